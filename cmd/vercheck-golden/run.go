@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/internal/progtest"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// run is the whole command; main only passes it the process's arguments and
+// streams.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("vercheck-golden", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", filepath.Join("testdata", "progs"), "directory of BPF objects")
+	out := fs.String("o", "", "output file (default <dir>/"+progtest.GoldenName+"; - for stdout)")
+	verbose := fs.Bool("v", false, "print each verdict, and the log of each rejection, to stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "vercheck-golden: unexpected arguments %q\n", fs.Args())
+		return exitUsage
+	}
+	if *out == "" {
+		*out = filepath.Join(*dir, progtest.GoldenName)
+	}
+
+	gs, err := collect(*dir, stderr, *verbose)
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
+		return exitError
+	}
+	var buf bytes.Buffer
+	if err := progtest.WriteGolden(&buf, gs); err != nil {
+		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
+		return exitError
+	}
+	if *out == "-" {
+		_, err = stdout.Write(buf.Bytes())
+	} else {
+		err = os.WriteFile(*out, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// collect loads every object in dir and returns the kernel's verdicts.
+func collect(dir string, stderr io.Writer, verbose bool) ([]progtest.Golden, error) {
+	if err := kernel.Available(); err != nil {
+		return nil, err
+	}
+	objs, err := filepath.Glob(filepath.Join(dir, "*.o"))
+	if err != nil {
+		return nil, fmt.Errorf("list objects: %w", err)
+	}
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("no objects in %s (run make -C %s)", dir, dir)
+	}
+	var gs []progtest.Golden
+	for _, obj := range objs {
+		spec, err := ebpf.LoadCollectionSpec(obj)
+		if err != nil {
+			return nil, fmt.Errorf("object %s: %w", obj, err)
+		}
+		results, err := kernel.LoadCollectionSpec(spec)
+		if err != nil {
+			return nil, fmt.Errorf("object %s: %w", obj, err)
+		}
+		for _, r := range results {
+			g := progtest.FromResult(filepath.Base(obj), r)
+			if verbose {
+				fmt.Fprintf(stderr, "%s %s: %s insns=%d states=%d peak=%d %s\n",
+					g.File, g.Program, g.Verdict, g.InsnProcessed, g.TotalStates, g.PeakStates, g.Error)
+				if !r.Accepted {
+					fmt.Fprintf(stderr, "%s\n", r.Log)
+				}
+			}
+			gs = append(gs, g)
+		}
+	}
+	return gs, nil
+}

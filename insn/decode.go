@@ -1,0 +1,100 @@
+package insn
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf/asm"
+)
+
+// Decoding errors. They are wrapped with the position at fault.
+var (
+	// ErrBadLength means the bytecode is not a whole number of 8-byte slots.
+	ErrBadLength = errors.New("bytecode length is not a multiple of 8")
+	// ErrTruncatedLdImm64 means an ld_imm64 starts in the last slot.
+	ErrTruncatedLdImm64 = errors.New("ld_imm64 is missing its second slot")
+)
+
+// Field positions inside a raw little-endian slot.
+const (
+	slotOp   = 0
+	slotRegs = 1
+	slotOff  = 2
+	slotImm  = 4
+	regMask  = 0x0f
+	srcShift = 4
+)
+
+// Decode turns little-endian raw bytecode into instructions numbered like
+// the kernel numbers them: one entry per 8-byte slot. An ld_imm64 fills two
+// entries: the first carries Imm (low half) and Imm2 (high half), the
+// second is marked Filler and keeps its raw fields so that validation can
+// reject a malformed second half with the kernel's message.
+func Decode(raw []byte) ([]Insn, error) {
+	if len(raw)%Slot != 0 {
+		return nil, fmt.Errorf("decode %d bytes: %w", len(raw), ErrBadLength)
+	}
+	n := len(raw) / Slot
+	prog := make([]Insn, n)
+	for i := 0; i < n; i++ {
+		prog[i] = decodeSlot(raw[i*Slot : (i+1)*Slot])
+	}
+	for i := 0; i < n; i++ {
+		if !prog[i].IsLdImm64() {
+			continue
+		}
+		if i+1 == n {
+			return nil, fmt.Errorf("decode insn %d: %w", i, ErrTruncatedLdImm64)
+		}
+		prog[i].Imm2 = prog[i+1].Imm
+		prog[i+1].Filler = true
+		i++
+	}
+	return prog, nil
+}
+
+func decodeSlot(s []byte) Insn {
+	return Insn{
+		Op:  s[slotOp],
+		Dst: s[slotRegs] & regMask,
+		Src: s[slotRegs] >> srcShift,
+		Off: int16(binary.LittleEndian.Uint16(s[slotOff:])),
+		Imm: int32(binary.LittleEndian.Uint32(s[slotImm:])),
+	}
+}
+
+// Encode is the inverse of Decode: it renders prog as little-endian raw
+// bytecode. A filler entry is written from its own fields, except that its
+// imm is the high half of the preceding ld_imm64.
+func Encode(prog []Insn) []byte {
+	out := make([]byte, len(prog)*Slot)
+	for i, in := range prog {
+		s := out[i*Slot : (i+1)*Slot]
+		imm := in.Imm
+		if in.Filler && i > 0 && prog[i-1].IsLdImm64() {
+			imm = prog[i-1].Imm2
+		}
+		s[slotOp] = in.Op
+		s[slotRegs] = in.Dst&regMask | in.Src<<srcShift
+		binary.LittleEndian.PutUint16(s[slotOff:], uint16(in.Off))
+		binary.LittleEndian.PutUint32(s[slotImm:], uint32(imm))
+	}
+	return out
+}
+
+// FromAsm converts cilium/ebpf instructions to kernel-numbered instructions
+// through their raw encoding, so the result is exactly what the kernel
+// would be given. Constants are kept as the loader left them: ld_imm64 map
+// references carry the map index (and value offset), bpf-to-bpf calls and
+// PseudoFunc loads their resolved relative offsets.
+func FromAsm(insns asm.Instructions) ([]Insn, error) {
+	var buf bytes.Buffer
+	for i, ins := range insns {
+		if _, err := ins.Marshal(&buf, binary.LittleEndian); err != nil {
+			return nil, fmt.Errorf("encode instruction %d (%v): %w", i, ins, err)
+		}
+	}
+	return Decode(buf.Bytes())
+}

@@ -1,0 +1,231 @@
+// Package kernel asks the running Linux kernel's verifier for its verdict on
+// BPF programs. It is the oracle vercheck is measured against: each program of
+// a [ebpf.CollectionSpec] is loaded on its own, with the verifier log at the
+// stats level, and the verdict, the decisive log line and the statistics
+// trailer are returned as a [Result].
+//
+// Loading needs bpf(BPF_PROG_LOAD), which in practice means root (or
+// CAP_BPF) on Linux. Callers, tests above all, should call [Available] first
+// and skip when it returns an error.
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
+
+// Log buffer sizes. The stats-only log of an accepted program is three
+// lines, and a rejection adds a few more, so one mebibyte is never exceeded
+// at that level. The branch-level log shows only the failing path, but that
+// path can be long; cilium/ebpf grows the buffer on ENOSPC from this start.
+const (
+	statsLogSize  = 1 << 20
+	branchLogSize = 16 << 20
+)
+
+// releasePath holds the running kernel's release string (uname -r).
+const releasePath = "/proc/sys/kernel/osrelease"
+
+// Result is the kernel's verdict on one program.
+type Result struct {
+	// Program is the program's name in the collection (its function name).
+	Program string
+	// Accepted is true when the verifier accepted the program.
+	Accepted bool
+	// SetupFailed is true when the program never reached the verifier:
+	// creating a map, loading BTF or some other preparation failed. Err says
+	// why, and the statistics are zero.
+	SetupFailed bool
+	// Err is the decisive line of the verifier log for a rejection (the last
+	// line before the statistics trailer), or the setup error.
+	Err string
+	// Log is the verifier log: the stats-level log for an accepted program,
+	// the branch-level log (the failing path) for a rejected one.
+	Log string
+	// InsnProcessed, MaxStatesPerInsn, TotalStates and PeakStates are the
+	// kernel's "processed ... insns" figures.
+	InsnProcessed, MaxStatesPerInsn, TotalStates, PeakStates int
+	// VerificationTime is the kernel's own timing of the check.
+	VerificationTime time.Duration
+	// StackDepth is the kernel's "stack depth" line, one figure per
+	// subprogram joined by "+".
+	StackDepth string
+	// Release is the running kernel's release, as uname -r prints it.
+	Release string
+}
+
+// Release returns the running kernel's release string (uname -r).
+func Release() (string, error) {
+	b, err := os.ReadFile(releasePath)
+	if err != nil {
+		return "", fmt.Errorf("kernel release: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// Available reports whether programs can be loaded into the running kernel by
+// loading a trivial socket filter. It returns nil when they can, and an error
+// saying why not otherwise (not Linux, no privileges, bpf() disabled).
+func Available() error {
+	spec := &ebpf.ProgramSpec{
+		Name: "vercheck_probe",
+		Type: ebpf.SocketFilter,
+		Instructions: asm.Instructions{
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		},
+		License: "GPL",
+	}
+	prog, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogDisabled: true})
+	if err != nil {
+		return fmt.Errorf("bpf(BPF_PROG_LOAD) of a trivial socket filter failed: %w", err)
+	}
+	return prog.Close()
+}
+
+// LoadCollectionSpec loads every program of spec into the kernel, one at a
+// time and in name order, and returns one [Result] per program. Each program
+// gets fresh copies of the maps it references, created as the spec declares
+// them. A program that cannot be prepared is reported with SetupFailed rather
+// than as an error; the error return is for failures that concern the whole
+// spec (such as the kernel release being unreadable).
+func LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error) {
+	release, err := Release()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(spec.Programs))
+	for name, p := range spec.Programs {
+		if p.Type == ebpf.UnspecifiedProgram {
+			continue
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+
+	results := make([]Result, 0, len(names))
+	for _, name := range names {
+		r := loadOne(spec, name)
+		r.Release = release
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// loadOne loads program name of spec at the stats level and, when the
+// verifier rejects it, once more at the branch level for a full log.
+func loadOne(spec *ebpf.CollectionSpec, name string) Result {
+	res := Result{Program: name}
+	sub := single(spec, name)
+
+	log, err := load(sub, name, ebpf.LogLevelStats, statsLogSize)
+	if err != nil {
+		var ve *ebpf.VerifierError
+		if !errors.As(err, &ve) {
+			return setupFailure(res, err)
+		}
+		log = strings.Join(ve.Log, "\n")
+		if _, serr := ParseStats(log); serr != nil {
+			// The kernel refused the program before verifying it.
+			return setupFailure(res, err)
+		}
+	}
+	if err := fillStats(&res, log); err != nil {
+		return setupFailure(res, err)
+	}
+	if err == nil {
+		res.Accepted = true
+		res.Log = log
+		return res
+	}
+
+	res.Err = DecisiveLine(log)
+	res.Log = log
+	_, berr := load(sub, name, ebpf.LogLevelBranch|ebpf.LogLevelStats, branchLogSize)
+	var ve *ebpf.VerifierError
+	if errors.As(berr, &ve) && len(ve.Log) > 0 {
+		res.Log = strings.Join(ve.Log, "\n")
+	}
+	return res
+}
+
+// setupFailure marks res as never having reached the verifier.
+func setupFailure(res Result, err error) Result {
+	res.SetupFailed = true
+	res.Err = err.Error()
+	return res
+}
+
+// fillStats copies the statistics trailer of log into res.
+func fillStats(res *Result, log string) error {
+	s, err := ParseStats(log)
+	if err != nil {
+		return err
+	}
+	res.InsnProcessed = s.InsnProcessed
+	res.MaxStatesPerInsn = s.MaxStatesPerInsn
+	res.TotalStates = s.TotalStates
+	res.PeakStates = s.PeakStates
+	res.VerificationTime = s.VerificationTime
+	res.StackDepth = s.StackDepth
+	return nil
+}
+
+// load creates the collection sub (holding the one program name) with the
+// given log level and returns the verifier log of a successful load. A failed
+// load returns the loader's error, which wraps an [ebpf.VerifierError] when
+// the kernel produced a log.
+func load(sub *ebpf.CollectionSpec, name string, level ebpf.LogLevel, size uint32) (string, error) {
+	coll, err := ebpf.NewCollectionWithOptions(sub, ebpf.CollectionOptions{
+		Programs: ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size},
+	})
+	if err != nil {
+		return "", fmt.Errorf("load %s: %w", name, err)
+	}
+	defer coll.Close()
+	prog, ok := coll.Programs[name]
+	if !ok {
+		return "", fmt.Errorf("load %s: program missing from collection", name)
+	}
+	return strings.TrimSpace(prog.VerifierLog), nil
+}
+
+// single returns a copy of spec holding only program name, the maps it
+// references and the variables living in those maps. Program arrays lose
+// their static contents, since the programs they name are not loaded, and
+// pinning is switched off so that nothing touches bpffs.
+func single(spec *ebpf.CollectionSpec, name string) *ebpf.CollectionSpec {
+	cp := spec.Copy()
+	prog := cp.Programs[name]
+	cp.Programs = map[string]*ebpf.ProgramSpec{name: prog}
+
+	used := make(map[string]bool)
+	for _, ins := range prog.Instructions {
+		if ref := ins.Reference(); ref != "" && ins.IsLoadFromMap() {
+			used[ref] = true
+		}
+	}
+	for mname, m := range cp.Maps {
+		if !used[mname] {
+			delete(cp.Maps, mname)
+			continue
+		}
+		m.Pinning = ebpf.PinNone
+		if m.Type == ebpf.ProgramArray {
+			m.Contents = nil
+		}
+	}
+	for vname, v := range cp.Variables {
+		if !used[v.SectionName] {
+			delete(cp.Variables, vname)
+		}
+	}
+	return cp
+}

@@ -1,0 +1,100 @@
+package kernel
+
+import (
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// skipUnlessAvailable skips t when programs cannot be loaded here.
+func skipUnlessAvailable(t *testing.T) {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Skipf("kernel verifier not usable here: %v", err)
+	}
+}
+
+func TestLoadCollectionSpecLive(t *testing.T) {
+	skipUnlessAvailable(t)
+	release, err := Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	spec := &ebpf.CollectionSpec{
+		Maps: map[string]*ebpf.MapSpec{
+			"table": {Name: "table", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+		},
+		Programs: map[string]*ebpf.ProgramSpec{
+			"ok": {
+				Name: "ok", Type: ebpf.SocketFilter, License: "GPL",
+				Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()},
+			},
+			"no_r0": {
+				Name: "no_r0", Type: ebpf.SocketFilter, License: "GPL",
+				Instructions: asm.Instructions{asm.Return()},
+			},
+			"null_deref": {
+				Name: "null_deref", Type: ebpf.SocketFilter, License: "GPL",
+				Instructions: asm.Instructions{
+					asm.Mov.Imm(asm.R1, 0),
+					asm.StoreMem(asm.RFP, -4, asm.R1, asm.Word),
+					asm.Mov.Reg(asm.R2, asm.RFP),
+					asm.Add.Imm(asm.R2, -4),
+					asm.LoadMapPtr(asm.R1, 0).WithReference("table"),
+					asm.FnMapLookupElem.Call(),
+					asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+					asm.Return(),
+				},
+			},
+		},
+	}
+	got, err := LoadCollectionSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kernel rounds each frame's stack depth up to a multiple of 8.
+	want := []Result{
+		{Program: "no_r0", Err: "R0 !read_ok", InsnProcessed: 1, StackDepth: "0", Release: release},
+		{Program: "null_deref", Err: "R0 invalid mem access 'map_value_or_null'", InsnProcessed: 7, StackDepth: "8", Release: release},
+		{Program: "ok", Accepted: true, InsnProcessed: 2, StackDepth: "0", Release: release},
+	}
+	opts := cmpopts.IgnoreFields(Result{}, "Log", "VerificationTime")
+	if diff := cmp.Diff(want, got, opts); diff != "" {
+		t.Errorf("LoadCollectionSpec mismatch (-want +got):\n%s", diff)
+	}
+	for _, r := range got {
+		if r.Log == "" {
+			t.Errorf("%s: empty log", r.Program)
+		}
+		if r.VerificationTime <= 0 {
+			t.Errorf("%s: verification time %v, want > 0", r.Program, r.VerificationTime)
+		}
+	}
+}
+
+func TestLoadCollectionSpecSetupFailure(t *testing.T) {
+	skipUnlessAvailable(t)
+	spec := &ebpf.CollectionSpec{
+		Programs: map[string]*ebpf.ProgramSpec{
+			"missing_map": {
+				Name: "missing_map", Type: ebpf.SocketFilter, License: "GPL",
+				Instructions: asm.Instructions{
+					asm.LoadMapPtr(asm.R1, 0).WithReference("nowhere"),
+					asm.Mov.Imm(asm.R0, 0),
+					asm.Return(),
+				},
+			},
+		},
+	}
+	got, err := LoadCollectionSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].SetupFailed || got[0].Accepted || got[0].Err == "" {
+		t.Errorf("LoadCollectionSpec = %+v, want one setup failure with a reason", got)
+	}
+}

@@ -1,0 +1,265 @@
+package loader
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Layout of an ELF64 symbol table entry (Elf64_Sym): name u32, info u8,
+// other u8, shndx u16, value u64, size u64.
+const (
+	elf64SymSize       = 24
+	elf64SymSizeOffset = 16
+)
+
+// legacyMapSectionPrefix names the sections that hold bpf_load.c or iproute2
+// map definitions; cilium/ebpf uses the same prefix rule.
+const legacyMapSectionPrefix = "maps"
+
+// symPos locates a symbol: its section index and offset in that section.
+type symPos struct {
+	section int
+	offset  uint64
+}
+
+// elfSymbol is the part of an ELF symbol this package needs.
+type elfSymbol struct {
+	index   int // index in the symbol table (0 is the null symbol)
+	name    string
+	section int
+	value   uint64
+	size    uint64
+	typ     elf.SymType
+	bind    elf.SymBind
+}
+
+// elfInfo is what the package reads from the ELF file itself, next to
+// cilium/ebpf: symbol positions, sizes and bindings.
+type elfInfo struct {
+	order       binary.ByteOrder
+	is64        bool
+	sections    []*elf.SectionHeader
+	symbols     []elfSymbol
+	symtabOff   uint64
+	symtabEnt   uint64
+	funcPos     map[string]symPos
+	weak        map[string]bool
+	legacyMaps  map[string]legacyMapSym
+	legacyOrder []string // legacy map symbols by section then offset
+}
+
+// legacyMapSym is a map symbol in a legacy "maps" section.
+type legacyMapSym struct {
+	section int
+	offset  uint64
+	// ordinal is the position among the section's map symbols, ordered by
+	// offset: bpf_load.c's inner_map_idx counts in this order.
+	ordinal int
+}
+
+// inspectELF parses the ELF headers and symbol table of data, guarding
+// against panics in debug/elf.
+func inspectELF(data []byte) (info *elfInfo, err error) {
+	if len(data) < len(elf.ELFMAG) || string(data[:len(elf.ELFMAG)]) != elf.ELFMAG {
+		return nil, ErrNotELF
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			info, err = nil, fmt.Errorf("%w: elf: %v", ErrMalformed, r)
+		}
+	}()
+
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	defer f.Close()
+
+	if f.Machine != elf.EM_NONE && f.Machine != elf.EM_BPF {
+		return nil, fmt.Errorf("%w: machine is %s", ErrNotBPF, f.Machine)
+	}
+	if f.Class != elf.ELFCLASS64 {
+		return nil, fmt.Errorf("%w: %s, want ELFCLASS64", ErrNotBPF, f.Class)
+	}
+
+	info = &elfInfo{
+		order:      f.ByteOrder,
+		is64:       true,
+		funcPos:    make(map[string]symPos),
+		weak:       make(map[string]bool),
+		legacyMaps: make(map[string]legacyMapSym),
+	}
+	for _, s := range f.Sections {
+		hdr := s.SectionHeader
+		info.sections = append(info.sections, &hdr)
+		if s.Type == elf.SHT_SYMTAB {
+			info.symtabOff, info.symtabEnt = s.Offset, s.Entsize
+		}
+	}
+
+	syms, err := f.Symbols()
+	if err != nil {
+		// cilium/ebpf reports a missing or broken symbol table itself, with
+		// more context; without symbols there is nothing to repair here.
+		return info, nil
+	}
+	for i, s := range syms {
+		info.symbols = append(info.symbols, elfSymbol{
+			index:   i + 1,
+			name:    s.Name,
+			section: int(s.Section),
+			value:   s.Value,
+			size:    s.Size,
+			typ:     elf.ST_TYPE(s.Info),
+			bind:    elf.ST_BIND(s.Info),
+		})
+	}
+
+	for _, s := range info.symbols {
+		if s.bind == elf.STB_WEAK {
+			info.weak[s.name] = true
+		}
+		switch {
+		case info.isProgramSymbol(s):
+			if _, dup := info.funcPos[s.name]; !dup {
+				info.funcPos[s.name] = symPos{s.section, s.value}
+			}
+		case info.isLegacyMapSymbol(s):
+			info.legacyMaps[s.name] = legacyMapSym{section: s.section, offset: s.value}
+		}
+	}
+	info.orderLegacyMaps()
+	return info, nil
+}
+
+// section returns the header of section index idx, or nil.
+func (info *elfInfo) section(idx int) *elf.SectionHeader {
+	if idx <= 0 || idx >= len(info.sections) {
+		return nil
+	}
+	return info.sections[idx]
+}
+
+// isProgramSymbol reports whether s starts a function in an executable
+// section, by the same rule cilium/ebpf uses (FUNC, or NOTYPE that is not a
+// local label).
+func (info *elfInfo) isProgramSymbol(s elfSymbol) bool {
+	sec := info.section(s.section)
+	if sec == nil || s.name == "" || sec.Type != elf.SHT_PROGBITS || sec.Flags&elf.SHF_EXECINSTR == 0 {
+		return false
+	}
+	switch s.typ {
+	case elf.STT_FUNC:
+		return true
+	case elf.STT_NOTYPE:
+		return s.bind != elf.STB_LOCAL
+	}
+	return false
+}
+
+// isLegacyMapSymbol reports whether s defines a map in a legacy maps section.
+func (info *elfInfo) isLegacyMapSymbol(s elfSymbol) bool {
+	sec := info.section(s.section)
+	if sec == nil || s.name == "" || !strings.HasPrefix(sec.Name, legacyMapSectionPrefix) {
+		return false
+	}
+	return s.typ == elf.STT_OBJECT || s.typ == elf.STT_NOTYPE
+}
+
+func (info *elfInfo) orderLegacyMaps() {
+	names := make([]string, 0, len(info.legacyMaps))
+	for n := range info.legacyMaps {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		pa, pb := info.legacyMaps[a], info.legacyMaps[b]
+		if pa.section != pb.section {
+			return pa.section - pb.section
+		}
+		if pa.offset != pb.offset {
+			if pa.offset < pb.offset {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	ordinal := make(map[int]int)
+	for _, n := range names {
+		m := info.legacyMaps[n]
+		m.ordinal = ordinal[m.section]
+		ordinal[m.section]++
+		info.legacyMaps[n] = m
+	}
+	info.legacyOrder = names
+}
+
+// position returns where a program's symbol sits in the file; programs whose
+// symbol is unknown sort last.
+func (info *elfInfo) position(section, name string) symPos {
+	if info != nil {
+		if p, ok := info.funcPos[name]; ok {
+			return p
+		}
+	}
+	return symPos{section: math.MaxInt, offset: math.MaxUint64}
+}
+
+// fillZeroSizes returns data with the size of every zero-sized program or
+// legacy map symbol set to its extent: up to the next such symbol in the
+// same section, or to the end of the section. Old clang and iproute2 objects
+// leave these sizes at zero; cilium/ebpf needs them. data itself is never
+// modified.
+func (info *elfInfo) fillZeroSizes(data []byte) ([]byte, []string) {
+	if !info.is64 || info.symtabEnt < elf64SymSize {
+		return data, nil
+	}
+
+	// Offsets of all candidate symbols per section.
+	starts := make(map[int][]uint64)
+	var candidates []elfSymbol
+	for _, s := range info.symbols {
+		if info.isProgramSymbol(s) || info.isLegacyMapSymbol(s) {
+			starts[s.section] = append(starts[s.section], s.value)
+			candidates = append(candidates, s)
+		}
+	}
+	for k := range starts {
+		slices.Sort(starts[k])
+	}
+
+	var out []byte
+	filled := 0
+	for _, s := range candidates {
+		if s.size != 0 {
+			continue
+		}
+		sec := info.section(s.section)
+		if sec == nil || s.value >= sec.Size {
+			continue
+		}
+		end := sec.Size
+		offs := starts[s.section]
+		if i, _ := slices.BinarySearch(offs, s.value+1); i < len(offs) {
+			end = offs[i]
+		}
+		pos := info.symtabOff + uint64(s.index)*info.symtabEnt + elf64SymSizeOffset
+		if pos+8 > uint64(len(data)) || pos < info.symtabOff {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(data)
+		}
+		info.order.PutUint64(out[pos:pos+8], end-s.value)
+		filled++
+	}
+	if filled == 0 {
+		return data, nil
+	}
+	return out, []string{fmt.Sprintf("ELF: filled %d zero st_size symbols", filled)}
+}

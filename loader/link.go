@@ -1,0 +1,334 @@
+package loader
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+)
+
+// defaultTargetBTF is where the running kernel exposes its BTF.
+const defaultTargetBTF = "/sys/kernel/btf/vmlinux"
+
+// kfuncCallPoisonBase is the helper number cilium/ebpf calls instead of a
+// weak kfunc the kernel lacks, so that the program still loads when the call
+// is dead code. Same value as cilium/ebpf's, to match its output.
+const kfuncCallPoisonBase = 0xdedc0de
+
+// gplCompatible lists the license strings the kernel accepts as GPL
+// compatible (include/linux/license.h): only these unlock GPL-only helpers.
+var gplCompatible = []string{
+	"GPL",
+	"GPL v2",
+	"GPL and additional rights",
+	"Dual BSD/GPL",
+	"Dual MIT/GPL",
+	"Dual MPL/GPL",
+}
+
+// IsGPLCompatible reports whether the kernel treats license as GPL
+// compatible. Like the kernel, it compares the text up to the first NUL.
+func IsGPLCompatible(license string) bool {
+	if i := strings.IndexByte(license, 0); i >= 0 {
+		license = license[:i]
+	}
+	return slices.Contains(gplCompatible, license)
+}
+
+// targetBTF loads the CO-RE target lazily: most objects never need it.
+type targetBTF struct {
+	path string
+	once sync.Once
+	spec *btf.Spec
+	err  error
+}
+
+var (
+	targetsMu sync.Mutex
+	targets   = make(map[string]*targetBTF)
+)
+
+// newTargetBTF returns the shared, lazily loaded target BTF for path (empty
+// means the running kernel's). Parsing vmlinux BTF is costly, so every
+// object read by the process shares one copy.
+func newTargetBTF(path string) *targetBTF {
+	if path == "" {
+		path = defaultTargetBTF
+	}
+	targetsMu.Lock()
+	defer targetsMu.Unlock()
+	t, ok := targets[path]
+	if !ok {
+		t = &targetBTF{path: path}
+		targets[path] = t
+	}
+	return t
+}
+
+func (t *targetBTF) get() (*btf.Spec, error) {
+	t.once.Do(func() {
+		f, err := os.Open(t.path)
+		if err != nil {
+			t.err = fmt.Errorf("%w: %w", ErrNoTargetBTF, err)
+			return
+		}
+		defer f.Close()
+		defer func() {
+			if r := recover(); r != nil {
+				t.err = fmt.Errorf("%w: %s: %v", ErrNoTargetBTF, t.path, r)
+			}
+		}()
+		spec, err := btf.LoadSpecFromReader(f)
+		if err != nil {
+			t.err = fmt.Errorf("%w: %s: %w", ErrNoTargetBTF, t.path, err)
+			return
+		}
+		t.spec = spec
+	})
+	return t.spec, t.err
+}
+
+// prepareProgram links one program spec into a Program. Failures specific
+// to the program go to Program.Err.
+func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTable,
+	target *targetBTF, info *elfInfo, opts Options, guess *guesser) (prog *Program, warnings []string) {
+	prog = &Program{
+		Name:          ps.Name,
+		Section:       ps.SectionName,
+		Type:          ps.Type,
+		AttachType:    ps.AttachType,
+		AttachTo:      ps.AttachTo,
+		License:       ps.License,
+		GPLCompatible: IsGPLCompatible(ps.License),
+		Spec:          ps,
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			prog.Err = fmt.Errorf("program %s: %w: %v", ps.Name, ErrMalformed, r)
+		}
+	}()
+
+	if prog.Type == ebpf.UnspecifiedProgram {
+		switch typ, reason, ok := guess.guess(ps.SectionName); {
+		case opts.TypeOverride != ebpf.UnspecifiedProgram:
+			prog.Type = opts.TypeOverride
+		case ok:
+			prog.Type = typ
+			warnings = append(warnings, fmt.Sprintf("%s: prog type guessed from section name %q: %s (%s)", ps.Name, ps.SectionName, typ, reason))
+		default:
+			prog.Err = fmt.Errorf("program %s: section %q: %w", ps.Name, ps.SectionName, ErrUnknownProgramType)
+		}
+	}
+
+	bo := ps.ByteOrder
+	if bo == nil {
+		bo = spec.ByteOrder
+	}
+	if bo == nil {
+		bo = binary.LittleEndian
+	}
+
+	insns := slices.Clone(ps.Instructions)
+	var errs []error
+	if err := applyCORE(insns, bo, target); err != nil {
+		errs = append(errs, fmt.Errorf("apply CO-RE relocations: %w", err))
+	}
+	errs = append(errs, rewriteReferences(insns, spec, maps, target, info)...)
+	if err := resolveCalls(insns, bo); err != nil {
+		errs = append(errs, fmt.Errorf("link: %w", err))
+	}
+	prog.Instructions = insns
+	prog.Lines, prog.Funcs = lineAndFuncInfo(insns)
+
+	if len(errs) > 0 {
+		err := fmt.Errorf("program %s: %w", ps.Name, errors.Join(errs...))
+		prog.Err = errors.Join(prog.Err, err)
+	}
+	return prog, warnings
+}
+
+// applyCORE applies every CO-RE relocation of insns against the target BTF.
+// Relocations that cannot be satisfied poison their instruction, as libbpf
+// and cilium/ebpf do; the verifier then rejects the program only if the
+// poisoned instruction is reachable.
+func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF) error {
+	var relos []*btf.CORERelocation
+	var reloInsns []*asm.Instruction
+	for i := range insns {
+		if relo := btf.CORERelocationMetadata(&insns[i]); relo != nil {
+			relos = append(relos, relo)
+			reloInsns = append(reloInsns, &insns[i])
+		}
+	}
+	if len(relos) == 0 {
+		return nil
+	}
+	kernel, err := target.get()
+	if err != nil {
+		return err
+	}
+	var b btf.Builder
+	fixups, err := btf.CORERelocate(relos, []*btf.Spec{kernel}, bo, b.Add)
+	if err != nil {
+		return err
+	}
+	for i, f := range fixups {
+		if err := f.Apply(reloInsns[i]); err != nil {
+			return fmt.Errorf("fixup for %s: %w", relos[i], err)
+		}
+	}
+	return nil
+}
+
+// rewriteReferences turns map, global data, .kconfig and kfunc references
+// into the immediates the kernel expects.
+func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *mapTable,
+	target *targetBTF, info *elfInfo) []error {
+	var errs []error
+	iter := insns.Iterate()
+	for iter.Next() {
+		ins := iter.Ins
+		ref := ins.Reference()
+		switch {
+		case ins.IsLoadFromMap():
+			if ref == "" {
+				// Already an immediate (hand-written bytecode): keep it.
+				continue
+			}
+			if err := rewriteMapLoad(ins, ref, maps); err != nil {
+				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
+			}
+		case ins.IsKfuncCall() && ref != "":
+			if err := rewriteKfuncCall(ins, ref, target, info); err != nil {
+				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
+			}
+		case ins.OpCode.IsDWordLoad() && ref != "" && isKfunc(spec, ref):
+			// Address of a kfunc (bpf_ksym_exists): cilium/ebpf loads the
+			// BTF id as a constant, or zero for a missing weak kfunc.
+			id, err := kfuncID(ref, target)
+			switch {
+			case err == nil:
+				ins.Constant = int64(id)
+			case info != nil && info.weak[ref]:
+				ins.Constant, ins.Src = 0, 0
+			default:
+				errs = append(errs, fmt.Errorf("insn %d: kfunc %q: %w", iter.Offset, ref, err))
+			}
+		}
+	}
+	return errs
+}
+
+func rewriteMapLoad(ins *asm.Instruction, ref string, maps *mapTable) error {
+	idx, ok := maps.index[ref]
+	if ok {
+		if ins.Src == asm.PseudoMapFD {
+			ins.Constant = int64(idx)
+		} else {
+			offset := uint64(ins.Constant) >> 32
+			ins.Constant = int64(offset<<32 | uint64(uint32(idx)))
+		}
+		return nil
+	}
+	if off, isKconfig := maps.kconfig[ref]; isKconfig && ins.Src == asm.PseudoMapValue {
+		kidx := maps.index[kconfigMapName]
+		ins.Constant = int64(uint64(off)<<32 | uint64(uint32(kidx)))
+		return nil
+	}
+	return fmt.Errorf("%w: %q", ErrMapNotFound, ref)
+}
+
+func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info *elfInfo) error {
+	id, err := kfuncID(ref, target)
+	if err == nil {
+		ins.Constant = int64(id)
+		// Offset indexes the fd array of module BTFs; 0 means vmlinux.
+		ins.Offset = 0
+		return nil
+	}
+	if info != nil && info.weak[ref] {
+		meta := ins.Metadata
+		*ins = asm.BuiltinFunc(kfuncCallPoisonBase).Call()
+		ins.Metadata = meta
+		return nil
+	}
+	return fmt.Errorf("kfunc %q: %w", ref, err)
+}
+
+// kfuncID returns the BTF id of the kernel function name in the target BTF.
+func kfuncID(name string, target *targetBTF) (btf.TypeID, error) {
+	kernel, err := target.get()
+	if err != nil {
+		return 0, err
+	}
+	var fn *btf.Func
+	if err := kernel.TypeByName(name, &fn); err != nil {
+		return 0, err
+	}
+	return kernel.TypeID(fn)
+}
+
+// isKfunc reports whether name is an extern function declared in the
+// object's .ksyms BTF section.
+func isKfunc(spec *ebpf.CollectionSpec, name string) bool {
+	if spec.Types == nil {
+		return false
+	}
+	var ds *btf.Datasec
+	if err := spec.Types.TypeByName(".ksyms", &ds); err != nil {
+		return false
+	}
+	for _, v := range ds.Vars {
+		if fn, ok := v.Type.(*btf.Func); ok && fn.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveCalls fills in the relative offsets of bpf-to-bpf calls, function
+// pointer loads and jumps to symbols, in place. cilium/ebpf does this while
+// encoding, so encoding to nowhere is enough.
+func resolveCalls(insns asm.Instructions, bo binary.ByteOrder) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: encoding: %v", ErrMalformed, r)
+		}
+	}()
+	return insns.Marshal(io.Discard, bo)
+}
+
+// lineAndFuncInfo extracts source lines and BTF function info, keyed by raw
+// instruction slot.
+func lineAndFuncInfo(insns asm.Instructions) ([]Line, []Func) {
+	var total asm.RawInstructionOffset
+	for i := range insns {
+		total += insns[i].Width()
+	}
+	lines := make([]Line, total)
+	var funcs []Func
+	hasLines := false
+	iter := insns.Iterate()
+	for iter.Next() {
+		ins := iter.Ins
+		if l, ok := ins.Source().(*btf.Line); ok && l != nil {
+			lines[iter.Offset] = Line{File: l.FileName(), Source: l.Line(), Line: l.LineNumber(), Col: l.LineColumn()}
+			hasLines = true
+		}
+		if fn := btf.FuncMetadata(ins); fn != nil {
+			funcs = append(funcs, Func{Start: int(iter.Offset), Name: fn.Name, Global: fn.Linkage == btf.GlobalFunc})
+		}
+	}
+	if !hasLines {
+		lines = nil
+	}
+	return lines, funcs
+}

@@ -1,0 +1,256 @@
+package loader
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
+
+// Sentinel errors that callers can test with [errors.Is].
+var (
+	// ErrNotELF means the input is not an ELF file at all.
+	ErrNotELF = errors.New("not an ELF file")
+	// ErrNotBPF means the input is an ELF file for a machine other than BPF.
+	ErrNotBPF = errors.New("not a BPF object")
+	// ErrMalformed means the ELF structure is damaged (truncated, bad
+	// offsets, inconsistent tables) so the object cannot be read.
+	ErrMalformed = errors.New("malformed BPF object")
+	// ErrNoPrograms means the object parsed but holds no program entry point.
+	ErrNoPrograms = errors.New("no programs found")
+	// ErrUnknownProgramType means a program's section names no program type
+	// and none could be guessed or was given in [Options.TypeOverride].
+	ErrUnknownProgramType = errors.New("unknown program type")
+	// ErrNoTargetBTF means a program needs kernel BTF (CO-RE relocations or
+	// kfunc calls) but no target BTF could be loaded.
+	ErrNoTargetBTF = errors.New("no target BTF for CO-RE relocations or kfuncs")
+	// ErrMapNotFound means an instruction references a map the object does
+	// not define.
+	ErrMapNotFound = errors.New("map not found")
+)
+
+// Object is a BPF ELF object prepared for verification.
+type Object struct {
+	// Path is the file the object was read from, as given by the caller.
+	Path string
+	// Programs holds every program entry point, in ELF order.
+	Programs []*Program
+	// Maps holds every map; the index in this slice is the map index that
+	// instructions carry in their immediate (see [Program.Instructions]).
+	Maps []*Map
+	// Warnings lists every assumption or repair the loader made.
+	Warnings []string
+}
+
+// Map is the definition of one BPF map as the kernel would create it.
+type Map struct {
+	// Name is the map's symbol, or the section name of a global data map.
+	Name string
+	// Type, KeySize, ValueSize, MaxEntries and Flags are the classic five
+	// fields of a map definition.
+	Type                                  ebpf.MapType
+	KeySize, ValueSize, MaxEntries, Flags uint32
+	// Inner is the inner map definition of a map-in-map, if any.
+	Inner *Map
+	// ReadOnly is set for maps the program cannot write (.rodata, or
+	// BPF_F_RDONLY_PROG): loaders freeze them, so their Contents are known
+	// to the verifier.
+	ReadOnly bool
+	// Contents holds the initial value bytes of a global data map (.rodata,
+	// .data, .bss, .kconfig), when the object defines them.
+	Contents []byte
+	// Spec is the cilium/ebpf definition, when there is one.
+	Spec *ebpf.MapSpec
+}
+
+// Program is one program entry point, linked as the kernel would receive it.
+type Program struct {
+	// Name is the program's function symbol.
+	Name string
+	// Section is the ELF section the program came from.
+	Section string
+	// Type is the program type: from the section name, from
+	// [Options.TypeOverride], or guessed (see [Object.Warnings]).
+	Type ebpf.ProgramType
+	// AttachType is the expected attach type the section name implies.
+	AttachType ebpf.AttachType
+	// AttachTo is the attach target named in the section (kprobe function,
+	// tracepoint, BTF function), if any.
+	AttachTo string
+	// License is the object's license string; GPLCompatible says whether the
+	// kernel would allow GPL-only helpers with it.
+	License       string
+	GPLCompatible bool
+	// Instructions are fully linked: subprograms appended, bpf-to-bpf call
+	// offsets resolved, every map reference rewritten to a map index: an
+	// ld_imm64 of a map pointer has Src=1 (BPF_PSEUDO_MAP_FD) and
+	// Constant=index; an address inside a map value has Src=2
+	// (BPF_PSEUDO_MAP_VALUE) and Constant=index|offset<<32. CO-RE
+	// relocations are applied when a target BTF is available.
+	Instructions asm.Instructions
+	// Lines is indexed by raw instruction slot (asm.RawInstructionOffset); a
+	// zero Line means no line information for that slot.
+	Lines []Line
+	// Funcs lists the BTF function info: where each subprogram starts.
+	Funcs []Func
+	// Spec is the cilium/ebpf program spec (before linking and rewriting).
+	Spec *ebpf.ProgramSpec
+	// Err is set when this program could not be prepared; the other
+	// programs of the object are still usable.
+	Err error
+}
+
+// Line is the source position of one instruction.
+type Line struct {
+	File, Source string
+	Line, Col    uint32
+}
+
+// Func is the BTF function info of one subprogram.
+type Func struct {
+	// Start is the raw instruction slot of the function's first instruction.
+	Start int
+	// Name is the function name.
+	Name string
+	// Global is true for BTF_FUNC_GLOBAL functions, which the kernel verifies
+	// separately from their callers.
+	Global bool
+}
+
+// Options control how an object is read.
+type Options struct {
+	// TypeOverride sets the program type of every program whose section name
+	// carries no type. It wins over guessing.
+	TypeOverride ebpf.ProgramType
+	// TargetBTF is the BTF used for CO-RE relocations and kfunc ids: a raw
+	// BTF file or an ELF with a .BTF section. Empty means the running
+	// kernel's /sys/kernel/btf/vmlinux when present.
+	TargetBTF string
+}
+
+// maxObjectSize bounds how much of a file Open reads: the largest real BPF
+// objects are a few megabytes, so anything far larger is not a BPF object.
+const maxObjectSize = 256 << 20
+
+// Open reads the BPF ELF object at path. See [Parse].
+func Open(path string, opts Options) (*Object, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if st.Size() > maxObjectSize {
+		return nil, fmt.Errorf("%s: %d bytes exceeds the %d byte limit: %w", path, st.Size(), maxObjectSize, ErrMalformed)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse reads a BPF ELF object from data; path is only used in messages and
+// in [Object.Path].
+//
+// Parse first repairs what old toolchains left behind (zero-sized symbols),
+// then reads the object with cilium/ebpf and prepares each program. It
+// returns an error when the object as a whole cannot be read; problems of one
+// program are reported in its [Program.Err].
+func Parse(path string, data []byte, opts Options) (*Object, error) {
+	info, err := inspectELF(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+
+	patched, warnings := info.fillZeroSizes(data)
+
+	spec, err := loadSpec(patched)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+
+	obj, err := fromSpec(path, spec, opts, info)
+	if err != nil {
+		return nil, err
+	}
+	obj.Warnings = append(warnings, obj.Warnings...)
+	return obj, nil
+}
+
+// FromCollectionSpec prepares the programs and maps of a spec that was
+// already read by cilium/ebpf. The spec is not modified. Without the ELF
+// file, program order falls back to section and name, and legacy map tails
+// are only interpreted from [ebpf.MapSpec.Extra].
+func FromCollectionSpec(path string, spec *ebpf.CollectionSpec, opts Options) (*Object, error) {
+	if spec == nil {
+		return nil, fmt.Errorf("%s: nil collection spec", path)
+	}
+	return fromSpec(path, spec, opts, nil)
+}
+
+// loadSpec runs cilium/ebpf's ELF reader, turning a panic into an error.
+func loadSpec(data []byte) (spec *ebpf.CollectionSpec, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			spec, err = nil, fmt.Errorf("%w: cilium/ebpf: %v", ErrMalformed, r)
+		}
+	}()
+	spec, err = ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return spec, nil
+}
+
+func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInfo) (obj *Object, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			obj, err = nil, fmt.Errorf("%s: %w: %v", path, ErrMalformed, r)
+		}
+	}()
+
+	obj = &Object{Path: path}
+	maps := newMapTable(spec, info, hasUntypedSection(spec))
+	obj.Maps = maps.list
+	obj.Warnings = append(obj.Warnings, maps.warnings...)
+
+	specs := make([]*ebpf.ProgramSpec, 0, len(spec.Programs))
+	for _, ps := range spec.Programs {
+		if ps != nil {
+			specs = append(specs, ps)
+		}
+	}
+	slices.SortFunc(specs, func(a, b *ebpf.ProgramSpec) int {
+		pa, pb := info.position(a.SectionName, a.Name), info.position(b.SectionName, b.Name)
+		return cmp.Or(cmp.Compare(pa.section, pb.section), cmp.Compare(pa.offset, pb.offset),
+			cmp.Compare(a.SectionName, b.SectionName), cmp.Compare(a.Name, b.Name))
+	})
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("%s: %w (functions only in .text are not programs)", path, ErrNoPrograms)
+	}
+
+	target := newTargetBTF(opts.TargetBTF)
+	guess := newGuesser(path, spec)
+	for _, ps := range specs {
+		prog, warn := prepareProgram(ps, spec, maps, target, info, opts, guess)
+		obj.Programs = append(obj.Programs, prog)
+		obj.Warnings = append(obj.Warnings, warn...)
+	}
+	return obj, nil
+}
+
+// hasUntypedSection reports whether some program section names no program
+// type: the mark of objects loaded by iproute2, which takes the type from
+// its command line.
+func hasUntypedSection(spec *ebpf.CollectionSpec) bool {
+	for _, ps := range spec.Programs {
+		if ps != nil && ps.Type == ebpf.UnspecifiedProgram {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,259 @@
+package loader
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+var ignoreMetadata = cmpopts.IgnoreFields(asm.Instruction{}, "Metadata")
+
+// elfHeader builds a bare ELF64 little-endian header for machine with no
+// sections: enough for the machine and class checks.
+func elfHeader(t *testing.T, machine elf.Machine) []byte {
+	t.Helper()
+	hdr := elf.Header64{
+		Type:    uint16(elf.ET_REL),
+		Machine: uint16(machine),
+		Version: uint32(elf.EV_CURRENT),
+		Ehsize:  uint16(binary.Size(elf.Header64{})),
+	}
+	copy(hdr.Ident[:], elf.ELFMAG)
+	hdr.Ident[elf.EI_CLASS] = byte(elf.ELFCLASS64)
+	hdr.Ident[elf.EI_DATA] = byte(elf.ELFDATA2LSB)
+	hdr.Ident[elf.EI_VERSION] = byte(elf.EV_CURRENT)
+	var buf bytes.Buffer
+	if err := binary.Write(&buf, binary.LittleEndian, &hdr); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestParseErrors(t *testing.T) {
+	bpfHeader := elfHeader(t, elf.EM_BPF)
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, ErrNotELF},
+		{"text", []byte("hello, world"), ErrNotELF},
+		{"truncated header", bpfHeader[:20], ErrMalformed},
+		{"x86-64", elfHeader(t, elf.EM_X86_64), ErrNotBPF},
+		{"no sections", bpfHeader, ErrMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const path = "obj.o"
+			_, err := Parse(path, tt.data, Options{})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Parse() error = %v, want %v", err, tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), path+": ") {
+				t.Errorf("error %q does not start with the file name", err)
+			}
+		})
+	}
+}
+
+func TestOpenMissingFile(t *testing.T) {
+	_, err := Open("/nonexistent/prog.o", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "/nonexistent/prog.o: ") {
+		t.Fatalf("Open() error = %v, want one naming the file", err)
+	}
+}
+
+// linkSpec is a collection with a map, a .rodata global, a bpf-to-bpf call
+// and a .kconfig-free program: the shapes FromCollectionSpec must rewrite.
+func linkSpec() *ebpf.CollectionSpec {
+	main := asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference("counts").WithSymbol("entry"),
+		asm.LoadMapValue(asm.R2, 0, 4).WithReference(".rodata"),
+		asm.Call.Label("sub"),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 7).WithSymbol("sub"),
+		asm.Return(),
+	}
+	return &ebpf.CollectionSpec{
+		Maps: map[string]*ebpf.MapSpec{
+			"counts":  {Name: "counts", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16},
+			".rodata": {Name: ".rodata", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1, Flags: bpfFRdonlyProg, Contents: []ebpf.MapKV{{Key: uint32(0), Value: []byte{1, 2, 3, 4, 5, 6, 7, 8}}}},
+		},
+		Programs: map[string]*ebpf.ProgramSpec{
+			"entry": {Name: "entry", Type: ebpf.XDP, AttachType: ebpf.AttachXDP, SectionName: "xdp", License: "Dual MIT/GPL", Instructions: main},
+		},
+		ByteOrder: binary.LittleEndian,
+	}
+}
+
+func TestFromCollectionSpecLinks(t *testing.T) {
+	spec := linkSpec()
+	obj, err := FromCollectionSpec("synthetic.o", spec, Options{TargetBTF: "/nonexistent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	gotMaps := make([]string, len(obj.Maps))
+	for i, m := range obj.Maps {
+		gotMaps[i] = m.Name
+	}
+	if diff := cmp.Diff([]string{".rodata", "counts"}, gotMaps); diff != "" {
+		t.Errorf("map order mismatch (-want +got):\n%s", diff)
+	}
+	if ro := obj.Maps[0]; !ro.ReadOnly || !bytes.Equal(ro.Contents, []byte{1, 2, 3, 4, 5, 6, 7, 8}) {
+		t.Errorf(".rodata: ReadOnly=%v Contents=%v, want read-only with contents", ro.ReadOnly, ro.Contents)
+	}
+
+	if len(obj.Programs) != 1 {
+		t.Fatalf("got %d programs, want 1", len(obj.Programs))
+	}
+	p := obj.Programs[0]
+	if p.Err != nil {
+		t.Fatalf("program error: %v", p.Err)
+	}
+	const counts, rodata = 1, 0
+	want := asm.Instructions{
+		{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R1, Src: asm.PseudoMapFD, Constant: counts},
+		{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoMapValue, Constant: 4<<32 | rodata},
+		{OpCode: asm.Call.Op(asm.ImmSource), Src: asm.PseudoCall, Constant: 1}, // slot 4 -> slot 6
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 7),
+		asm.Return(),
+	}
+	if diff := cmp.Diff(want, p.Instructions, ignoreMetadata); diff != "" {
+		t.Errorf("instructions mismatch (-want +got):\n%s", diff)
+	}
+	if !p.GPLCompatible {
+		t.Errorf("license %q: GPLCompatible = false, want true", p.License)
+	}
+	// The spec handed in must not be modified.
+	if c := spec.Programs["entry"].Instructions[0].Constant; c != 0 {
+		t.Errorf("spec instruction rewritten in place: constant %d", c)
+	}
+}
+
+func TestFromCollectionSpecErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(*ebpf.CollectionSpec)
+		opts   Options
+		want   error
+	}{
+		{
+			name: "unknown map",
+			modify: func(s *ebpf.CollectionSpec) {
+				delete(s.Maps, "counts")
+			},
+			want: ErrMapNotFound,
+		},
+		{
+			name: "unresolved call",
+			modify: func(s *ebpf.CollectionSpec) {
+				insns := s.Programs["entry"].Instructions
+				s.Programs["entry"].Instructions = insns[:4]
+			},
+			want: asm.ErrUnsatisfiedProgramReference,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := linkSpec()
+			tt.modify(spec)
+			obj, err := FromCollectionSpec("synthetic.o", spec, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := obj.Programs[0].Err; !errors.Is(err, tt.want) {
+				t.Errorf("program error = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestTypeOverrideAndGuess(t *testing.T) {
+	tests := []struct {
+		name     string
+		path     string
+		override ebpf.ProgramType
+		want     ebpf.ProgramType
+		warns    int
+	}{
+		{"override wins", "xdp_thing.o", ebpf.SchedACT, ebpf.SchedACT, 0},
+		{"guess from name", "xdp_thing.o", ebpf.UnspecifiedProgram, ebpf.XDP, 1},
+		{"default", "thing.o", ebpf.UnspecifiedProgram, ebpf.SocketFilter, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := linkSpec()
+			spec.Programs["entry"].Type = ebpf.UnspecifiedProgram
+			spec.Programs["entry"].SectionName = "my-section"
+			obj, err := FromCollectionSpec(tt.path, spec, Options{TypeOverride: tt.override})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := struct {
+				Type  ebpf.ProgramType
+				Warns int
+			}{obj.Programs[0].Type, len(obj.Warnings)}
+			want := struct {
+				Type  ebpf.ProgramType
+				Warns int
+			}{tt.want, tt.warns}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGuessProgramType(t *testing.T) {
+	tests := []struct {
+		path string
+		maps []string
+		want ebpf.ProgramType
+	}{
+		{"cilium/bpf_xdp.o", []string{"cilium_calls_xdp"}, ebpf.XDP},
+		{"cilium/bpf_lxc.o", []string{"cilium_ct4_global"}, ebpf.SchedCLS},
+		{"linux/lwt_len_hist_kern.o", nil, ebpf.LWTOut},
+		{"linux/test_cgrp2_tc_kern.o", nil, ebpf.SchedCLS},
+		{"linux/tcbpf1_kern.o", nil, ebpf.SchedCLS},
+		{"linux/tcp_synrto_kern.o", nil, ebpf.SocketFilter},
+		{"suricata/lb.o", nil, ebpf.SocketFilter},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			got, _ := GuessProgramType(tt.path, tt.maps)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("GuessProgramType mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIsGPLCompatible(t *testing.T) {
+	tests := []struct {
+		license string
+		want    bool
+	}{
+		{"GPL", true},
+		{"GPL v2", true},
+		{"Dual BSD/GPL", true},
+		{"GPL\x00junk", true},
+		{"MIT", false},
+		{"gpl", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, IsGPLCompatible(tt.license)); diff != "" {
+			t.Errorf("IsGPLCompatible(%q) mismatch (-want +got):\n%s", tt.license, diff)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package loader
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+)
+
+// bpfFRdonlyProg is BPF_F_RDONLY_PROG from include/uapi/linux/bpf.h: the
+// program may only read the map, so a frozen map's contents are constants.
+const bpfFRdonlyProg = 1 << 7
+
+// kconfigMapName is the virtual map cilium/ebpf and libbpf create for
+// extern __kconfig variables.
+const kconfigMapName = ".kconfig"
+
+// Legacy map definition tails, in 32-bit words after the classic five
+// (type, key_size, value_size, max_entries, map_flags).
+const (
+	mapDefWord = 4 // every legacy map field is a u32
+	// bpfMapDefTailWords is samples/bpf's struct bpf_map_def tail:
+	// inner_map_idx and numa_node.
+	bpfMapDefTailWords = 2
+	// iproute2TailMinWords is the shortest iproute2 struct bpf_elf_map tail
+	// we interpret: id, pinning and inner_id (inner_idx may follow).
+	iproute2TailMinWords = 3
+)
+
+// mapTable assigns each map of a collection its index.
+type mapTable struct {
+	list     []*Map
+	index    map[string]int
+	warnings []string
+	// kconfig maps an extern __kconfig variable to its offset in .kconfig.
+	kconfig map[string]uint32
+}
+
+// newMapTable indexes the maps of spec. iproute2 says whether the object was
+// built for iproute2 (tc), whose struct bpf_elf_map continues with id and
+// pinning where samples/bpf's struct bpf_map_def has inner_map_idx and
+// numa_node: both are seven words long, so the loader must be told.
+func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool) *mapTable {
+	t := &mapTable{index: make(map[string]int), kconfig: make(map[string]uint32)}
+
+	names := make([]string, 0, len(spec.Maps))
+	for name, ms := range spec.Maps {
+		if ms != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		t.add(name, convertMap(name, spec.Maps[name]))
+	}
+
+	t.addKconfig(spec)
+	t.resolveLegacyTails(spec, info, iproute2)
+	return t
+}
+
+func (t *mapTable) add(name string, m *Map) {
+	t.index[name] = len(t.list)
+	t.list = append(t.list, m)
+}
+
+// convertMap turns a cilium/ebpf map spec into a Map; the legacy tail is
+// handled separately because it needs the other maps.
+func convertMap(name string, ms *ebpf.MapSpec) *Map {
+	m := &Map{
+		Name:       name,
+		Type:       ms.Type,
+		KeySize:    ms.KeySize,
+		ValueSize:  ms.ValueSize,
+		MaxEntries: ms.MaxEntries,
+		Flags:      ms.Flags,
+		Spec:       ms,
+		ReadOnly:   ms.Flags&bpfFRdonlyProg != 0 || strings.HasPrefix(name, ".rodata"),
+	}
+	if isGlobalDataName(name) && len(ms.Contents) == 1 {
+		if b, ok := ms.Contents[0].Value.([]byte); ok {
+			m.Contents = slices.Clone(b)
+		}
+	}
+	if ms.InnerMap != nil && ms.InnerMap != ms {
+		m.Inner = convertMap(ms.InnerMap.Name, ms.InnerMap)
+	}
+	return m
+}
+
+// isGlobalDataName reports whether a map holds global variables, by the
+// section naming rule clang, libbpf and cilium/ebpf share.
+func isGlobalDataName(name string) bool {
+	return name == ".bss" || strings.HasPrefix(name, ".data") || strings.HasPrefix(name, ".rodata")
+}
+
+// addKconfig adds the virtual .kconfig map when the object declares extern
+// __kconfig variables. Its contents come from the running kernel's config at
+// load time, so offline they are unknown zeros.
+func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec) {
+	if spec.Types == nil {
+		return
+	}
+	var ds *btf.Datasec
+	if err := spec.Types.TypeByName(kconfigMapName, &ds); err != nil || ds == nil || ds.Size == 0 {
+		return
+	}
+	for _, vsi := range ds.Vars {
+		if v, ok := vsi.Type.(*btf.Var); ok {
+			t.kconfig[v.Name] = vsi.Offset
+		}
+	}
+	if _, ok := t.index[kconfigMapName]; ok {
+		return
+	}
+	t.add(kconfigMapName, &Map{
+		Name:       kconfigMapName,
+		Type:       ebpf.Array,
+		KeySize:    mapDefWord,
+		ValueSize:  ds.Size,
+		MaxEntries: 1,
+		Flags:      bpfFRdonlyProg,
+		ReadOnly:   true,
+		Contents:   make([]byte, ds.Size),
+	})
+	t.warnings = append(t.warnings, ".kconfig: contents unknown offline, assumed zero")
+}
+
+// readTail decodes the words of a legacy map definition after the classic
+// five, which cilium/ebpf keeps in MapSpec.Extra.
+func readTail(ms *ebpf.MapSpec, bo binary.ByteOrder) ([]uint32, bool) {
+	if ms.Extra == nil || ms.Extra.Size() == 0 {
+		return nil, false
+	}
+	buf := make([]byte, ms.Extra.Size())
+	if n, err := ms.Extra.ReadAt(buf, 0); err != nil && n != len(buf) {
+		return nil, false
+	}
+	var words []uint32
+	for i := 0; i+mapDefWord <= len(buf); i += mapDefWord {
+		words = append(words, bo.Uint32(buf[i:]))
+	}
+	return words, true
+}
+
+func isMapInMap(typ ebpf.MapType) bool {
+	return typ == ebpf.ArrayOfMaps || typ == ebpf.HashOfMaps
+}
+
+// resolveLegacyTails interprets the words after the classic five of legacy
+// map definitions: they only matter to find the inner map of a map-in-map.
+func (t *mapTable) resolveLegacyTails(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool) {
+	bo := spec.ByteOrder
+	if bo == nil {
+		bo = binary.LittleEndian
+	}
+	tails := make(map[string][]uint32)
+	ids := make(map[uint32]string) // iproute2 id -> map name
+	for _, m := range t.list {
+		if m.Spec == nil {
+			continue
+		}
+		tail, ok := readTail(m.Spec, bo)
+		if !ok {
+			continue
+		}
+		tails[m.Name] = tail
+		if (iproute2 || len(tail) >= iproute2TailMinWords) && len(tail) > 0 && tail[0] != 0 {
+			if _, dup := ids[tail[0]]; !dup {
+				ids[tail[0]] = m.Name
+			}
+		}
+	}
+
+	for _, m := range t.list {
+		w, ok := tails[m.Name]
+		if !ok {
+			continue
+		}
+		if iproute2 && len(w) == bpfMapDefTailWords {
+			// The seven-word iproute2 layout: id and pinning, no inner_id.
+			w = append(slices.Clone(w), 0)
+		}
+		var inner string
+		switch {
+		case len(w) == bpfMapDefTailWords:
+			if w[0] != 0 || w[1] != 0 {
+				t.warnings = append(t.warnings, fmt.Sprintf("%s: dropped bpf_map_def tail (inner_map_idx=%d numa_node=%d)", m.Name, w[0], w[1]))
+			}
+			if isMapInMap(m.Type) {
+				inner = info.legacyMapByOrdinal(m.Name, int(w[0]))
+			}
+		case len(w) >= iproute2TailMinWords:
+			if w[0] != 0 || w[1] != 0 || w[2] != 0 {
+				t.warnings = append(t.warnings, fmt.Sprintf("%s: dropped iproute2 bpf_elf_map tail (id=%d pinning=%d inner_id=%d)", m.Name, w[0], w[1], w[2]))
+			}
+			if isMapInMap(m.Type) && w[2] != 0 {
+				inner = ids[w[2]]
+			}
+		default:
+			t.warnings = append(t.warnings, fmt.Sprintf("%s: dropped %d-word map definition tail", m.Name, len(w)))
+		}
+		if inner == "" || inner == m.Name || m.Inner != nil {
+			continue
+		}
+		if idx, ok := t.index[inner]; ok {
+			cp := *t.list[idx]
+			cp.Inner = nil
+			m.Inner = &cp
+			t.warnings = append(t.warnings, fmt.Sprintf("%s: inner map = %s (legacy map def)", m.Name, inner))
+		}
+	}
+}
+
+// legacyMapByOrdinal returns the map at position ordinal in the same legacy
+// maps section as the map called name.
+func (info *elfInfo) legacyMapByOrdinal(name string, ordinal int) string {
+	if info == nil {
+		return ""
+	}
+	self, ok := info.legacyMaps[name]
+	if !ok {
+		return ""
+	}
+	for _, n := range info.legacyOrder {
+		m := info.legacyMaps[n]
+		if m.section == self.section && m.ordinal == ordinal {
+			return n
+		}
+	}
+	return ""
+}

@@ -1,0 +1,407 @@
+package prune
+
+import (
+	"github.com/vercheck/vercheck/states"
+)
+
+// MainCallSite is the call site of the outermost frame (the kernel's
+// BPF_MAIN_FUNC, -1): the main program and each global subprogram verified
+// on its own.
+const MainCallSite int32 = states.MainCallSite
+
+// Releaser takes back states the store no longer needs; *states.Pool
+// satisfies it.
+type Releaser interface {
+	Put(*states.State)
+}
+
+var _ Releaser = (*states.Pool)(nil)
+
+// BucketIndex returns the bucket of instruction insn reached in a frame
+// whose call site is callsite, in a table of progLen buckets: the signed xor
+// of the two, taken as unsigned, modulo progLen, as in Linux. A progLen
+// below 1 is treated as 1.
+func BucketIndex(insn, callsite int32, progLen int) int {
+	n := uint32(max(progLen, 1))
+	return int(uint32(insn^callsite) % n)
+}
+
+// Entry is one stored checkpoint with its pruning counters.
+type Entry struct {
+	// State is the checkpoint. The store owns it until it is released.
+	State *states.State
+	// Hit counts paths this checkpoint pruned; Miss counts comparisons
+	// that failed while a new checkpoint was due.
+	Hit, Miss int32
+	// InFreeList marks an evicted checkpoint waiting to be released.
+	InFreeList bool
+
+	// prev and next link the entry into its bucket or the free list, and
+	// next links free slots; noEntry ends a list.
+	prev, next int32
+	// bucket is the entry's bucket, or onFreeList.
+	bucket int32
+}
+
+const (
+	// noEntry ends a list of entry indices.
+	noEntry int32 = -1
+	// onFreeList is the bucket of an entry on the free list.
+	onFreeList int32 = -1
+	// chunkBits sizes the slab chunks: 1024 entries. Entries never move
+	// once allocated, so *Entry stays valid while the slab grows.
+	chunkBits = 10
+	chunkSize = 1 << chunkBits
+	chunkMask = chunkSize - 1
+)
+
+// Stats are the store's counters.
+type Stats struct {
+	// TotalStates counts every checkpoint added (total_states).
+	TotalStates int
+	// PeakStates is peak_states, computed per the freeing policy's era
+	// (see the package documentation).
+	PeakStates int
+	// MaxStatesPerInsn is the longest bucket walk (max_states_per_insn).
+	MaxStatesPerInsn int
+	// Explored and FreeList are the kernel's explored_states_size and
+	// free_list_size: checkpoints in buckets and evicted ones not yet
+	// released. Like the kernel, Release does not reset them.
+	Explored, FreeList int
+	// Backedges is the number of pending loop back-edge states.
+	Backedges int
+	// Live is the number of states the store holds right now.
+	Live int
+	// FreedEarly counts states released before the end; Evicted counts
+	// evictions.
+	FreedEarly, Evicted int
+	// Hits and Misses are the totals of all entries' counters.
+	Hits, Misses int
+}
+
+// Store holds the explored checkpoints of one verification. It is not safe
+// for concurrent use.
+type Store struct {
+	policy  Policy
+	pool    Releaser
+	pending func(*states.State) bool
+
+	chunks    [][]Entry
+	used      int32 // slots handed out so far, including recycled ones
+	freeSlots int32 // head of the recycled-slot list
+	heads     []int32
+	freeHead  int32 // head of the free list
+	index     map[*states.State]int32
+
+	stats Stats
+	// legacyPeak is the pre-6.15 peak_states counter.
+	legacyPeak int
+}
+
+// NewStore returns an empty store for a program of progLen raw instruction
+// slots. Released states go to pool, which may be nil.
+func NewStore(progLen int, p Policy, pool Releaser) *Store {
+	s := &Store{
+		policy:    p,
+		pool:      pool,
+		freeSlots: noEntry,
+		freeHead:  noEntry,
+		heads:     make([]int32, max(progLen, 1)),
+		index:     make(map[*states.State]int32),
+	}
+	for i := range s.heads {
+		s.heads[i] = noEntry
+	}
+	return s
+}
+
+// Policy returns the store's policy.
+func (s *Store) Policy() Policy { return s.policy }
+
+// SetPending installs the check for pending loop back-edges (the kernel's
+// incomplete_read_marks): under FreeBranches a state for which it reports
+// true is not released early. Without it no state has pending back-edges.
+func (s *Store) SetPending(f func(st *states.State) bool) { s.pending = f }
+
+// Entry returns the entry at index idx, or nil if idx holds no state.
+func (s *Store) Entry(idx int32) *Entry {
+	if idx < 0 || idx >= s.used {
+		return nil
+	}
+	e := s.at(idx)
+	if e.State == nil {
+		return nil
+	}
+	return e
+}
+
+// EntryOf returns the entry holding st, or nil when st is not stored (the
+// current state of a path never is).
+func (s *Store) EntryOf(st *states.State) *Entry {
+	idx, ok := s.index[st]
+	if !ok {
+		return nil
+	}
+	return s.at(idx)
+}
+
+// IndexOf returns the slab index of the entry holding st, or -1.
+func (s *Store) IndexOf(st *states.State) int32 {
+	if idx, ok := s.index[st]; ok {
+		return idx
+	}
+	return noEntry
+}
+
+func (s *Store) at(idx int32) *Entry {
+	return &s.chunks[idx>>chunkBits][idx&chunkMask]
+}
+
+// Walk calls visit for every entry of the bucket of (insn, callsite),
+// newest first, until visit returns false, and returns how many entries it
+// visited. Entries of other instructions share buckets; the caller filters
+// by e.State.InsnIdx and the call sites, and counts them all towards
+// max_states_per_insn. visit may evict the entry it is given (Miss), but no
+// other.
+func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
+	n := 0
+	for i := s.heads[BucketIndex(insn, callsite, len(s.heads))]; i != noEntry; {
+		e := s.at(i)
+		i = e.next
+		n++
+		if !visit(e) {
+			break
+		}
+	}
+	return n
+}
+
+// BucketLen returns the number of entries in the bucket of (insn,
+// callsite).
+func (s *Store) BucketLen(insn, callsite int32) int {
+	n := 0
+	for i := s.heads[BucketIndex(insn, callsite, len(s.heads))]; i != noEntry; i = s.at(i).next {
+		n++
+	}
+	return n
+}
+
+// NoteBucketLen records the length of a bucket walk that did not prune, for
+// max_states_per_insn.
+func (s *Store) NoteBucketLen(n int) {
+	s.stats.MaxStatesPerInsn = max(s.stats.MaxStatesPerInsn, n)
+}
+
+// Hit counts a successful comparison against e.
+func (s *Store) Hit(e *Entry) {
+	e.Hit++
+	s.stats.Hits++
+}
+
+// Miss counts a failed comparison against e and evicts e when it passes the
+// drop threshold; it reports whether e was evicted (and possibly released:
+// the caller must not use e afterwards). forceCheckpoint says the
+// instruction is a force checkpoint; with open branches it uses ForceMul.
+//
+// The verifier calls Miss only when it will add a checkpoint at this visit.
+// The kernel also tests the threshold after uncounted misses, but those
+// never change the outcome: the counts are unchanged, and n could only
+// change at a force checkpoint, where a checkpoint is always added.
+func (s *Store) Miss(e *Entry, forceCheckpoint bool) bool {
+	e.Miss++
+	s.stats.Misses++
+	if !s.policy.Evict || e.InFreeList {
+		return false
+	}
+	mul, add := s.policy.MissMul, s.policy.MissAdd
+	if forceCheckpoint && e.State.Branches > 0 {
+		mul, add = s.policy.ForceMul, s.policy.ForceMul
+	}
+	if !evictAfter(e.Hit, e.Miss, mul, add) {
+		return false
+	}
+	s.evict(e)
+	return true
+}
+
+// evict takes e out of its bucket and frees it or parks it on the free list
+// as the policy says.
+func (s *Store) evict(e *Entry) {
+	idx := s.unlink(e)
+	s.stats.Explored--
+	s.stats.Evicted++
+	if s.policy.Freeing == FreeLivenessDone && e.State.Branches == 0 {
+		// Pre-6.15: the state's exploration is finished, so nothing can
+		// walk to it any more; release it without passing the free list.
+		s.legacyPeak--
+		s.release(idx, e)
+		return
+	}
+	e.InFreeList = true
+	e.bucket = onFreeList
+	s.pushFront(&s.freeHead, idx, e)
+	s.stats.FreeList++
+	if s.policy.Freeing == FreeBranches {
+		s.maybeFree(idx, e)
+	}
+}
+
+// maybeFree releases e, which is on the free list, if no path below it is
+// open and its loop has no pending back-edges.
+func (s *Store) maybeFree(idx int32, e *Entry) {
+	if !e.InFreeList || e.State.Branches != 0 {
+		return
+	}
+	if s.pending != nil && s.pending(e.State) {
+		return
+	}
+	s.unlink(e)
+	s.stats.FreeList--
+	s.release(idx, e)
+}
+
+// BranchesDone tells the store that st.Branches reached 0. Under
+// FreeBranches an evicted st is released now unless its loop has pending
+// back-edges; the verifier must read st.Parent before calling it, and call
+// it after its own loop-exit processing for st. It does nothing for a state
+// the store does not hold.
+func (s *Store) BranchesDone(st *states.State) {
+	if s.policy.Freeing != FreeBranches {
+		return
+	}
+	idx, ok := s.index[st]
+	if !ok {
+		return
+	}
+	s.maybeFree(idx, s.at(idx))
+}
+
+// Add stores st as a new checkpoint at the head of the bucket of (insn,
+// callsite) and returns its entry. The store owns st from now on.
+func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
+	idx := s.allocSlot()
+	e := s.at(idx)
+	*e = Entry{State: st, bucket: int32(BucketIndex(insn, callsite, len(s.heads)))}
+	s.pushFront(&s.heads[e.bucket], idx, e)
+	s.index[st] = idx
+	s.stats.TotalStates++
+	s.stats.Explored++
+	s.stats.Live++
+	s.legacyPeak++
+	s.updatePeak()
+	return e
+}
+
+// AddBackedge counts a loop back-edge state kept for later precision
+// propagation (6.15+ peak accounting).
+func (s *Store) AddBackedge() {
+	s.stats.Backedges++
+	s.updatePeak()
+}
+
+// RemoveBackedges drops n back-edge states when their loop is left.
+func (s *Store) RemoveBackedges(n int) {
+	s.stats.Backedges = max(s.stats.Backedges-n, 0)
+	s.updatePeak()
+}
+
+// updatePeak raises the 6.15+ peak to explored + free list + back-edges.
+func (s *Store) updatePeak() {
+	s.stats.PeakStates = max(s.stats.PeakStates, s.stats.Explored+s.stats.FreeList+s.stats.Backedges)
+}
+
+// Stats returns the counters.
+func (s *Store) Stats() Stats {
+	st := s.stats
+	if s.policy.Freeing == FreeLivenessDone {
+		st.PeakStates = s.legacyPeak
+	}
+	return st
+}
+
+// Release returns every stored state to the pool and empties the store, as
+// at the end of one verification pass. The counters are kept, as the
+// kernel keeps them across the passes of one program; the store can be
+// used for the next pass.
+func (s *Store) Release() {
+	for i := int32(0); i < s.used; i++ {
+		e := s.at(i)
+		if e.State != nil && s.pool != nil {
+			s.pool.Put(e.State)
+		}
+		*e = Entry{}
+	}
+	s.used = 0
+	s.freeSlots = noEntry
+	s.freeHead = noEntry
+	for i := range s.heads {
+		s.heads[i] = noEntry
+	}
+	clear(s.index)
+	s.stats.Live = 0
+}
+
+// release returns e's state to the pool and recycles its slot.
+func (s *Store) release(idx int32, e *Entry) {
+	delete(s.index, e.State)
+	if s.pool != nil {
+		s.pool.Put(e.State)
+	}
+	*e = Entry{next: s.freeSlots}
+	s.freeSlots = idx
+	s.stats.Live--
+	s.stats.FreedEarly++
+}
+
+// allocSlot returns a free slab index, growing the slab by one chunk when
+// needed.
+func (s *Store) allocSlot() int32 {
+	if s.freeSlots != noEntry {
+		idx := s.freeSlots
+		s.freeSlots = s.at(idx).next
+		return idx
+	}
+	idx := s.used
+	if int(idx>>chunkBits) == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]Entry, chunkSize))
+	}
+	s.used++
+	return idx
+}
+
+// listHead returns the head of the list e is on.
+func (s *Store) listHead(e *Entry) *int32 {
+	if e.bucket == onFreeList {
+		return &s.freeHead
+	}
+	return &s.heads[e.bucket]
+}
+
+// pushFront links e (at idx) at the front of the list starting at *head.
+func (s *Store) pushFront(head *int32, idx int32, e *Entry) {
+	e.prev = noEntry
+	e.next = *head
+	if *head != noEntry {
+		s.at(*head).prev = idx
+	}
+	*head = idx
+}
+
+// unlink removes e from its list and returns its index. e.next is kept so
+// that a Walk standing on e could still move on.
+func (s *Store) unlink(e *Entry) int32 {
+	var idx int32
+	if e.prev != noEntry {
+		p := s.at(e.prev)
+		idx = p.next
+		p.next = e.next
+	} else {
+		head := s.listHead(e)
+		idx = *head
+		*head = e.next
+	}
+	if e.next != noEntry {
+		s.at(e.next).prev = e.prev
+	}
+	return idx
+}

@@ -1,0 +1,428 @@
+package prune
+
+import (
+	"fmt"
+	"testing"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vercheck/vercheck/states"
+)
+
+// recorder is a fake Releaser that records the instruction of every state
+// put back.
+type recorder struct {
+	puts []int32
+}
+
+func (r *recorder) Put(st *states.State) { r.puts = append(r.puts, st.InsnIdx) }
+
+func newState(insn, branches int32) *states.State {
+	return &states.State{InsnIdx: insn, Branches: branches}
+}
+
+func TestBucketIndex(t *testing.T) {
+	tests := []struct {
+		insn, callsite int32
+		progLen, want  int
+	}{
+		// Main frame: the hash is uint32(^insn) % progLen.
+		{0, MainCallSite, 5, 0},
+		{1, MainCallSite, 5, 4},
+		{6, MainCallSite, 5, 4}, // collides with insn 1
+		{4, MainCallSite, 5, 1},
+		{7, 3, 5, 4}, // insn 7 called from insn 3 collides with main's insn 1
+		{2, 5, 5, 2},
+		{0, MainCallSite, 1000, 295},
+		{999, MainCallSite, 1000, 296},
+		{3, MainCallSite, 0, 0}, // degenerate length: one bucket, no panic
+	}
+	for _, tt := range tests {
+		if got := BucketIndex(tt.insn, tt.callsite, tt.progLen); got != tt.want {
+			t.Errorf("BucketIndex(%d, %d, %d) = %d, want %d", tt.insn, tt.callsite, tt.progLen, got, tt.want)
+		}
+	}
+}
+
+// TestEvictionThreshold drives hit/miss sequences and records the miss at
+// which the entry is evicted.
+func TestEvictionThreshold(t *testing.T) {
+	const neverEvicted = 0
+	custom, err := ParsePolicy("miss>5*hit+2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodrop, err := ParsePolicy("nodrop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		policy   Policy
+		hits     int
+		force    bool
+		branches int32
+		want     int // the miss that evicts, 1-based
+	}{
+		{"no hits", DefaultPolicy(), 0, false, 0, 4},
+		{"one hit", DefaultPolicy(), 1, false, 0, 7},
+		{"two hits", DefaultPolicy(), 2, false, 0, 10},
+		{"open branches alone change nothing", DefaultPolicy(), 0, false, 1, 4},
+		{"force checkpoint, branches done", DefaultPolicy(), 0, true, 0, 4},
+		{"force checkpoint, open branches", DefaultPolicy(), 0, true, 1, 65},
+		{"force checkpoint, open branches, one hit", DefaultPolicy(), 1, true, 2, 129},
+		{"custom rule", custom, 0, false, 0, 3},
+		{"custom rule, one hit", custom, 1, false, 0, 8},
+		{"nodrop", nodrop, 0, false, 0, neverEvicted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStore(10, tt.policy, &recorder{})
+			e := s.Add(3, MainCallSite, newState(3, tt.branches))
+			for range tt.hits {
+				s.Hit(e)
+			}
+			got := neverEvicted
+			for m := 1; m <= 1000; m++ {
+				if s.Miss(e, tt.force) {
+					got = m
+					break
+				}
+			}
+			if got != tt.want {
+				t.Errorf("evicted at miss %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFreeing runs one scenario under each freeing policy: a finished state
+// (D, insn 1) and an open one (O, insn 2) are evicted, then O's branches
+// reach 0, then the pass ends.
+func TestFreeing(t *testing.T) {
+	type step struct {
+		Puts       []int32
+		FreeList   int
+		FreedEarly int
+	}
+	tests := []struct {
+		freeing Freeing
+		pending bool
+		want    []step // after evicting both, after O's BranchesDone, after Release
+	}{
+		{FreeBranches, false, []step{
+			{Puts: []int32{1}, FreeList: 1, FreedEarly: 1},
+			{Puts: []int32{1, 2}, FreeList: 0, FreedEarly: 2},
+			{Puts: []int32{1, 2, 3}, FreeList: 0, FreedEarly: 2},
+		}},
+		{FreeBranches, true, []step{ // pending back-edges hold both back
+			{Puts: nil, FreeList: 2},
+			{Puts: nil, FreeList: 2},
+			{Puts: []int32{1, 2, 3}, FreeList: 2},
+		}},
+		{FreeLivenessDone, false, []step{
+			{Puts: []int32{1}, FreeList: 1, FreedEarly: 1},
+			{Puts: []int32{1}, FreeList: 1, FreedEarly: 1},
+			{Puts: []int32{1, 2, 3}, FreeList: 1, FreedEarly: 1},
+		}},
+		{FreeAtEnd, false, []step{
+			{Puts: nil, FreeList: 2},
+			{Puts: nil, FreeList: 2},
+			{Puts: []int32{1, 2, 3}, FreeList: 2},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/pending=%v", tt.freeing, tt.pending), func(t *testing.T) {
+			p := DefaultPolicy()
+			p.Freeing = tt.freeing
+			rec := &recorder{}
+			s := NewStore(10, p, rec)
+			s.SetPending(func(*states.State) bool { return tt.pending })
+			done, open := newState(1, 0), newState(2, 1)
+			ed := s.Add(1, MainCallSite, done)
+			eo := s.Add(2, MainCallSite, open)
+			s.Add(3, MainCallSite, newState(3, 1)) // stays in its bucket
+			snap := func() step {
+				st := s.Stats()
+				return step{Puts: append([]int32(nil), rec.puts...), FreeList: st.FreeList, FreedEarly: st.FreedEarly}
+			}
+			var got []step
+			s.evict(ed)
+			s.evict(eo)
+			got = append(got, snap())
+			open.Branches = 0
+			s.BranchesDone(open)
+			got = append(got, snap())
+			s.Release()
+			got = append(got, snap())
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("freeing mismatch (-want +got):\n%s", diff)
+			}
+			if live := s.Stats().Live; live != 0 {
+				t.Errorf("Live after Release = %d, want 0", live)
+			}
+		})
+	}
+}
+
+// TestBranchesDoneInBucket checks that a state still in its bucket is not
+// released when its branches reach 0: only evicted states are.
+func TestBranchesDoneInBucket(t *testing.T) {
+	rec := &recorder{}
+	s := NewStore(10, DefaultPolicy(), rec)
+	st := newState(4, 1)
+	s.Add(4, MainCallSite, st)
+	st.Branches = 0
+	s.BranchesDone(st)
+	s.BranchesDone(newState(5, 0)) // never stored: ignored
+	if len(rec.puts) != 0 {
+		t.Errorf("puts = %v, want none", rec.puts)
+	}
+	if got := s.BucketLen(4, MainCallSite); got != 1 {
+		t.Errorf("BucketLen = %d, want 1", got)
+	}
+}
+
+// TestWalk checks newest-first order, collisions and that evicting the
+// visited entry does not disturb the walk.
+func TestWalk(t *testing.T) {
+	rec := &recorder{}
+	s := NewStore(5, DefaultPolicy(), rec)
+	// Insns 1 and 6 of main and insn 7 called from insn 3 share bucket 4.
+	s.Add(1, MainCallSite, newState(1, 0))
+	s.Add(6, MainCallSite, newState(6, 0))
+	s.Add(7, 3, newState(7, 0))
+	s.Add(1, MainCallSite, newState(1, 0))
+	s.Add(0, MainCallSite, newState(0, 0)) // bucket 0
+
+	var order []int32
+	n := s.Walk(1, MainCallSite, func(e *Entry) bool {
+		order = append(order, e.State.InsnIdx)
+		if e.State.InsnIdx == 1 {
+			e.Miss = 3 // the next miss evicts it
+			if !s.Miss(e, false) {
+				t.Errorf("entry at insn %d not evicted", e.State.InsnIdx)
+			}
+		}
+		return true
+	})
+	if diff := cmp.Diff([]int32{1, 7, 6, 1}, order); diff != "" {
+		t.Errorf("walk order mismatch (-want +got):\n%s", diff)
+	}
+	if n != 4 {
+		t.Errorf("Walk visited %d, want 4", n)
+	}
+	order = order[:0]
+	s.Walk(6, MainCallSite, func(e *Entry) bool {
+		order = append(order, e.State.InsnIdx)
+		return true
+	})
+	if diff := cmp.Diff([]int32{7, 6}, order); diff != "" {
+		t.Errorf("walk after eviction mismatch (-want +got):\n%s", diff)
+	}
+	// Stopping early.
+	n = s.Walk(6, MainCallSite, func(*Entry) bool { return false })
+	if n != 1 {
+		t.Errorf("Walk that stops at once visited %d, want 1", n)
+	}
+	if diff := cmp.Diff([]int32{1, 1}, rec.puts); diff != "" {
+		t.Errorf("puts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSlotReuse checks that released slots are recycled and entries stay
+// consistent.
+func TestSlotReuse(t *testing.T) {
+	s := NewStore(3, DefaultPolicy(), nil)
+	a := s.Add(0, MainCallSite, newState(0, 0))
+	ia := s.IndexOf(a.State)
+	s.evict(a) // branches 0: released at once
+	if s.Entry(ia) != nil {
+		t.Errorf("Entry(%d) of a released slot is not nil", ia)
+	}
+	b := newState(1, 1)
+	eb := s.Add(1, MainCallSite, b)
+	if got := s.IndexOf(b); got != ia {
+		t.Errorf("new entry got slot %d, want recycled slot %d", got, ia)
+	}
+	if s.Entry(ia) != eb || s.EntryOf(b) != eb {
+		t.Errorf("Entry/EntryOf do not find the new entry")
+	}
+	if s.Entry(-1) != nil || s.Entry(99) != nil {
+		t.Errorf("Entry of an out-of-range index is not nil")
+	}
+}
+
+// TestStats checks total, peak (6.15+ and pre-6.15) and max per insn.
+func TestStats(t *testing.T) {
+	run := func(freeing Freeing) Stats {
+		p := DefaultPolicy()
+		p.Freeing = freeing
+		s := NewStore(5, p, nil)
+		a := s.Add(1, MainCallSite, newState(1, 0))
+		s.Add(6, MainCallSite, newState(6, 1))
+		s.Add(2, MainCallSite, newState(2, 1))
+		// Walk insn 1's bucket, which also holds insn 6.
+		s.NoteBucketLen(s.Walk(1, MainCallSite, func(e *Entry) bool {
+			if e == a {
+				s.Hit(e)
+			}
+			return true
+		}))
+		for !s.Miss(a, false) {
+		}
+		s.AddBackedge()
+		s.AddBackedge()
+		s.Add(3, MainCallSite, newState(3, 1)) // explored 3 + backedges 2
+		s.RemoveBackedges(2)
+		s.Add(4, MainCallSite, newState(4, 1))
+		return s.Stats()
+	}
+	tests := []struct {
+		freeing Freeing
+		want    Stats
+	}{
+		{FreeBranches, Stats{
+			TotalStates: 5, PeakStates: 5, MaxStatesPerInsn: 2,
+			Explored: 4, FreeList: 0, Backedges: 0, Live: 4,
+			FreedEarly: 1, Evicted: 1, Hits: 1, Misses: 7,
+		}},
+		{FreeAtEnd, Stats{
+			TotalStates: 5, PeakStates: 6, MaxStatesPerInsn: 2,
+			Explored: 4, FreeList: 1, Backedges: 0, Live: 5,
+			FreedEarly: 0, Evicted: 1, Hits: 1, Misses: 7,
+		}},
+		{FreeLivenessDone, Stats{ // pre-6.15: 5 checkpoints - 1 immediate free
+			TotalStates: 5, PeakStates: 4, MaxStatesPerInsn: 2,
+			Explored: 4, FreeList: 0, Backedges: 0, Live: 4,
+			FreedEarly: 1, Evicted: 1, Hits: 1, Misses: 7,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.freeing.String(), func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, run(tt.freeing)); diff != "" {
+				t.Errorf("stats mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReleaseKeepsCounters checks that, as in Linux, the explored and free
+// list counters survive the end of a pass, so the next pass's peak builds
+// on them.
+func TestReleaseKeepsCounters(t *testing.T) {
+	rec := &recorder{}
+	p := DefaultPolicy()
+	p.Freeing = FreeAtEnd
+	s := NewStore(4, p, rec)
+	s.Add(0, MainCallSite, newState(0, 0))
+	e := s.Add(1, MainCallSite, newState(1, 0))
+	s.evict(e)
+	s.Release()
+	s.Add(2, MainCallSite, newState(2, 0))
+	got := s.Stats()
+	want := Stats{TotalStates: 3, PeakStates: 3, Explored: 2, FreeList: 1, Live: 1, Evicted: 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stats after second pass mismatch (-want +got):\n%s", diff)
+	}
+	if n := s.BucketLen(1, MainCallSite); n != 0 {
+		t.Errorf("bucket of insn 1 holds %d entries after Release, want 0", n)
+	}
+	s.Release()
+	if diff := cmp.Diff([]int32{0, 1, 2}, rec.puts); diff != "" {
+		t.Errorf("puts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSlabGrowth adds more entries than one chunk holds and checks that
+// earlier *Entry values stay valid.
+func TestSlabGrowth(t *testing.T) {
+	s := NewStore(7, DefaultPolicy(), nil)
+	const n = 3*chunkSize + 5
+	entries := make([]*Entry, n)
+	for i := range int32(n) {
+		entries[i] = s.Add(i%7, MainCallSite, newState(i%7, 1))
+		entries[i].Hit = i
+	}
+	for i, e := range entries {
+		if e != s.Entry(int32(i)) || e.Hit != int32(i) {
+			t.Fatalf("entry %d moved or changed", i)
+		}
+	}
+	total := 0
+	for insn := range int32(7) {
+		total += s.BucketLen(insn, MainCallSite)
+	}
+	if total != n {
+		t.Errorf("buckets hold %d entries, want %d", total, n)
+	}
+}
+
+// TestEntrySize guards the size of Entry, touched on every bucket walk.
+func TestEntrySize(t *testing.T) {
+	const want = 32
+	if got := unsafe.Sizeof(Entry{}); got != want {
+		t.Errorf("sizeof(Entry) = %d, want %d", got, want)
+	}
+}
+
+// pool is a recycling Releaser for the benchmark.
+type pool struct{ free []*states.State }
+
+func (p *pool) Put(st *states.State) { p.free = append(p.free, st) }
+
+func (p *pool) get(insn int32) *states.State {
+	if n := len(p.free); n > 0 {
+		st := p.free[n-1]
+		p.free = p.free[:n-1]
+		st.InsnIdx, st.Branches = insn, 0
+		return st
+	}
+	return newState(insn, 0)
+}
+
+// BenchmarkWalkAdd adds a checkpoint to a 1000-state store (ten per
+// bucket) and walks its bucket, as is_state_visited does; the new entry
+// misses and is evicted and released, so the store keeps its size.
+func BenchmarkWalkAdd(b *testing.B) {
+	const (
+		progLen = 100
+		nStates = 1000
+	)
+	pl := &pool{}
+	s := NewStore(progLen, DefaultPolicy(), pl)
+	for i := range int32(nStates) {
+		s.Add(i%progLen, MainCallSite, pl.get(i%progLen))
+	}
+	insn := int32(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		added := s.Add(insn, MainCallSite, pl.get(insn))
+		added.Miss = KernelMissAdd
+		n := s.Walk(insn, MainCallSite, func(e *Entry) bool {
+			if e == added {
+				s.Miss(e, false)
+			}
+			return true
+		})
+		s.NoteBucketLen(n)
+		insn = (insn + 1) % progLen
+	}
+	if got := s.Stats().Live; got != nStates {
+		b.Fatalf("store holds %d states, want %d", got, nStates)
+	}
+}
+
+// TestWithStatesPool runs a store over the real pool: released states come
+// back from Get.
+func TestWithStatesPool(t *testing.T) {
+	var pl states.Pool
+	s := NewStore(8, DefaultPolicy(), &pl)
+	st := pl.Get()
+	st.InsnIdx, st.Branches = 2, 0
+	e := s.Add(2, MainCallSite, st)
+	s.evict(e)
+	if got := pl.Get(); got != st {
+		t.Errorf("pool did not hand back the released state")
+	}
+}

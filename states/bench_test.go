@@ -1,0 +1,65 @@
+package states
+
+import "testing"
+
+// The realistic state: three frames (main, a callee, its callee), 64 stack
+// slots each mixing spills, MISC, ZERO and untouched slots, registers
+// holding ctx, map values, packets, stack pointers and scalars.
+const (
+	benchFrames = 3
+	benchSlots  = 64
+)
+
+func BenchmarkStateCopy(b *testing.B) {
+	src := realisticState(benchFrames, benchSlots)
+	dst := &State{}
+	dst.CopyFrom(src)
+	b.ReportAllocs()
+	for b.Loop() {
+		dst.CopyFrom(src)
+	}
+}
+
+func BenchmarkStateClone(b *testing.B) {
+	src := realisticState(benchFrames, benchSlots)
+	var p Pool
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Put(p.Clone(src))
+	}
+}
+
+func BenchmarkStatesEqual(b *testing.B) {
+	old, cur := realisticState(benchFrames, benchSlots), realisticState(benchFrames, benchSlots)
+	var env EqualEnv
+	b.ReportAllocs()
+	for b.Loop() {
+		if !env.StatesEqual(old, cur, NotExact) {
+			b.Fatal("states differ")
+		}
+	}
+}
+
+// BenchmarkStatesEqualMiss measures the common early exit: the states
+// differ in a precise register of the top frame.
+func BenchmarkStatesEqualMiss(b *testing.B) {
+	old, cur := realisticState(benchFrames, benchSlots), realisticState(benchFrames, benchSlots)
+	cur.Cur().Regs[6].MarkConst(1000)
+	var env EqualEnv
+	b.ReportAllocs()
+	for b.Loop() {
+		if env.StatesEqual(old, cur, NotExact) {
+			b.Fatal("states match")
+		}
+	}
+}
+
+func BenchmarkRegString(b *testing.B) {
+	r := bounded(0, 255, 0xff, true, 3)
+	var p Printer
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = p.AppendReg(buf[:0], &r, 0)
+	}
+}

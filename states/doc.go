@@ -1,0 +1,58 @@
+// Package states holds vercheck's abstract machine state: registers, stack
+// slots, call frames and whole verifier states, and the scalar domain they
+// are built on. It knows nothing of the verifier or of cilium/ebpf; every
+// operation is a pure function of values.
+//
+// # The scalar domain
+//
+// A Scalar abstracts a set of 64-bit values by the product of five
+// components, each a set of values:
+//
+//	Var            a tnum: each bit known 0, known 1, or unknown
+//	[SMin, SMax]   the value read as int64
+//	[UMin, UMax]   the value read as uint64
+//	[S32Min, S32Max], [U32Min, U32Max]
+//	               the low 32 bits read as int32 / uint32
+//
+// and stands for γ(s), the values that lie in all five. The lattice is
+//
+//	order    a ⊑ b iff γ(a) ⊆ γ(b). The decidable part of it, used for
+//	         pruning, is b.RangeWithin(a) && b.Var.In(a.Var): each of a's
+//	         eight bounds inside b's and a's tnum a subset of b's. An old
+//	         state "subsumes" a current one when this holds for every
+//	         precise scalar (the kernel's range_within and tnum_in).
+//	top      UnknownScalar(): every bound at its type's limits, no bit
+//	         known (__mark_reg_unknown).
+//	constant ConstScalar(v): γ = {v} (__mark_reg_known).
+//	meet     component-wise intersection, Tnum.Intersect for the tnum;
+//	         Refine computes the meet of a scalar with a jump condition.
+//	join     not computed: like the kernel, vercheck keeps one state per
+//	         path and never widens; pruning asks for ⊑ instead.
+//	bottom   any scalar whose Valid() is false (a min above its max, or a
+//	         constant tnum outside its bounds): an infeasible edge.
+//
+// The components are redundant, and Sync (the kernel's reg_bounds_sync)
+// moves knowledge between them: bounds from the tnum, signed from unsigned
+// and back within each width, 32 bits from 64 and 64 from 32, then known
+// bits from the bounds. Sync narrows without changing γ, but it is not a
+// closure operator (a second call can narrow further), so it is called
+// exactly where the kernel calls it; the insn_processed parity with Linux
+// depends on the bounds being the same bit for bit.
+//
+// The bounds logic shared by both widths (range arithmetic, signed and
+// unsigned deduction, narrowing by known bits) is written once, over
+// ival[S, U] with S, U the signed and unsigned types of the width.
+//
+// # Operations
+//
+// ScalarALU, SignExtend, Truncate and ZeroExtend32 are the abstract
+// transfer functions of ALU instructions and loads, ports of the Linux
+// 6.18 adjust_scalar_min_max_vals, coerce_reg_to_size(_sx) and
+// zext_32_to_64. They are sound: every concrete result of the instruction
+// on members of its operands is a member of the result, which the tests
+// check by running a concrete interpreter on random members. BranchTaken
+// decides a conditional jump from the operands alone
+// (is_scalar_branch_taken) and Refine narrows both operands for one edge
+// (regs_refine_cond_op); NegateJmp and FlipJmp are the kernel's rev_opcode
+// and flip_opcode.
+package states

@@ -1,0 +1,417 @@
+package states
+
+// State equivalence: when does a stored checkpoint make exploring the
+// current state unnecessary?
+//
+// The order. States are ordered by "knows less than": old ⊒ cur when every
+// concrete machine state cur describes is also described by old, as far as
+// anything that can still be read is concerned. A checkpoint old was proven
+// safe on every path below it, so if old ⊒ cur, cur is safe too and its path
+// is pruned. StatesEqual decides old ⊒ cur (the kernel's states_equal);
+// despite the kernel's name it is not symmetric.
+//
+// Per register (RegSafe, the kernel's regsafe):
+//   - NotInit in old is ⊒ anything: old never read it.
+//   - Types must match exactly, flags included: a pointer never subsumes a
+//     scalar, a map_value never subsumes a map_value_or_null (the null
+//     check of the latter would also have narrowed its id group).
+//   - An imprecise old scalar is ⊒ any scalar: its value never mattered to
+//     safety below old.
+//   - Otherwise ranges nest (all eight bounds of cur inside old's), tnums
+//     nest (cur's known bits agree with old's, cur knows at least as much),
+//     and the fixed parts (offset, map, range of checked packet bytes) are
+//     equal, or for packet ranges cur has at least old's.
+//   - Ids must correspond one to one: registers sharing an id in old
+//     (linked scalars, one lookup's maybe-null pointers, one reference)
+//     must share one in cur. The correspondence is built while comparing,
+//     old id → cur id, in EqualEnv's scratch map.
+//
+// Per stack byte (stacksafe): an old INVALID byte (and, for a privileged
+// loader, an old MISC byte) was never relied on; an old MISC byte is ⊒ cur
+// ZERO; a spilled 64-bit scalar and an all-MISC slot compare as scalars
+// (MISC reads as an unknown scalar); other kinds must match, and spilled
+// registers compare with RegSafe.
+//
+// Three strengths (ExactMode): NotExact is normal pruning; RangeWithin,
+// used while a loop's marks are still incomplete, ignores precision and
+// requires NotInit to match NotInit; Exact, used for infinite-loop
+// detection, requires every register to be identical up to id renaming.
+
+// ExactMode is how strictly StatesEqual compares (the kernel's
+// enum exact_level).
+type ExactMode uint8
+
+// Comparison strengths.
+const (
+	// NotExact is normal pruning against a completed checkpoint: it
+	// honours precision marks and liveness.
+	NotExact ExactMode = iota
+	// Exact requires registers and stack to be identical up to id
+	// renaming; used to detect an infinite loop.
+	Exact
+	// RangeWithin range-checks even imprecise scalars, and NotInit in old
+	// only matches NotInit in cur; used where marks may be incomplete
+	// (loops, iterators, callbacks, may_goto).
+	RangeWithin
+)
+
+// idMapSize bounds the id correspondence, as in the kernel: every register
+// and every stack slot of every frame could hold a distinct id.
+const idMapSize = (NumRegs + MaxStack/SlotSize) * MaxCallFrames
+
+// tmpIDBase is where the scratch map's temporary ids start. The kernel gives
+// a scalar with id 0 a fresh id above every id handed out so far; keeping
+// them in the upper half of a 64-bit space has the same effect (no real id
+// can equal one) without tracking the verifier's id counter.
+const tmpIDBase uint64 = 1 << 32
+
+// idPair is one old id → cur id correspondence.
+type idPair struct{ old, cur uint64 }
+
+// EqualEnv holds the inputs of state comparison that live outside the
+// states (liveness, privilege) and the reusable scratch id map. It is not
+// safe for concurrent use. The zero value compares with every register
+// and slot live, as a privileged loader.
+type EqualEnv struct {
+	// LiveRegs returns the registers live before insn, bit i for ri (the
+	// kernel's live_regs_before). nil means all live.
+	LiveRegs func(insn int) uint16
+	// StackAlive reports whether slot spi of frame may still be read at or
+	// after insn. Only Clean uses it. nil means all alive.
+	StackAlive func(frame, insn, spi int) bool
+	// Unprivileged selects the unprivileged rules: reading uninitialised
+	// stack is forbidden, so old MISC bytes and INVALID bytes of an
+	// otherwise MISC slot are no longer ignored.
+	Unprivileged bool
+
+	ids   []idPair
+	tmpID uint64
+}
+
+// resetIDMap empties the id correspondence (reset_idmap_scratch).
+func (e *EqualEnv) resetIDMap() {
+	if e.ids == nil {
+		e.ids = make([]idPair, 0, idMapSize)
+	}
+	e.ids = e.ids[:0]
+	e.tmpID = tmpIDBase
+}
+
+// checkIDs records or checks the correspondence old → cur (check_ids):
+// both ids are zero, or both are set and neither is already paired with
+// another id.
+func (e *EqualEnv) checkIDs(old, cur uint64) bool {
+	if (old == 0) != (cur == 0) {
+		return false
+	}
+	if old == 0 {
+		return true
+	}
+	for _, p := range e.ids {
+		if p.old == old {
+			return p.cur == cur
+		}
+		if p.cur == cur {
+			return false
+		}
+	}
+	if len(e.ids) >= idMapSize {
+		return false
+	}
+	e.ids = append(e.ids, idPair{old, cur})
+	return true
+}
+
+// checkScalarIDs is checkIDs for scalar ids, where 0 means "linked to
+// nothing": each zero id becomes a fresh temporary id, so that an unlinked
+// register may correspond to a linked one but two registers linked in old
+// must stay linked in cur (6.18 check_scalar_ids).
+func (e *EqualEnv) checkScalarIDs(old, cur uint32) bool {
+	o, c := uint64(old), uint64(cur)
+	if o == 0 {
+		e.tmpID++
+		o = e.tmpID
+	}
+	if c == 0 {
+		e.tmpID++
+		c = e.tmpID
+	}
+	return e.checkIDs(o, c)
+}
+
+// regsExact reports whether old and cur are identical up to id renaming
+// (regs_exact).
+func (e *EqualEnv) regsExact(old, cur *Reg) bool {
+	return sameValue(old, cur) &&
+		e.checkIDs(uint64(old.ID), uint64(cur.ID)) &&
+		e.checkIDs(uint64(old.RefObjID), uint64(cur.RefObjID))
+}
+
+// RegSafe reports whether a path that was safe with old in a register is
+// also safe with cur in it (the kernel's regsafe), with a fresh id
+// correspondence.
+func (e *EqualEnv) RegSafe(old, cur *Reg, mode ExactMode) bool {
+	e.resetIDMap()
+	return e.regSafe(old, cur, mode)
+}
+
+// regSafe is RegSafe within the id correspondence of the current
+// comparison.
+func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
+	if mode == Exact {
+		return e.regsExact(old, cur)
+	}
+	if old.Type == NotInit && (mode == NotExact || cur.Type == NotInit) {
+		return true
+	}
+	if old.Type != cur.Type || old.Flags != cur.Flags {
+		return false
+	}
+	switch old.Type {
+	case ScalarValue:
+		if !old.Precise && mode == NotExact {
+			return true
+		}
+		if old.ID&AddConstID != cur.ID&AddConstID {
+			return false
+		}
+		if old.ID&AddConstID != 0 && old.Off != cur.Off {
+			return false
+		}
+		return old.RangeWithin(cur.Scalar) && old.Var.In(cur.Var) &&
+			e.checkScalarIDs(old.ID, cur.ID)
+	case PtrToMapKey, PtrToMapValue, PtrToMem, PtrToBuf, PtrToTPBuffer:
+		// Same object and fixed offset; the variable part may narrow.
+		return old.Off == cur.Off && old.Range == cur.Range && old.Aux == cur.Aux &&
+			old.RangeWithin(cur.Scalar) && old.Var.In(cur.Var) &&
+			e.checkIDs(uint64(old.ID), uint64(cur.ID)) &&
+			e.checkIDs(uint64(old.RefObjID), uint64(cur.RefObjID))
+	case PtrToPacketMeta, PtrToPacket:
+		// cur must have at least old's checked range, at the same fixed
+		// offset (else alignment and range reasoning differ).
+		if old.Range > cur.Range || old.Off != cur.Off {
+			return false
+		}
+		if !e.checkIDs(uint64(old.ID), uint64(cur.ID)) {
+			return false
+		}
+		return old.RangeWithin(cur.Scalar) && old.Var.In(cur.Var)
+	case PtrToStack:
+		// fp-8 of one frame is not fp-8 of another.
+		return e.regsExact(old, cur) && old.FrameNo == cur.FrameNo
+	case PtrToArena:
+		return true
+	default:
+		return e.regsExact(old, cur)
+	}
+}
+
+// scalarForStack returns the scalar a full 8-byte load from slot would
+// produce, if it is one: the spilled 64-bit scalar, or an unknown scalar for
+// an all-MISC slot (scalar_reg_for_stack). Otherwise nil.
+func (e *EqualEnv) scalarForStack(s *Slot) *Reg {
+	if s.IsSpilledScalarReg64() {
+		return &s.Spilled
+	}
+	if s.IsAllMisc(!e.Unprivileged) {
+		return &unboundScalar
+	}
+	return nil
+}
+
+// unboundScalar is the imprecise unknown scalar an all-MISC slot reads as.
+// It is only ever read.
+var unboundScalar = Reg{Scalar: UnknownScalar(), Type: ScalarValue}
+
+// stackSafe reports whether old's stack subsumes cur's (stacksafe). Bytes
+// of cur beyond old's allocation were never used by old and are ignored.
+//
+// The kernel walks old's stack byte by byte; this walks it slot by slot,
+// skipping in one step the slots whose outcome is known without looking at
+// bytes (identical plain slots, old slots nothing was read from), and
+// falling back to the byte walk otherwise.
+func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
+	allowUninit := !e.Unprivileged
+	for spi := range old.Stack {
+		os := &old.Stack[spi]
+		if spi < len(cur.Stack) && os.Types == cur.Stack[spi].Types && isPlain(os) &&
+			(mode != RangeWithin || !os.IsAllMisc(allowUninit)) {
+			// Every byte matches itself and none holds an object. (In
+			// RangeWithin mode an all-MISC pair still records scalar ids,
+			// so it takes the slow path.)
+			continue
+		}
+		if mode == NotExact && isUnread(os, allowUninit) {
+			continue
+		}
+		if !e.slotSafe(os, cur, spi, mode, allowUninit) {
+			return false
+		}
+	}
+	return true
+}
+
+// isPlain reports whether every byte of s is INVALID, MISC or ZERO.
+func isPlain(s *Slot) bool {
+	for _, t := range s.Types {
+		if t != StackInvalid && t != StackMisc && t != StackZero {
+			return false
+		}
+	}
+	return true
+}
+
+// isUnread reports whether stackSafe skips every byte of the old slot s:
+// all INVALID, or MISC when uninitialised reads are allowed anyway.
+func isUnread(s *Slot, allowUninit bool) bool {
+	for _, t := range s.Types {
+		if t != StackInvalid && (!allowUninit || t != StackMisc) {
+			return false
+		}
+	}
+	return true
+}
+
+// slotSafe is the kernel's byte walk over old slot spi.
+func (e *EqualEnv) slotSafe(os *Slot, cur *Frame, spi int, mode ExactMode, allowUninit bool) bool {
+	inCur := spi < len(cur.Stack)
+	var cs *Slot
+	if inCur {
+		cs = &cur.Stack[spi]
+	}
+	for b, ot := range os.Types {
+		if mode != NotExact && (!inCur || ot != cs.Types[b]) {
+			return false
+		}
+		if ot == StackInvalid || (allowUninit && ot == StackMisc) {
+			continue
+		}
+		if !inCur {
+			return false
+		}
+		if oldReg, curReg := e.scalarForStack(os), e.scalarForStack(cs); oldReg != nil && curReg != nil {
+			// Both read as whole scalars: compare them as registers,
+			// which also checks scalar ids, and skip the rest of the
+			// slot. (This can only happen at byte 0.)
+			return e.regSafe(oldReg, curReg, mode)
+		}
+		ct := cs.Types[b]
+		if ot == StackMisc && ct == StackZero {
+			continue
+		}
+		if ot != ct {
+			return false
+		}
+		if b == lastByte && !e.slotObjectSafe(os, cs, mode) {
+			return false
+		}
+	}
+	return true
+}
+
+// slotObjectSafe compares what two slots of the same kind hold, once all
+// their bytes matched.
+func (e *EqualEnv) slotObjectSafe(os, cs *Slot, mode ExactMode) bool {
+	o, c := &os.Spilled, &cs.Spilled
+	switch os.Types[lastByte] {
+	case StackSpill:
+		return e.regSafe(o, c, mode)
+	case StackDynptr:
+		return o.Aux == c.Aux && o.Off == c.Off &&
+			e.checkIDs(uint64(o.RefObjID), uint64(c.RefObjID))
+	case StackIter:
+		// The depth (Range) is deliberately ignored: it only exists to
+		// keep the infinite-loop check from firing between iterations.
+		return o.Aux == c.Aux && o.Off == c.Off &&
+			e.checkIDs(uint64(o.RefObjID), uint64(c.RefObjID))
+	case StackIRQFlag:
+		return e.checkIDs(uint64(o.RefObjID), uint64(c.RefObjID)) && o.Aux == c.Aux
+	case StackMisc, StackZero, StackInvalid:
+		return true
+	default:
+		return false
+	}
+}
+
+// refSafe reports whether old and cur hold the same references and locks,
+// up to id renaming (refsafe).
+func (e *EqualEnv) refSafe(old, cur *State) bool {
+	if len(old.Refs) != len(cur.Refs) ||
+		old.ActiveLocks != cur.ActiveLocks ||
+		old.ActivePreemptLocks != cur.ActivePreemptLocks ||
+		old.ActiveRCU != cur.ActiveRCU {
+		return false
+	}
+	for i := range old.Refs {
+		if !e.checkIDs(uint64(old.Refs[i].ID), uint64(cur.Refs[i].ID)) ||
+			old.Refs[i].Kind != cur.Refs[i].Kind {
+			return false
+		}
+	}
+	return true
+}
+
+// funcStatesEqual compares one frame (func_states_equal): callback depth,
+// the registers live at insn, then the stack.
+func (e *EqualEnv) funcStatesEqual(old, cur *Frame, insn int, mode ExactMode) bool {
+	if old.CallbackDepth > cur.CallbackDepth {
+		return false
+	}
+	live := allRegsLive
+	if e.LiveRegs != nil {
+		live = e.LiveRegs(insn)
+	}
+	for i := range old.Regs {
+		if live&(1<<i) != 0 && !e.regSafe(&old.Regs[i], &cur.Regs[i], mode) {
+			return false
+		}
+	}
+	return e.stackSafe(old, cur, mode)
+}
+
+// StatesEqual reports whether the checkpoint old subsumes cur, so that the
+// path reaching cur can be pruned (the kernel's states_equal). Both must be
+// at the same instruction; it compares the call chains, references, and
+// every frame, stopping at the first difference.
+func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
+	if old.CurFrame != cur.CurFrame {
+		return false
+	}
+	e.resetIDMap()
+	// A state from a speculative path must never prune a real one.
+	if old.Speculative && !cur.Speculative {
+		return false
+	}
+	if old.InSleepable != cur.InSleepable {
+		return false
+	}
+	if !e.refSafe(old, cur) {
+		return false
+	}
+	for i := 0; i <= int(old.CurFrame); i++ {
+		if old.Frames[i].CallSite != cur.Frames[i].CallSite {
+			return false
+		}
+		if !e.funcStatesEqual(old.Frames[i], cur.Frames[i], old.FrameInsnIdx(i), mode) {
+			return false
+		}
+	}
+	return true
+}
+
+// MaybeLooping reports whether cur's top frame registers are identical to
+// old's, ids included (states_maybe_looping): the cheap pre-check before
+// an Exact comparison declares an infinite loop.
+func MaybeLooping(old, cur *State) bool {
+	if old.CurFrame != cur.CurFrame {
+		return false
+	}
+	fo, fc := old.Cur(), cur.Cur()
+	for i := range fo.Regs {
+		o, c := &fo.Regs[i], &fc.Regs[i]
+		if !sameValue(o, c) || o.ID != c.ID || o.RefObjID != c.RefObjID {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,103 @@
+package states
+
+// Register constructors and predicates.
+//
+// A Reg is either NotInit (never written, or dead), a ScalarValue (its
+// Scalar is the value), or a pointer (its Scalar is the variable part of the
+// offset, Off the fixed part). The constructors below reset every field the
+// kernel resets, so that two registers built the same way compare equal
+// field by field: the Exact comparison of StatesEqual is a field compare.
+
+// AddConstID is the flag bit of a scalar's ID (the kernel's BPF_ADD_CONST)
+// meaning "this register equals the register with ID &^ AddConstID, plus the
+// constant in Off". Such links let a bounds check on one register narrow the
+// other.
+const AddConstID uint32 = 1 << 31
+
+// RegFP is the read-only frame pointer register, r10.
+const RegFP = 10
+
+// allRegsLive is the liveness mask with r0..r10 set, used when no liveness
+// information is supplied.
+const allRegsLive uint16 = 1<<NumRegs - 1
+
+// MarkUnknown makes r a scalar about which nothing is known, with no id and
+// no pointer fields (the kernel's __mark_reg_unknown). precise is the
+// initial precision: the kernel starts scalars precise only for unprivileged
+// loaders, so a privileged verifier passes false.
+func (r *Reg) MarkUnknown(precise bool) {
+	*r = Reg{Scalar: UnknownScalar(), Type: ScalarValue, Precise: precise}
+}
+
+// MarkConst makes r an imprecise scalar known to hold v, with no id (what
+// the kernel produces for "r = imm": __mark_reg_unknown then
+// __mark_reg_known).
+func (r *Reg) MarkConst(v uint64) {
+	*r = Reg{Scalar: ConstScalar(v), Type: ScalarValue}
+}
+
+// MarkKnown sets the variable part of r to the constant v and clears the
+// fixed offset, the type-specific fields (Range, Aux) and both ids, keeping
+// Type, Flags, FrameNo and Precise (the kernel's __mark_reg_known). On a
+// pointer it means "points exactly at the object's base plus v".
+func (r *Reg) MarkKnown(v uint64) {
+	r.Scalar = ConstScalar(v)
+	r.Off, r.Range, r.Aux = 0, 0, 0
+	r.ID, r.RefObjID = 0, 0
+}
+
+// MarkNotInit makes r an uninitialised register (the kernel's
+// __mark_reg_not_init). Its bounds are left unknown, as in the kernel, so
+// that every NotInit register compares equal to every other one.
+func (r *Reg) MarkNotInit() {
+	*r = Reg{Scalar: UnknownScalar()}
+}
+
+// MarkPtr makes r a pointer of kind t with flags, pointing at the object's
+// base: zero fixed offset, a known-zero variable offset, no ids, no Aux,
+// Range or FrameNo. Callers set those afterwards (for example Aux to the map
+// index, FrameNo for a stack pointer).
+func (r *Reg) MarkPtr(t RegType, flags RegFlags) {
+	*r = Reg{Scalar: ConstScalar(0), Type: t, Flags: flags}
+}
+
+// MarkFramePointer makes r the frame pointer of frame frameNo: a stack
+// pointer at offset 0 ("fp0").
+func (r *Reg) MarkFramePointer(frameNo int32) {
+	r.MarkPtr(PtrToStack, 0)
+	r.FrameNo = uint8(frameNo)
+}
+
+// IsPointer reports whether r holds a pointer of any kind.
+func (r Reg) IsPointer() bool { return r.Type != NotInit && r.Type != ScalarValue }
+
+// IsScalar reports whether r holds a scalar.
+func (r Reg) IsScalar() bool { return r.Type == ScalarValue }
+
+// IsNull reports whether r is the scalar constant 0 (the kernel's
+// register_is_null).
+func (r Reg) IsNull() bool {
+	return r.Type == ScalarValue && r.Var.IsConst() && r.Var.Value == 0
+}
+
+// IsConst reports whether r is a scalar with a single known value.
+func (r Reg) IsConst() bool { return r.Type == ScalarValue && r.Var.IsConst() }
+
+// IsPktPointer reports whether r points into packet data (PtrToPacket or
+// PtrToPacketMeta), the kinds that carry a checked Range.
+func (r Reg) IsPktPointer() bool {
+	return r.Type == PtrToPacket || r.Type == PtrToPacketMeta
+}
+
+// MaybeNull reports whether r is a pointer that may still be NULL.
+func (r Reg) MaybeNull() bool { return r.Flags&MaybeNull != 0 }
+
+// sameValue reports whether a and b agree on every field the kernel's
+// regs_exact compares byte-wise: type with flags, fixed offset, the
+// type-specific union (Range, Aux) and the variable part with its bounds.
+// Ids, FrameNo and Precise are not part of it.
+func sameValue(a, b *Reg) bool {
+	return a.Type == b.Type && a.Flags == b.Flags &&
+		a.Off == b.Off && a.Range == b.Range && a.Aux == b.Aux &&
+		a.Scalar == b.Scalar
+}

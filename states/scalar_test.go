@@ -1,0 +1,251 @@
+package states
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// allALUOps lists every operation ScalarALU accepts, in both classes,
+// including sdiv/smod (Off 1), NEG, and the END/bswap widths.
+func allALUOps() []ALUOp {
+	var ops []ALUOp
+	for _, is64 := range []bool{false, true} {
+		for _, code := range []uint8{aluAdd, aluSub, aluMul, aluDiv, aluOr, aluAnd, aluLsh, aluRsh, aluNeg, aluMod, aluXor, aluArsh} {
+			ops = append(ops, ALUOp{Op: code, Is64: is64})
+			if code == aluDiv || code == aluMod {
+				ops = append(ops, ALUOp{Op: code, Is64: is64, Off: 1})
+			}
+		}
+		for _, width := range []int32{16, 32, 64} {
+			ops = append(ops, ALUOp{Op: aluEnd, Is64: is64, Imm: width})
+			if !is64 {
+				ops = append(ops, ALUOp{Op: aluEnd, Imm: width, SrcX: true})
+			}
+		}
+	}
+	return ops
+}
+
+// checkALU checks one concrete instance of op against ScalarALU.
+func checkALU(t *testing.T, op ALUOp, dst, src Scalar, x, y uint64) {
+	t.Helper()
+	got := ScalarALU(op, dst, src)
+	want := evalALU(op, x, y)
+	if !got.Valid() || !got.Contains(want) {
+		t.Fatalf("%+v: dst %+v (x=%#x) src %+v (y=%#x): result %+v misses %#x (valid %v)",
+			op, dst, x, src, y, got, want, got.Valid())
+	}
+}
+
+func TestScalarALUSound(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, op := range allALUOps() {
+		for range 3000 {
+			dst, x := randScalar(r)
+			src, y := randScalar(r)
+			if op.Op == aluLsh || op.Op == aluRsh || op.Op == aluArsh {
+				if r.IntN(2) == 0 {
+					y = uint64(r.IntN(64))
+					src = ConstScalar(y)
+				}
+			}
+			x = randMember(r, dst, x)
+			y = randMember(r, src, y)
+			checkALU(t, op, dst, src, x, y)
+		}
+	}
+}
+
+func TestSyncSound(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		s, x := randScalar(r)
+		if !s.Valid() || !s.Contains(x) {
+			t.Fatalf("randScalar gave %+v without its member %#x", s, x)
+		}
+	}
+}
+
+func TestExtendSound(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		s, x := randScalar(r)
+		x = randMember(r, s, x)
+		for _, size := range []int{1, 2, 4} {
+			if got, want := SignExtend(s, size, true), uint64(signExtendFrom(x, size)); !got.Valid() || !got.Contains(want) {
+				t.Fatalf("SignExtend(%+v, %d, 64) = %+v misses %#x", s, size, got, want)
+			}
+			if got, want := Truncate(s, size), x&(1<<(uint(size)*8)-1); !got.Valid() || !got.Contains(want) {
+				t.Fatalf("Truncate(%+v, %d) = %+v misses %#x", s, size, got, want)
+			}
+		}
+		for _, size := range []int{1, 2} {
+			want := uint64(uint32(signExtendFrom(x, size)))
+			if got := SignExtend(s, size, false); !got.Valid() || !got.Contains(want) {
+				t.Fatalf("SignExtend(%+v, %d, 32) = %+v misses %#x", s, size, got, want)
+			}
+		}
+		if got, want := ZeroExtend32(s), uint64(uint32(x)); !got.Valid() || !got.Contains(want) {
+			t.Fatalf("ZeroExtend32(%+v) = %+v misses %#x", s, got, want)
+		}
+	}
+}
+
+// neg is the two's complement of v, for negative constants.
+func neg(v uint64) uint64 { return -v }
+
+// urange returns the synced scalar of the unsigned range [lo, hi].
+func urange(lo, hi uint64) Scalar {
+	s := UnknownScalar()
+	s.UMin, s.UMax = lo, hi
+	s.Sync()
+	return s
+}
+
+// sc builds a scalar from all its fields, for expectations.
+func sc(v, m uint64, smin, smax int64, umin, umax uint64, s32min, s32max int32, u32min, u32max uint32) Scalar {
+	return Scalar{Var: Tnum{v, m}, SMin: smin, SMax: smax, UMin: umin, UMax: umax,
+		S32Min: s32min, S32Max: s32max, U32Min: u32min, U32Max: u32max}
+}
+
+// small is the scalar of [lo, hi] within [0, 2^31) in every view.
+func small(v, m uint64, lo, hi uint64) Scalar {
+	return sc(v, m, int64(lo), int64(hi), lo, hi, int32(lo), int32(hi), uint32(lo), uint32(hi))
+}
+
+func TestScalarALU(t *testing.T) {
+	const minusOne = math.MaxUint64
+	tests := []struct {
+		name     string
+		op       ALUOp
+		dst, src Scalar
+		want     Scalar
+	}{
+		{"add const", ALUOp{Op: aluAdd, Is64: true}, urange(0, 10), ConstScalar(5), small(0, 0xf, 5, 15)},
+		{"add wraps both ends", ALUOp{Op: aluAdd, Is64: true}, urange(minusOne-1, minusOne), ConstScalar(2), small(0, 1, 0, 1)},
+		{"and mask", ALUOp{Op: aluAnd, Is64: true}, UnknownScalar(), ConstScalar(0xff), small(0, 0xff, 0, 0xff)},
+		{"and consts", ALUOp{Op: aluAnd, Is64: true}, ConstScalar(0xf0), ConstScalar(0x3c), ConstScalar(0x30)},
+		{"or const", ALUOp{Op: aluOr, Is64: true}, urange(0, 3), ConstScalar(4), small(4, 3, 4, 7)},
+		{"xor const", ALUOp{Op: aluXor, Is64: true}, urange(0, 3), ConstScalar(1), small(0, 3, 0, 3)},
+		{"lsh", ALUOp{Op: aluLsh, Is64: true}, urange(0, 3), ConstScalar(2), small(0, 0xc, 0, 12)},
+		{"rsh unknown", ALUOp{Op: aluRsh, Is64: true}, UnknownScalar(), ConstScalar(60), small(0, 0xf, 0, 15)},
+		{"arsh negative const", ALUOp{Op: aluArsh, Is64: true}, ConstScalar(neg(16)), ConstScalar(2), ConstScalar(neg(4))},
+		{"arsh32 negative const", ALUOp{Op: aluArsh}, ConstScalar(0x80000000), ConstScalar(4), ConstScalar(0xf8000000)},
+		{"neg range", ALUOp{Op: aluNeg, Is64: true}, urange(1, 5), Scalar{},
+			sc(0xfffffffffffffff8, 7, -5, -1, minusOne-4, minusOne, -5, -1, math.MaxUint32-4, math.MaxUint32)},
+		{"mul ranges", ALUOp{Op: aluMul, Is64: true}, urange(2, 3), urange(4, 5), small(8, 7, 8, 15)},
+		{"add32 wraps to zero", ALUOp{Op: aluAdd}, ConstScalar(math.MaxUint32), ConstScalar(1), ConstScalar(0)},
+		{"sub32 zero-extends", ALUOp{Op: aluSub}, ConstScalar(0), ConstScalar(1), ConstScalar(math.MaxUint32)},
+		{"div unknown", ALUOp{Op: aluDiv, Is64: true}, urange(0, 10), ConstScalar(2), UnknownScalar()},
+		{"div32 not zero-extended", ALUOp{Op: aluDiv}, urange(0, 10), ConstScalar(2), UnknownScalar()},
+		{"end unknown", ALUOp{Op: aluEnd, Imm: 16}, ConstScalar(1), Scalar{}, UnknownScalar()},
+		{"shift by variable", ALUOp{Op: aluLsh, Is64: true}, ConstScalar(1), urange(0, 3), UnknownScalar()},
+		{"shift out of range", ALUOp{Op: aluLsh}, ConstScalar(1), ConstScalar(32), UnknownScalar()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ScalarALU(tt.op, tt.dst, tt.src)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ScalarALU mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSignExtend(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Scalar
+		size int
+		is64 bool
+		want Scalar
+	}{
+		{"const byte", ConstScalar(0x80), 1, true, ConstScalar(neg(0x80))},
+		{"small positive range", urange(0, 100), 1, true, small(0, 0x7f, 0, 100)},
+		{"range crossing sign", urange(0, 0xff), 1, true,
+			sc(0, math.MaxUint64, -128, 127, 0, math.MaxUint64, -128, 127, 0, math.MaxUint32)},
+		{"w const half", ConstScalar(0x8000), 2, false, ConstScalar(0xffff8000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, SignExtend(tt.in, tt.size, tt.is64)); diff != "" {
+				t.Errorf("SignExtend mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   Scalar
+		size int
+		want Scalar
+	}{
+		{ConstScalar(0x1234), 1, ConstScalar(0x34)},
+		{UnknownScalar(), 2, small(0, 0xffff, 0, 0xffff)},
+		{urange(0x100, 0x1ff), 1, small(0, 0xff, 0, 0xff)},
+		{urange(0x1_0000_0005, 0x1_0000_0007), 4, small(4, 3, 5, 7)},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d/%v", tt.size, tt.in.Var), func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Truncate(tt.in, tt.size)); diff != "" {
+				t.Errorf("Truncate mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConstructors(t *testing.T) {
+	want := sc(0, math.MaxUint64, math.MinInt64, math.MaxInt64, 0, math.MaxUint64,
+		math.MinInt32, math.MaxInt32, 0, math.MaxUint32)
+	if diff := cmp.Diff(want, UnknownScalar()); diff != "" {
+		t.Errorf("UnknownScalar mismatch (-want +got):\n%s", diff)
+	}
+	c := ConstScalar(neg(2))
+	if diff := cmp.Diff(sc(neg(2), 0, -2, -2, neg(2), neg(2), -2, -2, math.MaxUint32-1, math.MaxUint32-1), c); diff != "" {
+		t.Errorf("ConstScalar mismatch (-want +got):\n%s", diff)
+	}
+	if !c.IsConst() || !c.IsConst32() || c.Const() != neg(2) || !c.Valid() {
+		t.Errorf("ConstScalar(-2) predicates wrong: %+v", c)
+	}
+	u := UnknownScalar()
+	if !u.RangeWithin(c) || c.RangeWithin(u) {
+		t.Errorf("RangeWithin: unknown must hold the constant and not the reverse")
+	}
+	bad := ConstScalar(3)
+	bad.UMax = 4
+	if bad.Valid() {
+		t.Errorf("Valid accepted a constant tnum with a wider range")
+	}
+}
+
+func FuzzScalarALU(f *testing.F) {
+	f.Add(uint8(aluAdd), true, int16(0), uint64(1), uint64(2))
+	f.Fuzz(func(t *testing.T, code uint8, is64 bool, off int16, seed1, seed2 uint64) {
+		ops := allALUOps()
+		op := ops[int(code)%len(ops)]
+		op.Is64 = is64
+		if op.Op == aluDiv || op.Op == aluMod {
+			op.Off = off & 1
+		}
+		r := rand.New(rand.NewPCG(seed1, seed2))
+		dst, x := randScalar(r)
+		src, y := randScalar(r)
+		checkALU(t, op, dst, src, randMember(r, dst, x), randMember(r, src, y))
+	})
+}
+
+func BenchmarkScalarALU(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	dst, _ := randScalar(r)
+	src, _ := randScalar(r)
+	ops := allALUOps()
+	b.ResetTimer()
+	for i := range b.N {
+		dst = ScalarALU(ops[i%len(ops)], dst, src)
+	}
+}

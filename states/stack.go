@@ -1,0 +1,113 @@
+package states
+
+// The stack of one frame.
+//
+// Frame.Stack grows downwards from the frame pointer: Stack[spi] is the
+// 8-byte slot at [fp-8*(spi+1), fp-8*spi), and its Types[i] describe the
+// byte at fp-8*(spi+1)+i. Only the slots the program has touched are
+// allocated; a byte outside the allocation reads as StackInvalid.
+//
+// Slot.Spilled holds the register state of a spilled register (StackSpill).
+// The kinds the verifier keeps as whole objects on the stack reuse the same
+// register by convention, so that equivalence can compare them:
+//   - StackDynptr: Aux is the dynptr type, Off is 1 on the dynptr's first
+//     slot and 0 on its second, RefObjID its reference.
+//   - StackIter: Aux is the iterator's BTF type id, Off its state (active,
+//     drained), Range its depth (never compared), RefObjID its reference
+//     (main slot only).
+//   - StackIRQFlag: Aux is the kfunc class, RefObjID the irq reference.
+
+// maxSlots is the number of slots in a full frame stack.
+const maxSlots = MaxStack / SlotSize
+
+// lastByte is the index of the highest byte of a slot: the byte a 64-bit
+// spill and a sub-register spill both mark, so it decides "is spilled".
+const lastByte = SlotSize - 1
+
+// AllocatedStack returns the number of stack bytes the frame has allocated,
+// always a multiple of SlotSize.
+func (f *Frame) AllocatedStack() int { return len(f.Stack) * SlotSize }
+
+// GrowStack makes the allocated stack cover at least bytes bytes below the
+// frame pointer, rounded up to whole slots (the kernel's grow_stack_state).
+// New slots are StackInvalid with a zero spilled register. It never shrinks
+// the stack, and it stops at MaxStack: a larger request is the caller's
+// error to report, not a reason to allocate.
+func (f *Frame) GrowStack(bytes int) {
+	if bytes > MaxStack {
+		bytes = MaxStack
+	}
+	n := (bytes + SlotSize - 1) / SlotSize
+	old := len(f.Stack)
+	if n <= old {
+		return
+	}
+	if n <= cap(f.Stack) {
+		f.Stack = f.Stack[:n]
+		clear(f.Stack[old:])
+		return
+	}
+	grown := make([]Slot, n, max(n, min(2*cap(f.Stack), maxSlots)))
+	copy(grown, f.Stack)
+	f.Stack = grown
+}
+
+// SlotAt returns the slot holding the byte at fp+off and the byte's index in
+// the slot's Types. It returns nil, -1 when off is not below the frame
+// pointer or the slot is not allocated.
+func (f *Frame) SlotAt(off int) (*Slot, int) {
+	if off >= 0 {
+		return nil, -1
+	}
+	spi := (-off - 1) / SlotSize
+	if spi >= len(f.Stack) {
+		return nil, -1
+	}
+	return &f.Stack[spi], off + SlotSize*(spi+1)
+}
+
+// SlotIndex returns the slot index (spi) of the byte at fp+off, for off < 0.
+func SlotIndex(off int) int { return (-off - 1) / SlotSize }
+
+// SlotOffset returns the frame-pointer offset of the lowest byte of slot spi
+// (-8 for spi 0), the offset the log prints as "fp-8".
+func SlotOffset(spi int) int { return -SlotSize * (spi + 1) }
+
+// IsSpilledReg reports whether the slot holds a spilled register, of any
+// width (the kernel's is_spilled_reg).
+func (s *Slot) IsSpilledReg() bool { return s.Types[lastByte] == StackSpill }
+
+// IsSpilledScalarReg reports whether the slot holds a spilled scalar of any
+// width (is_spilled_scalar_reg).
+func (s *Slot) IsSpilledScalarReg() bool {
+	return s.IsSpilledReg() && s.Spilled.Type == ScalarValue
+}
+
+// IsSpilledScalarReg64 reports whether the slot holds a scalar spilled with
+// a full 8-byte store (is_spilled_scalar_reg64).
+func (s *Slot) IsSpilledScalarReg64() bool {
+	return s.Types[0] == StackSpill && s.Spilled.Type == ScalarValue
+}
+
+// IsAllMisc reports whether every byte of the slot is StackMisc, also
+// counting StackInvalid when uninitialised stack reads are allowed
+// (is_stack_all_misc). A load from such a slot yields an unknown scalar.
+func (s *Slot) IsAllMisc(allowUninit bool) bool {
+	for _, t := range s.Types {
+		if t == StackMisc || (t == StackInvalid && allowUninit) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// Invalidate resets the slot to never-written: every byte StackInvalid and
+// the spilled register NotInit.
+func (s *Slot) Invalidate() {
+	s.Types = [SlotSize]SlotType{}
+	s.Spilled.MarkNotInit()
+}
+
+// IsValid reports whether any byte of the slot has been written.
+func (s *Slot) IsValid() bool { return s.Types != [SlotSize]SlotType{} }

@@ -1,0 +1,197 @@
+package states
+
+// Tnum is a tristate number: each bit is known 0, known 1, or unknown.
+// A bit is unknown when it is set in Mask; known bits are in Value, and
+// Value&Mask is always 0.
+type Tnum struct {
+	Value, Mask uint64
+}
+
+// Scalar is the numeric part of a register: a tnum plus signed and unsigned
+// bounds on the full 64-bit value and on its low 32-bit subregister. The
+// eight bounds and the tnum are kept consistent with each other (see Sync).
+// For a pointer it describes the variable part of the offset.
+type Scalar struct {
+	Var            Tnum
+	SMin, SMax     int64
+	UMin, UMax     uint64
+	S32Min, S32Max int32
+	U32Min, U32Max uint32
+}
+
+// RegType is the kind of value a register holds (the kernel's base
+// bpf_reg_type, without flags).
+type RegType uint8
+
+// Register kinds.
+const (
+	NotInit RegType = iota
+	ScalarValue
+	PtrToCtx
+	ConstPtrToMap
+	PtrToMapValue
+	PtrToMapKey
+	PtrToStack
+	PtrToPacketMeta
+	PtrToPacket
+	PtrToPacketEnd
+	PtrToFlowKeys
+	PtrToSocket
+	PtrToSockCommon
+	PtrToTCPSock
+	PtrToTPBuffer
+	PtrToXDPSock
+	PtrToBTFID
+	PtrToMem
+	PtrToBuf
+	PtrToFunc
+	PtrToArena
+	numRegTypes
+)
+
+// RegFlags are the kernel's type flags that refine a RegType.
+type RegFlags uint16
+
+// Register type flags. Two registers of the same RegType but different
+// flags are different types for equivalence.
+const (
+	MaybeNull RegFlags = 1 << iota
+	MemRdonly
+	MemRingbuf
+	MemUser
+	MemPercpu
+	MemRCU
+	PtrUntrusted
+	PtrTrusted
+	MemAlloc
+	MemUninit
+)
+
+// Reg is the abstract state of one register (or of a spilled register in a
+// stack slot). It is a plain value, copied by assignment.
+type Reg struct {
+	// Scalar is the value of a scalar register, or the variable offset of
+	// a pointer.
+	Scalar
+	// Off is the fixed offset of a pointer from its base.
+	Off int32
+	// Range is, for packet pointers, the number of bytes past the pointer
+	// known to be inside the packet; for PtrToMem/PtrToBuf the size of the
+	// memory region.
+	Range int32
+	// ID groups registers that share facts: maybe-null pointers from one
+	// lookup, packet pointers derived from one another, linked scalars.
+	ID uint32
+	// RefObjID is the id of the acquired reference this register holds.
+	RefObjID uint32
+	// Aux identifies the object behind a pointer: the map index for
+	// ConstPtrToMap and PtrToMapValue/PtrToMapKey, the BTF type id for
+	// PtrToBTFID, the subprogram index for PtrToFunc.
+	Aux uint32
+	// Type is the register kind and Flags its refinements.
+	Type  RegType
+	Flags RegFlags
+	// FrameNo is the call frame a PtrToStack points into.
+	FrameNo uint8
+	// Precise marks a scalar whose exact range mattered to safety on some
+	// path below the checkpoint holding it.
+	Precise bool
+}
+
+// SlotType is the kind of one byte of the stack.
+type SlotType uint8
+
+// Stack byte kinds.
+const (
+	StackInvalid SlotType = iota // never written
+	StackSpill                   // part of a spilled register (Slot.Spilled)
+	StackMisc                    // unknown data
+	StackZero                    // known zero
+	StackDynptr
+	StackIter
+	StackIRQFlag
+)
+
+// SlotSize is the size in bytes of one stack slot (one register).
+const SlotSize = 8
+
+// MaxStack is the size of one frame's stack in bytes.
+const MaxStack = 512
+
+// Slot is one 8-byte stack slot. Types[i] describes the byte at address
+// fp - 8*(spi+1) + i, where spi is the slot's index in Frame.Stack.
+type Slot struct {
+	Spilled Reg
+	Types   [SlotSize]SlotType
+}
+
+// NumRegs is the number of BPF registers, r0..r10.
+const NumRegs = 11
+
+// MaxCallFrames is the deepest bpf-to-bpf call chain.
+const MaxCallFrames = 8
+
+// Frame is the state of one call frame.
+type Frame struct {
+	Regs [NumRegs]Reg
+	// Stack holds the allocated slots; Stack[spi] covers bytes
+	// [fp-8*(spi+1), fp-8*spi). Its length is the allocated stack / 8.
+	Stack []Slot
+	// CallSite is the instruction index of the call that created this
+	// frame, or -1 for the main program.
+	CallSite int32
+	// FrameNo is the frame's depth (0 for the main program).
+	FrameNo int32
+	// SubProg is the index of the subprogram this frame executes.
+	SubProg int32
+	// CallbackDepth counts how many times a callback has been re-entered.
+	CallbackDepth int32
+	// InCallbackFn and InAsyncCallbackFn mark callback frames.
+	InCallbackFn      bool
+	InAsyncCallbackFn bool
+	// CallbackRetMin/Max is the range a callback's return must lie in.
+	CallbackRetMin, CallbackRetMax int32
+}
+
+// Ref is an acquired reference (socket, ringbuf record, lock...).
+type Ref struct {
+	ID          uint32
+	InsnIdx     int32 // where it was acquired
+	Kind        uint8
+	CallbackRef int32
+}
+
+// JmpHistEntry records one step of the path since the last checkpoint that
+// precision backtracking needs to walk back over: a jump (from PrevIdx to
+// Idx) or a stack access.
+type JmpHistEntry struct {
+	Idx, PrevIdx int32
+	Flags        uint32
+	LinkedRegs   uint64
+}
+
+// State is a whole verifier state: the call frames plus everything the
+// kernel keeps per path.
+type State struct {
+	Frames   [MaxCallFrames]*Frame
+	CurFrame int32
+	// Parent is the checkpoint this state descends from.
+	Parent *State
+	// Branches counts paths below this state that are still open.
+	Branches           int32
+	InsnIdx            int32
+	FirstInsnIdx       int32
+	LastInsnIdx        int32
+	Refs               []Ref
+	ActiveLocks        int32
+	ActiveRCU          bool
+	ActivePreemptLocks int32
+	Speculative        bool
+	InSleepable        bool
+	// Cleaned marks a checkpoint whose dead registers and slots were reset.
+	Cleaned             bool
+	JmpHistory          []JmpHistEntry
+	DFSDepth            int32
+	CallbackUnrollDepth int32
+	MayGotoDepth        int32
+}

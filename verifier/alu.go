@@ -1,0 +1,408 @@
+package verifier
+
+import (
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// aluString names an ALU operation the way the kernel's messages do.
+var aluString = [16]string{"+=", "-=", "*=", "/=", "|=", "&=", "<<=", ">>=", "neg", "%=", "^=", "=", "s>>=", "endian", "", ""}
+
+// regs returns the registers of the current frame.
+func (e *env) regs() *[states.NumRegs]states.Reg {
+	return &e.cur.Frames[e.cur.CurFrame].Regs
+}
+
+// checkRegRead is check_reg_arg(SRC_OP): the register must be initialised.
+func (e *env) checkRegRead(r uint8) error {
+	if r >= states.NumRegs {
+		return e.reject(e.insnIdx, "R%d is invalid", r)
+	}
+	if e.regs()[r].Type == states.NotInit {
+		return e.reject(e.insnIdx, "R%d !read_ok", r)
+	}
+	return nil
+}
+
+// checkRegWrite is check_reg_arg(DST_OP_NO_MARK): r10 is read only.
+func (e *env) checkRegWrite(r uint8) error {
+	if r >= states.NumRegs {
+		return e.reject(e.insnIdx, "R%d is invalid", r)
+	}
+	if r == states.RegFP {
+		return e.reject(e.insnIdx, "frame pointer is read only")
+	}
+	return nil
+}
+
+// markUnknown makes r an unknown, imprecise scalar.
+func (e *env) markUnknown(r *states.Reg) { r.MarkUnknown(false) }
+
+// assignScalarIDBeforeMov gives an unknown scalar an id before it is
+// copied, so that the two copies stay linked.
+func (e *env) assignScalarIDBeforeMov(r *states.Reg) {
+	if r.Type != states.ScalarValue {
+		return
+	}
+	if r.ID&states.AddConstID != 0 {
+		// A register linked with a delta cannot be the base of a new link.
+		r.ID = 0
+		r.Off = 0
+	}
+	if r.ID == 0 && !r.Var.IsConst() {
+		r.ID = e.newID()
+	}
+}
+
+// regWidth is the number of significant bits of a scalar's value.
+func regWidth(r *states.Reg) int {
+	v := r.UMax
+	n := 0
+	for v != 0 {
+		n++
+		v >>= 1
+	}
+	return n
+}
+
+// checkALU simulates one ALU or ALU64 instruction.
+func (e *env) checkALU(in insn.Insn) error {
+	op := in.ALUOp()
+	is64 := in.Class() == insn.ClassALU64
+	regs := e.regs()
+	switch op {
+	case insn.ALUEnd, insn.ALUNeg:
+		if err := e.checkRegRead(in.Dst); err != nil {
+			return err
+		}
+		if regs[in.Dst].IsPointer() {
+			return e.reject(e.insnIdx, "R%d pointer arithmetic prohibited", in.Dst)
+		}
+		if err := e.checkRegWrite(in.Dst); err != nil {
+			return err
+		}
+		d := &regs[in.Dst]
+		res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, d.Scalar, states.ConstScalar(0))
+		d.MarkUnknown(false)
+		d.Scalar = res
+		return nil
+	case insn.ALUMov:
+		return e.checkMov(in, is64)
+	}
+	if in.SrcIsReg() {
+		if err := e.checkRegRead(in.Src); err != nil {
+			return err
+		}
+	}
+	if err := e.checkRegRead(in.Dst); err != nil {
+		return err
+	}
+	if (op == insn.ALUMod || op == insn.ALUDiv) && !in.SrcIsReg() && in.Imm == 0 {
+		return e.reject(e.insnIdx, "div by zero")
+	}
+	if (op == insn.ALULsh || op == insn.ALURsh || op == insn.ALUArsh) && !in.SrcIsReg() {
+		size := int32(32)
+		if is64 {
+			size = 64
+		}
+		if in.Imm < 0 || in.Imm >= size {
+			return e.reject(e.insnIdx, "invalid shift %d", in.Imm)
+		}
+	}
+	if err := e.checkRegWrite(in.Dst); err != nil {
+		return err
+	}
+	return e.adjustRegMinMax(in, op, is64)
+}
+
+// checkMov simulates BPF_MOV in all its forms (plain, 32-bit, movsx).
+func (e *env) checkMov(in insn.Insn, is64 bool) error {
+	regs := e.regs()
+	if !in.SrcIsReg() {
+		if err := e.checkRegWrite(in.Dst); err != nil {
+			return err
+		}
+		if is64 {
+			regs[in.Dst].MarkConst(uint64(int64(in.Imm)))
+		} else {
+			regs[in.Dst].MarkConst(uint64(uint32(in.Imm)))
+		}
+		return nil
+	}
+	if err := e.checkRegRead(in.Src); err != nil {
+		return err
+	}
+	if err := e.checkRegWrite(in.Dst); err != nil {
+		return err
+	}
+	src := &regs[in.Src]
+	dst := &regs[in.Dst]
+	if is64 {
+		if in.Off == 0 {
+			e.assignScalarIDBeforeMov(src)
+			*dst = *src
+			return nil
+		}
+		if src.IsPointer() {
+			return e.reject(e.insnIdx, "R%d sign-extension part of pointer", in.Src)
+		}
+		noSext := src.UMax < uint64(1)<<(in.Off-1)
+		if noSext {
+			e.assignScalarIDBeforeMov(src)
+		}
+		*dst = *src
+		if !noSext {
+			dst.ID = 0
+		}
+		dst.Scalar = states.SignExtend(dst.Scalar, int(in.Off)/8, true)
+		return nil
+	}
+	if src.IsPointer() {
+		return e.reject(e.insnIdx, "R%d partial copy of pointer", in.Src)
+	}
+	if in.Off == 0 {
+		fits := regWidth(src) <= 32
+		if fits {
+			e.assignScalarIDBeforeMov(src)
+		}
+		*dst = *src
+		if !fits {
+			dst.ID = 0
+		}
+	} else {
+		noSext := src.UMax < uint64(1)<<(in.Off-1)
+		if noSext {
+			e.assignScalarIDBeforeMov(src)
+		}
+		*dst = *src
+		if !noSext {
+			dst.ID = 0
+		}
+		dst.Scalar = states.SignExtend(dst.Scalar, int(in.Off)/8, false)
+	}
+	dst.Scalar = states.ZeroExtend32(dst.Scalar)
+	dst.Scalar.Sync()
+	return nil
+}
+
+// adjustRegMinMax is adjust_reg_min_max_vals: dispatch between pointer
+// arithmetic and scalar arithmetic.
+func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
+	regs := e.regs()
+	dst := &regs[in.Dst]
+	var srcVal states.Reg
+	var src *states.Reg
+	if in.SrcIsReg() {
+		src = &regs[in.Src]
+		if src.Type != states.ScalarValue {
+			if dst.Type != states.ScalarValue {
+				if op == insn.ALUSub && is64 && e.allowPtrLeaks() {
+					e.markUnknown(dst)
+					return nil
+				}
+				return e.reject(e.insnIdx, "R%d pointer %s pointer prohibited", in.Dst, aluString[op>>4])
+			}
+			// scalar += pointer: the result is the pointer.
+			if err := e.markChainPrecision(int(in.Dst)); err != nil {
+				return err
+			}
+			return e.adjustPtrMinMax(in, op, is64, src, dst)
+		} else if dst.Precise {
+			if err := e.markChainPrecision(int(in.Src)); err != nil {
+				return err
+			}
+		}
+	} else {
+		srcVal.MarkConst(uint64(int64(in.Imm)))
+		src = &srcVal
+	}
+	if dst.Type != states.ScalarValue {
+		if in.SrcIsReg() {
+			if err := e.markChainPrecision(int(in.Src)); err != nil {
+				return err
+			}
+		}
+		return e.adjustPtrMinMax(in, op, is64, dst, src)
+	}
+	srcScalar := src.Scalar
+	if !in.SrcIsReg() && !is64 {
+		srcScalar = states.ConstScalar(uint64(int64(in.Imm)))
+	}
+	res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, dst.Scalar, srcScalar)
+	// Linked scalars: r += const keeps the link with a delta; anything
+	// else breaks it.
+	if op == insn.ALUAdd && is64 && dst.ID != 0 && src.IsConst() {
+		val := src.Var.Value
+		if dst.ID&states.AddConstID != 0 || val > 0x7fffffff {
+			dst.ID = 0
+			dst.Off = 0
+		} else {
+			dst.ID |= states.AddConstID
+			dst.Off = int32(val)
+		}
+	} else {
+		dst.ID = 0
+		dst.Off = 0
+	}
+	dst.Scalar = res
+	return nil
+}
+
+// allowPtrLeaks is true for privileged loaders, which vercheck models.
+func (e *env) allowPtrLeaks() bool { return true }
+
+// checkRegSaneOffset is check_reg_sane_offset.
+func (e *env) checkRegSaneOffset(r *states.Reg, ptr *states.Reg) error {
+	tname := regTypeStr(ptr)
+	if r.Var.IsConst() {
+		v := int64(r.Var.Value)
+		if v >= maxVarOff || v <= -maxVarOff {
+			return e.reject(e.insnIdx, "math between %s pointer and %d is not allowed", tname, v)
+		}
+	}
+	if r.Off >= maxVarOff || r.Off <= -maxVarOff {
+		return e.reject(e.insnIdx, "%s pointer offset %d is not allowed", tname, r.Off)
+	}
+	if r.SMin == minInt64 {
+		return e.reject(e.insnIdx, "math between %s pointer and register with unbounded min value is not allowed", tname)
+	}
+	if r.SMin >= maxVarOff || r.SMin <= -maxVarOff {
+		return e.reject(e.insnIdx, "value %d makes %s pointer be out of bounds", r.SMin, tname)
+	}
+	return nil
+}
+
+const (
+	minInt64  = -1 << 63
+	maxInt64  = 1<<63 - 1
+	maxUint64 = ^uint64(0)
+)
+
+// adjustPtrMinMax is adjust_ptr_min_max_vals: pointer plus or minus a
+// scalar. ptr and off are the operands; the result goes to the insn's dst.
+func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *states.Reg) error {
+	regs := e.regs()
+	dst := &regs[in.Dst]
+	dstNo := in.Dst
+	if !is64 {
+		if op == insn.ALUSub && e.allowPtrLeaks() {
+			e.markUnknown(dst)
+			return nil
+		}
+		return e.reject(e.insnIdx, "R%d 32-bit pointer arithmetic prohibited", dstNo)
+	}
+	if ptr.MaybeNull() {
+		return e.reject(e.insnIdx, "R%d pointer arithmetic on %s prohibited, null-check it first", dstNo, regTypeStr(ptr))
+	}
+	known := off.Var.IsConst()
+	smin, smax, umin, umax := off.SMin, off.SMax, off.UMin, off.UMax
+	switch ptr.Type {
+	case states.PtrToCtx, states.PtrToMapValue, states.PtrToMapKey, states.PtrToStack,
+		states.PtrToPacketMeta, states.PtrToPacket, states.PtrToTPBuffer, states.PtrToBTFID,
+		states.PtrToMem, states.PtrToBuf, states.PtrToFunc:
+	case states.PtrToFlowKeys:
+		if !known {
+			return e.reject(e.insnIdx, "R%d pointer arithmetic on %s prohibited", dstNo, regTypeStr(ptr))
+		}
+	case states.ConstPtrToMap:
+		if !(known && smin == 0 && op == insn.ALUAdd) {
+			return e.reject(e.insnIdx, "R%d pointer arithmetic on %s prohibited", dstNo, regTypeStr(ptr))
+		}
+	default:
+		return e.reject(e.insnIdx, "R%d pointer arithmetic on %s prohibited", dstNo, regTypeStr(ptr))
+	}
+	if (known && (smin != smax || umin != umax)) || smin > smax || umin > umax {
+		e.markUnknown(dst)
+		return nil
+	}
+	p := *ptr
+	if err := e.checkRegSaneOffset(off, &p); err != nil {
+		return err
+	}
+	if err := e.checkRegSaneOffset(&p, &p); err != nil {
+		return err
+	}
+	res := p
+	res.Precise = false
+	switch op {
+	case insn.ALUAdd:
+		if known && int64(p.Off)+smin == int64(int32(int64(p.Off)+smin)) {
+			res.Off = p.Off + int32(smin)
+			break
+		}
+		res.SMin, res.SMax = addSat(p.SMin, smin, p.SMax, smax)
+		if p.UMin+umin < p.UMin || p.UMax+umax < p.UMax {
+			res.UMin, res.UMax = 0, maxUint64
+		} else {
+			res.UMin, res.UMax = p.UMin+umin, p.UMax+umax
+		}
+		res.Var = p.Var.Add(off.Var)
+		if p.IsPktPointer() {
+			res.ID = e.newID()
+			res.Range = 0
+		}
+	case insn.ALUSub:
+		if dst == off {
+			return e.reject(e.insnIdx, "R%d tried to subtract pointer from scalar", dstNo)
+		}
+		if p.Type == states.PtrToStack {
+			return e.reject(e.insnIdx, "R%d subtraction from stack pointer prohibited", dstNo)
+		}
+		if known && int64(p.Off)-smin == int64(int32(int64(p.Off)-smin)) {
+			res.Off = p.Off - int32(smin)
+			break
+		}
+		lo, ok1 := subOK(p.SMin, smax)
+		hi, ok2 := subOK(p.SMax, smin)
+		if ok1 && ok2 {
+			res.SMin, res.SMax = lo, hi
+		} else {
+			res.SMin, res.SMax = minInt64, maxInt64
+		}
+		if p.UMin < umax {
+			res.UMin, res.UMax = 0, maxUint64
+		} else {
+			res.UMin, res.UMax = p.UMin-umax, p.UMax-umin
+		}
+		res.Var = p.Var.Sub(off.Var)
+		if p.IsPktPointer() {
+			res.ID = e.newID()
+			if smin < 0 {
+				res.Range = 0
+			}
+		}
+	case insn.ALUAnd, insn.ALUOr, insn.ALUXor:
+		return e.reject(e.insnIdx, "R%d bitwise operator %s on pointer prohibited", dstNo, aluString[op>>4])
+	default:
+		return e.reject(e.insnIdx, "R%d pointer arithmetic with %s operator prohibited", dstNo, aluString[op>>4])
+	}
+	// Pointers carry no 32-bit bounds.
+	res.S32Min, res.S32Max = -1<<31, 1<<31-1
+	res.U32Min, res.U32Max = 0, 1<<32-1
+	if err := e.checkRegSaneOffset(&res, &p); err != nil {
+		return err
+	}
+	res.Scalar.Sync()
+	*dst = res
+	return nil
+}
+
+// addSat adds two signed ranges, widening to the full range on overflow.
+func addSat(aMin, bMin, aMax, bMax int64) (int64, int64) {
+	lo, ok1 := addOK(aMin, bMin)
+	hi, ok2 := addOK(aMax, bMax)
+	if !ok1 || !ok2 {
+		return minInt64, maxInt64
+	}
+	return lo, hi
+}
+
+func addOK(a, b int64) (int64, bool) {
+	s := a + b
+	return s, !((a >= 0) == (b >= 0) && (s >= 0) != (a >= 0))
+}
+
+func subOK(a, b int64) (int64, bool) {
+	s := a - b
+	return s, !((a >= 0) != (b >= 0) && (s >= 0) != (a >= 0))
+}

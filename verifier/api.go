@@ -1,0 +1,124 @@
+package verifier
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/prune"
+)
+
+// Kernel limits reproduced by vercheck.
+const (
+	// MaxProcessedInsns is BPF_COMPLEXITY_LIMIT_INSNS: the most
+	// instructions one verification may simulate, over all paths.
+	MaxProcessedInsns = 1_000_000
+	// MaxJmpSeq is BPF_COMPLEXITY_LIMIT_JMP_SEQ: the most pending branch
+	// states at once.
+	MaxJmpSeq = 8192
+	// maxVarOff is BPF_MAX_VAR_OFF: the largest offset pointer
+	// arithmetic may produce.
+	maxVarOff = 1 << 29
+)
+
+// Sentinel errors callers may test with errors.Is.
+var (
+	// ErrComplexityLimit: the processed-instruction or jump-sequence limit
+	// was reached.
+	ErrComplexityLimit = errors.New("complexity limit reached")
+	// ErrUnsupported: the program uses a feature vercheck does not model.
+	ErrUnsupported = errors.New("unsupported")
+	// ErrTimeout: the per-program time limit ran out.
+	ErrTimeout = errors.New("time limit reached")
+	// ErrInternal: vercheck itself failed (a bug); the program's verdict
+	// is unknown.
+	ErrInternal = errors.New("internal error")
+)
+
+// Options control one verification.
+type Options struct {
+	// Policy is the pruning policy; the zero value means the kernel's.
+	Policy *prune.Policy
+	// Timeout bounds the wall time of one program's verification (0: none).
+	Timeout time.Duration
+	// LogLevel 0 keeps no log, 1 keeps the failing path, 2 every state.
+	LogLevel int
+	// MaxStateBytes caps the memory of stored states (0: no cap).
+	MaxStateBytes int64
+}
+
+// Stats are the kernel's verification figures plus vercheck's own.
+type Stats struct {
+	InsnProcessed    int
+	MaxStatesPerInsn int
+	TotalStates      int
+	PeakStates       int
+	// StackDepth is the stack depth of each subprogram, in order.
+	StackDepth []int
+	Duration   time.Duration
+	// Hits and Misses count prune-point lookups; Evicted the states dropped.
+	Hits, Misses, Evicted int
+}
+
+// Result is the outcome of verifying one program.
+type Result struct {
+	Object   string
+	Program  string
+	Section  string
+	Type     ebpf.ProgramType
+	Accepted bool
+	Stats    Stats
+	// Err is nil when the program was accepted; otherwise a *RejectError
+	// (errors.As) or an error wrapping ErrUnsupported/ErrInternal/ErrTimeout.
+	Err error
+	// Log is the kernel-style log when Options.LogLevel > 0.
+	Log string
+}
+
+// Verdict is "accepted", "rejected", "unsupported" or "error".
+func (r *Result) Verdict() string {
+	switch {
+	case r.Accepted:
+		return "accepted"
+	case errors.Is(r.Err, ErrUnsupported):
+		return "unsupported"
+	case errors.Is(r.Err, ErrInternal):
+		return "error"
+	default:
+		return "rejected"
+	}
+}
+
+// RejectError is a rejection: the instruction, its source line, the
+// kernel-style message and the register state at that point.
+type RejectError struct {
+	Insn int
+	Line loader.Line
+	Msg  string
+	// State is the verifier state at the failing instruction, in the
+	// kernel's log format.
+	State string
+	// kind is a sentinel (ErrUnsupported, ErrComplexityLimit...) or nil.
+	kind error
+}
+
+func (e *RejectError) Error() string {
+	if e.kind == ErrUnsupported {
+		return e.Msg
+	}
+	return e.Msg
+}
+
+// Unwrap returns the rejection's kind sentinel, if any.
+func (e *RejectError) Unwrap() error { return e.kind }
+
+// Where formats the location of the rejection: "file:line: insn N".
+func (e *RejectError) Where() string {
+	if e.Line.File != "" {
+		return fmt.Sprintf("%s:%d: insn %d", e.Line.File, e.Line.Line, e.Insn)
+	}
+	return fmt.Sprintf("insn %d", e.Insn)
+}

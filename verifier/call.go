@@ -1,0 +1,617 @@
+package verifier
+
+import (
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// Kernel constants used by helper checks.
+const (
+	// maxVarSize is BPF_MAX_VAR_SIZ: the largest size a helper may be
+	// given in a register.
+	maxVarSize = 1 << 29
+	// maxErrno is MAX_ERRNO: helpers that return a length return at least
+	// -maxErrno.
+	maxErrno = 4095
+	// Helper ids with special cases in the verifier.
+	fnMapLookupElem      = 1
+	fnTailCall           = 12
+	fnGetSmpProcessorID  = 8
+	fnProbeReadStr       = 45
+	fnGetStack           = 67
+	fnProbeReadUserStr   = 114
+	fnProbeReadKernelStr = 115
+	fnGetTaskStack       = 141
+)
+
+// callMeta collects what the argument checks learn about a helper call
+// (the kernel's bpf_call_arg_meta).
+type callMeta struct {
+	mapIdx      int
+	rawMode     bool
+	rawRegno    int
+	accessSize  int
+	memSize     int64
+	msizeMax    uint64
+	refObjID    uint32
+	constMapKey int64
+	pktAccess   bool
+}
+
+// checkHelperCall is check_helper_call.
+func (e *env) checkHelperCall(in insn.Insn) error {
+	id := in.Imm
+	fn, ok := helperProto(id)
+	if !ok {
+		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
+	}
+	allowed, known := helperAllowed(e.progType, e.attach, id)
+	if !known {
+		return e.unsupported(e.insnIdx, "helper %s#%d in a %s program", fn.Name, id, e.progType)
+	}
+	if !allowed {
+		return e.reject(e.insnIdx, "program of this type cannot use helper %s#%d", fn.Name, id)
+	}
+	if fn.GPLOnly && !e.lp.GPLCompatible {
+		return e.reject(e.insnIdx, "cannot call GPL-restricted function from non-GPL compatible program")
+	}
+	if fn.Ret == RetUnsupported {
+		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, id)
+	}
+	if fn.Callback {
+		return e.unsupported(e.insnIdx, "helper %s#%d with a callback", fn.Name, id)
+	}
+	meta := callMeta{mapIdx: -1, constMapKey: -1, pktAccess: fn.PktAccess}
+	for i := 0; i < 5; i++ {
+		if err := e.checkFuncArg(i, fn, &meta); err != nil {
+			return err
+		}
+	}
+	if meta.rawMode {
+		for i := 0; i < meta.accessSize; i++ {
+			if err := e.checkMemAccess(meta.rawRegno, i, 1, accWrite, -1, false); err != nil {
+				return err
+			}
+		}
+	}
+	regs := e.regs()
+	if fn.ReleaseArg > 0 {
+		r := &regs[fn.ReleaseArg]
+		if r.RefObjID == 0 {
+			if r.IsNull() {
+				return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", fn.ReleaseArg)
+			}
+			return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", fn.ReleaseArg)
+		}
+		if err := e.releaseReference(r.RefObjID); err != nil {
+			return err
+		}
+	}
+	if id == fnTailCall && len(e.cur.Refs) > 0 {
+		return e.reject(e.insnIdx, "tail_call would lead to reference leak")
+	}
+	for r := 1; r <= 5; r++ {
+		regs[r].MarkNotInit()
+	}
+	r0 := &regs[0]
+	switch fn.Ret {
+	case RetInteger:
+		e.markUnknown(r0)
+	case RetVoid:
+		r0.MarkNotInit()
+	case RetPtrToMapValueOrNull, RetPtrToMapValue:
+		if meta.mapIdx < 0 {
+			return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
+		}
+		m := e.maps[meta.mapIdx]
+		var fl states.RegFlags
+		if fn.Ret == RetPtrToMapValueOrNull {
+			fl = states.MaybeNull
+			if id == fnMapLookupElem && canElideValueNullness(m.Type) && meta.constMapKey >= 0 && meta.constMapKey < int64(m.MaxEntries) {
+				fl = 0
+			}
+		}
+		if m.Inner != nil && (m.Type == ebpf.ArrayOfMaps || m.Type == ebpf.HashOfMaps) {
+			return e.unsupported(e.insnIdx, "lookup in a map-in-map")
+		}
+		r0.MarkPtr(states.PtrToMapValue, fl)
+		r0.Aux = uint32(meta.mapIdx)
+	case RetPtrToSocketOrNull:
+		r0.MarkPtr(states.PtrToSocket, states.MaybeNull)
+	case RetPtrToTCPSockOrNull:
+		r0.MarkPtr(states.PtrToTCPSock, states.MaybeNull)
+	case RetPtrToSockCommonOrNull:
+		r0.MarkPtr(states.PtrToSockCommon, states.MaybeNull)
+	case RetPtrToAllocMemOrNull:
+		r0.MarkPtr(states.PtrToMem, states.MaybeNull|states.MemRingbuf)
+		r0.Range = int32(meta.memSize)
+	default:
+		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, id)
+	}
+	if r0.MaybeNull() {
+		r0.ID = e.newID()
+	}
+	if fn.Acquire {
+		rid := e.newID()
+		e.cur.Refs = append(e.cur.Refs, states.Ref{ID: rid, InsnIdx: int32(e.insnIdx)})
+		r0.ID = rid
+		r0.RefObjID = rid
+	}
+	if fn.Ret == RetInteger {
+		switch id {
+		case fnGetStack, fnGetTaskStack, fnProbeReadStr, fnProbeReadKernelStr, fnProbeReadUserStr:
+			r0.SMax = int64(meta.msizeMax)
+			r0.S32Max = int32(meta.msizeMax)
+			r0.SMin = -maxErrno
+			r0.S32Min = -maxErrno
+			r0.Scalar.Sync()
+		case fnGetSmpProcessorID:
+			n := possibleCPUs() - 1
+			r0.UMin, r0.UMax, r0.SMin, r0.SMax = 0, uint64(n), 0, int64(n)
+			r0.U32Min, r0.U32Max, r0.S32Min, r0.S32Max = 0, uint32(n), 0, int32(n)
+			r0.Scalar.Sync()
+		}
+	}
+	if meta.mapIdx >= 0 {
+		if ok, msg := mapHelperCompatible(e.maps[meta.mapIdx].Type, id); !ok {
+			return e.reject(e.insnIdx, "%s", msg)
+		}
+	}
+	if fn.ChangesPktData {
+		e.clearAllPktPointers()
+	}
+	return nil
+}
+
+// canElideValueNullness: array lookups with a constant in-range key never
+// return NULL.
+func canElideValueNullness(t ebpf.MapType) bool {
+	return t == ebpf.Array || t == ebpf.PerCPUArray
+}
+
+// clearAllPktPointers invalidates packet pointers after a helper that may
+// move packet data.
+func (e *env) clearAllPktPointers() {
+	forEachReg(e.cur, func(r *states.Reg) {
+		if isPktAny(r) {
+			e.markUnknown(r)
+		}
+	})
+}
+
+// releaseReference drops a reference and every register holding it.
+func (e *env) releaseReference(id uint32) error {
+	found := false
+	for i, r := range e.cur.Refs {
+		if r.ID == id {
+			e.cur.Refs = append(e.cur.Refs[:i], e.cur.Refs[i+1:]...)
+			found = true
+			break
+		}
+	}
+	if !found {
+		return e.reject(e.insnIdx, "verifier internal error: reference %d not found", id)
+	}
+	forEachReg(e.cur, func(r *states.Reg) {
+		if r.RefObjID == id {
+			e.markUnknown(r)
+		}
+	})
+	return nil
+}
+
+// argTypeStr names the register type an argument kind expects.
+func (e *env) expectedStr(a ArgType) string {
+	switch a {
+	case ArgConstMapPtr:
+		return "map_ptr"
+	case ArgPtrToCtx, ArgPtrToCtxOrNull:
+		return "ctx"
+	case ArgPtrToSocket, ArgPtrToSocketOrNull:
+		return "sock"
+	case ArgPtrToSockCommon:
+		return "sock_common"
+	case ArgPtrToFunc:
+		return "func"
+	case ArgPtrToAllocMem, ArgPtrToRingbufMem:
+		return "ringbuf_mem"
+	}
+	return "fp"
+}
+
+// checkFuncArg is check_func_arg for argument i (register i+1).
+func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
+	a := fn.Args[i]
+	regno := i + 1
+	if a == ArgDontCare {
+		return nil
+	}
+	if err := e.checkRegRead(uint8(regno)); err != nil {
+		return err
+	}
+	reg := &e.regs()[regno]
+	if a == ArgAnything {
+		return nil
+	}
+	if a == ArgUnsupported {
+		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d", regno, fn.Name, fn.ID)
+	}
+	if reg.IsPktPointer() && !e.mayAccessPkt(accRead) {
+		return e.reject(e.insnIdx, "helper access to the packet is not allowed")
+	}
+	typeErr := func() error {
+		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), e.expectedStr(a))
+	}
+	isMemArg := func() bool {
+		switch reg.Type {
+		case states.PtrToStack, states.PtrToMapValue, states.PtrToMapKey, states.PtrToMem, states.PtrToBuf:
+			return !reg.MaybeNull()
+		case states.PtrToPacket, states.PtrToPacketMeta:
+			return true
+		}
+		return false
+	}
+	switch a {
+	case ArgConstMapPtr, ArgConstMapPtrOrNull:
+		if a == ArgConstMapPtrOrNull && reg.IsNull() {
+			return nil
+		}
+		if reg.Type != states.ConstPtrToMap {
+			return typeErr()
+		}
+		meta.mapIdx = int(reg.Aux)
+	case ArgPtrToMapKey:
+		if !isMemArg() {
+			return typeErr()
+		}
+		if meta.mapIdx < 0 {
+			return e.reject(e.insnIdx, "invalid map_ptr to access map->key")
+		}
+		m := e.maps[meta.mapIdx]
+		if err := e.checkHelperMemAccess(regno, int(m.KeySize), accRead, false, nil); err != nil {
+			return err
+		}
+		if canElideValueNullness(m.Type) {
+			meta.constMapKey = e.constMapKey(reg, int(m.KeySize))
+		}
+	case ArgPtrToMapValue, ArgPtrToUninitMapValue:
+		if !isMemArg() {
+			return typeErr()
+		}
+		if meta.mapIdx < 0 {
+			return e.reject(e.insnIdx, "invalid map_ptr to access map->value")
+		}
+		m := e.maps[meta.mapIdx]
+		meta.rawMode = a == ArgPtrToUninitMapValue
+		t := accRead
+		if meta.rawMode {
+			t = accWrite
+		}
+		return e.checkHelperMemAccess(regno, int(m.ValueSize), t, false, meta)
+	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem:
+		if a == ArgPtrToMemOrNull && reg.IsNull() {
+			return nil
+		}
+		if !isMemArg() {
+			return typeErr()
+		}
+	case ArgPtrToFixedMem, ArgPtrToInt, ArgPtrToLong:
+		if !isMemArg() {
+			return typeErr()
+		}
+		size := int(fn.ArgSize[i])
+		if a == ArgPtrToInt {
+			size = 4
+		} else if a == ArgPtrToLong {
+			size = 8
+		}
+		return e.checkHelperMemAccess(regno, size, accWrite, false, meta)
+	case ArgConstSize, ArgConstSizeOrZero:
+		return e.checkMemSizeReg(regno, fn.Args[i-1] == ArgPtrToUninitMem, a == ArgConstSizeOrZero, meta)
+	case ArgConstAllocSizeOrZero:
+		if !reg.IsConst() {
+			return e.reject(e.insnIdx, "R%d is not a known constant'", regno)
+		}
+		meta.memSize = int64(reg.Var.Value)
+		return e.markChainPrecision(regno)
+	case ArgPtrToCtx, ArgPtrToCtxOrNull:
+		if a == ArgPtrToCtxOrNull && reg.IsNull() {
+			return nil
+		}
+		if reg.Type != states.PtrToCtx {
+			return typeErr()
+		}
+		return e.checkPtrOffReg(reg, regno, false)
+	case ArgPtrToSocket, ArgPtrToSocketOrNull:
+		if a == ArgPtrToSocketOrNull && reg.IsNull() {
+			return nil
+		}
+		if reg.Type != states.PtrToSocket || reg.MaybeNull() {
+			return typeErr()
+		}
+	case ArgPtrToSockCommon:
+		switch reg.Type {
+		case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock:
+			if reg.MaybeNull() {
+				return typeErr()
+			}
+		default:
+			return typeErr()
+		}
+	case ArgPtrToRingbufMem, ArgPtrToAllocMem:
+		if reg.Type != states.PtrToMem || reg.Flags&states.MemRingbuf == 0 || reg.MaybeNull() {
+			return typeErr()
+		}
+		if reg.Off != 0 || !reg.Var.IsConst() || reg.Var.Value != 0 {
+			return e.reject(e.insnIdx, "R%d must have zero offset when passed to release func", regno)
+		}
+	case ArgPtrToStackOrNull:
+		if reg.IsNull() {
+			return nil
+		}
+		if reg.Type != states.PtrToStack {
+			return typeErr()
+		}
+	default:
+		return e.unsupported(e.insnIdx, "argument kind %d of helper %s#%d", a, fn.Name, fn.ID)
+	}
+	return nil
+}
+
+// constMapKey reads a constant array-map key from the stack, or -1.
+func (e *env) constMapKey(reg *states.Reg, keySize int) int64 {
+	if reg.Type != states.PtrToStack || !reg.Var.IsConst() {
+		return -1
+	}
+	off := int(reg.Off) + int(reg.Var.Value)
+	f := e.frameOf(reg)
+	slot := -off - 1
+	spi := slot / states.SlotSize
+	if spi < 0 || spi >= len(f.Stack) {
+		return -1
+	}
+	s := &f.Stack[spi]
+	if off%states.SlotSize != 0 {
+		return -1
+	}
+	allZero := true
+	for i := 0; i < keySize && i < states.SlotSize; i++ {
+		if s.Types[states.SlotSize-1-i] != states.StackZero {
+			allZero = false
+		}
+	}
+	if allZero {
+		return 0
+	}
+	if !s.IsSpilledReg() || s.Spilled.Type != states.ScalarValue || !s.Spilled.Var.IsConst() {
+		return -1
+	}
+	spill := 0
+	for i := states.SlotSize - 1; i >= 0 && s.Types[i] == states.StackSpill; i-- {
+		spill++
+	}
+	if spill < keySize {
+		return -1
+	}
+	// The key's value is precise from here on.
+	_ = e.markStackPrecise(int(reg.FrameNo), spi)
+	return int64(s.Spilled.Var.Value & (1<<(8*uint(keySize)) - 1))
+}
+
+// checkMemSizeReg is check_mem_size_reg: the size argument of the
+// previous memory argument.
+func (e *env) checkMemSizeReg(regno int, uninit, zeroOK bool, meta *callMeta) error {
+	reg := &e.regs()[regno]
+	meta.msizeMax = reg.UMax
+	m := meta
+	if !reg.Var.IsConst() {
+		m = nil
+	}
+	if reg.SMin < 0 {
+		return e.reject(e.insnIdx, "R%d min value is negative, either use unsigned or 'var &= const'", regno)
+	}
+	if reg.UMin == 0 && !zeroOK {
+		return e.reject(e.insnIdx, "R%d invalid zero-sized read: u64=[%d,%d]", regno, reg.UMin, reg.UMax)
+	}
+	if reg.UMax >= maxVarSize {
+		return e.reject(e.insnIdx, "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'", regno)
+	}
+	t := accRead
+	if uninit {
+		t = accWrite
+		if m != nil {
+			m.rawMode = true
+		}
+	}
+	if err := e.checkHelperMemAccess(regno-1, int(reg.UMax), t, zeroOK, m); err != nil {
+		return err
+	}
+	return e.markChainPrecision(regno)
+}
+
+// checkHelperMemAccess is check_helper_mem_access: size bytes at the
+// pointer in regno.
+func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta *callMeta) error {
+	reg := &e.regs()[regno]
+	switch reg.Type {
+	case states.PtrToPacket, states.PtrToPacketMeta:
+		return e.checkPacketAccess(regno, int(reg.Off), size, zeroOK)
+	case states.PtrToMapKey:
+		if t == accWrite {
+			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
+		}
+		return e.checkMemRegion(regno, int(reg.Off), size, int(e.mapAt(reg).KeySize), false)
+	case states.PtrToMapValue:
+		m := e.mapAt(reg)
+		if t == accWrite && m.ReadOnly {
+			return e.reject(e.insnIdx, "write into map forbidden, value_size=%d off=%d size=%d", m.ValueSize, reg.Off, size)
+		}
+		return e.checkMemRegion(regno, int(reg.Off), size, int(m.ValueSize), zeroOK)
+	case states.PtrToMem:
+		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
+			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
+		}
+		return e.checkMemRegion(regno, int(reg.Off), size, int(reg.Range), zeroOK)
+	case states.PtrToStack:
+		return e.checkStackRangeInit(regno, int(reg.Off), size, zeroOK, t, meta)
+	default:
+		if zeroOK && size == 0 && reg.IsNull() {
+			return nil
+		}
+		return e.reject(e.insnIdx, "R%d type=%s expected=fp", regno, regTypeStr(reg))
+	}
+}
+
+// checkStackRangeInit is check_stack_range_initialized.
+func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, meta *callMeta) error {
+	reg := &e.regs()[regno]
+	if size == 0 && !zeroOK {
+		return e.reject(e.insnIdx, "invalid zero-sized read")
+	}
+	if err := e.checkStackAccessWithinBounds(regno, off, size, t); err != nil {
+		return err
+	}
+	f := e.frameOf(reg)
+	var minOff, maxOff int
+	if reg.Var.IsConst() {
+		minOff = int(reg.Var.Value) + off
+		maxOff = minOff
+	} else {
+		if meta != nil && meta.rawMode {
+			meta = nil
+		}
+		minOff = int(reg.SMin) + off
+		maxOff = int(reg.SMax) + off
+	}
+	if meta != nil && meta.rawMode {
+		meta.accessSize = size
+		meta.rawRegno = regno
+		return nil
+	}
+	for i := minOff; i < maxOff+size; i++ {
+		slot := -i - 1
+		spi := slot / states.SlotSize
+		s := &f.Stack[spi]
+		b := &s.Types[slot%states.SlotSize]
+		switch {
+		case *b == states.StackMisc:
+		case *b == states.StackZero || *b == states.StackInvalid:
+			if t == accWrite {
+				*b = states.StackMisc
+			}
+		case s.IsSpilledReg():
+			if t == accWrite {
+				s.Spilled.MarkUnknown(false)
+				for j := range s.Types {
+					if s.Types[j] == states.StackSpill {
+						s.Types[j] = states.StackMisc
+					}
+				}
+			}
+		default:
+			if reg.Var.IsConst() {
+				return e.reject(e.insnIdx, "invalid read from stack R%d off %d+%d size %d", regno, minOff, i-minOff, size)
+			}
+			return e.reject(e.insnIdx, "invalid read from stack R%d var_off %s+%d size %d", regno, reg.Var.String(), i-minOff, size)
+		}
+	}
+	return nil
+}
+
+// checkFuncCall is check_func_call for a bpf-to-bpf call of a static
+// subprogram: a new frame, arguments r1-r5 copied.
+func (e *env) checkFuncCall(in insn.Insn) error {
+	st := e.cur
+	if st.CurFrame+1 >= states.MaxCallFrames {
+		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", st.CurFrame+2)
+	}
+	target := e.insnIdx + int(in.Imm) + 1
+	sp := e.cfg.SubprogOf(target)
+	if sp < 0 || e.cfg.Subprogs[sp].Start != target {
+		return e.reject(e.insnIdx, "verifier bug. No program starts at insn %d", target)
+	}
+	if isGlobalFunc(e.lp, target) {
+		return e.unsupported(e.insnIdx, "call of global function")
+	}
+	caller := st.Frames[st.CurFrame]
+	callee := e.pool.Frame()
+	states.InitFrame(callee, int32(e.insnIdx), st.CurFrame+1, int32(sp))
+	for r := 1; r <= 5; r++ {
+		callee.Regs[r] = caller.Regs[r]
+	}
+	st.CurFrame++
+	st.Frames[st.CurFrame] = callee
+	for r := 0; r <= 5; r++ {
+		caller.Regs[r].MarkNotInit()
+	}
+	e.log.call(e)
+	e.insnIdx = target
+	return nil
+}
+
+// processExit is process_bpf_exit_full: leak checks, return to the caller
+// or the program's return code check.
+func (e *env) processExit() (bool, error) {
+	st := e.cur
+	if st.CurFrame == 0 {
+		if len(st.Refs) > 0 {
+			r := st.Refs[0]
+			return false, e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d", r.ID, r.InsnIdx)
+		}
+	}
+	if st.CurFrame > 0 {
+		callee := st.Frames[st.CurFrame]
+		r0 := callee.Regs[0]
+		if r0.Type == states.PtrToStack {
+			return false, e.reject(e.insnIdx, "cannot return stack pointer to the caller")
+		}
+		caller := st.Frames[st.CurFrame-1]
+		caller.Regs[0] = r0
+		e.insnIdx = int(callee.CallSite) + 1
+		st.Frames[st.CurFrame] = nil
+		st.CurFrame--
+		e.pool.PutFrame(callee)
+		return false, nil
+	}
+	if err := e.checkReturnCode(); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// checkReturnCode is check_return_code for the main program.
+func (e *env) checkReturnCode() error {
+	if err := e.checkRegRead(0); err != nil {
+		return err
+	}
+	lo, hi, ok := retRange(e.progType, e.attach)
+	if !ok {
+		return nil
+	}
+	r0 := &e.regs()[0]
+	if r0.Type != states.ScalarValue {
+		return e.reject(e.insnIdx, "At program exit the register R0 is not a known value (%s)", regTypeStr(r0))
+	}
+	if err := e.markChainPrecision(0); err != nil {
+		return err
+	}
+	if lo <= r0.SMin && r0.SMax <= hi {
+		return nil
+	}
+	msg := "At program exit the register R0 has"
+	unknown := true
+	if r0.SMin > minInt64 {
+		msg += sprintf(" smin=%d", r0.SMin)
+		unknown = false
+	}
+	if r0.SMax < maxInt64 {
+		msg += sprintf(" smax=%d", r0.SMax)
+		unknown = false
+	}
+	if unknown {
+		msg += " unknown scalar value"
+	}
+	return e.reject(e.insnIdx, "%s should have been in [%d, %d]", msg, lo, hi)
+}

@@ -1,0 +1,198 @@
+package verifier
+
+import (
+	"fmt"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+var sprintf = fmt.Sprintf
+
+// step simulates the instruction at e.insnIdx and advances e.insnIdx. exit
+// is true when the path ended (program exit).
+func (e *env) step() (exit bool, err error) {
+	in := e.prog[e.insnIdx]
+	switch in.Class() {
+	case insn.ClassALU, insn.ClassALU64:
+		if err := e.checkALU(in); err != nil {
+			return false, err
+		}
+	case insn.ClassLDX:
+		if err := e.checkLoad(in); err != nil {
+			return false, err
+		}
+	case insn.ClassSTX:
+		if in.Mode() == insn.ModeATOMIC {
+			if err := e.checkAtomic(in); err != nil {
+				return false, err
+			}
+			break
+		}
+		if err := e.checkStore(in); err != nil {
+			return false, err
+		}
+	case insn.ClassST:
+		if err := e.checkStore(in); err != nil {
+			return false, err
+		}
+	case insn.ClassJMP, insn.ClassJMP32:
+		e.jmpsProcessed++
+		switch in.JmpOp() {
+		case insn.JmpCall:
+			if e.cur.ActiveLocks > 0 {
+				return false, e.reject(e.insnIdx, "function calls are not allowed while holding a lock")
+			}
+			switch in.Src {
+			case insn.PseudoCall:
+				return false, e.checkFuncCall(in)
+			case insn.PseudoKfuncCall:
+				return false, e.unsupported(e.insnIdx, "kfunc call (BTF id %d)", in.Imm)
+			default:
+				if err := e.checkHelperCall(in); err != nil {
+					return false, err
+				}
+			}
+		case insn.JmpJA:
+			if in.Class() == insn.ClassJMP {
+				e.insnIdx += int(in.Off) + 1
+			} else {
+				e.insnIdx += int(in.Imm) + 1
+			}
+			return false, nil
+		case insn.JmpExit:
+			return e.processExit()
+		case insn.JmpJCOND:
+			return false, e.unsupported(e.insnIdx, "may_goto")
+		default:
+			return false, e.checkCondJmp(in)
+		}
+	case insn.ClassLD:
+		if in.IsLdImm64() {
+			if err := e.checkLdImm(in); err != nil {
+				return false, err
+			}
+			e.insnIdx += 2
+			return false, nil
+		}
+		if err := e.checkLdAbs(in); err != nil {
+			return false, err
+		}
+	default:
+		return false, e.reject(e.insnIdx, "unknown insn class %d", in.Class())
+	}
+	e.insnIdx++
+	return false, nil
+}
+
+// checkLdImm simulates ld_imm64: a constant, a map pointer, a pointer into
+// a map's value, or a subprogram address.
+func (e *env) checkLdImm(in insn.Insn) error {
+	if err := e.checkRegWrite(in.Dst); err != nil {
+		return err
+	}
+	dst := &e.regs()[in.Dst]
+	switch in.Src {
+	case 0:
+		dst.MarkConst(in.Imm64())
+	case insn.PseudoMapFD:
+		m := e.maps[in.Imm]
+		dst.MarkPtr(states.ConstPtrToMap, 0)
+		dst.Aux = uint32(in.Imm)
+		_ = m
+	case insn.PseudoMapValue:
+		dst.MarkPtr(states.PtrToMapValue, 0)
+		dst.Aux = uint32(in.Imm)
+		dst.Off = in.Imm2
+	case insn.PseudoFunc:
+		dst.MarkPtr(states.PtrToFunc, 0)
+		target := e.insnIdx + int(in.Imm) + 1
+		dst.Aux = uint32(e.cfg.SubprogOf(target))
+	default:
+		return e.unsupported(e.insnIdx, "ld_imm64 with pseudo source %d", in.Src)
+	}
+	return nil
+}
+
+// checkLdAbs simulates the legacy packet loads LD_ABS and LD_IND.
+func (e *env) checkLdAbs(in insn.Insn) error {
+	switch e.progType.String() {
+	case "SocketFilter", "SchedCLS", "SchedACT":
+	default:
+		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] instructions not allowed for this program type")
+	}
+	regs := e.regs()
+	if err := e.checkRegRead(6); err != nil {
+		return err
+	}
+	if in.Mode() == insn.ModeIND {
+		if err := e.checkRegRead(in.Src); err != nil {
+			return err
+		}
+	}
+	if regs[6].Type != states.PtrToCtx {
+		return e.reject(e.insnIdx, "at the time of BPF_LD_ABS|IND R6 != pointer to skb")
+	}
+	if len(e.cur.Refs) > 0 {
+		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] cannot be mixed with socket references")
+	}
+	for r := 1; r <= 5; r++ {
+		regs[r].MarkNotInit()
+	}
+	e.markUnknown(&regs[0])
+	return nil
+}
+
+// checkAtomic simulates the atomic read-modify-write instructions.
+func (e *env) checkAtomic(in insn.Insn) error {
+	const (
+		fetch   = 0x01
+		xchg    = 0xe0 | fetch
+		cmpxchg = 0xf0 | fetch
+	)
+	size := in.SizeBytes()
+	if size != 4 && size != 8 {
+		return e.unsupported(e.insnIdx, "atomic operation of size %d", size)
+	}
+	op := in.Imm
+	switch op {
+	case int32(insn.ALUAdd), int32(insn.ALUAdd) | fetch, int32(insn.ALUAnd), int32(insn.ALUAnd) | fetch,
+		int32(insn.ALUOr), int32(insn.ALUOr) | fetch, int32(insn.ALUXor), int32(insn.ALUXor) | fetch, xchg, cmpxchg:
+	default:
+		return e.unsupported(e.insnIdx, "atomic operation %#x", op)
+	}
+	if err := e.checkRegRead(in.Src); err != nil {
+		return err
+	}
+	if err := e.checkRegRead(in.Dst); err != nil {
+		return err
+	}
+	regs := e.regs()
+	if op == cmpxchg {
+		if err := e.checkRegRead(0); err != nil {
+			return err
+		}
+		if regs[0].IsPointer() {
+			return e.reject(e.insnIdx, "R0 leaks addr into mem")
+		}
+	}
+	if regs[in.Src].IsPointer() {
+		return e.reject(e.insnIdx, "R%d leaks addr into mem", in.Src)
+	}
+	dt := regs[in.Dst].Type
+	if dt == states.PtrToCtx || dt == states.PtrToPacket || dt == states.PtrToPacketMeta || dt == states.PtrToFlowKeys || dt == states.PtrToSocket || dt == states.PtrToSockCommon || dt == states.PtrToTCPSock || dt == states.PtrToXDPSock {
+		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(&regs[in.Dst]))
+	}
+	loadReg := -1
+	if op&fetch != 0 {
+		loadReg = int(in.Src)
+		if op == cmpxchg {
+			loadReg = 0
+		}
+	}
+	// Read then write the location, as the kernel checks it.
+	if err := e.checkMemAccess(int(in.Dst), int(in.Off), size, accRead, loadReg, false); err != nil {
+		return err
+	}
+	return e.checkMemAccess(int(in.Dst), int(in.Off), size, accWrite, -1, false)
+}

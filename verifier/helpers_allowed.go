@@ -1,0 +1,343 @@
+package verifier
+
+// Which helpers each program type may call: the kernel's get_func_proto per
+// program type (bpf_base_func_proto, bpf_sk_base_func_proto, sk_filter,
+// tc_cls_act, xdp, the tracing families, cgroup_*, sock_ops, sk_skb, sk_msg,
+// lwt_*, flow_dissector, sk_lookup, ...), as sets of helper ids.
+//
+// The sets describe Linux 6.18 as the reference machine builds and runs it:
+// vercheck runs as root, so the base helpers gated on CAP_BPF or CAP_PERFMON
+// (bpf_probe_read_kernel, bpf_get_current_task, bpf_snprintf_btf, timers,
+// dynptrs, ...) are allowed. Two configuration facts of that kernel matter:
+//   - CONFIG_BPF_KPROBE_OVERRIDE is off, so no program may call
+//     bpf_override_return;
+//   - the kernel is locked down (integrity), so bpf_probe_write_user is
+//     refused to every program.
+// Each set was checked against the live kernel by loading a program per
+// (type, attach type, helper) and reading the verifier's answer (see
+// TestHelperAllowedLiveKernel).
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
+
+// helperSetWords is the number of 64-bit words a helperSet needs to hold
+// every helper id up to maxHelperID.
+const helperSetWords = (int(maxHelperID) + 64) / 64
+
+// helperSet is a set of helper ids.
+type helperSet [helperSetWords]uint64
+
+// newHelperSet returns the set of the given helpers.
+func newHelperSet(fns ...asm.BuiltinFunc) helperSet {
+	var s helperSet
+	for _, fn := range fns {
+		id := int(fn)
+		s[id/64] |= 1 << (id % 64)
+	}
+	return s
+}
+
+// has reports whether id is in the set.
+func (s helperSet) has(id int32) bool {
+	if id <= 0 || id > maxHelperID {
+		return false
+	}
+	return s[id/64]&(1<<(id%64)) != 0
+}
+
+// union returns the set of helpers in s or in any of others.
+func (s helperSet) union(others ...helperSet) helperSet {
+	for _, o := range others {
+		for i := range s {
+			s[i] |= o[i]
+		}
+	}
+	return s
+}
+
+// helperAllowed reports whether a program of type pt (attach type at) may
+// call helper id, per the kernel's get_func_proto for that type. known is
+// false for program types vercheck does not model (the caller reports them
+// as unsupported); allowed is then false too.
+func helperAllowed(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (allowed bool, known bool) {
+	set, ok := allowedHelpers(pt, at)
+	if !ok {
+		return false, false
+	}
+	return set.has(id), true
+}
+
+// allowedHelpers returns the full set of helpers a program type may call.
+func allowedHelpers(pt ebpf.ProgramType, at ebpf.AttachType) (helperSet, bool) {
+	c := helpersCommon
+	switch pt {
+	case ebpf.SocketFilter:
+		return c.union(helpersSkBase, helpersSocketFilter), true
+	case ebpf.SchedCLS, ebpf.SchedACT:
+		return c.union(helpersSkBase, helpersTc), true
+	case ebpf.XDP:
+		return c.union(helpersSkBase, helpersXdp), true
+	case ebpf.Kprobe, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.RawTracepointWritable:
+		return c.union(helpersTrace), true
+	case ebpf.PerfEvent:
+		return c.union(helpersTrace, helpersPerfEvent), true
+	case ebpf.Tracing:
+		return c.union(helpersTracing, tracingAttachHelpers(at)), true
+	case ebpf.Syscall:
+		return c.union(helpersSyscall), true
+	case ebpf.CGroupSKB:
+		return c.union(helpersSkBase, helpersCgroupSKB), true
+	case ebpf.CGroupSock:
+		return c.union(helpersCgroupSock), true
+	case ebpf.CGroupSockAddr:
+		s := c.union(helpersSkBase, helpersSockAddr)
+		if sockAddrHasRetval(at) {
+			s = s.union(newHelperSet(asm.FnGetRetval, asm.FnSetRetval))
+		}
+		if at == ebpf.AttachCGroupInet4Connect || at == ebpf.AttachCGroupInet6Connect {
+			s = s.union(newHelperSet(asm.FnBind))
+		}
+		return s, true
+	case ebpf.SockOps:
+		return c.union(helpersSkBase, helpersSockOps), true
+	case ebpf.SkSKB:
+		return c.union(helpersSkBase, helpersSkSKB), true
+	case ebpf.SkMsg:
+		return c.union(helpersSkBase, helpersSkMsg), true
+	case ebpf.LWTIn:
+		return c.union(helpersSkBase, helpersLwtOut, newHelperSet(asm.FnLwtPushEncap)), true
+	case ebpf.LWTOut:
+		return c.union(helpersSkBase, helpersLwtOut), true
+	case ebpf.LWTXmit:
+		return c.union(helpersSkBase, helpersLwtOut, helpersLwtXmit), true
+	case ebpf.LWTSeg6Local:
+		return c.union(helpersSkBase, helpersLwtOut, helpersLwtSeg6Local), true
+	case ebpf.FlowDissector:
+		return c.union(helpersSkBase, helpersFlowDissector), true
+	case ebpf.SkLookup:
+		return c.union(helpersSkBase, helpersSkLookup), true
+	case ebpf.SkReuseport:
+		return c.union(helpersSkReuseport), true
+	case ebpf.CGroupDevice:
+		return c.union(helpersCgroupDevice), true
+	case ebpf.CGroupSysctl:
+		return c.union(helpersCgroupSysctl), true
+	case ebpf.CGroupSockopt:
+		s := c.union(helpersCgroupSockopt)
+		if at == ebpf.AttachCGroupSetsockopt {
+			s = s.union(newHelperSet(asm.FnSetsockopt, asm.FnGetsockopt))
+		}
+		return s, true
+	case ebpf.Netfilter:
+		return c, true
+	}
+	return helperSet{}, false
+}
+
+// sockAddrHasRetval reports whether a cgroup sock_addr hook may use
+// bpf_get_retval/bpf_set_retval: every hook except the recvmsg,
+// getpeername and getsockname ones, whose return value is fixed.
+func sockAddrHasRetval(at ebpf.AttachType) bool {
+	switch at {
+	case ebpf.AttachCGroupUDP4Recvmsg, ebpf.AttachCGroupUDP6Recvmsg, ebpf.AttachCgroupUnixRecvmsg,
+		ebpf.AttachCgroupInet4GetPeername, ebpf.AttachCgroupInet6GetPeername, ebpf.AttachCgroupUnixGetpeername,
+		ebpf.AttachCgroupInet4GetSockname, ebpf.AttachCgroupInet6GetSockname, ebpf.AttachCgroupUnixGetsockname:
+		return false
+	}
+	return true
+}
+
+// tracingAttachHelpers is what a BTF tracing program gains from its attach
+// type: programs run from a trampoline can read their arguments (and, on
+// exit, the return value); iterators can print into their seq_file.
+func tracingAttachHelpers(at ebpf.AttachType) helperSet {
+	switch at {
+	case ebpf.AttachTraceFEntry:
+		return newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncArgCnt)
+	case ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
+		return newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt)
+	case ebpf.AttachTraceIter:
+		return newHelperSet(asm.FnSeqPrintf, asm.FnSeqWrite, asm.FnSeqPrintfBtf)
+	}
+	return helperSet{}
+}
+
+// The helper sets. Each per-type set lists what the type adds to
+// helpersCommon (and to the parent set its comment names).
+var (
+	// helpersCommon is bpf_base_func_proto as root sees it (CAP_BPF and
+	// CAP_PERFMON granted): every program type may call these.
+	helpersCommon = newHelperSet(
+		asm.FnMapLookupElem, asm.FnMapUpdateElem, asm.FnMapDeleteElem, asm.FnKtimeGetNs,
+		asm.FnTracePrintk, asm.FnGetPrandomU32, asm.FnGetSmpProcessorId, asm.FnTailCall,
+		asm.FnGetCurrentPidTgid, asm.FnGetCurrentUidGid, asm.FnGetCurrentComm,
+		asm.FnGetCgroupClassid, asm.FnPerfEventRead, asm.FnGetCurrentTask,
+		asm.FnCurrentTaskUnderCgroup, asm.FnGetNumaNodeId, asm.FnPerfEventReadValue,
+		asm.FnGetCurrentCgroupId, asm.FnMapPushElem, asm.FnMapPopElem, asm.FnMapPeekElem,
+		asm.FnSpinLock, asm.FnSpinUnlock, asm.FnStrtol, asm.FnStrtoul, asm.FnSendSignal,
+		asm.FnProbeReadUser, asm.FnProbeReadKernel, asm.FnProbeReadUserStr, asm.FnProbeReadKernelStr,
+		asm.FnSendSignalThread, asm.FnJiffies64, asm.FnGetNsCurrentPidTgid,
+		asm.FnGetCurrentAncestorCgroupId, asm.FnKtimeGetBootNs, asm.FnRingbufOutput,
+		asm.FnRingbufReserve, asm.FnRingbufSubmit, asm.FnRingbufDiscard, asm.FnRingbufQuery,
+		asm.FnGetTaskStack, asm.FnCopyFromUser, asm.FnSnprintfBtf, asm.FnPerCpuPtr, asm.FnThisCpuPtr,
+		asm.FnTaskStorageGet, asm.FnTaskStorageDelete, asm.FnGetCurrentTaskBtf, asm.FnForEachMapElem,
+		asm.FnSnprintf, asm.FnTimerInit, asm.FnTimerSetCallback, asm.FnTimerStart, asm.FnTimerCancel,
+		asm.FnTaskPtRegs, asm.FnGetBranchSnapshot, asm.FnTraceVprintk, asm.FnFindVma, asm.FnLoop,
+		asm.FnStrncmp, asm.FnCopyFromUserTask, asm.FnKptrXchg, asm.FnMapLookupPercpuElem,
+		asm.FnDynptrFromMem, asm.FnRingbufReserveDynptr, asm.FnRingbufSubmitDynptr,
+		asm.FnRingbufDiscardDynptr, asm.FnDynptrRead, asm.FnDynptrWrite, asm.FnDynptrData,
+		asm.FnKtimeGetTaiNs, asm.FnUserRingbufDrain, asm.FnCgrpStorageGet, asm.FnCgrpStorageDelete,
+	)
+	// helpersSkBase is what bpf_sk_base_func_proto adds to the common set:
+	// the BTF socket casts and the coarse clock.
+	helpersSkBase = newHelperSet(
+		asm.FnSkcToTcp6Sock, asm.FnSkcToTcpSock, asm.FnSkcToTcpTimewaitSock,
+		asm.FnSkcToTcpRequestSock, asm.FnSkcToUdp6Sock, asm.FnKtimeGetCoarseNs, asm.FnSkcToUnixSock,
+		asm.FnSkcToMptcpSock,
+	)
+	// helpersSocketFilter: sk_filter_func_proto: skb loads, socket cookie and uid, netns cookie.
+	helpersSocketFilter = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnSkbLoadBytes, asm.FnGetSocketCookie, asm.FnGetSocketUid,
+		asm.FnSkbLoadBytesRelative, asm.FnGetNetnsCookie,
+	)
+	// helpersTc: tc_cls_act_func_proto: the full skb toolbox of tc classifiers and actions.
+	helpersTc = newHelperSet(
+		asm.FnSkbStoreBytes, asm.FnL3CsumReplace, asm.FnL4CsumReplace, asm.FnCloneRedirect,
+		asm.FnSkbVlanPush, asm.FnSkbVlanPop, asm.FnSkbGetTunnelKey, asm.FnSkbSetTunnelKey,
+		asm.FnRedirect, asm.FnGetRouteRealm, asm.FnPerfEventOutput, asm.FnSkbLoadBytes,
+		asm.FnCsumDiff, asm.FnSkbGetTunnelOpt, asm.FnSkbSetTunnelOpt, asm.FnSkbChangeProto,
+		asm.FnSkbChangeType, asm.FnSkbUnderCgroup, asm.FnGetHashRecalc, asm.FnSkbChangeTail,
+		asm.FnSkbPullData, asm.FnCsumUpdate, asm.FnSetHashInvalid, asm.FnSkbChangeHead,
+		asm.FnGetSocketCookie, asm.FnGetSocketUid, asm.FnSetHash, asm.FnSkbAdjustRoom,
+		asm.FnSkbGetXfrmState, asm.FnSkbLoadBytesRelative, asm.FnFibLookup, asm.FnSkbCgroupId,
+		asm.FnSkbAncestorCgroupId, asm.FnSkLookupTcp, asm.FnSkLookupUdp, asm.FnSkRelease,
+		asm.FnSkFullsock, asm.FnTcpSock, asm.FnSkbEcnSetCe, asm.FnGetListenerSock,
+		asm.FnSkcLookupTcp, asm.FnTcpCheckSyncookie, asm.FnSkStorageGet, asm.FnSkStorageDelete,
+		asm.FnTcpGenSyncookie, asm.FnGetNetnsCookie, asm.FnSkAssign, asm.FnCsumLevel,
+		asm.FnSkbCgroupClassid, asm.FnRedirectNeigh, asm.FnRedirectPeer, asm.FnCheckMtu,
+		asm.FnSkbSetTstamp, asm.FnTcpRawGenSyncookieIpv4, asm.FnTcpRawGenSyncookieIpv6,
+		asm.FnTcpRawCheckSyncookieIpv4, asm.FnTcpRawCheckSyncookieIpv6,
+	)
+	// helpersXdp: xdp_func_proto: packet adjustment, redirects, FIB and socket lookups, syncookies.
+	helpersXdp = newHelperSet(
+		asm.FnRedirect, asm.FnPerfEventOutput, asm.FnCsumDiff, asm.FnXdpAdjustHead,
+		asm.FnRedirectMap, asm.FnXdpAdjustMeta, asm.FnXdpAdjustTail, asm.FnFibLookup,
+		asm.FnSkLookupTcp, asm.FnSkLookupUdp, asm.FnSkRelease, asm.FnSkcLookupTcp,
+		asm.FnTcpCheckSyncookie, asm.FnTcpGenSyncookie, asm.FnCheckMtu, asm.FnXdpGetBuffLen,
+		asm.FnXdpLoadBytes, asm.FnXdpStoreBytes, asm.FnTcpRawGenSyncookieIpv4,
+		asm.FnTcpRawGenSyncookieIpv6, asm.FnTcpRawCheckSyncookieIpv4, asm.FnTcpRawCheckSyncookieIpv6,
+	)
+	// helpersTrace: the kprobe, tracepoint and raw tracepoint protos: probe_read, stacks, perf output.
+	helpersTrace = newHelperSet(
+		asm.FnProbeRead, asm.FnPerfEventOutput, asm.FnGetStackid, asm.FnProbeReadStr, asm.FnGetStack,
+		asm.FnGetFuncIp, asm.FnGetAttachCookie,
+	)
+	// helpersPerfEvent: pe_prog_func_proto, on top of helpersTrace: perf counters and branch records.
+	helpersPerfEvent = newHelperSet(
+		asm.FnPerfProgReadValue, asm.FnReadBranchRecords,
+	)
+	// helpersTracing: tracing_prog_func_proto (BTF tracing programs), for any attach type.
+	helpersTracing = newHelperSet(
+		asm.FnProbeRead, asm.FnPerfEventOutput, asm.FnGetStackid, asm.FnProbeReadStr,
+		asm.FnGetSocketCookie, asm.FnGetStack, asm.FnSkStorageGet, asm.FnSkStorageDelete,
+		asm.FnSkbOutput, asm.FnXdpOutput, asm.FnSkcToTcp6Sock, asm.FnSkcToTcpSock,
+		asm.FnSkcToTcpTimewaitSock, asm.FnSkcToTcpRequestSock, asm.FnSkcToUdp6Sock, asm.FnDPath,
+		asm.FnSockFromFile, asm.FnGetFuncIp, asm.FnGetAttachCookie, asm.FnSkcToUnixSock,
+		asm.FnXdpGetBuffLen, asm.FnSkcToMptcpSock,
+	)
+	// helpersSyscall: syscall_prog_func_proto: the tracing helpers plus the sys_bpf family.
+	helpersSyscall = newHelperSet(
+		asm.FnProbeRead, asm.FnPerfEventOutput, asm.FnGetStackid, asm.FnProbeReadStr,
+		asm.FnGetSocketCookie, asm.FnGetStack, asm.FnSkStorageGet, asm.FnSkStorageDelete,
+		asm.FnSkbOutput, asm.FnXdpOutput, asm.FnSkcToTcp6Sock, asm.FnSkcToTcpSock,
+		asm.FnSkcToTcpTimewaitSock, asm.FnSkcToTcpRequestSock, asm.FnSkcToUdp6Sock, asm.FnDPath,
+		asm.FnSockFromFile, asm.FnSysBpf, asm.FnBtfFindByNameKind, asm.FnSysClose, asm.FnGetFuncIp,
+		asm.FnSkcToUnixSock, asm.FnKallsymsLookupName, asm.FnXdpGetBuffLen, asm.FnSkcToMptcpSock,
+	)
+	// helpersCgroupSKB: cg_skb_func_proto.
+	helpersCgroupSKB = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnSkbLoadBytes, asm.FnGetSocketCookie, asm.FnGetSocketUid,
+		asm.FnSkbLoadBytesRelative, asm.FnSkbCgroupId, asm.FnGetLocalStorage,
+		asm.FnSkbAncestorCgroupId, asm.FnSkLookupTcp, asm.FnSkLookupUdp, asm.FnSkRelease,
+		asm.FnSkFullsock, asm.FnTcpSock, asm.FnSkbEcnSetCe, asm.FnGetListenerSock,
+		asm.FnSkcLookupTcp, asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
+		asm.FnSkCgroupId, asm.FnSkAncestorCgroupId,
+	)
+	// helpersCgroupSock: sock_filter_func_proto (cgroup sock programs).
+	helpersCgroupSock = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnGetSocketCookie, asm.FnGetLocalStorage, asm.FnSkStorageGet,
+		asm.FnGetNetnsCookie, asm.FnKtimeGetCoarseNs, asm.FnGetRetval, asm.FnSetRetval,
+	)
+	// helpersSockAddr: sock_addr_func_proto, for every attach type.
+	helpersSockAddr = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnGetSocketCookie, asm.FnSetsockopt, asm.FnGetsockopt,
+		asm.FnGetLocalStorage, asm.FnSkLookupTcp, asm.FnSkLookupUdp, asm.FnSkRelease,
+		asm.FnSkcLookupTcp, asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
+	)
+	// helpersSockOps: sock_ops_func_proto.
+	helpersSockOps = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnGetSocketCookie, asm.FnSetsockopt, asm.FnSockMapUpdate,
+		asm.FnGetsockopt, asm.FnSockOpsCbFlagsSet, asm.FnSockHashUpdate, asm.FnGetLocalStorage,
+		asm.FnTcpSock, asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
+		asm.FnLoadHdrOpt, asm.FnStoreHdrOpt, asm.FnReserveHdrOpt,
+	)
+	// helpersSkSKB: sk_skb_func_proto.
+	helpersSkSKB = newHelperSet(
+		asm.FnSkbStoreBytes, asm.FnPerfEventOutput, asm.FnSkbLoadBytes, asm.FnSkbChangeTail,
+		asm.FnSkbPullData, asm.FnSkbChangeHead, asm.FnGetSocketCookie, asm.FnGetSocketUid,
+		asm.FnSkbAdjustRoom, asm.FnSkRedirectMap, asm.FnSkRedirectHash, asm.FnSkLookupTcp,
+		asm.FnSkLookupUdp, asm.FnSkRelease, asm.FnSkcLookupTcp,
+	)
+	// helpersSkMsg: sk_msg_func_proto.
+	helpersSkMsg = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnMsgRedirectMap, asm.FnMsgApplyBytes, asm.FnMsgCorkBytes,
+		asm.FnMsgPullData, asm.FnMsgRedirectHash, asm.FnMsgPushData, asm.FnMsgPopData,
+		asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
+	)
+	// helpersLwtOut: lwt_out_func_proto (lwt_in adds bpf_lwt_push_encap).
+	helpersLwtOut = newHelperSet(
+		asm.FnGetRouteRealm, asm.FnPerfEventOutput, asm.FnSkbLoadBytes, asm.FnCsumDiff,
+		asm.FnSkbUnderCgroup, asm.FnGetHashRecalc, asm.FnSkbPullData,
+	)
+	// helpersLwtXmit: lwt_xmit_func_proto, on top of helpersLwtOut.
+	helpersLwtXmit = newHelperSet(
+		asm.FnSkbStoreBytes, asm.FnL3CsumReplace, asm.FnL4CsumReplace, asm.FnCloneRedirect,
+		asm.FnSkbGetTunnelKey, asm.FnSkbSetTunnelKey, asm.FnRedirect, asm.FnSkbGetTunnelOpt,
+		asm.FnSkbSetTunnelOpt, asm.FnSkbChangeTail, asm.FnCsumUpdate, asm.FnSetHashInvalid,
+		asm.FnSkbChangeHead, asm.FnLwtPushEncap, asm.FnCsumLevel,
+	)
+	// helpersLwtSeg6Local: lwt_seg6local_func_proto, on top of helpersLwtOut.
+	helpersLwtSeg6Local = newHelperSet(
+		asm.FnLwtSeg6StoreBytes, asm.FnLwtSeg6AdjustSrh, asm.FnLwtSeg6Action,
+	)
+	// helpersFlowDissector: flow_dissector_func_proto.
+	helpersFlowDissector = newHelperSet(
+		asm.FnSkbLoadBytes,
+	)
+	// helpersSkLookup: sk_lookup_func_proto.
+	helpersSkLookup = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnSkRelease, asm.FnSkAssign,
+	)
+	// helpersSkReuseport: sk_reuseport_func_proto.
+	helpersSkReuseport = newHelperSet(
+		asm.FnSkbLoadBytes, asm.FnGetSocketCookie, asm.FnSkbLoadBytesRelative,
+		asm.FnSkSelectReuseport, asm.FnKtimeGetCoarseNs,
+	)
+	// helpersCgroupDevice: cgroup_dev_func_proto.
+	helpersCgroupDevice = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnGetLocalStorage,
+	)
+	// helpersCgroupSysctl: sysctl_func_proto.
+	helpersCgroupSysctl = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnGetLocalStorage, asm.FnSysctlGetName,
+		asm.FnSysctlGetCurrentValue, asm.FnSysctlGetNewValue, asm.FnSysctlSetNewValue,
+		asm.FnKtimeGetCoarseNs, asm.FnGetRetval, asm.FnSetRetval,
+	)
+	// helpersCgroupSockopt: cg_sockopt_func_proto, for every attach type.
+	helpersCgroupSockopt = newHelperSet(
+		asm.FnPerfEventOutput, asm.FnGetLocalStorage, asm.FnTcpSock, asm.FnSkStorageGet,
+		asm.FnSkStorageDelete, asm.FnGetNetnsCookie, asm.FnGetRetval, asm.FnSetRetval,
+	)
+)

@@ -1,0 +1,135 @@
+package verifier
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestHelperAllowed(t *testing.T) {
+	type res struct{ Allowed, Known bool }
+	tests := []struct {
+		name string
+		pt   ebpf.ProgramType
+		at   ebpf.AttachType
+		fn   asm.BuiltinFunc
+		want res
+	}{
+		{"xdp redirect_map", ebpf.XDP, ebpf.AttachXDP, asm.FnRedirectMap, res{true, true}},
+		{"xdp skb_store_bytes", ebpf.XDP, ebpf.AttachXDP, asm.FnSkbStoreBytes, res{false, true}},
+		{"xdp sock_map_update", ebpf.XDP, ebpf.AttachXDP, asm.FnSockMapUpdate, res{false, true}},
+		{"socket filter redirect", ebpf.SocketFilter, 0, asm.FnRedirect, res{false, true}},
+		{"socket filter skb_store_bytes", ebpf.SocketFilter, 0, asm.FnSkbStoreBytes, res{false, true}},
+		{"socket filter skb_load_bytes", ebpf.SocketFilter, 0, asm.FnSkbLoadBytes, res{true, true}},
+		{"socket filter map_lookup", ebpf.SocketFilter, 0, asm.FnMapLookupElem, res{true, true}},
+		{"tc redirect", ebpf.SchedCLS, 0, asm.FnRedirect, res{true, true}},
+		{"tc skb_store_bytes", ebpf.SchedACT, 0, asm.FnSkbStoreBytes, res{true, true}},
+		// CONFIG_BPF_KPROBE_OVERRIDE is off on the reference kernel.
+		{"kprobe override_return", ebpf.Kprobe, 0, asm.FnOverrideReturn, res{false, true}},
+		// The reference kernel is locked down.
+		{"kprobe probe_write_user", ebpf.Kprobe, 0, asm.FnProbeWriteUser, res{false, true}},
+		{"kprobe probe_read", ebpf.Kprobe, 0, asm.FnProbeRead, res{true, true}},
+		{"tracepoint get_stackid", ebpf.TracePoint, 0, asm.FnGetStackid, res{true, true}},
+		{"perf_event read_value", ebpf.PerfEvent, 0, asm.FnPerfProgReadValue, res{true, true}},
+		{"kprobe perf_prog_read_value", ebpf.Kprobe, 0, asm.FnPerfProgReadValue, res{false, true}},
+		{"sockaddr connect bind", ebpf.CGroupSockAddr, ebpf.AttachCGroupInet4Connect, asm.FnBind, res{true, true}},
+		{"sockaddr sendmsg bind", ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Sendmsg, asm.FnBind, res{false, true}},
+		{"sockaddr recvmsg set_retval", ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Recvmsg, asm.FnSetRetval, res{false, true}},
+		{"sk_lookup sk_assign", ebpf.SkLookup, ebpf.AttachSkLookup, asm.FnSkAssign, res{true, true}},
+		{"fentry get_func_arg", ebpf.Tracing, ebpf.AttachTraceFEntry, asm.FnGetFuncArg, res{true, true}},
+		{"fentry get_func_ret", ebpf.Tracing, ebpf.AttachTraceFEntry, asm.FnGetFuncRet, res{false, true}},
+		{"unknown id", ebpf.XDP, 0, 212, res{false, true}},
+		{"lsm unmodelled", ebpf.LSM, ebpf.AttachLSMMac, asm.FnMapLookupElem, res{false, false}},
+		{"struct_ops unmodelled", ebpf.StructOps, 0, asm.FnMapLookupElem, res{false, false}},
+	}
+	for _, tt := range tests {
+		allowed, known := helperAllowed(tt.pt, tt.at, int32(tt.fn))
+		if diff := cmp.Diff(tt.want, res{allowed, known}); diff != "" {
+			t.Errorf("%s: helperAllowed mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// liveProgramType is a program type and attach type the live-kernel tests
+// load programs as.
+type liveProgramType struct {
+	pt ebpf.ProgramType
+	at ebpf.AttachType
+}
+
+var (
+	bpfUsableOnce sync.Once
+	bpfUsableErr  error
+)
+
+// skipIfNoBPF skips a test when this machine cannot load BPF programs
+// (not root, no bpf(), a sandbox): such tests are optional.
+func skipIfNoBPF(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("live-kernel test skipped in short mode")
+	}
+	bpfUsableOnce.Do(func() {
+		_, bpfUsableErr = liveLoad(liveProgramType{pt: ebpf.SocketFilter},
+			asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()})
+	})
+	if bpfUsableErr != nil {
+		t.Skipf("cannot load BPF programs here: %v", bpfUsableErr)
+	}
+}
+
+// liveLoad loads a program into the running kernel and returns the
+// verifier's log on rejection.
+func liveLoad(lt liveProgramType, insns asm.Instructions) (string, error) {
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: lt.pt, AttachType: lt.at, Instructions: insns, License: "GPL"})
+	if err == nil {
+		p.Close()
+		return "", nil
+	}
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		return strings.Join(ve.Log, "\n"), err
+	}
+	return err.Error(), err
+}
+
+// TestHelperAllowedLiveKernel compares helperAllowed with the running
+// kernel for every helper and every program type it can load without a
+// BTF target. The sets describe the 6.18 reference machine, so a different
+// kernel or configuration may disagree.
+func TestHelperAllowedLiveKernel(t *testing.T) {
+	skipIfNoBPF(t)
+	types := []liveProgramType{
+		{ebpf.SocketFilter, 0}, {ebpf.Kprobe, 0}, {ebpf.SchedCLS, 0}, {ebpf.SchedACT, 0}, {ebpf.TracePoint, 0},
+		{ebpf.XDP, 0}, {ebpf.PerfEvent, 0}, {ebpf.CGroupSKB, 0}, {ebpf.CGroupSKB, ebpf.AttachCGroupInetEgress},
+		{ebpf.CGroupSock, ebpf.AttachCGroupInetSockCreate}, {ebpf.LWTIn, 0}, {ebpf.LWTOut, 0}, {ebpf.LWTXmit, 0},
+		{ebpf.SockOps, 0}, {ebpf.SkSKB, 0}, {ebpf.CGroupDevice, 0}, {ebpf.SkMsg, 0}, {ebpf.RawTracepoint, 0},
+		{ebpf.CGroupSockAddr, ebpf.AttachCGroupInet4Bind}, {ebpf.CGroupSockAddr, ebpf.AttachCGroupInet6Connect},
+		{ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Recvmsg}, {ebpf.CGroupSockAddr, ebpf.AttachCgroupUnixGetsockname},
+		{ebpf.LWTSeg6Local, 0}, {ebpf.SkReuseport, 0}, {ebpf.FlowDissector, 0},
+		{ebpf.CGroupSysctl, ebpf.AttachCGroupSysctl}, {ebpf.RawTracepointWritable, 0},
+		{ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt}, {ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt},
+		{ebpf.SkLookup, ebpf.AttachSkLookup}, {ebpf.Netfilter, ebpf.AttachNetfilter},
+	}
+	for _, lt := range types {
+		for id := int32(1); id <= maxHelperID; id++ {
+			insns := asm.Instructions{asm.BuiltinFunc(id).Call(), asm.Mov.Imm(asm.R0, 0), asm.Return()}
+			log, err := liveLoad(lt, insns)
+			live := err == nil || !(strings.Contains(log, "cannot use helper") ||
+				strings.Contains(log, "unknown func") || strings.Contains(log, "invalid func"))
+			got, known := helperAllowed(lt.pt, lt.at, id)
+			if !known {
+				t.Errorf("%v/%v: program type not modelled", lt.pt, lt.at)
+				break
+			}
+			if got != live {
+				t.Errorf("%v/%v helper %v (%d): helperAllowed %v, kernel %v", lt.pt, lt.at, asm.BuiltinFunc(id), id, got, live)
+			}
+		}
+	}
+}

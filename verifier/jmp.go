@@ -1,0 +1,409 @@
+package verifier
+
+import (
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// isPktAny reports packet, packet meta and packet end pointers.
+func isPktAny(r *states.Reg) bool {
+	return r.Type == states.PtrToPacket || r.Type == states.PtrToPacketMeta || r.Type == states.PtrToPacketEnd
+}
+
+// regNotNull is reg_not_null: pointer kinds that cannot be NULL.
+func regNotNull(r *states.Reg) bool {
+	if r.MaybeNull() {
+		return false
+	}
+	switch r.Type {
+	case states.PtrToSocket, states.PtrToTCPSock, states.PtrToMapValue, states.PtrToMapKey,
+		states.PtrToSockCommon, states.ConstPtrToMap:
+		return true
+	case states.PtrToMem:
+		return r.Flags&states.PtrUntrusted == 0
+	case states.PtrToBTFID:
+		return r.Flags&states.PtrTrusted != 0
+	}
+	return false
+}
+
+// isBranchTaken is is_branch_taken: 1 always, 0 never, -1 unknown.
+func isBranchTaken(a, b *states.Reg, op uint8, is32 bool) int {
+	if isPktAny(a) && isPktAny(b) && !is32 {
+		return pktBranchTaken(a, b, op)
+	}
+	if a.IsPointer() || b.IsPointer() {
+		if !(b.Type == states.ScalarValue && regConst(b, is32)) {
+			op = states.FlipJmp(op)
+			a, b = b, a
+		}
+		if !(b.Type == states.ScalarValue && regConst(b, is32)) {
+			return -1
+		}
+		if !regNotNull(a) {
+			return -1
+		}
+		v := b.Var.Value
+		if is32 {
+			v = uint64(uint32(v))
+		}
+		if v != 0 {
+			return -1
+		}
+		switch op {
+		case insn.JmpJEQ:
+			return 0
+		case insn.JmpJNE:
+			return 1
+		}
+		return -1
+	}
+	return states.BranchTaken(op, a.Scalar, b.Scalar, is32)
+}
+
+func regConst(r *states.Reg, is32 bool) bool {
+	if is32 {
+		return r.Var.Subreg().IsConst()
+	}
+	return r.Var.IsConst()
+}
+
+// pktBranchTaken is is_pkt_ptr_branch_taken.
+func pktBranchTaken(a, b *states.Reg, op uint8) int {
+	var pkt *states.Reg
+	switch {
+	case b.Type == states.PtrToPacketEnd:
+		pkt = a
+	case a.Type == states.PtrToPacketEnd:
+		pkt = b
+		op = states.FlipJmp(op)
+	default:
+		return -1
+	}
+	if pkt.Range >= 0 {
+		return -1
+	}
+	switch op {
+	case insn.JmpJLE, insn.JmpJGT:
+		if pkt.Range == beyondPktEnd {
+			return b2i(op == insn.JmpJGT)
+		}
+	case insn.JmpJLT, insn.JmpJGE:
+		if pkt.Range == beyondPktEnd || pkt.Range == atPktEnd {
+			return b2i(op == insn.JmpJGE)
+		}
+	}
+	return -1
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// forEachReg visits every register of every frame of st, spilled ones
+// included (bpf_for_each_reg_in_vstate).
+func forEachReg(st *states.State, fn func(r *states.Reg)) {
+	for i := 0; i <= int(st.CurFrame); i++ {
+		f := st.Frames[i]
+		for r := range f.Regs {
+			fn(&f.Regs[r])
+		}
+		for s := range f.Stack {
+			if f.Stack[s].IsSpilledReg() {
+				fn(&f.Stack[s].Spilled)
+			}
+		}
+	}
+}
+
+// checkCondJmp is check_cond_jmp_op: decide or split the branch, refine
+// both edges.
+func (e *env) checkCondJmp(in insn.Insn) error {
+	op := in.JmpOp()
+	if err := e.checkRegRead(in.Dst); err != nil {
+		return err
+	}
+	regs := e.regs()
+	dst := &regs[in.Dst]
+	var fake states.Reg
+	src := &fake
+	if in.SrcIsReg() {
+		if err := e.checkRegRead(in.Src); err != nil {
+			return err
+		}
+		src = &regs[in.Src]
+	} else {
+		fake.MarkConst(uint64(int64(in.Imm)))
+	}
+	is32 := in.Class() == insn.ClassJMP32
+	pred := isBranchTaken(dst, src, op, is32)
+	if pred >= 0 {
+		if !dst.IsPointer() {
+			if err := e.markChainPrecision(int(in.Dst)); err != nil {
+				return err
+			}
+		}
+		if in.SrcIsReg() && !src.IsPointer() {
+			if err := e.markChainPrecision(int(in.Src)); err != nil {
+				return err
+			}
+		}
+	}
+	if pred == 1 {
+		e.log.branchState(e)
+		e.insnIdx += int(in.Off) + 1
+		return nil
+	}
+	if pred == 0 {
+		e.log.branchState(e)
+		e.insnIdx++
+		return nil
+	}
+	// Linked scalars are recorded in the history before the split so
+	// both branches share it.
+	other, err := e.pushStack(e.insnIdx+int(in.Off)+1, e.insnIdx)
+	if err != nil {
+		return err
+	}
+	oregs := &other.Frames[other.CurFrame].Regs
+	odst := &oregs[in.Dst]
+	osrc := &fake
+	var fake2 states.Reg
+	if in.SrcIsReg() {
+		osrc = &oregs[in.Src]
+	} else {
+		fake2 = fake
+		osrc = &fake2
+	}
+	thisDead, otherDead := false, false
+	if dst.Type == states.ScalarValue && src.Type == states.ScalarValue {
+		ta, tb, tok := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
+		fa, fb, fok := states.Refine(states.NegateJmp(op), dst.Scalar, src.Scalar, is32)
+		odst.Scalar, osrc.Scalar = ta, tb
+		dst.Scalar, src.Scalar = fa, fb
+		otherDead, thisDead = !tok, !fok
+		if in.SrcIsReg() && src.ID != 0 {
+			syncLinkedRegs(e.cur, src)
+			syncLinkedRegs(other, osrc)
+		}
+		if dst.ID != 0 {
+			syncLinkedRegs(e.cur, dst)
+			syncLinkedRegs(other, odst)
+		}
+	}
+	switch {
+	case !is32 && in.SrcIsReg() && dst.IsPointer() && src.IsPointer() && dst.MaybeNull() != src.MaybeNull() &&
+		dst.Type != states.PtrToBTFID && src.Type != states.PtrToBTFID:
+		// Comparing a maybe-null pointer with a non-null one proves the
+		// former non-null on the equal edge.
+		if op == insn.JmpJEQ || op == insn.JmpJNE {
+			eqState := other
+			if op == insn.JmpJNE {
+				eqState = e.cur
+			}
+			eqRegs := &eqState.Frames[eqState.CurFrame].Regs
+			if dst.MaybeNull() {
+				markPtrOrNullRegs(eqState, &eqRegs[in.Dst], false)
+			} else {
+				markPtrOrNullRegs(eqState, &eqRegs[in.Src], false)
+			}
+		}
+	case !is32 && !in.SrcIsReg() && in.Imm == 0 && (op == insn.JmpJEQ || op == insn.JmpJNE) && dst.MaybeNull():
+		id := dst.ID
+		markPtrOrNullID(e.cur, id, op == insn.JmpJNE)
+		markPtrOrNullID(other, id, op == insn.JmpJEQ)
+	default:
+		if !e.matchPktPointers(in, op, dst, src, e.cur, other) && dst.IsPointer() && !e.allowPtrLeaks() {
+			return e.reject(e.insnIdx, "R%d pointer comparison prohibited", in.Dst)
+		}
+	}
+	e.log.branchState(e)
+	if otherDead {
+		// The taken edge is infeasible: drop it again.
+		e.dropLastPushed()
+	}
+	if thisDead {
+		e.insnIdx++
+		return errDeadPath
+	}
+	e.insnIdx++
+	return nil
+}
+
+// errDeadPath ends the current path without an error (an infeasible
+// fall-through).
+var errDeadPath = &deadPath{}
+
+type deadPath struct{}
+
+func (*deadPath) Error() string { return "dead path" }
+
+// dropLastPushed discards the most recently pushed branch.
+func (e *env) dropLastPushed() {
+	n := len(e.stack)
+	p := e.stack[n-1]
+	e.stack = e.stack[:n-1]
+	if p.st.Parent != nil {
+		p.st.Parent.Branches--
+	}
+	e.pool.Put(p.st)
+}
+
+// syncLinkedRegs copies the refined bounds of known to every scalar
+// linked to it by id (sync_linked_regs).
+func syncLinkedRegs(st *states.State, known *states.Reg) {
+	base := known.ID &^ states.AddConstID
+	forEachReg(st, func(r *states.Reg) {
+		if r == known || r.Type != states.ScalarValue || r.ID&^states.AddConstID != base {
+			return
+		}
+		if (r.ID&states.AddConstID == 0 && known.ID&states.AddConstID == 0) || r.Off == known.Off {
+			*r = *known
+			return
+		}
+		// r = known + (r.Off - known.Off)
+		id := r.ID
+		delta := int64(r.Off) - int64(known.Off)
+		var c states.Scalar
+		c = states.ConstScalar(uint64(delta))
+		res := states.ScalarALU(states.ALUOp{Op: insn.ALUAdd, Is64: true}, known.Scalar, c)
+		off := r.Off
+		*r = *known
+		r.Scalar = res
+		r.ID = id
+		r.Off = off
+	})
+}
+
+// markPtrOrNullID resolves every maybe-null pointer with id in st: to a
+// NULL scalar, or to the non-null pointer.
+func markPtrOrNullID(st *states.State, id uint32, isNull bool) {
+	if id == 0 {
+		return
+	}
+	if isNull {
+		// A reference that is NULL was never acquired.
+		for i, r := range st.Refs {
+			if r.ID == id {
+				st.Refs = append(st.Refs[:i], st.Refs[i+1:]...)
+				break
+			}
+		}
+	}
+	forEachReg(st, func(r *states.Reg) {
+		if !r.MaybeNull() || r.ID != id {
+			return
+		}
+		if isNull {
+			r.MarkConst(0)
+			return
+		}
+		r.Flags &^= states.MaybeNull
+		if r.Type != states.PtrToMapValue || true {
+			r.ID = 0
+		}
+	})
+}
+
+func markPtrOrNullRegs(st *states.State, r *states.Reg, isNull bool) {
+	markPtrOrNullID(st, r.ID, isNull)
+}
+
+// matchPktPointers is try_match_pkt_pointers: a comparison of a packet
+// pointer with pkt_end (or meta with data) grows the checked range.
+func (e *env) matchPktPointers(in insn.Insn, op uint8, dst, src *states.Reg, this, other *states.State) bool {
+	if !in.SrcIsReg() || in.Class() == insn.ClassJMP32 {
+		return false
+	}
+	pktVsEnd := (dst.Type == states.PtrToPacket && src.Type == states.PtrToPacketEnd) ||
+		(dst.Type == states.PtrToPacketMeta && isInitPkt(src, states.PtrToPacket))
+	endVsPkt := (dst.Type == states.PtrToPacketEnd && src.Type == states.PtrToPacket) ||
+		(isInitPkt(dst, states.PtrToPacket) && src.Type == states.PtrToPacketMeta)
+	dno, sno := int(in.Dst), int(in.Src)
+	switch op {
+	case insn.JmpJGT:
+		if pktVsEnd {
+			findGoodPktPointers(this, dst, false)
+			markPktEnd(other, dno, true)
+		} else if endVsPkt {
+			findGoodPktPointers(other, src, true)
+			markPktEnd(this, sno, false)
+		} else {
+			return false
+		}
+	case insn.JmpJLT:
+		if pktVsEnd {
+			findGoodPktPointers(other, dst, true)
+			markPktEnd(this, dno, false)
+		} else if endVsPkt {
+			findGoodPktPointers(this, src, false)
+			markPktEnd(other, sno, true)
+		} else {
+			return false
+		}
+	case insn.JmpJGE:
+		if pktVsEnd {
+			findGoodPktPointers(this, dst, true)
+			markPktEnd(other, dno, false)
+		} else if endVsPkt {
+			findGoodPktPointers(other, src, false)
+			markPktEnd(this, sno, true)
+		} else {
+			return false
+		}
+	case insn.JmpJLE:
+		if pktVsEnd {
+			findGoodPktPointers(other, dst, false)
+			markPktEnd(this, dno, true)
+		} else if endVsPkt {
+			findGoodPktPointers(this, src, true)
+			markPktEnd(other, sno, false)
+		} else {
+			return false
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func isInitPkt(r *states.Reg, t states.RegType) bool {
+	return r.Type == t && r.Off == 0 && r.Var.IsConst() && r.Var.Value == 0
+}
+
+// findGoodPktPointers is find_good_pkt_pointers: every packet pointer with
+// the same id gains the range the comparison proved.
+func findGoodPktPointers(st *states.State, ptr *states.Reg, rightOpen bool) {
+	if ptr.Off < 0 || (ptr.Off == 0 && rightOpen) {
+		return
+	}
+	if ptr.UMax > maxPacketOff || ptr.UMax+uint64(ptr.Off) > maxPacketOff {
+		return
+	}
+	newRange := ptr.Off
+	if rightOpen {
+		newRange++
+	}
+	t, id := ptr.Type, ptr.ID
+	forEachReg(st, func(r *states.Reg) {
+		if r.Type == t && r.ID == id && r.Range < newRange {
+			r.Range = newRange
+		}
+	})
+}
+
+// markPktEnd records that a packet pointer is at or beyond pkt_end.
+func markPktEnd(st *states.State, regno int, rangeOpen bool) {
+	r := &st.Frames[st.CurFrame].Regs[regno]
+	if r.Type != states.PtrToPacket {
+		return
+	}
+	if rangeOpen {
+		r.Range = beyondPktEnd
+	} else {
+		r.Range = atPktEnd
+	}
+}

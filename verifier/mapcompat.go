@@ -1,0 +1,123 @@
+package verifier
+
+// Map and helper compatibility: the kernel's check_map_func_compatibility.
+// Two tables decide it. The first says which helpers a special map type may
+// be passed to (a program array only to bpf_tail_call, a ring buffer only to
+// the ringbuf helpers, ...); map types absent from it (hash, array, LRU,
+// LPM trie, ...) go to any map helper. The second says which map types a
+// map-specific helper accepts (bpf_redirect_map only device, CPU and XSK
+// maps, ...); helpers absent from it accept any map. Both must agree.
+//
+// Sockmap and sockhash updates and deletes through bpf_map_update_elem and
+// bpf_map_delete_elem depend on the program type in the kernel
+// (may_update_sockmap); this table, which has no program type, allows them.
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
+
+// mapAllowedHelpers lists, for map types that only some helpers may take,
+// those helpers.
+var mapAllowedHelpers = map[ebpf.MapType]helperSet{
+	ebpf.ProgramArray: newHelperSet(asm.FnTailCall),
+	ebpf.PerfEventArray: newHelperSet(asm.FnPerfEventRead, asm.FnPerfEventOutput,
+		asm.FnPerfEventReadValue, asm.FnSkbOutput, asm.FnXdpOutput),
+	ebpf.RingBuf: newHelperSet(asm.FnRingbufOutput, asm.FnRingbufReserve, asm.FnRingbufQuery,
+		asm.FnRingbufReserveDynptr, asm.FnRingbufSubmitDynptr, asm.FnRingbufDiscardDynptr),
+	ebpf.UserRingbuf:         newHelperSet(asm.FnUserRingbufDrain),
+	ebpf.StackTrace:          newHelperSet(asm.FnGetStackid),
+	ebpf.CGroupArray:         newHelperSet(asm.FnSkbUnderCgroup, asm.FnCurrentTaskUnderCgroup),
+	ebpf.CGroupStorage:       newHelperSet(asm.FnGetLocalStorage),
+	ebpf.PerCPUCGroupStorage: newHelperSet(asm.FnGetLocalStorage),
+	ebpf.DevMap:              newHelperSet(asm.FnRedirectMap, asm.FnMapLookupElem),
+	ebpf.DevMapHash:          newHelperSet(asm.FnRedirectMap, asm.FnMapLookupElem),
+	ebpf.CPUMap:              newHelperSet(asm.FnRedirectMap),
+	ebpf.XSKMap:              newHelperSet(asm.FnRedirectMap, asm.FnMapLookupElem),
+	ebpf.ArrayOfMaps:         newHelperSet(asm.FnMapLookupElem),
+	ebpf.HashOfMaps:          newHelperSet(asm.FnMapLookupElem),
+	ebpf.SockMap: newHelperSet(asm.FnSkRedirectMap, asm.FnSockMapUpdate, asm.FnMsgRedirectMap,
+		asm.FnSkSelectReuseport, asm.FnMapLookupElem, asm.FnMapUpdateElem, asm.FnMapDeleteElem),
+	ebpf.SockHash: newHelperSet(asm.FnSkRedirectHash, asm.FnSockHashUpdate, asm.FnMsgRedirectHash,
+		asm.FnSkSelectReuseport, asm.FnMapLookupElem, asm.FnMapUpdateElem, asm.FnMapDeleteElem),
+	ebpf.ReusePortSockArray: newHelperSet(asm.FnSkSelectReuseport),
+	ebpf.Queue:              newHelperSet(asm.FnMapPeekElem, asm.FnMapPopElem, asm.FnMapPushElem),
+	ebpf.Stack:              newHelperSet(asm.FnMapPeekElem, asm.FnMapPopElem, asm.FnMapPushElem),
+	ebpf.SkStorage:          newHelperSet(asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnKptrXchg),
+	ebpf.InodeStorage:       newHelperSet(asm.FnInodeStorageGet, asm.FnInodeStorageDelete, asm.FnKptrXchg),
+	ebpf.TaskStorage:        newHelperSet(asm.FnTaskStorageGet, asm.FnTaskStorageDelete, asm.FnKptrXchg),
+	ebpf.CgroupStorage:      newHelperSet(asm.FnCgrpStorageGet, asm.FnCgrpStorageDelete, asm.FnKptrXchg),
+	ebpf.BloomFilter:        newHelperSet(asm.FnMapPeekElem, asm.FnMapPushElem),
+}
+
+// helperAllowedMaps lists, for helpers that only take some map types, those
+// map types.
+var helperAllowedMaps = map[asm.BuiltinFunc][]ebpf.MapType{
+	asm.FnTailCall:               {ebpf.ProgramArray},
+	asm.FnPerfEventRead:          {ebpf.PerfEventArray},
+	asm.FnPerfEventOutput:        {ebpf.PerfEventArray},
+	asm.FnPerfEventReadValue:     {ebpf.PerfEventArray},
+	asm.FnSkbOutput:              {ebpf.PerfEventArray},
+	asm.FnXdpOutput:              {ebpf.PerfEventArray},
+	asm.FnRingbufOutput:          {ebpf.RingBuf},
+	asm.FnRingbufReserve:         {ebpf.RingBuf},
+	asm.FnRingbufQuery:           {ebpf.RingBuf},
+	asm.FnRingbufReserveDynptr:   {ebpf.RingBuf},
+	asm.FnRingbufSubmitDynptr:    {ebpf.RingBuf},
+	asm.FnRingbufDiscardDynptr:   {ebpf.RingBuf},
+	asm.FnUserRingbufDrain:       {ebpf.UserRingbuf},
+	asm.FnGetStackid:             {ebpf.StackTrace},
+	asm.FnCurrentTaskUnderCgroup: {ebpf.CGroupArray},
+	asm.FnSkbUnderCgroup:         {ebpf.CGroupArray},
+	asm.FnRedirectMap:            {ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap, ebpf.XSKMap},
+	asm.FnSkRedirectMap:          {ebpf.SockMap},
+	asm.FnMsgRedirectMap:         {ebpf.SockMap},
+	asm.FnSockMapUpdate:          {ebpf.SockMap},
+	asm.FnSkRedirectHash:         {ebpf.SockHash},
+	asm.FnMsgRedirectHash:        {ebpf.SockHash},
+	asm.FnSockHashUpdate:         {ebpf.SockHash},
+	asm.FnGetLocalStorage:        {ebpf.CGroupStorage, ebpf.PerCPUCGroupStorage},
+	asm.FnSkSelectReuseport:      {ebpf.ReusePortSockArray, ebpf.SockMap, ebpf.SockHash},
+	asm.FnMapPopElem:             {ebpf.Queue, ebpf.Stack},
+	asm.FnMapPeekElem:            {ebpf.Queue, ebpf.Stack, ebpf.BloomFilter},
+	asm.FnMapPushElem:            {ebpf.Queue, ebpf.Stack, ebpf.BloomFilter},
+	asm.FnMapLookupPercpuElem:    {ebpf.PerCPUArray, ebpf.PerCPUHash, ebpf.LRUCPUHash},
+	asm.FnSkStorageGet:           {ebpf.SkStorage},
+	asm.FnSkStorageDelete:        {ebpf.SkStorage},
+	asm.FnInodeStorageGet:        {ebpf.InodeStorage},
+	asm.FnInodeStorageDelete:     {ebpf.InodeStorage},
+	asm.FnTaskStorageGet:         {ebpf.TaskStorage},
+	asm.FnTaskStorageDelete:      {ebpf.TaskStorage},
+	asm.FnCgrpStorageGet:         {ebpf.CgroupStorage},
+	asm.FnCgrpStorageDelete:      {ebpf.CgroupStorage},
+}
+
+// mapHelperCompatible reports the kernel's check_map_func_compatibility
+// decision for calling helper id with a map of type mt as argument; msg is
+// the kernel's message when not.
+func mapHelperCompatible(mt ebpf.MapType, id int32) (ok bool, msg string) {
+	if allowed, special := mapAllowedHelpers[mt]; special && !allowed.has(id) {
+		return false, mapHelperMismatch(mt, id)
+	}
+	if types, special := helperAllowedMaps[asm.BuiltinFunc(id)]; special {
+		for _, t := range types {
+			if t == mt {
+				return true, ""
+			}
+		}
+		return false, mapHelperMismatch(mt, id)
+	}
+	return true, ""
+}
+
+// mapHelperMismatch renders the kernel's rejection of a map passed to the
+// wrong helper.
+func mapHelperMismatch(mt ebpf.MapType, id int32) string {
+	name := fmt.Sprintf("unknown#%d", id)
+	if p, ok := helperProto(id); ok {
+		name = p.Name
+	}
+	return fmt.Sprintf("cannot pass map_type %d into func %s#%d", uint32(mt), name, id)
+}

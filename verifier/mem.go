@@ -1,0 +1,667 @@
+package verifier
+
+import (
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// access is a memory access direction.
+type access uint8
+
+const (
+	accRead access = iota
+	accWrite
+)
+
+// maxPacketOff is MAX_PACKET_OFF: packet offsets beyond it are not tracked.
+const maxPacketOff = 0xffff
+
+// Packet range markers for pointers compared with pkt_end.
+const (
+	atPktEnd     = -1
+	beyondPktEnd = -2
+)
+
+// frameOf returns the frame a stack pointer points into.
+func (e *env) frameOf(r *states.Reg) *states.Frame {
+	return e.cur.Frames[r.FrameNo]
+}
+
+// checkLoad simulates LDX (and LDX MEMSX).
+func (e *env) checkLoad(in insn.Insn) error {
+	if err := e.checkRegRead(in.Src); err != nil {
+		return err
+	}
+	if err := e.checkRegWrite(in.Dst); err != nil {
+		return err
+	}
+	srcType := e.regs()[in.Src].Type
+	if err := e.checkMemAccess(int(in.Src), int(in.Off), in.SizeBytes(), accRead, int(in.Dst), in.Mode() == insn.ModeMEMSX); err != nil {
+		return err
+	}
+	return e.saveAuxPtrType(srcType)
+}
+
+// checkStore simulates STX (register) and ST (immediate) stores.
+func (e *env) checkStore(in insn.Insn) error {
+	valueReg := -1
+	if in.Class() == insn.ClassSTX {
+		if err := e.checkRegRead(in.Src); err != nil {
+			return err
+		}
+		valueReg = int(in.Src)
+	}
+	if err := e.checkRegRead(in.Dst); err != nil {
+		return err
+	}
+	dstType := e.regs()[in.Dst].Type
+	if valueReg < 0 && dstType == states.PtrToCtx {
+		return e.reject(e.insnIdx, "BPF_ST stores into R%d %s is not allowed", in.Dst, regTypeStr(&e.regs()[in.Dst]))
+	}
+	if err := e.checkMemAccess(int(in.Dst), int(in.Off), in.SizeBytes(), accWrite, valueReg, false); err != nil {
+		return err
+	}
+	return e.saveAuxPtrType(dstType)
+}
+
+// saveAuxPtrType enforces that one load/store insn always sees the same
+// kind of pointer, since the kernel rewrites ctx accesses per insn.
+func (e *env) saveAuxPtrType(t states.RegType) error {
+	prev := e.auxPtr[e.insnIdx]
+	if prev == states.NotInit {
+		e.auxPtr[e.insnIdx] = t
+		return nil
+	}
+	if t != prev && (!ptrMismatchOK(t) || !ptrMismatchOK(prev)) {
+		return e.reject(e.insnIdx, "same insn cannot be used with different pointers")
+	}
+	return nil
+}
+
+func ptrMismatchOK(t states.RegType) bool {
+	switch t {
+	case states.PtrToCtx, states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock,
+		states.PtrToXDPSock, states.PtrToBTFID, states.PtrToArena:
+		return false
+	}
+	return true
+}
+
+// checkMemAccess is check_mem_access: an access of size bytes at
+// regs[regno] + off. valueReg is the register loaded into or stored from
+// (-1 for an immediate store or a helper access).
+func (e *env) checkMemAccess(regno, off, size int, t access, valueReg int, signExt bool) error {
+	regs := e.regs()
+	reg := &regs[regno]
+	if err := e.checkPtrAlignment(reg, off, size); err != nil {
+		return err
+	}
+	off += int(reg.Off)
+	var dst *states.Reg
+	if valueReg >= 0 && t == accRead {
+		dst = &regs[valueReg]
+	}
+	switch {
+	case reg.Type == states.PtrToMapKey && !reg.MaybeNull():
+		if t == accWrite {
+			return e.reject(e.insnIdx, "write to change key R%d not allowed", regno)
+		}
+		m := e.mapAt(reg)
+		if err := e.checkMemRegion(regno, off, size, int(m.KeySize), false); err != nil {
+			return err
+		}
+		if dst != nil {
+			e.markUnknown(dst)
+		}
+	case reg.Type == states.PtrToMapValue && !reg.MaybeNull():
+		m := e.mapAt(reg)
+		if t == accWrite && m.ReadOnly {
+			return e.reject(e.insnIdx, "write into map forbidden, value_size=%d off=%d size=%d", m.ValueSize, off, size)
+		}
+		if err := e.checkMemRegion(regno, off, size, int(m.ValueSize), false); err != nil {
+			return err
+		}
+		if dst != nil {
+			if reg.Var.IsConst() && m.ReadOnly && m.Contents != nil {
+				moff := off + int(reg.Var.Value)
+				if v, ok := readConst(m.Contents, moff, size, signExt); ok {
+					dst.MarkConst(v)
+					return nil
+				}
+			}
+			e.markUnknown(dst)
+		}
+	case reg.Type == states.PtrToMem && !reg.MaybeNull():
+		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
+			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
+		}
+		if err := e.checkMemRegion(regno, off, size, int(reg.Range), false); err != nil {
+			return err
+		}
+		if dst != nil {
+			e.markUnknown(dst)
+		}
+	case reg.Type == states.PtrToCtx && !reg.MaybeNull():
+		if err := e.checkPtrOffReg(reg, regno, false); err != nil {
+			return err
+		}
+		acc, ok := e.ctxCheck(off, size, t == accWrite, e.attach)
+		if !ok {
+			return e.reject(e.insnIdx, "invalid bpf_context access off=%d size=%d", off, size)
+		}
+		if dst != nil {
+			switch acc.Kind {
+			case CtxScalar:
+				e.markUnknown(dst)
+			case CtxPacket, CtxPacketMeta, CtxPacketEnd, CtxSocket, CtxSockCommon, CtxFlowKeys:
+				var rt states.RegType
+				switch acc.Kind {
+				case CtxPacket:
+					rt = states.PtrToPacket
+				case CtxPacketMeta:
+					rt = states.PtrToPacketMeta
+				case CtxPacketEnd:
+					rt = states.PtrToPacketEnd
+				case CtxSocket:
+					rt = states.PtrToSocket
+				case CtxSockCommon:
+					rt = states.PtrToSockCommon
+				case CtxFlowKeys:
+					rt = states.PtrToFlowKeys
+				}
+				var fl states.RegFlags
+				if acc.MaybeNull {
+					fl = states.MaybeNull
+				}
+				dst.MarkPtr(rt, fl)
+				if acc.MaybeNull {
+					dst.ID = e.newID()
+				}
+				return nil
+			default:
+				return e.unsupported(e.insnIdx, "context field yielding a BTF-typed pointer")
+			}
+		}
+	case reg.Type == states.PtrToStack:
+		if err := e.checkStackAccessWithinBounds(regno, off, size, t); err != nil {
+			return err
+		}
+		if t == accRead {
+			if err := e.checkStackRead(regno, off, size, valueReg); err != nil {
+				return err
+			}
+		} else {
+			if err := e.checkStackWrite(regno, off, size, valueReg); err != nil {
+				return err
+			}
+		}
+		// A fill restores the spilled register as is (no coercion) only
+		// for full-width fills; narrower loads are coerced below.
+	case reg.Type == states.PtrToPacket || reg.Type == states.PtrToPacketMeta:
+		if t == accWrite && !e.mayWritePacket() {
+			return e.reject(e.insnIdx, "cannot write into packet")
+		}
+		if err := e.checkPacketAccess(regno, off, size, false); err != nil {
+			return err
+		}
+		if dst != nil {
+			e.markUnknown(dst)
+		}
+	case reg.Type == states.PtrToFlowKeys:
+		if t == accWrite && valueReg >= 0 && regs[valueReg].IsPointer() {
+			return e.reject(e.insnIdx, "R%d leaks addr into flow keys", valueReg)
+		}
+		if off < 0 || size < 0 || off+size > flowKeysSize {
+			return e.reject(e.insnIdx, "invalid access to flow keys off=%d size=%d", off, size)
+		}
+		if dst != nil {
+			e.markUnknown(dst)
+		}
+	case reg.Type == states.PtrToSocket || reg.Type == states.PtrToSockCommon || reg.Type == states.PtrToTCPSock || reg.Type == states.PtrToXDPSock:
+		if reg.MaybeNull() {
+			return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))
+		}
+		return e.unsupported(e.insnIdx, "socket field access")
+	case reg.Type == states.PtrToBTFID || reg.Type == states.PtrToBuf || reg.Type == states.PtrToTPBuffer || reg.Type == states.PtrToArena:
+		if reg.MaybeNull() {
+			return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))
+		}
+		return e.unsupported(e.insnIdx, "memory access through %s", regTypeStr(reg))
+	default:
+		return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))
+	}
+	if dst != nil && size < 8 && dst.Type == states.ScalarValue {
+		if signExt {
+			dst.Scalar = states.SignExtend(dst.Scalar, size, true)
+		} else {
+			dst.Scalar = states.Truncate(dst.Scalar, size)
+		}
+	}
+	return nil
+}
+
+// flowKeysSize is sizeof(struct bpf_flow_keys).
+const flowKeysSize = 56
+
+// readConst reads a little-endian value from frozen map contents.
+func readConst(b []byte, off, size int, signExt bool) (uint64, bool) {
+	if off < 0 || off+size > len(b) {
+		return 0, false
+	}
+	var v uint64
+	for i := size - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[off+i])
+	}
+	if signExt && size < 8 {
+		shift := uint(64 - 8*size)
+		v = uint64(int64(v<<shift) >> shift)
+	}
+	return v, true
+}
+
+// mayWritePacket is may_access_direct_pkt_data for a direct write.
+func (e *env) mayWritePacket() bool { return e.mayAccessPkt(accWrite) }
+
+// mayAccessPkt is may_access_direct_pkt_data: which program types may read
+// or write packet data directly.
+func (e *env) mayAccessPkt(t access) bool {
+	switch e.progType {
+	case ebpf.LWTIn, ebpf.LWTOut, ebpf.LWTSeg6Local, ebpf.SkReuseport, ebpf.FlowDissector, ebpf.CGroupSKB:
+		return t == accRead
+	case ebpf.SchedCLS, ebpf.SchedACT, ebpf.XDP, ebpf.LWTXmit, ebpf.SkSKB, ebpf.SkMsg, ebpf.CGroupSockopt:
+		return true
+	}
+	return false
+}
+
+// checkPtrAlignment is check_ptr_alignment on an architecture with
+// efficient unaligned access: only stack accesses must be aligned.
+func (e *env) checkPtrAlignment(reg *states.Reg, off, size int) error {
+	if reg.Type != states.PtrToStack || size == 1 {
+		return nil
+	}
+	t := reg.Var.Add(states.TnumConst(uint64(int64(reg.Off) + int64(off))))
+	if !t.IsAligned(uint64(size)) {
+		return e.reject(e.insnIdx, "misaligned stack access off %s+%d+%d size %d", reg.Var.String(), reg.Off, off, size)
+	}
+	return nil
+}
+
+// checkPtrOffReg is __check_ptr_off_reg: ctx-like pointers must be used
+// unmodified.
+func (e *env) checkPtrOffReg(reg *states.Reg, regno int, fixedOffOK bool) error {
+	if reg.Off < 0 {
+		return e.reject(e.insnIdx, "negative offset %s ptr R%d off=%d disallowed", regTypeStr(reg), regno, reg.Off)
+	}
+	if !fixedOffOK && reg.Off != 0 {
+		return e.reject(e.insnIdx, "dereference of modified %s ptr R%d off=%d disallowed", regTypeStr(reg), regno, reg.Off)
+	}
+	if !reg.Var.IsConst() || reg.Var.Value != 0 {
+		return e.reject(e.insnIdx, "variable %s access var_off=%s disallowed", regTypeStr(reg), reg.Var.String())
+	}
+	return nil
+}
+
+// memAccessMsg is the first line __check_mem_access prints.
+func (e *env) memAccessMsg(regno, off, size, memSize int) string {
+	reg := &e.regs()[regno]
+	switch reg.Type {
+	case states.PtrToMapKey:
+		return sprintf("invalid access to map key, key_size=%d off=%d size=%d", memSize, off, size)
+	case states.PtrToMapValue:
+		return sprintf("invalid access to map value, value_size=%d off=%d size=%d", memSize, off, size)
+	case states.PtrToPacket, states.PtrToPacketMeta, states.PtrToPacketEnd:
+		return sprintf("invalid access to packet, off=%d size=%d, R%d(id=%d,off=%d,r=%d)", off, size, regno, reg.ID, off, memSize)
+	}
+	return sprintf("invalid access to memory, mem_size=%d off=%d size=%d", memSize, off, size)
+}
+
+func memOK(off int64, size int, memSize int, zeroOK bool) bool {
+	sizeOK := size > 0 || (size == 0 && zeroOK)
+	return off >= 0 && sizeOK && off+int64(size) <= int64(memSize)
+}
+
+// checkMemRegion is check_mem_region_access: every offset the register's
+// variable part allows must keep the access inside [0, memSize).
+func (e *env) checkMemRegion(regno, off, size, memSize int, zeroOK bool) error {
+	reg := &e.regs()[regno]
+	if reg.SMin < 0 && (reg.SMin == minInt64 || int64(off)+reg.SMin != int64(int32(int64(off)+reg.SMin)) || reg.SMin+int64(off) < 0) {
+		return e.reject(e.insnIdx, "R%d min value is negative, either use unsigned index or do a if (index >=0) check.", regno)
+	}
+	if lo := reg.SMin + int64(off); !memOK(lo, size, memSize, zeroOK) {
+		return e.reject(e.insnIdx, "%s\nR%d min value is outside of the allowed memory range", e.memAccessMsg(regno, int(lo), size, memSize), regno)
+	}
+	if reg.UMax >= maxVarOff {
+		return e.reject(e.insnIdx, "R%d unbounded memory access, make sure to bounds check any such access", regno)
+	}
+	if hi := int64(reg.UMax) + int64(off); !memOK(hi, size, memSize, zeroOK) {
+		return e.reject(e.insnIdx, "%s\nR%d max value is outside of the allowed memory range", e.memAccessMsg(regno, int(hi), size, memSize), regno)
+	}
+	return nil
+}
+
+// checkPacketAccess is check_packet_access: the fixed offset must be inside
+// the range proven by comparisons with pkt_end.
+func (e *env) checkPacketAccess(regno, off, size int, zeroOK bool) error {
+	reg := &e.regs()[regno]
+	if reg.SMin < 0 {
+		return e.reject(e.insnIdx, "R%d min value is negative, either use unsigned index or do a if (index >=0) check.", regno)
+	}
+	if reg.Range < 0 || !memOK(int64(off), size, int(reg.Range), zeroOK) {
+		if reg.Range < 0 {
+			return e.reject(e.insnIdx, "R%d offset is outside of the packet", regno)
+		}
+		return e.reject(e.insnIdx, "%s\nR%d offset is outside of the packet", e.memAccessMsg(regno, off, size, int(reg.Range)), regno)
+	}
+	return nil
+}
+
+// checkStackAccessWithinBounds is check_stack_access_within_bounds; it
+// grows the frame's stack to cover the access.
+func (e *env) checkStackAccessWithinBounds(regno, off, size int, t access) error {
+	reg := &e.regs()[regno]
+	f := e.frameOf(reg)
+	extra := " read from"
+	if t == accWrite {
+		extra = " write to"
+	}
+	var minOff, maxOff int64
+	if reg.Var.IsConst() {
+		minOff = int64(reg.Var.Value) + int64(off)
+		maxOff = minOff + int64(size)
+	} else {
+		if reg.SMax >= maxVarOff || reg.SMin <= -maxVarOff {
+			return e.reject(e.insnIdx, "invalid unbounded variable-offset%s stack R%d", extra, regno)
+		}
+		minOff = reg.SMin + int64(off)
+		maxOff = reg.SMax + int64(off) + int64(size)
+	}
+	bad := minOff < -states.MaxStack || minOff > -1 || maxOff > 0 || size < 0
+	if bad {
+		if reg.Var.IsConst() {
+			return e.reject(e.insnIdx, "invalid%s stack R%d off=%d size=%d", extra, regno, off, size)
+		}
+		return e.reject(e.insnIdx, "invalid variable-offset%s stack R%d var_off=%s off=%d size=%d", extra, regno, reg.Var.String(), off, size)
+	}
+	e.growStack(f, int(-minOff))
+	return nil
+}
+
+// growStack grows a frame's allocated stack and the subprogram's depth.
+func (e *env) growStack(f *states.Frame, bytes int) {
+	bytes = (bytes + states.SlotSize - 1) &^ (states.SlotSize - 1)
+	if f.AllocatedStack() < bytes {
+		f.GrowStack(bytes)
+	}
+	if sp := int(f.SubProg); sp < len(e.stackDepth) && e.stackDepth[sp] < bytes {
+		e.stackDepth[sp] = bytes
+	}
+}
+
+// isStackSlotSpecial reports dynptr/iter/irq slots.
+func isStackSlotSpecial(s *states.Slot) bool {
+	switch s.Types[states.SlotSize-1] {
+	case states.StackDynptr, states.StackIter, states.StackIRQFlag:
+		return true
+	}
+	return false
+}
+
+// checkStackWrite is check_stack_write (fixed and variable offset).
+func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
+	reg := &e.regs()[regno]
+	f := e.frameOf(reg)
+	if !reg.Var.IsConst() {
+		return e.checkStackWriteVarOff(f, reg, off, size, valueReg)
+	}
+	off += int(reg.Var.Value)
+	slot := -off - 1
+	spi := slot / states.SlotSize
+	s := &f.Stack[spi]
+	var val *states.Reg
+	if valueReg >= 0 {
+		val = &e.regs()[valueReg]
+	}
+	in := e.prog[e.insnIdx]
+	isST := in.Class() == insn.ClassST
+	switch {
+	case val != nil && off%states.SlotSize == 0 && val.Type == states.ScalarValue:
+		fits := regWidth(val) <= 8*size
+		if fits {
+			e.assignScalarIDBeforeMov(val)
+		}
+		saveRegisterState(s, val, size)
+		if !fits {
+			s.Spilled.ID = 0
+		}
+		e.pushJmpHistory(stackAccessFlag(int(reg.FrameNo), spi))
+	case val == nil && off%states.SlotSize == 0 && isST:
+		var tmp states.Reg
+		tmp.MarkConst(uint64(int64(in.Imm)))
+		saveRegisterState(s, &tmp, size)
+		e.pushJmpHistory(stackAccessFlag(int(reg.FrameNo), spi))
+	case val != nil && val.IsPointer():
+		if size != states.SlotSize {
+			return e.reject(e.insnIdx, "invalid size of register spill")
+		}
+		if f != e.cur.Cur() && val.Type == states.PtrToStack {
+			return e.reject(e.insnIdx, "cannot spill pointers to stack into stack frame of the caller")
+		}
+		saveRegisterState(s, val, size)
+		e.pushJmpHistory(stackAccessFlag(int(reg.FrameNo), spi))
+	default:
+		typ := states.StackMisc
+		s.Spilled.MarkNotInit()
+		if isStackSlotSpecial(s) || s.IsSpilledReg() {
+			for i := range s.Types {
+				if s.Types[i] == states.StackSpill || s.Types[i] == states.StackDynptr || s.Types[i] == states.StackIter || s.Types[i] == states.StackIRQFlag {
+					s.Types[i] = states.StackMisc
+				}
+			}
+		}
+		if (val != nil && val.IsNull()) || (val == nil && isST && in.Imm == 0) {
+			if val != nil {
+				if err := e.markChainPrecision(valueReg); err != nil {
+					return err
+				}
+			}
+			typ = states.StackZero
+		}
+		for i := 0; i < size; i++ {
+			s.Types[(slot-i)%states.SlotSize] = typ
+		}
+	}
+	return nil
+}
+
+// saveRegisterState spills r into the top size bytes of slot s.
+func saveRegisterState(s *states.Slot, r *states.Reg, size int) {
+	s.Spilled = *r
+	i := states.SlotSize
+	for ; i > states.SlotSize-size; i-- {
+		s.Types[i-1] = states.StackSpill
+	}
+	for ; i > 0; i-- {
+		markSlotMisc(&s.Types[i-1])
+	}
+}
+
+// markSlotMisc turns a byte into MISC unless it is ZERO or (uninit reads
+// being allowed for privileged loaders) INVALID.
+func markSlotMisc(t *states.SlotType) {
+	if *t == states.StackZero || *t == states.StackInvalid {
+		return
+	}
+	*t = states.StackMisc
+}
+
+// stackAccessFlag encodes a stack access in a jump-history entry.
+func stackAccessFlag(frame, spi int) uint32 {
+	return histStackAccess | uint32(frame)&0x7 | uint32(spi)<<3
+}
+
+// histStackAccess marks a history entry as a stack spill or fill.
+const histStackAccess = 1 << 31
+
+// checkStackWriteVarOff is check_stack_write_var_off.
+func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size, valueReg int) error {
+	minOff := int(reg.SMin) + off
+	maxOff := int(reg.SMax) + off + size
+	writingZero := false
+	if valueReg >= 0 {
+		writingZero = e.regs()[valueReg].IsNull()
+	} else if in := e.prog[e.insnIdx]; in.Class() == insn.ClassST && in.Imm == 0 {
+		writingZero = true
+	}
+	for i := minOff; i < maxOff; i++ {
+		slot := -i - 1
+		spi := slot / states.SlotSize
+		s := &f.Stack[spi]
+		b := &s.Types[slot%states.SlotSize]
+		if isStackSlotSpecial(s) {
+			return e.reject(e.insnIdx, "unsupported: variable-offset write over a dynptr/iterator slot")
+		}
+		if s.IsSpilledReg() {
+			// Any byte of a spilled register destroys the spill.
+			s.Spilled.MarkNotInit()
+			for j := range s.Types {
+				if s.Types[j] == states.StackSpill {
+					s.Types[j] = states.StackMisc
+				}
+			}
+		}
+		newType := states.StackMisc
+		if writingZero && *b == states.StackZero {
+			newType = states.StackZero
+		}
+		if *b == states.StackInvalid && !writingZero {
+			// allow_uninit_stack: leave it.
+			newType = states.StackMisc
+		}
+		*b = newType
+	}
+	if valueReg >= 0 && writingZero {
+		return e.markChainPrecision(valueReg)
+	}
+	return nil
+}
+
+// checkStackRead is check_stack_read.
+func (e *env) checkStackRead(regno, off, size, dstReg int) error {
+	reg := &e.regs()[regno]
+	f := e.frameOf(reg)
+	if !reg.Var.IsConst() {
+		if dstReg < 0 {
+			return e.reject(e.insnIdx, "variable offset stack pointer cannot be passed into helper function")
+		}
+		minOff := int(reg.SMin) + off
+		maxOff := int(reg.SMax) + off
+		if err := e.checkStackRangeInit(regno, off, size, false, accRead, nil); err != nil {
+			return err
+		}
+		zeros := true
+		for i := minOff; i < maxOff+size; i++ {
+			slot := -i - 1
+			s := &f.Stack[slot/states.SlotSize]
+			b := s.Types[slot%states.SlotSize]
+			if b == states.StackZero {
+				continue
+			}
+			if b == states.StackSpill && s.Spilled.IsNull() {
+				continue
+			}
+			zeros = false
+			break
+		}
+		dst := &e.regs()[dstReg]
+		if zeros {
+			dst.MarkConst(0)
+		} else {
+			e.markUnknown(dst)
+		}
+		return nil
+	}
+	off += int(reg.Var.Value)
+	return e.checkStackReadFixed(f, int(reg.FrameNo), off, size, dstReg)
+}
+
+// checkStackReadFixed is check_stack_read_fixed_off.
+func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg int) error {
+	slot := -off - 1
+	spi := slot / states.SlotSize
+	s := &f.Stack[spi]
+	regs := e.regs()
+	if s.IsSpilledReg() {
+		spillSize := 1
+		for i := states.SlotSize - 1; i > 0 && s.Types[i-1] == states.StackSpill; i-- {
+			spillSize++
+		}
+		sp := &s.Spilled
+		if size != states.SlotSize || spillSize != states.SlotSize {
+			if sp.Type != states.ScalarValue {
+				return e.reject(e.insnIdx, "invalid size of register fill")
+			}
+			if dstReg < 0 {
+				return nil
+			}
+			if size <= spillSize && off%states.SlotSize == 0 {
+				if size == 4 && spillSize == 4 && regWidth(sp) <= 32 {
+					e.assignScalarIDBeforeMov(sp)
+				}
+				regs[dstReg] = *sp
+				if regWidth(sp) > size*8 {
+					regs[dstReg].ID = 0
+				}
+				e.pushJmpHistory(stackAccessFlag(frameNo, spi))
+				return nil
+			}
+			spillCnt, zeroCnt := 0, 0
+			for i := 0; i < size; i++ {
+				switch s.Types[(slot-i)%states.SlotSize] {
+				case states.StackSpill:
+					spillCnt++
+				case states.StackMisc, states.StackInvalid:
+				case states.StackZero:
+					zeroCnt++
+				default:
+					return e.reject(e.insnIdx, "invalid read from stack off %d+%d size %d", off, i, size)
+				}
+			}
+			if spillCnt == size && sp.Var.IsConst() && sp.Var.Value == 0 {
+				regs[dstReg].MarkConst(0)
+				e.pushJmpHistory(stackAccessFlag(frameNo, spi))
+			} else if zeroCnt == size {
+				regs[dstReg].MarkConst(0)
+			} else {
+				e.markUnknown(&regs[dstReg])
+			}
+			return nil
+		}
+		if dstReg >= 0 {
+			e.assignScalarIDBeforeMov(sp)
+			regs[dstReg] = *sp
+			e.pushJmpHistory(stackAccessFlag(frameNo, spi))
+		}
+		return nil
+	}
+	zeros := 0
+	for i := 0; i < size; i++ {
+		switch s.Types[(slot-i)%states.SlotSize] {
+		case states.StackMisc, states.StackInvalid:
+		case states.StackZero:
+			zeros++
+		default:
+			return e.reject(e.insnIdx, "invalid read from stack off %d+%d size %d", off, i, size)
+		}
+	}
+	if dstReg >= 0 {
+		if zeros == size {
+			regs[dstReg].MarkConst(0)
+		} else {
+			e.markUnknown(&regs[dstReg])
+		}
+	}
+	return nil
+}

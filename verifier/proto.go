@@ -1,0 +1,132 @@
+package verifier
+
+import "github.com/cilium/ebpf"
+
+// ArgType is the kind of argument a helper expects in one of r1-r5 (the
+// kernel's enum bpf_arg_type, base kinds plus the flags that matter).
+type ArgType uint8
+
+// Helper argument kinds.
+const (
+	ArgDontCare             ArgType = iota // unused argument
+	ArgAnything                            // any initialised value
+	ArgConstMapPtr                         // a map pointer (ld_imm64 of a map)
+	ArgPtrToMapKey                         // memory of the map's key size
+	ArgPtrToMapValue                       // memory of the map's value size, read
+	ArgPtrToUninitMapValue                 // memory of the map's value size, may be uninitialised
+	ArgPtrToMem                            // readable memory, size in the next arg
+	ArgPtrToMemOrNull                      // same, or NULL
+	ArgPtrToUninitMem                      // writable memory, size in the next arg
+	ArgPtrToFixedMem                       // memory of a fixed size (HelperProto.ArgSize)
+	ArgConstSize                           // constant > 0 size of the previous memory arg
+	ArgConstSizeOrZero                     // constant >= 0 size of the previous memory arg
+	ArgConstAllocSizeOrZero                // constant size of a memory allocation (ringbuf reserve)
+	ArgPtrToCtx                            // the program's context
+	ArgPtrToCtxOrNull
+	ArgPtrToSocket // a referenced full socket
+	ArgPtrToSocketOrNull
+	ArgPtrToSockCommon
+	ArgPtrToBTFID // a BTF-typed kernel pointer (HelperProto.ArgBTFID)
+	ArgPtrToSpinLock
+	ArgPtrToInt  // 4 writable bytes
+	ArgPtrToLong // 8 writable bytes
+	ArgPtrToFunc // a callback function (ld_imm64 of a subprogram)
+	ArgPtrToStackOrNull
+	ArgPtrToConstStr // a read-only NUL-terminated string in a frozen map
+	ArgPtrToTimer
+	ArgPtrToKptr
+	ArgPtrToDynptr
+	ArgPtrToRingbufMem // memory returned by ringbuf reserve; released by the helper
+	ArgPtrToAllocMem
+	ArgPtrToPercpuBTFID
+	ArgPtrToBTFIDSockCommon
+	ArgConstMapPtrOrNull
+	ArgUnsupported // a kind vercheck does not model: calling the helper is rejected as unsupported
+	// ArgPtrToMapValueOrNull is memory of the map's value size, or NULL
+	// (the init value of the local-storage get helpers).
+	ArgPtrToMapValueOrNull
+	// ArgPtrToBTFIDOrNull is a BTF-typed kernel pointer or NULL.
+	ArgPtrToBTFIDOrNull
+	// ArgPtrToUninitMemOrNull is writable memory (size in the next arg) or
+	// NULL.
+	ArgPtrToUninitMemOrNull
+)
+
+// RetType is what a helper returns in r0.
+type RetType uint8
+
+// Helper return kinds.
+const (
+	RetInteger             RetType = iota // an unknown scalar
+	RetVoid                               // r0 is not initialised
+	RetPtrToMapValueOrNull                // pointer into the value of the map in arg1, or NULL
+	RetPtrToMapValue                      // same, never NULL
+	RetPtrToSocketOrNull                  // acquired socket reference
+	RetPtrToTCPSockOrNull
+	RetPtrToSockCommonOrNull
+	RetPtrToAllocMemOrNull // ringbuf record of the size in arg2 (acquired)
+	RetPtrToMemOrBTFID     // per-cpu pointer helpers
+	RetPtrToMemOrNull
+	RetPtrToBTFIDOrNull
+	RetPtrToBTFID
+	RetPtrToDynptrMemOrNull
+	RetUnsupported // a kind vercheck does not model
+)
+
+// HelperProto is the prototype of one helper function, as data.
+type HelperProto struct {
+	Name    string
+	ID      int32
+	Ret     RetType
+	Args    [5]ArgType
+	GPLOnly bool
+	// PktAccess marks helpers that may take packet pointers as memory args.
+	PktAccess bool
+	// ChangesPktData marks helpers after which all packet pointers are
+	// invalidated (the kernel's bpf_helper_changes_pkt_data).
+	ChangesPktData bool
+	// Acquire marks a helper whose returned pointer is a new reference;
+	// ReleaseArg is the 1-based argument whose reference the helper
+	// releases (0: none).
+	Acquire    bool
+	ReleaseArg int8
+	// ArgSize is the fixed size for ArgPtrToFixedMem arguments, per arg.
+	ArgSize [5]int32
+	// RetBTFName names the BTF type of a PtrToBTFID return, if any.
+	RetBTFName string
+	// ArgBTFName names, per arg, the BTF type an ArgPtrToBTFID or
+	// ArgPtrToBTFIDOrNull argument must point to.
+	ArgBTFName [5]string
+	// Callback marks helpers that call a callback (bpf_loop,
+	// for_each_map_elem, find_vma, user_ringbuf_drain, timer_set_callback).
+	Callback bool
+}
+
+// CtxFieldKind says what a load from a context field yields.
+type CtxFieldKind uint8
+
+// Context field kinds.
+const (
+	CtxScalar     CtxFieldKind = iota // an unknown scalar of the load's size
+	CtxPacket                         // PTR_TO_PACKET (skb->data, xdp->data)
+	CtxPacketMeta                     // PTR_TO_PACKET_META
+	CtxPacketEnd                      // PTR_TO_PACKET_END
+	CtxSocket                         // PTR_TO_SOCKET_OR_NULL style fields (sk)
+	CtxSockCommon                     // PTR_TO_SOCK_COMMON
+	CtxFlowKeys                       // PTR_TO_FLOW_KEYS
+	CtxBTFID                          // a BTF-typed pointer
+)
+
+// CtxAccess is the result of checking one context access: whether it is
+// allowed and, for a load, what the destination register becomes.
+type CtxAccess struct {
+	Kind CtxFieldKind
+	// MaybeNull marks pointer fields that may be NULL (e.g. skb->sk).
+	MaybeNull bool
+}
+
+// ctxAccessFunc decides one access to the context of a program type. off
+// and size are the constant offset and width of the access; write is true
+// for stores. It returns false when the kernel would reject the access with
+// "invalid bpf_context access off=%d size=%d".
+type ctxAccessFunc func(off, size int, write bool, attach ebpf.AttachType) (CtxAccess, bool)

@@ -1,0 +1,463 @@
+package verifier
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/states"
+)
+
+// Checkpoint heuristics that live outside the prune policy.
+const (
+	// maxJmpHistory forces a checkpoint when a path has gone through this
+	// many jump points without one, so the history precision tracking
+	// walks stays short (the kernel's jmp_history_cnt > 40).
+	maxJmpHistory = 40
+	// timeCheckEvery is how many processed instructions pass between two
+	// looks at the clock.
+	timeCheckEvery = 4096
+)
+
+// pending is a branch waiting to be explored: a state and where it resumes.
+type pending struct {
+	st       *states.State
+	insn     int
+	prevInsn int
+}
+
+// env is the verification of one program (the kernel's bpf_verifier_env,
+// without the parts that are not ours).
+type env struct {
+	prog     []insn.Insn
+	cfg      *insn.CFG
+	lp       *loader.Program
+	maps     []*loader.Map
+	progType ebpf.ProgramType
+	attach   ebpf.AttachType
+	opts     Options
+	policy   prune.Policy
+
+	pool  *states.Pool
+	store *prune.Store
+	eq    states.EqualEnv
+
+	cur      *states.State
+	stack    []pending
+	insnIdx  int
+	prevIdx  int
+	idGen    uint32
+	deadline time.Time
+
+	insnProcessed int
+	jmpsProcessed int
+	prevJmps      int
+	prevInsns     int
+
+	stackDepth []int
+	// auxPtr remembers the pointer type each load/store insn was first
+	// checked with ("same insn cannot be used with different pointers").
+	auxPtr []states.RegType
+
+	ctxCheck ctxAccessFunc
+	ctxSize  int
+
+	log logger
+	// subprog is the subprogram being verified (0 = main).
+	subprog int
+	hits    int
+	misses  int
+	evicted int
+}
+
+// Verify checks one program of an object. It never panics: an internal
+// failure becomes a Result whose Err wraps ErrInternal.
+func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result) {
+	start := time.Now()
+	res = &Result{Object: obj.Path, Program: prog.Name, Section: prog.Section, Type: prog.Type}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Accepted = false
+			res.Err = fmt.Errorf("%w: panic: %v\n%s", ErrInternal, p, debug.Stack())
+		}
+		res.Stats.Duration = time.Since(start)
+	}()
+	if prog.Err != nil {
+		res.Err = fmt.Errorf("%w: %v", ErrUnsupported, prog.Err)
+		return res
+	}
+	code, err := insn.FromAsm(prog.Instructions)
+	if err != nil {
+		res.Err = &RejectError{Msg: err.Error()}
+		return res
+	}
+	e := &env{prog: code, lp: prog, maps: obj.Maps, progType: prog.Type, attach: prog.AttachType, opts: opts}
+	e.log.level = opts.LogLevel
+	if opts.Policy != nil {
+		e.policy = *opts.Policy
+	} else {
+		e.policy = prune.DefaultPolicy()
+	}
+	err = e.run()
+	res.Stats.InsnProcessed = e.insnProcessed
+	if e.store != nil {
+		st := e.store.Stats()
+		res.Stats.MaxStatesPerInsn = st.MaxStatesPerInsn
+		res.Stats.TotalStates = st.TotalStates
+		res.Stats.PeakStates = st.PeakStates
+		e.store.Release()
+	}
+	res.Stats.StackDepth = e.stackDepth
+	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
+	res.Log = e.log.String()
+	if err != nil {
+		var re *RejectError
+		if errors.As(err, &re) {
+			re.Line = lineAt(prog, re.Insn)
+		}
+		res.Err = err
+		return res
+	}
+	res.Accepted = true
+	return res
+}
+
+// run validates the program and walks it.
+func (e *env) run() error {
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCount})
+	if err != nil {
+		var ie *insn.Error
+		if errors.As(err, &ie) {
+			return &RejectError{Insn: ie.Insn, Msg: ie.Msg}
+		}
+		return &RejectError{Msg: err.Error()}
+	}
+	e.cfg = cfg
+	e.ctxCheck, e.ctxSize = ctxLayout(e.progType)
+	if e.ctxCheck == nil {
+		return e.unsupported(0, "program type %s", e.progType)
+	}
+	if err := e.checkLdImm64(); err != nil {
+		return err
+	}
+	e.stackDepth = make([]int, len(cfg.Subprogs))
+	e.auxPtr = make([]states.RegType, len(e.prog))
+	e.pool = &states.Pool{}
+	e.store = prune.NewStore(len(e.prog), e.policy, e.pool)
+	e.eq.LiveRegs = cfg.LiveRegsBefore
+	if e.opts.Timeout > 0 {
+		e.deadline = time.Now().Add(e.opts.Timeout)
+	}
+	for i := range cfg.Subprogs {
+		if i > 0 && isGlobalFunc(e.lp, cfg.Subprogs[i].Start) {
+			return e.unsupported(cfg.Subprogs[i].Start, "global function %d verified on its own", i)
+		}
+	}
+	return e.doCheck()
+}
+
+// checkLdImm64 resolves every ld_imm64 pseudo source up front, as the
+// kernel's resolve_pseudo_ldimm64 does.
+func (e *env) checkLdImm64() error {
+	for i, in := range e.prog {
+		if !in.IsLdImm64() {
+			continue
+		}
+		switch in.Src {
+		case 0, insn.PseudoFunc:
+		case insn.PseudoMapFD, insn.PseudoMapValue:
+			if int(in.Imm) < 0 || int(in.Imm) >= len(e.maps) {
+				return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
+			}
+			if in.Src == insn.PseudoMapValue {
+				m := e.maps[in.Imm]
+				if uint32(in.Imm2) >= m.ValueSize {
+					return &RejectError{Insn: i, Msg: fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, uint32(in.Imm2))}
+				}
+			}
+		case insn.PseudoBTFID:
+			return e.unsupported(i, "ld_imm64 of a kernel BTF object (ksym)")
+		default:
+			return &RejectError{Insn: i, Msg: fmt.Sprintf("unrecognized bpf_ld_imm64 insn")}
+		}
+	}
+	return nil
+}
+
+// initialState builds the state at the entry of the main program.
+func (e *env) initialState() *states.State {
+	st := e.pool.Get()
+	st.FirstInsnIdx = 0
+	st.LastInsnIdx = -1
+	st.Frames[0].Regs[1].MarkPtr(states.PtrToCtx, 0)
+	return st
+}
+
+// doCheck is the main loop: simulate instructions depth first, pruning at
+// prune points, until every pending branch is explored.
+func (e *env) doCheck() error {
+	e.cur = e.initialState()
+	e.insnIdx = 0
+	e.prevIdx = -1
+	e.log.initial(e)
+	for {
+		if e.insnIdx < 0 || e.insnIdx >= len(e.prog) {
+			return e.reject(e.prevIdx, "invalid insn idx %d insn_cnt %d", e.insnIdx, len(e.prog))
+		}
+		e.insnProcessed++
+		if e.insnProcessed > MaxProcessedInsns {
+			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("BPF program is too large. Processed %d insn", e.insnProcessed), kind: ErrComplexityLimit}
+		}
+		if e.insnProcessed%timeCheckEvery == 0 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
+			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("verification time limit %s reached after %d insns", e.opts.Timeout, e.insnProcessed), kind: ErrTimeout}
+		}
+		e.cur.LastInsnIdx = int32(e.prevIdx)
+		e.cur.InsnIdx = int32(e.insnIdx)
+		exit := false
+		if e.cfg.PrunePoint(e.insnIdx) {
+			pruned, err := e.isStateVisited(e.insnIdx)
+			if err != nil {
+				return err
+			}
+			if pruned {
+				e.log.pruned(e)
+				exit = true
+			}
+		}
+		if !exit {
+			if e.cfg.JmpPoint(e.insnIdx) {
+				e.pushJmpHistory(0)
+			}
+			e.log.insn(e)
+			e.prevIdx = e.insnIdx
+			var err error
+			exit, err = e.step()
+			if err == errDeadPath {
+				exit, err = true, nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !exit {
+			continue
+		}
+		e.updateBranchCounts(e.cur)
+		if !e.popStack() {
+			return nil
+		}
+	}
+}
+
+// pushJmpHistory records the current instruction in the path's history
+// for precision backtracking.
+func (e *env) pushJmpHistory(flags uint32) {
+	st := e.cur
+	n := len(st.JmpHistory)
+	if n > 0 && flags != 0 && st.JmpHistory[n-1].Idx == int32(e.insnIdx) {
+		st.JmpHistory[n-1].Flags |= flags
+		return
+	}
+	st.JmpHistory = append(st.JmpHistory, states.JmpHistEntry{Idx: int32(e.insnIdx), PrevIdx: int32(e.prevIdx), Flags: flags})
+}
+
+// pushStack saves a copy of the current state to resume at insn later.
+func (e *env) pushStack(insnIdx, prevIdx int) (*states.State, error) {
+	st := e.pool.Clone(e.cur)
+	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx})
+	if len(e.stack) > MaxJmpSeq {
+		return nil, &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex.", len(e.stack)), kind: ErrComplexityLimit}
+	}
+	if st.Parent != nil {
+		st.Parent.Branches++
+	}
+	return st, nil
+}
+
+// popStack resumes the most recently pushed branch; false when none is
+// left.
+func (e *env) popStack() bool {
+	n := len(e.stack)
+	if n == 0 {
+		return false
+	}
+	p := e.stack[n-1]
+	e.stack = e.stack[:n-1]
+	e.cur.CopyFrom(p.st)
+	e.pool.Put(p.st)
+	e.insnIdx = p.insn
+	e.prevIdx = p.prevInsn
+	e.log.popped(e)
+	return true
+}
+
+// updateBranchCounts closes one path: every state whose open paths drop
+// to zero is complete and may be freed.
+func (e *env) updateBranchCounts(st *states.State) {
+	for st != nil {
+		st.Branches--
+		if st.Branches > 0 {
+			return
+		}
+		parent := st.Parent
+		if st != e.cur {
+			e.store.BranchesDone(st)
+		}
+		st = parent
+	}
+}
+
+// isStateVisited is the pruning decision at a prune point: is the current
+// state subsumed by an explored one (prune), and should it become a
+// checkpoint itself.
+func (e *env) isStateVisited(idx int) (bool, error) {
+	cur := e.cur
+	force := e.cfg.ForceCheckpoint(idx) || len(cur.JmpHistory) > maxJmpHistory
+	addNew := force || e.policy.WantCheckpoint(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns), false)
+	callsite := cur.Frames[cur.CurFrame].CallSite
+	statesCnt := 0
+	var hit *prune.Entry
+	var loopErr error
+	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
+		statesCnt++
+		old := sl.State
+		if int(old.InsnIdx) != idx {
+			return true
+		}
+		if old.Branches > 0 {
+			// old is an ancestor of cur on the current path: a loop.
+			if e.cfg.CallsCallback(idx) {
+				if e.eq.StatesEqual(old, cur, states.RangeWithin) {
+					hit = sl
+					return false
+				}
+			} else if states.MaybeLooping(old, cur) && e.eq.StatesEqual(old, cur, states.Exact) &&
+				old.MayGotoDepth == cur.MayGotoDepth && old.CallbackUnrollDepth == cur.CallbackUnrollDepth {
+				loopErr = e.reject(idx, "infinite loop detected at insn %d", idx)
+				return false
+			}
+			if !force && e.policy.LoopSuppress(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns)) {
+				addNew = false
+			}
+		} else if e.eq.StatesEqual(old, cur, states.NotExact) {
+			hit = sl
+			return false
+		}
+		e.misses++
+		if addNew {
+			if e.store.Miss(sl, e.cfg.ForceCheckpoint(idx)) {
+				e.evicted++
+			}
+		}
+		return true
+	})
+	if loopErr != nil {
+		return false, loopErr
+	}
+	if hit != nil {
+		e.hits++
+		e.store.Hit(hit)
+		if e.cfg.JmpPoint(idx) {
+			e.pushJmpHistory(0)
+		}
+		if err := e.propagatePrecision(hit.State, cur); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	e.store.NoteBucketLen(statesCnt)
+	if !addNew {
+		return false, nil
+	}
+	e.prevJmps = e.jmpsProcessed
+	e.prevInsns = e.insnProcessed
+	e.markAllScalarsImprecise(cur)
+	nw := e.pool.Clone(cur)
+	nw.InsnIdx = int32(idx)
+	nw.MarkAllScalarsPrecise()
+	e.store.Add(int32(idx), callsite, nw)
+	cur.Parent = nw
+	cur.FirstInsnIdx = int32(idx)
+	cur.DFSDepth = nw.DFSDepth + 1
+	cur.JmpHistory = cur.JmpHistory[:0]
+	return false, nil
+}
+
+// reject builds a rejection at insn with a kernel-style message.
+func (e *env) reject(insnIdx int, format string, args ...any) error {
+	re := &RejectError{Insn: insnIdx, Msg: fmt.Sprintf(format, args...)}
+	if e.cur != nil {
+		re.State = e.stateString(e.cur)
+	}
+	e.log.errorf(re.Msg)
+	return re
+}
+
+// unsupported rejects honestly what vercheck does not model yet.
+func (e *env) unsupported(insnIdx int, format string, args ...any) error {
+	msg := "unsupported: " + fmt.Sprintf(format, args...)
+	e.log.errorf(msg)
+	return &RejectError{Insn: insnIdx, Msg: msg, kind: ErrUnsupported}
+}
+
+// newID returns a fresh register id.
+func (e *env) newID() uint32 {
+	e.idGen++
+	return e.idGen
+}
+
+// mapAt returns the map a map pointer or map value register refers to.
+func (e *env) mapAt(r *states.Reg) *loader.Map {
+	if int(r.Aux) < len(e.maps) {
+		return e.maps[r.Aux]
+	}
+	return nil
+}
+
+func (e *env) stateString(st *states.State) string {
+	var b strings.Builder
+	b.WriteString(st.String())
+	return b.String()
+}
+
+// lineAt returns the source line of raw instruction idx, if known.
+func lineAt(p *loader.Program, idx int) loader.Line {
+	if idx >= 0 && idx < len(p.Lines) {
+		return p.Lines[idx]
+	}
+	return loader.Line{}
+}
+
+// isGlobalFunc reports whether the subprogram starting at insn start has
+// global linkage in the program's BTF func info.
+func isGlobalFunc(p *loader.Program, start int) bool {
+	for _, f := range p.Funcs {
+		if f.Start == start {
+			return f.Global
+		}
+	}
+	return false
+}
+
+// helperArgCount is the number of arguments helper id takes (the kernel's
+// call summary for liveness), or -1 when unknown.
+func helperArgCount(id int32) int {
+	fn, ok := helperProto(id)
+	if !ok {
+		return -1
+	}
+	n := 0
+	for i, a := range fn.Args {
+		if a != ArgDontCare {
+			n = i + 1
+		}
+	}
+	return n
+}

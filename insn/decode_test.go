@@ -3,6 +3,7 @@ package insn
 import (
 	"errors"
 	"testing"
+	"unsafe"
 
 	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
@@ -114,4 +115,12 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSizeof guards the size of Insn, which programs hold densely.
+func TestSizeof(t *testing.T) {
+	const want = 16
+	if got := unsafe.Sizeof(Insn{}); got != want {
+		t.Errorf("unsafe.Sizeof(Insn{}) = %d, want %d", got, want)
+	}
 }

@@ -1,8 +1,9 @@
+//go:build linux
+
 package insn
 
 import (
 	"bytes"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -99,13 +100,6 @@ func loadProg(t *testing.T, raw []byte, level uint32) (log string, ok bool) {
 		log = "errno: " + errno.Error()
 	}
 	return log, false
-}
-
-func requireKernel(t *testing.T) {
-	t.Helper()
-	if os.Getenv("VERCHECK_KERNEL") != "1" {
-		t.Skip("set VERCHECK_KERNEL=1 to compare with the running kernel (needs root)")
-	}
 }
 
 // TestKernelAgrees compares the load-time verdict (Check, then CheckInsn

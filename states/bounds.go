@@ -247,6 +247,23 @@ func (s *Scalar) updateBounds() {
 	b64 := s.get64()
 	b64.meetTnum(s.Var.Value, s.Var.Mask)
 	s.set64(b64)
+	s.singleMember()
+}
+
+// singleMember makes s a constant when its tnum has exactly one member in
+// [UMin, UMax] (the tnum_step part of the kernel's __update_reg64_bounds).
+func (s *Scalar) singleMember() {
+	next := s.Var.next(s.UMin)
+	uminIn := s.Var.Contains(s.UMin)
+	top := s.Var.Value | s.Var.Mask
+	switch {
+	case uminIn && next > s.UMax:
+		*s = ConstScalar(s.UMin)
+	case !uminIn && next == top:
+		*s = ConstScalar(top)
+	case !uminIn && next <= s.UMax && s.Var.next(next) > s.UMax:
+		*s = ConstScalar(next)
+	}
 }
 
 // deduce32 learns subregister bounds from the 64-bit bounds, then shares

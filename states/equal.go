@@ -251,25 +251,35 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
 	return true
 }
 
+// Byte-parallel tests on the eight kinds of a slot packed into one word
+// (slotWord). They rely on the kinds' values: INVALID 0, SPILL 1, MISC 2,
+// ZERO 3, object kinds above; TestSlotWordPredicates checks them against
+// the byte-by-byte definitions.
+const (
+	everyByte     = 0x0101010101010101 // bit 0 of every byte
+	everyByteMisc = everyByte * uint64(StackMisc)
+	aboveZero     = everyByte * (0xff &^ uint64(StackZero)) // bits no plain kind has
+)
+
+// slotWord packs the kinds of s, byte i of the word for Types[i].
+func slotWord(s *Slot) uint64 {
+	t := &s.Types
+	return uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+}
+
 // isPlain reports whether every byte of s is INVALID, MISC or ZERO.
 func isPlain(s *Slot) bool {
-	for _, t := range s.Types {
-		if t != StackInvalid && t != StackMisc && t != StackZero {
-			return false
-		}
-	}
-	return true
+	w := slotWord(s)
+	// Kinds 0..3 only, and no SPILL (1): bit 0 set with bit 1 clear.
+	return w&aboveZero == 0 && w&^(w>>1)&everyByte == 0
 }
 
 // isUnread reports whether stackSafe skips every byte of the old slot s:
 // all INVALID, or MISC when uninitialised reads are allowed anyway.
 func isUnread(s *Slot, allowUninit bool) bool {
-	for _, t := range s.Types {
-		if t != StackInvalid && (!allowUninit || t != StackMisc) {
-			return false
-		}
-	}
-	return true
+	w := slotWord(s)
+	return w == 0 || (allowUninit && w&^everyByteMisc == 0)
 }
 
 // slotSafe is the kernel's byte walk over old slot spi.

@@ -484,3 +484,50 @@ func TestMaybeLooping(t *testing.T) {
 		t.Errorf("a difference below the top frame blocks MaybeLooping")
 	}
 }
+
+func TestSlotWordPredicates(t *testing.T) {
+	plain := func(s *Slot) bool {
+		for _, k := range s.Types {
+			if k != StackInvalid && k != StackMisc && k != StackZero {
+				return false
+			}
+		}
+		return true
+	}
+	unread := func(s *Slot, allowUninit bool) bool {
+		for _, k := range s.Types {
+			if k != StackInvalid && !(allowUninit && k == StackMisc) {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(s *Slot) {
+		t.Helper()
+		if isPlain(s) != plain(s) || isUnread(s, true) != unread(s, true) || isUnread(s, false) != unread(s, false) {
+			t.Fatalf("word predicates disagree on %v", s.Types)
+		}
+	}
+	// Every slot made of the four basic kinds, then every object kind at
+	// every position.
+	const basic = 4
+	var s Slot
+	for n := 0; n < basic*basic*basic*basic*basic*basic*basic*basic; n++ {
+		for i, v := 0, n; i < SlotSize; i, v = i+1, v/basic {
+			s.Types[i] = SlotType(v % basic)
+		}
+		check(&s)
+	}
+	for k := StackDynptr; k <= StackIRQFlag+1; k++ {
+		for i := range SlotSize {
+			s = Slot{}
+			s.Types[i] = k
+			check(&s)
+			for j := range s.Types {
+				s.Types[j] = StackMisc
+			}
+			s.Types[i] = k
+			check(&s)
+		}
+	}
+}

@@ -203,8 +203,8 @@ func signExtend32(s Scalar, size int) Scalar {
 
 // rangeComputable reports whether the kernel tracks the result range of op
 // with this source (is_safe_to_compute_dst_reg_range): always for the
-// additive, multiplicative and bitwise operations, for shifts only by a
-// constant smaller than the width, never for div, mod and end.
+// additive, multiplicative and bitwise operations and END, for shifts only
+// by a constant smaller than the width, never for div and mod.
 func rangeComputable(op ALUOp, src Scalar) bool {
 	bitness := uint64(subregBits)
 	srcConst := src.IsConst32() && src.S32Min == src.S32Max && src.U32Min == src.U32Max
@@ -213,7 +213,7 @@ func rangeComputable(op ALUOp, src Scalar) bool {
 		srcConst = src.IsConst() && src.SMin == src.SMax && src.UMin == src.UMax
 	}
 	switch op.Op {
-	case aluAdd, aluSub, aluNeg, aluAnd, aluXor, aluOr, aluMul:
+	case aluAdd, aluSub, aluNeg, aluAnd, aluXor, aluOr, aluMul, aluEnd:
 		return true
 	case aluLsh, aluRsh, aluArsh:
 		return srcConst && src.UMax < bitness
@@ -224,14 +224,16 @@ func rangeComputable(op ALUOp, src Scalar) bool {
 
 // ScalarALU applies op to dst with src as the kernel's
 // adjust_scalar_min_max_vals does for two scalars (src is the constant
-// operand for BPF_K, the immediate sign-extended to 64 bits). For NEG src is
-// ignored (the kernel negates dst). The result of an ALU32 operation is
-// zero-extended, and every result is synced (reg_bounds_sync). Operations
-// whose range the kernel does not track (div, mod, shifts by a
-// non-constant, END/bswap, MOV) give an unknown scalar, with no zero
-// extension even for ALU32, as in the kernel.
+// operand for BPF_K, the immediate sign-extended to 64 bits). For NEG and
+// END src is ignored (the kernel passes dst for both). The result of an
+// ALU32 operation other than END is zero-extended, and every result is
+// synced (reg_bounds_sync). Operations whose range the kernel does not
+// track (div, mod, shifts by a non-constant or out-of-range amount, MOV)
+// give an unknown scalar, with no zero extension even for ALU32, as in the
+// kernel. END follows the Linux 6.18.y stable kernel, which tracks byte
+// swaps through the tnum (scalar_byte_swap).
 func ScalarALU(op ALUOp, dst, src Scalar) Scalar {
-	if op.Op == aluNeg {
+	if op.Op == aluNeg || op.Op == aluEnd {
 		src = dst
 	}
 	if !rangeComputable(op, src) {
@@ -292,8 +294,12 @@ func ScalarALU(op ALUOp, dst, src Scalar) Scalar {
 		} else {
 			dst.arsh32(src)
 		}
+	case aluEnd:
+		dst.byteSwap(op)
 	}
-	if !op.Is64 {
+	// END truncates by itself; a 64-bit END of the 32-bit class must not
+	// be zero-extended.
+	if !op.Is64 && op.Op != aluEnd {
 		dst.zext()
 	}
 	dst.Sync()
@@ -424,4 +430,19 @@ func (s *Scalar) update32() {
 	sub := s.Var.Subreg()
 	b.meetTnum(uint32(sub.Value), uint32(sub.Mask))
 	s.set32(b)
+}
+
+// byteSwap is the kernel's scalar_byte_swap on a little-endian machine:
+// ALU64 END (bswap) and TO_BE swap the low Imm bits through the tnum and
+// drop the ranges; TO_LE leaves the value; widths 16 and 32 then truncate
+// (coerce_reg_to_size, which syncs; ScalarALU syncs once more, as the
+// kernel does).
+func (s *Scalar) byteSwap(op ALUOp) {
+	if op.Is64 || op.SrcX {
+		s.Var = s.Var.Bswap(op.Imm)
+		*s = s.Unbounded()
+	}
+	if op.Imm == swap16 || op.Imm == swap32 {
+		*s = Truncate(*s, int(op.Imm)/8)
+	}
 }

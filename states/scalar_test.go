@@ -142,7 +142,13 @@ func TestScalarALU(t *testing.T) {
 		{"sub32 zero-extends", ALUOp{Op: aluSub}, ConstScalar(0), ConstScalar(1), ConstScalar(math.MaxUint32)},
 		{"div unknown", ALUOp{Op: aluDiv, Is64: true}, urange(0, 10), ConstScalar(2), UnknownScalar()},
 		{"div32 not zero-extended", ALUOp{Op: aluDiv}, urange(0, 10), ConstScalar(2), UnknownScalar()},
-		{"end unknown", ALUOp{Op: aluEnd, Imm: 16}, ConstScalar(1), Scalar{}, UnknownScalar()},
+		// The next cases repeat what Linux 6.18.44 logs for the same
+		// instructions on "r0 &= 7".
+		{"kernel be16", ALUOp{Op: aluEnd, Imm: 16, SrcX: true}, urange(0, 7), Scalar{}, small(0, 0x700, 0, 0x700)},
+		{"kernel neg", ALUOp{Op: aluNeg, Is64: true}, urange(0, 7), Scalar{},
+			sc(0, math.MaxUint64, -7, 0, 0, math.MaxUint64, -7, 0, 0, math.MaxUint32)},
+		{"le16 truncates", ALUOp{Op: aluEnd, Imm: 16}, ConstScalar(0x12345), Scalar{}, ConstScalar(0x2345)},
+		{"bswap64", ALUOp{Op: aluEnd, Is64: true, Imm: 64}, ConstScalar(0x0102), Scalar{}, ConstScalar(0x0201_0000_0000_0000)},
 		{"shift by variable", ALUOp{Op: aluLsh, Is64: true}, ConstScalar(1), urange(0, 3), UnknownScalar()},
 		{"shift out of range", ALUOp{Op: aluLsh}, ConstScalar(1), ConstScalar(32), UnknownScalar()},
 	}

@@ -128,6 +128,55 @@ func (a Tnum) Mul(b Tnum) Tnum {
 	return acc
 }
 
+// Widths in bits that a byte swap (BPF_END) can act on.
+const (
+	swap16 = 16
+	swap32 = 32
+	swap64 = 64
+)
+
+// Bswap reverses the order of the low width/8 bytes of a (width 16, 32 or
+// 64), clearing the bytes above them, as the kernel's tnum_bswap16/32/64.
+// Other widths return a unchanged.
+func (a Tnum) Bswap(width int32) Tnum {
+	switch width {
+	case swap16:
+		return Tnum{Value: uint64(bits.ReverseBytes16(uint16(a.Value))), Mask: uint64(bits.ReverseBytes16(uint16(a.Mask)))}
+	case swap32:
+		return Tnum{Value: uint64(bits.ReverseBytes32(uint32(a.Value))), Mask: uint64(bits.ReverseBytes32(uint32(a.Mask)))}
+	case swap64:
+		return Tnum{Value: bits.ReverseBytes64(a.Value), Mask: bits.ReverseBytes64(a.Mask)}
+	}
+	return a
+}
+
+// next returns the smallest member of a greater than z, for
+// a.Value <= z < a.Value|a.Mask (the kernel's tnum_step). Below that
+// interval it returns the smallest member, above it the largest.
+func (a Tnum) next(z uint64) uint64 {
+	top := a.Value | a.Mask
+	if z >= top {
+		return top
+	}
+	if z < a.Value {
+		return a.Value
+	}
+	if a.Value|z&a.Mask > z {
+		// Some known 1 above z's highest differing bit: keep z's bits
+		// above the highest known 1 that z lacks, then the known bits.
+		p := ^z & a.Value &^ a.Mask
+		high := ^uint64(0) << uint(bits.Len64(p))
+		return high&z | ^high&a.Value
+	}
+	// Otherwise increment z's unknown bits above the highest bit where z
+	// has a 1 the tnum forbids, then fill in the known ones.
+	p := z &^ a.Value &^ a.Mask
+	k := uint(bits.Len64(p))
+	high := ^uint64(0) << k
+	v := high&a.Mask&z | high&^a.Mask
+	return (v+uint64(1)<<k)&a.Mask | a.Value
+}
+
 // overlaps reports whether a and b can hold a common value: they agree on
 // every bit known in both.
 func (a Tnum) overlaps(b Tnum) bool {

@@ -30,7 +30,7 @@ func TestTnumOps(t *testing.T) {
 		{"lsh", low4.Lsh(4), Tnum{Mask: 0xf0}},
 		{"rsh", Tnum{Value: 0x100, Mask: 0xf0}.Rsh(4), Tnum{Value: 0x10, Mask: 0xf}},
 		{"arsh 32", TnumConst(0x80000000).Arsh(1, 32), TnumConst(0xc0000000)},
-		{"arsh 64", TnumConst(1 << 63).Arsh(4, 64), TnumConst(0xf800000000000000)},
+		{"arsh 64", TnumConst(1<<63).Arsh(4, 64), TnumConst(0xf800000000000000)},
 		{"arsh unknown sign", Tnum{Mask: 1 << 63}.Arsh(1, 64), Tnum{Mask: 3 << 62}},
 		{"intersect", low4.Intersect(Tnum{Value: 1, Mask: 0xf0}), TnumConst(1)},
 		{"cast", TnumUnknown().Cast(2), Tnum{Mask: 0xffff}},

@@ -533,7 +533,7 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 		return e.reject(e.insnIdx, "verifier bug. No program starts at insn %d", target)
 	}
 	if isGlobalFunc(e.lp, target) {
-		return e.unsupported(e.insnIdx, "call of global function")
+		return e.callGlobal(sp)
 	}
 	caller := st.Frames[st.CurFrame]
 	callee := e.pool.Frame()

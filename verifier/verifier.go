@@ -155,12 +155,7 @@ func (e *env) run() error {
 	if e.opts.Timeout > 0 {
 		e.deadline = time.Now().Add(e.opts.Timeout)
 	}
-	for i := range cfg.Subprogs {
-		if i > 0 && isGlobalFunc(e.lp, cfg.Subprogs[i].Start) {
-			return e.unsupported(cfg.Subprogs[i].Start, "global function %d verified on its own", i)
-		}
-	}
-	return e.doCheck()
+	return e.checkProgram()
 }
 
 // checkLdImm64 resolves every ld_imm64 pseudo source up front, as the
@@ -203,8 +198,13 @@ func (e *env) initialState() *states.State {
 // doCheck is the main loop: simulate instructions depth first, pruning at
 // prune points, until every pending branch is explored.
 func (e *env) doCheck() error {
-	e.cur = e.initialState()
-	e.insnIdx = 0
+	return e.doCheckFrom(e.initialState(), 0)
+}
+
+// doCheckFrom is doCheck from a given entry state and instruction.
+func (e *env) doCheckFrom(entry *states.State, start int) error {
+	e.cur = entry
+	e.insnIdx = start
 	e.prevIdx = -1
 	e.log.initial(e)
 	for {

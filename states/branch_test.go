@@ -158,16 +158,22 @@ func TestRefine(t *testing.T) {
 }
 
 func TestRefineInfeasible(t *testing.T) {
-	// Ranges that cannot meet leave a minimum above its maximum. (With
-	// the 6.18.y single-member rule, Sync turns many such states into a
-	// constant instead, as the kernel does; this one keeps two members.)
-	a := UnknownScalar()
-	b := UnknownScalar()
+	// A minimum above its maximum fails the sanity check.
+	bad := ConstScalar(5)
+	bad.UMin = 6
+	if bad.Valid() {
+		t.Errorf("Valid accepted umin > umax")
+	}
+	// The 6.18.y single-member rule of Sync turns a dead edge's empty
+	// range into the tnum's nearest member, as the kernel does, so Refine
+	// reports it as consistent.
+	a, b := UnknownScalar(), UnknownScalar()
 	a.UMax, b.UMin = 1<<40, 1<<41
 	a.Sync()
 	b.Sync()
-	if _, _, ok := Refine(jmpJEQ, a, b, false); ok {
-		t.Errorf("Refine(JEQ, [0, 2^40], [2^41, max]) ok = true, want false")
+	ra, rb, ok := Refine(jmpJEQ, a, b, false)
+	if want := ConstScalar(1<<41 - 1); !ok || ra != want || rb != want {
+		t.Errorf("Refine(JEQ, [0, 2^40], [2^41, max]) = %+v, %+v, %v, want both %+v", ra, rb, ok, want)
 	}
 	if _, _, ok := Refine(jmpJSLT, ConstScalar(10), ConstScalar(20), false); !ok {
 		t.Errorf("Refine(JSLT, 10, 20) ok = false, want true")

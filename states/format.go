@@ -297,13 +297,24 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 // " frame1: R1=ctx() R10=fp0 fp-8=mmmmmmmm refs=2 cb". Every item starts
 // with a space, as in the kernel log.
 func (p *Printer) AppendFrame(b []byte, s *State, i int) []byte {
+	return p.AppendFrameScratched(b, s, i, allRegsLive, allSlots)
+}
+
+// allSlots selects every stack slot in AppendFrameScratched.
+const allSlots = ^uint64(0)
+
+// AppendFrameScratched is AppendFrame restricted to the registers in regs
+// (bit i for ri) and the stack slots in slots (bit spi), the way the kernel
+// prints only what the last instruction touched ("scratched") after each
+// instruction at log level 1. References and callback markers always print.
+func (p *Printer) AppendFrameScratched(b []byte, s *State, i int, regs uint16, slots uint64) []byte {
 	f := s.Frames[i]
 	if f.FrameNo != 0 {
 		b = strconv.AppendInt(append(b, " frame"...), int64(f.FrameNo), 10)
 		b = append(b, ':')
 	}
 	for r := range f.Regs {
-		if f.Regs[r].Type == NotInit {
+		if f.Regs[r].Type == NotInit || regs&(1<<r) == 0 {
 			continue
 		}
 		b = strconv.AppendInt(append(b, " R"...), int64(r), 10)
@@ -311,7 +322,7 @@ func (p *Printer) AppendFrame(b []byte, s *State, i int) []byte {
 	}
 	for spi := range f.Stack {
 		sl := &f.Stack[spi]
-		if !sl.IsValid() {
+		if slots&(1<<spi) == 0 || !sl.IsValid() {
 			continue
 		}
 		var chars [SlotSize]byte

@@ -141,6 +141,12 @@ func TestStateString(t *testing.T) {
 	if got := string(p.AppendFrame(nil, s, 1)); got != " "+want {
 		t.Errorf("AppendFrame = %q, want the kernel's leading space", got)
 	}
+
+	// Only what the last instruction touched.
+	got := string(p.AppendFrameScratched(nil, s, 0, 1<<1, 1<<1|1<<4))
+	if diff := cmp.Diff(" R1=ctx() fp-16=42", got); diff != "" {
+		t.Errorf("AppendFrameScratched mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestTypeNames(t *testing.T) {

@@ -169,19 +169,20 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 		if !fits {
 			dst.ID = 0
 		}
-	} else {
-		noSext := src.UMax < uint64(1)<<(in.Off-1)
-		if noSext {
-			e.assignScalarIDBeforeMov(src)
-		}
-		*dst = *src
-		if !noSext {
-			dst.ID = 0
-		}
-		dst.Scalar = states.SignExtend(dst.Scalar, int(in.Off)/8, false)
+		// Zero extension syncs the bounds.
+		dst.Scalar = states.ZeroExtend32(dst.Scalar)
+		return nil
 	}
-	dst.Scalar = states.ZeroExtend32(dst.Scalar)
-	dst.Scalar.Sync()
+	noSext := src.UMax < uint64(1)<<(in.Off-1)
+	if noSext {
+		e.assignScalarIDBeforeMov(src)
+	}
+	*dst = *src
+	if !noSext {
+		dst.ID = 0
+	}
+	// The 32-bit sign extension zero-extends and syncs.
+	dst.Scalar = states.SignExtend(dst.Scalar, int(in.Off)/8, false)
 	return nil
 }
 
@@ -196,7 +197,7 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 		src = &regs[in.Src]
 		if src.Type != states.ScalarValue {
 			if dst.Type != states.ScalarValue {
-				if op == insn.ALUSub && is64 && e.allowPtrLeaks() {
+				if op == insn.ALUSub && e.allowPtrLeaks() {
 					e.markUnknown(dst)
 					return nil
 				}

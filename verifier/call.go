@@ -113,11 +113,18 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 				fl = 0
 			}
 		}
-		if m.Inner != nil && (m.Type == ebpf.ArrayOfMaps || m.Type == ebpf.HashOfMaps) {
-			return e.unsupported(e.insnIdx, "lookup in a map-in-map")
+		if m.Type == ebpf.ArrayOfMaps || m.Type == ebpf.HashOfMaps {
+			// A lookup in a map of maps yields the inner map itself.
+			inner := e.innerMapIndex(meta.mapIdx)
+			if inner < 0 {
+				return e.unsupported(e.insnIdx, "map-in-map %q without an inner map definition", m.Name)
+			}
+			r0.MarkPtr(states.ConstPtrToMap, fl)
+			r0.Aux = uint32(inner)
+		} else {
+			r0.MarkPtr(states.PtrToMapValue, fl)
+			r0.Aux = uint32(meta.mapIdx)
 		}
-		r0.MarkPtr(states.PtrToMapValue, fl)
-		r0.Aux = uint32(meta.mapIdx)
 	case RetPtrToSocketOrNull:
 		r0.MarkPtr(states.PtrToSocket, states.MaybeNull)
 	case RetPtrToTCPSockOrNull:
@@ -614,4 +621,20 @@ func (e *env) checkReturnCode() error {
 		msg += " unknown scalar value"
 	}
 	return e.reject(e.insnIdx, "%s should have been in [%d, %d]", msg, lo, hi)
+}
+
+// innerMapIndex returns the index in e.maps of the inner map definition
+// of map-in-map i, appending it on first use; -1 when it has none.
+func (e *env) innerMapIndex(i int) int {
+	m := e.maps[i]
+	if m.Inner == nil {
+		return -1
+	}
+	for j, x := range e.maps {
+		if x == m.Inner {
+			return j
+		}
+	}
+	e.maps = append(e.maps, m.Inner)
+	return len(e.maps) - 1
 }

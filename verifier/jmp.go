@@ -139,7 +139,13 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		fake.MarkConst(uint64(int64(in.Imm)))
 	}
 	is32 := in.Class() == insn.ClassJMP32
-	pred := isBranchTaken(dst, src, op, is32)
+	var pred int
+	sameReg := in.SrcIsReg() && in.Src == in.Dst && dst.Type == states.ScalarValue
+	if sameReg {
+		pred = states.SameRegBranchTaken(op, dst.Scalar, is32)
+	} else {
+		pred = isBranchTaken(dst, src, op, is32)
+	}
 	if pred >= 0 {
 		if !dst.IsPointer() {
 			if err := e.markChainPrecision(int(in.Dst)); err != nil {
@@ -179,12 +185,19 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		osrc = &fake2
 	}
 	thisDead, otherDead := false, false
-	if dst.Type == states.ScalarValue && src.Type == states.ScalarValue {
+	if dst.Type == states.ScalarValue && src.Type == states.ScalarValue && !sameReg {
 		ta, tb, tok := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
 		fa, fb, fok := states.Refine(states.NegateJmp(op), dst.Scalar, src.Scalar, is32)
+		// Bounds the refinement left inconsistent are reset, as the
+		// kernel's sanity check does; the path goes on.
+		if !tok {
+			ta, tb = ta.Unbounded(), tb.Unbounded()
+		}
+		if !fok {
+			fa, fb = fa.Unbounded(), fb.Unbounded()
+		}
 		odst.Scalar, osrc.Scalar = ta, tb
 		dst.Scalar, src.Scalar = fa, fb
-		otherDead, thisDead = !tok, !fok
 		if in.SrcIsReg() && src.ID != 0 {
 			syncLinkedRegs(e.cur, src)
 			syncLinkedRegs(other, osrc)

@@ -98,7 +98,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		res.Err = &RejectError{Msg: err.Error()}
 		return res
 	}
-	e := &env{prog: code, lp: prog, maps: obj.Maps, progType: prog.Type, attach: prog.AttachType, opts: opts}
+	e := &env{prog: code, lp: prog, maps: append([]*loader.Map(nil), obj.Maps...), progType: prog.Type, attach: prog.AttachType, opts: opts}
 	e.log.level = opts.LogLevel
 	if opts.Policy != nil {
 		e.policy = *opts.Policy

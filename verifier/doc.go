@@ -1,0 +1,65 @@
+// Package verifier is vercheck's abstract interpreter: it walks a BPF
+// program over all paths the way the Linux 6.18 verifier does and accepts
+// it or rejects it with the kernel's message.
+//
+// # The machine
+//
+// A program is a dense array of instructions (package insn), numbered by
+// 8-byte slot as the kernel numbers them. Before the walk, insn.Analyze
+// validates the program and computes its control-flow facts: subprograms,
+// prune points, jump points, force checkpoints and the registers live
+// before each instruction.
+//
+// The walk is depth first. The current path's state (package states: per
+// call frame eleven registers and the stack slots; per path the acquired
+// references, locks and the jump history) is updated instruction by
+// instruction. At a conditional jump whose outcome the bounds do not
+// decide, a copy of the state for the taken edge is pushed on a stack of
+// pending branches (at most MaxJmpSeq) and the walk goes on with the
+// fall-through; each edge's copy is refined with what the comparison
+// proves (states.Refine, NULL checks, packet range checks). When a path
+// ends (program exit, or a prune), the most recently pushed branch
+// resumes. Every simulated instruction counts towards insn_processed, and
+// the walk stops with ErrComplexityLimit past MaxProcessedInsns.
+//
+// # Registers
+//
+// A register is NotInit, a scalar (a tnum plus signed and unsigned 64- and
+// 32-bit bounds), or a pointer: to the context, the stack (of a given
+// frame), a map (the map itself, a key, or a value, maybe NULL), packet
+// data, packet meta or packet end, a socket, memory returned by a helper.
+// A pointer carries a fixed offset Off and a variable offset in its scalar
+// part. Memory accesses check the pointer kind and the offsets against
+// the object: the map's value size, the packet range proven by
+// comparisons with data_end, the context layout of the program type
+// (ctxLayout), the 512-byte stack.
+//
+// # Helpers
+//
+// Helper prototypes are data (helpers_table.go): argument and return
+// kinds, GPL-only, packet access. checkFuncArg checks each argument the
+// way the kernel's check_func_arg does; helperAllowed says which program
+// types may call which helper, mapHelperCompatible which maps go with
+// which helper. r1-r5 are clobbered after a call; r0 is set from the
+// return kind (a map value or NULL with a fresh id, an acquired socket
+// reference...).
+//
+// # Pruning
+//
+// At each prune point, isStateVisited asks the prune store (package
+// prune) for the explored states at that instruction and call site. If one
+// subsumes the current state (states.EqualEnv.StatesEqual: every register
+// live at that point and every stack slot of the old state is at least as
+// general), the path is cut. Otherwise, when the kernel's checkpoint
+// heuristic says so, a copy of the current state becomes a new explored
+// state (a checkpoint) and the parent of the current one. The store keeps
+// hit and miss counters per explored state and drops those that miss too
+// often; see package prune for the policy.
+//
+// # What is not modelled
+//
+// Features vercheck does not model yet (kfuncs, BTF-typed pointers,
+// dynptrs, iterators, may_goto, some helpers) are rejected with an error
+// wrapping ErrUnsupported whose message starts with "unsupported:". They
+// are never accepted.
+package verifier

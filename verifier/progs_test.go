@@ -1,0 +1,62 @@
+package verifier_test
+
+import (
+	"testing"
+
+	"github.com/vercheck/vercheck/internal/progtest"
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/verifier"
+)
+
+// TestProgs verifies every program of testdata/progs and compares the
+// verdict and message with the expectation written next to the program
+// (the live kernel's, see kernel-golden.json), logging insn_processed next
+// to the kernel's.
+func TestProgs(t *testing.T) {
+	cases, err := progtest.Cases("../testdata/progs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 20 {
+		t.Fatalf("only %d cases in testdata/progs", len(cases))
+	}
+	objs := map[string]*loader.Object{}
+	for _, c := range cases {
+		t.Run(c.Program, func(t *testing.T) {
+			obj, ok := objs[c.ObjectPath]
+			if !ok {
+				obj, err = loader.Open(c.ObjectPath, loader.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				objs[c.ObjectPath] = obj
+			}
+			var prog *loader.Program
+			for _, p := range obj.Programs {
+				if p.Name == c.Program {
+					prog = p
+				}
+			}
+			if prog == nil {
+				t.Fatalf("program %s not in %s", c.Program, c.ObjectPath)
+			}
+			res := verifier.Verify(obj, prog, verifier.Options{})
+			msg := ""
+			if res.Err != nil {
+				msg = res.Err.Error()
+			}
+			if res.Verdict() == "unsupported" && !c.Accept {
+				// An honest "unsupported" is never an unsafe accept.
+				t.Skipf("kernel rejects (%q); vercheck: %s", c.Msg, msg)
+			}
+			if !c.Matches(res.Accepted, msg) {
+				t.Errorf("verdict %s (%q), want accept=%v msg %q", res.Verdict(), msg, c.Accept, c.Msg)
+			}
+			if c.HasGolden {
+				t.Logf("insn_processed %d (kernel %d), total_states %d (kernel %d), peak_states %d (kernel %d)",
+					res.Stats.InsnProcessed, c.Golden.InsnProcessed, res.Stats.TotalStates, c.Golden.TotalStates,
+					res.Stats.PeakStates, c.Golden.PeakStates)
+			}
+		})
+	}
+}

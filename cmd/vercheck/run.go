@@ -136,7 +136,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = exitRejected
 		}
 	}
-	if loadFailed && len(rows) == 0 {
+	if loadFailed {
+		// Rows of the readable objects are printed; the run still
+		// reports that some input could not be read.
 		return exitUsage
 	}
 	return status

@@ -13,6 +13,24 @@ var sprintf = fmt.Sprintf
 // is true when the path ended (program exit).
 func (e *env) step() (exit bool, err error) {
 	in := e.prog[e.insnIdx]
+	if in.Filler {
+		return false, e.reject(e.insnIdx, "invalid insn idx %d: second half of ld_imm64", e.insnIdx)
+	}
+	// Reserved fields are checked when the walk reaches the insn; a
+	// conditional jump reads its dst register first.
+	if in.IsJmpClass() && in.JmpOp() != insn.JmpJA && in.JmpOp() != insn.JmpCall && in.JmpOp() != insn.JmpExit && in.JmpOp() != insn.JmpJCOND {
+		if err := e.checkRegRead(in.Dst); err != nil {
+			return false, err
+		}
+	}
+	if ferr := insn.CheckFields(in); ferr != nil {
+		return false, e.reject(e.insnIdx, "%s", ferr.Msg)
+	}
+	for _, r := range []uint8{in.Dst, in.Src} {
+		if in.Class() != insn.ClassLD && r >= states.NumRegs && !(in.IsJmpClass() && in.JmpOp() == insn.JmpCall) {
+			return false, e.reject(e.insnIdx, "R%d is invalid", r)
+		}
+	}
 	switch in.Class() {
 	case insn.ClassALU, insn.ClassALU64:
 		if err := e.checkALU(in); err != nil {

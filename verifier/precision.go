@@ -2,26 +2,620 @@ package verifier
 
 // Precision tracking.
 //
-// The kernel starts scalars imprecise for privileged loaders and marks a
-// scalar precise, backtracking through the path's history into parent
-// checkpoints, only when its exact value decides safety. Until vercheck's
-// backtracking is complete it takes the always-sound shortcut: every
-// scalar stored in a checkpoint is precise, so an explored state only
-// subsumes a new one when all its scalar ranges contain the new ones.
-// This prunes less than the kernel (more insn_processed), never more.
+// A scalar is "precise" in a checkpoint when some path below that
+// checkpoint relied on its exact range for safety: a pointer offset, a
+// helper's size argument, a branch the verifier decided, a return code.
+// Only the precise scalars of a stored (old) state constrain pruning; an
+// imprecise one matches any scalar (states.RegSafe in NotExact mode).
+//
+// Like Linux 6.18 for a privileged loader, vercheck starts every scalar
+// imprecise and forgets inherited marks whenever it stores a checkpoint
+// (markAllScalarsImprecise), so that each checkpoint is as general as
+// possible. When an instruction uses a scalar's value, markChainPrecision
+// walks backwards over the instructions of the current path, one
+// checkpoint at a time, and computes which registers and stack slots the
+// value came from. The walk follows straight-line code by decrementing the
+// instruction index and everything else (jumps, calls, returns, spills and
+// fills) through the jump history recorded while the path was simulated
+// (states.JmpHistEntry). At each checkpoint on the way up, the registers
+// and slots still wanted are marked precise; the walk stops when nothing is
+// left to find. Whenever the walk meets something it cannot follow (a
+// stack access through a pointer it cannot track, a legacy packet load, a
+// history that does not add up) it falls back, as the kernel does, to
+// marking every scalar of every ancestor precise: always sound, only less
+// general.
+//
+// The current (not yet stored) state's own marks never matter, so the walk
+// never sets them. When a path is pruned against an old state, the old
+// state's precise marks are requirements on the pruned path too:
+// propagatePrecision replays them as a backtracking request from the
+// current state, so the current state's ancestors inherit them.
+//
+// Loops need one more step (see scc.go): a checkpoint inside a loop can be
+// matched before all the paths below it have reported their marks, so
+// those matches are remembered as back-edges and re-propagated once the
+// loop's exploration is complete.
 
-// markChainPrecision requests precision for regno's value on the current
-// path. With all checkpoint scalars precise there is nothing to do.
-func (e *env) markChainPrecision(regno int) error { return nil }
+import (
+	"errors"
+	"math/bits"
 
-// markStackPrecise requests precision for a spilled scalar.
-func (e *env) markStackPrecise(frame, spi int) error { return nil }
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
 
-// propagatePrecision carries the precise marks of an explored state that
-// subsumed cur back into cur's ancestors.
-func (e *env) propagatePrecision(old, cur any) error { return nil }
+// Jump-history flag layout. A stack spill or fill entry carries
+// histStackAccess, the frame number in its low bits and the slot index
+// above them (stackAccessFlag in mem.go builds it); a conditional jump
+// comparing a stack pointer carries histDstRegStack/histSrcRegStack so
+// that backtracking does not ask for the pointer's precision.
+const (
+	// histFrameMask selects the frame number: MaxCallFrames (8) frames
+	// fit in 3 bits.
+	histFrameMask = 0x7
+	// histSpiShift and histSpiMask select the slot index: 512/8 = 64
+	// slots fit in 6 bits.
+	histSpiShift = 3
+	histSpiMask  = 0x3f
+	// histDstRegStack: the jump's destination register was a stack
+	// pointer (the kernel's INSN_F_DST_REG_STACK).
+	histDstRegStack = 1 << 30
+	// histSrcRegStack: the jump's source register was a stack pointer
+	// (INSN_F_SRC_REG_STACK).
+	histSrcRegStack = 1 << 29
+)
 
-// markAllScalarsImprecise forgets inherited precision at a new
-// checkpoint. In the all-precise mode the checkpoint keeps every scalar
-// precise instead (see storeCheckpoint).
-func (e *env) markAllScalarsImprecise(cur any) {}
+// Linked-register sets recorded at a conditional jump. Registers that
+// share an id gain range together when one of them is compared
+// (syncLinkedRegs), so when backtracking meets the jump and one of them is
+// wanted, all of them are. The set is packed into JmpHistEntry.LinkedRegs
+// like the kernel packs it: the count in the low bits, then one entry per
+// register or spilled slot.
+const (
+	// maxLinkedRegs is LINKED_REGS_MAX: at most six linked scalars are
+	// tracked per jump; the ids of the others are dropped.
+	maxLinkedRegs = 6
+	// linkedCountBits holds the count (0..6).
+	linkedCountBits = 4
+	// linkedEntryBits is one entry: 3 bits of frame, 6 bits of register
+	// or slot index, 1 bit "is a register".
+	linkedEntryBits  = 10
+	linkedFrameMask  = 0x7
+	linkedIndexShift = 3
+	linkedIndexMask  = 0x3f
+	linkedIsRegBit   = 1 << 9
+	linkedCountMask  = 1<<linkedCountBits - 1
+	linkedEntryMask  = 1<<linkedEntryBits - 1
+)
+
+// argRegsMask is the set r1-r5, the registers a call passes arguments in
+// (BPF_REGMASK_ARGS).
+const argRegsMask uint16 = 0x3e
+
+// maxBackedgeIters bounds the fixed-point iteration of back-edge
+// propagation (MAX_BACKEDGE_ITERS); past it every scalar is made precise.
+const maxBackedgeIters = 64
+
+// errBacktrack means backtracking met an instruction or a history it
+// cannot follow; the caller falls back to marking all scalars precise.
+var errBacktrack = errors.New("precision backtracking cannot follow this path")
+
+// linkedReg is one member of a linked-register set.
+type linkedReg struct {
+	frame int
+	index int // register number or slot index
+	isReg bool
+}
+
+// packLinkedRegs encodes a linked-register set for the jump history.
+func packLinkedRegs(set []linkedReg) uint64 {
+	var v uint64
+	for _, r := range set {
+		ent := uint64(r.frame&linkedFrameMask) | uint64(r.index&linkedIndexMask)<<linkedIndexShift
+		if r.isReg {
+			ent |= linkedIsRegBit
+		}
+		v = v<<linkedEntryBits | ent
+	}
+	return v<<linkedCountBits | uint64(len(set))
+}
+
+// unpackLinkedRegs decodes a set packed by packLinkedRegs into dst.
+func unpackLinkedRegs(v uint64, dst []linkedReg) []linkedReg {
+	n := int(v & linkedCountMask)
+	v >>= linkedCountBits
+	dst = dst[:0]
+	for i := 0; i < n && i < maxLinkedRegs; i++ {
+		ent := v & linkedEntryMask
+		dst = append(dst, linkedReg{
+			frame: int(ent & linkedFrameMask),
+			index: int(ent>>linkedIndexShift) & linkedIndexMask,
+			isReg: ent&linkedIsRegBit != 0,
+		})
+		v >>= linkedEntryBits
+	}
+	return dst
+}
+
+// collectLinkedRegs returns the scalars of st (registers r0-r9 and spilled
+// slots, innermost frame first) whose id, without the add-const flag, is
+// id. Past maxLinkedRegs members the remaining ones lose their id, as in
+// the kernel, so that they are no longer synchronised.
+func collectLinkedRegs(st *states.State, id uint32, set []linkedReg) []linkedReg {
+	id &^= states.AddConstID
+	add := func(r *states.Reg, frame, index int, isReg bool) {
+		if r.Type != states.ScalarValue || r.ID&^states.AddConstID != id {
+			return
+		}
+		if len(set) < maxLinkedRegs {
+			set = append(set, linkedReg{frame: frame, index: index, isReg: isReg})
+			return
+		}
+		r.ID = 0
+	}
+	for fr := int(st.CurFrame); fr >= 0; fr-- {
+		f := st.Frames[fr]
+		for r := 0; r < states.RegFP; r++ {
+			add(&f.Regs[r], fr, r, true)
+		}
+		for spi := range f.Stack {
+			if f.Stack[spi].IsSpilledReg() {
+				add(&f.Stack[spi].Spilled, fr, spi, false)
+			}
+		}
+	}
+	return set
+}
+
+// backtrack is the set of registers and stack slots, per frame, whose
+// precision is still wanted while walking backwards (the kernel's
+// backtrack_state).
+type backtrack struct {
+	// frame is the frame of the instruction being walked.
+	frame int
+	regs  [states.MaxCallFrames]uint16
+	stack [states.MaxCallFrames]uint64
+}
+
+func (bt *backtrack) reset() { *bt = backtrack{} }
+
+func (bt *backtrack) empty() bool {
+	for i := 0; i <= bt.frame && i < states.MaxCallFrames; i++ {
+		if bt.regs[i] != 0 || bt.stack[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (bt *backtrack) setFrameReg(fr, r int)   { bt.regs[fr] |= 1 << r }
+func (bt *backtrack) clearFrameReg(fr, r int) { bt.regs[fr] &^= 1 << r }
+func (bt *backtrack) setReg(r int)            { bt.setFrameReg(bt.frame, r) }
+func (bt *backtrack) clearReg(r int)          { bt.clearFrameReg(bt.frame, r) }
+func (bt *backtrack) isReg(r int) bool        { return bt.regs[bt.frame]&(1<<r) != 0 }
+func (bt *backtrack) regMask() uint16         { return bt.regs[bt.frame] }
+func (bt *backtrack) stackMask() uint64       { return bt.stack[bt.frame] }
+
+func (bt *backtrack) setFrameSlot(fr, spi int)        { bt.stack[fr] |= 1 << spi }
+func (bt *backtrack) clearFrameSlot(fr, spi int)      { bt.stack[fr] &^= 1 << spi }
+func (bt *backtrack) isFrameSlot(fr, spi int) bool    { return bt.stack[fr]&(1<<spi) != 0 }
+func (bt *backtrack) isFrameReg(fr, r int) bool       { return bt.regs[fr]&(1<<r) != 0 }
+func histSlot(flags uint32) (frame, spi int)          { return int(flags & histFrameMask), int(flags>>histSpiShift) & histSpiMask }
+func histHasFlag(h *states.JmpHistEntry, f uint32) bool { return h != nil && h.Flags&f != 0 }
+
+// syncLinked wants every member of the entry's linked-register set as
+// soon as it wants one of them (bt_sync_linked_regs).
+func (bt *backtrack) syncLinked(h *states.JmpHistEntry, scratch []linkedReg) {
+	if h == nil || h.LinkedRegs == 0 {
+		return
+	}
+	set := unpackLinkedRegs(h.LinkedRegs, scratch)
+	some := false
+	for _, r := range set {
+		if (r.isReg && bt.isFrameReg(r.frame, r.index)) || (!r.isReg && bt.isFrameSlot(r.frame, r.index)) {
+			some = true
+			break
+		}
+	}
+	if !some {
+		return
+	}
+	for _, r := range set {
+		if r.isReg {
+			bt.setFrameReg(r.frame, r.index)
+		} else {
+			bt.setFrameSlot(r.frame, r.index)
+		}
+	}
+}
+
+// precision is the verifier's precision-tracking and loop bookkeeping.
+type precision struct {
+	bt      backtrack
+	scratch []linkedReg
+	// histStamp is e.insnProcessed when the last jump-history entry was
+	// pushed: a second push during the same instruction merges into it.
+	histStamp int
+	// visits are the open SCC visits (scc.go).
+	visits      map[sccKey]*sccVisit
+	pendingHook bool
+}
+
+// pushJmpHistoryEntry records the current instruction in the path's jump
+// history (push_jmp_history). A second record during the same instruction
+// (a spill after the jump-point entry, the two sides of an atomic, linked
+// registers) merges into the first.
+func (e *env) pushJmpHistoryEntry(flags uint32, linked uint64) {
+	st := e.cur
+	n := len(st.JmpHistory)
+	if n > 0 && e.prec.histStamp == e.insnProcessed && st.JmpHistory[n-1].Idx == int32(e.insnIdx) {
+		st.JmpHistory[n-1].Flags |= flags
+		st.JmpHistory[n-1].LinkedRegs = linked
+		return
+	}
+	e.prec.histStamp = e.insnProcessed
+	st.JmpHistory = append(st.JmpHistory, states.JmpHistEntry{Idx: int32(e.insnIdx), PrevIdx: int32(e.prevIdx), Flags: flags, LinkedRegs: linked})
+}
+
+// markChainPrecision makes the value of register regno of the current
+// frame precise on the current path: it and everything it was computed
+// from are marked precise in the current state's ancestors
+// (mark_chain_precision). A register that is not a scalar needs nothing.
+func (e *env) markChainPrecision(regno int) error {
+	if regno < 0 || regno >= states.RegFP {
+		return nil
+	}
+	cur := e.cur
+	if cur.Frames[cur.CurFrame].Regs[regno].Type != states.ScalarValue {
+		return nil
+	}
+	e.prec.bt.reset()
+	e.prec.bt.setFrameReg(int(cur.CurFrame), regno)
+	e.backtrackChain(cur, nil)
+	return nil
+}
+
+// markStackPrecise makes the scalar spilled in slot spi of frame precise
+// on the current path (the kernel sets the slot in its backtracking state
+// and calls mark_chain_precision_batch).
+func (e *env) markStackPrecise(frame, spi int) error {
+	if frame < 0 || frame >= states.MaxCallFrames || spi < 0 || spi > histSpiMask {
+		return nil
+	}
+	e.prec.bt.reset()
+	e.prec.bt.setFrameSlot(frame, spi)
+	e.backtrackChain(e.cur, nil)
+	return nil
+}
+
+// propagatePrecision carries the precise marks of old, an explored state
+// that subsumed cur, into cur's ancestors: every precise scalar register
+// or spilled slot of old becomes a backtracking request from cur. changed,
+// if not nil, is set when some ancestor gained a mark.
+func (e *env) propagatePrecision(old, cur *states.State, changed *bool) {
+	bt := &e.prec.bt
+	bt.reset()
+	for fr := int(old.CurFrame); fr >= 0; fr-- {
+		f := old.Frames[fr]
+		for r := 0; r < states.RegFP; r++ {
+			if f.Regs[r].Type == states.ScalarValue && f.Regs[r].Precise {
+				bt.setFrameReg(fr, r)
+			}
+		}
+		for spi := range f.Stack {
+			s := &f.Stack[spi]
+			if spi <= histSpiMask && s.IsSpilledReg() && s.Spilled.Type == states.ScalarValue && s.Spilled.Precise {
+				bt.setFrameSlot(fr, spi)
+			}
+		}
+	}
+	e.backtrackChain(cur, changed)
+}
+
+// markAllScalarsImprecise forgets the precision cur inherited, right
+// before cur is stored as a checkpoint (privileged loaders only, which is
+// what vercheck models).
+func (e *env) markAllScalarsImprecise(cur *states.State) { cur.MarkAllScalarsImprecise() }
+
+// markAllScalarsPrecise is the fallback: every scalar of every ancestor of
+// st is made precise. st itself is skipped, as its marks do not matter.
+func markAllScalarsPrecise(st *states.State) {
+	if st.Parent != nil {
+		st.Parent.MarkAllScalarsPrecise()
+	}
+}
+
+// backtrackChain walks back from start, through start's history and then
+// each ancestor's, satisfying the requests in e.prec.bt (the kernel's
+// __mark_chain_precision). It always leaves bt empty.
+func (e *env) backtrackChain(start *states.State, changed *bool) {
+	bt := &e.prec.bt
+	bt.frame = int(start.CurFrame)
+	if bt.empty() {
+		return
+	}
+	fallback := func() {
+		markAllScalarsPrecise(start)
+		bt.reset()
+	}
+	st := start
+	firstIdx := int(st.FirstInsnIdx)
+	lastIdx := int(start.InsnIdx)
+	subseq := -1
+	skipFirst := true
+	for {
+		if lastIdx < 0 {
+			// The walk reached the entry of the program: only a global
+			// subprogram's arguments may still be wanted there.
+			if st.CurFrame == 0 && st.Frames[0].SubProg > 0 && st.Frames[0].CallSite == states.MainCallSite &&
+				bt.stackMask() == 0 && bt.regMask()&^argRegsMask == 0 {
+				for m := bt.regMask(); m != 0; m &= m - 1 {
+					r := bits.TrailingZeros16(m)
+					bt.clearReg(r)
+					if reg := &st.Frames[0].Regs[r]; reg.Type == states.ScalarValue {
+						reg.Precise = true
+						setChanged(changed)
+					}
+				}
+				return
+			}
+			fallback()
+			return
+		}
+		hist := len(st.JmpHistory)
+		for i := lastIdx; ; {
+			if skipFirst {
+				skipFirst = false
+			} else if err := e.backtrackInsn(i, subseq, histEntry(st, hist, i), bt); err != nil {
+				fallback()
+				return
+			}
+			if bt.empty() {
+				return
+			}
+			subseq = i
+			var ok bool
+			i, hist, ok = prevInsnIdx(st, i, hist)
+			if !ok {
+				break
+			}
+			if i < 0 || i >= len(e.prog) {
+				fallback()
+				return
+			}
+		}
+		st = st.Parent
+		if st == nil {
+			break
+		}
+		if bt.frame > int(st.CurFrame) {
+			fallback()
+			return
+		}
+		for fr := bt.frame; fr >= 0; fr-- {
+			f := st.Frames[fr]
+			for m := bt.regs[fr]; m != 0; m &= m - 1 {
+				r := bits.TrailingZeros16(m)
+				reg := &f.Regs[r]
+				if reg.Type != states.ScalarValue || reg.Precise {
+					bt.clearFrameReg(fr, r)
+					continue
+				}
+				reg.Precise = true
+				setChanged(changed)
+			}
+			for m := bt.stack[fr]; m != 0; m &= m - 1 {
+				spi := bits.TrailingZeros64(m)
+				if spi >= len(f.Stack) {
+					fallback()
+					return
+				}
+				s := &f.Stack[spi]
+				if !s.IsSpilledScalarReg() || s.Spilled.Precise {
+					bt.clearFrameSlot(fr, spi)
+					continue
+				}
+				s.Spilled.Precise = true
+				setChanged(changed)
+			}
+		}
+		if bt.empty() {
+			return
+		}
+		subseq = firstIdx
+		lastIdx = int(st.LastInsnIdx)
+		firstIdx = int(st.FirstInsnIdx)
+	}
+	// Something is still wanted above the first state: a value came from
+	// somewhere the walk could not see (e.g. a stack access through a
+	// pointer other than r10).
+	if !bt.empty() {
+		fallback()
+	}
+}
+
+func setChanged(changed *bool) {
+	if changed != nil {
+		*changed = true
+	}
+}
+
+// histEntry returns the history entry of instruction i if it is the last
+// one of the first n entries of st's history (get_jmp_hist_entry).
+func histEntry(st *states.State, n, i int) *states.JmpHistEntry {
+	if n > 0 && int(st.JmpHistory[n-1].Idx) == i {
+		return &st.JmpHistory[n-1]
+	}
+	return nil
+}
+
+// prevInsnIdx steps back from instruction i within st: through the
+// history when i is the target of the last unconsumed entry, else to the
+// previous slot. It returns the new index, the new number of unconsumed
+// entries, and false when the walk has left st (get_prev_insn_idx). A
+// state may loop back to its own first instruction; it is only left when
+// no history remains.
+func prevInsnIdx(st *states.State, i, n int) (int, int, bool) {
+	if i == int(st.FirstInsnIdx) {
+		if n == 0 || (n == 1 && int(st.JmpHistory[0].Idx) == i) {
+			return i, n, false
+		}
+	}
+	if n > 0 && int(st.JmpHistory[n-1].Idx) == i {
+		return int(st.JmpHistory[n-1].PrevIdx), n - 1, true
+	}
+	return i - 1, n, true
+}
+
+// backtrackInsn updates bt for walking backwards over instruction idx:
+// the registers and slots wanted after it become those wanted before it
+// (backtrack_insn). subseq is the instruction walked just before (the one
+// that runs after idx), h the history entry recorded at idx, if any.
+func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtrack) error {
+	in := e.prog[idx]
+	if in.Op == 0 {
+		// The second slot of an ld_imm64.
+		return nil
+	}
+	bt.syncLinked(h, e.prec.scratch)
+	dreg, sreg := int(in.Dst), int(in.Src)
+	if dreg >= states.NumRegs || sreg >= states.NumRegs {
+		return errBacktrack
+	}
+	switch in.Class() {
+	case insn.ClassALU, insn.ClassALU64:
+		if !bt.isReg(dreg) {
+			return nil
+		}
+		switch op := in.ALUOp(); {
+		case op == insn.ALUEnd || op == insn.ALUNeg:
+			// dreg is computed from itself only.
+			return nil
+		case op == insn.ALUMov:
+			bt.clearReg(dreg)
+			if in.SrcIsReg() && sreg != states.RegFP {
+				bt.setReg(sreg)
+			}
+		default:
+			if in.SrcIsReg() && sreg != states.RegFP {
+				bt.setReg(sreg)
+			}
+		}
+	case insn.ClassLDX:
+		if !bt.isReg(dreg) {
+			return nil
+		}
+		bt.clearReg(dreg)
+		// Only a fill from the stack carries a value worth following;
+		// any other load yields a value whose range is its own.
+		if !histHasFlag(h, histStackAccess) {
+			return nil
+		}
+		fr, spi := histSlot(h.Flags)
+		bt.setFrameSlot(fr, spi)
+	case insn.ClassSTX, insn.ClassST:
+		if bt.isReg(dreg) {
+			// A scalar used as the address of a store: pointer
+			// arithmetic the walk cannot follow.
+			return errBacktrack
+		}
+		if !histHasFlag(h, histStackAccess) {
+			return nil
+		}
+		fr, spi := histSlot(h.Flags)
+		if !bt.isFrameSlot(fr, spi) {
+			return nil
+		}
+		bt.clearFrameSlot(fr, spi)
+		if in.Class() == insn.ClassSTX {
+			bt.setReg(sreg)
+		}
+	case insn.ClassJMP, insn.ClassJMP32:
+		return e.backtrackJmp(idx, subseq, in, h, bt)
+	case insn.ClassLD:
+		if !bt.isReg(dreg) {
+			return nil
+		}
+		bt.clearReg(dreg)
+		if m := in.Mode(); m == insn.ModeABS || m == insn.ModeIND {
+			return errBacktrack
+		}
+	}
+	bt.syncLinked(h, e.prec.scratch)
+	return nil
+}
+
+// backtrackJmp is backtrackInsn for the jump class: calls and exits move
+// the walk between frames, conditional jumps want both operands.
+func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry, bt *backtrack) error {
+	dreg, sreg := int(in.Dst), int(in.Src)
+	switch {
+	case in.IsPseudoCall():
+		target := idx + int(in.Imm) + 1
+		if e.cfg.SubprogAt(target) < 0 {
+			return errBacktrack
+		}
+		if isGlobalFunc(e.lp, target) {
+			// A global function's body is not on the path; it sets r0
+			// and takes its arguments from a prototype.
+			if bt.regMask()&argRegsMask != 0 {
+				return errBacktrack
+			}
+			bt.clearReg(0)
+			return nil
+		}
+		// Walking back over the call leaves the callee: only its
+		// arguments may still be wanted, and they come from the caller.
+		if bt.regMask()&^argRegsMask != 0 || bt.stackMask() != 0 || bt.frame == 0 {
+			return errBacktrack
+		}
+		for r := 1; r <= 5; r++ {
+			if bt.isReg(r) {
+				bt.clearReg(r)
+				bt.setFrameReg(bt.frame-1, r)
+			}
+		}
+		bt.frame--
+		return nil
+	case in.JmpOp() == insn.JmpCall:
+		if in.Src == insn.PseudoKfuncCall && in.Imm == 0 {
+			return errBacktrack
+		}
+		// A helper sets r0 and clobbers r1-r5, which must have been
+		// found before the call.
+		bt.clearReg(0)
+		if bt.regMask()&argRegsMask != 0 {
+			return errBacktrack
+		}
+	case in.JmpOp() == insn.JmpExit:
+		// Walking back over an exit enters the callee that returned.
+		if subseq >= 0 && e.cfg.CallsCallback(subseq) {
+			for r := 1; r <= 5; r++ {
+				bt.clearReg(r)
+			}
+		}
+		if bt.regMask()&argRegsMask != 0 || bt.frame+1 >= states.MaxCallFrames {
+			return errBacktrack
+		}
+		r0 := subseq-1 >= 0 && e.prog[subseq-1].IsPseudoCall() && bt.isReg(0)
+		bt.clearReg(0)
+		bt.frame++
+		if r0 {
+			bt.setReg(0)
+		}
+		return nil
+	case in.SrcIsReg():
+		if !bt.isReg(dreg) && !bt.isReg(sreg) {
+			return nil
+		}
+		// Both operands decided the branch.
+		if !histHasFlag(h, histSrcRegStack) {
+			bt.setReg(sreg)
+		}
+		if !histHasFlag(h, histDstRegStack) {
+			bt.setReg(dreg)
+		}
+	}
+	bt.syncLinked(h, e.prec.scratch)
+	return nil
+}

@@ -75,6 +75,9 @@ type env struct {
 	hits    int
 	misses  int
 	evicted int
+	// prec is precision tracking and the SCC back-edge bookkeeping
+	// (precision.go, scc.go).
+	prec precision
 }
 
 // Verify checks one program of an object. It never panics: an internal
@@ -257,16 +260,8 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 }
 
 // pushJmpHistory records the current instruction in the path's history
-// for precision backtracking.
-func (e *env) pushJmpHistory(flags uint32) {
-	st := e.cur
-	n := len(st.JmpHistory)
-	if n > 0 && flags != 0 && st.JmpHistory[n-1].Idx == int32(e.insnIdx) {
-		st.JmpHistory[n-1].Flags |= flags
-		return
-	}
-	st.JmpHistory = append(st.JmpHistory, states.JmpHistEntry{Idx: int32(e.insnIdx), PrevIdx: int32(e.prevIdx), Flags: flags})
-}
+// for precision backtracking (see pushJmpHistoryEntry).
+func (e *env) pushJmpHistory(flags uint32) { e.pushJmpHistoryEntry(flags, 0) }
 
 // pushStack saves a copy of the current state to resume at insn later.
 func (e *env) pushStack(insnIdx, prevIdx int) (*states.State, error) {
@@ -299,13 +294,15 @@ func (e *env) popStack() bool {
 }
 
 // updateBranchCounts closes one path: every state whose open paths drop
-// to zero is complete and may be freed.
+// to zero is complete: if it entered a loop, the loop's back-edges are
+// propagated (maybeExitSCC); then it may be freed.
 func (e *env) updateBranchCounts(st *states.State) {
 	for st != nil {
 		st.Branches--
 		if st.Branches > 0 {
 			return
 		}
+		e.maybeExitSCC(st)
 		parent := st.Parent
 		if st != e.cur {
 			e.store.BranchesDone(st)

@@ -1,0 +1,172 @@
+package verifier
+
+// Loops and incomplete precision marks (Linux 6.17+).
+//
+// A checkpoint's precision marks are complete only once every path below
+// it has been explored. Outside loops that is the case whenever the
+// checkpoint can match (its Branches are 0). Inside a loop it is not: with
+// a loop A -> B -> A and a second exit A -> C, the path through B can come
+// back to A and match A's checkpoint before the path through C has
+// reported what it needs from A. The kernel (and vercheck) handles this
+// per strongly connected component of the control-flow graph
+// (insn.CFG.SCC):
+//
+//   - when a checkpoint is stored inside an SCC and no visit of that SCC is
+//     open for its call chain, it becomes the visit's entry state
+//     (maybeEnterSCC);
+//   - while a visit has pending back-edges its checkpoints are compared in
+//     RangeWithin mode, where imprecise scalars still count, and every such
+//     match is remembered as a back-edge: a copy of the current state and
+//     the checkpoint it matched (addSCCBackedge);
+//   - when the entry state's Branches reach 0 the whole loop has been
+//     explored: the back-edges' precision is propagated again and again
+//     until nothing changes, and the visit is closed (maybeExitSCC).
+//
+// A visit is keyed by the call chain leading to the SCC (the call sites of
+// the frames above the first frame that is inside some SCC, plus that
+// SCC), so that the same loop reached from two call sites is two visits.
+// States of a visit with pending back-edges are never freed early: the
+// back-edges walk their parents (prune.Store.SetPending).
+
+import "github.com/vercheck/vercheck/states"
+
+// sccKey identifies an SCC visit: the call sites leading to the frame
+// that is inside the SCC (zero beyond that frame), and the SCC number.
+type sccKey struct {
+	callsites [states.MaxCallFrames]int32
+	scc       int32
+}
+
+// backedge is a current state that matched a checkpoint whose marks were
+// still incomplete.
+type backedge struct {
+	st    *states.State
+	equal *states.State
+}
+
+// sccVisit is one exploration of an SCC from one call chain.
+type sccVisit struct {
+	// entry is the first checkpoint stored inside the SCC during this
+	// visit; nil when no visit is open.
+	entry     *states.State
+	backedges []backedge
+}
+
+// sccCallchain computes st's visit key: the first frame (outermost first)
+// whose instruction is inside an SCC gives the SCC; the frames below it
+// give the call sites. It reports false when no frame is inside an SCC.
+func (e *env) sccCallchain(st *states.State) (sccKey, bool) {
+	var k sccKey
+	for i := 0; i <= int(st.CurFrame); i++ {
+		ip := st.FrameInsnIdx(i)
+		if scc := e.cfg.SCC(ip); scc != 0 {
+			k.scc = int32(scc)
+			return k, true
+		}
+		if i == int(st.CurFrame) {
+			return k, false
+		}
+		k.callsites[i] = int32(ip)
+	}
+	return k, false
+}
+
+// sccVisitOf returns st's visit, or nil.
+func (e *env) sccVisitOf(st *states.State) *sccVisit {
+	k, ok := e.sccCallchain(st)
+	if !ok {
+		return nil
+	}
+	return e.prec.visits[k]
+}
+
+// initPrecision installs the store's pending-back-edge check; it runs
+// before the first checkpoint of a verification.
+func (e *env) initPrecision() {
+	if e.prec.pendingHook {
+		return
+	}
+	e.prec.pendingHook = true
+	e.store.SetPending(e.incompleteReadMarks)
+}
+
+// maybeEnterSCC opens st's visit with st as its entry if st, a new
+// checkpoint, is inside an SCC and no visit is open for its call chain.
+func (e *env) maybeEnterSCC(st *states.State) {
+	k, ok := e.sccCallchain(st)
+	if !ok {
+		return
+	}
+	if e.prec.visits == nil {
+		e.prec.visits = make(map[sccKey]*sccVisit)
+	}
+	v := e.prec.visits[k]
+	if v == nil {
+		v = &sccVisit{}
+		e.prec.visits[k] = v
+	}
+	if v.entry == nil {
+		v.entry = st
+	}
+}
+
+// maybeExitSCC closes st's visit when st, whose Branches just reached 0,
+// is its entry: the loop is fully explored, so its back-edges' precision
+// is propagated to a fixed point and the back-edges are dropped.
+func (e *env) maybeExitSCC(st *states.State) {
+	v := e.sccVisitOf(st)
+	if v == nil || v.entry != st {
+		return
+	}
+	v.entry = nil
+	e.store.RemoveBackedges(len(v.backedges))
+	e.propagateBackedges(v)
+}
+
+// addSCCBackedge remembers be, a copy of the current state that matched
+// the checkpoint be.equal in RangeWithin mode, in the visit of be.equal.
+func (e *env) addSCCBackedge(be backedge) {
+	v := e.sccVisitOf(be.equal)
+	if v == nil {
+		// Cannot happen: a loop match implies an open visit. Stay sound.
+		markAllScalarsPrecise(be.st)
+		e.pool.Put(be.st)
+		return
+	}
+	v.backedges = append(v.backedges, be)
+	e.store.AddBackedge()
+}
+
+// incompleteReadMarks reports whether st is inside an SCC whose visit
+// still has back-edges to propagate: its precision marks may be missing
+// requirements from paths not yet explored.
+func (e *env) incompleteReadMarks(st *states.State) bool {
+	v := e.sccVisitOf(st)
+	return v != nil && len(v.backedges) > 0
+}
+
+// propagateBackedges re-propagates the precision every back-edge's matched
+// checkpoint holds into the back-edge's ancestors until no mark changes,
+// then drops the back-edges. After maxBackedgeIters rounds it gives up and
+// makes every scalar above every back-edge precise.
+func (e *env) propagateBackedges(v *sccVisit) {
+	for i := 0; ; i++ {
+		if i > maxBackedgeIters {
+			for _, be := range v.backedges {
+				markAllScalarsPrecise(be.st)
+			}
+			break
+		}
+		changed := false
+		for _, be := range v.backedges {
+			e.propagatePrecision(be.equal, be.st, &changed)
+		}
+		if !changed {
+			break
+		}
+	}
+	for _, be := range v.backedges {
+		e.pool.Put(be.st)
+	}
+	v.backedges = nil
+}

@@ -324,7 +324,7 @@ func lineAndFuncInfo(insns asm.Instructions) ([]Line, []Func) {
 			hasLines = true
 		}
 		if fn := btf.FuncMetadata(ins); fn != nil {
-			funcs = append(funcs, Func{Start: int(iter.Offset), Name: fn.Name, Global: fn.Linkage == btf.GlobalFunc})
+			funcs = append(funcs, Func{Start: int(iter.Offset), Name: fn.Name, Global: fn.Linkage == btf.GlobalFunc, BTF: fn})
 		}
 	}
 	if !hasLines {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 )
 
 // Sentinel errors that callers can test with [errors.Is].
@@ -120,6 +121,10 @@ type Func struct {
 	// Global is true for BTF_FUNC_GLOBAL functions, which the kernel verifies
 	// separately from their callers.
 	Global bool
+	// BTF is the function's BTF declaration (its prototype and parameter
+	// decl tags), from which the kernel derives a global function's
+	// argument types.
+	BTF *btf.Func
 }
 
 // Options control how an object is read.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/states"
 )
 
 // Kernel limits reproduced by vercheck.
@@ -48,6 +49,10 @@ type Options struct {
 	LogLevel int
 	// MaxStateBytes caps the memory of stored states (0: no cap).
 	MaxStateBytes int64
+	// Observe, when set, is called with the abstract state before every
+	// simulated instruction (after pruning decided to go on). It must not
+	// keep or modify st; it is meant for soundness checks in tests.
+	Observe func(insnIdx int, st *states.State)
 }
 
 // Stats are the kernel's verification figures plus vercheck's own.

@@ -239,6 +239,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 				e.pushJmpHistory(0)
 			}
 			e.log.insn(e)
+			if e.opts.Observe != nil {
+				e.opts.Observe(e.insnIdx, e.cur)
+			}
 			e.prevIdx = e.insnIdx
 			var err error
 			exit, err = e.step()
@@ -315,6 +318,7 @@ func (e *env) updateBranchCounts(st *states.State) {
 // state subsumed by an explored one (prune), and should it become a
 // checkpoint itself.
 func (e *env) isStateVisited(idx int) (bool, error) {
+	e.initPrecision()
 	cur := e.cur
 	force := e.cfg.ForceCheckpoint(idx) || len(cur.JmpHistory) > maxJmpHistory
 	addNew := force || e.policy.WantCheckpoint(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns), false)
@@ -322,6 +326,11 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	statesCnt := 0
 	var hit *prune.Entry
 	var loopErr error
+	// loop says the hit was against a checkpoint whose precision marks
+	// may be incomplete (inside a loop still being explored): the match
+	// becomes a back-edge. Like the kernel, it keeps its value from one
+	// entry to the next.
+	loop := false
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
 		statesCnt++
 		old := sl.State
@@ -343,9 +352,16 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 			if !force && e.policy.LoopSuppress(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns)) {
 				addNew = false
 			}
-		} else if e.eq.StatesEqual(old, cur, states.NotExact) {
-			hit = sl
-			return false
+		} else {
+			loop = e.incompleteReadMarks(old)
+			mode := states.NotExact
+			if loop {
+				mode = states.RangeWithin
+			}
+			if e.eq.StatesEqual(old, cur, mode) {
+				hit = sl
+				return false
+			}
 		}
 		e.misses++
 		if addNew {
@@ -364,8 +380,11 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 		if e.cfg.JmpPoint(idx) {
 			e.pushJmpHistory(0)
 		}
-		if err := e.propagatePrecision(hit.State, cur); err != nil {
-			return false, err
+		e.propagatePrecision(hit.State, cur, nil)
+		if loop {
+			be := e.pool.Clone(cur)
+			be.InsnIdx = int32(idx)
+			e.addSCCBackedge(backedge{st: be, equal: hit.State})
 		}
 		return true, nil
 	}
@@ -378,7 +397,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	e.markAllScalarsImprecise(cur)
 	nw := e.pool.Clone(cur)
 	nw.InsnIdx = int32(idx)
-	nw.MarkAllScalarsPrecise()
+	e.maybeEnterSCC(nw)
 	e.store.Add(int32(idx), callsite, nw)
 	cur.Parent = nw
 	cur.FirstInsnIdx = int32(idx)

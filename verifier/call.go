@@ -69,6 +69,10 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 			return err
 		}
 	}
+	if id == fnTailCall && (meta.mapIdx < 0 || e.maps[meta.mapIdx].Type != ebpf.ProgramArray) {
+		// record_func_key runs before the map compatibility check.
+		return e.reject(e.insnIdx, "expected prog array map for tail call")
+	}
 	if meta.rawMode {
 		for i := 0; i < meta.accessSize; i++ {
 			if err := e.checkMemAccess(meta.rawRegno, i, 1, accWrite, -1, false); err != nil {

@@ -20,6 +20,11 @@ type logger struct {
 	// marks[i] is the log length when pending branch i was pushed; a pop
 	// at level 1 rewinds to it.
 	printer states.Printer
+	// pending is the level-1 line of the insn being simulated, finished
+	// by after() once its effect is known.
+	pending     string
+	before      [states.NumRegs]states.Reg
+	beforeFrame int32
 }
 
 func (l *logger) String() string { return l.b.String() }
@@ -50,6 +55,9 @@ func (l *logger) pruned(e *env) {
 	}
 }
 
+// logAlign is the column the kernel aligns a line's register state to.
+const logAlign = 40
+
 func (l *logger) insn(e *env) {
 	if l.level == 0 {
 		return
@@ -57,10 +65,54 @@ func (l *logger) insn(e *env) {
 	if ln := lineAt(e.lp, e.insnIdx); ln.Source != "" && (e.insnIdx == 0 || lineAt(e.lp, e.insnIdx-1) != ln) {
 		l.printf("; %s @ %s:%d\n", strings.TrimSpace(ln.Source), baseName(ln.File), ln.Line)
 	}
-	l.printf("%s\n", insn.Format(e.insnIdx, e.prog[e.insnIdx]))
+	line := insn.Format(e.insnIdx, e.prog[e.insnIdx])
 	if l.level >= 2 {
-		l.printf("%d: %s\n", e.insnIdx, e.cur.String())
+		l.printf("%s\n", line)
+		return
 	}
+	// The line is finished by after(), with the registers the insn
+	// changed.
+	l.pending = line
+	l.before = e.cur.Frames[e.cur.CurFrame].Regs
+	l.beforeFrame = e.cur.CurFrame
+}
+
+// after completes the line of the insn just simulated with the registers
+// it wrote, as the kernel's level-1 log does.
+func (l *logger) after(e *env) {
+	if l.level == 0 || l.level >= 2 || l.pending == "" {
+		return
+	}
+	line := l.pending
+	l.pending = ""
+	if e.cur.CurFrame != l.beforeFrame {
+		l.printf("%s\n", line)
+		return
+	}
+	regs := &e.cur.Frames[e.cur.CurFrame].Regs
+	var changed uint16
+	for r := range regs {
+		if regs[r] != l.before[r] && regs[r].Type != states.NotInit {
+			changed |= 1 << r
+		}
+	}
+	if changed == 0 {
+		l.printf("%s\n", line)
+		return
+	}
+	pad := logAlign - len(line)
+	if pad < 1 {
+		pad = 1
+	}
+	b := []byte(line)
+	for i := 0; i < pad; i++ {
+		b = append(b, ' ')
+	}
+	b = append(b, ';')
+	st := l.printer.AppendFrameScratched(nil, e.cur, int(e.cur.CurFrame), changed, 0)
+	b = append(b, ' ')
+	b = append(b, strings.TrimSpace(string(st))...)
+	l.printf("%s\n", string(b))
 }
 
 func (l *logger) popped(e *env) {
@@ -87,6 +139,10 @@ func (l *logger) call(e *env) {
 }
 
 func (l *logger) errorf(msg string) {
+	if l.pending != "" {
+		l.printf("%s\n", l.pending)
+		l.pending = ""
+	}
 	l.printf("%s\n", msg)
 }
 

@@ -72,6 +72,8 @@ type env struct {
 	log logger
 	// subprog is the subprogram being verified (0 = main).
 	subprog int
+	// globals tracks the lazy verification of global subprograms.
+	globals globalState
 	hits    int
 	misses  int
 	evicted int
@@ -103,6 +105,13 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	}
 	e := &env{prog: code, lp: prog, maps: append([]*loader.Map(nil), obj.Maps...), progType: prog.Type, attach: prog.AttachType, opts: opts}
 	e.log.level = opts.LogLevel
+	e.log.printer.Map = func(aux uint32) (states.MapInfo, bool) {
+		if int(aux) < len(e.maps) {
+			m := e.maps[aux]
+			return states.MapInfo{Name: m.Name, KeySize: m.KeySize, ValueSize: m.ValueSize}, true
+		}
+		return states.MapInfo{}, false
+	}
 	if opts.Policy != nil {
 		e.policy = *opts.Policy
 	} else {
@@ -245,6 +254,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			e.prevIdx = e.insnIdx
 			var err error
 			exit, err = e.step()
+			if err == nil {
+				e.log.after(e)
+			}
 			if err == errDeadPath {
 				exit, err = true, nil
 			}

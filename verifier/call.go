@@ -73,6 +73,11 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		// record_func_key runs before the map compatibility check.
 		return e.reject(e.insnIdx, "expected prog array map for tail call")
 	}
+	if id == fnTailCall {
+		if err := e.recordTailCallKey(meta.mapIdx); err != nil {
+			return err
+		}
+	}
 	if meta.rawMode {
 		for i := 0; i < meta.accessSize; i++ {
 			if err := e.checkMemAccess(meta.rawRegno, i, 1, accWrite, -1, false); err != nil {
@@ -371,7 +376,11 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 	return nil
 }
 
-// constMapKey reads a constant array-map key from the stack, or -1.
+// constMapKey reads a constant array-map key from the stack, or -1
+// (get_constant_map_key): the key's bytes, counted down from its first
+// byte's slot index, must all be STACK_ZERO, or be exactly the bytes of a
+// constant scalar spill of the key's size. Relying on the spilled value
+// makes it precise.
 func (e *env) constMapKey(reg *states.Reg, keySize int) int64 {
 	if reg.Type != states.PtrToStack || !reg.Var.IsConst() {
 		return -1
@@ -380,35 +389,31 @@ func (e *env) constMapKey(reg *states.Reg, keySize int) int64 {
 	f := e.frameOf(reg)
 	slot := -off - 1
 	spi := slot / states.SlotSize
-	if spi < 0 || spi >= len(f.Stack) {
+	if slot < 0 || spi >= len(f.Stack) {
 		return -1
 	}
 	s := &f.Stack[spi]
-	if off%states.SlotSize != 0 {
-		return -1
+	first := slot % states.SlotSize
+	zeros := 0
+	for i := first; i >= 0 && s.Types[i] == states.StackZero; i-- {
+		zeros++
 	}
-	allZero := true
-	for i := 0; i < keySize && i < states.SlotSize; i++ {
-		if s.Types[states.SlotSize-1-i] != states.StackZero {
-			allZero = false
-		}
-	}
-	if allZero {
+	if zeros >= keySize {
 		return 0
 	}
-	if !s.IsSpilledReg() || s.Spilled.Type != states.ScalarValue || !s.Spilled.Var.IsConst() {
+	if !s.IsSpilledScalarReg() {
 		return -1
 	}
 	spill := 0
-	for i := states.SlotSize - 1; i >= 0 && s.Types[i] == states.StackSpill; i-- {
+	for i := first; i >= 0 && s.Types[i] == states.StackSpill; i-- {
 		spill++
 	}
-	if spill < keySize {
+	if spill != keySize || !s.Spilled.Var.IsConst() {
 		return -1
 	}
 	// The key's value is precise from here on.
 	_ = e.markStackPrecise(int(reg.FrameNo), spi)
-	return int64(s.Spilled.Var.Value & (1<<(8*uint(keySize)) - 1))
+	return int64(s.Spilled.Var.Value)
 }
 
 // checkMemSizeReg is check_mem_size_reg: the size argument of the
@@ -504,6 +509,7 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 	for i := minOff; i < maxOff+size; i++ {
 		slot := -i - 1
 		spi := slot / states.SlotSize
+		e.markStackRead(int(reg.FrameNo), spi)
 		s := &f.Stack[spi]
 		b := &s.Types[slot%states.SlotSize]
 		switch {
@@ -585,6 +591,9 @@ func (e *env) processExit() (bool, error) {
 		st.CurFrame--
 		e.pool.PutFrame(callee)
 		return false, nil
+	}
+	if e.subprog != 0 {
+		return true, e.checkGlobalReturn()
 	}
 	if err := e.checkReturnCode(); err != nil {
 		return false, err

@@ -2,25 +2,702 @@ package verifier
 
 // Global (BTF_FUNC_GLOBAL) subprograms.
 //
-// The kernel verifies each global function on its own, from a state built
-// from its BTF prototype, before the main program (do_check_subprogs), and
-// at a call site only checks the arguments against the prototype; the
-// callee's body is not walked again. insn_processed and the state counts
-// add up over all passes.
+// The kernel verifies a global function on its own, from a state built
+// from its BTF prototype, and at a call site only checks the caller's
+// registers against that prototype: the callee's body is not walked again
+// for the caller, and the call returns an unknown scalar in r0.
+//
+// The order is lazy (Linux 6.8+): the main program is verified first; a
+// global function whose call was simulated is marked "called"; then every
+// called, not yet verified global function is verified, in subprogram
+// order, repeating the sweep until a sweep verifies nothing new (a global
+// function may call further ones). Global functions reached only from dead
+// code are never verified. insn_processed, the state counters and the
+// stack depths add up over all passes; the explored states are released
+// between passes (free_states), but the store's explored-state counters
+// are not reset, as in the kernel.
+//
+// Argument kinds come from the prototype (btf_prepare_func_args): a pointer
+// to the program type's context struct (or tagged arg:ctx) is PTR_TO_CTX,
+// an int or enum is an unknown scalar, a pointer to a sized type is
+// PTR_TO_MEM of that size, nullable unless tagged arg:nonnull. Other
+// shapes are rejected with the kernel's message; the tags vercheck does not
+// model (trusted, untrusted, arena, dynptrs) are reported unsupported.
 
-// checkProgram verifies the global subprograms (each on its own) and then
-// the main program.
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/states"
+)
+
+// Limits of the kernel's BTF handling of global functions.
+const (
+	// maxFuncRegArgs is MAX_BPF_FUNC_REG_ARGS: arguments travel in r1-r5.
+	maxFuncRegArgs = 5
+	// maxResolveDepth is MAX_RESOLVE_DEPTH: how many modifier, typedef
+	// and array links btf_resolve_size follows before giving up.
+	maxResolveDepth = 32
+	// errnoEINVAL is the errno btf_resolve_size reports, printed in the
+	// "size cannot be determined" message.
+	errnoEINVAL = 22
+	// argTagPrefix starts the decl tags that override an argument's kind.
+	argTagPrefix = "arg:"
+	// maxU32 bounds a resolved size, as btf_resolve_size checks.
+	maxU32 = 1<<32 - 1
+)
+
+// globalArgKind is the verifier type of one global function argument (the
+// kernel's bpf_subprog_arg_info.arg_type, for the kinds vercheck models).
+type globalArgKind uint8
+
+const (
+	// globalArgScalar is ARG_ANYTHING: an int or enum parameter.
+	globalArgScalar globalArgKind = iota + 1
+	// globalArgCtx is ARG_PTR_TO_CTX.
+	globalArgCtx
+	// globalArgMem is ARG_PTR_TO_MEM, maybe NULL unless tagged nonnull.
+	globalArgMem
+)
+
+// globalArg is one argument of a global function's prototype.
+type globalArg struct {
+	kind     globalArgKind
+	nullable bool
+	memSize  int
+}
+
+// argTags are the arg:<tag> decl tags of one parameter.
+type argTags uint8
+
+const (
+	tagCtx argTags = 1 << iota
+	tagNonnull
+)
+
+// globalProto is the cached outcome of preparing one global function's
+// arguments: either the arguments or the failure (a kernel message, or an
+// unsupported feature).
+type globalProto struct {
+	args []globalArg
+	// msg is the kernel's log line for a prototype it refuses.
+	msg string
+	// unsupported is set when vercheck does not model the prototype.
+	unsupported string
+}
+
+// globalState is what the lazy verification of global functions tracks.
+type globalState struct {
+	called   []bool
+	verified []bool
+	protos   map[int]*globalProto
+	pktData  map[int]bool
+}
+
+// checkProgram verifies the main program, then every global subprogram it
+// (transitively) calls, each on its own (do_check_main, do_check_subprogs).
 func (e *env) checkProgram() error {
-	for i := range e.cfg.Subprogs {
-		if i > 0 && isGlobalFunc(e.lp, e.cfg.Subprogs[i].Start) {
-			return e.unsupported(e.cfg.Subprogs[i].Start, "global function %d verified on its own", i)
+	n := len(e.cfg.Subprogs)
+	e.globals = globalState{called: make([]bool, n), verified: make([]bool, n)}
+	if err := e.doCheck(); err != nil {
+		return err
+	}
+	for {
+		verifiedNow := 0
+		for sp := 1; sp < n; sp++ {
+			if !e.isGlobalSubprog(sp) || !e.globals.called[sp] || e.globals.verified[sp] {
+				continue
+			}
+			if err := e.checkGlobalSubprog(sp); err != nil {
+				return err
+			}
+			e.log.printf("Func#%d ('%s') is safe for any args that match its prototype\n", sp, e.subprogName(sp))
+			e.globals.verified[sp] = true
+			verifiedNow++
+		}
+		if verifiedNow == 0 {
+			return nil
 		}
 	}
-	return e.doCheck()
+}
+
+// checkGlobalSubprog is do_check_common for global subprogram sp: a fresh
+// pass from a state built from its prototype.
+func (e *env) checkGlobalSubprog(sp int) error {
+	e.endPass()
+	start := e.cfg.Subprogs[sp].Start
+	e.subprog = sp
+	e.log.printf("Validating %s() func#%d...\n", e.subprogName(sp), sp)
+	p := e.prepareGlobalArgs(sp)
+	if p.unsupported != "" {
+		return e.unsupported(start, "%s", p.unsupported)
+	}
+	if p.msg != "" {
+		e.cur = nil
+		return e.reject(start, "%s", p.msg)
+	}
+	st := e.pool.Get()
+	states.InitFrame(st.Frames[0], states.MainCallSite, 0, int32(sp))
+	st.FirstInsnIdx = int32(start)
+	st.LastInsnIdx = -1
+	regs := &st.Frames[0].Regs
+	for i, a := range p.args {
+		r := &regs[i+1]
+		switch a.kind {
+		case globalArgCtx:
+			r.MarkPtr(states.PtrToCtx, 0)
+		case globalArgScalar:
+			e.markUnknown(r)
+		case globalArgMem:
+			var fl states.RegFlags
+			if a.nullable {
+				fl = states.MaybeNull
+			}
+			r.MarkPtr(states.PtrToMem, fl)
+			r.Range = int32(a.memSize)
+			if a.nullable {
+				r.ID = e.newID()
+			}
+		}
+	}
+	return e.doCheckFrom(st, start)
+}
+
+// endPass releases what one verification pass leaves behind (the kernel's
+// free_states): the explored states and the last path's state.
+func (e *env) endPass() {
+	e.store.Release()
+	for len(e.stack) > 0 {
+		e.pool.Put(e.stack[len(e.stack)-1].st)
+		e.stack = e.stack[:len(e.stack)-1]
+	}
+	if e.cur != nil {
+		e.pool.Put(e.cur)
+		e.cur = nil
+	}
 }
 
 // callGlobal checks a call of global subprogram sp against its prototype
-// and models its effect: r0 unknown, r1-r5 clobbered.
+// and models its effect: r0 unknown, r1-r5 clobbered (the global branch of
+// check_func_call).
 func (e *env) callGlobal(sp int) error {
-	return e.unsupported(e.insnIdx, "call of global function %d", sp)
+	name := e.subprogName(sp)
+	if err := e.checkGlobalArgs(sp); err != nil {
+		var re *RejectError
+		if errors.As(err, &re) && re.kind == nil {
+			return e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
+		}
+		return err
+	}
+	e.log.printf("Func#%d ('%s') is global and assumed valid.\n", sp, name)
+	if e.subprogChangesPktData(sp) {
+		e.clearAllPktPointers()
+	}
+	e.globals.called[sp] = true
+	regs := e.regs()
+	for r := 0; r <= 5; r++ {
+		regs[r].MarkNotInit()
+	}
+	e.markUnknown(&regs[0])
+	e.insnIdx++
+	return nil
+}
+
+// checkGlobalArgs is btf_check_func_arg_match: the caller's r1-r5 against
+// the prototype of global subprogram sp. A mismatch is a *RejectError
+// whose message the log already holds.
+func (e *env) checkGlobalArgs(sp int) error {
+	p := e.prepareGlobalArgs(sp)
+	if p.unsupported != "" {
+		return e.unsupported(e.insnIdx, "%s", p.unsupported)
+	}
+	if p.msg != "" {
+		return e.reject(e.insnIdx, "%s", p.msg)
+	}
+	regs := e.regs()
+	for i, a := range p.args {
+		regno := i + 1
+		reg := &regs[regno]
+		switch a.kind {
+		case globalArgScalar:
+			if reg.Type != states.ScalarValue {
+				return e.reject(e.insnIdx, "R%d is not a scalar", regno)
+			}
+		case globalArgCtx:
+			if err := e.checkArgRegOff(reg, regno); err != nil {
+				return err
+			}
+			if reg.Type != states.PtrToCtx {
+				return e.reject(e.insnIdx, "arg#%d expects pointer to ctx", i)
+			}
+		case globalArgMem:
+			if err := e.checkArgRegOff(reg, regno); err != nil {
+				return err
+			}
+			if err := e.checkMemReg(regno, a.memSize); err != nil {
+				return err
+			}
+			if !a.nullable && reg.MaybeNull() {
+				return e.reject(e.insnIdx, "arg#%d is expected to be non-NULL", i)
+			}
+		}
+	}
+	return nil
+}
+
+// checkArgRegOff is check_func_arg_reg_off for an argument of no
+// particular helper kind: the pointer kinds that allow offsets pass, the
+// others must point at their object's start.
+func (e *env) checkArgRegOff(reg *states.Reg, regno int) error {
+	switch reg.Type {
+	case states.PtrToStack, states.PtrToPacket, states.PtrToPacketMeta,
+		states.PtrToMapKey, states.PtrToMapValue:
+		if reg.Flags == 0 {
+			return nil
+		}
+	case states.PtrToMem:
+		if reg.Flags == 0 || reg.Flags == states.MemRdonly || reg.Flags == states.MemRingbuf {
+			return nil
+		}
+	case states.PtrToBuf:
+		if reg.Flags == 0 || reg.Flags == states.MemRdonly {
+			return nil
+		}
+	case states.PtrToArena, states.ScalarValue:
+		return nil
+	case states.PtrToBTFID:
+		return e.unsupported(e.insnIdx, "BTF object pointer passed to a global function")
+	}
+	return e.checkPtrOffReg(reg, regno, false)
+}
+
+// checkMemReg is check_mem_reg: NULL passes; otherwise size bytes at the
+// pointer must be readable and writable (the callee may do either), with
+// a maybe-NULL pointer taken as non-NULL for the check only.
+func (e *env) checkMemReg(regno, size int) error {
+	reg := &e.regs()[regno]
+	if reg.IsNull() {
+		return nil
+	}
+	saved := *reg
+	if reg.MaybeNull() {
+		reg.Flags &^= states.MaybeNull
+	}
+	err := e.checkHelperMemAccess(regno, size, accRead, true, nil)
+	if err == nil {
+		err = e.checkHelperMemAccess(regno, size, accWrite, true, nil)
+	}
+	if saved.MaybeNull() {
+		// Restore the pointer, keeping what the write check did to the
+		// memory it points to.
+		*reg = saved
+	}
+	return err
+}
+
+// isGlobalSubprog reports whether subprogram sp has global linkage.
+func (e *env) isGlobalSubprog(sp int) bool {
+	return isGlobalFunc(e.lp, e.cfg.Subprogs[sp].Start)
+}
+
+// funcInfo returns the BTF function info of subprogram sp, if any.
+func (e *env) funcInfo(sp int) *loader.Func {
+	start := e.cfg.Subprogs[sp].Start
+	for i := range e.lp.Funcs {
+		if e.lp.Funcs[i].Start == start {
+			return &e.lp.Funcs[i]
+		}
+	}
+	return nil
+}
+
+// subprogName is the subprogram's BTF name (the kernel's subprog_name).
+func (e *env) subprogName(sp int) string {
+	if f := e.funcInfo(sp); f != nil {
+		return f.Name
+	}
+	return ""
+}
+
+// prepareGlobalArgs is btf_prepare_func_args for global subprogram sp,
+// cached per subprogram.
+func (e *env) prepareGlobalArgs(sp int) *globalProto {
+	if p, ok := e.globals.protos[sp]; ok {
+		return p
+	}
+	if e.globals.protos == nil {
+		e.globals.protos = make(map[int]*globalProto)
+	}
+	var fn *btf.Func
+	if f := e.funcInfo(sp); f != nil {
+		fn = f.BTF
+	}
+	p := prepareFuncArgs(fn, sp, e.progType)
+	e.globals.protos[sp] = p
+	return p
+}
+
+// prepareFuncArgs derives the argument kinds of a global function from its
+// BTF, for a program of type pt.
+func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
+	if fn == nil {
+		return &globalProto{unsupported: fmt.Sprintf("global function %d without BTF function info", sp)}
+	}
+	proto, ok := fn.Type.(*btf.FuncProto)
+	if !ok {
+		return &globalProto{msg: fmt.Sprintf("Invalid type of function %s()", fn.Name)}
+	}
+	if len(proto.Params) > maxFuncRegArgs {
+		return &globalProto{msg: fmt.Sprintf("Global function %s() with %d > %d args. Buggy compiler.", fn.Name, len(proto.Params), maxFuncRegArgs)}
+	}
+	if !isScalarBTF(skipModifiers(proto.Return)) {
+		return &globalProto{msg: fmt.Sprintf("Global function %s() doesn't return scalar. Only those are supported.", fn.Name)}
+	}
+	p := &globalProto{}
+	for i, param := range proto.Params {
+		var tags argTags
+		if i < len(fn.ParamTags) {
+			for _, tag := range fn.ParamTags[i] {
+				name, ok := strings.CutPrefix(tag, argTagPrefix)
+				if !ok {
+					continue
+				}
+				switch name {
+				case "ctx":
+					tags |= tagCtx
+				case "nonnull":
+					tags |= tagNonnull
+				case "trusted", "untrusted", "nullable", "arena":
+					return &globalProto{unsupported: fmt.Sprintf("global function %s() argument tag %q", fn.Name, tag)}
+				default:
+					return &globalProto{msg: fmt.Sprintf("arg#%d has unsupported set of tags", i)}
+				}
+			}
+		}
+		t := skipModifiers(param.Type)
+		ptr, isPtr := t.(*btf.Pointer)
+		if !isPtr {
+			if tags != 0 {
+				return &globalProto{msg: fmt.Sprintf("arg#%d has pointer tag, but is not a pointer type", i)}
+			}
+			if isScalarBTF(t) {
+				p.args = append(p.args, globalArg{kind: globalArgScalar})
+				continue
+			}
+			return &globalProto{msg: fmt.Sprintf("Arg#%d type %s in %s() is not supported yet.", i, btfKindStr(t), fn.Name)}
+		}
+		if tags&tagCtx != 0 || isProgCtxType(ptr, pt) {
+			if tags&^tagCtx != 0 {
+				return &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
+			}
+			if tags&tagCtx != 0 && !isProgCtxType(ptr, pt) {
+				if _, void := skipModifiers(ptr.Target).(*btf.Void); !void {
+					return &globalProto{unsupported: fmt.Sprintf("global function %s() arg:ctx on a non-context type", fn.Name)}
+				}
+			}
+			p.args = append(p.args, globalArg{kind: globalArgCtx})
+			continue
+		}
+		target := skipModifiers(ptr.Target)
+		if s, ok := target.(*btf.Struct); ok && s.Name == "bpf_dynptr" {
+			return &globalProto{unsupported: fmt.Sprintf("global function %s() with a dynptr argument", fn.Name)}
+		}
+		size, ok := resolveSize(target)
+		if !ok {
+			return &globalProto{msg: fmt.Sprintf("arg#%d reference type('%s %s') size cannot be determined: -%d", i, btfKindStr(target), btfName(target), errnoEINVAL)}
+		}
+		p.args = append(p.args, globalArg{kind: globalArgMem, nullable: tags&tagNonnull == 0, memSize: size})
+	}
+	return p
+}
+
+// isScalarBTF reports whether t is an int or an enum (what a global
+// function may take or return by value).
+func isScalarBTF(t btf.Type) bool {
+	switch t.(type) {
+	case *btf.Int, *btf.Enum:
+		return true
+	}
+	return false
+}
+
+// skipModifiers follows typedefs and qualifiers (btf_type_skip_modifiers).
+func skipModifiers(t btf.Type) btf.Type {
+	for range maxResolveDepth {
+		switch m := t.(type) {
+		case *btf.Typedef:
+			t = m.Type
+		case *btf.Volatile:
+			t = m.Type
+		case *btf.Const:
+			t = m.Type
+		case *btf.Restrict:
+			t = m.Type
+		case *btf.TypeTag:
+			t = m.Type
+		default:
+			return t
+		}
+	}
+	return t
+}
+
+// resolveSize is btf_resolve_size: the byte size of a sized type, through
+// modifiers and arrays; false for void, functions, forward declarations
+// and the like.
+func resolveSize(t btf.Type) (int, bool) {
+	nelems := uint64(1)
+	for range maxResolveDepth {
+		var size uint64
+		switch v := t.(type) {
+		case *btf.Int:
+			size = uint64(v.Size)
+		case *btf.Struct:
+			size = uint64(v.Size)
+		case *btf.Union:
+			size = uint64(v.Size)
+		case *btf.Enum:
+			size = uint64(v.Size)
+		case *btf.Float:
+			size = uint64(v.Size)
+		case *btf.Pointer:
+			size = sizeU64
+		case *btf.Typedef:
+			t = v.Type
+			continue
+		case *btf.Volatile:
+			t = v.Type
+			continue
+		case *btf.Const:
+			t = v.Type
+			continue
+		case *btf.Restrict:
+			t = v.Type
+			continue
+		case *btf.TypeTag:
+			t = v.Type
+			continue
+		case *btf.Array:
+			if uint64(v.Nelems) > 0 && nelems > maxU32/uint64(v.Nelems) {
+				return 0, false
+			}
+			nelems *= uint64(v.Nelems)
+			t = v.Type
+			continue
+		default:
+			return 0, false
+		}
+		if nelems > 0 && size > maxU32/nelems {
+			return 0, false
+		}
+		return int(size * nelems), true
+	}
+	return 0, false
+}
+
+// progCtxStruct names the struct a program type's context pointer points
+// to, as the kernel's bpf_types.h declares it (after resolving the kprobe
+// typedef bpf_user_pt_regs_t). Types absent here have no named context and
+// need the arg:ctx tag.
+var progCtxStruct = map[ebpf.ProgramType]string{
+	ebpf.SocketFilter:   "__sk_buff",
+	ebpf.SchedCLS:       "__sk_buff",
+	ebpf.SchedACT:       "__sk_buff",
+	ebpf.CGroupSKB:      "__sk_buff",
+	ebpf.LWTIn:          "__sk_buff",
+	ebpf.LWTOut:         "__sk_buff",
+	ebpf.LWTXmit:        "__sk_buff",
+	ebpf.LWTSeg6Local:   "__sk_buff",
+	ebpf.SkSKB:          "__sk_buff",
+	ebpf.FlowDissector:  "__sk_buff",
+	ebpf.XDP:            "xdp_md",
+	ebpf.Kprobe:         "pt_regs",
+	ebpf.RawTracepoint:  "bpf_raw_tracepoint_args",
+	ebpf.PerfEvent:      "bpf_perf_event_data",
+	ebpf.CGroupSock:     "bpf_sock",
+	ebpf.CGroupSockAddr: "bpf_sock_addr",
+	ebpf.SockOps:        "bpf_sock_ops",
+	ebpf.SkMsg:          "sk_msg_md",
+	ebpf.SkLookup:       "bpf_sk_lookup",
+	ebpf.CGroupSysctl:   "bpf_sysctl",
+	ebpf.CGroupDevice:   "bpf_cgroup_dev_ctx",
+	ebpf.CGroupSockopt:  "bpf_sockopt",
+}
+
+// ctxProjections maps a context struct to the kernel struct it projects,
+// which a program may name instead (btf_is_projection_of).
+var ctxProjections = map[string]string{
+	"__sk_buff": "sk_buff",
+	"xdp_md":    "xdp_buff",
+}
+
+// kprobeCtxTypedef is the typedef a kprobe program's context is declared
+// as; a pointer to it is the context whatever it resolves to.
+const kprobeCtxTypedef = "bpf_user_pt_regs_t"
+
+// isProgCtxType is btf_is_prog_ctx_type: does ptr point to the context
+// struct of program type pt, by name?
+func isProgCtxType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
+	t := ptr.Target
+	if pt == ebpf.Kprobe {
+		// The typedef counts before typedefs are skipped.
+		for range maxResolveDepth {
+			if td, ok := t.(*btf.Typedef); ok {
+				if td.Name == kprobeCtxTypedef {
+					return true
+				}
+				break
+			}
+			next := skipQualifier(t)
+			if next == t {
+				break
+			}
+			t = next
+		}
+	}
+	var name string
+	switch s := skipModifiers(t).(type) {
+	case *btf.Struct:
+		name = s.Name
+	case *btf.Union:
+		name = s.Name
+	default:
+		return false
+	}
+	want, ok := progCtxStruct[pt]
+	if !ok || name == "" {
+		return false
+	}
+	return name == want || ctxProjections[want] == name
+}
+
+// skipQualifier follows one qualifier (not a typedef), or returns t.
+func skipQualifier(t btf.Type) btf.Type {
+	switch m := t.(type) {
+	case *btf.Volatile:
+		return m.Type
+	case *btf.Const:
+		return m.Type
+	case *btf.Restrict:
+		return m.Type
+	case *btf.TypeTag:
+		return m.Type
+	}
+	return t
+}
+
+// btfKindStr is btf_type_str: the kernel's name of a BTF kind.
+func btfKindStr(t btf.Type) string {
+	switch v := t.(type) {
+	case *btf.Void:
+		return "UNKN"
+	case *btf.Int:
+		return "INT"
+	case *btf.Pointer:
+		return "PTR"
+	case *btf.Array:
+		return "ARRAY"
+	case *btf.Struct:
+		return "STRUCT"
+	case *btf.Union:
+		return "UNION"
+	case *btf.Enum:
+		if v.Size == sizeU64 {
+			return "ENUM64"
+		}
+		return "ENUM"
+	case *btf.Fwd:
+		return "FWD"
+	case *btf.Typedef:
+		return "TYPEDEF"
+	case *btf.Volatile:
+		return "VOLATILE"
+	case *btf.Const:
+		return "CONST"
+	case *btf.Restrict:
+		return "RESTRICT"
+	case *btf.Func:
+		return "FUNC"
+	case *btf.FuncProto:
+		return "FUNC_PROTO"
+	case *btf.Var:
+		return "VAR"
+	case *btf.Datasec:
+		return "DATASEC"
+	case *btf.Float:
+		return "FLOAT"
+	case *btf.TypeTag:
+		return "TYPE_TAG"
+	}
+	return "UNKN"
+}
+
+// btfName is a type's name, empty for anonymous types and void.
+func btfName(t btf.Type) string {
+	if t == nil {
+		return ""
+	}
+	return t.TypeName()
+}
+
+// subprogChangesPktData reports whether subprogram sp, or anything it
+// calls, may call a helper that moves packet data (the kernel's
+// changes_pkt_data, propagated from callees). Callbacks it passes to
+// helpers count too: a superset of the kernel's answer, never less.
+func (e *env) subprogChangesPktData(sp int) bool {
+	if e.globals.pktData == nil {
+		e.globals.pktData = make(map[int]bool)
+	}
+	if v, ok := e.globals.pktData[sp]; ok {
+		return v
+	}
+	seen := make([]bool, len(e.cfg.Subprogs))
+	work := []int{sp}
+	seen[sp] = true
+	found := false
+	for len(work) > 0 && !found {
+		cur := work[len(work)-1]
+		work = work[:len(work)-1]
+		s := e.cfg.Subprogs[cur]
+		for i := s.Start; i < s.End && i < len(e.prog); i++ {
+			in := e.prog[i]
+			target := -1
+			switch {
+			case in.Class() == insn.ClassJMP && in.JmpOp() == insn.JmpCall && in.Src == insn.PseudoCall,
+				in.IsLdImm64() && in.Src == insn.PseudoFunc:
+				target = i + int(in.Imm) + 1
+			case in.Class() == insn.ClassJMP && in.JmpOp() == insn.JmpCall && in.Src == 0:
+				if fn, ok := helperProto(in.Imm); ok && fn.ChangesPktData {
+					found = true
+				}
+			}
+			if target >= 0 {
+				if c := e.cfg.SubprogOf(target); c >= 0 && !seen[c] {
+					seen[c] = true
+					work = append(work, c)
+				}
+			}
+		}
+	}
+	e.globals.pktData[sp] = found
+	return found
+}
+
+// checkGlobalReturn is check_return_code at the exit of a global
+// subprogram verified on its own: r0 must be a readable scalar.
+func (e *env) checkGlobalReturn() error {
+	if err := e.checkRegRead(0); err != nil {
+		return err
+	}
+	r0 := &e.regs()[0]
+	if r0.Type != states.ScalarValue {
+		return e.reject(e.insnIdx, "At subprogram exit the register R0 is not a scalar value (%s)", regTypeStr(r0))
+	}
+	return nil
 }

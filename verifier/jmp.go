@@ -138,6 +138,18 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	} else {
 		fake.MarkConst(uint64(int64(in.Imm)))
 	}
+	// A comparison with a stack pointer is recorded so that backtracking
+	// does not ask for the pointer's precision.
+	var histFlags uint32
+	if in.SrcIsReg() && src.Type == states.PtrToStack {
+		histFlags |= histSrcRegStack
+	}
+	if dst.Type == states.PtrToStack {
+		histFlags |= histDstRegStack
+	}
+	if histFlags != 0 {
+		e.pushJmpHistory(histFlags)
+	}
 	is32 := in.Class() == insn.ClassJMP32
 	var pred int
 	sameReg := in.SrcIsReg() && in.Src == in.Dst && dst.Type == states.ScalarValue
@@ -170,6 +182,16 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	}
 	// Linked scalars are recorded in the history before the split so
 	// both branches share it.
+	var linked []linkedReg
+	if in.SrcIsReg() && src.Type == states.ScalarValue && src.ID != 0 {
+		linked = collectLinkedRegs(e.cur, src.ID, linked)
+	}
+	if dst.Type == states.ScalarValue && dst.ID != 0 {
+		linked = collectLinkedRegs(e.cur, dst.ID, linked)
+	}
+	if len(linked) > 1 {
+		e.pushJmpHistoryEntry(0, packLinkedRegs(linked))
+	}
 	other, err := e.pushStack(e.insnIdx+int(in.Off)+1, e.insnIdx)
 	if err != nil {
 		return err

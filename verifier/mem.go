@@ -420,6 +420,9 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 	slot := -off - 1
 	spi := slot / states.SlotSize
 	s := &f.Stack[spi]
+	if size == states.SlotSize {
+		e.markStackWrite(int(reg.FrameNo), spi)
+	}
 	var val *states.Reg
 	if valueReg >= 0 {
 		val = &e.regs()[valueReg]
@@ -564,6 +567,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 		zeros := true
 		for i := minOff; i < maxOff+size; i++ {
 			slot := -i - 1
+			e.markStackRead(int(reg.FrameNo), slot/states.SlotSize)
 			s := &f.Stack[slot/states.SlotSize]
 			b := s.Types[slot%states.SlotSize]
 			if b == states.StackZero {
@@ -591,6 +595,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg int) error {
 	slot := -off - 1
 	spi := slot / states.SlotSize
+	e.markStackRead(frameNo, spi)
 	s := &f.Stack[spi]
 	regs := e.regs()
 	if s.IsSpilledReg() {

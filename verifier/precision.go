@@ -39,6 +39,8 @@ package verifier
 import (
 	"errors"
 	"math/bits"
+	"strconv"
+	"strings"
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/states"
@@ -196,11 +198,13 @@ func (bt *backtrack) isReg(r int) bool        { return bt.regs[bt.frame]&(1<<r) 
 func (bt *backtrack) regMask() uint16         { return bt.regs[bt.frame] }
 func (bt *backtrack) stackMask() uint64       { return bt.stack[bt.frame] }
 
-func (bt *backtrack) setFrameSlot(fr, spi int)        { bt.stack[fr] |= 1 << spi }
-func (bt *backtrack) clearFrameSlot(fr, spi int)      { bt.stack[fr] &^= 1 << spi }
-func (bt *backtrack) isFrameSlot(fr, spi int) bool    { return bt.stack[fr]&(1<<spi) != 0 }
-func (bt *backtrack) isFrameReg(fr, r int) bool       { return bt.regs[fr]&(1<<r) != 0 }
-func histSlot(flags uint32) (frame, spi int)          { return int(flags & histFrameMask), int(flags>>histSpiShift) & histSpiMask }
+func (bt *backtrack) setFrameSlot(fr, spi int)     { bt.stack[fr] |= 1 << spi }
+func (bt *backtrack) clearFrameSlot(fr, spi int)   { bt.stack[fr] &^= 1 << spi }
+func (bt *backtrack) isFrameSlot(fr, spi int) bool { return bt.stack[fr]&(1<<spi) != 0 }
+func (bt *backtrack) isFrameReg(fr, r int) bool    { return bt.regs[fr]&(1<<r) != 0 }
+func histSlot(flags uint32) (frame, spi int) {
+	return int(flags & histFrameMask), int(flags>>histSpiShift) & histSpiMask
+}
 func histHasFlag(h *states.JmpHistEntry, f uint32) bool { return h != nil && h.Flags&f != 0 }
 
 // syncLinked wants every member of the entry's linked-register set as
@@ -254,7 +258,9 @@ func (e *env) pushJmpHistoryEntry(flags uint32, linked uint64) {
 		return
 	}
 	e.prec.histStamp = e.insnProcessed
-	st.JmpHistory = append(st.JmpHistory, states.JmpHistEntry{Idx: int32(e.insnIdx), PrevIdx: int32(e.prevIdx), Flags: flags, LinkedRegs: linked})
+	// The instruction simulated before this one: e.prevIdx already names
+	// the current one while it is being simulated, LastInsnIdx does not.
+	st.JmpHistory = append(st.JmpHistory, states.JmpHistEntry{Idx: int32(e.insnIdx), PrevIdx: st.LastInsnIdx, Flags: flags, LinkedRegs: linked})
 }
 
 // markChainPrecision makes the value of register regno of the current
@@ -335,6 +341,9 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		return
 	}
 	fallback := func() {
+		if e.log.level >= 2 {
+			e.log.printf("mark_precise: frame%d: falling back to forcing all scalars precise\n", start.CurFrame)
+		}
 		markAllScalarsPrecise(start)
 		bt.reset()
 	}
@@ -361,6 +370,9 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			}
 			fallback()
 			return
+		}
+		if e.log.level >= 2 {
+			e.log.printf("mark_precise: frame%d: last_idx %d first_idx %d subseq_idx %d \n", bt.frame, lastIdx, firstIdx, subseq)
 		}
 		hist := len(st.JmpHistory)
 		for i := lastIdx; ; {
@@ -417,6 +429,11 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 				}
 				s.Spilled.Precise = true
 				setChanged(changed)
+			}
+		}
+		if e.log.level >= 2 {
+			for fr := bt.frame; fr >= 0; fr-- {
+				e.log.printf("mark_precise: frame%d: parent state regs=%s stack=%s\n", fr, fmtRegMask(bt.regs[fr]), fmtStackMask(bt.stack[fr]))
 			}
 		}
 		if bt.empty() {
@@ -476,6 +493,9 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 	if in.Op == 0 {
 		// The second slot of an ld_imm64.
 		return nil
+	}
+	if e.log.level >= 2 {
+		e.log.printf("mark_precise: frame%d: regs=%s stack=%s before %s\n", bt.frame, fmtRegMask(bt.regMask()), fmtStackMask(bt.stackMask()), insn.Format(idx, in))
 	}
 	bt.syncLinked(h, e.prec.scratch)
 	dreg, sreg := int(in.Dst), int(in.Src)
@@ -618,4 +638,44 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 	}
 	bt.syncLinked(h, e.prec.scratch)
 	return nil
+}
+
+// recordTailCallKey is the precision part of the kernel's record_func_key:
+// a tail call whose index (r3) is a constant inside the program array lets
+// the kernel patch a direct jump, so that constant is relied upon and made
+// precise.
+func (e *env) recordTailCallKey(mapIdx int) error {
+	if mapIdx < 0 || mapIdx >= len(e.maps) {
+		return nil
+	}
+	const indexReg = 3
+	r := &e.regs()[indexReg]
+	if r.Type != states.ScalarValue || !r.Var.IsConst() || r.Var.Value >= uint64(e.maps[mapIdx].MaxEntries) {
+		return nil
+	}
+	return e.markChainPrecision(indexReg)
+}
+
+// fmtRegMask renders a register set as the kernel's log does ("r0,r2").
+func fmtRegMask(m uint16) string {
+	var b strings.Builder
+	for ; m != 0; m &= m - 1 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("r" + strconv.Itoa(bits.TrailingZeros16(m)))
+	}
+	return b.String()
+}
+
+// fmtStackMask renders a slot set as frame-pointer offsets ("-8,-24").
+func fmtStackMask(m uint64) string {
+	var b strings.Builder
+	for ; m != 0; m &= m - 1 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(states.SlotOffset(bits.TrailingZeros64(m))))
+	}
+	return b.String()
 }

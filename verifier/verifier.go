@@ -70,6 +70,8 @@ type env struct {
 	ctxSize  int
 
 	log logger
+	// stackLive is the stack liveness analysis fed by the walk.
+	stackLive stackLiveness
 	// subprog is the subprogram being verified (0 = main).
 	subprog int
 	// globals tracks the lazy verification of global subprograms.
@@ -252,8 +254,10 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 				e.opts.Observe(e.insnIdx, e.cur)
 			}
 			e.prevIdx = e.insnIdx
+			e.beginInsn()
 			var err error
 			exit, err = e.step()
+			e.commitStackWrites(e.prevIdx)
 			if err == nil {
 				e.log.after(e)
 			}
@@ -335,6 +339,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	force := e.cfg.ForceCheckpoint(idx) || len(cur.JmpHistory) > maxJmpHistory
 	addNew := force || e.policy.WantCheckpoint(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns), false)
 	callsite := cur.Frames[cur.CurFrame].CallSite
+	e.cleanLiveStates(idx, cur)
 	statesCnt := 0
 	var hit *prune.Entry
 	var loopErr error

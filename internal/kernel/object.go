@@ -1,0 +1,221 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/loader"
+)
+
+// mapIndexMask keeps the map index (low 32 bits) of a map-load immediate as
+// the loader writes it; the high 32 bits of a direct value load hold the
+// offset into the value.
+const mapIndexMask = 1<<32 - 1
+
+// ErrNoMap is wrapped when an instruction names a map index the object
+// does not define.
+var ErrNoMap = errors.New("map index out of range")
+
+// LoadObject loads every program of obj into the kernel, one at a time and
+// in the object's order, and returns one [Result] per program. Unlike
+// [LoadCollectionSpec] it starts from vercheck's own linking of the object,
+// so objects that cilium/ebpf alone cannot load (legacy map sections,
+// zero-sized symbols, iproute2 sections without a type) reach the kernel as
+// vercheck saw them. Programs the loader could not prepare are reported
+// with SetupFailed.
+func LoadObject(obj *loader.Object) ([]Result, error) {
+	if obj == nil {
+		return nil, errors.New("load object: nil object")
+	}
+	release, err := Release()
+	if err != nil {
+		return nil, err
+	}
+	results := make([]Result, 0, len(obj.Programs))
+	for _, p := range obj.Programs {
+		r := loadProgram(obj, p)
+		r.Release = release
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// LoadProgram loads one program of obj into the kernel, with fresh copies of
+// the maps it references, at the stats log level; a rejected program is
+// loaded again at the branch level for the full log. Safe for concurrent
+// use on the same object.
+func LoadProgram(obj *loader.Object, prog *loader.Program) Result {
+	r := loadProgram(obj, prog)
+	if rel, err := Release(); err == nil {
+		r.Release = rel
+	}
+	return r
+}
+
+func loadProgram(obj *loader.Object, prog *loader.Program) Result {
+	res := Result{Program: prog.Name}
+	if prog.Err != nil {
+		return setupFailure(res, prog.Err)
+	}
+	maps, err := createMaps(obj, prog)
+	if err != nil {
+		return setupFailure(res, err)
+	}
+	defer closeMaps(maps)
+	spec, err := programSpec(prog, maps)
+	if err != nil {
+		return setupFailure(res, err)
+	}
+
+	log, err := loadSpec(spec, ebpf.LogLevelStats, statsLogSize)
+	if err != nil {
+		var ve *ebpf.VerifierError
+		if !errors.As(err, &ve) {
+			return setupFailure(res, err)
+		}
+		log = strings.Join(ve.Log, "\n")
+		if _, serr := ParseStats(log); serr != nil {
+			return setupFailure(res, err)
+		}
+	}
+	if ferr := fillStats(&res, log); ferr != nil {
+		return setupFailure(res, ferr)
+	}
+	res.Log = log
+	if err == nil {
+		res.Accepted = true
+		return res
+	}
+	res.Err = DecisiveLine(log)
+	_, berr := loadSpec(spec, ebpf.LogLevelBranch|ebpf.LogLevelStats, branchLogSize)
+	var ve *ebpf.VerifierError
+	if errors.As(berr, &ve) && len(ve.Log) > 0 {
+		res.Log = strings.Join(ve.Log, "\n")
+	}
+	return res
+}
+
+// loadSpec loads one program and returns its verifier log.
+func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
+	p, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size})
+	if err != nil {
+		return "", fmt.Errorf("load %s: %w", spec.Name, err)
+	}
+	defer p.Close()
+	return strings.TrimSpace(p.VerifierLog), nil
+}
+
+// mapIndex returns the object map index a map-load instruction carries.
+func mapIndex(ins *asm.Instruction) int {
+	return int(uint64(ins.Constant) & mapIndexMask)
+}
+
+// createMaps creates, in the kernel, every map prog references, keyed by
+// the object's map index.
+func createMaps(obj *loader.Object, prog *loader.Program) (map[int]*ebpf.Map, error) {
+	maps := make(map[int]*ebpf.Map)
+	for i := range prog.Instructions {
+		ins := &prog.Instructions[i]
+		if !ins.IsLoadFromMap() {
+			continue
+		}
+		idx := mapIndex(ins)
+		if _, done := maps[idx]; done {
+			continue
+		}
+		if idx >= len(obj.Maps) || obj.Maps[idx] == nil {
+			closeMaps(maps)
+			return nil, fmt.Errorf("insn %d: map %d: %w", i, idx, ErrNoMap)
+		}
+		lm := obj.Maps[idx]
+		m, err := ebpf.NewMapWithOptions(MapSpec(lm), ebpf.MapOptions{})
+		if err != nil {
+			closeMaps(maps)
+			return nil, fmt.Errorf("create map %s: %w", lm.Name, err)
+		}
+		maps[idx] = m
+	}
+	return maps, nil
+}
+
+func closeMaps(maps map[int]*ebpf.Map) {
+	for _, m := range maps {
+		m.Close()
+	}
+}
+
+// MapSpec turns a loader map into a spec the kernel will accept: the
+// classic fields come from the loader (which repaired legacy definitions),
+// BTF key and value types from cilium/ebpf's spec when there is one.
+// Pinning is off, and static contents that name other objects (program and
+// map arrays) are dropped since those objects are not loaded; global data
+// keeps its initial bytes (cilium/ebpf freezes .rodata and .kconfig by
+// name).
+func MapSpec(m *loader.Map) *ebpf.MapSpec {
+	var ms *ebpf.MapSpec
+	if m.Spec != nil {
+		ms = m.Spec.Copy()
+	} else {
+		ms = &ebpf.MapSpec{}
+	}
+	ms.Name = m.Name
+	ms.Type, ms.KeySize, ms.ValueSize, ms.MaxEntries, ms.Flags = m.Type, m.KeySize, m.ValueSize, m.MaxEntries, m.Flags
+	ms.Pinning = ebpf.PinNone
+	ms.Extra = nil
+	switch {
+	case m.Contents != nil:
+		ms.Contents = []ebpf.MapKV{{Key: uint32(0), Value: slices.Clone(m.Contents)}}
+	case isReferenceArray(m.Type):
+		ms.Contents = nil
+	}
+	if m.Inner != nil {
+		ms.InnerMap = MapSpec(m.Inner)
+	}
+	return ms
+}
+
+// isReferenceArray reports whether a map's values are other kernel objects.
+func isReferenceArray(t ebpf.MapType) bool {
+	return t == ebpf.ProgramArray || t == ebpf.ArrayOfMaps || t == ebpf.HashOfMaps
+}
+
+// programSpec builds the spec handed to the kernel: vercheck's linked
+// instructions with each map load bound to the created map. CO-RE
+// relocations were applied by the loader, so their metadata is removed
+// to keep cilium/ebpf from applying them a second time.
+func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpec, error) {
+	insns := slices.Clone(prog.Instructions)
+	for i := range insns {
+		ins := &insns[i]
+		if btf.CORERelocationMetadata(ins) != nil {
+			*ins = btf.WithCORERelocationMetadata(*ins, nil)
+		}
+		if !ins.IsLoadFromMap() {
+			continue
+		}
+		if err := ins.AssociateMap(maps[mapIndex(ins)]); err != nil {
+			return nil, fmt.Errorf("insn %d: %w", i, err)
+		}
+	}
+	ps := &ebpf.ProgramSpec{
+		Name:         prog.Name,
+		Type:         prog.Type,
+		AttachType:   prog.AttachType,
+		AttachTo:     prog.AttachTo,
+		License:      prog.License,
+		Instructions: insns,
+	}
+	if prog.Spec != nil {
+		ps.SectionName = prog.Spec.SectionName
+		ps.KernelVersion = prog.Spec.KernelVersion
+		ps.Flags = prog.Spec.Flags
+		ps.ByteOrder = prog.Spec.ByteOrder
+	}
+	return ps, nil
+}

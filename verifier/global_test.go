@@ -1,0 +1,100 @@
+package verifier
+
+import (
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPrepareFuncArgs(t *testing.T) {
+	intT := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	voidT := &btf.Void{}
+	skb := &btf.Struct{Name: "__sk_buff", Size: 192}
+	kskb := &btf.Struct{Name: "sk_buff", Size: 232}
+	pair := &btf.Struct{Name: "pair", Size: 8}
+	fwd := &btf.Fwd{Name: "opaque", Kind: btf.FwdStruct}
+	arr := &btf.Array{Type: intT, Nelems: 4}
+	ptr := func(t btf.Type) btf.Type { return &btf.Pointer{Target: t} }
+	fn := func(ret btf.Type, tags [][]string, params ...btf.Type) *btf.Func {
+		p := &btf.FuncProto{Return: ret}
+		for _, t := range params {
+			p.Params = append(p.Params, btf.FuncParam{Type: t})
+		}
+		return &btf.Func{Name: "f", Type: p, Linkage: btf.GlobalFunc, ParamTags: tags}
+	}
+	tests := []struct {
+		name string
+		fn   *btf.Func
+		pt   ebpf.ProgramType
+		want globalProto
+	}{
+		{"no args", fn(intT, nil), ebpf.SocketFilter, globalProto{}},
+		{"scalar", fn(intT, nil, intT, &btf.Typedef{Name: "u32", Type: intT}), ebpf.SocketFilter,
+			globalProto{args: []globalArg{{kind: globalArgScalar}, {kind: globalArgScalar}}}},
+		{"ctx by name", fn(intT, nil, ptr(skb)), ebpf.SchedCLS, globalProto{args: []globalArg{{kind: globalArgCtx}}}},
+		{"ctx by kernel name", fn(intT, nil, ptr(&btf.Const{Type: kskb})), ebpf.SocketFilter, globalProto{args: []globalArg{{kind: globalArgCtx}}}},
+		{"skb is memory for xdp", fn(intT, nil, ptr(skb)), ebpf.XDP, globalProto{args: []globalArg{{kind: globalArgMem, nullable: true, memSize: 192}}}},
+		{"kprobe typedef", fn(intT, nil, ptr(&btf.Typedef{Name: "bpf_user_pt_regs_t", Type: &btf.Struct{Name: "x"}})), ebpf.Kprobe,
+			globalProto{args: []globalArg{{kind: globalArgCtx}}}},
+		{"memory", fn(intT, nil, ptr(pair), ptr(arr)), ebpf.SocketFilter,
+			globalProto{args: []globalArg{{kind: globalArgMem, nullable: true, memSize: 8}, {kind: globalArgMem, nullable: true, memSize: 16}}}},
+		{"nonnull tag", fn(intT, [][]string{{"arg:nonnull"}}, ptr(pair)), ebpf.SocketFilter,
+			globalProto{args: []globalArg{{kind: globalArgMem, memSize: 8}}}},
+		{"ctx tag on void", fn(intT, [][]string{{"arg:ctx"}}, ptr(voidT)), ebpf.SocketFilter, globalProto{args: []globalArg{{kind: globalArgCtx}}}},
+		{"void pointer", fn(intT, nil, ptr(voidT)), ebpf.SocketFilter,
+			globalProto{msg: "arg#0 reference type('UNKN ') size cannot be determined: -22"}},
+		{"forward declaration", fn(intT, nil, intT, ptr(fwd)), ebpf.SocketFilter,
+			globalProto{msg: "arg#1 reference type('FWD opaque') size cannot be determined: -22"}},
+		{"void return", fn(voidT, nil, intT), ebpf.SocketFilter,
+			globalProto{msg: "Global function f() doesn't return scalar. Only those are supported."}},
+		{"struct by value", fn(intT, nil, pair), ebpf.SocketFilter,
+			globalProto{msg: "Arg#0 type STRUCT in f() is not supported yet."}},
+		{"too many args", fn(intT, nil, intT, intT, intT, intT, intT, intT), ebpf.SocketFilter,
+			globalProto{msg: "Global function f() with 6 > 5 args. Buggy compiler."}},
+		{"tag on scalar", fn(intT, [][]string{{"arg:nonnull"}}, intT), ebpf.SocketFilter,
+			globalProto{msg: "arg#0 has pointer tag, but is not a pointer type"}},
+		{"unknown tag", fn(intT, [][]string{{"arg:bogus"}}, ptr(pair)), ebpf.SocketFilter,
+			globalProto{msg: "arg#0 has unsupported set of tags"}},
+		{"ctx with other tags", fn(intT, [][]string{{"arg:ctx", "arg:nonnull"}}, ptr(skb)), ebpf.SocketFilter,
+			globalProto{msg: "arg#0 has invalid combination of tags"}},
+		{"trusted tag", fn(intT, [][]string{{"arg:trusted"}}, ptr(pair)), ebpf.SocketFilter,
+			globalProto{unsupported: `global function f() argument tag "arg:trusted"`}},
+		{"no BTF", nil, ebpf.SocketFilter, globalProto{unsupported: "global function 3 without BTF function info"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := prepareFuncArgs(tt.fn, 3, tt.pt)
+			if diff := cmp.Diff(tt.want, *got, cmp.AllowUnexported(globalProto{}, globalArg{})); diff != "" {
+				t.Errorf("prepareFuncArgs mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestResolveSize(t *testing.T) {
+	intT := &btf.Int{Name: "int", Size: 4}
+	tests := []struct {
+		name string
+		t    btf.Type
+		size int
+		ok   bool
+	}{
+		{"int", intT, 4, true},
+		{"pointer", &btf.Pointer{Target: intT}, 8, true},
+		{"nested array", &btf.Array{Type: &btf.Array{Type: intT, Nelems: 3}, Nelems: 2}, 24, true},
+		{"const typedef", &btf.Const{Type: &btf.Typedef{Name: "t", Type: intT}}, 4, true},
+		{"void", &btf.Void{}, 0, false},
+		{"function", &btf.FuncProto{Return: intT}, 0, false},
+		{"huge array", &btf.Array{Type: intT, Nelems: 1 << 31}, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			size, ok := resolveSize(tt.t)
+			if diff := cmp.Diff([]any{tt.size, tt.ok}, []any{size, ok}); diff != "" {
+				t.Errorf("resolveSize mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

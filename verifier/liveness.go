@@ -1,0 +1,248 @@
+package verifier
+
+import (
+	"encoding/binary"
+	"github.com/vercheck/vercheck/prune"
+
+	"github.com/vercheck/vercheck/states"
+)
+
+// Stack liveness (the 6.18 kernel's path-insensitive, call-chain-sensitive
+// analysis).
+//
+// While simulating, every stack access is recorded against the function
+// instance running it (one instance per call chain): may-read marks (any
+// visit read the slot) and must-write marks (every visit wrote the whole
+// slot). A backward data-flow over each instance's subprogram turns them
+// into "may this slot still be read at or after insn i". A completed
+// checkpoint is cleaned with that answer: dead slots become invalid and so
+// match anything. The marks only ever grow, so an answer computed later is
+// never smaller: cleaning is sound as long as it happens only to states
+// whose every path has been explored.
+
+// liveInstance is one function instance: a subprogram reached through one
+// call chain. Masks have one bit per 8-byte slot; frame f's masks are for
+// the stack of frame f of the chain (f <= depth).
+type liveInstance struct {
+	subprog   int
+	depth     int
+	callsites []int32
+	mayRead   [][]uint64 // [frame][insn]
+	mustWrite [][]uint64 // [frame][insn]; valid when visited
+	visited   []bool
+	live      [][]uint64 // [frame][insn]: live before insn
+}
+
+// stackLiveness holds every instance of one verification.
+type stackLiveness struct {
+	instances map[string]*liveInstance
+	dirty     bool
+	// curWrites are the whole slots written by the insn being simulated,
+	// per frame, committed as must-write marks when it completes.
+	curWrites [states.MaxCallFrames]uint64
+	curInst   *liveInstance
+	keyBuf    []byte
+	succ      []int
+}
+
+func chainKey(buf []byte, callsites []int32) []byte {
+	buf = buf[:0]
+	for _, c := range callsites {
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(c))
+	}
+	return buf
+}
+
+// instanceFor returns the instance of the chain of frames 0..depth of st.
+func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
+	l := &e.stackLive
+	if l.instances == nil {
+		l.instances = map[string]*liveInstance{}
+	}
+	var cs [states.MaxCallFrames]int32
+	for i := 0; i <= depth; i++ {
+		cs[i] = st.Frames[i].CallSite
+	}
+	l.keyBuf = chainKey(l.keyBuf, cs[:depth+1])
+	if inst, ok := l.instances[string(l.keyBuf)]; ok {
+		return inst
+	}
+	n := len(e.prog)
+	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, callsites: append([]int32(nil), cs[:depth+1]...), visited: make([]bool, n)}
+	for f := 0; f <= depth; f++ {
+		inst.mayRead = append(inst.mayRead, make([]uint64, n))
+		inst.mustWrite = append(inst.mustWrite, make([]uint64, n))
+		inst.live = append(inst.live, make([]uint64, n))
+	}
+	l.instances[string(l.keyBuf)] = inst
+	return inst
+}
+
+// markStackRead records that the current insn reads slot spi of frame.
+func (e *env) markStackRead(frame, spi int) {
+	if spi < 0 || spi >= 64 {
+		return
+	}
+	inst := e.stackLive.curInst
+	if inst == nil || frame > inst.depth {
+		return
+	}
+	if inst.mayRead[frame][e.insnIdx]&(1<<spi) == 0 {
+		inst.mayRead[frame][e.insnIdx] |= 1 << spi
+		e.stackLive.dirty = true
+	}
+}
+
+// markStackWrite records that the current insn writes the whole slot spi
+// of frame.
+func (e *env) markStackWrite(frame, spi int) {
+	if spi < 0 || spi >= 64 || frame >= states.MaxCallFrames {
+		return
+	}
+	e.stackLive.curWrites[frame] |= 1 << spi
+}
+
+// commitStackWrites ends the simulation of insn insnIdx: its whole-slot
+// writes narrow the insn's must-write marks (an intersection over visits).
+func (e *env) commitStackWrites(insnIdx int) {
+	l := &e.stackLive
+	inst := l.curInst
+	l.curInst = nil
+	if inst == nil {
+		return
+	}
+	for f := 0; f <= inst.depth; f++ {
+		w := l.curWrites[f]
+		if !inst.visited[insnIdx] {
+			inst.mustWrite[f][insnIdx] = w
+		} else if inst.mustWrite[f][insnIdx]&^w != 0 {
+			inst.mustWrite[f][insnIdx] &= w
+			l.dirty = true
+		}
+	}
+	if !inst.visited[insnIdx] {
+		inst.visited[insnIdx] = true
+		l.dirty = true
+	}
+	l.curWrites = [states.MaxCallFrames]uint64{}
+}
+
+// beginInsn notes the instance of the insn about to be simulated.
+func (e *env) beginInsn() {
+	e.stackLive.curInst = e.instanceFor(e.cur, int(e.cur.CurFrame))
+	e.stackLive.curWrites = [states.MaxCallFrames]uint64{}
+}
+
+// updateStackLiveness recomputes every instance's live masks to a fixed
+// point, callee instances feeding their callers at the call insn.
+func (e *env) updateStackLiveness() {
+	l := &e.stackLive
+	if !l.dirty {
+		return
+	}
+	l.dirty = false
+	for changed := true; changed; {
+		changed = false
+		for _, inst := range l.instances {
+			if e.solveInstance(inst) {
+				changed = true
+			}
+		}
+		// Propagate each callee's entry liveness of outer frames to its
+		// caller's call insn.
+		for _, inst := range l.instances {
+			if inst.depth == 0 {
+				continue
+			}
+			caller := l.instances[string(chainKey(nil, inst.callsites[:inst.depth]))]
+			if caller == nil {
+				continue
+			}
+			cs := inst.callsites[inst.depth]
+			entry := e.cfg.Subprogs[inst.subprog].Start
+			for f := 0; f < inst.depth; f++ {
+				add := inst.live[f][entry] &^ caller.mayRead[f][cs]
+				if add != 0 {
+					caller.mayRead[f][cs] |= add
+					changed = true
+				}
+			}
+		}
+	}
+}
+
+// solveInstance runs the backward data-flow of one instance; it reports
+// whether any mask changed.
+func (e *env) solveInstance(inst *liveInstance) bool {
+	sp := e.cfg.Subprogs[inst.subprog]
+	any := false
+	for iter := true; iter; {
+		iter = false
+		for i := sp.End - 1; i >= sp.Start; i-- {
+			if e.prog[i].Filler {
+				continue
+			}
+			e.stackLive.succ = e.cfg.Successors(e.stackLive.succ[:0], i)
+			for f := 0; f <= inst.depth; f++ {
+				var after uint64
+				for _, s := range e.stackLive.succ {
+					after |= inst.live[f][s]
+				}
+				kill := uint64(0)
+				if inst.visited[i] {
+					kill = inst.mustWrite[f][i]
+				}
+				before := inst.mayRead[f][i] | after&^kill
+				if before != inst.live[f][i] {
+					inst.live[f][i] = before
+					iter = true
+					any = true
+				}
+			}
+		}
+	}
+	return any
+}
+
+// stackSlotAlive answers for a stored state: may slot spi of frame still be
+// read on some path from st? Frame f is asked of every instance of st's
+// chain at or above f: the top one at st's insn, the outer ones right
+// after their call insn.
+func (e *env) stackSlotAlive(st *states.State, frame, spi int) bool {
+	if spi >= 64 {
+		return true
+	}
+	for k := int(st.CurFrame); k >= frame; k-- {
+		inst := e.instanceFor(st, k)
+		pos := int(st.InsnIdx)
+		if k < int(st.CurFrame) {
+			pos = int(st.Frames[k+1].CallSite) + 1
+		}
+		if pos < len(e.prog) && inst.live[frame][pos]&(1<<spi) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanLiveStates is clean_live_states: completed checkpoints at insn
+// with the current call chain get their dead registers and stack slots
+// reset, once.
+func (e *env) cleanLiveStates(idx int, cur *states.State) {
+	callsite := cur.Frames[cur.CurFrame].CallSite
+	first := true
+	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
+		st := sl.State
+		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned || !st.SameCallsites(cur) {
+			return true
+		}
+		if first {
+			e.updateStackLiveness()
+			first = false
+		}
+		e.eq.StackAlive = func(frame, _ int, spi int) bool { return e.stackSlotAlive(st, frame, spi) }
+		st.Clean(&e.eq)
+		e.eq.StackAlive = nil
+		return true
+	})
+}

@@ -180,6 +180,33 @@ func MapSpec(m *loader.Map) *ebpf.MapSpec {
 	return ms
 }
 
+// isResolvedConstant reports whether ins is a helper call or a plain 64-bit
+// constant load. The loader turns a missing weak kfunc into a poisoned
+// helper call and a kfunc address into a constant, but the instruction
+// keeps cilium/ebpf's kfunc metadata, which would make cilium/ebpf try to
+// resolve it again (and refuse, since it is no kfunc any more).
+func isResolvedConstant(ins *asm.Instruction) bool {
+	helperCall := ins.OpCode.JumpOp() == asm.Call && ins.Src == asm.R0
+	constLoad := ins.OpCode.IsDWordLoad() && ins.Src == asm.R0
+	return helperCall || constLoad
+}
+
+// withoutLinkMetadata returns ins with only the metadata that survives
+// linking: its symbol, source line and BTF function info.
+func withoutLinkMetadata(ins asm.Instruction) asm.Instruction {
+	out := asm.Instruction{OpCode: ins.OpCode, Dst: ins.Dst, Src: ins.Src, Offset: ins.Offset, Constant: ins.Constant}
+	if sym := ins.Symbol(); sym != "" {
+		out = out.WithSymbol(sym)
+	}
+	if src := ins.Source(); src != nil {
+		out = out.WithSource(src)
+	}
+	if fn := btf.FuncMetadata(&ins); fn != nil {
+		out = btf.WithFuncMetadata(out, fn)
+	}
+	return out
+}
+
 // isReferenceArray reports whether a map's values are other kernel objects.
 func isReferenceArray(t ebpf.MapType) bool {
 	return t == ebpf.ProgramArray || t == ebpf.ArrayOfMaps || t == ebpf.HashOfMaps
@@ -195,6 +222,9 @@ func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpe
 		ins := &insns[i]
 		if btf.CORERelocationMetadata(ins) != nil {
 			*ins = btf.WithCORERelocationMetadata(*ins, nil)
+		}
+		if isResolvedConstant(ins) {
+			*ins = withoutLinkMetadata(*ins)
 		}
 		if !ins.IsLoadFromMap() {
 			continue

@@ -229,6 +229,11 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 	if !in.SrcIsReg() && !is64 {
 		srcScalar = states.ConstScalar(uint64(int64(in.Imm)))
 	}
+	if (op == insn.ALUAnd || op == insn.ALUOr) && srcScalar.Var.IsConst() {
+		if err := e.maybeForkScalars(in, dst); err != nil {
+			return err
+		}
+	}
 	res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, dst.Scalar, srcScalar)
 	// Linked scalars: r += const keeps the link with a delta; anything
 	// else breaks it.
@@ -406,4 +411,42 @@ func addOK(a, b int64) (int64, bool) {
 func subOK(a, b int64) (int64, bool) {
 	s := a - b
 	return s, !((a >= 0) != (b >= 0) && (s >= 0) != (a >= 0))
+}
+
+// maybeForkScalars is the kernel's split of a sign mask: when dst is known
+// to be -1 or 0 (the result of "x s>>= 63" that compilers emit for
+// conditional masks) and is ANDed or ORed with a constant, the two values
+// are explored separately, so each gives an exact result. The pushed path
+// re-runs this insn with dst = 0; this one goes on with dst = -1.
+func (e *env) maybeForkScalars(in insn.Insn, dst *states.Reg) error {
+	var alu32 bool
+	switch {
+	case dst.SMin == -1 && dst.SMax == 0:
+		alu32 = false
+	case dst.S32Min == -1 && dst.S32Max == 0:
+		alu32 = true
+	default:
+		return nil
+	}
+	branch, err := e.pushStack(e.insnIdx, e.insnIdx)
+	if err != nil {
+		return err
+	}
+	other := &branch.Frames[branch.CurFrame].Regs[in.Dst]
+	if alu32 {
+		markKnown32(other, 0)
+		markKnown32(dst, ^uint64(0))
+	} else {
+		other.MarkKnown(0)
+		dst.MarkKnown(^uint64(0))
+	}
+	return nil
+}
+
+// markKnown32 sets the low 32 bits of r to the constant v (the kernel's
+// __mark_reg32_known); the 64-bit bounds are left to the following sync.
+func markKnown32(r *states.Reg, v uint64) {
+	r.Var = r.Var.ConstSubreg(uint32(v))
+	r.S32Min, r.S32Max = int32(v), int32(v)
+	r.U32Min, r.U32Max = uint32(v), uint32(v)
 }

@@ -25,6 +25,9 @@ type logger struct {
 	pending     string
 	before      [states.NumRegs]states.Reg
 	beforeFrame int32
+	// justPopped is true from a pop until the next simulated insn: a
+	// prune then reads "from X to Y: safe", as in the kernel.
+	justPopped bool
 }
 
 func (l *logger) String() string { return l.b.String() }
@@ -48,7 +51,7 @@ func (l *logger) pruned(e *env) {
 	if l.level == 0 {
 		return
 	}
-	if e.prevIdx >= 0 && e.prevIdx+1 != e.insnIdx {
+	if l.justPopped {
 		l.printf("from %d to %d: safe\n", e.prevIdx, e.insnIdx)
 	} else {
 		l.printf("%d: safe\n", e.insnIdx)
@@ -65,6 +68,7 @@ func (l *logger) insn(e *env) {
 	if ln := lineAt(e.lp, e.insnIdx); ln.Source != "" && (e.insnIdx == 0 || lineAt(e.lp, e.insnIdx-1) != ln) {
 		l.printf("; %s @ %s:%d\n", strings.TrimSpace(ln.Source), baseName(ln.File), ln.Line)
 	}
+	l.justPopped = false
 	line := insn.Format(e.insnIdx, e.prog[e.insnIdx])
 	if l.level >= 2 {
 		l.printf("%s\n", line)
@@ -123,6 +127,7 @@ func (l *logger) popped(e *env) {
 		l.b.Reset()
 	}
 	l.printf("from %d to %d: %s\n", e.prevIdx, e.insnIdx, e.cur.String())
+	l.justPopped = true
 }
 
 func (l *logger) branchState(e *env) {

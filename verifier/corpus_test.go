@@ -2,6 +2,7 @@ package verifier_test
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,6 +107,12 @@ func TestCorpus(t *testing.T) {
 	wg.Wait()
 
 	agree, falseAcc, msgN, msgOK, exact, within2, within10, accN := 0, 0, 0, 0, 0, 0, 0, 0
+	type ratio struct {
+		r               float64
+		object, program string
+		ours, kernel    int
+	}
+	var ratios []ratio
 	for _, o := range outs {
 		got := o.res.Verdict()
 		if got == o.k.verdict {
@@ -125,6 +132,7 @@ func TestCorpus(t *testing.T) {
 		if got == "accepted" && o.k.verdict == "accepted" && o.k.insns > 0 {
 			accN++
 			r := float64(o.res.Stats.InsnProcessed) / float64(o.k.insns)
+			ratios = append(ratios, ratio{r, o.k.object, o.k.program, o.res.Stats.InsnProcessed, o.k.insns})
 			if r == 1 {
 				exact++
 			}
@@ -142,6 +150,19 @@ func TestCorpus(t *testing.T) {
 		n, agree, pct(agree, n), falseAcc, msgOK, msgN, pct(msgOK, msgN))
 	t.Logf("insn_processed over %d programs both accept: exact %.1f%%, within 2%% %.1f%%, within 10%% %.1f%%",
 		accN, pct(exact, accN), pct(within2, accN), pct(within10, accN))
+	sort.Slice(ratios, func(i, j int) bool {
+		return math.Abs(math.Log(ratios[i].r)) > math.Abs(math.Log(ratios[j].r))
+	})
+	for _, r := range ratios[:min(len(ratios), 12)] {
+		if r.r != 1 {
+			t.Logf("  ratio %.3f %s %s (vercheck %d, kernel %d)", r.r, r.object, r.program, r.ours, r.kernel)
+		}
+	}
+	for _, o := range outs {
+		if o.res.Verdict() != o.k.verdict {
+			t.Logf("  verdict %s (kernel %s) %s %s: %v", o.res.Verdict(), o.k.verdict, o.k.object, o.k.program, o.res.Err)
+		}
+	}
 	if float64(agree) < minAgreement*float64(n) {
 		t.Errorf("verdict agreement %.1f%% fell below the %.0f%% floor", pct(agree, n), 100*minAgreement)
 	}

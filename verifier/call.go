@@ -61,7 +61,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, id)
 	}
 	if fn.Callback {
-		return e.unsupported(e.insnIdx, "helper %s#%d with a callback", fn.Name, id)
+		return e.checkCallbackHelperCall(fn)
 	}
 	meta := callMeta{mapIdx: -1, constMapKey: -1, pktAccess: fn.PktAccess}
 	for i := 0; i < 5; i++ {
@@ -521,11 +521,7 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 		case s.IsSpilledReg():
 			if t == accWrite {
 				s.Spilled.MarkUnknown(false)
-				for j := range s.Types {
-					if s.Types[j] == states.StackSpill {
-						s.Types[j] = states.StackMisc
-					}
-				}
+				scrubSlot(s)
 			}
 		default:
 			if reg.Var.IsConst() {
@@ -583,6 +579,9 @@ func (e *env) processExit() (bool, error) {
 		r0 := callee.Regs[0]
 		if r0.Type == states.PtrToStack {
 			return false, e.reject(e.insnIdx, "cannot return stack pointer to the caller")
+		}
+		if callee.InCallbackFn {
+			return false, e.returnFromCallback()
 		}
 		caller := st.Frames[st.CurFrame-1]
 		caller.Regs[0] = r0

@@ -403,7 +403,7 @@ func (e *env) growStack(f *states.Frame, bytes int) {
 // isStackSlotSpecial reports dynptr/iter/irq slots.
 func isStackSlotSpecial(s *states.Slot) bool {
 	switch s.Types[states.SlotSize-1] {
-	case states.StackDynptr, states.StackIter, states.StackIRQFlag:
+	case states.StackSpill, states.StackDynptr, states.StackIter, states.StackIRQFlag:
 		return true
 	}
 	return false
@@ -457,12 +457,8 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 	default:
 		typ := states.StackMisc
 		s.Spilled.MarkNotInit()
-		if isStackSlotSpecial(s) || s.IsSpilledReg() {
-			for i := range s.Types {
-				if s.Types[i] == states.StackSpill || s.Types[i] == states.StackDynptr || s.Types[i] == states.StackIter || s.Types[i] == states.StackIRQFlag {
-					s.Types[i] = states.StackMisc
-				}
-			}
+		if isStackSlotSpecial(s) {
+			scrubSlot(s)
 		}
 		if (val != nil && val.IsNull()) || (val == nil && isST && in.Imm == 0) {
 			if val != nil {
@@ -477,6 +473,16 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 		}
 	}
 	return nil
+}
+
+// scrubSlot turns every written byte of a slot that held a spilled
+// register or a special object into plain data (scrub_spilled_slot).
+func scrubSlot(s *states.Slot) {
+	for i := range s.Types {
+		if s.Types[i] != states.StackInvalid {
+			s.Types[i] = states.StackMisc
+		}
+	}
 }
 
 // saveRegisterState spills r into the top size bytes of slot s.
@@ -518,39 +524,33 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 	} else if in := e.prog[e.insnIdx]; in.Class() == insn.ClassST && in.Imm == 0 {
 		writingZero = true
 	}
+	zeroUsed := false
 	for i := minOff; i < maxOff; i++ {
 		slot := -i - 1
 		spi := slot / states.SlotSize
 		s := &f.Stack[spi]
 		b := &s.Types[slot%states.SlotSize]
-		if isStackSlotSpecial(s) {
-			return e.reject(e.insnIdx, "unsupported: variable-offset write over a dynptr/iterator slot")
+		if t := s.Types[states.SlotSize-1]; t == states.StackDynptr || t == states.StackIter || t == states.StackIRQFlag {
+			return e.unsupported(e.insnIdx, "variable-offset write over a dynptr, iterator or irq slot")
 		}
-		if s.IsSpilledReg() {
-			// Any byte of a spilled register destroys the spill.
-			s.Spilled.MarkNotInit()
-			for j := range s.Types {
-				if s.Types[j] == states.StackSpill {
-					s.Types[j] = states.StackMisc
-				}
-			}
+		// A zero written over a spilled zero keeps the spill.
+		if writingZero && *b == states.StackSpill && s.Spilled.Type == states.ScalarValue && s.Spilled.IsNull() {
+			zeroUsed = true
+			continue
 		}
+		s.Spilled.MarkNotInit()
 		newType := states.StackMisc
 		if writingZero && *b == states.StackZero {
 			newType = states.StackZero
-		}
-		if *b == states.StackInvalid && !writingZero {
-			// allow_uninit_stack: leave it.
-			newType = states.StackMisc
+			zeroUsed = true
 		}
 		*b = newType
 	}
-	if valueReg >= 0 && writingZero {
+	if valueReg >= 0 && zeroUsed {
 		return e.markChainPrecision(valueReg)
 	}
 	return nil
 }
-
 // checkStackRead is check_stack_read.
 func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 	reg := &e.regs()[regno]

@@ -26,7 +26,7 @@ const (
 
 type kernelRow struct {
 	object, program, verdict, msg string
-	insns                         int
+	insns, states, peak           int
 }
 
 // TestCorpus verifies every program of the shared corpus that the kernel
@@ -55,11 +55,15 @@ func TestCorpus(t *testing.T) {
 		if v != "accepted" && v != "rejected" {
 			continue
 		}
-		n := 0
-		for _, c := range r[col["insn_processed"]] {
-			n = n*10 + int(c-'0')
+		num := func(name string) int {
+			n := 0
+			for _, c := range r[col[name]] {
+				n = n*10 + int(c-'0')
+			}
+			return n
 		}
-		kr := kernelRow{r[col["object"]], r[col["program"]], v, r[col["error"]], n}
+		kr := kernelRow{r[col["object"]], r[col["program"]], v, r[col["error"]],
+			num("insn_processed"), num("total_states"), num("peak_states")}
 		byObj[kr.object] = append(byObj[kr.object], kr)
 	}
 	var objs []string
@@ -107,6 +111,8 @@ func TestCorpus(t *testing.T) {
 	wg.Wait()
 
 	agree, falseAcc, msgN, msgOK, exact, within2, within10, accN := 0, 0, 0, 0, 0, 0, 0, 0
+	statesOK, peakOK := 0, 0
+	near := func(a, b int) bool { return a == b || b != 0 && math.Abs(float64(a-b)) <= 0.1*float64(b) }
 	type ratio struct {
 		r               float64
 		object, program string
@@ -133,6 +139,12 @@ func TestCorpus(t *testing.T) {
 			accN++
 			r := float64(o.res.Stats.InsnProcessed) / float64(o.k.insns)
 			ratios = append(ratios, ratio{r, o.k.object, o.k.program, o.res.Stats.InsnProcessed, o.k.insns})
+			if near(o.res.Stats.TotalStates, o.k.states) {
+				statesOK++
+			}
+			if near(o.res.Stats.PeakStates, o.k.peak) {
+				peakOK++
+			}
 			if r == 1 {
 				exact++
 			}
@@ -150,6 +162,7 @@ func TestCorpus(t *testing.T) {
 		n, agree, pct(agree, n), falseAcc, msgOK, msgN, pct(msgOK, msgN))
 	t.Logf("insn_processed over %d programs both accept: exact %.1f%%, within 2%% %.1f%%, within 10%% %.1f%%",
 		accN, pct(exact, accN), pct(within2, accN), pct(within10, accN))
+	t.Logf("total_states within 10%%: %.1f%%; peak_states within 10%%: %.1f%%", pct(statesOK, accN), pct(peakOK, accN))
 	sort.Slice(ratios, func(i, j int) bool {
 		return math.Abs(math.Log(ratios[i].r)) > math.Abs(math.Log(ratios[j].r))
 	})

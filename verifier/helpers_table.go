@@ -105,7 +105,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	66:  {Name: "bpf_skb_get_xfrm_state", ID: 66, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToUninitMem, ArgConstSize, ArgAnything}},
 	67:  {Name: "bpf_get_stack", ID: 67, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}, GPLOnly: true},
 	68:  {Name: "bpf_skb_load_bytes_relative", ID: 68, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToUninitMem, ArgConstSize, ArgAnything}},
-	69:  {Name: "bpf_fib_lookup", ID: 69, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToMem, ArgConstSize, ArgAnything}},
+	69:  {Name: "bpf_fib_lookup", ID: 69, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSize, ArgAnything}},
 	70:  {Name: "bpf_sock_hash_update", ID: 70, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgPtrToMapKey, ArgAnything}},
 	71:  {Name: "bpf_msg_redirect_hash", ID: 71, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgPtrToMapKey, ArgAnything}},
 	72:  {Name: "bpf_sk_redirect_hash", ID: 72, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgPtrToMapKey, ArgAnything}},

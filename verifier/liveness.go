@@ -233,7 +233,7 @@ func (e *env) cleanLiveStates(idx int, cur *states.State) {
 	first := true
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
 		st := sl.State
-		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned || !st.SameCallsites(cur) {
+		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned || !st.SameCallsites(cur) || e.incompleteReadMarks(st) {
 			return true
 		}
 		if first {

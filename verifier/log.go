@@ -70,10 +70,6 @@ func (l *logger) insn(e *env) {
 	}
 	l.justPopped = false
 	line := insn.Format(e.insnIdx, e.prog[e.insnIdx])
-	if l.level >= 2 {
-		l.printf("%s\n", line)
-		return
-	}
 	// The line is finished by after(), with the registers the insn
 	// changed.
 	l.pending = line
@@ -84,7 +80,7 @@ func (l *logger) insn(e *env) {
 // after completes the line of the insn just simulated with the registers
 // it wrote, as the kernel's level-1 log does.
 func (l *logger) after(e *env) {
-	if l.level == 0 || l.level >= 2 || l.pending == "" {
+	if l.level == 0 || l.pending == "" {
 		return
 	}
 	line := l.pending
@@ -126,6 +122,7 @@ func (l *logger) popped(e *env) {
 	if l.level < 2 {
 		l.b.Reset()
 	}
+	l.pending = ""
 	l.printf("from %d to %d: %s\n", e.prevIdx, e.insnIdx, e.cur.String())
 	l.justPopped = true
 }

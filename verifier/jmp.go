@@ -184,10 +184,10 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	// both branches share it.
 	var linked []linkedReg
 	if in.SrcIsReg() && src.Type == states.ScalarValue && src.ID != 0 {
-		linked = collectLinkedRegs(e.cur, src.ID, linked)
+		linked = e.collectLinkedRegs(e.cur, src.ID, linked)
 	}
 	if dst.Type == states.ScalarValue && dst.ID != 0 {
-		linked = collectLinkedRegs(e.cur, dst.ID, linked)
+		linked = e.collectLinkedRegs(e.cur, dst.ID, linked)
 	}
 	if len(linked) > 1 {
 		e.pushJmpHistoryEntry(0, packLinkedRegs(linked))

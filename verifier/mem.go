@@ -551,6 +551,7 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 	}
 	return nil
 }
+
 // checkStackRead is check_stack_read.
 func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 	reg := &e.regs()[regno]

@@ -112,7 +112,8 @@ type linkedReg struct {
 // packLinkedRegs encodes a linked-register set for the jump history.
 func packLinkedRegs(set []linkedReg) uint64 {
 	var v uint64
-	for _, r := range set {
+	for i := len(set) - 1; i >= 0; i-- {
+		r := set[i]
 		ent := uint64(r.frame&linkedFrameMask) | uint64(r.index&linkedIndexMask)<<linkedIndexShift
 		if r.isReg {
 			ent |= linkedIsRegBit
@@ -139,11 +140,15 @@ func unpackLinkedRegs(v uint64, dst []linkedReg) []linkedReg {
 	return dst
 }
 
-// collectLinkedRegs returns the scalars of st (registers r0-r9 and spilled
-// slots, innermost frame first) whose id, without the add-const flag, is
-// id. Past maxLinkedRegs members the remaining ones lose their id, as in
-// the kernel, so that they are no longer synchronised.
-func collectLinkedRegs(st *states.State, id uint32, set []linkedReg) []linkedReg {
+// collectLinkedRegs returns the scalars of st (live registers r0-r9 and
+// spilled slots, innermost frame first) whose id, without the add-const
+// flag, is id. A register dead at its frame's instruction is left out: it
+// can never be compared again, and wanting its precision could only
+// spread spurious marks (the Linux 6.18 stable fix "collect only live
+// registers in linked regs"). Past maxLinkedRegs members the remaining
+// ones lose their id, as in the kernel, so that they are no longer
+// synchronised.
+func (e *env) collectLinkedRegs(st *states.State, id uint32, set []linkedReg) []linkedReg {
 	id &^= states.AddConstID
 	add := func(r *states.Reg, frame, index int, isReg bool) {
 		if r.Type != states.ScalarValue || r.ID&^states.AddConstID != id {
@@ -157,8 +162,11 @@ func collectLinkedRegs(st *states.State, id uint32, set []linkedReg) []linkedReg
 	}
 	for fr := int(st.CurFrame); fr >= 0; fr-- {
 		f := st.Frames[fr]
+		live := e.cfg.LiveRegsBefore(st.FrameInsnIdx(fr))
 		for r := 0; r < states.RegFP; r++ {
-			add(&f.Regs[r], fr, r, true)
+			if live&(1<<r) != 0 {
+				add(&f.Regs[r], fr, r, true)
+			}
 		}
 		for spi := range f.Stack {
 			if f.Stack[spi].IsSpilledReg() {
@@ -575,7 +583,7 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 		if e.cfg.SubprogAt(target) < 0 {
 			return errBacktrack
 		}
-		if isGlobalFunc(e.lp, target) {
+		if e.lp != nil && isGlobalFunc(e.lp, target) {
 			// A global function's body is not on the path; it sets r0
 			// and takes its arguments from a prototype.
 			if bt.regMask()&argRegsMask != 0 {

@@ -1,0 +1,290 @@
+package verifier
+
+// Synchronous callbacks: bpf_loop and bpf_for_each_map_elem.
+//
+// The kernel verifies a callback as a loop around the helper call
+// (push_callback_call, Linux 6.7+). At the call it pushes a branch that
+// enters the callback in a new frame, its registers set from the helper's
+// arguments; the current path goes on past the call with r0 unknown. When
+// the callback returns, the path jumps back to the call instruction itself
+// (not past it), so the helper is simulated again with the caller's state
+// after one more iteration, and pushes the callback again. The iteration
+// stops when the call instruction's checkpoint, compared in RANGE_WITHIN
+// mode, covers the new state (isStateVisited at CallsCallback insns), or,
+// for bpf_loop, when the frame's callback depth reaches the largest loop
+// count r1 may hold. Imprecise scalars the callback changed are widened to
+// unknown on return, so that counters do not keep the loop from
+// converging.
+//
+// bpf_find_vma passes the callback a BTF object pointer, which vercheck
+// does not model: it stays unsupported.
+
+import (
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/states"
+)
+
+// Helpers that call a callback synchronously.
+const (
+	fnForEachMapElem = 164
+	fnLoop           = 181
+)
+
+// Return range of a synchronous callback (the kernel's retval_range(0, 1)
+// for bpf_loop and bpf_for_each_map_elem): 0 continues, 1 stops.
+const (
+	callbackRetMin = 0
+	callbackRetMax = 1
+)
+
+// forEachMapTypes are the map types whose operations can walk elements
+// for bpf_for_each_map_elem (map_set_for_each_callback_args).
+var forEachMapTypes = map[ebpf.MapType]bool{
+	ebpf.Hash:        true,
+	ebpf.PerCPUHash:  true,
+	ebpf.LRUHash:     true,
+	ebpf.LRUCPUHash:  true,
+	ebpf.Array:       true,
+	ebpf.PerCPUArray: true,
+}
+
+// checkCallbackHelperCall is check_helper_call for the helpers that take a
+// callback: the arguments, the callback branch, then the call's effect on
+// the current path.
+func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
+	id := fn.ID
+	if id != fnLoop && id != fnForEachMapElem {
+		return e.unsupported(e.insnIdx, "helper %s#%d with a callback", fn.Name, id)
+	}
+	meta := callMeta{mapIdx: -1, constMapKey: -1, pktAccess: fn.PktAccess}
+	sp := -1
+	for i := range fn.Args {
+		if fn.Args[i] != ArgPtrToFunc {
+			if err := e.checkFuncArg(i, fn, &meta); err != nil {
+				return err
+			}
+			continue
+		}
+		n, err := e.checkFuncPtrArg(i + 1)
+		if err != nil {
+			return err
+		}
+		sp = n
+	}
+	if sp < 0 {
+		return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
+	}
+	regs := e.regs()
+	caller := e.cur.Frames[e.cur.CurFrame]
+	switch id {
+	case fnForEachMapElem:
+		if meta.mapIdx < 0 {
+			return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
+		}
+		if !forEachMapTypes[e.maps[meta.mapIdx].Type] {
+			return e.reject(e.insnIdx, "callback function not allowed for map")
+		}
+		if err := e.pushCallbackCall(sp, setMapElemCallbackState(uint32(meta.mapIdx))); err != nil {
+			return err
+		}
+	case fnLoop:
+		// Whether the loop is over depends on r1's exact bound.
+		if err := e.markChainPrecision(1); err != nil {
+			return err
+		}
+		if caller.CallbackDepth >= 0 && uint64(caller.CallbackDepth) < regs[1].UMax {
+			if err := e.pushCallbackCall(sp, setLoopCallbackState); err != nil {
+				return err
+			}
+		} else {
+			caller.CallbackDepth = 0
+		}
+	}
+	for r := 1; r <= 5; r++ {
+		regs[r].MarkNotInit()
+	}
+	e.markUnknown(&regs[0])
+	if meta.mapIdx >= 0 {
+		if ok, msg := mapHelperCompatible(e.maps[meta.mapIdx].Type, id); !ok {
+			return e.reject(e.insnIdx, "%s", msg)
+		}
+	}
+	return nil
+}
+
+// checkFuncPtrArg checks an ARG_PTR_TO_FUNC argument and returns the
+// callback's subprogram.
+func (e *env) checkFuncPtrArg(regno int) (int, error) {
+	if err := e.checkRegRead(uint8(regno)); err != nil {
+		return -1, err
+	}
+	reg := &e.regs()[regno]
+	if reg.Type != states.PtrToFunc {
+		return -1, e.reject(e.insnIdx, "R%d type=%s expected=func", regno, regTypeStr(reg))
+	}
+	if err := e.checkPtrOffReg(reg, regno, false); err != nil {
+		return -1, err
+	}
+	sp := int(reg.Aux)
+	if sp <= 0 || sp >= len(e.cfg.Subprogs) {
+		return -1, e.reject(e.insnIdx, "verifier bug. No program starts at insn %d", sp)
+	}
+	if len(e.lp.Funcs) == 0 {
+		// The kernel refuses a function address without BTF func info
+		// at the ld_imm64 that takes it.
+		return -1, e.reject(e.insnIdx, "missing btf func_info")
+	}
+	if e.isGlobalSubprog(sp) {
+		// The kernel refuses this at the ld_imm64 that takes the address.
+		return -1, e.reject(e.insnIdx, "callback function not static")
+	}
+	return sp, nil
+}
+
+// calleeSetup fills a callback's entry frame from its caller's frame (the
+// kernel's set_*_callback_state).
+type calleeSetup func(e *env, caller, callee *states.Frame)
+
+// setLoopCallbackState: callback(u64 index, void *ctx) for bpf_loop(nr,
+// cb, ctx, flags).
+func setLoopCallbackState(e *env, caller, callee *states.Frame) {
+	e.markUnknown(&callee.Regs[1])
+	callee.Regs[2] = caller.Regs[3]
+}
+
+// setMapElemCallbackState: callback(map, key, value, ctx) for
+// bpf_for_each_map_elem(map, cb, ctx, flags).
+func setMapElemCallbackState(mapIdx uint32) calleeSetup {
+	return func(e *env, caller, callee *states.Frame) {
+		callee.Regs[1] = caller.Regs[1]
+		callee.Regs[2].MarkPtr(states.PtrToMapKey, 0)
+		callee.Regs[2].Aux = mapIdx
+		callee.Regs[3].MarkPtr(states.PtrToMapValue, 0)
+		callee.Regs[3].Aux = mapIdx
+		callee.Regs[4] = caller.Regs[3]
+	}
+}
+
+// pushCallbackCall is push_callback_call: a pending branch that enters the
+// callback sp from the current instruction, one iteration deeper.
+func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
+	if e.cur.CurFrame+1 >= states.MaxCallFrames {
+		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", e.cur.CurFrame+2)
+	}
+	st, err := e.pushStack(e.cfg.Subprogs[sp].Start, e.insnIdx)
+	if err != nil {
+		return err
+	}
+	caller := st.Frames[st.CurFrame]
+	callee := e.pool.Frame()
+	states.InitFrame(callee, int32(e.insnIdx), st.CurFrame+1, int32(sp))
+	setup(e, caller, callee)
+	callee.InCallbackFn = true
+	callee.CallbackRetMin, callee.CallbackRetMax = callbackRetMin, callbackRetMax
+	st.CurFrame++
+	st.Frames[st.CurFrame] = callee
+	st.CallbackUnrollDepth++
+	caller.CallbackDepth++
+	e.cur.Frames[e.cur.CurFrame].CallbackDepth = 0
+	return nil
+}
+
+// returnFromCallback is prepare_func_exit for a callback frame: r0 must be
+// a scalar in the callback's return range; the path goes back to the call
+// instruction, with the scalars the iteration changed widened.
+func (e *env) returnFromCallback() error {
+	st := e.cur
+	callee := st.Frames[st.CurFrame]
+	r0 := &callee.Regs[0]
+	if r0.Type != states.ScalarValue {
+		return e.reject(e.insnIdx, "R0 not a scalar value")
+	}
+	if err := e.markChainPrecision(0); err != nil {
+		return err
+	}
+	lo, hi := int64(callee.CallbackRetMin), int64(callee.CallbackRetMax)
+	if r0.SMin < lo || r0.SMax > hi {
+		msg := "At callback return the register R0 has"
+		unknown := true
+		if r0.SMin > minInt64 {
+			msg += sprintf(" smin=%d", r0.SMin)
+			unknown = false
+		}
+		if r0.SMax < maxInt64 {
+			msg += sprintf(" smax=%d", r0.SMax)
+			unknown = false
+		}
+		if unknown {
+			msg += " unknown scalar value"
+		}
+		return e.reject(e.insnIdx, "%s should have been in [%d, %d]", msg, lo, hi)
+	}
+	callSite := int(callee.CallSite)
+	if !e.cfg.CallsCallback(callSite) {
+		return e.reject(e.insnIdx, "verifier bug: in callback at %d, callsite %d !calls_callback", e.insnIdx, callSite)
+	}
+	e.insnIdx = callSite
+	st.Frames[st.CurFrame] = nil
+	st.CurFrame--
+	e.pool.PutFrame(callee)
+	if prev := e.findPrevEntry(callSite); prev != nil {
+		e.widenImpreciseScalars(prev, st)
+	}
+	return nil
+}
+
+// findPrevEntry is find_prev_entry: the checkpoint at insn that is an
+// ancestor of cur on the current path (the previous iteration of the
+// loop), if any.
+func (e *env) findPrevEntry(insnIdx int) *states.State {
+	cur := e.cur
+	callsite := cur.Frames[cur.CurFrame].CallSite
+	var found *states.State
+	e.store.Walk(int32(insnIdx), callsite, func(sl *prune.Entry) bool {
+		old := sl.State
+		if int(old.InsnIdx) == insnIdx && old.Branches > 0 && old.SameCallsites(cur) && old.DFSDepth < cur.DFSDepth {
+			found = old
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// widenImpreciseScalars is widen_imprecise_scalars: every scalar, in a
+// register or spilled, that neither state needs precisely and that changed
+// since the previous iteration becomes unknown in cur.
+func (e *env) widenImpreciseScalars(old, cur *states.State) {
+	for fr := old.CurFrame; fr >= 0; fr-- {
+		fo, fc := old.Frames[fr], cur.Frames[fr]
+		if fo == nil || fc == nil {
+			continue
+		}
+		for i := range fo.Regs {
+			e.maybeWidenReg(&fo.Regs[i], &fc.Regs[i])
+		}
+		for spi := range fo.Stack {
+			if spi >= len(fc.Stack) {
+				break
+			}
+			if !fo.Stack[spi].IsSpilledReg() || !fc.Stack[spi].IsSpilledReg() {
+				continue
+			}
+			e.maybeWidenReg(&fo.Stack[spi].Spilled, &fc.Stack[spi].Spilled)
+		}
+	}
+}
+
+// maybeWidenReg forgets cur's value when both are imprecise scalars that
+// differ.
+func (e *env) maybeWidenReg(old, cur *states.Reg) {
+	if old.Type != states.ScalarValue || cur.Type != states.ScalarValue {
+		return
+	}
+	if old.Precise || cur.Precise || e.eq.RegSafe(old, cur, states.Exact) {
+		return
+	}
+	e.markUnknown(cur)
+}

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 
@@ -70,6 +71,9 @@ type env struct {
 	ctxSize  int
 
 	log logger
+	// stateBytes approximates the memory of every checkpoint stored so
+	// far, for Options.MaxStateBytes.
+	stateBytes int64
 	// stackLive is the stack liveness analysis fed by the walk.
 	stackLive stackLiveness
 	// subprog is the subprogram being verified (0 = main).
@@ -145,6 +149,10 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 
 // run validates the program and walks it.
 func (e *env) run() error {
+	if len(e.prog) > MaxProcessedInsns {
+		// The kernel refuses such a program before verifying it (E2BIG).
+		return &RejectError{Msg: fmt.Sprintf("program has %d instructions, more than the %d a program may have", len(e.prog), MaxProcessedInsns), kind: ErrComplexityLimit}
+	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCount})
 	if err != nil {
 		var ie *insn.Error
@@ -416,6 +424,12 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	nw.InsnIdx = int32(idx)
 	e.maybeEnterSCC(nw)
 	e.store.Add(int32(idx), callsite, nw)
+	if e.opts.MaxStateBytes > 0 {
+		e.stateBytes += stateBytes(nw)
+		if e.stateBytes > e.opts.MaxStateBytes {
+			return false, &RejectError{Insn: idx, Msg: fmt.Sprintf("explored states use more than %d bytes (the state-memory cap)", e.opts.MaxStateBytes), kind: ErrComplexityLimit}
+		}
+	}
 	cur.Parent = nw
 	cur.FirstInsnIdx = int32(idx)
 	cur.DFSDepth = nw.DFSDepth + 1
@@ -491,6 +505,22 @@ func helperArgCount(id int32) int {
 		if a != ArgDontCare {
 			n = i + 1
 		}
+	}
+	return n
+}
+
+// Sizes used to account for the memory of stored states.
+var (
+	regBytes  = int64(unsafe.Sizeof(states.Reg{}))
+	slotBytes = int64(unsafe.Sizeof(states.Slot{}))
+	baseBytes = int64(unsafe.Sizeof(states.State{}) + unsafe.Sizeof(states.Frame{}))
+)
+
+// stateBytes is the approximate memory one stored state holds.
+func stateBytes(st *states.State) int64 {
+	n := baseBytes
+	for i := 0; i <= int(st.CurFrame); i++ {
+		n += states.NumRegs*regBytes + int64(len(st.Frames[i].Stack))*slotBytes
 	}
 	return n
 }

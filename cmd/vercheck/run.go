@@ -1,24 +1,17 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/cilium/ebpf"
 
+	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/verifier"
@@ -29,52 +22,73 @@ const (
 	exitAccepted = 0 // every program accepted
 	exitRejected = 1 // some program rejected (or unsupported, or failed to load)
 	exitUsage    = 2 // bad usage or unreadable input
+	// exitFalseAccept: in --kernel mode, vercheck accepted a program the
+	// kernel rejects, a soundness bug in vercheck.
+	exitFalseAccept = 3
 )
 
 const usage = `usage: vercheck [flags] PATH...
+       vercheck compare [flags] A.csv B.csv | A.o B.o
+       vercheck compare --policies P1,P2,... [flags] PATH...
 
 Verifies every program of each BPF ELF object (or of every object found in
 each directory) as the Linux 6.18 verifier does, and prints one row per
 program with the kernel's figures (insn_processed, max_states_per_insn,
-total_states, peak_states).
+total_states, peak_states), then a summary. With --kernel, each program is
+also loaded into the running kernel and both sides are shown.
 
 Flags:
 `
 
-// row is one output line: a program's result, or an object that failed to
-// load.
-type row struct {
-	File      string `json:"file_name"`
-	Program   string `json:"prog_name"`
-	Section   string `json:"section"`
-	Type      string `json:"prog_type"`
-	Verdict   string `json:"verdict"`
-	Insns     int    `json:"total_insns"`
-	MaxStates int    `json:"max_states_per_insn"`
-	States    int    `json:"total_states"`
-	Peak      int    `json:"peak_states"`
-	Duration  int64  `json:"duration_us"`
-	Error     string `json:"error,omitempty"`
-	Insn      int    `json:"error_insn,omitempty"`
-	Where     string `json:"error_line,omitempty"`
-	Log       string `json:"-"`
+// commonFlags are the verification flags shared by the main command and
+// compare.
+type commonFlags struct {
+	typeName, btfPath, policy string
+	timeout                   time.Duration
+	jobs                      int
+}
+
+func (c *commonFlags) register(fset *flag.FlagSet) {
+	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type (e.g. xdp, sched_cls, socket_filter)")
+	fset.StringVar(&c.btfPath, "btf", "", "target BTF for CO-RE relocations (default /sys/kernel/btf/vmlinux)")
+	fset.DurationVar(&c.timeout, "timeout", 60*time.Second, "time limit per program (0: none)")
+	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
+	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
+}
+
+// options turns the flags into loader and verifier options.
+func (c *commonFlags) options() (loader.Options, verifier.Options, error) {
+	policy, err := prune.ParsePolicy(c.policy)
+	if err != nil {
+		return loader.Options{}, verifier.Options{}, err
+	}
+	lopts := loader.Options{TargetBTF: c.btfPath}
+	if c.typeName != "" {
+		pt, ok := parseProgType(c.typeName)
+		if !ok {
+			return loader.Options{}, verifier.Options{}, fmt.Errorf("unknown program type %q", c.typeName)
+		}
+		lopts.TypeOverride = pt
+	}
+	return lopts, verifier.Options{Policy: &policy, Timeout: c.timeout}, nil
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "compare" {
+		return runCompare(args[1:], stdout, stderr)
+	}
 	fset := flag.NewFlagSet("vercheck", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	fset.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fset.PrintDefaults()
 	}
+	var common commonFlags
+	common.register(fset)
 	format := fset.String("format", "table", "output format: table, csv or json")
 	verbose := fset.Bool("v", false, "print a kernel-style log of the failing path of each rejected program")
 	verbose2 := fset.Bool("vv", false, "print the full kernel-style log (every state) of each program")
-	typeName := fset.String("type", "", "program type for sections whose name carries no type (e.g. xdp, sched_cls, socket_filter)")
-	btfPath := fset.String("btf", "", "target BTF for CO-RE relocations (default /sys/kernel/btf/vmlinux)")
-	timeout := fset.Duration("timeout", 60*time.Second, "time limit per program (0: none)")
-	policyStr := fset.String("prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
-	jobs := fset.Int("j", runtime.GOMAXPROCS(0), "programs verified in parallel")
+	withKernel := fset.Bool("kernel", false, "also load each program into the running kernel and compare")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitAccepted
@@ -91,48 +105,72 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck: unknown format %q (want table, csv or json)\n", *format)
 		return exitUsage
 	}
-	policy, err := prune.ParsePolicy(*policyStr)
+	lopts, vopts, err := common.options()
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
-	}
-	lopts := loader.Options{TargetBTF: *btfPath}
-	if *typeName != "" {
-		pt, ok := parseProgType(*typeName)
-		if !ok {
-			fmt.Fprintf(stderr, "vercheck: unknown program type %q\n", *typeName)
-			return exitUsage
-		}
-		lopts.TypeOverride = pt
 	}
 	files, err := collect(fset.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
 	}
-	logLevel := 0
 	if *verbose {
-		logLevel = 1
+		vopts.LogLevel = 1
 	}
 	if *verbose2 {
-		logLevel = 2
+		vopts.LogLevel = 2
 	}
-	vopts := verifier.Options{Policy: &policy, Timeout: *timeout, LogLevel: logLevel}
-	rows, loadFailed := verifyAll(files, lopts, vopts, *jobs)
+	release := ""
+	if *withKernel {
+		release, *withKernel = kernelReady(stderr)
+	}
+	cfg := runConfig{lopts: lopts, vopts: vopts, jobs: common.jobs, withKernel: *withKernel}
+	if isTerminal(stderr) {
+		cfg.progress = stderr
+	}
 
+	start := time.Now()
+	rows, loadFailed := verifyAll(files, cfg)
+	sum := summarize(rows, time.Since(start))
+
+	// The table carries its summary; machine formats keep stdout clean
+	// and put it on stderr.
+	summaryOut := stderr
+	var werr error
+	if *format != "table" {
+		// False accepts are never left for the reader to find in a file.
+		writeFalseAccepts(stderr, rows)
+	}
 	switch *format {
 	case "csv":
-		writeCSV(stdout, rows)
+		werr = writeCSV(stdout, rows, *withKernel)
 	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rows)
+		werr = writeJSON(stdout, rows)
 	default:
-		writeTable(stdout, rows, logLevel > 0)
+		summaryOut = stdout
+		if *withKernel {
+			writeKernelTable(stdout, rows, vopts.LogLevel > 0)
+		} else {
+			writeTable(stdout, rows, vopts.LogLevel > 0)
+		}
 	}
+	if werr != nil {
+		fmt.Fprintf(stderr, "vercheck: %v\n", werr)
+		return exitUsage
+	}
+	fmt.Fprintln(summaryOut, sum)
+	if *withKernel {
+		ks := summarizeKernel(rows, release)
+		writeKernelSummary(summaryOut, ks)
+		if len(ks.FalseAccepts) > 0 {
+			return exitFalseAccept
+		}
+	}
+
 	status := exitAccepted
 	for _, r := range rows {
-		if r.Verdict != "accepted" {
+		if r.Verdict != verdictAccepted {
 			status = exitRejected
 		}
 	}
@@ -142,6 +180,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return status
+}
+
+// kernelAvailable is kernel.Available, replaceable in tests.
+var kernelAvailable = kernel.Available
+
+// kernelReady checks once whether programs can be loaded; when they
+// cannot it says so (once) and the run goes on with vercheck's figures.
+func kernelReady(stderr io.Writer) (string, bool) {
+	if err := kernelAvailable(); err != nil {
+		fmt.Fprintf(stderr, "vercheck: --kernel: bpf() not permitted here, showing vercheck's figures only: %v\n", err)
+		return "", false
+	}
+	release, err := kernel.Release()
+	if err != nil {
+		release = "unknown"
+	}
+	return release, true
 }
 
 // parseProgType maps a type name (as in cilium/ebpf's String or the
@@ -160,175 +215,4 @@ func parseProgType(s string) (ebpf.ProgramType, bool) {
 		return ebpf.SchedCLS, true
 	}
 	return 0, false
-}
-
-// collect expands directories into the object files they contain.
-func collect(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !info.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && isObjectCandidate(path) {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return files, nil
-}
-
-// isObjectCandidate skips files in object directories that are plainly
-// not objects (sources, docs, data).
-func isObjectCandidate(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".o", ".elf", ".bpf", "":
-		base := filepath.Base(path)
-		return base != "Makefile" && !strings.HasPrefix(base, ".")
-	}
-	return false
-}
-
-// verifyAll loads every object and verifies its programs on jobs workers;
-// rows come back in input order.
-func verifyAll(files []string, lopts loader.Options, vopts verifier.Options, jobs int) ([]row, bool) {
-	if jobs < 1 {
-		jobs = 1
-	}
-	type task struct {
-		obj  *loader.Object
-		prog *loader.Program
-		slot int
-	}
-	perFile := make([][]row, len(files))
-	var tasks []task
-	var slots [][]*row
-	loadFailed := false
-	for i, f := range files {
-		obj, err := loader.Open(f, lopts)
-		if err != nil {
-			loadFailed = true
-			perFile[i] = []row{{File: f, Verdict: "error", Error: err.Error()}}
-			continue
-		}
-		perFile[i] = make([]row, len(obj.Programs))
-		ptrs := make([]*row, len(obj.Programs))
-		for j, p := range obj.Programs {
-			ptrs[j] = &perFile[i][j]
-			tasks = append(tasks, task{obj: obj, prog: p, slot: len(slots)})
-			slots = append(slots, nil)
-			slots[len(slots)-1] = []*row{ptrs[j]}
-		}
-	}
-	ch := make(chan task)
-	var wg sync.WaitGroup
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range ch {
-				res := verifier.Verify(t.obj, t.prog, vopts)
-				*slots[t.slot][0] = toRow(res)
-			}
-		}()
-	}
-	for _, t := range tasks {
-		ch <- t
-	}
-	close(ch)
-	wg.Wait()
-	var rows []row
-	for _, r := range perFile {
-		rows = append(rows, r...)
-	}
-	return rows, loadFailed
-}
-
-func toRow(res *verifier.Result) row {
-	r := row{
-		File:      res.Object,
-		Program:   res.Program,
-		Section:   res.Section,
-		Type:      res.Type.String(),
-		Verdict:   res.Verdict(),
-		Insns:     res.Stats.InsnProcessed,
-		MaxStates: res.Stats.MaxStatesPerInsn,
-		States:    res.Stats.TotalStates,
-		Peak:      res.Stats.PeakStates,
-		Duration:  res.Stats.Duration.Microseconds(),
-		Log:       res.Log,
-	}
-	if res.Err != nil {
-		r.Error = res.Err.Error()
-		var re *verifier.RejectError
-		if errors.As(res.Err, &re) {
-			r.Insn = re.Insn
-			r.Where = re.Where()
-		}
-	}
-	return r
-}
-
-var csvHeader = []string{"file_name", "prog_name", "section", "prog_type", "verdict", "total_insns", "max_states_per_insn", "total_states", "peak_states", "duration_us", "error"}
-
-func writeCSV(w io.Writer, rows []row) {
-	cw := csv.NewWriter(w)
-	_ = cw.Write(csvHeader)
-	for _, r := range rows {
-		_ = cw.Write([]string{r.File, r.Program, r.Section, r.Type, r.Verdict,
-			strconv.Itoa(r.Insns), strconv.Itoa(r.MaxStates), strconv.Itoa(r.States), strconv.Itoa(r.Peak),
-			strconv.FormatInt(r.Duration, 10), r.Error})
-	}
-	cw.Flush()
-}
-
-func writeTable(w io.Writer, rows []row, withLog bool) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "OBJECT\tPROGRAM\tTYPE\tVERDICT\tINSNS\tMAX_STATES/INSN\tSTATES\tPEAK\tDURATION")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.File, r.Program, r.Type, r.Verdict,
-			r.Insns, r.MaxStates, r.States, r.Peak, time.Duration(r.Duration)*time.Microsecond)
-	}
-	tw.Flush()
-	for _, r := range rows {
-		if r.Error == "" {
-			continue
-		}
-		where := r.Where
-		if where == "" {
-			where = r.File
-		} else {
-			where = r.File + ": " + where
-		}
-		if r.Program != "" {
-			fmt.Fprintf(w, "%s: %s: %s\n", where, r.Program, firstLines(r.Error))
-		} else {
-			fmt.Fprintf(w, "%s: %s\n", where, firstLines(r.Error))
-		}
-		if withLog && r.Log != "" {
-			fmt.Fprintf(w, "%s\n", strings.TrimRight(r.Log, "\n"))
-		}
-	}
-}
-
-// firstLines keeps an error message readable in a table (internal errors
-// carry a stack trace).
-func firstLines(s string) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > 3 {
-		lines = lines[:3]
-	}
-	return strings.Join(lines, "; ")
 }

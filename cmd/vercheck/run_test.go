@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -91,5 +92,75 @@ func TestRunBadInput(t *testing.T) {
 				t.Errorf("exit status %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+func decodeRows(t *testing.T, b []byte) []row {
+	t.Helper()
+	var rows []row
+	if err := json.Unmarshal(b, &rows); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func TestRunStableOrderAndSummary(t *testing.T) {
+	files, err := collect([]string{"../../testdata/progs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []string
+	for _, j := range []string{"1", "4"} {
+		var stdout, stderr bytes.Buffer
+		run(append([]string{"--format", "csv", "-j", j}, files...), &stdout, &stderr)
+		// Drop the duration column, the only one that varies.
+		recs, err := csv.NewReader(&stdout).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, r := range recs {
+			r[9] = ""
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		outs = append(outs, b.String())
+		if !strings.Contains(stderr.String(), " programs: ") || !strings.Contains(stderr.String(), "insn_processed ") {
+			t.Errorf("-j %s: no summary on stderr:\n%s", j, stderr.String())
+		}
+	}
+	if diff := cmp.Diff(outs[0], outs[1]); diff != "" {
+		t.Errorf("-j 1 and -j 4 disagree (-j1 +j4):\n%s", diff)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	rows := []row{
+		{Program: "a", Verdict: verdictAccepted, Insns: 10, Duration: 1000},
+		{Program: "b", Verdict: verdictRejected, Insns: 5, Duration: 2000},
+		{Program: "c", Verdict: verdictUnsupported},
+		{Program: "d", Verdict: verdictError},
+		{File: "x.o", Verdict: verdictError},
+	}
+	want := summary{Programs: 4, Accepted: 1, Rejected: 1, Unsupported: 1, Errors: 1, LoadFailures: 1,
+		Insns: 15, CPU: 3 * time.Millisecond, Wall: time.Second}
+	if diff := cmp.Diff(want, summarize(rows, time.Second)); diff != "" {
+		t.Errorf("summarize mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestProgressOnlyOnTerminals(t *testing.T) {
+	var buf bytes.Buffer
+	if isTerminal(&buf) {
+		t.Error("a buffer is a terminal")
+	}
+	p := newProgress(nil, 3)
+	p.done("x")
+	p.finish()
+	p = newProgress(&buf, 3)
+	p.start = p.start.Add(-time.Hour) // a long run
+	p.done("x")
+	p.finish()
+	if !strings.Contains(buf.String(), "[1/3]") {
+		t.Errorf("progress line %q lacks the count", buf.String())
 	}
 }

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReadRecords(t *testing.T) {
+	tests := []struct {
+		name string
+		csv  string
+		want []record
+	}{
+		{
+			name: "veristat",
+			csv:  "file_name,prog_name,verdict,duration,total_insns,total_states,peak_states\nx.o,p,success,12,100,5,4\nx.o,q,failure,3,7,0,0\n",
+			want: []record{
+				{file: "x.o", prog: "p", values: map[string]string{"verdict": "accepted", "duration": "12", "total_insns": "100", "total_states": "5", "peak_states": "4"}},
+				{file: "x.o", prog: "q", values: map[string]string{"verdict": "rejected", "duration": "3", "total_insns": "7", "total_states": "0", "peak_states": "0"}},
+			},
+		},
+		{
+			name: "kernel corpus csv, object row skipped",
+			csv:  "object,program,verdict,insn_processed,verification_time_usec\nd/a.o,,load-setup-failed,,\nd/b.o,f,accepted,42,9\n",
+			want: []record{
+				{file: "d/b.o", prog: "f", values: map[string]string{"verdict": "accepted", "total_insns": "42", "duration": "9"}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readRecords(strings.NewReader(tt.csv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(record{})); diff != "" {
+				t.Errorf("readRecords mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := readRecords(strings.NewReader("a,b\n1,2\n")); err == nil {
+		t.Error("readRecords without a program column succeeded")
+	}
+}
+
+func TestRelativize(t *testing.T) {
+	recs := []record{{file: "/c/x/a.o"}, {file: "/c/x/sub/b.o"}, {file: "/c/y/c.o"}}
+	relativize(recs)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.file)
+	}
+	if diff := cmp.Diff([]string{"x/a.o", "x/sub/b.o", "y/c.o"}, got); diff != "" {
+		t.Errorf("relativize mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// testPairs joins two small sides.
+func testPairs() []pair {
+	rec := func(prog, verdict, insns string) record {
+		return record{file: "o.o", prog: prog, values: map[string]string{"verdict": verdict, "total_insns": insns}}
+	}
+	a := []record{rec("big", "accepted", "2000"), rec("small", "accepted", "10"), rec("gone", "rejected", "5")}
+	b := []record{rec("small", "accepted", "20"), rec("big", "accepted", "1000"), rec("new", "accepted", "3000")}
+	return join(a, b)
+}
+
+func progNames(ps []pair) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.prog)
+	}
+	return out
+}
+
+func TestFiltersAndSort(t *testing.T) {
+	tests := []struct {
+		name    string
+		filters []string
+		sort    string
+		want    []string
+	}{
+		{"join order", nil, "", []string{"big", "small", "gone", "new"}},
+		{"either side", []string{"insn_processed>1000"}, "", []string{"big", "new"}},
+		{"a side", []string{"total_insns_a>=1000"}, "", []string{"big"}},
+		{"diff", []string{"insns_diff<0"}, "", []string{"big"}},
+		{"pct", []string{"insns_pct=100"}, "", []string{"small"}},
+		{"glob", []string{"s*"}, "", []string{"small"}},
+		{"object glob", []string{"o.o/b*"}, "", []string{"big"}},
+		{"deny glob", []string{"!*e*"}, "", []string{"big", "small"}},
+		{"verdict", []string{"verdict_a=rejected"}, "", []string{"gone"}},
+		{"sort diff desc", nil, "insns_diff", []string{"small", "big", "gone", "new"}},
+		{"sort b asc", nil, "total_insns_b:asc", []string{"small", "big", "new", "gone"}},
+		{"sort name", nil, "prog_name", []string{"big", "gone", "new", "small"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fs []filter
+			for _, s := range tt.filters {
+				f, err := parseFilter(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fs = append(fs, f)
+			}
+			keys, err := parseSort(tt.sort)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := applyFilters(testPairs(), fs)
+			sortPairs(got, keys)
+			if diff := cmp.Diff(tt.want, progNames(got)); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseFilterErrors(t *testing.T) {
+	for _, s := range []string{"bogus>1", "insns>many", "[", "insns_pct:3<2"} {
+		if _, err := parseFilter(s); err == nil {
+			t.Errorf("parseFilter(%q) succeeded", s)
+		}
+	}
+	for _, s := range []string{"bogus", "insns:sideways"} {
+		if _, err := parseSort(s); err == nil {
+			t.Errorf("parseSort(%q) succeeded", s)
+		}
+	}
+}
+
+func TestCells(t *testing.T) {
+	ps := testPairs()
+	type cells struct{ A, B, Diff string }
+	var got []cells
+	for _, p := range ps {
+		for _, f := range []string{figVerdict, figInsns} {
+			a, b, d := p.cells(f)
+			got = append(got, cells{a, b, d})
+		}
+	}
+	want := []cells{
+		{"accepted", "accepted", "MATCH"}, {"2000", "1000", "-1000 (-50.00%)"},
+		{"accepted", "accepted", "MATCH"}, {"10", "20", "+10 (+100.00%)"},
+		{"rejected", "-", "-"}, {"5", "-", "-"},
+		{"-", "accepted", "-"}, {"-", "3000", "-"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("cells mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunCompareCSV(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.csv")
+	b := filepath.Join(dir, "b.csv")
+	if err := os.WriteFile(a, []byte("file_name,prog_name,verdict,total_insns\n/x/p.o,f,accepted,100\n/x/p.o,g,accepted,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("object,program,verdict,insn_processed\np.o,f,accepted,110\np.o,g,rejected,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"--format", "csv", "-e", "verdict,insns", "-f", "insns>50", a, b}
+	if got := runCompare(args, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit %d: %s", got, stderr.String())
+	}
+	want := "file_name,prog_name,verdict_a,verdict_b,verdict_diff,total_insns_a,total_insns_b,total_insns_diff\n" +
+		"p.o,f,accepted,accepted,MATCH,100,110,+10 (+10.00%)\n"
+	if diff := cmp.Diff(want, stdout.String()); diff != "" {
+		t.Errorf("compare output mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunCompareObjects(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	obj := "../../testdata/progs/straight_line.o"
+	if got := runCompare([]string{obj, obj}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit %d: %s", got, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "straight_line") || !strings.Contains(stdout.String(), "MATCH") {
+		t.Errorf("compare of an object with itself:\n%s", stdout.String())
+	}
+}
+
+func TestRunComparePolicies(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"--policies", "default;nodrop,free=end", "../../testdata/progs/pruning.o"}
+	if got := runCompare(args, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit %d: %s", got, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"POLICY", "default", "nodrop,free=end", "ALLOC_MiB", "SPEEDUP"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("policy table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRunCompareBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"one input", []string{"a.csv"}},
+		{"bad filter", []string{"-f", "nope>1", "a.csv", "b.csv"}},
+		{"bad sort", []string{"-s", "nope", "a.csv", "b.csv"}},
+		{"bad figure", []string{"-e", "nope", "a.csv", "b.csv"}},
+		{"missing file", []string{"/nonexistent/a.csv", "/nonexistent/b.csv"}},
+		{"bad policy", []string{"--policies", "miss>x", "x.o"}},
+		{"bad format", []string{"--format", "json", "a.csv", "b.csv"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := runCompare(tt.args, &stdout, &stderr); got != exitUsage {
+				t.Errorf("exit %d, want %d", got, exitUsage)
+			}
+		})
+	}
+}
+
+func TestSplitPolicies(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"default,nodrop", []string{"default", "nodrop"}},
+		{"default; nodrop,free=end ;", []string{"default", "nodrop,free=end"}},
+		{"miss>5*hit+2", []string{"miss>5*hit+2"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, splitPolicies(tt.in)); diff != "" {
+			t.Errorf("splitPolicies(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	vals := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	tests := []struct {
+		q    float64
+		want float64
+	}{{0.5, 5}, {0.9, 9}, {1, 10}, {0, 1}}
+	for _, tt := range tests {
+		if got := quantile(vals, tt.q); got != tt.want {
+			t.Errorf("quantile(%v) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	if !math.IsNaN(quantile(nil, 0.5)) {
+		t.Error("quantile of nothing is not NaN")
+	}
+}

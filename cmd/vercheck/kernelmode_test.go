@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+)
+
+func kRow(prog, ours string, insns int, theirs string, kinsns int) row {
+	return row{File: "o.o", Program: prog, Verdict: ours, Insns: insns,
+		Kernel: &kernelRow{Verdict: theirs, Insns: kinsns, Error: "msg"}}
+}
+
+func TestSummarizeKernel(t *testing.T) {
+	rows := []row{
+		kRow("exact", verdictAccepted, 100, verdictAccepted, 100),
+		kRow("double", verdictAccepted, 200, verdictAccepted, 100),
+		kRow("half", verdictRejected, 50, verdictRejected, 100),
+		kRow("unsafe", verdictAccepted, 10, verdictRejected, 10),
+		kRow("strict", verdictRejected, 10, verdictAccepted, 10),
+		kRow("nosetup", verdictAccepted, 10, verdictSetupFailed, 0),
+		kRow("unsupported", verdictUnsupported, 0, verdictAccepted, 10),
+		{File: "bad.o", Verdict: verdictError},
+	}
+	got := summarizeKernel(rows, "6.18")
+	want := kernelSummary{
+		Release: "6.18", Compared: 5, Agree: 3, NotCompared: 2,
+		FalseAccepts: rows[3:4], FalseRejects: rows[4:5],
+		BothRejected: 1, SameMessage: 0,
+		Ratios: []float64{0.5, 1, 2}, Exact: 1,
+		Worst: []row{rows[1], rows[2]},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("summarizeKernel mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestKernelTableFlagsFalseAcceptsFirst(t *testing.T) {
+	rows := []row{
+		kRow("fine", verdictAccepted, 1, verdictAccepted, 1),
+		kRow("unsafe", verdictAccepted, 1, verdictRejected, 1),
+	}
+	var buf bytes.Buffer
+	writeKernelTable(&buf, rows, false)
+	lines := strings.Split(buf.String(), "\n")
+	if !strings.HasPrefix(lines[0], "!!! FALSE ACCEPT: o.o: unsafe:") {
+		t.Errorf("first line %q does not flag the false accept", lines[0])
+	}
+}
+
+func TestRunKernelUnavailable(t *testing.T) {
+	saved := kernelAvailable
+	kernelAvailable = func() error { return errors.New("EPERM") }
+	defer func() { kernelAvailable = saved }()
+
+	var stdout, stderr bytes.Buffer
+	args := []string{"--kernel", "../../testdata/progs/straight_line.o", "../../testdata/progs/exit_no_r0.o"}
+	if got := run(args, &stdout, &stderr); got != exitRejected {
+		t.Errorf("exit %d, want %d", got, exitRejected)
+	}
+	if n := strings.Count(stderr.String(), "EPERM"); n != 1 {
+		t.Errorf("stderr says %d times that bpf() is not permitted, want once:\n%s", n, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "2 programs: 1 accepted, 1 rejected") {
+		t.Errorf("run did not go on with vercheck's figures:\n%s", stdout.String())
+	}
+}
+
+func TestRunKernelLive(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("kernel verifier not usable here: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"--kernel", "--format", "json", "../../testdata/progs/straight_line.o", "../../testdata/progs/map_lookup_unchecked.o"}
+	if got := run(args, &stdout, &stderr); got != exitRejected {
+		t.Errorf("exit %d, want %d: %s", got, exitRejected, stderr.String())
+	}
+	rows := decodeRows(t, stdout.Bytes())
+	type sides struct{ Program, Ours, Theirs string }
+	var got []sides
+	for _, r := range rows {
+		if r.Kernel == nil {
+			t.Fatalf("%s: no kernel figures", r.Program)
+		}
+		got = append(got, sides{r.Program, r.Verdict, r.Kernel.Verdict})
+		if r.Insns != r.Kernel.Insns {
+			t.Errorf("%s: insn_processed %d, kernel %d", r.Program, r.Insns, r.Kernel.Insns)
+		}
+	}
+	want := []sides{{"straight_line", "accepted", "accepted"}, {"map_lookup_unchecked", "rejected", "rejected"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr.String(), "verdict agreement: 2/2") {
+		t.Errorf("summary on stderr lacks the agreement:\n%s", stderr.String())
+	}
+}

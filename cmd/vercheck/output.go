@@ -1,0 +1,246 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/verifier"
+)
+
+// Verdicts of a row. The first four are verifier.Result.Verdict's; a row
+// for an object that could not be read says "error" too.
+const (
+	verdictAccepted    = "accepted"
+	verdictRejected    = "rejected"
+	verdictUnsupported = "unsupported"
+	verdictError       = "error"
+	// verdictSetupFailed is the kernel's side when the program never
+	// reached its verifier (a map could not be created, the program type
+	// is refused on this machine...).
+	verdictSetupFailed = "setup-failed"
+)
+
+// row is one output line: a program's result, or an object that failed to
+// load.
+type row struct {
+	File      string `json:"file_name"`
+	Program   string `json:"prog_name"`
+	Section   string `json:"section"`
+	Type      string `json:"prog_type"`
+	Verdict   string `json:"verdict"`
+	Insns     int    `json:"total_insns"`
+	MaxStates int    `json:"max_states_per_insn"`
+	States    int    `json:"total_states"`
+	Peak      int    `json:"peak_states"`
+	Duration  int64  `json:"duration_us"`
+	Error     string `json:"error,omitempty"`
+	Insn      int    `json:"error_insn,omitempty"`
+	Where     string `json:"error_line,omitempty"`
+	// Kernel holds the live kernel's figures in --kernel mode.
+	Kernel *kernelRow `json:"kernel,omitempty"`
+	Log    string     `json:"-"`
+}
+
+// kernelRow is the kernel's side of a --kernel row.
+type kernelRow struct {
+	Verdict   string `json:"verdict"`
+	Insns     int    `json:"total_insns"`
+	MaxStates int    `json:"max_states_per_insn"`
+	States    int    `json:"total_states"`
+	Peak      int    `json:"peak_states"`
+	Duration  int64  `json:"duration_us"`
+	Error     string `json:"error,omitempty"`
+	Log       string `json:"-"`
+}
+
+func toRow(res *verifier.Result) row {
+	r := row{
+		File:      res.Object,
+		Program:   res.Program,
+		Section:   res.Section,
+		Type:      res.Type.String(),
+		Verdict:   res.Verdict(),
+		Insns:     res.Stats.InsnProcessed,
+		MaxStates: res.Stats.MaxStatesPerInsn,
+		States:    res.Stats.TotalStates,
+		Peak:      res.Stats.PeakStates,
+		Duration:  res.Stats.Duration.Microseconds(),
+		Log:       res.Log,
+	}
+	if res.Err != nil {
+		r.Error = res.Err.Error()
+		var re *verifier.RejectError
+		if errors.As(res.Err, &re) {
+			r.Insn = re.Insn
+			r.Where = re.Where()
+		}
+	}
+	return r
+}
+
+func toKernelRow(k kernel.Result) *kernelRow {
+	kr := &kernelRow{
+		Insns:     k.InsnProcessed,
+		MaxStates: k.MaxStatesPerInsn,
+		States:    k.TotalStates,
+		Peak:      k.PeakStates,
+		Duration:  k.VerificationTime.Microseconds(),
+		Error:     k.Err,
+		Log:       k.Log,
+	}
+	switch {
+	case k.Accepted:
+		kr.Verdict = verdictAccepted
+	case k.SetupFailed:
+		kr.Verdict = verdictSetupFailed
+	default:
+		kr.Verdict = verdictRejected
+	}
+	return kr
+}
+
+// csvHeader names the columns as veristat does where it has the figure
+// (file_name, prog_name, verdict, total_insns, max_states_per_insn,
+// total_states, peak_states), so that `vercheck compare` and veristat -C
+// read either tool's files.
+var csvHeader = []string{"file_name", "prog_name", "section", "prog_type", "verdict", "total_insns", "max_states_per_insn", "total_states", "peak_states", "duration_us", "error"}
+
+// csvKernelHeader is appended in --kernel mode.
+var csvKernelHeader = []string{"kernel_verdict", "kernel_total_insns", "kernel_max_states_per_insn", "kernel_total_states", "kernel_peak_states", "kernel_duration_us", "kernel_error"}
+
+func writeCSV(w io.Writer, rows []row, withKernel bool) error {
+	cw := csv.NewWriter(w)
+	header := csvHeader
+	if withKernel {
+		header = append(append([]string(nil), csvHeader...), csvKernelHeader...)
+	}
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	for _, r := range rows {
+		rec := []string{r.File, r.Program, r.Section, r.Type, r.Verdict,
+			strconv.Itoa(r.Insns), strconv.Itoa(r.MaxStates), strconv.Itoa(r.States), strconv.Itoa(r.Peak),
+			strconv.FormatInt(r.Duration, 10), r.Error}
+		if withKernel {
+			k := r.Kernel
+			if k == nil {
+				k = &kernelRow{}
+			}
+			rec = append(rec, k.Verdict, strconv.Itoa(k.Insns), strconv.Itoa(k.MaxStates), strconv.Itoa(k.States),
+				strconv.Itoa(k.Peak), strconv.FormatInt(k.Duration, 10), k.Error)
+		}
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("write csv: %w", err)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeJSON(w io.Writer, rows []row) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if rows == nil {
+		rows = []row{}
+	}
+	if err := enc.Encode(rows); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
+
+func usDuration(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
+
+func writeTable(w io.Writer, rows []row, withLog bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "OBJECT\tPROGRAM\tTYPE\tVERDICT\tINSNS\tMAX_STATES/INSN\tSTATES\tPEAK\tDURATION")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.File, r.Program, r.Type, r.Verdict,
+			r.Insns, r.MaxStates, r.States, r.Peak, usDuration(r.Duration))
+	}
+	tw.Flush()
+	writeDiagnostics(w, rows, withLog)
+}
+
+// writeDiagnostics prints one go vet style line per failing row, with the
+// log when asked.
+func writeDiagnostics(w io.Writer, rows []row, withLog bool) {
+	for _, r := range rows {
+		if r.Error == "" {
+			continue
+		}
+		where := r.File
+		if r.Where != "" {
+			where = r.File + ": " + r.Where
+		}
+		if r.Program != "" {
+			fmt.Fprintf(w, "%s: %s: %s\n", where, r.Program, firstLines(r.Error))
+		} else {
+			fmt.Fprintf(w, "%s: %s\n", where, firstLines(r.Error))
+		}
+		if withLog && r.Log != "" {
+			fmt.Fprintf(w, "%s\n", strings.TrimRight(r.Log, "\n"))
+		}
+	}
+}
+
+// maxErrorLines keeps an error readable in a table: internal errors carry
+// a stack trace.
+const maxErrorLines = 3
+
+// firstLines joins the first lines of an error message.
+func firstLines(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > maxErrorLines {
+		lines = lines[:maxErrorLines]
+	}
+	return strings.Join(lines, "; ")
+}
+
+// summary totals a corpus run.
+type summary struct {
+	Programs, Accepted, Rejected, Unsupported, Errors int
+	// LoadFailures counts objects that could not be read at all.
+	LoadFailures int
+	Insns        int64
+	// CPU is the sum of the programs' verification times; Wall the run's.
+	CPU, Wall time.Duration
+}
+
+func summarize(rows []row, wall time.Duration) summary {
+	s := summary{Wall: wall}
+	for _, r := range rows {
+		if r.Program == "" {
+			s.LoadFailures++
+			continue
+		}
+		s.Programs++
+		switch r.Verdict {
+		case verdictAccepted:
+			s.Accepted++
+		case verdictRejected:
+			s.Rejected++
+		case verdictUnsupported:
+			s.Unsupported++
+		default:
+			s.Errors++
+		}
+		s.Insns += int64(r.Insns)
+		s.CPU += usDuration(r.Duration)
+	}
+	return s
+}
+
+func (s summary) String() string {
+	return fmt.Sprintf("%d programs: %d accepted, %d rejected, %d unsupported, %d errors; %d objects unreadable; insn_processed %d; verification time %s (wall %s)",
+		s.Programs, s.Accepted, s.Rejected, s.Unsupported, s.Errors, s.LoadFailures, s.Insns,
+		s.CPU.Round(time.Millisecond), s.Wall.Round(time.Millisecond))
+}

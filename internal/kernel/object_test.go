@@ -1,0 +1,100 @@
+package kernel
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/vercheck/vercheck/loader"
+)
+
+func TestMapSpec(t *testing.T) {
+	legacy := &ebpf.MapSpec{Name: "legacy", Type: ebpf.Hash, KeySize: 4, ValueSize: 4, MaxEntries: 1,
+		Pinning: ebpf.PinByName, Extra: nil}
+	tests := []struct {
+		name string
+		in   *loader.Map
+		want *ebpf.MapSpec
+	}{
+		{
+			name: "classic fields repaired by the loader win, pinning off",
+			in:   &loader.Map{Name: "legacy", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16, Spec: legacy},
+			want: &ebpf.MapSpec{Name: "legacy", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16},
+		},
+		{
+			name: "global data keeps its bytes",
+			in:   &loader.Map{Name: ".rodata", Type: ebpf.Array, KeySize: 4, ValueSize: 2, MaxEntries: 1, ReadOnly: true, Contents: []byte{1, 2}},
+			want: &ebpf.MapSpec{Name: ".rodata", Type: ebpf.Array, KeySize: 4, ValueSize: 2, MaxEntries: 1,
+				Contents: []ebpf.MapKV{{Key: uint32(0), Value: []byte{1, 2}}}},
+		},
+		{
+			name: "program arrays lose their contents, inner maps follow",
+			in: &loader.Map{Name: "jmp", Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 2,
+				Spec:  &ebpf.MapSpec{Name: "jmp", Contents: []ebpf.MapKV{{Key: uint32(0), Value: "other"}}},
+				Inner: &loader.Map{Name: "inner", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1}},
+			want: &ebpf.MapSpec{Name: "jmp", Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 2,
+				InnerMap: &ebpf.MapSpec{Name: "inner", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, MapSpec(tt.in), cmpopts.EquateEmpty(), cmpopts.IgnoreUnexported(ebpf.MapSpec{})); diff != "" {
+				t.Errorf("MapSpec mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLoadObjectMatchesCollectionSpec loads the test objects both ways:
+// from vercheck's linking and from cilium/ebpf's spec. The kernel must say
+// the same of both.
+func TestLoadObjectMatchesCollectionSpec(t *testing.T) {
+	skipUnlessAvailable(t)
+	objs, err := filepath.Glob("../../testdata/progs/*.o")
+	if err != nil || len(objs) == 0 {
+		t.Fatalf("no test objects: %v", err)
+	}
+	ignore := cmpopts.IgnoreFields(Result{}, "Log", "VerificationTime")
+	for _, path := range objs {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			spec, err := ebpf.LoadCollectionSpec(path)
+			if err != nil {
+				t.Skipf("cilium/ebpf cannot read it: %v", err)
+			}
+			want, err := LoadCollectionSpec(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj, err := loader.Open(path, loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := LoadObject(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sortByName := cmpopts.SortSlices(func(a, b Result) bool { return a.Program < b.Program })
+			if diff := cmp.Diff(want, got, ignore, sortByName); diff != "" {
+				t.Errorf("LoadObject vs LoadCollectionSpec (-spec +object):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadObjectSetupFailure(t *testing.T) {
+	skipUnlessAvailable(t)
+	obj := &loader.Object{Programs: []*loader.Program{{Name: "broken", Err: loader.ErrUnknownProgramType}}}
+	got, err := LoadObject(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].SetupFailed || got[0].Err == "" {
+		t.Errorf("LoadObject = %+v, want one setup failure", got)
+	}
+	if _, err := LoadObject(nil); err == nil {
+		t.Error("LoadObject(nil) succeeded")
+	}
+}

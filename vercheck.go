@@ -1,0 +1,224 @@
+// Package vercheck checks BPF programs the way the Linux 6.18 verifier does,
+// in userspace, before a loader hands them to the kernel.
+//
+// A loader built on cilium/ebpf reads its object into an
+// [ebpf.CollectionSpec], calls [VerifyCollectionSpec] and only then
+// [ebpf.NewCollection]:
+//
+//	spec, err := ebpf.LoadCollectionSpec("prog.o")
+//	...
+//	if _, err := vercheck.VerifyCollectionSpec(spec, nil); err != nil {
+//		return err // the verifier would say no; err names program and instruction
+//	}
+//	coll, err := ebpf.NewCollection(spec)
+//
+// The error joins one [*ProgramError] per program that was not accepted.
+// errors.As finds the first [*verifier.RejectError] in it (instruction,
+// source line, the kernel's message, the register state), and errors.Is
+// tells a rejection from a feature vercheck does not model
+// ([verifier.ErrUnsupported]) or a complexity limit
+// ([verifier.ErrComplexityLimit]). The per-program [verifier.Result]s carry
+// the verdict and the kernel's statistics (insn_processed,
+// max_states_per_insn, total_states, peak_states) whatever the verdict.
+//
+// Verification needs no privileges and never calls bpf(). The specs are not
+// modified.
+package vercheck
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/verifier"
+)
+
+// defaultObjectName names a collection in results and messages when
+// [Options.Name] is empty.
+const defaultObjectName = "collection"
+
+// Options control a verification. The zero value (or a nil *Options)
+// verifies with the kernel's pruning policy, no time limit and no log, with
+// CO-RE relocations against the running kernel's BTF.
+type Options struct {
+	// Verifier holds the verifier's own options: pruning policy, time limit
+	// per program, log level.
+	Verifier verifier.Options
+	// TargetBTF is the BTF CO-RE relocations and kfunc calls are resolved
+	// against: a raw BTF file or an ELF with a .BTF section. Empty means
+	// /sys/kernel/btf/vmlinux.
+	TargetBTF string
+	// TypeOverride is the program type of programs whose spec has none
+	// (sections such as iproute2's "classifier" name no type).
+	TypeOverride ebpf.ProgramType
+	// Name names the collection in results and messages (for example the
+	// object's path); default "collection".
+	Name string
+	// Parallel bounds how many programs are verified at once; 0 means
+	// GOMAXPROCS.
+	Parallel int
+}
+
+// ProgramError is the error for one program that was not accepted. Its
+// Unwrap gives the verifier's error, so errors.As finds a
+// [*verifier.RejectError] through it.
+type ProgramError struct {
+	// Program is the program's name.
+	Program string
+	// Result is the program's full result (verdict, statistics, log).
+	Result *verifier.Result
+}
+
+// Error returns "program NAME: [LOCATION: ]MESSAGE".
+func (e *ProgramError) Error() string {
+	var re *verifier.RejectError
+	if errors.As(e.Result.Err, &re) {
+		return fmt.Sprintf("program %s: %s: %v", e.Program, re.Where(), e.Result.Err)
+	}
+	return fmt.Sprintf("program %s: %v", e.Program, e.Result.Err)
+}
+
+// Unwrap returns the verifier's error.
+func (e *ProgramError) Unwrap() error { return e.Result.Err }
+
+// VerifyCollectionSpec verifies every program of spec, with the maps spec
+// declares, as the kernel would verify them when spec is loaded. It returns
+// one result per program in a stable order (by section, then name), and an
+// error that is nil only when every program was accepted: otherwise it
+// joins a [*ProgramError] per program that was rejected, is unsupported by
+// vercheck, or failed. An error with no results means the spec itself could
+// not be prepared (a map reference to nothing, an unknown program type...).
+func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier.Result, error) {
+	if spec == nil {
+		return nil, errors.New("vercheck: nil collection spec")
+	}
+	o := withDefaults(opts)
+	obj, err := loader.FromCollectionSpec(o.Name, spec, loader.Options{TargetBTF: o.TargetBTF, TypeOverride: o.TypeOverride})
+	if err != nil {
+		return nil, fmt.Errorf("vercheck: %w", err)
+	}
+	results := make([]*verifier.Result, len(obj.Programs))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.Parallel, len(obj.Programs)) {
+		wg.Go(func() {
+			for i := range work {
+				results[i] = verifier.Verify(obj, obj.Programs[i], o.Verifier)
+			}
+		})
+	}
+	for i := range obj.Programs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	var errs []error
+	for _, r := range results {
+		if !r.Accepted {
+			errs = append(errs, &ProgramError{Program: r.Program, Result: r})
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// VerifyProgramSpec verifies one program with the maps it references, as
+// the kernel would verify it when loaded. maps is keyed by the names the
+// program's map loads reference (asm.Instruction.Reference), as in
+// [ebpf.CollectionSpec.Maps]; it may be nil for a program without maps.
+// Map loads already bound to a live map (asm.Instruction.AssociateMap, as
+// loaders do when they reuse or pin maps) are verified against that map's
+// type and sizes. The error is nil when the program was accepted, else a
+// [*ProgramError] (see [VerifyCollectionSpec]).
+func VerifyProgramSpec(spec *ebpf.ProgramSpec, maps map[string]*ebpf.MapSpec, opts *Options) (*verifier.Result, error) {
+	if spec == nil {
+		return nil, errors.New("vercheck: nil program spec")
+	}
+	prog := spec.Copy()
+	if prog.Name == "" {
+		prog.Name = "prog"
+	}
+	coll := &ebpf.CollectionSpec{
+		Maps:      make(map[string]*ebpf.MapSpec, len(maps)),
+		Programs:  map[string]*ebpf.ProgramSpec{prog.Name: prog},
+		ByteOrder: prog.ByteOrder,
+	}
+	for name, m := range maps {
+		coll.Maps[name] = m
+	}
+	if err := bindLiveMaps(prog.Instructions, coll.Maps); err != nil {
+		return nil, fmt.Errorf("vercheck: program %s: %w", prog.Name, err)
+	}
+	results, err := VerifyCollectionSpec(coll, opts)
+	if len(results) != 1 {
+		if err == nil {
+			err = fmt.Errorf("vercheck: program %s: not found after loading", prog.Name)
+		}
+		return nil, err
+	}
+	return results[0], err
+}
+
+// liveMapPrefix names the map specs made up for map loads bound to a live
+// map; the index keeps them apart.
+const liveMapPrefix = "vercheck_live_map_"
+
+// liveMap is what a map bound to an instruction must offer for vercheck to
+// know its shape; *ebpf.Map does.
+type liveMap interface {
+	Type() ebpf.MapType
+	KeySize() uint32
+	ValueSize() uint32
+	MaxEntries() uint32
+	Flags() uint32
+}
+
+// bindLiveMaps gives every map load bound to a live map (and naming none) a
+// made-up reference and a spec of the same shape.
+func bindLiveMaps(insns asm.Instructions, maps map[string]*ebpf.MapSpec) error {
+	var seen []any
+	for i := range insns {
+		ins := &insns[i]
+		if !ins.IsLoadFromMap() || ins.Reference() != "" || ins.Map() == nil {
+			continue
+		}
+		lm, ok := ins.Map().(liveMap)
+		if !ok {
+			return fmt.Errorf("insn %d: bound map %T has no type and sizes", i, ins.Map())
+		}
+		idx := slices.Index(seen, any(ins.Map()))
+		if idx < 0 {
+			idx = len(seen)
+			seen = append(seen, ins.Map())
+		}
+		name := fmt.Sprintf("%s%d", liveMapPrefix, idx)
+		maps[name] = &ebpf.MapSpec{Name: name, Type: lm.Type(), KeySize: lm.KeySize(),
+			ValueSize: lm.ValueSize(), MaxEntries: lm.MaxEntries(), Flags: lm.Flags()}
+		// Unbind the live map (its fd means nothing here) and name the spec.
+		if err := ins.AssociateMap(nil); err != nil {
+			return fmt.Errorf("insn %d: %w", i, err)
+		}
+		*ins = ins.WithReference(name)
+	}
+	return nil
+}
+
+func withDefaults(opts *Options) Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = defaultObjectName
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = runtime.GOMAXPROCS(0)
+	}
+	return o
+}

@@ -1,0 +1,232 @@
+package vercheck
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/verifier"
+)
+
+// hashMap is the map every test program looks up.
+func hashMap() *ebpf.MapSpec {
+	return &ebpf.MapSpec{Name: "table", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16}
+}
+
+// lookupInsns looks up key 0 in map ref and reads the value, testing it for
+// NULL first when checked.
+func lookupInsns(ref string, checked bool) asm.Instructions {
+	insns := asm.Instructions{
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, -4, asm.R1, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(ref),
+		asm.FnMapLookupElem.Call(),
+	}
+	if checked {
+		insns = append(insns, asm.JEq.Imm(asm.R0, 0, "out"))
+	}
+	insns = append(insns, asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord))
+	if checked {
+		insns = append(insns, asm.Return(), asm.Mov.Imm(asm.R0, 0).WithSymbol("out"))
+	}
+	return append(insns, asm.Return())
+}
+
+func progSpec(name string, insns asm.Instructions) *ebpf.ProgramSpec {
+	return &ebpf.ProgramSpec{Name: name, Type: ebpf.SocketFilter, License: "GPL", Instructions: insns}
+}
+
+// testPrograms are small programs with known kernel verdicts.
+func testPrograms() map[string]*ebpf.ProgramSpec {
+	return map[string]*ebpf.ProgramSpec{
+		"ok":        progSpec("ok", asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}),
+		"no_r0":     progSpec("no_r0", asm.Instructions{asm.Return()}),
+		"checked":   progSpec("checked", lookupInsns("table", true)),
+		"unchecked": progSpec("unchecked", lookupInsns("table", false)),
+	}
+}
+
+// outcome is what a test compares of one result.
+type outcome struct {
+	Program  string
+	Verdict  string
+	Insns    int
+	Insn     int
+	Msg      string
+	Rejected bool
+}
+
+func outcomeOf(r *verifier.Result) outcome {
+	o := outcome{Program: r.Program, Verdict: r.Verdict(), Insns: r.Stats.InsnProcessed}
+	var re *verifier.RejectError
+	if errors.As(r.Err, &re) {
+		o.Insn, o.Msg, o.Rejected = re.Insn, re.Msg, true
+	}
+	return o
+}
+
+func TestVerifyCollectionSpec(t *testing.T) {
+	tests := []struct {
+		name    string
+		progs   []string
+		want    []outcome
+		wantErr []string // programs named by the joined error
+	}{
+		{
+			name:  "all accepted",
+			progs: []string{"ok", "checked"},
+			want: []outcome{
+				{Program: "checked", Verdict: "accepted", Insns: 11},
+				{Program: "ok", Verdict: "accepted", Insns: 2},
+			},
+		},
+		{
+			name:  "rejections are joined",
+			progs: []string{"ok", "no_r0", "unchecked"},
+			want: []outcome{
+				{Program: "no_r0", Verdict: "rejected", Insns: 1, Msg: "R0 !read_ok", Rejected: true},
+				{Program: "ok", Verdict: "accepted", Insns: 2},
+				{Program: "unchecked", Verdict: "rejected", Insns: 7, Insn: 7, Msg: "R0 invalid mem access 'map_value_or_null'", Rejected: true},
+			},
+			wantErr: []string{"no_r0", "unchecked"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			all := testPrograms()
+			spec := &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{"table": hashMap()}, Programs: map[string]*ebpf.ProgramSpec{}}
+			for _, p := range tt.progs {
+				spec.Programs[p] = all[p]
+			}
+			results, err := VerifyCollectionSpec(spec, &Options{Parallel: 2})
+			var got []outcome
+			for _, r := range results {
+				got = append(got, outcomeOf(r))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("results mismatch (-want +got):\n%s", diff)
+			}
+			var gotErr []string
+			for _, e := range unjoin(err) {
+				var pe *ProgramError
+				if !errors.As(e, &pe) {
+					t.Fatalf("error %v is not a *ProgramError", e)
+				}
+				gotErr = append(gotErr, pe.Program)
+			}
+			if diff := cmp.Diff(tt.wantErr, gotErr); diff != "" {
+				t.Errorf("error programs mismatch (-want +got):\n%s", diff)
+			}
+			if err != nil {
+				var re *verifier.RejectError
+				if !errors.As(err, &re) {
+					t.Errorf("errors.As(%v, *verifier.RejectError) = false", err)
+				}
+			}
+		})
+	}
+}
+
+// unjoin splits an errors.Join error.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func TestVerifyBadInput(t *testing.T) {
+	if _, err := VerifyCollectionSpec(nil, nil); err == nil {
+		t.Error("VerifyCollectionSpec(nil) succeeded")
+	}
+	if _, err := VerifyProgramSpec(nil, nil, nil); err == nil {
+		t.Error("VerifyProgramSpec(nil) succeeded")
+	}
+	// A reference to a map that is not given cannot be prepared.
+	res, err := VerifyProgramSpec(progSpec("p", lookupInsns("nowhere", true)), nil, nil)
+	if err == nil || (res != nil && res.Accepted) {
+		t.Errorf("VerifyProgramSpec with a missing map = %v, %v; want an error", res, err)
+	}
+}
+
+// fakeMap stands in for a live *ebpf.Map bound to an instruction.
+type fakeMap struct{ typ ebpf.MapType }
+
+func (fakeMap) FD() int              { return -1 }
+func (m fakeMap) Type() ebpf.MapType { return m.typ }
+func (fakeMap) KeySize() uint32      { return 4 }
+func (fakeMap) ValueSize() uint32    { return 8 }
+func (fakeMap) MaxEntries() uint32   { return 16 }
+func (fakeMap) Flags() uint32        { return 0 }
+
+func TestVerifyProgramSpecBoundMap(t *testing.T) {
+	tests := []struct {
+		name    string
+		checked bool
+		want    outcome
+	}{
+		{"checked", true, outcome{Program: "bound", Verdict: "accepted", Insns: 11}},
+		{"unchecked", false, outcome{Program: "bound", Verdict: "rejected", Insns: 7, Insn: 7,
+			Msg: "R0 invalid mem access 'map_value_or_null'", Rejected: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			insns := lookupInsns("", tt.checked)
+			if err := insns[4].AssociateMap(fakeMap{ebpf.Hash}); err != nil {
+				t.Fatal(err)
+			}
+			spec := progSpec("bound", insns)
+			res, err := VerifyProgramSpec(spec, nil, nil)
+			if res == nil {
+				t.Fatalf("VerifyProgramSpec: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, outcomeOf(res)); diff != "" {
+				t.Errorf("result mismatch (-want +got):\n%s", diff)
+			}
+			if (err == nil) != tt.checked {
+				t.Errorf("error = %v, want one only for the unchecked program", err)
+			}
+			if ref := spec.Instructions[4].Reference(); ref != "" {
+				t.Errorf("caller's spec modified: reference %q", ref)
+			}
+		})
+	}
+}
+
+// TestAgainstKernel checks the test programs' verdicts and insn_processed
+// against the running kernel.
+func TestAgainstKernel(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("kernel verifier not usable here: %v", err)
+	}
+	spec := &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{"table": hashMap()}, Programs: testPrograms()}
+	kres, err := kernel.LoadCollectionSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, _ := VerifyCollectionSpec(spec, nil)
+	type figures struct {
+		Program  string
+		Accepted bool
+		Insns    int
+	}
+	var want, got []figures
+	for _, k := range kres {
+		want = append(want, figures{k.Program, k.Accepted, k.InsnProcessed})
+	}
+	for _, r := range results {
+		got = append(got, figures{r.Program, r.Accepted, r.Stats.InsnProcessed})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("vercheck vs kernel (-kernel +vercheck):\n%s", diff)
+	}
+}

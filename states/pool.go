@@ -77,3 +77,17 @@ func (p *Pool) state() *State {
 	p.states = p.states[:n-1]
 	return s
 }
+
+// Trim drops recycled states and frames beyond max of each, so that a pool
+// kept between verifications does not hold on to a large program's
+// memory.
+func (p *Pool) Trim(max int) {
+	if len(p.states) > max {
+		clear(p.states[max:])
+		p.states = p.states[:max]
+	}
+	if len(p.frames) > max {
+		clear(p.frames[max:])
+		p.frames = p.frames[:max]
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -132,6 +133,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		res.Stats.PeakStates = st.PeakStates
 		e.store.Release()
 	}
+	e.recyclePool()
 	res.Stats.StackDepth = e.stackDepth
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
 	res.Log = e.log.String()
@@ -171,7 +173,7 @@ func (e *env) run() error {
 	}
 	e.stackDepth = make([]int, len(cfg.Subprogs))
 	e.auxPtr = make([]states.RegType, len(e.prog))
-	e.pool = &states.Pool{}
+	e.pool = statePools.Get().(*states.Pool)
 	e.store = prune.NewStore(len(e.prog), e.policy, e.pool)
 	e.eq.LiveRegs = cfg.LiveRegsBefore
 	if e.opts.Timeout > 0 {
@@ -312,8 +314,10 @@ func (e *env) popStack() bool {
 	}
 	p := e.stack[n-1]
 	e.stack = e.stack[:n-1]
-	e.cur.CopyFrom(p.st)
-	e.pool.Put(p.st)
+	// The pushed copy becomes the current state; nothing else points at
+	// the current state, so it can go back to the pool.
+	e.pool.Put(e.cur)
+	e.cur = p.st
 	e.insnIdx = p.insn
 	e.prevIdx = p.prevInsn
 	e.log.popped(e)
@@ -523,4 +527,30 @@ func stateBytes(st *states.State) int64 {
 		n += states.NumRegs*regBytes + int64(len(st.Frames[i].Stack))*slotBytes
 	}
 	return n
+}
+
+// statePools keeps state pools between verifications, so that a run over
+// many programs reuses the memory of states instead of allocating anew.
+var statePools = sync.Pool{New: func() any { return &states.Pool{} }}
+
+// maxPooledStates bounds what a pool keeps between verifications.
+const maxPooledStates = 4096
+
+// recyclePool returns every state still held (pending branches, the
+// current state) to the pool and the pool to statePools.
+func (e *env) recyclePool() {
+	if e.pool == nil {
+		return
+	}
+	for _, p := range e.stack {
+		e.pool.Put(p.st)
+	}
+	e.stack = nil
+	if e.cur != nil {
+		e.pool.Put(e.cur)
+		e.cur = nil
+	}
+	e.pool.Trim(maxPooledStates)
+	statePools.Put(e.pool)
+	e.pool = nil
 }

@@ -1,0 +1,87 @@
+package verifier_test
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/verifier"
+)
+
+// corpusProgram is one program of the shared corpus the kernel verified,
+// with the kernel's median verification time.
+type corpusProgram struct {
+	obj      *loader.Object
+	prog     *loader.Program
+	kernelUS float64
+}
+
+// loadCorpusPrograms loads every program of kernel-6.18.csv that the
+// kernel accepted or rejected.
+func loadCorpusPrograms(tb testing.TB) []corpusProgram {
+	f, err := os.Open(filepath.Join(corpusDir, "kernel-6.18.csv"))
+	if err != nil {
+		tb.Skipf("shared corpus not present: %v", err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	objs := map[string]*loader.Object{}
+	var out []corpusProgram
+	for _, r := range recs[1:] {
+		if v := r[col["verdict"]]; v != "accepted" && v != "rejected" {
+			continue
+		}
+		path := r[col["object"]]
+		obj, ok := objs[path]
+		if !ok {
+			obj, err = loader.Open(filepath.Join(corpusDir, path), loader.Options{})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			objs[path] = obj
+		}
+		us, _ := strconv.ParseFloat(r[col["verification_time_usec"]], 64)
+		for _, p := range obj.Programs {
+			if p.Name == r[col["program"]] {
+				out = append(out, corpusProgram{obj, p, us})
+			}
+		}
+	}
+	return out
+}
+
+// BenchmarkCorpus verifies every program of the shared corpus once per
+// iteration, on one core, and reports vercheck's time per processed insn
+// and its time relative to the kernel's own verification time for the
+// same programs (kernel_ratio < 1: faster than the kernel).
+func BenchmarkCorpus(b *testing.B) {
+	progs := loadCorpusPrograms(b)
+	var kernelUS float64
+	for _, p := range progs {
+		kernelUS += p.kernelUS
+	}
+	b.ResetTimer()
+	insns := 0
+	for i := 0; i < b.N; i++ {
+		insns = 0
+		for _, p := range progs {
+			res := verifier.Verify(p.obj, p.prog, verifier.Options{})
+			insns += res.Stats.InsnProcessed
+		}
+	}
+	b.StopTimer()
+	perIter := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(float64(insns), "insns/op")
+	b.ReportMetric(perIter/float64(insns), "ns/insn")
+	b.ReportMetric(perIter/(kernelUS*1000), "kernel_ratio")
+}

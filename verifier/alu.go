@@ -259,21 +259,20 @@ func (e *env) allowPtrLeaks() bool { return true }
 
 // checkRegSaneOffset is check_reg_sane_offset.
 func (e *env) checkRegSaneOffset(r *states.Reg, ptr *states.Reg) error {
-	tname := regTypeStr(ptr)
 	if r.Var.IsConst() {
 		v := int64(r.Var.Value)
 		if v >= maxVarOff || v <= -maxVarOff {
-			return e.reject(e.insnIdx, "math between %s pointer and %d is not allowed", tname, v)
+			return e.reject(e.insnIdx, "math between %s pointer and %d is not allowed", regTypeStr(ptr), v)
 		}
 	}
 	if r.Off >= maxVarOff || r.Off <= -maxVarOff {
-		return e.reject(e.insnIdx, "%s pointer offset %d is not allowed", tname, r.Off)
+		return e.reject(e.insnIdx, "%s pointer offset %d is not allowed", regTypeStr(ptr), r.Off)
 	}
 	if r.SMin == minInt64 {
-		return e.reject(e.insnIdx, "math between %s pointer and register with unbounded min value is not allowed", tname)
+		return e.reject(e.insnIdx, "math between %s pointer and register with unbounded min value is not allowed", regTypeStr(ptr))
 	}
 	if r.SMin >= maxVarOff || r.SMin <= -maxVarOff {
-		return e.reject(e.insnIdx, "value %d makes %s pointer be out of bounds", r.SMin, tname)
+		return e.reject(e.insnIdx, "value %d makes %s pointer be out of bounds", r.SMin, regTypeStr(ptr))
 	}
 	return nil
 }

@@ -42,7 +42,9 @@ type stackLiveness struct {
 	curWrites [states.MaxCallFrames]uint64
 	curInst   *liveInstance
 	keyBuf    []byte
-	succ      []int
+	// succStart/succList hold every insn's successors (CSR form).
+	succStart []int32
+	succList  []int32
 }
 
 func chainKey(buf []byte, callsites []int32) []byte {
@@ -182,10 +184,10 @@ func (e *env) solveInstance(inst *liveInstance) bool {
 			if e.prog[i].Filler {
 				continue
 			}
-			e.stackLive.succ = e.cfg.Successors(e.stackLive.succ[:0], i)
+			succ := e.successors(i)
 			for f := 0; f <= inst.depth; f++ {
 				var after uint64
-				for _, s := range e.stackLive.succ {
+				for _, s := range succ {
 					after |= inst.live[f][s]
 				}
 				kill := uint64(0)
@@ -240,9 +242,43 @@ func (e *env) cleanLiveStates(idx int, cur *states.State) {
 			e.updateStackLiveness()
 			first = false
 		}
-		e.eq.StackAlive = func(frame, _ int, spi int) bool { return e.stackSlotAlive(st, frame, spi) }
+		e.cleaning = st
+		if e.aliveFn == nil {
+			e.aliveFn = e.stackAliveForCleaning
+		}
+		e.eq.StackAlive = e.aliveFn
 		st.Clean(&e.eq)
 		e.eq.StackAlive = nil
+		e.cleaning = nil
 		return true
 	})
+}
+
+// stackAliveForCleaning answers StackAlive for the state being cleaned
+// (e.cleaning); a method value built once avoids a closure per state.
+func (e *env) stackAliveForCleaning(frame, _ int, spi int) bool {
+	return e.stackSlotAlive(e.cleaning, frame, spi)
+}
+
+// successors returns the instructions that may follow insn i within its
+// subprogram, from a table built once per program.
+func (e *env) successors(i int) []int32 {
+	l := &e.stackLive
+	if l.succStart == nil {
+		n := len(e.prog)
+		l.succStart = make([]int32, n+1)
+		var buf []int
+		for j := 0; j < n; j++ {
+			l.succStart[j] = int32(len(l.succList))
+			if e.prog[j].Filler {
+				continue
+			}
+			buf = e.cfg.Successors(buf[:0], j)
+			for _, s := range buf {
+				l.succList = append(l.succList, int32(s))
+			}
+		}
+		l.succStart[n] = int32(len(l.succList))
+	}
+	return l.succList[l.succStart[i]:l.succStart[i+1]]
 }

@@ -30,13 +30,17 @@ type ALUOp struct {
 
 // UnknownScalar returns a scalar about which nothing is known (the bounds
 // and tnum of the kernel's __mark_reg_unknown).
-func UnknownScalar() Scalar {
+func UnknownScalar() Scalar { return unknownScalar }
+
+// unknownScalar is the top of the lattice, built once: registers are
+// reset to it millions of times.
+var unknownScalar = func() Scalar {
 	var s Scalar
 	s.Var = TnumUnknown()
 	s.set64(fullIval[int64, uint64]())
 	s.set32(fullIval[int32, uint32]())
 	return s
-}
+}()
 
 // ConstScalar returns the scalar holding exactly v (__mark_reg_known).
 func ConstScalar(v uint64) Scalar {

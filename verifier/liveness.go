@@ -206,27 +206,6 @@ func (e *env) solveInstance(inst *liveInstance) bool {
 	return any
 }
 
-// stackSlotAlive answers for a stored state: may slot spi of frame still be
-// read on some path from st? Frame f is asked of every instance of st's
-// chain at or above f: the top one at st's insn, the outer ones right
-// after their call insn.
-func (e *env) stackSlotAlive(st *states.State, frame, spi int) bool {
-	if spi >= 64 {
-		return true
-	}
-	for k := int(st.CurFrame); k >= frame; k-- {
-		inst := e.instanceFor(st, k)
-		pos := int(st.InsnIdx)
-		if k < int(st.CurFrame) {
-			pos = int(st.Frames[k+1].CallSite) + 1
-		}
-		if pos < len(e.prog) && inst.live[frame][pos]&(1<<spi) != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // cleanLiveStates is clean_live_states: completed checkpoints at insn
 // with the current call chain get their dead registers and stack slots
 // reset, once.
@@ -242,22 +221,47 @@ func (e *env) cleanLiveStates(idx int, cur *states.State) {
 			e.updateStackLiveness()
 			first = false
 		}
-		e.cleaning = st
+		e.cleanMasks = e.aliveMasks(st, e.cleanMasks[:0])
 		if e.aliveFn == nil {
 			e.aliveFn = e.stackAliveForCleaning
 		}
 		e.eq.StackAlive = e.aliveFn
 		st.Clean(&e.eq)
 		e.eq.StackAlive = nil
-		e.cleaning = nil
 		return true
 	})
 }
 
 // stackAliveForCleaning answers StackAlive for the state being cleaned
-// (e.cleaning); a method value built once avoids a closure per state.
+// from the masks aliveMasks computed for it; a method value built once
+// avoids a closure per state.
 func (e *env) stackAliveForCleaning(frame, _ int, spi int) bool {
-	return e.stackSlotAlive(e.cleaning, frame, spi)
+	if spi >= 64 {
+		return true
+	}
+	return e.cleanMasks[frame]&(1<<spi) != 0
+}
+
+// aliveMasks appends, for each frame of st, the slots that may still be
+// read on some path from st (frame f is asked of every instance of st's chain at or above f: the top one at st's insn, the outer ones right after their call insn).
+func (e *env) aliveMasks(st *states.State, masks []uint64) []uint64 {
+	for f := 0; f <= int(st.CurFrame); f++ {
+		masks = append(masks, 0)
+	}
+	for k := int(st.CurFrame); k >= 0; k-- {
+		inst := e.instanceFor(st, k)
+		pos := int(st.InsnIdx)
+		if k < int(st.CurFrame) {
+			pos = int(st.Frames[k+1].CallSite) + 1
+		}
+		if pos >= len(e.prog) {
+			continue
+		}
+		for f := 0; f <= k; f++ {
+			masks[f] |= inst.live[f][pos]
+		}
+	}
+	return masks
 }
 
 // successors returns the instructions that may follow insn i within its

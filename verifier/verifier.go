@@ -75,10 +75,11 @@ type env struct {
 	// stateBytes approximates the memory of every checkpoint stored so
 	// far, for Options.MaxStateBytes.
 	stateBytes int64
-	// cleaning is the stored state being cleaned by cleanLiveStates, and
-	// aliveFn the StackAlive answer for it (built once).
-	cleaning *states.State
-	aliveFn  func(frame, insn, spi int) bool
+	// cleanMasks are the live stack slots, per frame, of the stored state
+	// being cleaned by cleanLiveStates, and aliveFn the StackAlive answer
+	// from them (built once).
+	cleanMasks []uint64
+	aliveFn    func(frame, insn, spi int) bool
 	// stackLive is the stack liveness analysis fed by the walk.
 	stackLive stackLiveness
 	// subprog is the subprogram being verified (0 = main).

@@ -2,6 +2,7 @@ package prune
 
 import (
 	"github.com/vercheck/vercheck/states"
+	"sync"
 )
 
 // MainCallSite is the call site of the outermost frame (the kernel's
@@ -341,6 +342,25 @@ func (s *Store) Release() {
 	s.stats.Live = 0
 }
 
+// chunkPool keeps released slab chunks (zeroed) between stores, so that
+// verifying many small programs does not allocate a chunk each.
+var chunkPool = sync.Pool{New: func() any { c := make([]Entry, chunkSize); return &c }}
+
+// newChunk returns a zeroed chunk of chunkSize entries.
+func newChunk() []Entry { return *chunkPool.Get().(*[]Entry) }
+
+// Recycle ends the store's life: after Release, its slab chunks go back
+// to a shared pool for the next store. The store must not be used again.
+func (s *Store) Recycle() {
+	for i, c := range s.chunks {
+		clear(c)
+		chunkPool.Put(&c)
+		s.chunks[i] = nil
+	}
+	s.chunks = nil
+	s.used = 0
+}
+
 // release returns e's state to the pool and recycles its slot.
 func (s *Store) release(idx int32, e *Entry) {
 	delete(s.index, e.State)
@@ -363,7 +383,7 @@ func (s *Store) allocSlot() int32 {
 	}
 	idx := s.used
 	if int(idx>>chunkBits) == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]Entry, chunkSize))
+		s.chunks = append(s.chunks, newChunk())
 	}
 	s.used++
 	return idx

@@ -137,6 +137,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		res.Stats.TotalStates = st.TotalStates
 		res.Stats.PeakStates = st.PeakStates
 		e.store.Release()
+		e.store.Recycle()
 	}
 	e.recyclePool()
 	res.Stats.StackDepth = e.stackDepth

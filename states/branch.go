@@ -188,28 +188,6 @@ func decide(always, never bool) int {
 	return BranchUnknown
 }
 
-// SameRegBranchTaken decides a comparison of a register with itself
-// ("if r1 op r1"), which the kernel settles before any range reasoning and
-// for which it then refines nothing.
-func SameRegBranchTaken(op uint8, a Scalar, is32 bool) int {
-	v := viewOf(a, is32)
-	switch op {
-	case jmpJGE, jmpJLE, jmpJSGE, jmpJSLE, jmpJEQ:
-		return BranchAlways
-	case jmpJGT, jmpJLT, jmpJSGT, jmpJSLT, jmpJNE:
-		return BranchNever
-	case jmpJSET:
-		if v.t.IsConst() {
-			return decide(v.t.Value != 0, true)
-		}
-		if v.smin <= 0 && v.smax >= 0 {
-			return BranchUnknown
-		}
-		return BranchAlways
-	}
-	return BranchUnknown
-}
-
 // constAt returns the value of s at the comparison's width and whether s
 // is a constant there (is_reg_const / reg_const_value).
 func constAt(s *Scalar, is32 bool) (uint64, bool) {

@@ -151,13 +151,11 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		e.pushJmpHistory(histFlags)
 	}
 	is32 := in.Class() == insn.ClassJMP32
-	var pred int
+	// A register compared with itself is not decided from that alone (the
+	// 6.18 kernel only decides it from the value's bounds) and its bounds
+	// are not refined on either edge.
 	sameReg := in.SrcIsReg() && in.Src == in.Dst && dst.Type == states.ScalarValue
-	if sameReg {
-		pred = states.SameRegBranchTaken(op, dst.Scalar, is32)
-	} else {
-		pred = isBranchTaken(dst, src, op, is32)
-	}
+	pred := isBranchTaken(dst, src, op, is32)
 	if pred >= 0 {
 		if !dst.IsPointer() {
 			if err := e.markChainPrecision(int(in.Dst)); err != nil {

@@ -571,7 +571,7 @@ func (e *env) processExit() (bool, error) {
 	if st.CurFrame == 0 {
 		if len(st.Refs) > 0 {
 			r := st.Refs[0]
-			return false, e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d", r.ID, r.InsnIdx)
+			return false, e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d\nBPF_EXIT instruction in main prog would lead to reference leak", r.ID, r.InsnIdx)
 		}
 	}
 	if st.CurFrame > 0 {

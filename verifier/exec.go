@@ -65,7 +65,9 @@ func (e *env) step() (exit bool, err error) {
 			case insn.PseudoCall:
 				return false, e.checkFuncCall(in)
 			case insn.PseudoKfuncCall:
-				return false, e.unsupported(e.insnIdx, "kfunc call (BTF id %d)", in.Imm)
+				if err := e.checkKfuncCall(in); err != nil {
+					return false, err
+				}
 			default:
 				if err := e.checkHelperCall(in); err != nil {
 					return false, err

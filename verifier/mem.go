@@ -180,6 +180,8 @@ func (e *env) checkMemAccess(regno, off, size int, t access, valueReg int, signE
 					dst.ID = e.newID()
 				}
 				return nil
+			case CtxBTFID:
+				return e.loadTracingArg(dst, off)
 			default:
 				return e.unsupported(e.insnIdx, "context field yielding a BTF-typed pointer")
 			}
@@ -224,6 +226,8 @@ func (e *env) checkMemAccess(regno, off, size int, t access, valueReg int, signE
 			return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))
 		}
 		return e.unsupported(e.insnIdx, "socket field access")
+	case reg.Type == states.PtrToBTFID && !reg.MaybeNull():
+		return e.checkPtrToBTFAccess(regno, off, size, t, dst)
 	case reg.Type == states.PtrToBTFID || reg.Type == states.PtrToBuf || reg.Type == states.PtrToTPBuffer || reg.Type == states.PtrToArena:
 		if reg.MaybeNull() {
 			return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))

@@ -161,7 +161,10 @@ func (e *env) run() error {
 		// The kernel refuses such a program before verifying it (E2BIG).
 		return &RejectError{Msg: fmt.Sprintf("program has %d instructions, more than the %d a program may have", len(e.prog), MaxProcessedInsns), kind: ErrComplexityLimit}
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCount})
+	if err := e.checkKfuncDecls(); err != nil {
+		return err
+	}
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCount, KfuncArgs: kfuncArgCount})
 	if err != nil {
 		var ie *insn.Error
 		if errors.As(err, &ie) {
@@ -171,6 +174,12 @@ func (e *env) run() error {
 	}
 	e.cfg = cfg
 	e.ctxCheck, e.ctxSize = ctxLayout(e.progType)
+	if e.ctxCheck == nil {
+		if e.ctxCheck, e.ctxSize, err = e.tracingCtxLayout(); err != nil {
+			return err
+		}
+	}
+	e.log.printer.BTFName = btfTypeName
 	if e.ctxCheck == nil {
 		return e.unsupported(0, "program type %s", e.progType)
 	}

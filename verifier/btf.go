@@ -1,0 +1,393 @@
+package verifier
+
+// Kernel BTF: the running kernel's type information (/sys/kernel/btf/vmlinux)
+// and the walk the kernel's btf_struct_access makes through a struct when a
+// program loads through a BTF-typed pointer (PTR_TO_BTF_ID).
+//
+// A PTR_TO_BTF_ID register keeps the vmlinux type id of the struct it points
+// to in Reg.Aux (module and program BTF are not modelled). A load at a
+// constant offset walks the struct's members down to the one holding the
+// bytes: a scalar member yields an unknown scalar, a pointer member read at
+// its full width yields another BTF pointer (or a scalar when it points to
+// something that is not a struct). How much the new pointer is trusted
+// depends on the old one and on the field (checkPtrToBTFAccess).
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/states"
+)
+
+// ptrSize is the size of a kernel pointer on the 64-bit targets vercheck
+// models.
+const ptrSize = 8
+
+// bitsPerByte converts BTF member offsets (in bits) to bytes.
+const bitsPerByte = 8
+
+// maxStructWalkDepth bounds the nesting the struct walk follows, as the
+// kernel bounds its own loop; deeper types are not walked.
+const maxStructWalkDepth = 32
+
+// kernelBTF loads the vmlinux BTF once per process. loadKernelBTF is a
+// variable so tests can run without kernel BTF.
+var (
+	kernelBTFOnce sync.Once
+	kernelBTFSpec *btf.Spec
+	kernelBTFErr  error
+	loadKernelBTF = btf.LoadKernelSpec
+)
+
+// vmlinux returns the running kernel's BTF.
+func vmlinux() (*btf.Spec, error) {
+	kernelBTFOnce.Do(func() {
+		kernelBTFSpec, kernelBTFErr = loadKernelBTF()
+		if kernelBTFErr != nil {
+			kernelBTFErr = fmt.Errorf("load kernel btf: %w", kernelBTFErr)
+		}
+	})
+	return kernelBTFSpec, kernelBTFErr
+}
+
+// btfTypeByID returns vmlinux type id, or nil when unknown.
+func btfTypeByID(id uint32) btf.Type {
+	spec, err := vmlinux()
+	if err != nil {
+		return nil
+	}
+	t, err := spec.TypeByID(btf.TypeID(id))
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// btfTypeID returns the vmlinux id of t (0 when t is not in vmlinux).
+func btfTypeID(t btf.Type) uint32 {
+	spec, err := vmlinux()
+	if err != nil {
+		return 0
+	}
+	id, err := spec.TypeID(t)
+	if err != nil {
+		return 0
+	}
+	return uint32(id)
+}
+
+// btfTypeName is the name the log prints after "ptr_" for a BTF pointer.
+func btfTypeName(id uint32) string {
+	t := btfTypeByID(id)
+	if t == nil {
+		return ""
+	}
+	return t.TypeName()
+}
+
+// isStruct reports a struct or union (btf_type_is_struct).
+func isStruct(t btf.Type) bool {
+	switch t.(type) {
+	case *btf.Struct, *btf.Union:
+		return true
+	}
+	return false
+}
+
+// isScalarType is btf_type_is_scalar: an int or an enum.
+func isScalarType(t btf.Type) bool {
+	switch t.(type) {
+	case *btf.Int, *btf.Enum:
+		return true
+	}
+	return false
+}
+
+// btfIsArray reports an array type.
+func btfIsArray(t btf.Type) bool {
+	_, ok := t.(*btf.Array)
+	return ok
+}
+
+// isVoid reports the void type.
+func isVoid(t btf.Type) bool {
+	_, ok := t.(*btf.Void)
+	return ok || t == nil
+}
+
+// structMembers returns the members and size of a struct or union.
+func structMembers(t btf.Type) ([]btf.Member, uint32, string) {
+	switch s := t.(type) {
+	case *btf.Struct:
+		return s.Members, s.Size, s.Name
+	case *btf.Union:
+		return s.Members, s.Size, s.Name
+	}
+	return nil, 0, ""
+}
+
+// walkKind is what a struct walk found at the accessed offset.
+type walkKind uint8
+
+const (
+	walkScalar walkKind = iota // plain data: the load yields a scalar
+	walkPtr                    // a pointer to a struct: a new BTF pointer
+)
+
+// walkResult is the outcome of btfStructWalk.
+type walkResult struct {
+	kind walkKind
+	// id is the vmlinux id of the pointed-to struct (walkPtr).
+	id uint32
+	// flags are the pointer's type-tag flags (__rcu, __user, __percpu).
+	flags states.RegFlags
+	// field is the member name the pointer was read from.
+	field string
+	// parent is the name of the struct holding the pointer member.
+	parent string
+}
+
+// errWalkUnsupported marks struct shapes the walk does not model.
+var errWalkUnsupported = errors.New("struct layout not modelled")
+
+// btfStructWalk is btf_struct_walk for a read of size bytes at off inside
+// struct t. A rejection is returned as a *RejectError-ready message.
+func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
+	for depth := 0; depth < maxStructWalkDepth; depth++ {
+		t = skipModifiers(t)
+		members, tsize, tname := structMembers(t)
+		if !isStruct(t) {
+			return walkResult{}, "", errWalkUnsupported
+		}
+		if off+size > int(tsize) {
+			// A trailing flexible array is not modelled.
+			if n := len(members); n > 0 {
+				if a, ok := skipModifiers(members[n-1].Type).(*btf.Array); ok && a.Nelems == 0 {
+					return walkResult{}, "", errWalkUnsupported
+				}
+			}
+			return walkResult{}, fmt.Sprintf("access beyond struct %s at off %d size %d", tname, off, size), nil
+		}
+		next := btf.Type(nil)
+		for _, m := range members {
+			moff := int(m.Offset / bitsPerByte)
+			if m.BitfieldSize > 0 {
+				endBit := int(m.Offset + m.BitfieldSize)
+				endByte := (endBit + bitsPerByte - 1) / bitsPerByte
+				if off <= moff && endByte <= off+size {
+					return walkResult{kind: walkScalar}, "", nil
+				}
+				continue
+			}
+			if int(m.Offset)%bitsPerByte != 0 {
+				return walkResult{}, "", errWalkUnsupported
+			}
+			if off+size <= moff {
+				// Members are in offset order: nothing further holds
+				// the access.
+				break
+			}
+			mtype := skipModifiers(m.Type)
+			msize, err := btf.Sizeof(mtype)
+			if err != nil {
+				return walkResult{}, "", errWalkUnsupported
+			}
+			if off >= moff+msize {
+				continue
+			}
+			if off < moff && (isStruct(mtype) || btfIsArray(mtype)) {
+				return walkResult{}, "", errWalkUnsupported
+			}
+			// The access overlaps this member.
+			if a, ok := mtype.(*btf.Array); ok {
+				elem := skipModifiers(a.Type)
+				esize, err := btf.Sizeof(elem)
+				if err != nil || esize == 0 {
+					return walkResult{}, "", errWalkUnsupported
+				}
+				if isStruct(elem) {
+					off = (off - moff) % esize
+					next = elem
+					break
+				}
+				mtype, msize, moff = elem, esize, moff+(off-moff)/esize*esize
+			}
+			if isStruct(mtype) {
+				off -= moff
+				next = mtype
+				break
+			}
+			if p, ok := mtype.(*btf.Pointer); ok {
+				if msize != size || off != moff {
+					return walkResult{}, fmt.Sprintf("cannot access ptr member %s with moff %d in struct %s with off %d size %d", m.Name, moff, tname, off, size), nil
+				}
+				var fl states.RegFlags
+				if tag, ok := p.Target.(*btf.TypeTag); ok {
+					switch tag.Value {
+					case "user":
+						fl = states.MemUser
+					case "percpu":
+						fl = states.MemPercpu
+					case "rcu":
+						fl = states.MemRCU
+					}
+				}
+				target := skipModifiers(p.Target)
+				if !isStruct(target) {
+					// Pointers to anything but a struct are not
+					// modelled (newer kernels make them untrusted
+					// read-only memory).
+					return walkResult{}, "", errWalkUnsupported
+				}
+				id := btfTypeID(target)
+				if id == 0 {
+					return walkResult{}, "", errWalkUnsupported
+				}
+				return walkResult{kind: walkPtr, id: id, flags: fl, field: m.Name, parent: tname}, "", nil
+			}
+			if off+size > moff+msize {
+				return walkResult{}, fmt.Sprintf("access beyond the end of member %s (mend:%d) in struct %s with off %d size %d", m.Name, moff+msize, tname, off, size), nil
+			}
+			return walkResult{kind: walkScalar}, "", nil
+		}
+		if next == nil {
+			return walkResult{}, fmt.Sprintf("struct %s doesn't have field at offset %d", tname, off), nil
+		}
+		t = next
+	}
+	return walkResult{}, "", errWalkUnsupported
+}
+
+// Fields whose pointers keep their parent's trust, or become RCU protected
+// (the kernel's BTF_TYPE_SAFE_* lists). Keyed by "struct.field".
+var (
+	btfSafeTrusted = map[string]bool{
+		"bpf_iter_meta.seq":   true,
+		"bpf_iter__task.task": true,
+		"linux_binprm.file":   true,
+		"file.f_inode":        true,
+		"dentry.d_inode":      true,
+	}
+	btfSafeTrustedOrNull = map[string]bool{
+		"socket.sk":              true,
+		"vm_area_struct.vm_mm":   true,
+		"vm_area_struct.vm_file": true,
+	}
+	btfSafeRCU = map[string]bool{
+		"task_struct.cpus_ptr":       true,
+		"task_struct.cgroups":        true,
+		"task_struct.real_parent":    true,
+		"task_struct.group_leader":   true,
+		"cgroup.kn":                  true,
+		"css_set.dfl_cgrp":           true,
+		"cgroup_subsys_state.cgroup": true,
+	}
+	btfSafeRCUOrNull = map[string]bool{
+		"mm_struct.exe_file": true,
+		"sk_buff.sk":         true,
+		"request_sock.sk":    true,
+	}
+)
+
+// isTrustedBTF is is_trusted_reg for a BTF pointer: referenced, or carrying
+// only trusted modifiers.
+func isTrustedBTF(r *states.Reg) bool {
+	if r.RefObjID != 0 {
+		return true
+	}
+	switch r.Type {
+	case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.ConstPtrToMap:
+		// reg2btf_ids types are trusted unless modified.
+		return r.Flags&^trustedModifiers == 0
+	}
+	return r.Flags&trustedModifiers != 0 && r.Flags&^trustedModifiers == 0
+}
+
+// trustedModifiers are BPF_REG_TRUSTED_MODIFIERS (NON_OWN_REF is not
+// modelled).
+const trustedModifiers = states.MemAlloc | states.PtrTrusted
+
+// checkPtrToBTFAccess is check_ptr_to_btf_access: a load or store of size
+// bytes at off (the register's fixed offset included) through the BTF
+// pointer in regno, setting dst on a load.
+func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Reg) error {
+	reg := &e.regs()[regno]
+	st := btfTypeByID(reg.Aux)
+	if st == nil {
+		return e.unsupported(e.insnIdx, "BTF type id %d not in kernel BTF", reg.Aux)
+	}
+	tname := st.TypeName()
+	if !e.lp.GPLCompatible {
+		return e.reject(e.insnIdx, "Cannot access kernel 'struct %s' from non-GPL compatible program", tname)
+	}
+	if off < 0 {
+		return e.reject(e.insnIdx, "R%d is ptr_%s invalid negative access: off=%d", regno, tname, off)
+	}
+	if !reg.Var.IsConst() || reg.Var.Value != 0 {
+		return e.reject(e.insnIdx, "R%d is ptr_%s invalid variable offset: off=%d, var_off=%s", regno, tname, off, reg.Var.String())
+	}
+	if reg.Flags&states.MemUser != 0 {
+		return e.reject(e.insnIdx, "R%d is ptr_%s access user memory: off=%d", regno, tname, off)
+	}
+	if reg.Flags&states.MemPercpu != 0 {
+		return e.reject(e.insnIdx, "R%d is ptr_%s access percpu memory: off=%d", regno, tname, off)
+	}
+	if t == accWrite {
+		// Writes go through per-program-type btf_struct_access hooks
+		// (a few socket and task fields): not modelled.
+		return e.unsupported(e.insnIdx, "store through ptr_%s", tname)
+	}
+	res, msg, err := btfStructWalk(st, off, size)
+	if err != nil {
+		return e.unsupported(e.insnIdx, "load from struct %s at off %d size %d: %v", tname, off, size, err)
+	}
+	if msg != "" {
+		return e.reject(e.insnIdx, "%s", msg)
+	}
+	if dst == nil {
+		return nil
+	}
+	if res.kind == walkScalar {
+		e.markUnknown(dst)
+		return nil
+	}
+	if e.lp != nil && isSleepableSection(e.lp.Section) {
+		return e.unsupported(e.insnIdx, "pointer walk in a sleepable program")
+	}
+	flags := res.flags
+	key := res.parent + "." + res.field
+	switch {
+	case reg.Flags&states.PtrUntrusted != 0:
+		flags = states.PtrUntrusted
+	case isTrustedBTF(reg) || reg.Flags&states.MemRCU != 0:
+		// Non-sleepable programs always run inside an RCU read
+		// section, so the kernel's in_rcu_cs holds.
+		switch {
+		case btfSafeTrusted[key]:
+			flags |= states.PtrTrusted
+		case btfSafeTrustedOrNull[key]:
+			flags |= states.PtrTrusted | states.MaybeNull
+		case btfSafeRCU[key]:
+			flags |= states.MemRCU
+		case flags&states.MemRCU != 0 || btfSafeRCUOrNull[key]:
+			flags |= states.MemRCU | states.MaybeNull
+			if btfSafeRCUOrNull[key] {
+				flags &^= states.PtrUntrusted
+			}
+		case flags&(states.MemPercpu|states.MemUser) != 0:
+		default:
+			flags &^= trustedModifiers | states.MemRCU
+		}
+	default:
+		flags &^= trustedModifiers | states.MemRCU
+	}
+	dst.MarkPtr(states.PtrToBTFID, flags)
+	dst.Aux = res.id
+	if flags&states.MaybeNull != 0 {
+		dst.ID = e.newID()
+	}
+	return nil
+}

@@ -1,0 +1,753 @@
+package verifier
+
+// Kernel function calls (kfuncs): the kernel's check_kfunc_call,
+// fetch_kfunc_meta and check_kfunc_args.
+//
+// A kfunc call (BPF_CALL with src_reg BPF_PSEUDO_KFUNC_CALL) names a
+// function by its vmlinux BTF id. Its prototype comes from the kernel's BTF;
+// its flags (acquire, release, may return NULL, trusted arguments...) and the
+// program types that may call it come from the BTF_ID_FLAGS sets the kernel
+// registers per hook, which BTF does not carry: kfuncTable holds them for the
+// kfuncs vercheck models. Any other kfunc is rejected as unsupported, never
+// accepted.
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// kfuncFlags are the kernel's KF_* flags.
+type kfuncFlags uint16
+
+// Kfunc flags (include/linux/btf.h).
+const (
+	kfAcquire      kfuncFlags = 1 << iota // returns a reference the program must release
+	kfRelease                             // releases the reference passed to it
+	kfRetNull                             // the returned pointer may be NULL
+	kfTrustedArgs                         // pointer arguments must be trusted
+	kfSleepable                           // only sleepable programs may call it
+	kfDestructive                         // needs CAP_SYS_BOOT
+	kfRCU                                 // arguments may be trusted or RCU pointers
+	kfRCUProtected                        // must be called inside an RCU read section
+	kfIterNew                             // open-coded iterator constructor
+	kfIterNext                            // open-coded iterator step
+	kfIterDestroy                         // open-coded iterator destructor
+)
+
+// kfuncHooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
+// program-type groups a kfunc set is registered for.
+type kfuncHooks uint16
+
+// Kfunc hooks.
+const (
+	hookCommon kfuncHooks = 1 << iota // every program type
+	hookXDP
+	hookTC
+	hookStructOps
+	hookTracing
+	hookSyscall
+	hookCgroupSKB
+)
+
+// Hook sets of the kfunc families in kfuncTable.
+const (
+	// hooksGeneric: kernel/bpf/helpers.c registers its generic set for
+	// these program types.
+	hooksGeneric = hookTracing | hookTC | hookXDP | hookStructOps | hookSyscall | hookCgroupSKB
+	// hooksCpumask: kernel/bpf/cpumask.c.
+	hooksCpumask = hookTracing | hookStructOps | hookSyscall
+	// hooksConntrack: net/netfilter/nf_conntrack_bpf.c.
+	hooksConntrack = hookXDP | hookTC
+)
+
+// kfuncDef is what the kernel's registration says of one kfunc.
+type kfuncDef struct {
+	flags kfuncFlags
+	hooks kfuncHooks
+}
+
+// kfuncTable lists the kfuncs vercheck models, with their 6.18 flags and
+// hooks.
+var kfuncTable = map[string]kfuncDef{
+	// kernel/bpf/helpers.c: tasks and cgroups.
+	"bpf_task_acquire":      {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
+	"bpf_task_release":      {kfRelease, hooksGeneric},
+	"bpf_task_from_pid":     {kfAcquire | kfRetNull, hooksGeneric},
+	"bpf_cgroup_acquire":    {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
+	"bpf_cgroup_release":    {kfRelease, hooksGeneric},
+	"bpf_cgroup_from_id":    {kfAcquire | kfRetNull, hooksGeneric},
+	"bpf_task_under_cgroup": {kfRCU, hooksGeneric},
+	// kernel/bpf/cpumask.c.
+	"bpf_cpumask_create":   {kfAcquire | kfRetNull, hooksCpumask},
+	"bpf_cpumask_acquire":  {kfAcquire | kfTrustedArgs, hooksCpumask},
+	"bpf_cpumask_release":  {kfRelease, hooksCpumask},
+	"bpf_cpumask_first":    {kfRCU, hooksCpumask},
+	"bpf_cpumask_test_cpu": {kfRCU, hooksCpumask},
+	"bpf_cpumask_set_cpu":  {kfRCU, hooksCpumask},
+	// net/netfilter/nf_conntrack_bpf.c.
+	"bpf_xdp_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_skb_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_ct_release":    {kfRelease, hooksConntrack},
+}
+
+// progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
+// uses; other program types get no hook beyond hookCommon).
+func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
+	switch pt {
+	case ebpf.XDP:
+		return hookXDP
+	case ebpf.SchedCLS:
+		return hookTC
+	case ebpf.StructOps:
+		return hookStructOps
+	case ebpf.Tracing, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.PerfEvent, ebpf.LSM:
+		return hookTracing
+	case ebpf.Syscall:
+		return hookSyscall
+	case ebpf.CGroupSKB, ebpf.CGroupSock, ebpf.CGroupDevice, ebpf.CGroupSockAddr, ebpf.CGroupSockopt, ebpf.CGroupSysctl:
+		return hookCgroupSKB
+	}
+	return 0
+}
+
+// maxKfuncArgs is MAX_BPF_FUNC_REG_ARGS: arguments travel in r1-r5.
+const maxKfuncArgs = 5
+
+// kfuncInfo is a resolved kfunc: its BTF declaration.
+type kfuncInfo struct {
+	name  string
+	proto *btf.FuncProto
+	// msg is the kernel's rejection when the BTF id does not name a
+	// usable function.
+	msg string
+}
+
+// kfuncCache memoises kfunc resolution by BTF id: kernel BTF does not
+// change while the process runs.
+var kfuncCache sync.Map // map[int32]*kfuncInfo
+
+// resolveKfunc looks up the function a kfunc call names.
+func resolveKfunc(id int32) (*kfuncInfo, error) {
+	if v, ok := kfuncCache.Load(id); ok {
+		return v.(*kfuncInfo), nil
+	}
+	if _, err := vmlinux(); err != nil {
+		return nil, err
+	}
+	info := &kfuncInfo{}
+	t := btfTypeByID(uint32(id))
+	fn, ok := t.(*btf.Func)
+	switch {
+	case !ok:
+		info.msg = fmt.Sprintf("kernel btf_id %d is not a function", id)
+	default:
+		info.name = fn.Name
+		if p, ok := fn.Type.(*btf.FuncProto); ok {
+			info.proto = p
+		} else {
+			info.msg = fmt.Sprintf("kernel function btf_id %d does not have a valid func_proto", id)
+		}
+	}
+	kfuncCache.Store(id, info)
+	return info, nil
+}
+
+// kfuncArgCount is the argument count of a kfunc call for the liveness
+// analysis, or -1 when unknown.
+func kfuncArgCount(call insn.Insn) int {
+	if call.Off != 0 {
+		return -1
+	}
+	info, err := resolveKfunc(call.Imm)
+	if err != nil || info.proto == nil {
+		return -1
+	}
+	return len(info.proto.Params)
+}
+
+// checkKfuncDecls is the load-time part of add_kfunc_call: every kfunc
+// call, reachable or not, must name a kernel function the program may
+// call.
+func (e *env) checkKfuncDecls() error {
+	for i, in := range e.prog {
+		if in.Filler || !in.IsKfuncCall() {
+			continue
+		}
+		if !e.lp.GPLCompatible {
+			return &RejectError{Insn: i, Msg: "cannot call kernel function from non-GPL compatible program"}
+		}
+		if in.Off != 0 {
+			return e.unsupported(i, "kfunc call into a module's BTF (fd index %d)", in.Off)
+		}
+		info, err := resolveKfunc(in.Imm)
+		if err != nil {
+			return e.unsupported(i, "kfunc call (BTF id %d): %v", in.Imm, err)
+		}
+		if info.msg != "" {
+			return &RejectError{Insn: i, Msg: info.msg}
+		}
+	}
+	return nil
+}
+
+// kfuncMeta is bpf_kfunc_call_arg_meta: what the argument checks learn.
+type kfuncMeta struct {
+	name        string
+	flags       kfuncFlags
+	refObjID    uint32
+	releaseReg  int
+	r0Size      uint64
+	r0Rdonly    bool
+	constantArg bool
+}
+
+func (m *kfuncMeta) trustedArgs() bool {
+	return m.flags&kfTrustedArgs != 0 || m.flags&kfRelease != 0
+}
+
+// isSleepable reports a program loaded with BPF_F_SLEEPABLE (the ".s"
+// section variants).
+func isSleepable(e *env) bool {
+	if e.lp == nil {
+		return false
+	}
+	if e.lp.Spec != nil && e.lp.Spec.Flags&bpfFSleepable != 0 {
+		return true
+	}
+	return isSleepableSection(e.lp.Section)
+}
+
+// bpfFSleepable is BPF_F_SLEEPABLE, the program load flag.
+const bpfFSleepable = 1 << 4
+
+// isSleepableSection reports the ".s" section prefixes libbpf and
+// cilium/ebpf load as sleepable ("fentry.s/", "lsm.s/", ...).
+func isSleepableSection(sec string) bool {
+	prefix, _, ok := strings.Cut(sec, "/")
+	if !ok {
+		prefix = sec
+	}
+	return strings.HasSuffix(prefix, ".s")
+}
+
+// checkKfuncCall is check_kfunc_call.
+func (e *env) checkKfuncCall(in insn.Insn) error {
+	info, err := resolveKfunc(in.Imm)
+	if err != nil {
+		return e.unsupported(e.insnIdx, "kfunc call (BTF id %d): %v", in.Imm, err)
+	}
+	if info.proto == nil {
+		return e.reject(e.insnIdx, "%s", info.msg)
+	}
+	def, ok := kfuncTable[info.name]
+	if !ok {
+		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
+	}
+	if def.hooks&(hookCommon|progTypeHook(e.progType)) == 0 {
+		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
+	}
+	if def.flags&(kfDestructive|kfRCUProtected|kfIterNew|kfIterNext|kfIterDestroy) != 0 {
+		return e.unsupported(e.insnIdx, "kfunc %s (flags %#x)", info.name, def.flags)
+	}
+	sleepable := isSleepable(e)
+	if def.flags&kfSleepable != 0 && !sleepable {
+		return e.reject(e.insnIdx, "program must be sleepable to call sleepable kfunc %s", info.name)
+	}
+	if sleepable {
+		return e.unsupported(e.insnIdx, "kfunc %s in a sleepable program", info.name)
+	}
+	meta := kfuncMeta{name: info.name, flags: def.flags}
+	if err := e.checkKfuncArgs(info, &meta); err != nil {
+		return err
+	}
+	regs := e.regs()
+	if meta.releaseReg > 0 {
+		if err := e.releaseReference(regs[meta.releaseReg].RefObjID); err != nil {
+			return err
+		}
+	}
+	for r := 0; r <= maxKfuncArgs; r++ {
+		regs[r].MarkNotInit()
+	}
+	return e.setKfuncReturn(info, &meta)
+}
+
+// checkKfuncArgs is check_kfunc_args.
+func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
+	params := info.proto.Params
+	if len(params) > maxKfuncArgs {
+		return e.reject(e.insnIdx, "Function %s has %d > %d args", info.name, len(params), maxKfuncArgs)
+	}
+	regs := e.regs()
+	for i := 0; i < len(params); i++ {
+		regno := i + 1
+		reg := &regs[regno]
+		p := params[i]
+		t := skipModifiers(p.Type)
+		if strings.HasSuffix(p.Name, "__ign") {
+			continue
+		}
+		if isScalarType(t) {
+			if reg.Type != states.ScalarValue {
+				return e.reject(e.insnIdx, "R%d is not a scalar", regno)
+			}
+			switch {
+			case strings.HasSuffix(p.Name, "__k"):
+				if meta.constantArg {
+					return e.reject(e.insnIdx, "verifier internal error: only one constant argument permitted")
+				}
+				if !reg.Var.IsConst() {
+					return e.reject(e.insnIdx, "R%d must be a known constant", regno)
+				}
+				if err := e.markChainPrecision(regno); err != nil {
+					return err
+				}
+				meta.constantArg = true
+			case strings.HasSuffix(p.Name, "rdonly_buf_size"), strings.HasSuffix(p.Name, "rdwr_buf_size"):
+				return e.unsupported(e.insnIdx, "kfunc %s buffer-size argument", info.name)
+			}
+			continue
+		}
+		ptr, ok := t.(*btf.Pointer)
+		if !ok {
+			return e.reject(e.insnIdx, "Unrecognized arg#%d type %s", i, btfKindStr(t))
+		}
+		nullable := strings.HasSuffix(p.Name, "__nullable")
+		if (meta.trustedArgs() || meta.flags&kfRCU != 0) && (reg.IsNull() || reg.MaybeNull()) && !nullable {
+			return e.reject(e.insnIdx, "Possibly NULL pointer passed to trusted arg%d", i)
+		}
+		if reg.RefObjID != 0 {
+			if meta.flags&kfRelease != 0 && meta.refObjID != 0 {
+				return e.reject(e.insnIdx, "verifier internal error: more than one arg with ref_obj_id R%d %d %d", regno, reg.RefObjID, meta.refObjID)
+			}
+			meta.refObjID = reg.RefObjID
+			if meta.flags&kfRelease != 0 {
+				meta.releaseReg = regno
+			}
+		}
+		ref := skipModifiers(ptr.Target)
+		refName := ""
+		if ref != nil {
+			refName = ref.TypeName()
+		}
+		kind, err := e.kfuncPtrArgKind(info, meta, i, reg, ref, refName, nullable)
+		if err != nil {
+			return err
+		}
+		if kind == kfArgNull {
+			continue
+		}
+		if kind == kfArgBTFID && (meta.trustedArgs() || meta.flags&kfRCU != 0) && !isTrustedBTF(reg) {
+			if meta.flags&kfRCU == 0 {
+				return e.reject(e.insnIdx, "R%d must be referenced or trusted", regno)
+			}
+			if reg.Flags&states.MemRCU == 0 {
+				return e.reject(e.insnIdx, "R%d must be a rcu pointer", regno)
+			}
+		}
+		if err := e.checkKfuncArgRegOff(reg, regno, meta.flags&kfRelease != 0 && reg.RefObjID != 0); err != nil {
+			return err
+		}
+		switch kind {
+		case kfArgCtx:
+			if reg.Type != states.PtrToCtx {
+				return e.reject(e.insnIdx, "arg#%d expected pointer to ctx, but got %s", i, regTypeStr(reg))
+			}
+		case kfArgBTFID:
+			if err := e.checkKfuncBTFArg(info, meta, i, reg, ref, refName); err != nil {
+				return err
+			}
+		case kfArgMem:
+			size, err := btf.Sizeof(ref)
+			if err != nil {
+				return e.reject(e.insnIdx, "arg#%d reference type('%s %s') size cannot be determined: %d", i, btfKindStr(ref), refName, errInval)
+			}
+			if err := e.checkKfuncMemReg(regno, size); err != nil {
+				return err
+			}
+		case kfArgMemSize:
+			optional := strings.HasSuffix(p.Name, "__opt")
+			if !reg.IsNull() || !optional {
+				if err := e.checkKfuncMemSizeReg(regno + 1); err != nil {
+					return e.reject(e.insnIdx, "arg#%d arg#%d memory, len pair leads to invalid memory access", i, i+1)
+				}
+			}
+			if strings.HasSuffix(params[i+1].Name, "__szk") {
+				size := &regs[regno+1]
+				if meta.constantArg {
+					return e.reject(e.insnIdx, "verifier internal error: only one constant argument permitted")
+				}
+				if !size.Var.IsConst() {
+					return e.reject(e.insnIdx, "R%d must be a known constant", regno+1)
+				}
+				meta.constantArg = true
+			}
+			i++
+		}
+	}
+	if meta.flags&kfRelease != 0 && meta.releaseReg == 0 {
+		return e.reject(e.insnIdx, "release kernel function %s expects refcounted PTR_TO_BTF_ID", info.name)
+	}
+	return nil
+}
+
+// errInval is -EINVAL as the kernel prints it in a few messages.
+const errInval = -22
+
+// kfArgKind is the kernel's kfunc_ptr_arg_type, for the kinds modelled.
+type kfArgKind uint8
+
+const (
+	kfArgCtx kfArgKind = iota
+	kfArgNull
+	kfArgBTFID
+	kfArgMem
+	kfArgMemSize
+)
+
+// specialKfuncArgStructs are argument structs with their own kfunc
+// argument kinds (dynptrs, graph roots and nodes, timers...): not modelled.
+var specialKfuncArgStructs = map[string]bool{
+	"bpf_dynptr": true, "bpf_list_head": true, "bpf_list_node": true,
+	"bpf_rb_root": true, "bpf_rb_node": true, "bpf_wq": true, "bpf_timer": true,
+	"bpf_task_work": true, "bpf_res_spin_lock": true, "bpf_refcount": true,
+}
+
+// specialKfuncArgSuffixes are parameter-name suffixes with their own
+// argument kinds: not modelled.
+var specialKfuncArgSuffixes = []string{"__str", "__map", "__alloc", "__refcounted_kptr", "__irq_flag", "__prog", "__aux", "__uninit"}
+
+// kfuncPtrArgKind is get_kfunc_ptr_arg_type.
+func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, ref btf.Type, refName string, nullable bool) (kfArgKind, error) {
+	params := info.proto.Params
+	p := params[i]
+	if isStruct(ref) {
+		if ctx := progCtxStruct[e.progType]; ctx != "" && refName == ctx {
+			return kfArgCtx, nil
+		}
+	}
+	if nullable && reg.IsNull() {
+		return kfArgNull, nil
+	}
+	for _, s := range specialKfuncArgSuffixes {
+		if strings.HasSuffix(p.Name, s) {
+			return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
+		}
+	}
+	if _, ok := ref.(*btf.FuncProto); ok || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
+		return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
+	}
+	if reg.Type == states.PtrToBTFID || reg2BTFName(reg.Type) != "" {
+		if !isStruct(ref) {
+			return 0, e.reject(e.insnIdx, "kernel function %s args#%d pointer type %s %s is not supported", info.name, i, btfKindStr(ref), refName)
+		}
+		return kfArgBTFID, nil
+	}
+	memSize := false
+	if i+1 < len(params) {
+		next := params[i+1]
+		nreg := &e.regs()[i+2]
+		if isScalarType(skipModifiers(next.Type)) && nreg.Type == states.ScalarValue &&
+			(strings.HasSuffix(next.Name, "__sz") || strings.HasSuffix(next.Name, "__szk")) {
+			memSize = true
+		}
+	}
+	if !isScalarType(ref) && !isScalarStruct(ref, 0) && (!memSize || !isVoid(ref)) {
+		voidStr := ""
+		if memSize {
+			voidStr = "void, "
+		}
+		return 0, e.reject(e.insnIdx, "arg#%d pointer type %s %s must point to %sscalar, or struct with scalar", i, btfKindStr(ref), refName, voidStr)
+	}
+	if memSize {
+		return kfArgMemSize, nil
+	}
+	return kfArgMem, nil
+}
+
+// maxScalarStructDepth is how deep __btf_type_is_scalar_struct follows
+// nested structs.
+const maxScalarStructDepth = 3
+
+// isScalarStruct is __btf_type_is_scalar_struct: a struct made only of
+// scalars, arrays of scalars and such structs.
+func isScalarStruct(t btf.Type, depth int) bool {
+	members, _, _ := structMembers(t)
+	if !isStruct(t) {
+		return false
+	}
+	for _, m := range members {
+		mt := skipModifiers(m.Type)
+		if isStruct(mt) {
+			if depth >= maxScalarStructDepth || !isScalarStruct(mt, depth+1) {
+				return false
+			}
+			continue
+		}
+		if a, ok := mt.(*btf.Array); ok {
+			if a.Nelems == 0 || !isScalarType(skipModifiers(a.Type)) {
+				return false
+			}
+			continue
+		}
+		if !isScalarType(mt) {
+			return false
+		}
+	}
+	return true
+}
+
+// reg2BTFName is reg2btf_ids: register kinds that stand for a kernel
+// struct.
+func reg2BTFName(t states.RegType) string {
+	switch t {
+	case states.PtrToSocket:
+		return "sock"
+	case states.PtrToSockCommon:
+		return "sock_common"
+	case states.PtrToTCPSock:
+		return "tcp_sock"
+	case states.ConstPtrToMap:
+		return "bpf_map"
+	}
+	return ""
+}
+
+// checkKfuncArgRegOff is check_func_arg_reg_off for a kfunc argument.
+func (e *env) checkKfuncArgRegOff(reg *states.Reg, regno int, release bool) error {
+	if release {
+		if reg.Off != 0 {
+			return e.reject(e.insnIdx, "R%d must have zero offset when passed to release func or trusted arg to kfunc", regno)
+		}
+		return e.checkPtrOffReg(reg, regno, false)
+	}
+	switch reg.Type {
+	case states.PtrToStack, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToMapKey,
+		states.PtrToMapValue, states.PtrToBuf, states.PtrToArena, states.ScalarValue:
+		return nil
+	case states.PtrToMem:
+		if reg.Flags&^(states.MemRdonly|states.MemRingbuf) == 0 {
+			return nil
+		}
+	case states.PtrToBTFID:
+		if reg.Flags&^(states.MemAlloc|states.PtrTrusted|states.MemRCU) == 0 {
+			return e.checkPtrOffReg(reg, regno, true)
+		}
+	}
+	return e.checkPtrOffReg(reg, regno, false)
+}
+
+// checkKfuncBTFArg checks a BTF pointer argument's type against the
+// parameter (the KF_ARG_PTR_TO_BTF_ID case and
+// process_kf_arg_ptr_to_btf_id).
+func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, ref btf.Type, refName string) error {
+	regno := i + 1
+	unsafe := reg.Flags&^trustedModifiers != 0
+	if (reg.Type != states.PtrToBTFID || (unsafe && reg.Flags&states.MemRCU == 0)) && reg2BTFName(reg.Type) == "" {
+		want := string(states.AppendType(nil, reg.Type, reg.Flags&trustedModifiers))
+		return e.reject(e.insnIdx, "arg#%d is %s expected %s or socket", i, regTypeStr(reg), want)
+	}
+	var regType btf.Type
+	if reg.Type == states.PtrToBTFID {
+		regType = btfTypeByID(reg.Aux)
+	} else {
+		regType = btfStructByName(reg2BTFName(reg.Type))
+	}
+	if regType == nil {
+		return e.unsupported(e.insnIdx, "kfunc %s argument type not in kernel BTF", info.name)
+	}
+	regType = skipModifiers(regType)
+	strict := (meta.flags&kfRelease != 0 && reg.RefObjID != 0) || nocastAlias(regType.TypeName(), refName)
+	if reg.Off != 0 {
+		return e.unsupported(e.insnIdx, "kfunc %s argument at a field offset", info.name)
+	}
+	same := btfStructIDsMatch(regType, ref, strict)
+	if !same && !isProjectionOf(refName, regType.TypeName()) {
+		return e.reject(e.insnIdx, "kernel function %s args#%d expected pointer to %s %s but R%d has a pointer to %s %s",
+			info.name, i, btfKindStr(ref), refName, regno, btfKindStr(regType), regType.TypeName())
+	}
+	return nil
+}
+
+// btfStructIDsMatch is btf_struct_ids_match at offset 0: the same type, or
+// (unless strict) a type whose first member, recursively, is it.
+func btfStructIDsMatch(have, want btf.Type, strict bool) bool {
+	for depth := 0; depth < maxStructWalkDepth && have != nil; depth++ {
+		if have == want {
+			return true
+		}
+		if strict {
+			return false
+		}
+		members, _, _ := structMembers(have)
+		if len(members) == 0 || members[0].Offset != 0 {
+			return false
+		}
+		next := skipModifiers(members[0].Type)
+		if !isStruct(next) {
+			return false
+		}
+		have = next
+	}
+	return false
+}
+
+// nocastAlias is btf_type_ids_nocast_alias: "x___flavor" and "x" name the
+// same object and must match exactly.
+func nocastAlias(a, b string) bool {
+	base := func(s string) string {
+		if i := strings.Index(s, "___"); i > 0 {
+			return s[:i]
+		}
+		return s
+	}
+	return a != b && base(a) == base(b)
+}
+
+// isProjectionOf is btf_is_projection_of: a kfunc taking a UAPI context
+// struct may be given the kernel struct behind it.
+func isProjectionOf(pname, tname string) bool {
+	return (pname == "__sk_buff" && tname == "sk_buff") || (pname == "xdp_md" && tname == "xdp_buff")
+}
+
+// btfStructByName finds a vmlinux struct by name.
+func btfStructByName(name string) btf.Type {
+	spec, err := vmlinux()
+	if err != nil {
+		return nil
+	}
+	var s *btf.Struct
+	if err := spec.TypeByName(name, &s); err != nil {
+		return nil
+	}
+	return s
+}
+
+// checkKfuncMemReg is check_mem_reg: size bytes at the pointer in regno
+// must be readable and writable; NULL is let through.
+func (e *env) checkKfuncMemReg(regno, size int) error {
+	reg := &e.regs()[regno]
+	if reg.IsNull() {
+		return nil
+	}
+	saved := *reg
+	reg.Flags &^= states.MaybeNull
+	defer func() {
+		if saved.MaybeNull() {
+			r := &e.regs()[regno]
+			r.Flags |= states.MaybeNull
+		}
+	}()
+	if err := e.checkHelperMemAccess(regno, size, accRead, true, nil); err != nil {
+		return err
+	}
+	return e.checkHelperMemAccess(regno, size, accWrite, true, nil)
+}
+
+// checkKfuncMemSizeReg is check_kfunc_mem_size_reg: the size in regno
+// bounds the memory at regno-1, which must be readable and writable.
+func (e *env) checkKfuncMemSizeReg(regno int) error {
+	regs := e.regs()
+	mem := &regs[regno-1]
+	wasNull := mem.MaybeNull()
+	mem.Flags &^= states.MaybeNull
+	defer func() {
+		if wasNull {
+			e.regs()[regno-1].Flags |= states.MaybeNull
+		}
+	}()
+	for _, t := range []access{accRead, accWrite} {
+		reg := &regs[regno]
+		if reg.SMin < 0 {
+			return e.reject(e.insnIdx, "R%d min value is negative, either use unsigned or 'var &= const'", regno)
+		}
+		if reg.UMax >= maxVarSize {
+			return e.reject(e.insnIdx, "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'", regno)
+		}
+		meta := &callMeta{}
+		if !reg.Var.IsConst() {
+			meta = nil
+		}
+		if err := e.checkHelperMemAccess(regno-1, int(reg.UMax), t, true, meta); err != nil {
+			return err
+		}
+		if err := e.markChainPrecision(regno); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setKfuncReturn sets r0 from the kfunc's return type (the tail of
+// check_kfunc_call).
+func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
+	r0 := &e.regs()[0]
+	t := skipModifiers(info.proto.Return)
+	ptr, isPtr := t.(*btf.Pointer)
+	if meta.flags&kfAcquire != 0 && (!isPtr || !isStruct(skipModifiers(ptr.Target))) {
+		return e.reject(e.insnIdx, "acquire kernel function does not return PTR_TO_BTF_ID")
+	}
+	switch {
+	case isScalarType(t):
+		e.markUnknown(r0)
+		return nil
+	case isVoid(t):
+		return nil
+	case !isPtr:
+		return e.unsupported(e.insnIdx, "kfunc %s return type %s", info.name, btfKindStr(t))
+	}
+	target := skipModifiers(ptr.Target)
+	switch {
+	case isVoid(target):
+		e.markUnknown(r0)
+		return nil
+	case !isStruct(target):
+		size, err := btf.Sizeof(target)
+		if err != nil || size == 0 {
+			return e.reject(e.insnIdx, "kernel function %s returns pointer type %s %s is not supported", info.name, btfKindStr(target), target.TypeName())
+		}
+		r0.MarkPtr(states.PtrToMem, states.MemRdonly)
+		r0.Range = int32(size)
+		r0.RefObjID = meta.refObjID
+	default:
+		id := btfTypeID(target)
+		if id == 0 {
+			return e.unsupported(e.insnIdx, "kfunc %s return type not in kernel BTF", info.name)
+		}
+		r0.MarkPtr(states.PtrToBTFID, 0)
+		r0.Aux = id
+	}
+	if meta.flags&kfRetNull != 0 {
+		r0.Flags |= states.MaybeNull
+		r0.ID = e.newID()
+	}
+	if meta.flags&kfAcquire != 0 {
+		rid := e.newID()
+		e.cur.Refs = append(e.cur.Refs, states.Ref{ID: rid, InsnIdx: int32(e.insnIdx)})
+		if meta.flags&kfRetNull != 0 {
+			r0.ID = rid
+		}
+		r0.RefObjID = rid
+	}
+	return nil
+}
+
+// kfuncCallName names the kernel function a kfunc call targets, for the
+// log's disassembly ("call bpf_ct_release#63803"); "" when unknown.
+func kfuncCallName(in insn.Insn) string {
+	if !in.IsKfuncCall() || in.Off != 0 {
+		return ""
+	}
+	info, err := resolveKfunc(in.Imm)
+	if err != nil {
+		return ""
+	}
+	return info.name
+}

@@ -1,0 +1,246 @@
+package verifier
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/states"
+)
+
+// kfuncID returns the vmlinux BTF id of a kernel function, skipping the
+// test when the running kernel has no BTF or no such function.
+func kfuncID(t *testing.T, name string) int64 {
+	t.Helper()
+	spec, err := vmlinux()
+	if err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	var fn *btf.Func
+	if err := spec.TypeByName(name, &fn); err != nil {
+		t.Skipf("kernel function %s not in BTF: %v", name, err)
+	}
+	id, err := spec.TypeID(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(id)
+}
+
+// kfuncCall builds a call of the kernel function with BTF id id.
+func kfuncCall(id int64) asm.Instruction {
+	return asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: id}
+}
+
+// skipIfNull builds "if reg == 0 goto pc+skip".
+func skipIfNull(reg asm.Register, skip int16) asm.Instruction {
+	in := asm.JEq.Imm(reg, 0, "")
+	in.Offset = skip
+	return in
+}
+
+// progOutcome is what a test program's verification says.
+type progOutcome struct {
+	Verdict string
+	Msg     string
+}
+
+func verifyInsns(t *testing.T, p *loader.Program) progOutcome {
+	t.Helper()
+	res := Verify(&loader.Object{Path: "test"}, p, Options{})
+	out := progOutcome{Verdict: res.Verdict()}
+	var re *RejectError
+	if errors.As(res.Err, &re) {
+		out.Msg = re.Msg
+	} else if res.Err != nil {
+		out.Msg = res.Err.Error()
+	}
+	return out
+}
+
+func TestKfuncCalls(t *testing.T) {
+	create := kfuncID(t, "bpf_cpumask_create")
+	release := kfuncID(t, "bpf_cpumask_release")
+	taskAcquire := kfuncID(t, "bpf_task_acquire")
+	taskRelease := kfuncID(t, "bpf_task_release")
+	tpBTF := func(insns ...asm.Instruction) *loader.Program {
+		return &loader.Program{Name: "p", Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp,
+			AttachTo: "task_newtask", GPLCompatible: true, Instructions: insns}
+	}
+	tests := []struct {
+		name string
+		prog *loader.Program
+		want progOutcome
+	}{
+		{"create checked and released", tpBTF(
+			kfuncCall(create),
+			skipIfNull(asm.R0, 2),
+			asm.Mov.Reg(asm.R1, asm.R0),
+			kfuncCall(release),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"accepted", ""}},
+		{"release of a maybe-null pointer", tpBTF(
+			kfuncCall(create),
+			asm.Mov.Reg(asm.R1, asm.R0),
+			kfuncCall(release),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"rejected", "Possibly NULL pointer passed to trusted arg0"}},
+		{"leaked reference", tpBTF(
+			kfuncCall(create),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"rejected", "Unreleased reference id=2 alloc_insn=0"}},
+		{"release of a non-referenced pointer", tpBTF(
+			asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
+			kfuncCall(taskRelease),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"rejected", "release kernel function bpf_task_release expects refcounted PTR_TO_BTF_ID"}},
+		{"acquire a trusted task argument", tpBTF(
+			asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
+			kfuncCall(taskAcquire),
+			skipIfNull(asm.R0, 2),
+			asm.Mov.Reg(asm.R1, asm.R0),
+			kfuncCall(taskRelease),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"accepted", ""}},
+		{"wrong struct passed", tpBTF(
+			asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
+			kfuncCall(release),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"rejected", "kernel function bpf_cpumask_release args#0 expected pointer to STRUCT bpf_cpumask but R1 has a pointer to STRUCT task_struct"}},
+		{"scalar passed as task", tpBTF(
+			asm.LoadMem(asm.R1, asm.R1, 8, asm.DWord),
+			kfuncCall(taskAcquire),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"rejected", "arg#0 pointer type STRUCT task_struct must point to scalar, or struct with scalar"}},
+		{"not allowed in tc", &loader.Program{Name: "p", Type: ebpf.SchedCLS, GPLCompatible: true, Instructions: asm.Instructions{
+			kfuncCall(create),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		}}, progOutcome{"rejected", "calling kernel function bpf_cpumask_create is not allowed"}},
+		{"non-GPL program", &loader.Program{Name: "p", Type: ebpf.SchedCLS, Instructions: asm.Instructions{
+			kfuncCall(create),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		}}, progOutcome{"rejected", "cannot call kernel function from non-GPL compatible program"}},
+		{"kfunc not modelled", tpBTF(
+			kfuncCall(kfuncID(t, "bpf_rcu_read_lock")),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"unsupported", "unsupported: kfunc bpf_rcu_read_lock"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, verifyInsns(t, tt.prog)); diff != "" {
+				t.Errorf("outcome mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTracingContext(t *testing.T) {
+	if _, err := vmlinux(); err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	tc, err := tracingContext(ebpf.AttachTraceRawTp, "task_newtask")
+	if err != nil {
+		t.Skipf("tracepoint not in BTF: %v", err)
+	}
+	type result struct {
+		OK, Ptr bool
+		Name    string
+		Trusted bool
+	}
+	tests := []struct {
+		off, size int
+		want      result
+	}{
+		{0, 8, result{OK: true, Ptr: true, Name: "task_struct", Trusted: true}},
+		{0, 4, result{}},
+		{8, 8, result{OK: true}},
+		{8, 4, result{OK: true}},
+		{16, 8, result{}},
+		{4, 4, result{}},
+	}
+	for _, tt := range tests {
+		a, ok := tc.access(tt.off, tt.size)
+		got := result{OK: ok, Ptr: a.ptr}
+		if a.ptr {
+			got.Name = btfTypeName(a.id)
+			r := states.Reg{Type: states.PtrToBTFID, Flags: a.flags}
+			got.Trusted = isTrustedBTF(&r)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("access(%d, %d) mismatch (-want +got):\n%s", tt.off, tt.size, diff)
+		}
+	}
+}
+
+func TestBTFStructWalk(t *testing.T) {
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	inner := &btf.Struct{Name: "inner", Size: 8, Members: []btf.Member{
+		{Name: "a", Type: u32, Offset: 0}, {Name: "b", Type: u32, Offset: 32},
+	}}
+	outer := &btf.Struct{Name: "outer", Size: 40, Members: []btf.Member{
+		{Name: "x", Type: u64, Offset: 0},
+		{Name: "in", Type: inner, Offset: 64},
+		{Name: "arr", Type: &btf.Array{Type: u32, Nelems: 2}, Offset: 128},
+		{Name: "flags", Type: u32, Offset: 192, BitfieldSize: 3},
+		{Name: "p", Type: &btf.Pointer{Target: u64}, Offset: 256},
+	}}
+	type result struct {
+		Scalar bool
+		Msg    string
+		Err    bool
+	}
+	tests := []struct {
+		name      string
+		off, size int
+		want      result
+	}{
+		{"first member", 0, 8, result{Scalar: true}},
+		{"nested member", 12, 4, result{Scalar: true}},
+		{"array element", 20, 4, result{Scalar: true}},
+		{"bitfield", 24, 4, result{Scalar: true}},
+		{"past the member", 4, 8, result{Msg: "access beyond the end of member x (mend:8) in struct outer with off 4 size 8"}},
+		{"past the struct", 36, 8, result{Msg: "access beyond struct outer at off 36 size 8"}},
+		{"padding", 28, 4, result{Msg: "struct outer doesn't have field at offset 28"}},
+		{"narrow pointer read", 32, 4, result{Msg: "cannot access ptr member p with moff 32 in struct outer with off 32 size 4"}},
+		{"pointer to a scalar", 32, 8, result{Err: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, msg, err := btfStructWalk(outer, tt.off, tt.size)
+			got := result{Scalar: err == nil && msg == "" && res.kind == walkScalar, Msg: msg, Err: err != nil}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("walk mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIsSleepableSection(t *testing.T) {
+	tests := map[string]bool{
+		"fentry/x": false, "fentry.s/x": true, "lsm.s/file_open": true,
+		"tp_btf/task_newtask": false, "syscall": false, "uprobe.s": true,
+	}
+	got := map[string]bool{}
+	for sec := range tests {
+		got[sec] = isSleepableSection(sec)
+	}
+	if diff := cmp.Diff(tests, got); diff != "" {
+		t.Errorf("isSleepableSection mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -96,7 +96,7 @@ func TestKfuncCalls(t *testing.T) {
 			kfuncCall(create),
 			asm.Mov.Imm(asm.R0, 0),
 			asm.Return(),
-		), progOutcome{"rejected", "Unreleased reference id=2 alloc_insn=0"}},
+		), progOutcome{"rejected", "Unreleased reference id=2 alloc_insn=0\nBPF_EXIT instruction in main prog would lead to reference leak"}},
 		{"release of a non-referenced pointer", tpBTF(
 			asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
 			kfuncCall(taskRelease),

@@ -56,10 +56,20 @@
 // hit and miss counters per explored state and drops those that miss too
 // often; see package prune for the policy.
 //
+// # BTF-typed programs and kfuncs
+//
+// Tracing programs (tp_btf, fentry, fexit, fmod_ret) get their context from
+// the attach target's prototype in the kernel's BTF: pointer arguments are
+// BTF-typed pointers, loads through them walk the struct the way the
+// kernel's btf_struct_access does. kfunc calls are checked against their
+// BTF prototype and a table of the kernel's kfunc flags (acquire, release,
+// trusted arguments...).
+//
 // # What is not modelled
 //
-// Features vercheck does not model yet (kfuncs, BTF-typed pointers,
-// dynptrs, iterators, may_goto, some helpers) are rejected with an error
-// wrapping ErrUnsupported whose message starts with "unsupported:". They
-// are never accepted.
+// Features vercheck does not model yet (dynptrs, open-coded iterators,
+// may_goto, spin locks, timers, kfuncs outside its table, iter/lsm/
+// struct_ops contexts, some helpers) are rejected with an error wrapping
+// ErrUnsupported whose message starts with "unsupported:". They are never
+// accepted.
 package verifier

@@ -22,7 +22,8 @@ func regNotNull(r *states.Reg) bool {
 	case states.PtrToMem:
 		return r.Flags&states.PtrUntrusted == 0
 	case states.PtrToBTFID:
-		return r.Flags&states.PtrTrusted != 0
+		// A referenced pointer is trusted, and trusted ones are not NULL.
+		return r.RefObjID != 0 || r.Flags&(states.PtrTrusted|states.MemAlloc) != 0 && r.Flags&states.PtrUntrusted == 0
 	}
 	return false
 }

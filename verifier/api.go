@@ -110,12 +110,9 @@ type RejectError struct {
 	kind error
 }
 
-func (e *RejectError) Error() string {
-	if e.kind == ErrUnsupported {
-		return e.Msg
-	}
-	return e.Msg
-}
+// Error returns the kernel-style message (for an unsupported feature, it
+// starts with "unsupported:").
+func (e *RejectError) Error() string { return e.Msg }
 
 // Unwrap returns the rejection's kind sentinel, if any.
 func (e *RejectError) Unwrap() error { return e.kind }

@@ -115,6 +115,33 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		res.Err = &RejectError{Msg: err.Error()}
 		return res
 	}
+	e := newEnv(obj, prog, code, opts)
+	err = e.run()
+	res.Stats.InsnProcessed = e.insnProcessed
+	if e.store != nil {
+		st := e.store.Stats()
+		res.Stats.MaxStatesPerInsn = st.MaxStatesPerInsn
+		res.Stats.TotalStates = st.TotalStates
+		res.Stats.PeakStates = st.PeakStates
+	}
+	e.release()
+	res.Stats.StackDepth = e.stackDepth
+	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
+	res.Log = e.log.String()
+	if err != nil {
+		var re *RejectError
+		if errors.As(err, &re) {
+			re.Line = lineAt(prog, re.Insn)
+		}
+		res.Err = err
+		return res
+	}
+	res.Accepted = true
+	return res
+}
+
+// newEnv prepares the verification of one decoded program.
+func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Options) *env {
 	e := &env{prog: code, lp: prog, maps: append([]*loader.Map(nil), obj.Maps...), progType: prog.Type, attach: prog.AttachType, opts: opts}
 	e.log.level = opts.LogLevel
 	e.log.printer.Map = func(aux uint32) (states.MapInfo, bool) {
@@ -129,30 +156,16 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	} else {
 		e.policy = prune.DefaultPolicy()
 	}
-	err = e.run()
-	res.Stats.InsnProcessed = e.insnProcessed
+	return e
+}
+
+// release gives every state back for reuse by later verifications.
+func (e *env) release() {
 	if e.store != nil {
-		st := e.store.Stats()
-		res.Stats.MaxStatesPerInsn = st.MaxStatesPerInsn
-		res.Stats.TotalStates = st.TotalStates
-		res.Stats.PeakStates = st.PeakStates
 		e.store.Release()
 		e.store.Recycle()
 	}
 	e.recyclePool()
-	res.Stats.StackDepth = e.stackDepth
-	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
-	res.Log = e.log.String()
-	if err != nil {
-		var re *RejectError
-		if errors.As(err, &re) {
-			re.Line = lineAt(prog, re.Insn)
-		}
-		res.Err = err
-		return res
-	}
-	res.Accepted = true
-	return res
 }
 
 // run validates the program and walks it.

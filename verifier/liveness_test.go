@@ -1,0 +1,213 @@
+package verifier
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
+)
+
+var updateLiveness = flag.Bool("update-liveness", false, "regenerate testdata/liveness from the live kernel's level-2 logs")
+
+// livenessCases are programs whose stack liveness is compared with the
+// kernel's: the golden files hold, per instruction, the stack slots of
+// frame 0 the 6.18 kernel reported live before it ("+live" lines of its
+// level-2 log, accumulated; the kernel reports them at the program entry
+// and at prune points).
+var livenessCases = []struct{ object, program string }{
+	{"map_lookup_checked.o", "map_lookup_checked"},
+	{"map_update_delete.o", "map_update_delete"},
+	{"spill_fill_ptr.o", "spill_fill_ptr"},
+	{"global_func.o", "global_ptr_checked"},
+	{"callback.o", "cb_loop_sum"},
+}
+
+// kernelLiveRE matches "(0) frame 0 insn 12 +live -8,-16" lines.
+var kernelLiveRE = regexp.MustCompile(`^\(0\) frame 0 insn (\d+) \+live (.*)$`)
+
+func TestStackLivenessMatchesKernel(t *testing.T) {
+	for _, c := range livenessCases {
+		t.Run(c.program, func(t *testing.T) {
+			path := filepath.Join("..", "testdata", "progs", c.object)
+			golden := filepath.Join("testdata", "liveness", c.program+".golden")
+			if *updateLiveness {
+				log, err := kernelLevel2Log(path, c.program)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(formatLive(kernelLive(log))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ourLive(path, c.program)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The kernel's log reports an instruction's liveness only
+			// where it changed; compare at those instructions.
+			reported := map[int][]int{}
+			for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+				var i int
+				if _, err := fmt.Sscanf(line, "insn %d:", &i); err == nil {
+					reported[i] = got[i]
+				}
+			}
+			if len(reported) == 0 {
+				t.Fatalf("%s: the kernel reported no live slots; pick a program that uses the stack", golden)
+			}
+			if diff := cmp.Diff(string(want), formatLive(reported)); diff != "" {
+				t.Errorf("stack liveness differs from Linux 6.18 (-kernel +vercheck):\n%s", diff)
+			}
+		})
+	}
+}
+
+// kernelLive accumulates the "+live" slots per instruction of a level-2
+// log.
+func kernelLive(log string) map[int][]int {
+	live := map[int]map[int]bool{}
+	for _, line := range strings.Split(log, "\n") {
+		m := kernelLiveRE.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		i, _ := strconv.Atoi(m[1])
+		if live[i] == nil {
+			live[i] = map[int]bool{}
+		}
+		for _, f := range strings.Split(strings.TrimSpace(m[2]), ",") {
+			off, err := strconv.Atoi(f)
+			if err == nil {
+				live[i][off] = true
+			}
+		}
+	}
+	out := map[int][]int{}
+	for i, set := range live {
+		for off := range set {
+			out[i] = append(out[i], off)
+		}
+	}
+	return out
+}
+
+// ourLive verifies the program and returns, per instruction, the frame-0
+// slots vercheck's analysis says are live before it.
+func ourLive(path, name string) (map[int][]int, error) {
+	obj, err := loader.Open(path, loader.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range obj.Programs {
+		if p.Name != name {
+			continue
+		}
+		code, err := insn.FromAsm(p.Instructions)
+		if err != nil {
+			return nil, err
+		}
+		e := newEnv(obj, p, code, Options{})
+		defer e.release()
+		if err := e.run(); err != nil {
+			return nil, err
+		}
+		e.updateStackLiveness()
+		inst := e.stackLive.instances[string(chainKey(nil, []int32{-1}))]
+		out := map[int][]int{}
+		if inst == nil {
+			return out, nil
+		}
+		for i, mask := range inst.live[0] {
+			for spi := 0; spi < 64; spi++ {
+				if mask&(1<<spi) != 0 {
+					out[i] = append(out[i], -8*(spi+1))
+				}
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: no program %s", path, name)
+}
+
+// formatLive renders liveness as "insn N: -8,-16" lines in insn order.
+func formatLive(live map[int][]int) string {
+	var idx []int
+	for i, offs := range live {
+		if len(offs) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.Ints(idx)
+	var b strings.Builder
+	for _, i := range idx {
+		offs := append([]int(nil), live[i]...)
+		sort.Sort(sort.Reverse(sort.IntSlice(offs)))
+		s := make([]string, len(offs))
+		for j, o := range offs {
+			s[j] = strconv.Itoa(o)
+		}
+		fmt.Fprintf(&b, "insn %d: %s\n", i, strings.Join(s, ","))
+	}
+	return b.String()
+}
+
+// kernelLevel2Log loads one program of a modern object into the running
+// kernel with the level-2 log and returns the log.
+func kernelLevel2Log(path, name string) (string, error) {
+	spec, err := ebpf.LoadCollectionSpec(path)
+	if err != nil {
+		return "", err
+	}
+	ps := spec.Programs[name]
+	if ps == nil {
+		return "", fmt.Errorf("%s: no program %s", path, name)
+	}
+	maps := map[string]*ebpf.Map{}
+	defer func() {
+		for _, m := range maps {
+			m.Close()
+		}
+	}()
+	for mname, ms := range spec.Maps {
+		m, err := ebpf.NewMap(ms)
+		if err != nil {
+			return "", err
+		}
+		maps[mname] = m
+	}
+	ps = ps.Copy()
+	for i := range ps.Instructions {
+		ins := &ps.Instructions[i]
+		if ref := ins.Reference(); ref != "" && maps[ref] != nil {
+			if err := ins.AssociateMap(maps[ref]); err != nil {
+				return "", err
+			}
+		}
+	}
+	prog, err := ebpf.NewProgramWithOptions(ps, ebpf.ProgramOptions{LogLevel: ebpf.LogLevelInstruction | ebpf.LogLevelBranch, LogSizeStart: 1 << 26})
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		return strings.Join(ve.Log, "\n"), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer prog.Close()
+	return prog.VerifierLog, nil
+}

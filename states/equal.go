@@ -352,9 +352,17 @@ func (e *EqualEnv) refSafe(old, cur *State) bool {
 		old.ActiveRCU != cur.ActiveRCU {
 		return false
 	}
+	if !e.checkIDs(uint64(old.ActiveLockID), uint64(cur.ActiveLockID)) ||
+		old.ActiveLockPtr != cur.ActiveLockPtr {
+		return false
+	}
 	for i := range old.Refs {
 		if !e.checkIDs(uint64(old.Refs[i].ID), uint64(cur.Refs[i].ID)) ||
 			old.Refs[i].Kind != cur.Refs[i].Kind {
+			return false
+		}
+		// A lock must be the same lock, not just a lock.
+		if old.Refs[i].Kind == RefKindLock && old.Refs[i].Ptr != cur.Refs[i].Ptr {
 			return false
 		}
 	}

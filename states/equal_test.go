@@ -264,6 +264,29 @@ func TestStatesEqual(t *testing.T) {
 			c.Refs = []Ref{{ID: 3, Kind: 2}}
 		}, NotExact, false, 0, false},
 		{"locks differ", func(o, c *State) { o.ActiveLocks = 1 }, NotExact, false, 0, false},
+		{"same lock through renamed ids", func(o, c *State) {
+			o.ActiveLocks, c.ActiveLocks = 1, 1
+			o.ActiveLockID, o.ActiveLockPtr = 5, 2
+			c.ActiveLockID, c.ActiveLockPtr = 9, 2
+			o.Refs = []Ref{{ID: 5, Kind: RefKindLock, Ptr: 2}}
+			c.Refs = []Ref{{ID: 9, Kind: RefKindLock, Ptr: 2}}
+		}, NotExact, false, 0, true},
+		{"lock in another map", func(o, c *State) {
+			o.ActiveLocks, c.ActiveLocks = 1, 1
+			o.ActiveLockID, o.ActiveLockPtr = 5, 2
+			c.ActiveLockID, c.ActiveLockPtr = 5, 3
+			o.Refs = []Ref{{ID: 5, Kind: RefKindLock, Ptr: 2}}
+			c.Refs = []Ref{{ID: 5, Kind: RefKindLock, Ptr: 3}}
+		}, NotExact, false, 0, false},
+		{"lock id held by a register differs", func(o, c *State) {
+			o.ActiveLocks, c.ActiveLocks = 1, 1
+			o.ActiveLockID, o.ActiveLockPtr = 5, 2
+			c.ActiveLockID, c.ActiveLockPtr = 9, 2
+			o.Refs = []Ref{{ID: 5, Kind: RefKindLock, Ptr: 2}}
+			c.Refs = []Ref{{ID: 9, Kind: RefKindLock, Ptr: 2}}
+			reg(o, 6, ptr(PtrToMapValue, 0, func(r *Reg) { r.ID = 5 }))
+			reg(c, 6, ptr(PtrToMapValue, 0, func(r *Reg) { r.ID = 7 }))
+		}, NotExact, false, 0, false},
 		{"rcu differs", func(o, c *State) { c.ActiveRCU = true }, NotExact, false, 0, false},
 		{"callback deeper in old", func(o, c *State) { o.Frames[0].CallbackDepth = 2; c.Frames[0].CallbackDepth = 1 }, NotExact, false, 0, false},
 		{"callback deeper in cur", func(o, c *State) { o.Frames[0].CallbackDepth = 1; c.Frames[0].CallbackDepth = 2 }, NotExact, false, 0, true},

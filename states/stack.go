@@ -17,6 +17,22 @@ package states
 //     (main slot only).
 //   - StackIRQFlag: Aux is the kfunc class, RefObjID the irq reference.
 
+// IterState is the state of an open-coded iterator, kept in the Off field
+// of its stack slots' Spilled register (the kernel's enum bpf_iter_state).
+type IterState = int32
+
+// Iterator states.
+const (
+	// IterInvalid is the zero value: no iterator.
+	IterInvalid IterState = iota
+	// IterActive: the iterator may still return elements; a next call
+	// forks a state that got one and a state that got none.
+	IterActive
+	// IterDrained: a next call returned NULL, and every later one will
+	// too (the "sticky NULL" contract that makes iterator loops finite).
+	IterDrained
+)
+
 // maxSlots is the number of slots in a full frame stack.
 const maxSlots = MaxStack / SlotSize
 

@@ -151,6 +151,11 @@ type Frame struct {
 	InAsyncCallbackFn bool
 	// CallbackRetMin/Max is the range a callback's return must lie in.
 	CallbackRetMin, CallbackRetMax int32
+	// AsyncEntryCnt counts the asynchronous callbacks (timer callbacks)
+	// between the main program and this frame: zero for the main
+	// program, one more at each bpf_timer_set_callback. It tells a loop
+	// from a callback that registers itself again.
+	AsyncEntryCnt int32
 }
 
 // Ref is an acquired reference (socket, ringbuf record, lock...).
@@ -159,7 +164,20 @@ type Ref struct {
 	InsnIdx     int32 // where it was acquired
 	Kind        uint8
 	CallbackRef int32
+	// Ptr identifies the object a lock reference lives in (for a map
+	// value lock, the map's index plus one); zero for pointer references.
+	Ptr uint32
 }
+
+// Reference kinds (Ref.Kind), the kernel's REF_TYPE_*.
+const (
+	// RefKindPtr is an acquired pointer (socket, ringbuf record...): it
+	// must be released before the program exits.
+	RefKindPtr uint8 = iota
+	// RefKindLock is a held bpf_spin_lock: it must be unlocked before the
+	// program exits, and no other function may be called meanwhile.
+	RefKindLock
+)
 
 // JmpHistEntry records one step of the path since the last checkpoint that
 // precision backtracking needs to walk back over: a jump (from PrevIdx to
@@ -178,12 +196,16 @@ type State struct {
 	// Parent is the checkpoint this state descends from.
 	Parent *State
 	// Branches counts paths below this state that are still open.
-	Branches           int32
-	InsnIdx            int32
-	FirstInsnIdx       int32
-	LastInsnIdx        int32
-	Refs               []Ref
-	ActiveLocks        int32
+	Branches     int32
+	InsnIdx      int32
+	FirstInsnIdx int32
+	LastInsnIdx  int32
+	Refs         []Ref
+	ActiveLocks  int32
+	// ActiveLockID and ActiveLockPtr name the most recently taken lock:
+	// the id of the map value it was taken through and its Ref.Ptr.
+	ActiveLockID       uint32
+	ActiveLockPtr      uint32
 	ActiveRCU          bool
 	ActivePreemptLocks int32
 	Speculative        bool

@@ -38,6 +38,8 @@ type callMeta struct {
 	refObjID    uint32
 	constMapKey int64
 	pktAccess   bool
+	// timerMap is set when mapIdx came from a bpf_timer argument.
+	timerMap bool
 }
 
 // checkHelperCall is check_helper_call.
@@ -98,7 +100,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 			return err
 		}
 	}
-	if id == fnTailCall && len(e.cur.Refs) > 0 {
+	if id == fnTailCall && len(e.ptrRefs()) > 0 {
 		return e.reject(e.insnIdx, "tail_call would lead to reference leak")
 	}
 	for r := 1; r <= 5; r++ {
@@ -233,6 +235,10 @@ func (e *env) expectedStr(a ArgType) string {
 		return "func"
 	case ArgPtrToAllocMem, ArgPtrToRingbufMem:
 		return "ringbuf_mem"
+	case ArgPtrToTimer:
+		return "map_value"
+	case ArgPtrToSpinLock:
+		return "map_value, ptr_"
 	}
 	return "fp"
 }
@@ -276,6 +282,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		}
 		if reg.Type != states.ConstPtrToMap {
 			return typeErr()
+		}
+		if err := e.checkTimerMapArg(reg, meta); err != nil {
+			return err
 		}
 		meta.mapIdx = int(reg.Aux)
 	case ArgPtrToMapKey:
@@ -363,6 +372,20 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if reg.Off != 0 || !reg.Var.IsConst() || reg.Var.Value != 0 {
 			return e.reject(e.insnIdx, "R%d must have zero offset when passed to release func", regno)
 		}
+	case ArgPtrToSpinLock, ArgPtrToTimer:
+		if reg.Type != states.PtrToMapValue || reg.MaybeNull() {
+			return typeErr()
+		}
+		if a == ArgPtrToTimer {
+			return e.processTimerArg(regno, meta)
+		}
+		switch fn.ID {
+		case fnSpinLock:
+			return e.processSpinLock(regno, true)
+		case fnSpinUnlock:
+			return e.processSpinLock(regno, false)
+		}
+		return e.reject(e.insnIdx, "verifier bug: spin lock arg on unexpected helper")
 	case ArgPtrToStackOrNull:
 		if reg.IsNull() {
 			return nil
@@ -464,7 +487,10 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		if t == accWrite && m.ReadOnly {
 			return e.reject(e.insnIdx, "write into map forbidden, value_size=%d off=%d size=%d", m.ValueSize, reg.Off, size)
 		}
-		return e.checkMemRegion(regno, int(reg.Off), size, int(m.ValueSize), zeroOK)
+		if err := e.checkMemRegion(regno, int(reg.Off), size, int(m.ValueSize), zeroOK); err != nil {
+			return err
+		}
+		return e.checkMapFields(regno, int(reg.Off), size)
 	case states.PtrToMem:
 		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
 			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
@@ -546,6 +572,9 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 		return e.reject(e.insnIdx, "verifier bug. No program starts at insn %d", target)
 	}
 	if isGlobalFunc(e.lp, target) {
+		if st.ActiveLocks > 0 {
+			return e.reject(e.insnIdx, "global function calls are not allowed while holding a lock,\nuse static function instead")
+		}
 		return e.callGlobal(sp)
 	}
 	caller := st.Frames[st.CurFrame]
@@ -569,8 +598,11 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 func (e *env) processExit() (bool, error) {
 	st := e.cur
 	if st.CurFrame == 0 {
-		if len(st.Refs) > 0 {
-			r := st.Refs[0]
+		if st.ActiveLocks > 0 {
+			return false, e.reject(e.insnIdx, "BPF_EXIT instruction in main prog cannot be used inside bpf_spin_lock-ed region")
+		}
+		if refs := e.ptrRefs(); len(refs) > 0 {
+			r := refs[0]
 			return false, e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d\nBPF_EXIT instruction in main prog would lead to reference leak", r.ID, r.InsnIdx)
 		}
 	}
@@ -590,6 +622,9 @@ func (e *env) processExit() (bool, error) {
 		st.CurFrame--
 		e.pool.PutFrame(callee)
 		return false, nil
+	}
+	if st.Frames[0].InAsyncCallbackFn {
+		return true, e.checkAsyncReturn()
 	}
 	if e.subprog != 0 {
 		return true, e.checkGlobalReturn()

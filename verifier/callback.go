@@ -16,8 +16,11 @@ package verifier
 // unknown on return, so that counters do not keep the loop from
 // converging.
 //
-// bpf_find_vma passes the callback a BTF object pointer, which vercheck
-// does not model: it stays unsupported.
+// bpf_timer_set_callback registers an asynchronous callback, verified as
+// a separate path from a fresh state (timer.go). bpf_find_vma passes the
+// callback a BTF object pointer and bpf_user_ringbuf_drain a dynptr,
+// neither of which vercheck models as a helper argument: they stay
+// unsupported.
 
 import (
 	"github.com/cilium/ebpf"
@@ -55,7 +58,7 @@ var forEachMapTypes = map[ebpf.MapType]bool{
 // the current path.
 func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
 	id := fn.ID
-	if id != fnLoop && id != fnForEachMapElem {
+	if id != fnLoop && id != fnForEachMapElem && id != fnTimerSetCallback {
 		return e.unsupported(e.insnIdx, "helper %s#%d with a callback", fn.Name, id)
 	}
 	meta := callMeta{mapIdx: -1, constMapKey: -1, pktAccess: fn.PktAccess}
@@ -87,6 +90,13 @@ func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
 			return e.reject(e.insnIdx, "callback function not allowed for map")
 		}
 		if err := e.pushCallbackCall(sp, setMapElemCallbackState(uint32(meta.mapIdx))); err != nil {
+			return err
+		}
+	case fnTimerSetCallback:
+		if meta.mapIdx < 0 {
+			return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
+		}
+		if err := e.pushAsyncCallback(sp, setTimerCallbackState(uint32(meta.mapIdx))); err != nil {
 			return err
 		}
 	case fnLoop:

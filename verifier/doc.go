@@ -65,11 +65,21 @@
 // BTF prototype and a table of the kernel's kfunc flags (acquire, release,
 // trusted arguments...).
 //
+// # Loops, iterators, locks and timers
+//
+// Bounded loops are walked until they exit; an exact repeat of a state is
+// "infinite loop detected". bpf_loop and for_each_map_elem callbacks,
+// open-coded iterators (bpf_iter_num, bpf_iter_bits) and may_goto are
+// verified as loops that converge, as the kernel does: states at the loop
+// head are compared in range-within mode and scalars the loop changes are
+// widened. Spin locks (one per map value) and timers, with their async
+// callbacks, follow the kernel's rules.
+//
 // # What is not modelled
 //
-// Features vercheck does not model yet (dynptrs, open-coded iterators,
-// may_goto, spin locks, timers, kfuncs outside its table, iter/lsm/
-// struct_ops contexts, some helpers) are rejected with an error wrapping
-// ErrUnsupported whose message starts with "unsupported:". They are never
-// accepted.
+// Features vercheck does not model yet (dynptrs, the task/css/vma
+// iterators, find_vma and user_ringbuf_drain callbacks, kfuncs outside its
+// table, iter/lsm/struct_ops contexts, kptrs, arena) are rejected with an
+// error wrapping ErrUnsupported whose message starts with "unsupported:".
+// They are never accepted.
 package verifier

@@ -58,8 +58,8 @@ func (e *env) step() (exit bool, err error) {
 		e.jmpsProcessed++
 		switch in.JmpOp() {
 		case insn.JmpCall:
-			if e.cur.ActiveLocks > 0 {
-				return false, e.reject(e.insnIdx, "function calls are not allowed while holding a lock")
+			if err := e.checkCallUnderLock(in); err != nil {
+				return false, err
 			}
 			switch in.Src {
 			case insn.PseudoCall:
@@ -83,7 +83,7 @@ func (e *env) step() (exit bool, err error) {
 		case insn.JmpExit:
 			return e.processExit()
 		case insn.JmpJCOND:
-			return false, e.unsupported(e.insnIdx, "may_goto")
+			return false, e.checkMayGoto(int(in.Off))
 		default:
 			return false, e.checkCondJmp(in)
 		}
@@ -153,7 +153,10 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 	if regs[6].Type != states.PtrToCtx {
 		return e.reject(e.insnIdx, "at the time of BPF_LD_ABS|IND R6 != pointer to skb")
 	}
-	if len(e.cur.Refs) > 0 {
+	if e.cur.ActiveLocks > 0 {
+		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] cannot be used inside bpf_spin_lock-ed region")
+	}
+	if len(e.ptrRefs()) > 0 {
 		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] cannot be mixed with socket references")
 	}
 	for r := 1; r <= 5; r++ {

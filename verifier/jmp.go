@@ -240,15 +240,15 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 			}
 			eqRegs := &eqState.Frames[eqState.CurFrame].Regs
 			if dst.MaybeNull() {
-				markPtrOrNullRegs(eqState, &eqRegs[in.Dst], false)
+				markPtrOrNullID(eqState, eqRegs[in.Dst].ID, false, e.mayPointToSpinLock)
 			} else {
-				markPtrOrNullRegs(eqState, &eqRegs[in.Src], false)
+				markPtrOrNullID(eqState, eqRegs[in.Src].ID, false, e.mayPointToSpinLock)
 			}
 		}
 	case !is32 && !in.SrcIsReg() && in.Imm == 0 && (op == insn.JmpJEQ || op == insn.JmpJNE) && dst.MaybeNull():
 		id := dst.ID
-		markPtrOrNullID(e.cur, id, op == insn.JmpJNE)
-		markPtrOrNullID(other, id, op == insn.JmpJEQ)
+		markPtrOrNullID(e.cur, id, op == insn.JmpJNE, e.mayPointToSpinLock)
+		markPtrOrNullID(other, id, op == insn.JmpJEQ, e.mayPointToSpinLock)
 	default:
 		if !e.matchPktPointers(in, op, dst, src, e.cur, other) && dst.IsPointer() && !e.allowPtrLeaks() {
 			return e.reject(e.insnIdx, "R%d pointer comparison prohibited", in.Dst)
@@ -313,15 +313,17 @@ func syncLinkedRegs(st *states.State, known *states.Reg) {
 }
 
 // markPtrOrNullID resolves every maybe-null pointer with id in st: to a
-// NULL scalar, or to the non-null pointer.
-func markPtrOrNullID(st *states.State, id uint32, isNull bool) {
+// NULL scalar, or to the non-null pointer. A non-null pointer loses its
+// id unless keepID says it still needs it (a map value holding a spin
+// lock, whose id names the lock).
+func markPtrOrNullID(st *states.State, id uint32, isNull bool, keepID func(*states.Reg) bool) {
 	if id == 0 {
 		return
 	}
 	if isNull {
 		// A reference that is NULL was never acquired.
 		for i, r := range st.Refs {
-			if r.ID == id {
+			if r.ID == id && r.Kind == states.RefKindPtr {
 				st.Refs = append(st.Refs[:i], st.Refs[i+1:]...)
 				break
 			}
@@ -336,14 +338,10 @@ func markPtrOrNullID(st *states.State, id uint32, isNull bool) {
 			return
 		}
 		r.Flags &^= states.MaybeNull
-		if r.Type != states.PtrToMapValue || true {
+		if keepID == nil || !keepID(r) {
 			r.ID = 0
 		}
 	})
-}
-
-func markPtrOrNullRegs(st *states.State, r *states.Reg, isNull bool) {
-	markPtrOrNullID(st, r.ID, isNull)
 }
 
 // matchPktPointers is try_match_pkt_pointers: a comparison of a packet

@@ -95,6 +95,14 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_xdp_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
 	"bpf_skb_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
 	"bpf_ct_release":    {kfRelease, hooksConntrack},
+	// kernel/bpf/bpf_iter.c and helpers.c: open-coded iterators, in the
+	// common set every program type may call (iter.go).
+	"bpf_iter_num_new":      {kfIterNew, hookCommon},
+	"bpf_iter_num_next":     {kfIterNext | kfRetNull, hookCommon},
+	"bpf_iter_num_destroy":  {kfIterDestroy, hookCommon},
+	"bpf_iter_bits_new":     {kfIterNew, hookCommon},
+	"bpf_iter_bits_next":    {kfIterNext | kfRetNull, hookCommon},
+	"bpf_iter_bits_destroy": {kfIterDestroy, hookCommon},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
@@ -206,6 +214,8 @@ type kfuncMeta struct {
 	r0Size      uint64
 	r0Rdonly    bool
 	constantArg bool
+	// iter is the iterator argument checked (processIterArg).
+	iter iterMeta
 }
 
 func (m *kfuncMeta) trustedArgs() bool {
@@ -253,7 +263,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if def.hooks&(hookCommon|progTypeHook(e.progType)) == 0 {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
-	if def.flags&(kfDestructive|kfRCUProtected|kfIterNew|kfIterNext|kfIterDestroy) != 0 {
+	if def.flags&(kfDestructive|kfRCUProtected) != 0 {
 		return e.unsupported(e.insnIdx, "kfunc %s (flags %#x)", info.name, def.flags)
 	}
 	sleepable := isSleepable(e)
@@ -276,7 +286,13 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	for r := 0; r <= maxKfuncArgs; r++ {
 		regs[r].MarkNotInit()
 	}
-	return e.setKfuncReturn(info, &meta)
+	if err := e.setKfuncReturn(info, &meta); err != nil {
+		return err
+	}
+	if meta.flags&kfIterNext != 0 {
+		return e.processIterNextCall(&meta)
+	}
+	return nil
 }
 
 // checkKfuncArgs is check_kfunc_args.
@@ -356,6 +372,10 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			return err
 		}
 		switch kind {
+		case kfArgIter:
+			if err := e.processIterArg(info, meta, regno, ref); err != nil {
+				return err
+			}
 		case kfArgCtx:
 			if reg.Type != states.PtrToCtx {
 				return e.reject(e.insnIdx, "arg#%d expected pointer to ctx, but got %s", i, regTypeStr(reg))
@@ -410,6 +430,7 @@ const (
 	kfArgBTFID
 	kfArgMem
 	kfArgMemSize
+	kfArgIter
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
@@ -435,6 +456,9 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	}
 	if nullable && reg.IsNull() {
 		return kfArgNull, nil
+	}
+	if (meta.flags&iterFlags != 0 && i == iterArgIdx) || (meta.flags&iterFlags == 0 && strings.HasSuffix(p.Name, "__iter")) {
+		return kfArgIter, nil
 	}
 	for _, s := range specialKfuncArgSuffixes {
 		if strings.HasSuffix(p.Name, s) {

@@ -123,6 +123,9 @@ func (e *env) checkMemAccess(regno, off, size int, t access, valueReg int, signE
 		if err := e.checkMemRegion(regno, off, size, int(m.ValueSize), false); err != nil {
 			return err
 		}
+		if err := e.checkMapFields(regno, off, size); err != nil {
+			return err
+		}
 		if dst != nil {
 			if reg.Var.IsConst() && m.ReadOnly && m.Contents != nil {
 				moff := off + int(reg.Var.Value)

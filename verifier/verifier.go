@@ -68,6 +68,9 @@ type env struct {
 	// checked with ("same insn cannot be used with different pointers").
 	auxPtr []states.RegType
 
+	// records caches the special fields of each map's value (locks.go).
+	records map[*loader.Map]*mapRecord
+
 	ctxCheck ctxAccessFunc
 	ctxSize  int
 
@@ -177,7 +180,7 @@ func (e *env) run() error {
 	if err := e.checkKfuncDecls(); err != nil {
 		return err
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCount, KfuncArgs: kfuncArgCount})
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCount, KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind})
 	if err != nil {
 		var ie *insn.Error
 		if errors.As(err, &ie) {
@@ -396,13 +399,29 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 		}
 		if old.Branches > 0 {
 			// old is an ancestor of cur on the current path: a loop.
-			if e.cfg.CallsCallback(idx) {
+			switch {
+			case e.isIterNextInsn(idx):
+				// An iterator loop converges when an active state is
+				// within the previous iteration's; the iterator's
+				// contract (next eventually returns NULL for good)
+				// makes it finite, so no infinite-loop check.
+				if e.iterNextLoopHit(old, cur) {
+					loop = true
+					hit = sl
+					return false
+				}
+			case e.mayGotoLoopHit(idx, old, cur):
+				loop = true
+				hit = sl
+				return false
+			case e.cfg.CallsCallback(idx):
 				if e.eq.StatesEqual(old, cur, states.RangeWithin) {
 					hit = sl
 					return false
 				}
-			} else if states.MaybeLooping(old, cur) && e.eq.StatesEqual(old, cur, states.Exact) &&
-				old.MayGotoDepth == cur.MayGotoDepth && old.CallbackUnrollDepth == cur.CallbackUnrollDepth {
+			case states.MaybeLooping(old, cur) && e.eq.StatesEqual(old, cur, states.Exact) &&
+				!iterActiveDepthsDiffer(old, cur) &&
+				old.MayGotoDepth == cur.MayGotoDepth && old.CallbackUnrollDepth == cur.CallbackUnrollDepth:
 				loopErr = e.reject(idx, "infinite loop detected at insn %d", idx)
 				return false
 			}

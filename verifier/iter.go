@@ -1,0 +1,438 @@
+package verifier
+
+// Open-coded iterators: the kernel's KF_ITER_NEW/NEXT/DESTROY kfuncs.
+//
+// An iterator lives in the program's stack, in one or more 8-byte slots
+// whose bytes are all StackIter (the size of its struct bpf_iter_<kind>
+// divided by 8). Its state is kept in the slots' Spilled register (see
+// states/stack.go): Aux is the struct's BTF id, Off the IterState, Range
+// the iteration depth and, on the main (lowest) slot only, RefObjID the
+// reference acquired by the constructor: an iterator that is never
+// destroyed is a leaked reference.
+//
+//   - new(&it, ...) wants slots holding no iterator; it writes them (so
+//     the stack grows as for a store) and makes them an active iterator.
+//   - next(&it) and destroy(&it), and any kfunc taking an iterator, want
+//     an initialised iterator of the same type. destroy releases the
+//     reference and leaves the slots never-written.
+//   - next is where the loop is. Every call forks: the current path sees
+//     the iterator drained and r0 == NULL, and a pushed path sees it still
+//     active, one level deeper, with r0 not NULL. next is a forced
+//     checkpoint, and isStateVisited ends the loop once an active state
+//     is within (RangeWithin) the one stored at the previous iteration.
+//     Nothing bounds the number of iterations the verifier looks at, so
+//     before each new iteration the scalars that changed since the
+//     previous one and never mattered (imprecise) are forgotten
+//     (widenImpreciseScalars): a counter does not keep the states apart.
+//
+// The depth is compared only by the infinite-loop check
+// (iterActiveDepthsDiffer): two states at different depths are
+// different iterations, never a loop that makes no progress.
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/states"
+)
+
+// iterStructPrefix is the name every iterator struct starts with
+// (btf_check_iter_arg).
+const iterStructPrefix = "bpf_iter_"
+
+// iterFlags are the kfunc flags that make a kfunc part of an iterator.
+const iterFlags = kfIterNew | kfIterNext | kfIterDestroy
+
+// iterArgIdx is the argument an iterator kfunc takes its iterator in:
+// the kernel's btf_check_iter_kfuncs insists on the first.
+const iterArgIdx = 0
+
+// kfuncKind classifies a kfunc call for the control-flow analysis: an
+// iterator's next call is a prune point and a forced checkpoint.
+func kfuncKind(call insn.Insn) insn.KfuncKind {
+	if call.Off != 0 {
+		return insn.KfuncPlain
+	}
+	info, err := resolveKfunc(call.Imm)
+	if err != nil || info.name == "" {
+		return insn.KfuncPlain
+	}
+	if kfuncTable[info.name].flags&kfIterNext != 0 {
+		return insn.KfuncIterNext
+	}
+	return insn.KfuncPlain
+}
+
+// isIterNextInsn reports whether insn idx calls an iterator's next kfunc
+// (is_iter_next_insn).
+func (e *env) isIterNextInsn(idx int) bool {
+	if idx < 0 || idx >= len(e.prog) || !e.prog[idx].IsKfuncCall() {
+		return false
+	}
+	return kfuncKind(e.prog[idx]) == insn.KfuncIterNext
+}
+
+// iterMeta is what process_iter_arg remembers for the next call.
+type iterMeta struct {
+	// valid is set once an initialised iterator argument was checked.
+	valid bool
+	frame int
+	spi   int
+}
+
+// iterTypeName is the iterator's kind as the kernel's messages print it:
+// the struct name without "bpf_iter_".
+func iterTypeName(t btf.Type) string {
+	name := t.TypeName()
+	if len(name) > len(iterStructPrefix) && name[:len(iterStructPrefix)] == iterStructPrefix {
+		return name[len(iterStructPrefix):]
+	}
+	return "<invalid>"
+}
+
+// iterArgType is btf_check_iter_arg: the struct an iterator argument
+// points to, when it is a bpf_iter_* struct of a whole number of slots.
+func iterArgType(ref btf.Type) (btf.Type, int, bool) {
+	s, ok := ref.(*btf.Struct)
+	if !ok || len(s.Name) <= len(iterStructPrefix) || s.Name[:len(iterStructPrefix)] != iterStructPrefix {
+		return nil, 0, false
+	}
+	if s.Size == 0 || s.Size%states.SlotSize != 0 {
+		return nil, 0, false
+	}
+	return s, int(s.Size) / states.SlotSize, true
+}
+
+// iterSlotIndex is iter_get_spi (stack_slot_obj_get_spi): the main slot of
+// the iterator reg points to. inRange is false when the slots are not all
+// allocated yet (the kernel's -ERANGE), which only the constructor
+// tolerates. A pointer that cannot hold an iterator gives the kernel's
+// message in bad; the kernel logs it and then fails the argument check
+// with a message of its own.
+func (e *env) iterSlotIndex(reg *states.Reg, nrSlots int) (spi int, inRange bool, bad string) {
+	if !reg.Var.IsConst() {
+		return 0, false, "iter has to be at a constant offset"
+	}
+	off := int(reg.Off) + int(int64(reg.Var.Value))
+	if off%states.SlotSize != 0 {
+		return 0, false, fmt.Sprintf("cannot pass in iter at an offset=%d", off)
+	}
+	spi = states.SlotIndex(off)
+	if spi+1 < nrSlots {
+		return 0, false, fmt.Sprintf("cannot pass in iter at an offset=%d", off)
+	}
+	f := e.frameOf(reg)
+	return spi, spi-nrSlots+1 >= 0 && spi < len(f.Stack), ""
+}
+
+// processIterArg is process_iter_arg: argument regno is an iterator.
+func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref btf.Type) error {
+	reg := &e.regs()[regno]
+	if reg.Type != states.PtrToStack {
+		return e.reject(e.insnIdx, "arg#%d expected pointer to an iterator on stack", regno-1)
+	}
+	typ, nrSlots, ok := iterArgType(ref)
+	if !ok {
+		return e.reject(e.insnIdx, "expected valid iter pointer as arg #%d", regno-1)
+	}
+	typeID := btfTypeID(typ)
+	if typeID == 0 {
+		return e.unsupported(e.insnIdx, "kfunc %s iterator type not in kernel BTF", info.name)
+	}
+	if meta.flags&kfIterNew != 0 {
+		return e.newIter(meta, regno, typ, typeID, nrSlots)
+	}
+	spi, inRange, bad := e.iterSlotIndex(reg, nrSlots)
+	if bad != "" {
+		e.log.errorf(bad)
+	}
+	f := e.frameOf(reg)
+	switch {
+	case bad != "" || !inRange || !iterValidInit(f, spi, nrSlots, typeID):
+		return e.reject(e.insnIdx, "expected an initialized iter_%s as arg #%d", iterTypeName(typ), regno-1)
+	case f.Stack[spi].Spilled.Flags&states.PtrUntrusted != 0:
+		return e.reject(e.insnIdx, "expected an RCU CS when using %s", info.name)
+	}
+	for i := 0; i < nrSlots; i++ {
+		e.markStackRead(int(reg.FrameNo), spi-i)
+	}
+	meta.iter = iterMeta{valid: true, frame: int(reg.FrameNo), spi: spi}
+	meta.refObjID = f.Stack[spi].Spilled.RefObjID
+	if meta.flags&kfIterDestroy != 0 {
+		return e.destroyIter(f, spi, nrSlots)
+	}
+	return nil
+}
+
+// newIter is the constructor's half of process_iter_arg and
+// mark_stack_slots_iter.
+func (e *env) newIter(meta *kfuncMeta, regno int, typ btf.Type, typeID uint32, nrSlots int) error {
+	reg := &e.regs()[regno]
+	spi, inRange, bad := e.iterSlotIndex(reg, nrSlots)
+	if bad != "" {
+		e.log.errorf(bad)
+	}
+	if bad != "" || inRange && !iterValidUninit(e.frameOf(reg), spi, nrSlots) {
+		return e.reject(e.insnIdx, "expected uninitialized iter_%s as arg #%d", iterTypeName(typ), regno-1)
+	}
+	for off := 0; off < nrSlots*states.SlotSize; off += states.SlotSize {
+		if err := e.checkMemAccess(regno, off, states.SlotSize, accWrite, -1, false); err != nil {
+			return err
+		}
+	}
+	// The writes may have grown the stack; look the slots up again.
+	reg = &e.regs()[regno]
+	f := e.frameOf(reg)
+	if spi < nrSlots-1 || spi >= len(f.Stack) {
+		return e.reject(e.insnIdx, "verifier internal error: iterator slot %d beyond the allocated stack", spi)
+	}
+	id := e.newID()
+	e.cur.Refs = append(e.cur.Refs, states.Ref{ID: id, InsnIdx: int32(e.insnIdx)})
+	var flags states.RegFlags
+	if meta.flags&kfRCUProtected != 0 {
+		// Non-sleepable programs are always in an RCU critical section.
+		flags = states.MemRCU
+	}
+	for i := 0; i < nrSlots; i++ {
+		s := &f.Stack[spi-i]
+		s.Spilled.MarkPtr(states.PtrToStack, flags)
+		s.Spilled.Aux = typeID
+		s.Spilled.Off = states.IterActive
+		s.Spilled.Range = 0
+		if i == 0 {
+			s.Spilled.RefObjID = id
+		}
+		for b := range s.Types {
+			s.Types[b] = states.StackIter
+		}
+	}
+	return nil
+}
+
+// iterValidUninit is is_iter_reg_valid_uninit for allocated slots: none
+// of them may already hold an iterator.
+func iterValidUninit(f *states.Frame, spi, nrSlots int) bool {
+	for i := 0; i < nrSlots; i++ {
+		for _, t := range f.Stack[spi-i].Types {
+			if t == states.StackIter {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// iterValidInit is is_iter_reg_valid_init without the RCU check: the
+// slots hold one iterator of type typeID, with its reference on the main
+// slot only.
+func iterValidInit(f *states.Frame, spi, nrSlots int, typeID uint32) bool {
+	for i := 0; i < nrSlots; i++ {
+		s := &f.Stack[spi-i]
+		if (i == 0) != (s.Spilled.RefObjID != 0) || s.Spilled.Aux != typeID {
+			return false
+		}
+		for _, t := range s.Types {
+			if t != states.StackIter {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// destroyIter is unmark_stack_slots_iter: release the iterator's
+// reference and make its slots never-written.
+func (e *env) destroyIter(f *states.Frame, spi, nrSlots int) error {
+	if err := e.releaseReference(f.Stack[spi].Spilled.RefObjID); err != nil {
+		return err
+	}
+	for i := 0; i < nrSlots; i++ {
+		f.Stack[spi-i].Invalidate()
+	}
+	return nil
+}
+
+// iterSlotOf returns the main slot of the iterator meta describes, in st.
+func iterSlotOf(st *states.State, m iterMeta) *states.Slot {
+	f := st.Frames[m.frame]
+	if f == nil || m.spi >= len(f.Stack) {
+		return nil
+	}
+	return &f.Stack[m.spi]
+}
+
+// processIterNextCall is process_iter_next_call, after r0 is set to the
+// maybe-NULL element pointer: an active iterator forks a state where it
+// stays active one level deeper and r0 is not NULL; the current state
+// sees it drained and r0 NULL.
+func (e *env) processIterNextCall(meta *kfuncMeta) error {
+	idx := e.insnIdx
+	cur := e.cur
+	it := iterSlotOf(cur, meta.iter)
+	if !meta.iter.valid || it == nil {
+		return e.internal(idx, "iterator next call without an iterator")
+	}
+	switch it.Spilled.Off {
+	case states.IterActive:
+		p := cur.Parent
+		if p == nil || int(p.InsnIdx) != idx || !p.SameCallsites(cur) {
+			return e.internal(idx, "bad parent state for iter next call")
+		}
+		// The checkpoint just stored for cur at this insn is cur's parent;
+		// the previous iteration's is further up.
+		prev := e.prevLoopEntry(p, idx)
+		queued, err := e.pushStack(idx+1, idx)
+		if err != nil {
+			return err
+		}
+		qit := iterSlotOf(queued, meta.iter)
+		qit.Spilled.Off = states.IterActive
+		qit.Spilled.Range++
+		if prev != nil {
+			widenLoopScalars(prev, queued)
+		}
+		r0 := &queued.Cur().Regs[0]
+		r0.Flags &^= states.MaybeNull
+	case states.IterDrained:
+	default:
+		return e.internal(idx, "unexpected iterator state %d", it.Spilled.Off)
+	}
+	it.Spilled.Off = states.IterDrained
+	e.regs()[0].MarkConst(0)
+	return nil
+}
+
+// internal reports a broken invariant of the verifier itself (the kernel's
+// verifier_bug).
+func (e *env) internal(idx int, format string, args ...any) error {
+	msg := "verifier bug: " + fmt.Sprintf(format, args...)
+	e.log.errorf(msg)
+	return &RejectError{Insn: idx, Msg: msg, kind: ErrInternal}
+}
+
+// prevLoopEntry is find_prev_entry with an explicit starting state: the
+// most recent checkpoint at idx that is an ancestor of st on the current
+// path (its paths are still open and it is shallower), in st's call chain:
+// the previous loop iteration. (findPrevEntry starts from the current
+// state.)
+func (e *env) prevLoopEntry(st *states.State, idx int) *states.State {
+	var found *states.State
+	callsite := st.Frames[st.CurFrame].CallSite
+	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
+		old := sl.State
+		if int(old.InsnIdx) == idx && old.Branches > 0 && old.SameCallsites(st) && old.DFSDepth < st.DFSDepth {
+			found = old
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// widenLoopScalars is widen_imprecise_scalars for iterator and may_goto
+// loops: every scalar of cur (registers and spilled slots, all frames)
+// that differs from the same scalar in old, the previous iteration's
+// checkpoint, and is precise in neither becomes unknown, so that a loop
+// counter nobody relies on does not keep iterations apart. Scalars that
+// are equal keep their value. As in the kernel, one id correspondence
+// spans the whole state (callback.go's widenImpreciseScalars builds one
+// per register).
+func widenLoopScalars(old, cur *states.State) {
+	var ids idMap
+	for fr := int(old.CurFrame); fr >= 0; fr-- {
+		fo, fc := old.Frames[fr], cur.Frames[fr]
+		for i := range fo.Regs {
+			maybeWidenReg(&ids, &fo.Regs[i], &fc.Regs[i])
+		}
+		n := min(len(fo.Stack), len(fc.Stack))
+		for i := 0; i < n; i++ {
+			if !fo.Stack[i].IsSpilledReg() || !fc.Stack[i].IsSpilledReg() {
+				continue
+			}
+			maybeWidenReg(&ids, &fo.Stack[i].Spilled, &fc.Stack[i].Spilled)
+		}
+	}
+}
+
+// maybeWidenReg is maybe_widen_reg.
+func maybeWidenReg(ids *idMap, old, cur *states.Reg) {
+	if old.Type != states.ScalarValue || cur.Type != old.Type {
+		return
+	}
+	if old.Precise || cur.Precise || ids.regsExact(old, cur) {
+		return
+	}
+	cur.MarkUnknown(false)
+}
+
+// idMap is the old id → cur id correspondence regs_exact builds (the
+// kernel's idmap_scratch, reset once per widening).
+type idMap struct {
+	pairs [][2]uint32
+}
+
+// check is check_ids: zero matches zero, and a non-zero id keeps one
+// partner on each side.
+func (m *idMap) check(old, cur uint32) bool {
+	if old == 0 || cur == 0 {
+		return old == cur
+	}
+	for _, p := range m.pairs {
+		if p[0] == old {
+			return p[1] == cur
+		}
+		if p[1] == cur {
+			return false
+		}
+	}
+	m.pairs = append(m.pairs, [2]uint32{old, cur})
+	return true
+}
+
+// regsExact is regs_exact: identical values, ids equal up to renaming.
+func (m *idMap) regsExact(old, cur *states.Reg) bool {
+	return old.Type == cur.Type && old.Flags == cur.Flags && old.Off == cur.Off &&
+		old.Range == cur.Range && old.Aux == cur.Aux && old.Scalar == cur.Scalar &&
+		m.check(old.ID, cur.ID) && m.check(old.RefObjID, cur.RefObjID)
+}
+
+// iterActiveDepthsDiffer is iter_active_depths_differ: some iterator that
+// is active in old has another depth in cur, so the two states are
+// different iterations, not a loop without progress.
+func iterActiveDepthsDiffer(old, cur *states.State) bool {
+	for fr := int(old.CurFrame); fr >= 0; fr-- {
+		fo, fc := old.Frames[fr], cur.Frames[fr]
+		for i := range fo.Stack {
+			s := &fo.Stack[i]
+			if s.Types[0] != states.StackIter || s.Spilled.Off != states.IterActive {
+				continue
+			}
+			if i >= len(fc.Stack) || fc.Stack[i].Spilled.Range != s.Spilled.Range {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// iterNextLoopHit is the iterator part of isStateVisited's loop branch:
+// cur, at a next call, is within old (an ancestor at the same insn), and
+// the iterator being stepped is still active: the loop has converged.
+func (e *env) iterNextLoopHit(old, cur *states.State) bool {
+	if !e.eq.StatesEqual(old, cur, states.RangeWithin) {
+		return false
+	}
+	r1 := &cur.Cur().Regs[1]
+	if r1.Type != states.PtrToStack || !r1.Var.IsConst() {
+		return false
+	}
+	f := cur.Frames[r1.FrameNo]
+	spi := states.SlotIndex(int(r1.Off) + int(int64(r1.Var.Value)))
+	if f == nil || spi < 0 || spi >= len(f.Stack) {
+		return false
+	}
+	return f.Stack[spi].Spilled.Off == states.IterActive
+}

@@ -1,0 +1,406 @@
+package verifier
+
+// Special fields of map values, and bpf_spin_lock.
+//
+// A map created with BTF may hold kernel-managed objects in its value: a
+// struct bpf_spin_lock, a struct bpf_timer, kptrs, list and rbtree roots.
+// The kernel finds them once, at map creation (btf_parse_fields, giving
+// the map's btf_record), and the verifier then
+//
+//   - refuses any load, store or helper access that touches one of them
+//     ("bpf_spin_lock cannot be accessed directly by load/store"),
+//   - checks that bpf_spin_lock/unlock and the bpf_timer_* helpers are
+//     given a pointer to exactly that field (constant offset, same map),
+//   - tracks the lock held on the current path: bpf_spin_lock adds a lock
+//     reference (Ref kind RefKindLock, id = the map value pointer's id,
+//     Ptr = the map) and sets ActiveLockID/ActiveLockPtr; bpf_spin_unlock
+//     must name the same lock and removes it.
+//
+// While a lock is held, no helper but bpf_spin_unlock and no global
+// function may be called, and the main program may not exit. A map value
+// pointer into a map with a lock keeps its id after its NULL check, so
+// that two lookups in one map stay two different locks.
+//
+// vercheck reads the record from the map's BTF value type (a struct, or a
+// data section). Fields found inside nested structs or arrays, and field
+// kinds it does not model (kptrs), make the map's accesses unsupported
+// rather than guessed.
+
+import (
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/insn"
+
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/states"
+)
+
+// Helper ids of the lock and timer helpers.
+const (
+	fnSpinLock           = 93
+	fnSpinUnlock         = 94
+	fnTimerInit          = 169
+	fnTimerSetCallback   = 170
+	fnTimerStart         = 171
+	fnTimerCancel        = 172
+	fnFindVMA            = 180
+	fnUserRingbufDrain   = 209
+	lockNameSpin         = "bpf_spin"
+	fieldNameSpinLock    = "bpf_spin_lock"
+	fieldNameTimer       = "bpf_timer"
+	fieldNameKptrUnknown = "kptr"
+)
+
+// fieldKind is the kind of a special map value field (btf_field_type).
+type fieldKind uint8
+
+const (
+	fieldSpinLock fieldKind = iota + 1
+	fieldTimer
+	// fieldOther is a kernel-managed field vercheck does not model beyond
+	// refusing direct access to it (lists, rbtrees, workqueues...).
+	fieldOther
+	// fieldKptr is a kptr: the kernel allows some loads and stores of it,
+	// which vercheck does not model.
+	fieldKptr
+)
+
+// mapField is one special field of a map value.
+type mapField struct {
+	kind fieldKind
+	// name is the kernel's btf_field_type_name, used in messages.
+	name      string
+	off, size uint32
+}
+
+// mapRecord is what vercheck knows of a map value's special fields (the
+// kernel's btf_record).
+type mapRecord struct {
+	// hasBTF is set when the map was created with a BTF value type.
+	hasBTF bool
+	fields []mapField
+	// spinLockOff and timerOff are the offsets of the lock and the timer,
+	// or -1.
+	spinLockOff, timerOff int64
+	// unsupported says why the record could not be read faithfully; the
+	// map's value accesses are then unsupported.
+	unsupported string
+}
+
+// specialStructs maps the kernel object structs to their field kind.
+var specialStructs = map[string]fieldKind{
+	"bpf_spin_lock":     fieldSpinLock,
+	"bpf_timer":         fieldTimer,
+	"bpf_res_spin_lock": fieldOther,
+	"bpf_wq":            fieldOther,
+	"bpf_task_work":     fieldOther,
+	"bpf_list_head":     fieldOther,
+	"bpf_list_node":     fieldOther,
+	"bpf_rb_root":       fieldOther,
+	"bpf_rb_node":       fieldOther,
+	"bpf_refcount":      fieldOther,
+}
+
+// kptrTags are the BTF type tags that make a pointer member a kptr.
+var kptrTags = map[string]bool{
+	"kptr": true, "kptr_untrusted": true, "percpu_kptr": true, "uptr": true,
+}
+
+// recordOf returns the special-field record of m, computing it once.
+func (e *env) recordOf(m *loader.Map) *mapRecord {
+	if r, ok := e.records[m]; ok {
+		return r
+	}
+	r := buildRecord(m)
+	if e.records == nil {
+		e.records = map[*loader.Map]*mapRecord{}
+	}
+	e.records[m] = r
+	return r
+}
+
+// buildRecord reads the special fields of m's BTF value type.
+func buildRecord(m *loader.Map) *mapRecord {
+	r := &mapRecord{spinLockOff: -1, timerOff: -1}
+	if m == nil || m.Spec == nil || m.Spec.Value == nil {
+		return r
+	}
+	r.hasBTF = true
+	type member struct {
+		typ btf.Type
+		off uint32
+	}
+	var top []member
+	switch v := btf.UnderlyingType(m.Spec.Value).(type) {
+	case *btf.Struct:
+		for _, mb := range v.Members {
+			if mb.BitfieldSize != 0 || mb.Offset%8 != 0 {
+				continue
+			}
+			top = append(top, member{mb.Type, uint32(mb.Offset.Bytes())})
+		}
+	case *btf.Datasec:
+		for _, vs := range v.Vars {
+			top = append(top, member{vs.Type, vs.Offset})
+		}
+	default:
+		return r
+	}
+	for _, mb := range top {
+		kind, name, size := classifyField(mb.typ)
+		if kind == 0 {
+			if containsSpecial(mb.typ, 0) {
+				r.unsupported = "a special field nested in a struct or array of the map value"
+			}
+			continue
+		}
+		f := mapField{kind: kind, name: name, off: mb.off, size: size}
+		r.fields = append(r.fields, f)
+		switch kind {
+		case fieldSpinLock:
+			if r.spinLockOff >= 0 {
+				r.unsupported = "two bpf_spin_lock fields in one map value"
+			}
+			r.spinLockOff = int64(f.off)
+		case fieldTimer:
+			if r.timerOff >= 0 {
+				r.unsupported = "two bpf_timer fields in one map value"
+			}
+			r.timerOff = int64(f.off)
+		}
+	}
+	return r
+}
+
+// classifyField says whether t (a member's type) is itself a special
+// field, with its message name and size.
+func classifyField(t btf.Type) (fieldKind, string, uint32) {
+	for {
+		switch v := t.(type) {
+		case *btf.Typedef:
+			t = v.Type
+			continue
+		case *btf.Volatile:
+			t = v.Type
+			continue
+		case *btf.Const:
+			t = v.Type
+			continue
+		case *btf.Struct:
+			if k, ok := specialStructs[v.Name]; ok {
+				return k, v.Name, v.Size
+			}
+			return 0, "", 0
+		case *btf.Pointer:
+			for tt := v.Target; ; {
+				tag, ok := tt.(*btf.TypeTag)
+				if !ok {
+					break
+				}
+				if kptrTags[tag.Value] {
+					return fieldKptr, fieldNameKptrUnknown, pointerSize
+				}
+				tt = tag.Type
+			}
+			return 0, "", 0
+		default:
+			return 0, "", 0
+		}
+	}
+}
+
+// maxFieldNesting bounds the walk of nested member types.
+const maxFieldNesting = 16
+
+// containsSpecial reports whether a special field appears anywhere inside
+// t (a nested struct, union or array member).
+func containsSpecial(t btf.Type, depth int) bool {
+	if depth > maxFieldNesting {
+		return true
+	}
+	if k, _, _ := classifyField(t); k != 0 {
+		return depth > 0
+	}
+	switch v := btf.UnderlyingType(t).(type) {
+	case *btf.Struct:
+		for _, mb := range v.Members {
+			if k, _, _ := classifyField(mb.Type); k != 0 || containsSpecial(mb.Type, depth+1) {
+				return true
+			}
+		}
+	case *btf.Union:
+		for _, mb := range v.Members {
+			if k, _, _ := classifyField(mb.Type); k != 0 || containsSpecial(mb.Type, depth+1) {
+				return true
+			}
+		}
+	case *btf.Array:
+		if k, _, _ := classifyField(v.Type); k != 0 {
+			return true
+		}
+		return containsSpecial(v.Type, depth+1)
+	}
+	return false
+}
+
+// pointerSize is the size of a kptr field.
+const pointerSize = 8
+
+// checkMapFields is the special-field part of check_map_access: no byte
+// of the access [smin+off, umax+off+size) may touch a special field.
+func (e *env) checkMapFields(regno, off, size int) error {
+	reg := &e.regs()[regno]
+	rec := e.recordOf(e.mapAt(reg))
+	if len(rec.fields) == 0 && rec.unsupported == "" {
+		return nil
+	}
+	if rec.unsupported != "" {
+		return e.unsupported(e.insnIdx, "map value access: %s", rec.unsupported)
+	}
+	lo := reg.SMin + int64(off)
+	hi := int64(reg.UMax) + int64(off) + int64(size)
+	for _, f := range rec.fields {
+		if lo < int64(f.off)+int64(f.size) && int64(f.off) < hi {
+			if f.kind == fieldKptr {
+				return e.unsupported(e.insnIdx, "access to a kptr field of a map value")
+			}
+			return e.reject(e.insnIdx, "%s cannot be accessed directly by load/store", f.name)
+		}
+	}
+	return nil
+}
+
+// mayPointToSpinLock is reg_may_point_to_spin_lock: a map value pointer
+// whose map holds a lock keeps its id once proven non-NULL.
+func (e *env) mayPointToSpinLock(r *states.Reg) bool {
+	if r.Type != states.PtrToMapValue || int(r.Aux) >= len(e.maps) {
+		return false
+	}
+	return e.recordOf(e.maps[r.Aux]).spinLockOff >= 0
+}
+
+// processSpinLock is process_spin_lock for bpf_spin_lock (lock) and
+// bpf_spin_unlock (!lock) with the lock pointer in regno.
+func (e *env) processSpinLock(regno int, lock bool) error {
+	reg := &e.regs()[regno]
+	if !reg.Var.IsConst() {
+		return e.reject(e.insnIdx, "R%d doesn't have constant offset. %s_lock has to be at the constant offset", regno, lockNameSpin)
+	}
+	if reg.Type != states.PtrToMapValue {
+		return e.unsupported(e.insnIdx, "bpf_spin_lock in an allocated object")
+	}
+	m := e.mapAt(reg)
+	rec := e.recordOf(m)
+	if !rec.hasBTF {
+		return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s_lock", kernelMapName(m), lockNameSpin)
+	}
+	if rec.unsupported != "" {
+		return e.unsupported(e.insnIdx, "bpf_spin_lock: %s", rec.unsupported)
+	}
+	if rec.spinLockOff < 0 {
+		return e.reject(e.insnIdx, "map '%s' has no valid %s_lock", kernelMapName(m), lockNameSpin)
+	}
+	at := int64(reg.Var.Value) + int64(reg.Off)
+	if at != rec.spinLockOff {
+		return e.reject(e.insnIdx, "off %d doesn't point to 'struct %s_lock' that is at %d", at, lockNameSpin, rec.spinLockOff)
+	}
+	st := e.cur
+	ptr := reg.Aux + 1
+	if lock {
+		if st.ActiveLocks > 0 && e.findLock(0, 0, false) >= 0 {
+			return e.reject(e.insnIdx, "Locking two bpf_spin_locks are not allowed")
+		}
+		st.Refs = append(st.Refs, states.Ref{ID: reg.ID, InsnIdx: int32(e.insnIdx), Kind: states.RefKindLock, Ptr: ptr})
+		st.ActiveLocks++
+		st.ActiveLockID, st.ActiveLockPtr = reg.ID, ptr
+		return nil
+	}
+	if st.ActiveLocks == 0 {
+		return e.reject(e.insnIdx, "%s_unlock without taking a lock", lockNameSpin)
+	}
+	i := e.findLock(reg.ID, ptr, true)
+	if i < 0 {
+		return e.reject(e.insnIdx, "%s_unlock of different lock", lockNameSpin)
+	}
+	if reg.ID != st.ActiveLockID || ptr != st.ActiveLockPtr {
+		return e.reject(e.insnIdx, "%s_unlock cannot be out of order", lockNameSpin)
+	}
+	st.Refs = append(st.Refs[:i], st.Refs[i+1:]...)
+	st.ActiveLocks--
+	st.ActiveLockID, st.ActiveLockPtr = 0, 0
+	// The most recent remaining lock becomes the active one.
+	for j := len(st.Refs) - 1; j >= 0; j-- {
+		if st.Refs[j].Kind == states.RefKindLock {
+			st.ActiveLockID, st.ActiveLockPtr = st.Refs[j].ID, st.Refs[j].Ptr
+			break
+		}
+	}
+	return nil
+}
+
+// findLock returns the index in the current refs of the lock with id and
+// ptr (any lock when !exact), or -1.
+func (e *env) findLock(id, ptr uint32, exact bool) int {
+	for i, r := range e.cur.Refs {
+		if r.Kind != states.RefKindLock {
+			continue
+		}
+		if !exact || (r.ID == id && r.Ptr == ptr) {
+			return i
+		}
+	}
+	return -1
+}
+
+// ptrRefs counts the acquired pointer references of the current path
+// (locks excluded), the ones a leak check reports.
+func (e *env) ptrRefs() []states.Ref {
+	var out []states.Ref
+	for _, r := range e.cur.Refs {
+		if r.Kind == states.RefKindPtr {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// kernelMapNameLen is BPF_OBJ_NAME_LEN minus the terminating NUL: the
+// kernel keeps at most this many bytes of a map's name.
+const kernelMapNameLen = 15
+
+// kernelMapName is the map's name as the kernel knows it (truncated the
+// way cilium/ebpf passes it).
+func kernelMapName(m *loader.Map) string {
+	n := m.Name
+	if len(n) > kernelMapNameLen {
+		n = n[:kernelMapNameLen]
+	}
+	return n
+}
+
+// fnKptrXchg is bpf_kptr_xchg, which the kernel allows under a lock.
+const fnKptrXchg = 194
+
+// checkCallUnderLock is the do_check rule for calls while a lock is held:
+// only bpf_spin_unlock and static subprograms may be called (global
+// ones are refused by checkFuncCall). The kfuncs and helpers the kernel
+// also allows there (graph and iterator kfuncs, bpf_kptr_xchg) are not
+// modelled.
+func (e *env) checkCallUnderLock(in insn.Insn) error {
+	if e.cur.ActiveLocks == 0 {
+		return nil
+	}
+	switch in.Src {
+	case insn.PseudoCall:
+		return nil
+	case insn.PseudoKfuncCall:
+		return e.unsupported(e.insnIdx, "kfunc call while holding a lock")
+	}
+	switch in.Imm {
+	case fnSpinUnlock:
+		return nil
+	case fnKptrXchg:
+		return e.unsupported(e.insnIdx, "bpf_kptr_xchg while holding a lock")
+	}
+	return e.reject(e.insnIdx, "function calls are not allowed while holding a lock")
+}

@@ -1,0 +1,173 @@
+package verifier
+
+// Timers: bpf_timer_init/set_callback/start/cancel and the asynchronous
+// callback.
+//
+// A timer lives in a map value (a struct bpf_timer field, see locks.go).
+// Every timer helper takes a pointer to exactly that field. bpf_timer_init
+// also takes the map, which must be the map the timer lives in.
+//
+// bpf_timer_set_callback registers a function the kernel will run later,
+// on its own, with (map, key, value) of the timer's element. The verifier
+// does not treat it as a call: it pushes a separate path that starts at
+// the callback with a fresh state (one frame, no references, no lock), as
+// if it were a program of its own (push_async_cb), and the current path
+// goes on past the helper. The callback must return 0. Its frame counts
+// how many asynchronous registrations led to it (AsyncEntryCnt), so that
+// a callback registering itself is not mistaken for an infinite loop.
+
+import (
+	"github.com/vercheck/vercheck/states"
+)
+
+// Return range of a timer callback (the kernel's retval_range(0, 0)).
+const (
+	asyncCallbackRetMin = 0
+	asyncCallbackRetMax = 0
+)
+
+// processTimerArg is process_timer_func for an ARG_PTR_TO_TIMER argument:
+// the pointer must be the map value's bpf_timer field; the map is
+// remembered for the map argument of bpf_timer_init.
+func (e *env) processTimerArg(regno int, meta *callMeta) error {
+	reg := &e.regs()[regno]
+	if !reg.Var.IsConst() {
+		return e.reject(e.insnIdx, "R%d doesn't have constant offset. %s has to be at the constant offset", regno, fieldNameTimer)
+	}
+	m := e.mapAt(reg)
+	if m == nil {
+		return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
+	}
+	if m.Inner != nil || e.isInnerMap(int(reg.Aux)) {
+		// The kernel tells inner maps apart by map_uid, which vercheck
+		// does not track.
+		return e.unsupported(e.insnIdx, "bpf_timer in an inner map")
+	}
+	rec := e.recordOf(m)
+	if !rec.hasBTF {
+		return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s", kernelMapName(m), fieldNameTimer)
+	}
+	if rec.unsupported != "" {
+		return e.unsupported(e.insnIdx, "bpf_timer: %s", rec.unsupported)
+	}
+	if rec.timerOff < 0 {
+		return e.reject(e.insnIdx, "map '%s' has no valid %s", kernelMapName(m), fieldNameTimer)
+	}
+	at := int64(reg.Var.Value) + int64(reg.Off)
+	if at != rec.timerOff {
+		return e.reject(e.insnIdx, "off %d doesn't point to 'struct %s' that is at %d", at, fieldNameTimer, rec.timerOff)
+	}
+	if meta.mapIdx >= 0 {
+		return e.reject(e.insnIdx, "verifier bug: Two map pointers in a timer helper")
+	}
+	meta.mapIdx = int(reg.Aux)
+	meta.timerMap = true
+	return nil
+}
+
+// isInnerMap reports whether map index i is the inner map definition of
+// some map-in-map (a value loaded from an outer map).
+func (e *env) isInnerMap(i int) bool {
+	if i < 0 || i >= len(e.maps) {
+		return false
+	}
+	for _, m := range e.maps {
+		if m.Inner == e.maps[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// checkTimerMapArg is the bpf_timer_init part of ARG_CONST_MAP_PTR: the
+// map must be the one the timer (argument 1) lives in.
+func (e *env) checkTimerMapArg(reg *states.Reg, meta *callMeta) error {
+	if !meta.timerMap || int(reg.Aux) == meta.mapIdx {
+		return nil
+	}
+	if e.isInnerMap(int(reg.Aux)) {
+		return e.unsupported(e.insnIdx, "bpf_timer_init with an inner map")
+	}
+	// Two different maps, neither an inner map: both map_uids are 0.
+	return e.reject(e.insnIdx, "timer pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0")
+}
+
+// setTimerCallbackState is set_timer_callback_state: callback(map, key,
+// value) of the timer's map; r4 and r5 unused.
+func setTimerCallbackState(mapIdx uint32) calleeSetup {
+	return func(e *env, caller, callee *states.Frame) {
+		callee.Regs[1].MarkPtr(states.ConstPtrToMap, 0)
+		callee.Regs[1].Aux = mapIdx
+		callee.Regs[2].MarkPtr(states.PtrToMapKey, 0)
+		callee.Regs[2].Aux = mapIdx
+		callee.Regs[3].MarkPtr(states.PtrToMapValue, 0)
+		callee.Regs[3].Aux = mapIdx
+		callee.Regs[4].MarkNotInit()
+		callee.Regs[5].MarkNotInit()
+	}
+}
+
+// pushAsyncCallback is push_async_cb: a pending path that starts at the
+// callback sp in a fresh state, as a program of its own.
+func (e *env) pushAsyncCallback(sp int, setup calleeSetup) error {
+	st, err := e.pushStack(e.cfg.Subprogs[sp].Start, e.insnIdx)
+	if err != nil {
+		return err
+	}
+	caller := e.cur.Frames[e.cur.CurFrame]
+	// Unlike a branch, the new path does not descend from the current
+	// state: nothing of it survives but the caller's async count.
+	if st.Parent != nil {
+		st.Parent.Branches--
+	}
+	for i := int32(1); i <= st.CurFrame; i++ {
+		e.pool.PutFrame(st.Frames[i])
+		st.Frames[i] = nil
+	}
+	frames := st.Frames
+	refs, hist := st.Refs[:0], st.JmpHistory[:0]
+	*st = states.State{Frames: frames, Refs: refs, JmpHistory: hist, Branches: 1}
+	st.InsnIdx = int32(e.cfg.Subprogs[sp].Start)
+	callee := st.Frames[0]
+	states.InitFrame(callee, states.MainCallSite, 0, int32(sp))
+	callee.AsyncEntryCnt = caller.AsyncEntryCnt + 1
+	setup(e, caller, callee)
+	callee.InAsyncCallbackFn = true
+	callee.CallbackRetMin, callee.CallbackRetMax = asyncCallbackRetMin, asyncCallbackRetMax
+	return nil
+}
+
+// checkAsyncReturn is check_return_code for the exit of an asynchronous
+// callback: r0 must be a scalar in the callback's range.
+func (e *env) checkAsyncReturn() error {
+	if err := e.checkRegRead(0); err != nil {
+		return err
+	}
+	f := e.cur.Frames[0]
+	r0 := &e.regs()[0]
+	const ctx = "At async callback return"
+	if r0.Type != states.ScalarValue {
+		return e.reject(e.insnIdx, "%s the register R0 is not a known value (%s)", ctx, regTypeStr(r0))
+	}
+	if err := e.markChainPrecision(0); err != nil {
+		return err
+	}
+	lo, hi := int64(f.CallbackRetMin), int64(f.CallbackRetMax)
+	if lo <= r0.SMin && r0.SMax <= hi {
+		return nil
+	}
+	msg := ctx + " the register R0 has"
+	unknown := true
+	if r0.SMin > minInt64 {
+		msg += sprintf(" smin=%d", r0.SMin)
+		unknown = false
+	}
+	if r0.SMax < maxInt64 {
+		msg += sprintf(" smax=%d", r0.SMax)
+		unknown = false
+	}
+	if unknown {
+		msg += " unknown scalar value"
+	}
+	return e.reject(e.insnIdx, "%s should have been in [%d, %d]", msg, lo, hi)
+}

@@ -578,10 +578,9 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 			e.markStackRead(int(reg.FrameNo), slot/states.SlotSize)
 			s := &f.Stack[slot/states.SlotSize]
 			b := s.Types[slot%states.SlotSize]
+			// Only STACK_ZERO bytes count, not a spilled zero
+			// (mark_reg_stack_read).
 			if b == states.StackZero {
-				continue
-			}
-			if b == states.StackSpill && s.Spilled.IsNull() {
 				continue
 			}
 			zeros = false

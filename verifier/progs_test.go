@@ -3,6 +3,8 @@ package verifier_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vercheck/vercheck/internal/progtest"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/verifier"
@@ -56,6 +58,13 @@ func TestProgs(t *testing.T) {
 				t.Logf("insn_processed %d (kernel %d), total_states %d (kernel %d), peak_states %d (kernel %d)",
 					res.Stats.InsnProcessed, c.Golden.InsnProcessed, res.Stats.TotalStates, c.Golden.TotalStates,
 					res.Stats.PeakStates, c.Golden.PeakStates)
+				// The kernel's figures are reproduced exactly on these
+				// programs: any difference is a regression.
+				want := [3]int{c.Golden.InsnProcessed, c.Golden.TotalStates, c.Golden.PeakStates}
+				got := [3]int{res.Stats.InsnProcessed, res.Stats.TotalStates, res.Stats.PeakStates}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("insn_processed, total_states, peak_states differ from the kernel's (-kernel +vercheck):\n%s", diff)
+				}
 			}
 		})
 	}

@@ -31,6 +31,8 @@ type liveInstance struct {
 	mustWrite [][]uint64 // [frame][insn]; valid when visited
 	visited   []bool
 	live      [][]uint64 // [frame][insn]: live before insn
+	// dirty is set when the marks changed since the last solve.
+	dirty bool
 }
 
 // stackLiveness holds every instance of one verification.
@@ -91,6 +93,7 @@ func (e *env) markStackRead(frame, spi int) {
 	}
 	if inst.mayRead[frame][e.insnIdx]&(1<<spi) == 0 {
 		inst.mayRead[frame][e.insnIdx] |= 1 << spi
+		inst.dirty = true
 		e.stackLive.dirty = true
 	}
 }
@@ -119,11 +122,13 @@ func (e *env) commitStackWrites(insnIdx int) {
 			inst.mustWrite[f][insnIdx] = w
 		} else if inst.mustWrite[f][insnIdx]&^w != 0 {
 			inst.mustWrite[f][insnIdx] &= w
+			inst.dirty = true
 			l.dirty = true
 		}
 	}
 	if !inst.visited[insnIdx] {
 		inst.visited[insnIdx] = true
+		inst.dirty = true
 		l.dirty = true
 	}
 	l.curWrites = [states.MaxCallFrames]uint64{}
@@ -146,6 +151,10 @@ func (e *env) updateStackLiveness() {
 	for changed := true; changed; {
 		changed = false
 		for _, inst := range l.instances {
+			if !inst.dirty {
+				continue
+			}
+			inst.dirty = false
 			if e.solveInstance(inst) {
 				changed = true
 			}
@@ -166,6 +175,7 @@ func (e *env) updateStackLiveness() {
 				add := inst.live[f][entry] &^ caller.mayRead[f][cs]
 				if add != 0 {
 					caller.mayRead[f][cs] |= add
+					caller.dirty = true
 					changed = true
 				}
 			}

@@ -109,13 +109,13 @@ func (s *Slot) IsSpilledScalarReg64() bool {
 // counting StackInvalid when uninitialised stack reads are allowed
 // (is_stack_all_misc). A load from such a slot yields an unknown scalar.
 func (s *Slot) IsAllMisc(allowUninit bool) bool {
-	for _, t := range s.Types {
-		if t == StackMisc || (t == StackInvalid && allowUninit) {
-			continue
-		}
-		return false
+	w := slotWord(s)
+	if allowUninit {
+		// Every byte MISC (2) or INVALID (0): no bit but bit 1 of
+		// each byte is set.
+		return w&^everyByteMisc == 0
 	}
-	return true
+	return w == everyByteMisc
 }
 
 // Invalidate resets the slot to never-written: every byte StackInvalid and

@@ -4,7 +4,9 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/vercheck/vercheck/loader"
@@ -83,5 +85,40 @@ func BenchmarkCorpus(b *testing.B) {
 	perIter := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(float64(insns), "insns/op")
 	b.ReportMetric(perIter/float64(insns), "ns/insn")
+	b.ReportMetric(perIter/(kernelUS*1000), "kernel_ratio")
+}
+
+// BenchmarkCorpusParallel verifies the corpus as a corpus run does, on
+// every core (GOMAXPROCS workers), and reports the wall time relative to
+// the kernel's summed verification time for the same programs.
+func BenchmarkCorpusParallel(b *testing.B) {
+	progs := loadCorpusPrograms(b)
+	var kernelUS float64
+	for _, p := range progs {
+		kernelUS += p.kernelUS
+	}
+	workers := runtime.GOMAXPROCS(0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		next := make(chan corpusProgram)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for p := range next {
+					verifier.Verify(p.obj, p.prog, verifier.Options{})
+				}
+			}()
+		}
+		for _, p := range progs {
+			next <- p
+		}
+		close(next)
+		wg.Wait()
+	}
+	b.StopTimer()
+	perIter := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(float64(workers), "workers")
 	b.ReportMetric(perIter/(kernelUS*1000), "kernel_ratio")
 }

@@ -175,38 +175,24 @@ func buildRecord(m *loader.Map) *mapRecord {
 // classifyField says whether t (a member's type) is itself a special
 // field, with its message name and size.
 func classifyField(t btf.Type) (fieldKind, string, uint32) {
-	for {
-		switch v := t.(type) {
-		case *btf.Typedef:
-			t = v.Type
-			continue
-		case *btf.Volatile:
-			t = v.Type
-			continue
-		case *btf.Const:
-			t = v.Type
-			continue
-		case *btf.Struct:
-			if k, ok := specialStructs[v.Name]; ok {
-				return k, v.Name, v.Size
+	switch v := skipModifiers(t).(type) {
+	case *btf.Struct:
+		if k, ok := specialStructs[v.Name]; ok {
+			return k, v.Name, v.Size
+		}
+	case *btf.Pointer:
+		for tt := v.Target; ; {
+			tag, ok := tt.(*btf.TypeTag)
+			if !ok {
+				break
 			}
-			return 0, "", 0
-		case *btf.Pointer:
-			for tt := v.Target; ; {
-				tag, ok := tt.(*btf.TypeTag)
-				if !ok {
-					break
-				}
-				if kptrTags[tag.Value] {
-					return fieldKptr, fieldNameKptrUnknown, pointerSize
-				}
-				tt = tag.Type
+			if kptrTags[tag.Value] {
+				return fieldKptr, fieldNameKptrUnknown, pointerSize
 			}
-			return 0, "", 0
-		default:
-			return 0, "", 0
+			tt = tag.Type
 		}
 	}
+	return 0, "", 0
 }
 
 // maxFieldNesting bounds the walk of nested member types.

@@ -525,10 +525,16 @@ func (e *env) stateString(st *states.State) string {
 	return b.String()
 }
 
-// lineAt returns the source line of raw instruction idx, if known.
+// lineAt returns the source line of raw instruction idx: like the
+// kernel's find_linfo, the last line-info record at or before idx.
 func lineAt(p *loader.Program, idx int) loader.Line {
-	if idx >= 0 && idx < len(p.Lines) {
-		return p.Lines[idx]
+	if idx >= len(p.Lines) {
+		idx = len(p.Lines) - 1
+	}
+	for ; idx >= 0; idx-- {
+		if p.Lines[idx].Line != 0 || p.Lines[idx].File != "" {
+			return p.Lines[idx]
+		}
 	}
 	return loader.Line{}
 }

@@ -44,6 +44,7 @@ type row struct {
 	Error     string `json:"error,omitempty"`
 	Insn      int    `json:"error_insn,omitempty"`
 	Where     string `json:"error_line,omitempty"`
+	Hint      string `json:"hint,omitempty"`
 	// Kernel holds the live kernel's figures in --kernel mode.
 	Kernel *kernelRow `json:"kernel,omitempty"`
 	Log    string     `json:"-"`
@@ -81,6 +82,7 @@ func toRow(res *verifier.Result) row {
 		if errors.As(res.Err, &re) {
 			r.Insn = re.Insn
 			r.Where = re.Where()
+			r.Hint = re.Hint()
 		}
 	}
 	return r
@@ -185,6 +187,9 @@ func writeDiagnostics(w io.Writer, rows []row, withLog bool) {
 			fmt.Fprintf(w, "%s: %s: %s\n", where, r.Program, firstLines(r.Error))
 		} else {
 			fmt.Fprintf(w, "%s: %s\n", where, firstLines(r.Error))
+		}
+		if r.Hint != "" {
+			fmt.Fprintf(w, "\thint: %s\n", r.Hint)
 		}
 		if withLog && r.Log != "" {
 			fmt.Fprintf(w, "%s\n", strings.TrimRight(r.Log, "\n"))

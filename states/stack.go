@@ -11,7 +11,8 @@ package states
 // The kinds the verifier keeps as whole objects on the stack reuse the same
 // register by convention, so that equivalence can compare them:
 //   - StackDynptr: Aux is the dynptr type, Off is 1 on the dynptr's first
-//     slot and 0 on its second, RefObjID its reference.
+//     slot and 0 on its second, ID the dynptr's id (its slices keep it in
+//     their Aux), RefObjID its reference.
 //   - StackIter: Aux is the iterator's BTF type id, Off its state (active,
 //     drained), Range its depth (never compared), RefObjID its reference
 //     (main slot only).

@@ -46,6 +46,9 @@ const (
 	PtrToBuf
 	PtrToFunc
 	PtrToArena
+	// ConstPtrToDynptr points to a dynptr the program may read but not
+	// change or release (a callback's dynptr argument).
+	ConstPtrToDynptr
 	numRegTypes
 )
 

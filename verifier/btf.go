@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/cilium/ebpf"
+
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/states"
@@ -336,9 +338,13 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 		return e.reject(e.insnIdx, "R%d is ptr_%s access percpu memory: off=%d", regno, tname, off)
 	}
 	if t == accWrite {
-		// Writes go through per-program-type btf_struct_access hooks
-		// (a few socket and task fields): not modelled.
-		return e.unsupported(e.insnIdx, "store through ptr_%s", tname)
+		switch e.progType {
+		case ebpf.SchedCLS, ebpf.SchedACT, ebpf.XDP, ebpf.StructOps:
+			// These types allow writes to a few fields through their
+			// own btf_struct_access hooks: not modelled.
+			return e.unsupported(e.insnIdx, "store through ptr_%s", tname)
+		}
+		return e.reject(e.insnIdx, "only read is supported")
 	}
 	res, msg, err := btfStructWalk(st, off, size)
 	if err != nil {

@@ -88,7 +88,11 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		}
 	}
 	regs := e.regs()
-	if fn.ReleaseArg > 0 {
+	if fn.ReleaseArg > 0 && fn.Args[fn.ReleaseArg-1] == ArgPtrToDynptr {
+		if err := e.unmarkStackSlotsDynptr(int(fn.ReleaseArg)); err != nil {
+			return err
+		}
+	} else if fn.ReleaseArg > 0 {
 		r := &regs[fn.ReleaseArg]
 		if r.RefObjID == 0 {
 			if r.IsNull() {
@@ -102,6 +106,19 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	}
 	if id == fnTailCall && len(e.ptrRefs()) > 0 {
 		return e.reject(e.insnIdx, "tail_call would lead to reference leak")
+	}
+	var dynptrID uint32
+	switch id {
+	case fnDynptrFromMem:
+		if regs[1].Type != states.PtrToMapValue {
+			return e.reject(e.insnIdx, "Unsupported reg type %s for bpf_dynptr_from_mem data", regTypeStr(&regs[1]))
+		}
+	case fnDynptrData:
+		did, ref, err := e.dynptrDataMeta(fn)
+		if err != nil {
+			return err
+		}
+		dynptrID, meta.refObjID = did, ref
 	}
 	for r := 1; r <= 5; r++ {
 		regs[r].MarkNotInit()
@@ -145,6 +162,17 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	case RetPtrToAllocMemOrNull:
 		r0.MarkPtr(states.PtrToMem, states.MaybeNull|states.MemRingbuf)
 		r0.Range = int32(meta.memSize)
+	case RetPtrToDynptrMemOrNull:
+		// A slice of the dynptr: it remembers the dynptr's id (Aux) and
+		// holds its reference, so releasing the dynptr kills it.
+		r0.MarkPtr(states.PtrToMem, states.MaybeNull)
+		r0.Range = int32(meta.memSize)
+		r0.Aux = dynptrID
+		r0.RefObjID = meta.refObjID
+	case RetPtrToBTFID, RetPtrToBTFIDOrNull:
+		if err := e.setRetBTFID(fn, r0); err != nil {
+			return err
+		}
 	default:
 		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, id)
 	}
@@ -301,7 +329,10 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if canElideValueNullness(m.Type) {
 			meta.constMapKey = e.constMapKey(reg, int(m.KeySize))
 		}
-	case ArgPtrToMapValue, ArgPtrToUninitMapValue:
+	case ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull:
+		if a == ArgPtrToMapValueOrNull && reg.IsNull() {
+			return nil
+		}
 		if !isMemArg() {
 			return typeErr()
 		}
@@ -393,6 +424,10 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if reg.Type != states.PtrToStack {
 			return typeErr()
 		}
+	case ArgPtrToBTFID, ArgPtrToBTFIDOrNull:
+		return e.checkBTFIDArg(i, fn, a)
+	case ArgPtrToDynptr:
+		return e.checkDynptrArg(regno, fn)
 	default:
 		return e.unsupported(e.insnIdx, "argument kind %d of helper %s#%d", a, fn.Name, fn.ID)
 	}
@@ -528,6 +563,17 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 		maxOff = int(reg.SMax) + off
 	}
 	if meta != nil && meta.rawMode {
+		// The byte-by-byte writes that simulate the helper must not land
+		// on a dynptr.
+		for i := minOff; i < maxOff+size; i++ {
+			slot := -i - 1
+			if slot >= f.AllocatedStack() {
+				continue
+			}
+			if f.Stack[slot/states.SlotSize].Types[slot%states.SlotSize] == states.StackDynptr {
+				return e.reject(e.insnIdx, "potential write to dynptr at off=%d disallowed", i)
+			}
+		}
 		meta.accessSize = size
 		meta.rawRegno = regno
 		return nil

@@ -18,9 +18,8 @@ package verifier
 //
 // bpf_timer_set_callback registers an asynchronous callback, verified as
 // a separate path from a fresh state (timer.go). bpf_find_vma passes the
-// callback a BTF object pointer and bpf_user_ringbuf_drain a dynptr,
-// neither of which vercheck models as a helper argument: they stay
-// unsupported.
+// callback the task and a vm_area_struct, bpf_user_ringbuf_drain a
+// read-only dynptr (findvma.go); both loop like bpf_for_each_map_elem.
 
 import (
 	"github.com/cilium/ebpf"
@@ -58,7 +57,7 @@ var forEachMapTypes = map[ebpf.MapType]bool{
 // the current path.
 func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
 	id := fn.ID
-	if id != fnLoop && id != fnForEachMapElem && id != fnTimerSetCallback {
+	if id != fnLoop && id != fnForEachMapElem && id != fnTimerSetCallback && id != fnFindVMA && id != fnUserRingbufDrain {
 		return e.unsupported(e.insnIdx, "helper %s#%d with a callback", fn.Name, id)
 	}
 	meta := callMeta{mapIdx: -1, constMapKey: -1, pktAccess: fn.PktAccess}
@@ -90,6 +89,18 @@ func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
 			return e.reject(e.insnIdx, "callback function not allowed for map")
 		}
 		if err := e.pushCallbackCall(sp, setMapElemCallbackState(uint32(meta.mapIdx))); err != nil {
+			return err
+		}
+	case fnFindVMA:
+		vma := vmaTypeID()
+		if vma == 0 {
+			return e.unsupported(e.insnIdx, "struct %s not in kernel BTF", btfVMAStruct)
+		}
+		if err := e.pushCallbackCall(sp, setFindVMACallbackState(vma)); err != nil {
+			return err
+		}
+	case fnUserRingbufDrain:
+		if err := e.pushCallbackCall(sp, setUserRingbufCallbackState); err != nil {
 			return err
 		}
 	case fnTimerSetCallback:

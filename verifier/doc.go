@@ -77,9 +77,9 @@
 //
 // # What is not modelled
 //
-// Features vercheck does not model yet (dynptrs, the task/css/vma
-// iterators, find_vma and user_ringbuf_drain callbacks, kfuncs outside its
-// table, iter/lsm/struct_ops contexts, kptrs, arena) are rejected with an
-// error wrapping ErrUnsupported whose message starts with "unsupported:".
-// They are never accepted.
+// Features vercheck does not model yet (skb and xdp dynptrs, the task/css/
+// vma iterators, kfuncs outside its table, iter/lsm/struct_ops contexts,
+// kptrs, arena, stores through BTF pointers where a program type allows
+// some) are rejected with an error wrapping ErrUnsupported whose message
+// starts with "unsupported:". They are never accepted.
 package verifier

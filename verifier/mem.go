@@ -426,6 +426,9 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 	off += int(reg.Var.Value)
 	slot := -off - 1
 	spi := slot / states.SlotSize
+	if err := e.destroyIfDynptrSlot(f, spi); err != nil {
+		return err
+	}
 	s := &f.Stack[spi]
 	if size == states.SlotSize {
 		e.markStackWrite(int(reg.FrameNo), spi)
@@ -530,6 +533,11 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 		writingZero = e.regs()[valueReg].IsNull()
 	} else if in := e.prog[e.insnIdx]; in.Class() == insn.ClassST && in.Imm == 0 {
 		writingZero = true
+	}
+	for i := minOff; i < maxOff; i++ {
+		if err := e.destroyIfDynptrSlot(f, (-i-1)/states.SlotSize); err != nil {
+			return err
+		}
 	}
 	zeroUsed := false
 	for i := minOff; i < maxOff; i++ {

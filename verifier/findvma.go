@@ -1,0 +1,135 @@
+package verifier
+
+// BTF-typed helper arguments and returns, and the two synchronous
+// callbacks whose arguments are kernel objects: bpf_find_vma (a task and a
+// vm_area_struct) and bpf_user_ringbuf_drain (a read-only dynptr).
+//
+// An ARG_PTR_TO_BTF_ID argument takes a PtrToBTFID register that is plain,
+// trusted or RCU protected (the kernel's btf_ptr_types; an untrusted or
+// maybe-NULL pointer is refused by its type), pointing to the struct the
+// prototype names or to a struct that begins with it. The _OR_NULL kind
+// also takes NULL, or a pointer that may be NULL.
+
+import (
+	"github.com/vercheck/vercheck/states"
+)
+
+// Helper ids handled here.
+const (
+	fnGetCurrentTaskBTF = 158
+	fnSkRelease         = 86
+)
+
+// btfPtrArgFlags are the flag sets a PtrToBTFID register may carry to be
+// an ARG_PTR_TO_BTF_ID argument (btf_ptr_types).
+var btfPtrArgFlags = [...]states.RegFlags{0, states.PtrTrusted, states.MemRCU}
+
+// btfPtrArgExpected is how check_reg_type lists btfPtrArgFlags.
+const btfPtrArgExpected = "ptr_, trusted_ptr_, rcu_ptr_"
+
+// trustedBTFReturns are the helpers whose BTF pointer return is
+// RET_PTR_TO_BTF_ID_TRUSTED; other RetPtrToBTFID helpers are not modelled.
+var trustedBTFReturns = map[int32]bool{
+	fnGetCurrentTaskBTF: true,
+}
+
+// btfVMAStruct is the struct bpf_find_vma's callback gets a pointer to.
+const btfVMAStruct = "vm_area_struct"
+
+// checkBTFIDArg is check_reg_type and check_func_arg_reg_off for an
+// ARG_PTR_TO_BTF_ID (or _OR_NULL) argument i.
+func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
+	regno := i + 1
+	reg := &e.regs()[regno]
+	orNull := a == ArgPtrToBTFIDOrNull
+	if orNull && reg.IsNull() {
+		return nil
+	}
+	flags := reg.Flags
+	if orNull {
+		flags &^= states.MaybeNull
+	}
+	ok := false
+	if reg.Type == states.PtrToBTFID {
+		for _, f := range btfPtrArgFlags {
+			if flags == f {
+				ok = true
+				break
+			}
+		}
+	}
+	if !ok {
+		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), btfPtrArgExpected)
+	}
+	if reg.MaybeNull() && !orNull {
+		return e.reject(e.insnIdx, "Possibly NULL pointer passed to helper arg%d", regno)
+	}
+	wantName := fn.ArgBTFName[i]
+	want := btfStructByName(wantName)
+	have := btfTypeByID(reg.Aux)
+	if want == nil || have == nil {
+		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d: struct %s not in kernel BTF", regno, fn.Name, fn.ID, wantName)
+	}
+	if reg.Off != 0 {
+		// btf_struct_ids_match would walk to the struct at that offset.
+		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d at a fixed offset into struct %s", regno, fn.Name, fn.ID, have.TypeName())
+	}
+	strict := fn.ReleaseArg == int8(regno) && fn.ID != fnSkRelease
+	if !btfStructIDsMatch(have, want, strict) {
+		return e.reject(e.insnIdx, "R%d is of type %s but %s is expected", regno, have.TypeName(), wantName)
+	}
+	return e.checkPtrOffReg(reg, regno, true)
+}
+
+// setRetBTFID sets r0 for a helper returning a BTF pointer
+// (RET_PTR_TO_BTF_ID with its flags).
+func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg) error {
+	var flags states.RegFlags
+	switch {
+	case fn.Ret == RetPtrToBTFIDOrNull:
+		flags = states.MaybeNull
+	case trustedBTFReturns[fn.ID]:
+		flags = states.PtrTrusted
+	default:
+		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, fn.ID)
+	}
+	t := btfStructByName(fn.RetBTFName)
+	id := uint32(0)
+	if t != nil {
+		id = btfTypeID(t)
+	}
+	if id == 0 {
+		return e.unsupported(e.insnIdx, "helper %s#%d returns struct %s, not in kernel BTF", fn.Name, fn.ID, fn.RetBTFName)
+	}
+	r0.MarkPtr(states.PtrToBTFID, flags)
+	r0.Aux = id
+	return nil
+}
+
+// setFindVMACallbackState is set_find_vma_callback_state:
+// callback(task, vma, ctx) for bpf_find_vma(task, addr, cb, ctx, flags).
+// The vma is a plain (legacy) BTF pointer.
+func setFindVMACallbackState(vmaID uint32) calleeSetup {
+	return func(e *env, caller, callee *states.Frame) {
+		callee.Regs[1] = caller.Regs[1]
+		callee.Regs[2].MarkPtr(states.PtrToBTFID, 0)
+		callee.Regs[2].Aux = vmaID
+		callee.Regs[3] = caller.Regs[4]
+	}
+}
+
+// setUserRingbufCallbackState is set_user_ringbuf_callback_state:
+// callback(dynptr, ctx) for bpf_user_ringbuf_drain(map, cb, ctx, flags).
+func setUserRingbufCallbackState(e *env, caller, callee *states.Frame) {
+	e.markDynptrCallbackReg(&callee.Regs[1], dynptrLocal)
+	callee.Regs[2] = caller.Regs[3]
+}
+
+// vmaTypeID is the vmlinux id of struct vm_area_struct, or 0.
+func vmaTypeID() uint32 {
+	t := btfStructByName(btfVMAStruct)
+	if t == nil {
+		return 0
+	}
+	return btfTypeID(t)
+}

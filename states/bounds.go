@@ -70,10 +70,11 @@ func (b *ival[S, U]) meetTnum(value, mask U) {
 
 // deduceSigns shares knowledge between the signed and unsigned bounds of
 // one width. A range that does not cross the sign boundary is the same
-// range read either way. With splitSigned (the kernel does it for 64 bits
-// only), a signed range that wraps from negative to positive is also used
-// when the unsigned range lies entirely in one of its two halves.
-func (b *ival[S, U]) deduceSigns(splitSigned bool) {
+// range read either way. A signed range that wraps from negative to
+// positive is also used when the unsigned range lies entirely in one of its
+// two halves; 6.18 stable kernels do this at both widths (the 32-bit case
+// arrived with the backport that refines sign-crossing subregister ranges).
+func (b *ival[S, U]) deduceSigns() {
 	if S(b.umin) <= S(b.umax) {
 		b.smin = max(b.smin, S(b.umin))
 		b.smax = min(b.smax, S(b.umax))
@@ -81,9 +82,6 @@ func (b *ival[S, U]) deduceSigns(splitSigned bool) {
 	if U(b.smin) <= U(b.smax) {
 		b.umin = max(b.umin, U(b.smin))
 		b.umax = min(b.umax, U(b.smax))
-		return
-	}
-	if !splitSigned {
 		return
 	}
 	switch {
@@ -303,7 +301,7 @@ func (s *Scalar) deduce32() {
 		b.smin = max(b.smin, int32(s.SMin))
 		b.smax = min(b.smax, int32(s.SMax))
 	}
-	b.deduceSigns(false)
+	b.deduceSigns()
 	s.set32(b)
 }
 
@@ -311,7 +309,7 @@ func (s *Scalar) deduce32() {
 // (__reg64_deduce_bounds).
 func (s *Scalar) deduce64() {
 	b := s.get64()
-	b.deduceSigns(true)
+	b.deduceSigns()
 	s.set64(b)
 }
 

@@ -358,16 +358,15 @@ const lshByHalf = subregBits
 // subregister bounds, so it runs first.
 func (s *Scalar) lsh64(src Scalar) {
 	umin, umax := src.UMin, src.UMax
-	byHalf := umin == lshByHalf && umax == lshByHalf
-	if byHalf && s.S32Max >= 0 {
+	// Moving the subregister into the upper half keeps its signed order,
+	// negative bounds included (the 6.18 stable kernels dropped the old
+	// non-negative condition), so the signed bounds follow the shift.
+	if umin == lshByHalf && umax == lshByHalf {
+		s.SMin = int64(s.S32Min) << lshByHalf
 		s.SMax = int64(s.S32Max) << lshByHalf
 	} else {
-		s.SMax = fullIval[int64, uint64]().smax
-	}
-	if byHalf && s.S32Min >= 0 {
-		s.SMin = int64(s.S32Min) << lshByHalf
-	} else {
-		s.SMin = fullIval[int64, uint64]().smin
+		full := fullIval[int64, uint64]()
+		s.SMin, s.SMax = full.smin, full.smax
 	}
 	if s.UMax > uint64(1)<<(regBits-1-umax) {
 		s.UMin, s.UMax = 0, ^uint64(0)

@@ -241,5 +241,12 @@ func (a Tnum) IsAligned(size uint64) bool {
 	return (a.Value|a.Mask)&(size-1) == 0
 }
 
-// String formats a as the kernel's log does: "(0x0; 0xff)".
-func (a Tnum) String() string { return fmt.Sprintf("(%#x; %#x)", a.Value, a.Mask) }
+// String formats a as the kernel's tnum_strn does in its messages: a known
+// value as a number (decimal when small, "16" or "0x10000"), otherwise the
+// pair "(0x0; 0xff)".
+func (a Tnum) String() string {
+	if a.Mask == 0 {
+		return string(appendUnum(nil, a.Value))
+	}
+	return fmt.Sprintf("(%#x; %#x)", a.Value, a.Mask)
+}

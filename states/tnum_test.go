@@ -68,8 +68,20 @@ func TestTnumPredicates(t *testing.T) {
 			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
 		}
 	}
-	if diff := cmp.Diff("(0x0; 0xff)", Tnum{Mask: 0xff}.String()); diff != "" {
-		t.Errorf("String mismatch (-want +got):\n%s", diff)
+	strs := []struct {
+		in   Tnum
+		want string
+	}{
+		{Tnum{Mask: 0xff}, "(0x0; 0xff)"},
+		{TnumConst(0), "0"},
+		{TnumConst(65535), "65535"},
+		{TnumConst(65536), "0x10000"},
+		{TnumConst(^uint64(5)), "0xfffffffffffffffa"},
+	}
+	for _, tt := range strs {
+		if diff := cmp.Diff(tt.want, tt.in.String()); diff != "" {
+			t.Errorf("%#v.String() mismatch (-want +got):\n%s", tt.in, diff)
+		}
 	}
 }
 

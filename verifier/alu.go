@@ -144,7 +144,13 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 			return nil
 		}
 		if src.IsPointer() {
-			return e.reject(e.insnIdx, "R%d sign-extension part of pointer", in.Src)
+			if !e.allowPtrLeaks() {
+				return e.reject(e.insnIdx, "R%d sign-extension part of pointer", in.Src)
+			}
+			// A privileged loader may sign-extend part of a pointer; the
+			// result is an unknown scalar.
+			e.markUnknown(dst)
+			return nil
 		}
 		noSext := src.UMax < uint64(1)<<(in.Off-1)
 		if noSext {
@@ -158,7 +164,14 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 		return nil
 	}
 	if src.IsPointer() {
-		return e.reject(e.insnIdx, "R%d partial copy of pointer", in.Src)
+		if !e.allowPtrLeaks() {
+			return e.reject(e.insnIdx, "R%d partial copy of pointer", in.Src)
+		}
+		// A privileged loader may copy the low half of a pointer: an
+		// unknown scalar, zero-extended like any 32-bit result.
+		e.markUnknown(dst)
+		dst.Scalar = states.ZeroExtend32(dst.Scalar)
+		return nil
 	}
 	if in.Off == 0 {
 		fits := regWidth(src) <= 32

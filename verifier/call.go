@@ -267,9 +267,17 @@ func (e *env) expectedStr(a ArgType) string {
 		return "map_value"
 	case ArgPtrToSpinLock:
 		return "map_value, ptr_"
+	case ArgPtrToMapKey, ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull,
+		ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToUninitMemOrNull, ArgPtrToFixedMem:
+		return memTypes
 	}
 	return "fp"
 }
+
+// memTypes lists the register types the kernel accepts for a memory
+// argument (a map key or value included), in the order its type mismatch
+// message prints them.
+const memTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
 
 // checkFuncArg is check_func_arg for argument i (register i+1).
 func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
@@ -288,7 +296,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 	if a == ArgUnsupported {
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d", regno, fn.Name, fn.ID)
 	}
-	if reg.IsPktPointer() && !e.mayAccessPkt(accRead) {
+	if reg.IsPktPointer() && !e.helperMayAccessPkt(meta) {
 		return e.reject(e.insnIdx, "helper access to the packet is not allowed")
 	}
 	typeErr := func() error {

@@ -283,6 +283,20 @@ func (e *env) mayAccessPkt(t access) bool {
 	return false
 }
 
+// helperMayAccessPkt is may_access_direct_pkt_data called for a helper's
+// argument: where programs may touch packet data directly, only helpers
+// flagged for it may take packet pointers (bpf_skb_load_bytes, for one, may
+// not); cgroup sockopt programs may pass them to any helper.
+func (e *env) helperMayAccessPkt(meta *callMeta) bool {
+	if e.progType == ebpf.CGroupSockopt {
+		return true
+	}
+	if !e.mayAccessPkt(accRead) {
+		return false
+	}
+	return meta.pktAccess
+}
+
 // checkPtrAlignment is check_ptr_alignment on an architecture with
 // efficient unaligned access: only stack accesses must be aligned.
 func (e *env) checkPtrAlignment(reg *states.Reg, off, size int) error {

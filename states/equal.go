@@ -136,7 +136,15 @@ func (e *EqualEnv) checkScalarIDs(old, cur uint32) bool {
 		e.tmpID++
 		c = e.tmpID
 	}
-	return e.checkIDs(o, c)
+	if !e.checkIDs(o, c) {
+		return false
+	}
+	// A linked register's base ids must map consistently too, or an old
+	// "r3 = r2 + k" could match a current r3 derived from another base.
+	if old&AddConstID != 0 {
+		return e.checkIDs(o&^uint64(AddConstID), c&^uint64(AddConstID))
+	}
+	return true
 }
 
 // regsExact reports whether old and cur are identical up to id renaming
@@ -172,7 +180,10 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 		if !old.Precise && mode == NotExact {
 			return true
 		}
-		if old.ID&AddConstID != cur.ID&AddConstID {
+		// The add-const flags must match exactly (a 32-bit link
+		// zero-extends, a 64-bit one does not); an old register without
+		// an id accepts any.
+		if old.ID != 0 && old.ID&AddConstID != cur.ID&AddConstID {
 			return false
 		}
 		if old.ID&AddConstID != 0 && old.Off != cur.Off {

@@ -81,6 +81,10 @@ func TestRegSafe(t *testing.T) {
 		{"add-const flag must match", bounded(0, 9, 0xf, true, 1|AddConstID), bounded(0, 9, 0xf, false, 2), NotExact, false},
 		{"add-const with same delta", func() Reg { r := bounded(0, 9, 0xf, true, 1|AddConstID); r.Off = 4; return r }(),
 			func() Reg { r := bounded(0, 9, 0xf, false, 2|AddConstID); r.Off = 4; return r }(), NotExact, true},
+		{"32-bit and 64-bit links differ", func() Reg { r := bounded(0, 9, 0xf, true, 1|AddConst64ID); r.Off = 4; return r }(),
+			func() Reg { r := bounded(0, 9, 0xf, false, 2|AddConst32ID); r.Off = 4; return r }(), NotExact, false},
+		{"old without id accepts a linked cur", bounded(0, 9, 0xf, true, 0),
+			func() Reg { r := bounded(0, 9, 0xf, false, 2|AddConst64ID); r.Off = -4; return r }(), NotExact, true},
 		{"add-const with other delta", func() Reg { r := bounded(0, 9, 0xf, true, 1|AddConstID); r.Off = 4; return r }(),
 			func() Reg { r := bounded(0, 9, 0xf, false, 2|AddConstID); r.Off = 5; return r }(), NotExact, false},
 

@@ -8,11 +8,20 @@ package states
 // kernel resets, so that two registers built the same way compare equal
 // field by field: the Exact comparison of StatesEqual is a field compare.
 
-// AddConstID is the flag bit of a scalar's ID (the kernel's BPF_ADD_CONST)
-// meaning "this register equals the register with ID &^ AddConstID, plus the
-// constant in Off". Such links let a bounds check on one register narrow the
-// other.
-const AddConstID uint32 = 1 << 31
+// AddConst64ID is the flag bit of a scalar's ID (the kernel's
+// BPF_ADD_CONST64) meaning "this register equals the register with ID
+// &^ AddConstID, plus the constant in Off, computed by a 64-bit add or
+// subtract". Such links let a bounds check on one register narrow the other.
+const AddConst64ID uint32 = 1 << 31
+
+// AddConst32ID is the flag bit of a scalar's ID (BPF_ADD_CONST32) for a link
+// made by a 32-bit add or subtract: the register is the low 32 bits of the
+// base plus Off, zero-extended.
+const AddConst32ID uint32 = 1 << 30
+
+// AddConstID is the mask of both add-const flag bits (BPF_ADD_CONST): an ID
+// with either bit set carries a delta in Off.
+const AddConstID = AddConst64ID | AddConst32ID
 
 // RegFP is the read-only frame pointer register, r10.
 const RegFP = 10

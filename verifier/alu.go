@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"math"
+
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/states"
 )
@@ -247,24 +249,61 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 			return err
 		}
 	}
+	// A 32-bit link needs the upper half of dst known zero before the
+	// operation (the result is zero-extended either way).
+	dstUMaxBefore := dst.UMax
 	res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, dst.Scalar, srcScalar)
-	// Linked scalars: r += const keeps the link with a delta; anything
-	// else breaks it.
-	if op == insn.ALUAdd && is64 && dst.ID != 0 && src.IsConst() {
-		val := src.Var.Value
-		if dst.ID&states.AddConstID != 0 || val > 0x7fffffff {
-			dst.ID = 0
-			dst.Off = 0
-		} else {
-			dst.ID |= states.AddConstID
-			dst.Off = int32(val)
-		}
-	} else {
-		dst.ID = 0
-		dst.Off = 0
-	}
+	// Linked scalars: r += const and r -= const keep the link with a
+	// delta; anything else breaks it.
+	dst.ID, dst.Off = linkDelta(dst.ID, op, is64, in.SrcIsReg() && in.Src == in.Dst, srcScalar, dstUMaxBefore)
 	dst.Scalar = res
 	return nil
+}
+
+// linkDelta returns the id and delta of a linked scalar after dst op= src
+// (the tail of adjust_reg_min_max_vals, as amended in the 6.18 stable
+// series): an add or subtract of a constant that fits in 32 signed bits
+// records the delta and the width of the operation; anything else, a
+// second delta, or a 32-bit operation on a register whose upper half may
+// be non-zero clears the link. sameReg is an operation of a register with
+// itself, whose source is no longer the value it had.
+func linkDelta(id uint32, op uint8, is64, sameReg bool, src states.Scalar, dstUMaxBefore uint64) (uint32, int32) {
+	if id == 0 || (op != insn.ALUAdd && op != insn.ALUSub) || sameReg {
+		return 0, 0
+	}
+	var val int64
+	if is64 {
+		if !src.Var.IsConst() {
+			return 0, 0
+		}
+		val = int64(src.Var.Value)
+		if val < math.MinInt32 || val > math.MaxInt32 {
+			return 0, 0
+		}
+	} else {
+		sub := src.Var.Subreg()
+		if !sub.IsConst() {
+			return 0, 0
+		}
+		if dstUMaxBefore > math.MaxUint32 {
+			return 0, 0
+		}
+		val = int64(int32(uint32(sub.Value)))
+	}
+	off := int32(val)
+	if op == insn.ALUSub {
+		if off == math.MinInt32 {
+			return 0, 0
+		}
+		off = -off
+	}
+	if id&states.AddConstID != 0 {
+		return 0, 0
+	}
+	if is64 {
+		return id | states.AddConst64ID, off
+	}
+	return id | states.AddConst32ID, off
 }
 
 // allowPtrLeaks is true for privileged loaders, which vercheck models.

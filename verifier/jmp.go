@@ -294,6 +294,11 @@ func syncLinkedRegs(st *states.State, known *states.Reg) {
 		if r == known || r.Type != states.ScalarValue || r.ID&^states.AddConstID != base {
 			return
 		}
+		// One link made by a 32-bit operation and the other by a 64-bit
+		// one: the deltas are not comparable.
+		if (r.ID^known.ID)&states.AddConstID == states.AddConstID {
+			return
+		}
 		if (r.ID&states.AddConstID == 0 && known.ID&states.AddConstID == 0) || r.Off == known.Off {
 			*r = *known
 			return
@@ -304,6 +309,9 @@ func syncLinkedRegs(st *states.State, known *states.Reg) {
 		var c states.Scalar
 		c = states.ConstScalar(uint64(delta))
 		res := states.ScalarALU(states.ALUOp{Op: insn.ALUAdd, Is64: true}, known.Scalar, c)
+		if (r.ID|known.ID)&states.AddConst32ID != 0 {
+			res = states.ZeroExtend32(res)
+		}
 		off := r.Off
 		*r = *known
 		r.Scalar = res

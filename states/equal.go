@@ -123,15 +123,16 @@ func (e *EqualEnv) checkIDs(old, cur uint64) bool {
 }
 
 // checkScalarIDs is checkIDs for scalar ids, where 0 means "linked to
-// nothing": each zero id becomes a fresh temporary id, so that an unlinked
-// register may correspond to a linked one but two registers linked in old
-// must stay linked in cur (6.18 check_scalar_ids).
+// nothing". An old register linked to nothing relied on no link, so any
+// cur id is fine and nothing is recorded (the 6.18 stable relaxation of
+// check_scalar_ids: linking in cur only adds knowledge). A cur zero id
+// becomes a fresh temporary id, so that two registers linked in old must
+// stay linked in cur.
 func (e *EqualEnv) checkScalarIDs(old, cur uint32) bool {
-	o, c := uint64(old), uint64(cur)
-	if o == 0 {
-		e.tmpID++
-		o = e.tmpID
+	if old == 0 {
+		return true
 	}
+	o, c := uint64(old), uint64(cur)
 	if c == 0 {
 		e.tmpID++
 		c = e.tmpID

@@ -208,14 +208,22 @@ func TestStatesEqual(t *testing.T) {
 			reg(c, 6, bounded(0, 9, 0xf, false, 5))
 			reg(c, 7, bounded(0, 9, 0xf, false, 5))
 		}, NotExact, false, 0, false},
-		// 6.18 gives each zero id its own temporary id, so two unlinked
-		// registers in old cannot both map to one cur id (the 2026 tree
-		// relaxes this: an old zero id matches anything).
+		// 6.18 stable (6.18.44, the live kernel) accepts any cur id for
+		// an old zero id: old relied on no link, so a link in cur only
+		// adds knowledge (6.18.0 gave each zero a temporary id instead).
 		{"unlinked in old, linked in cur", func(o, c *State) {
 			reg(o, 6, bounded(0, 9, 0xf, true, 0))
 			reg(o, 7, bounded(0, 9, 0xf, true, 0))
 			reg(c, 6, bounded(0, 9, 0xf, false, 5))
 			reg(c, 7, bounded(0, 9, 0xf, false, 5))
+		}, NotExact, false, 0, true},
+		// A cur zero id still becomes a temporary id: two registers
+		// linked in old cannot match two unlinked ones in cur.
+		{"linked in old, unlinked in cur", func(o, c *State) {
+			reg(o, 6, bounded(0, 9, 0xf, true, 5))
+			reg(o, 7, bounded(0, 9, 0xf, true, 5))
+			reg(c, 6, bounded(0, 9, 0xf, false, 0))
+			reg(c, 7, bounded(0, 9, 0xf, false, 0))
 		}, NotExact, false, 0, false},
 		{"one unlinked in old, linked pair in cur", func(o, c *State) {
 			reg(o, 6, bounded(0, 9, 0xf, true, 0))

@@ -40,6 +40,22 @@ type callMeta struct {
 	pktAccess   bool
 	// timerMap is set when mapIdx came from a bpf_timer argument.
 	timerMap bool
+	// argRefObjID is the reference an argument carries (meta->ref_obj_id
+	// as check_func_arg records it), which a pointer cast passes on.
+	argRefObjID uint32
+}
+
+// ptrCastHelpers are is_ptr_cast_function: helpers returning another view
+// of their socket argument, which shares the argument's reference.
+var ptrCastHelpers = map[int32]bool{
+	95:  true, // bpf_sk_fullsock
+	96:  true, // bpf_tcp_sock
+	136: true, // bpf_skc_to_tcp6_sock
+	137: true, // bpf_skc_to_tcp_sock
+	138: true, // bpf_skc_to_tcp_timewait_sock
+	139: true, // bpf_skc_to_tcp_request_sock
+	140: true, // bpf_skc_to_udp6_sock
+	196: true, // bpf_skc_to_mptcp_sock
 }
 
 // checkHelperCall is check_helper_call.
@@ -104,8 +120,10 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 			return err
 		}
 	}
-	if id == fnTailCall && len(e.ptrRefs()) > 0 {
-		return e.reject(e.insnIdx, "tail_call would lead to reference leak")
+	if id == fnTailCall {
+		if err := e.checkResourceLeak("tail_call"); err != nil {
+			return err
+		}
 	}
 	var dynptrID uint32
 	switch id {
@@ -179,7 +197,9 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if r0.MaybeNull() {
 		r0.ID = e.newID()
 	}
-	if fn.Acquire {
+	if ptrCastHelpers[id] {
+		r0.RefObjID = meta.argRefObjID
+	} else if fn.Acquire || e.lookupAcquires(id, &meta) {
 		rid := e.newID()
 		e.cur.Refs = append(e.cur.Refs, states.Ref{ID: rid, InsnIdx: int32(e.insnIdx)})
 		r0.ID = rid
@@ -258,7 +278,9 @@ func (e *env) expectedStr(a ArgType) string {
 	case ArgPtrToSocket, ArgPtrToSocketOrNull:
 		return "sock"
 	case ArgPtrToSockCommon:
-		return "sock_common"
+		return sockTypes
+	case ArgPtrToBTFIDSockCommon:
+		return sockTypes + ", ptr_, trusted_ptr_"
 	case ArgPtrToFunc:
 		return "func"
 	case ArgPtrToAllocMem, ArgPtrToRingbufMem:
@@ -268,11 +290,17 @@ func (e *env) expectedStr(a ArgType) string {
 	case ArgPtrToSpinLock:
 		return "map_value, ptr_"
 	case ArgPtrToMapKey, ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull,
-		ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToUninitMemOrNull, ArgPtrToFixedMem:
+		ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToUninitMemOrNull, ArgPtrToFixedMem,
+		ArgPtrToInt, ArgPtrToLong:
+		// Integer out-arguments are fixed-size memory arguments in 6.18.
 		return memTypes
 	}
 	return "fp"
 }
+
+// sockTypes lists the socket views an ARG_PTR_TO_SOCK_COMMON argument
+// accepts, in the order the type mismatch message prints them.
+const sockTypes = "sock_common, sock, tcp_sock, xdp_sock"
 
 // memTypes lists the register types the kernel accepts for a memory
 // argument (a map key or value included), in the order its type mismatch
@@ -310,6 +338,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return true
 		}
 		return false
+	}
+	if reg.RefObjID != 0 {
+		meta.argRefObjID = reg.RefObjID
 	}
 	switch a {
 	case ArgConstMapPtr, ArgConstMapPtrOrNull:
@@ -396,14 +427,17 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return typeErr()
 		}
 	case ArgPtrToSockCommon:
-		switch reg.Type {
-		case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock:
-			if reg.MaybeNull() {
-				return typeErr()
-			}
-		default:
+		if !isSockView(reg) {
 			return typeErr()
 		}
+	case ArgPtrToBTFIDSockCommon:
+		if isSockView(reg) {
+			return nil
+		}
+		if reg.Type != states.PtrToBTFID || (reg.Flags != 0 && reg.Flags != states.PtrTrusted) {
+			return typeErr()
+		}
+		return e.unsupported(e.insnIdx, "BTF pointer as socket argument %d of helper %s#%d", regno, fn.Name, fn.ID)
 	case ArgPtrToRingbufMem, ArgPtrToAllocMem:
 		if reg.Type != states.PtrToMem || reg.Flags&states.MemRingbuf == 0 || reg.MaybeNull() {
 			return typeErr()
@@ -440,6 +474,16 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		return e.unsupported(e.insnIdx, "argument kind %d of helper %s#%d", a, fn.Name, fn.ID)
 	}
 	return nil
+}
+
+// isSockView reports a non-NULL socket pointer of one of the four
+// socket views (sock_types).
+func isSockView(reg *states.Reg) bool {
+	switch reg.Type {
+	case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
+		return !reg.MaybeNull()
+	}
+	return false
 }
 
 // constMapKey reads a constant array-map key from the stack, or -1
@@ -738,4 +782,30 @@ func (e *env) innerMapIndex(i int) int {
 	}
 	e.maps = append(e.maps, m.Inner)
 	return len(e.maps) - 1
+}
+
+// lookupAcquires is the map part of is_acquire_function: a lookup in a
+// SOCKMAP or SOCKHASH returns a socket the program holds a reference to.
+func (e *env) lookupAcquires(id int32, meta *callMeta) bool {
+	if id != fnMapLookupElem || meta.mapIdx < 0 || meta.mapIdx >= len(e.maps) {
+		return false
+	}
+	t := e.maps[meta.mapIdx].Type
+	return t == ebpf.SockMap || t == ebpf.SockHash
+}
+
+// checkResourceLeak is check_resource_leak for an instruction (what)
+// that may leave the program without returning to this frame: in the main
+// program no reference may be held (a subprogram's caller may still
+// release it), and no spin lock may be held anywhere.
+func (e *env) checkResourceLeak(what string) error {
+	if e.cur.CurFrame == 0 {
+		if refs := e.ptrRefs(); len(refs) > 0 {
+			return e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d\n%s would lead to reference leak", refs[0].ID, refs[0].InsnIdx, what)
+		}
+	}
+	if e.cur.ActiveLocks > 0 {
+		return e.reject(e.insnIdx, "%s cannot be used inside bpf_spin_lock-ed region", what)
+	}
+	return nil
 }

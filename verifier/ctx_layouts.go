@@ -355,6 +355,50 @@ func bpfSockBase(off, size int) bool {
 	return size == sizeU32
 }
 
+// sockCommonFieldOK is bpf_sock_common_is_valid_access: the bpf_sock view
+// of a sock_common, whose type through priority fields only full sockets
+// have.
+func sockCommonFieldOK(off, size int) bool {
+	if off >= sockType.off && off < sockPriority.off+sockPriority.size {
+		return false
+	}
+	return bpfSockBase(off, size)
+}
+
+// bpf_tcp_sock: readable up to the end of icsk_retransmits; two counters
+// are 64-bit, every other field 32-bit.
+const tcpSockReadableSize = 112
+
+var (
+	tcpSockBytesReceived = ctxField{80, sizeU64}
+	tcpSockBytesAcked    = ctxField{88, sizeU64}
+)
+
+// tcpSockFieldOK is bpf_tcp_sock_is_valid_access: whole, aligned fields.
+func tcpSockFieldOK(off, size int) bool {
+	if !inBounds(off, size, tcpSockReadableSize) {
+		return false
+	}
+	if off == tcpSockBytesReceived.off || off == tcpSockBytesAcked.off {
+		return size == sizeU64
+	}
+	return size == sizeU32
+}
+
+// tcpSockHalfCounter reports a 32-bit read of the upper half of one of the
+// 64-bit bpf_tcp_sock counters.
+func tcpSockHalfCounter(off, size int) bool {
+	return size == sizeU32 && (off == tcpSockBytesReceived.off+sizeU32 || off == tcpSockBytesAcked.off+sizeU32)
+}
+
+// bpf_xdp_sock: one 32-bit field, queue_id.
+const xdpSockReadableSize = sizeU32
+
+// xdpSockFieldOK is bpf_xdp_sock_is_valid_access.
+func xdpSockFieldOK(off, size int) bool {
+	return inBounds(off, size, xdpSockReadableSize) && size == sizeU32
+}
+
 // cgroupSockCtx is sock_filter_is_valid_access: bpf_sock fields, some only
 // for some attach types; bound_dev_if, mark and priority are writable at
 // socket creation and release.

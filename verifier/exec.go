@@ -145,19 +145,17 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 	if err := e.checkRegRead(6); err != nil {
 		return err
 	}
-	if in.Mode() == insn.ModeIND {
-		if err := e.checkRegRead(in.Src); err != nil {
-			return err
-		}
+	// The load may end the program at run time: nothing may be held.
+	if err := e.checkResourceLeak("BPF_LD_[ABS|IND]"); err != nil {
+		return err
 	}
 	if regs[6].Type != states.PtrToCtx {
 		return e.reject(e.insnIdx, "at the time of BPF_LD_ABS|IND R6 != pointer to skb")
 	}
-	if e.cur.ActiveLocks > 0 {
-		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] cannot be used inside bpf_spin_lock-ed region")
-	}
-	if len(e.ptrRefs()) > 0 {
-		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] cannot be mixed with socket references")
+	if in.Mode() == insn.ModeIND {
+		if err := e.checkRegRead(in.Src); err != nil {
+			return err
+		}
 	}
 	for r := 1; r <= 5; r++ {
 		regs[r].MarkNotInit()

@@ -240,15 +240,15 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 			}
 			eqRegs := &eqState.Frames[eqState.CurFrame].Regs
 			if dst.MaybeNull() {
-				markPtrOrNullID(eqState, eqRegs[in.Dst].ID, false, e.mayPointToSpinLock)
+				markPtrOrNullID(eqState, eqRegs[in.Dst].ID, false, e.settleNotNull)
 			} else {
-				markPtrOrNullID(eqState, eqRegs[in.Src].ID, false, e.mayPointToSpinLock)
+				markPtrOrNullID(eqState, eqRegs[in.Src].ID, false, e.settleNotNull)
 			}
 		}
 	case !is32 && !in.SrcIsReg() && in.Imm == 0 && (op == insn.JmpJEQ || op == insn.JmpJNE) && dst.MaybeNull():
 		id := dst.ID
-		markPtrOrNullID(e.cur, id, op == insn.JmpJNE, e.mayPointToSpinLock)
-		markPtrOrNullID(other, id, op == insn.JmpJEQ, e.mayPointToSpinLock)
+		markPtrOrNullID(e.cur, id, op == insn.JmpJNE, e.settleNotNull)
+		markPtrOrNullID(other, id, op == insn.JmpJEQ, e.settleNotNull)
 	default:
 		if !e.matchPktPointers(in, op, dst, src, e.cur, other) && dst.IsPointer() && !e.allowPtrLeaks() {
 			return e.reject(e.insnIdx, "R%d pointer comparison prohibited", in.Dst)
@@ -321,9 +321,10 @@ func syncLinkedRegs(st *states.State, known *states.Reg) {
 }
 
 // markPtrOrNullID resolves every maybe-null pointer with id in st: to a
-// NULL scalar, or to the non-null pointer. A non-null pointer loses its
-// id unless keepID says it still needs it (a map value holding a spin
-// lock, whose id names the lock).
+// NULL scalar, or to the non-null pointer. A non-null pointer is handed to
+// keepID (which may settle its final type) and loses its id unless keepID
+// says it still needs it (a map value holding a spin lock, whose id names
+// the lock).
 func markPtrOrNullID(st *states.State, id uint32, isNull bool, keepID func(*states.Reg) bool) {
 	if id == 0 {
 		return

@@ -27,6 +27,7 @@ package verifier
 // rather than guessed.
 
 import (
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
@@ -254,6 +255,22 @@ func (e *env) checkMapFields(regno, off, size int) error {
 		}
 	}
 	return nil
+}
+
+// settleNotNull is mark_ptr_not_null_reg's map part followed by the id
+// rule of mark_ptr_or_null_reg: a non-null lookup result of an XSKMAP is an
+// xdp_sock, of a SOCKMAP or SOCKHASH a sock; other map values stay map
+// values. It reports whether r keeps its id (see mayPointToSpinLock).
+func (e *env) settleNotNull(r *states.Reg) bool {
+	if r.Type == states.PtrToMapValue && int(r.Aux) < len(e.maps) {
+		switch e.maps[r.Aux].Type {
+		case ebpf.XSKMap:
+			r.Type, r.Aux = states.PtrToXDPSock, 0
+		case ebpf.SockMap, ebpf.SockHash:
+			r.Type, r.Aux = states.PtrToSocket, 0
+		}
+	}
+	return e.mayPointToSpinLock(r)
 }
 
 // mayPointToSpinLock is reg_may_point_to_spin_lock: a map value pointer

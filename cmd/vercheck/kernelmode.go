@@ -59,15 +59,21 @@ func comparable(r row) bool {
 }
 
 // sameMessage reports whether both sides rejected r with the same
-// decisive message.
+// decisive message: the kernel's decisive line (the last of its error,
+// see kernel.DecisiveLine) is one of the lines of vercheck's message, which
+// like the kernel's log may take two lines ("invalid access ..." then
+// "R1 offset is outside of the packet").
 func sameMessage(r row) bool {
-	return r.Kernel != nil && r.Verdict == verdictRejected && r.Kernel.Verdict == verdictRejected &&
-		firstLine(r.Error) == r.Kernel.Error
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return strings.TrimSpace(line)
+	if r.Kernel == nil || r.Verdict != verdictRejected || r.Kernel.Verdict != verdictRejected {
+		return false
+	}
+	want := strings.TrimSpace(r.Kernel.Error)
+	for _, line := range strings.Split(r.Error, "\n") {
+		if strings.TrimSpace(line) == want {
+			return true
+		}
+	}
+	return false
 }
 
 // kernelSummary is the verdict agreement and figure ratios of a --kernel run.

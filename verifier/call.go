@@ -442,8 +442,13 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if reg.Type != states.PtrToMem || reg.Flags&states.MemRingbuf == 0 || reg.MaybeNull() {
 			return typeErr()
 		}
-		if reg.Off != 0 || !reg.Var.IsConst() || reg.Var.Value != 0 {
-			return e.reject(e.insnIdx, "R%d must have zero offset when passed to release func", regno)
+		// A released object must be passed as it was acquired: a fixed
+		// offset gets its own message, a variable one the generic check.
+		if reg.Off != 0 {
+			return e.reject(e.insnIdx, "R%d must have zero offset when passed to release func or trusted arg to kfunc", regno)
+		}
+		if err := e.checkPtrOffReg(reg, regno, false); err != nil {
+			return err
 		}
 	case ArgPtrToSpinLock, ArgPtrToTimer:
 		if reg.Type != states.PtrToMapValue || reg.MaybeNull() {

@@ -193,11 +193,13 @@ func (e *env) checkAtomic(in insn.Insn) error {
 		if err := e.checkRegRead(0); err != nil {
 			return err
 		}
-		if regs[0].IsPointer() {
+		if regs[0].IsPointer() && !e.allowPtrLeaks() {
 			return e.reject(e.insnIdx, "R0 leaks addr into mem")
 		}
 	}
-	if regs[in.Src].IsPointer() {
+	// A privileged loader may store pointers through atomics too: the
+	// leak check only binds unprivileged programs (is_pointer_value).
+	if regs[in.Src].IsPointer() && !e.allowPtrLeaks() {
 		return e.reject(e.insnIdx, "R%d leaks addr into mem", in.Src)
 	}
 	dt := regs[in.Dst].Type

@@ -122,7 +122,7 @@ func (e *env) checkProgram() error {
 			verifiedNow++
 		}
 		if verifiedNow == 0 {
-			return nil
+			return e.checkMaxStackDepth()
 		}
 	}
 }

@@ -215,7 +215,7 @@ func (e *env) checkMemAccess(regno, off, size int, t access, valueReg int, signE
 			e.markUnknown(dst)
 		}
 	case reg.Type == states.PtrToFlowKeys:
-		if t == accWrite && valueReg >= 0 && regs[valueReg].IsPointer() {
+		if t == accWrite && valueReg >= 0 && regs[valueReg].IsPointer() && !e.allowPtrLeaks() {
 			return e.reject(e.insnIdx, "R%d leaks addr into flow keys", valueReg)
 		}
 		if off < 0 || size < 0 || off+size > flowKeysSize {

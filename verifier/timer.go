@@ -110,6 +110,12 @@ func setTimerCallbackState(mapIdx uint32) calleeSetup {
 // pushAsyncCallback is push_async_cb: a pending path that starts at the
 // callback sp in a fresh state, as a program of its own.
 func (e *env) pushAsyncCallback(sp int, setup calleeSetup) error {
+	if e.asyncCallback == nil {
+		e.asyncCallback = make([]bool, len(e.cfg.Subprogs))
+	}
+	if sp < len(e.asyncCallback) {
+		e.asyncCallback[sp] = true
+	}
 	st, err := e.pushStack(e.cfg.Subprogs[sp].Start, e.insnIdx)
 	if err != nil {
 		return err

@@ -64,6 +64,9 @@ type env struct {
 	prevInsns     int
 
 	stackDepth []int
+	// asyncCallback marks the subprograms registered as asynchronous
+	// callbacks (bpf_timer_set_callback), roots of the stack-depth walk.
+	asyncCallback []bool
 	// auxPtr remembers the pointer type each load/store insn was first
 	// checked with ("same insn cannot be used with different pointers").
 	auxPtr []states.RegType
@@ -226,6 +229,9 @@ func (e *env) checkLdImm64() error {
 			if int(in.Imm) < 0 || int(in.Imm) >= len(e.maps) {
 				return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
 			}
+			if msg := e.mapProgIncompatibility(e.maps[in.Imm]); msg != "" {
+				return &RejectError{Insn: i, Msg: msg}
+			}
 			if in.Src == insn.PseudoMapValue {
 				m := e.maps[in.Imm]
 				if uint32(in.Imm2) >= m.ValueSize {
@@ -239,6 +245,36 @@ func (e *env) checkLdImm64() error {
 		}
 	}
 	return nil
+}
+
+// isTracingProgType reports the program types that run in any context
+// (kprobes, tracepoints, perf events): they may not hold a map whose value
+// has a lock or a timer.
+func isTracingProgType(t ebpf.ProgramType) bool {
+	switch t {
+	case ebpf.Kprobe, ebpf.TracePoint, ebpf.PerfEvent, ebpf.RawTracepoint, ebpf.RawTracepointWritable:
+		return true
+	}
+	return false
+}
+
+// mapProgIncompatibility is the part of check_map_prog_compatibility that
+// the load makes when the program first names a map: the reason this
+// program type may not use m, or "".
+func (e *env) mapProgIncompatibility(m *loader.Map) string {
+	rec := e.recordOf(m)
+	if rec.spinLockOff >= 0 {
+		if e.progType == ebpf.SocketFilter {
+			return "socket filter progs cannot use bpf_spin_lock yet"
+		}
+		if isTracingProgType(e.progType) {
+			return "tracing progs cannot use bpf_spin_lock yet"
+		}
+	}
+	if rec.timerOff >= 0 && isTracingProgType(e.progType) {
+		return "tracing progs cannot use bpf_timer yet"
+	}
+	return ""
 }
 
 // initialState builds the state at the entry of the main program.

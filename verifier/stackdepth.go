@@ -1,0 +1,183 @@
+package verifier
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// After every path is verified the kernel walks the static call graph
+// (check_max_stack_depth): each bpf-to-bpf call and each callback whose
+// address is taken adds a frame; the chain may be at most MaxCallFrames
+// deep, and the frames' stacks, each rounded to the JIT's granularity,
+// may add up to at most MaxStack bytes. Recursion therefore ends here at
+// the latest, whatever the simulation saw.
+const (
+	// jitStackAlign is the granularity of a JITed frame's stack: the
+	// kernel rounds each subprogram's depth up to it when the program is
+	// to be JITed, which it is on this machine (bpf_jit_enable=1).
+	jitStackAlign = 16
+	// privStackMinSize is the smallest frame that gets a private stack
+	// (BPF_PRIV_STACK_MIN_SIZE); such a frame leaves the combined budget.
+	privStackMinSize = 64
+	// tailCallStackLimit is the caller stack above which a subprogram
+	// doing a tail call is refused: the tail call keeps those frames.
+	tailCallStackLimit = 256
+)
+
+// privStackMode is a subprogram's private-stack state during the walk.
+type privStackMode uint8
+
+const (
+	privStackUnknown privStackMode = iota
+	privStackNone
+	privStackAdaptive
+)
+
+// privStackSupported reports whether the JIT may give this program type's
+// frames a private stack (bpf_enable_priv_stack on x86-64): the tracing
+// types that do not go through a trampoline. The trampoline types also
+// qualify when the trampoline guards against recursion; they are left out
+// here, which only matters for frames of 64 bytes or more.
+func privStackSupported(t ebpf.ProgramType) bool {
+	switch t {
+	case ebpf.Kprobe, ebpf.TracePoint, ebpf.PerfEvent, ebpf.RawTracepoint:
+		return true
+	}
+	return false
+}
+
+// roundStackDepth is a frame's share of the combined stack.
+func roundStackDepth(depth int) int {
+	return (depth + jitStackAlign - 1) &^ (jitStackAlign - 1)
+}
+
+// subprogStartingAt returns the index of the subprogram that starts at
+// insn idx, or -1.
+func (e *env) subprogStartingAt(idx int) int {
+	for i, sp := range e.cfg.Subprogs {
+		if sp.Start == idx {
+			return i
+		}
+	}
+	return -1
+}
+
+// subprogHasTailCall reports whether subprogram sp calls bpf_tail_call.
+func (e *env) subprogHasTailCall(sp int) bool {
+	s := e.cfg.Subprogs[sp]
+	for i := s.Start; i < s.End && i < len(e.prog); i++ {
+		if in := e.prog[i]; in.IsHelperCall() && in.Imm == insn.HelperTailCall {
+			return true
+		}
+	}
+	return false
+}
+
+// checkMaxStackDepth runs the static call-graph walk from the main
+// program and from every asynchronous callback (these last first, so that
+// what they reach never gets a private stack).
+func (e *env) checkMaxStackDepth() error {
+	n := len(e.cfg.Subprogs)
+	modes := make([]privStackMode, n)
+	tail := make([]bool, n)
+	for sp := range n {
+		tail[sp] = e.subprogHasTailCall(sp)
+	}
+	for sp := n - 1; sp >= 0; sp-- {
+		if sp != 0 && (sp >= len(e.asyncCallback) || !e.asyncCallback[sp]) {
+			continue
+		}
+		priv := sp == 0 && privStackSupported(e.progType)
+		if err := e.checkStackDepthFrom(sp, priv, modes, tail); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stackWalkFrame is where the walk resumes in a caller.
+type stackWalkFrame struct{ sp, next int }
+
+// checkStackDepthFrom walks every call chain that starts at subprogram
+// root, depth first, without recursion of its own.
+func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, tail []bool) error {
+	var callers [states.MaxCallFrames]stackWalkFrame
+	frame, depth := 0, 0
+	sp := root
+	i := e.cfg.Subprogs[sp].Start
+	enter := true
+	for {
+		if enter {
+			if sp != 0 && tail[sp] && depth >= tailCallStackLimit {
+				return &RejectError{Msg: fmt.Sprintf("tail_calls are not allowed when call stack of previous frames is %d bytes. Too large", depth)}
+			}
+			own := roundStackDepth(e.stackDepthOf(sp))
+			if priv && modes[sp] == privStackUnknown && own >= privStackMinSize {
+				modes[sp] = privStackAdaptive
+			}
+			if modes[sp] == privStackAdaptive {
+				if own > states.MaxStack {
+					return &RejectError{Msg: fmt.Sprintf("stack size of subprog %d is %d. Too large", sp, own)}
+				}
+			} else {
+				depth += own
+				if depth > states.MaxStack {
+					return &RejectError{Msg: fmt.Sprintf("combined stack size of %d calls is %d. Too large", frame+1, depth)}
+				}
+			}
+			enter = false
+		}
+		end := e.cfg.Subprogs[sp].End
+		callee := -1
+		for ; i < end && i < len(e.prog); i++ {
+			in := e.prog[i]
+			if !in.IsPseudoCall() && !in.IsPseudoFunc() {
+				continue
+			}
+			target := e.subprogStartingAt(i + int(in.Imm) + 1)
+			if target < 0 {
+				continue
+			}
+			if target < len(e.asyncCallback) && e.asyncCallback[target] && !in.IsPseudoCall() {
+				// An asynchronous callback runs on a stack of its own
+				// unless it is also called directly.
+				continue
+			}
+			callee = target
+			break
+		}
+		if callee >= 0 {
+			callers[frame] = stackWalkFrame{sp: sp, next: i + 1}
+			sp, i = callee, e.cfg.Subprogs[callee].Start
+			if !priv {
+				modes[sp] = privStackNone
+			}
+			frame++
+			if frame >= states.MaxCallFrames {
+				return &RejectError{Msg: fmt.Sprintf("the call stack of %d frames is too deep !", frame)}
+			}
+			enter = true
+			continue
+		}
+		if frame == 0 {
+			return nil
+		}
+		if modes[sp] != privStackAdaptive {
+			depth -= roundStackDepth(e.stackDepthOf(sp))
+		}
+		frame--
+		sp, i = callers[frame].sp, callers[frame].next
+	}
+}
+
+// stackDepthOf is the deepest stack subprogram sp used on any path.
+func (e *env) stackDepthOf(sp int) int {
+	if sp < len(e.stackDepth) {
+		return e.stackDepth[sp]
+	}
+	return 0
+}

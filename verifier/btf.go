@@ -157,25 +157,51 @@ var errWalkUnsupported = errors.New("struct layout not modelled")
 
 // btfStructWalk is btf_struct_walk for a read of size bytes at off inside
 // struct t. A rejection is returned as a *RejectError-ready message.
+//
+// The walk descends into nested structs and arrays: an array is seen as its
+// elements laid end to end (multi-dimensional arrays flattened), while a
+// scalar read may run on past its element up to the end of the whole array.
+// Reads that start in a hole, or straddle into a member from the bytes
+// before it, find no field. Crossing a union of several members makes the
+// walk untrusted, as in the kernel: scalar reads there skip the end-of-member
+// check, and pointers found there are not modelled.
 func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
+	untrusted := false
 	for depth := 0; depth < maxStructWalkDepth; depth++ {
 		t = skipModifiers(t)
 		members, tsize, tname := structMembers(t)
 		if !isStruct(t) {
 			return walkResult{}, "", errWalkUnsupported
 		}
+		tname = logTypeName(tname)
+		if u, ok := t.(*btf.Union); ok && len(u.Members) != 1 {
+			untrusted = true
+		}
 		if off+size > int(tsize) {
-			// A trailing flexible array is not modelled.
-			if n := len(members); n > 0 {
-				if a, ok := skipModifiers(members[n-1].Type).(*btf.Array); ok && a.Nelems == 0 {
-					return walkResult{}, "", errWalkUnsupported
-				}
+			next, scalar, ok := flexArrayTail(members, off)
+			if !ok {
+				return walkResult{}, fmt.Sprintf("access beyond struct %s at off %d size %d", tname, off, size), nil
 			}
-			return walkResult{}, fmt.Sprintf("access beyond struct %s at off %d size %d", tname, off, size), nil
+			if scalar {
+				return walkResult{kind: walkScalar}, "", nil
+			}
+			esize, err := btf.Sizeof(next)
+			if err != nil || esize == 0 {
+				return walkResult{}, "", errWalkUnsupported
+			}
+			moff := int(members[len(members)-1].Offset / bitsPerByte)
+			off = (off - moff) % esize
+			t = next
+			continue
 		}
 		next := btf.Type(nil)
 		for _, m := range members {
 			moff := int(m.Offset / bitsPerByte)
+			if off+size <= moff {
+				// Members are in offset order: nothing further holds
+				// the access.
+				break
+			}
 			if m.BitfieldSize > 0 {
 				endBit := int(m.Offset + m.BitfieldSize)
 				endByte := (endBit + bitsPerByte - 1) / bitsPerByte
@@ -184,12 +210,8 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 				}
 				continue
 			}
-			if int(m.Offset)%bitsPerByte != 0 {
-				return walkResult{}, "", errWalkUnsupported
-			}
-			if off+size <= moff {
-				// Members are in offset order: nothing further holds
-				// the access.
+			if off < moff {
+				// The access starts in a hole before this member.
 				break
 			}
 			mtype := skipModifiers(m.Type)
@@ -197,25 +219,22 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 			if err != nil {
 				return walkResult{}, "", errWalkUnsupported
 			}
-			if off >= moff+msize {
+			trueEnd := moff + msize
+			if off >= trueEnd {
 				continue
 			}
-			if off < moff && (isStruct(mtype) || btfIsArray(mtype)) {
-				return walkResult{}, "", errWalkUnsupported
-			}
-			// The access overlaps this member.
-			if a, ok := mtype.(*btf.Array); ok {
-				elem := skipModifiers(a.Type)
-				esize, err := btf.Sizeof(elem)
-				if err != nil || esize == 0 {
+			if _, ok := mtype.(*btf.Array); ok {
+				elem, nelems := flattenArray(mtype)
+				if nelems == 0 {
+					// An empty array holds nothing.
+					continue
+				}
+				msize /= nelems
+				if msize == 0 {
 					return walkResult{}, "", errWalkUnsupported
 				}
-				if isStruct(elem) {
-					off = (off - moff) % esize
-					next = elem
-					break
-				}
-				mtype, msize, moff = elem, esize, moff+(off-moff)/esize*esize
+				moff += (off - moff) / msize * msize
+				mtype = elem
 			}
 			if isStruct(mtype) {
 				off -= moff
@@ -224,7 +243,12 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 			}
 			if p, ok := mtype.(*btf.Pointer); ok {
 				if msize != size || off != moff {
-					return walkResult{}, fmt.Sprintf("cannot access ptr member %s with moff %d in struct %s with off %d size %d", m.Name, moff, tname, off, size), nil
+					return walkResult{}, fmt.Sprintf("cannot access ptr member %s with moff %d in struct %s with off %d size %d", logTypeName(m.Name), moff, tname, off, size), nil
+				}
+				if untrusted {
+					// Pointers read through a union are untrusted:
+					// not modelled.
+					return walkResult{}, "", errWalkUnsupported
 				}
 				var fl states.RegFlags
 				if tag, ok := p.Target.(*btf.TypeTag); ok {
@@ -250,8 +274,8 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 				}
 				return walkResult{kind: walkPtr, id: id, flags: fl, field: m.Name, parent: tname}, "", nil
 			}
-			if off+size > moff+msize {
-				return walkResult{}, fmt.Sprintf("access beyond the end of member %s (mend:%d) in struct %s with off %d size %d", m.Name, moff+msize, tname, off, size), nil
+			if off+size > trueEnd && !untrusted {
+				return walkResult{}, fmt.Sprintf("access beyond the end of member %s (mend:%d) in struct %s with off %d size %d", logTypeName(m.Name), trueEnd, tname, off, size), nil
 			}
 			return walkResult{kind: walkScalar}, "", nil
 		}
@@ -261,6 +285,54 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 		t = next
 	}
 	return walkResult{}, "", errWalkUnsupported
+}
+
+// anonName is how the kernel prints the name of an anonymous BTF type.
+const anonName = "(anon)"
+
+// logTypeName is a BTF name as the kernel's log prints it.
+func logTypeName(name string) string {
+	if name == "" {
+		return anonName
+	}
+	return name
+}
+
+// flattenArray returns the innermost element type of a possibly
+// multi-dimensional array and its total element count.
+func flattenArray(t btf.Type) (btf.Type, int) {
+	n := 1
+	for depth := 0; depth < maxStructWalkDepth; depth++ {
+		a, ok := t.(*btf.Array)
+		if !ok {
+			return t, n
+		}
+		n *= int(a.Nelems)
+		t = skipModifiers(a.Type)
+	}
+	return t, 0
+}
+
+// flexArrayTail decides a read that runs past the end of a struct: allowed
+// only inside a trailing zero-length array at or after its start, of
+// integers (scalar) or of structs (next, walked modulo the element size).
+func flexArrayTail(members []btf.Member, off int) (next btf.Type, scalar, ok bool) {
+	if len(members) == 0 {
+		return nil, false, false
+	}
+	last := members[len(members)-1]
+	a, isArr := skipModifiers(last.Type).(*btf.Array)
+	if !isArr || a.Nelems != 0 || off < int(last.Offset/bitsPerByte) {
+		return nil, false, false
+	}
+	elem := skipModifiers(a.Type)
+	if _, isInt := elem.(*btf.Int); isInt {
+		return nil, true, true
+	}
+	if !isStruct(elem) {
+		return nil, false, false
+	}
+	return elem, false, true
 }
 
 // Fields whose pointers keep their parent's trust, or become RCU protected

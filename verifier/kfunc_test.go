@@ -231,6 +231,60 @@ func TestBTFStructWalk(t *testing.T) {
 	}
 }
 
+func TestBTFStructWalkKernelRules(t *testing.T) {
+	u8 := &btf.Int{Name: "u8", Size: 1}
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	elem := &btf.Struct{Name: "elem", Size: 8, Members: []btf.Member{
+		{Name: "v", Type: u64, Offset: 0},
+	}}
+	union := &btf.Union{Size: 8, Members: []btf.Member{
+		{Name: "w", Type: u32, Offset: 0}, {Name: "d", Type: u64, Offset: 0},
+	}}
+	s := &btf.Struct{Name: "s", Size: 48, Members: []btf.Member{
+		{Name: "bytes", Type: &btf.Array{Type: u8, Nelems: 8}, Offset: 0},
+		{Name: "grid", Type: &btf.Array{Type: &btf.Array{Type: u32, Nelems: 2}, Nelems: 2}, Offset: 64},
+		{Name: "small", Type: u32, Offset: 192},
+		{Name: "u", Type: union, Offset: 256},
+		{Name: "tail", Type: &btf.Array{Type: elem, Nelems: 0}, Offset: 320},
+	}}
+	type result struct {
+		Scalar bool
+		Msg    string
+	}
+	tests := []struct {
+		name      string
+		off, size int
+		inUnion   bool
+		want      result
+	}{
+		{"scalar array read spans elements", 2, 4, false, result{Scalar: true}},
+		{"scalar array read past the array", 4, 8, false, result{Msg: "access beyond the end of member bytes (mend:8) in struct s with off 4 size 8"}},
+		{"two-dimensional array element", 20, 4, false, result{Scalar: true}},
+		{"read starts in a hole", 28, 8, false, result{Msg: "struct s doesn't have field at offset 28"}},
+		{"read straddles into a member", 30, 4, false, result{Msg: "struct s doesn't have field at offset 30"}},
+		{"union of two relaxes the member end", 2, 4, true, result{Scalar: true}},
+		{"flexible array of structs", 48, 8, false, result{Scalar: true}},
+		{"flexible array element modulo", 60, 8, false, result{Msg: "access beyond struct elem at off 4 size 8"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := btf.Type(s)
+			if tt.inUnion {
+				st = &btf.Struct{Name: "wrap", Size: 8, Members: []btf.Member{{Name: "u", Type: union}}}
+			}
+			res, msg, err := btfStructWalk(st, tt.off, tt.size)
+			if err != nil {
+				t.Fatalf("walk: %v", err)
+			}
+			got := result{Scalar: msg == "" && res.kind == walkScalar, Msg: msg}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("walk mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestIsSleepableSection(t *testing.T) {
 	tests := map[string]bool{
 		"fentry/x": false, "fentry.s/x": true, "lsm.s/file_open": true,

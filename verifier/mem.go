@@ -239,6 +239,10 @@ func (e *env) checkMemAccess(regno, off, size int, t access, valueReg int, signE
 		}
 	case reg.Type == states.PtrToBTFID && !reg.MaybeNull():
 		return e.checkPtrToBTFAccess(regno, off, size, t, dst)
+	case reg.Type == states.ConstPtrToMap && !reg.MaybeNull():
+		if err := e.checkPtrToMapAccess(regno, off, size, t, dst); err != nil {
+			return err
+		}
 	case reg.Type == states.PtrToBTFID || reg.Type == states.PtrToBuf || reg.Type == states.PtrToTPBuffer || reg.Type == states.PtrToArena:
 		if reg.MaybeNull() {
 			return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))

@@ -17,6 +17,10 @@ const (
 	maxErrno = 4095
 	// Helper ids with special cases in the verifier.
 	fnMapLookupElem      = 1
+	fnMapUpdateElem      = 2
+	fnMapDeleteElem      = 3
+	fnMapPushElem        = 87
+	fnMapPopElem         = 88
 	fnTailCall           = 12
 	fnGetSmpProcessorID  = 8
 	fnProbeReadStr       = 45
@@ -86,6 +90,9 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		if err := e.checkFuncArg(i, fn, &meta); err != nil {
 			return err
 		}
+	}
+	if err := e.checkMapHelperWrite(id, meta.mapIdx); err != nil {
+		return err
 	}
 	if id == fnTailCall && (meta.mapIdx < 0 || e.maps[meta.mapIdx].Type != ebpf.ProgramArray) {
 		// record_func_key runs before the map compatibility check.
@@ -562,6 +569,20 @@ func (e *env) checkMemSizeReg(regno int, uninit, zeroOK bool, meta *callMeta) er
 	return e.markChainPrecision(regno)
 }
 
+// checkMapHelperWrite is the read-only map rule of record_func_map: a
+// program given a map read-only may not change its entries through the
+// helpers that update, delete, push or pop them.
+func (e *env) checkMapHelperWrite(id int32, mapIdx int) error {
+	if mapIdx < 0 || !e.maps[mapIdx].ReadOnly {
+		return nil
+	}
+	switch id {
+	case fnMapUpdateElem, fnMapDeleteElem, fnMapPushElem, fnMapPopElem:
+		return e.reject(e.insnIdx, "write into map forbidden")
+	}
+	return nil
+}
+
 // checkHelperMemAccess is check_helper_mem_access: size bytes at the
 // pointer in regno.
 func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta *callMeta) error {
@@ -576,8 +597,8 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		return e.checkMemRegion(regno, int(reg.Off), size, int(e.mapAt(reg).KeySize), false)
 	case states.PtrToMapValue:
 		m := e.mapAt(reg)
-		if t == accWrite && m.ReadOnly {
-			return e.reject(e.insnIdx, "write into map forbidden, value_size=%d off=%d size=%d", m.ValueSize, reg.Off, size)
+		if err := e.checkMapAccessType(m, int(reg.Off), size, t); err != nil {
+			return err
 		}
 		if err := e.checkMemRegion(regno, int(reg.Off), size, int(m.ValueSize), zeroOK); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -14,6 +15,24 @@ const (
 	accRead access = iota
 	accWrite
 )
+
+// bpfFWronlyProg is BPF_F_WRONLY_PROG from include/uapi/linux/bpf.h: the
+// program may only write the map's values, never read them.
+const bpfFWronlyProg = 1 << 8
+
+// checkMapAccessType is check_map_access_type: a program may not write a
+// map it was given read-only (BPF_F_RDONLY_PROG, .rodata) nor read one it
+// was given write-only (BPF_F_WRONLY_PROG). off is the offset into the
+// value the access starts at, as the kernel reports it.
+func (e *env) checkMapAccessType(m *loader.Map, off, size int, t access) error {
+	if t == accWrite && m.ReadOnly {
+		return e.reject(e.insnIdx, "write into map forbidden, value_size=%d off=%d size=%d", m.ValueSize, off, size)
+	}
+	if t == accRead && m.Flags&bpfFWronlyProg != 0 {
+		return e.reject(e.insnIdx, "read from map forbidden, value_size=%d off=%d size=%d", m.ValueSize, off, size)
+	}
+	return nil
+}
 
 // maxPacketOff is MAX_PACKET_OFF: packet offsets beyond it are not tracked.
 const maxPacketOff = 0xffff
@@ -117,8 +136,8 @@ func (e *env) checkMemAccess(regno, off, size int, t access, valueReg int, signE
 		}
 	case reg.Type == states.PtrToMapValue && !reg.MaybeNull():
 		m := e.mapAt(reg)
-		if t == accWrite && m.ReadOnly {
-			return e.reject(e.insnIdx, "write into map forbidden, value_size=%d off=%d size=%d", m.ValueSize, off, size)
+		if err := e.checkMapAccessType(m, off, size, t); err != nil {
+			return err
 		}
 		if err := e.checkMemRegion(regno, off, size, int(m.ValueSize), false); err != nil {
 			return err

@@ -113,7 +113,14 @@ func AppendType(b []byte, t RegType, flags RegFlags) []byte {
 			b = append(b, p.name...)
 		}
 	}
-	b = append(b, t.String()...)
+	if t == ConstPtrToMap && flags&MaybeNull != 0 {
+		// The only nullable map pointer is an unchecked lookup in a map
+		// of maps, which the kernel still types as a map value until the
+		// NULL check turns it into the inner map.
+		b = append(b, PtrToMapValue.String()...)
+	} else {
+		b = append(b, t.String()...)
+	}
 	if flags&MaybeNull != 0 {
 		if t == PtrToBTFID {
 			b = append(b, "or_null_"...)

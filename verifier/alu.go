@@ -77,13 +77,17 @@ func (e *env) checkALU(in insn.Insn) error {
 		if err := e.checkRegRead(in.Dst); err != nil {
 			return err
 		}
-		if regs[in.Dst].IsPointer() {
-			return e.reject(e.insnIdx, "R%d pointer arithmetic prohibited", in.Dst)
-		}
+		// A root loader may leak pointers, so negating or byte-swapping one
+		// is allowed: the result is simply an unknown scalar.
+		wasPointer := regs[in.Dst].IsPointer()
 		if err := e.checkRegWrite(in.Dst); err != nil {
 			return err
 		}
 		d := &regs[in.Dst]
+		if wasPointer {
+			d.MarkUnknown(false)
+			return nil
+		}
 		res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, d.Scalar, states.ConstScalar(0))
 		d.MarkUnknown(false)
 		d.Scalar = res

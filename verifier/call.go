@@ -354,7 +354,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if a == ArgConstMapPtrOrNull && reg.IsNull() {
 			return nil
 		}
-		if reg.Type != states.ConstPtrToMap {
+		if reg.Type != states.ConstPtrToMap || reg.MaybeNull() {
 			return typeErr()
 		}
 		if err := e.checkTimerMapArg(reg, meta); err != nil {

@@ -214,8 +214,8 @@ func (e *env) checkAtomic(in insn.Insn) error {
 		}
 	}
 	// Read then write the location, as the kernel checks it.
-	if err := e.checkMemAccess(int(in.Dst), int(in.Off), size, accRead, loadReg, false); err != nil {
+	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accRead, loadReg, false, true); err != nil {
 		return err
 	}
-	return e.checkMemAccess(int(in.Dst), int(in.Off), size, accWrite, -1, false)
+	return e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accWrite, -1, false, true)
 }

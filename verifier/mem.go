@@ -112,9 +112,16 @@ func ptrMismatchOK(t states.RegType) bool {
 // regs[regno] + off. valueReg is the register loaded into or stored from
 // (-1 for an immediate store or a helper access).
 func (e *env) checkMemAccess(regno, off, size int, t access, valueReg int, signExt bool) error {
+	return e.checkMemAccessAlign(regno, off, size, t, valueReg, signExt, false)
+}
+
+// checkMemAccessAlign is checkMemAccess with the kernel's
+// strict_alignment_once: atomic instructions demand natural alignment of
+// every pointer kind, even where plain loads and stores need none.
+func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, signExt, strictOnce bool) error {
 	regs := e.regs()
 	reg := &regs[regno]
-	if err := e.checkPtrAlignment(reg, off, size); err != nil {
+	if err := e.checkPtrAlignment(reg, off, size, strictOnce); err != nil {
 		return err
 	}
 	off += int(reg.Off)
@@ -358,15 +365,47 @@ func (e *env) helperMayAccessPkt(meta *callMeta) bool {
 	return meta.pktAccess
 }
 
+// pktIPAlign is NET_IP_ALIGN as the kernel's alignment check assumes it:
+// packet data starts two bytes past an aligned address.
+const pktIPAlign = 2
+
+// alignDesc names each pointer kind in a misaligned access message.
+var alignDesc = map[states.RegType]string{
+	states.PtrToFlowKeys:   "flow keys ",
+	states.PtrToMapKey:     "key ",
+	states.PtrToMapValue:   "value ",
+	states.PtrToCtx:        "context ",
+	states.PtrToStack:      "stack ",
+	states.PtrToSocket:     "sock ",
+	states.PtrToSockCommon: "sock_common ",
+	states.PtrToTCPSock:    "tcp_sock ",
+	states.PtrToXDPSock:    "xdp_sock ",
+}
+
 // checkPtrAlignment is check_ptr_alignment on an architecture with
-// efficient unaligned access: only stack accesses must be aligned.
-func (e *env) checkPtrAlignment(reg *states.Reg, off, size int) error {
-	if reg.Type != states.PtrToStack || size == 1 {
+// efficient unaligned access: stack accesses must always be aligned, other
+// pointers only when strictOnce asks for it (atomic instructions); arena
+// pointers never.
+func (e *env) checkPtrAlignment(reg *states.Reg, off, size int, strictOnce bool) error {
+	if size == 1 || reg.Type == states.PtrToArena {
+		return nil
+	}
+	if reg.Type == states.PtrToPacket || reg.Type == states.PtrToPacketMeta {
+		if !strictOnce {
+			return nil
+		}
+		t := reg.Var.Add(states.TnumConst(uint64(int64(pktIPAlign) + int64(reg.Off) + int64(off))))
+		if !t.IsAligned(uint64(size)) {
+			return e.reject(e.insnIdx, "misaligned packet access off %d+%s+%d+%d size %d", pktIPAlign, reg.Var.String(), reg.Off, off, size)
+		}
+		return nil
+	}
+	if reg.Type != states.PtrToStack && !strictOnce {
 		return nil
 	}
 	t := reg.Var.Add(states.TnumConst(uint64(int64(reg.Off) + int64(off))))
 	if !t.IsAligned(uint64(size)) {
-		return e.reject(e.insnIdx, "misaligned stack access off %s+%d+%d size %d", reg.Var.String(), reg.Off, off, size)
+		return e.reject(e.insnIdx, "misaligned %saccess off %s+%d+%d size %d", alignDesc[reg.Type], reg.Var.String(), reg.Off, off, size)
 	}
 	return nil
 }

@@ -110,6 +110,11 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 			}
 		}
 	}
+	if id == fnSnprintf {
+		if err := e.checkSnprintfCall(); err != nil {
+			return err
+		}
+	}
 	regs := e.regs()
 	if fn.ReleaseArg > 0 && fn.Args[fn.ReleaseArg-1] == ArgPtrToDynptr {
 		if err := e.unmarkStackSlotsDynptr(int(fn.ReleaseArg)); err != nil {
@@ -232,9 +237,33 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 			return e.reject(e.insnIdx, "%s", msg)
 		}
 	}
+	if id == fnTailCall && e.cur.CurFrame > 0 {
+		return e.tailCallSubprogExit()
+	}
 	if fn.ChangesPktData {
 		e.clearAllPktPointers()
 	}
+	return nil
+}
+
+// tailCallSubprogExit models a tail call made inside a subprogram: when it
+// succeeds the whole program ends with the callee's return value, which
+// the caller sees as the subprogram returning an unknown scalar with the
+// packet possibly changed; when it fails execution simply goes on. The
+// second path is queued unchanged, the first is taken now by returning to
+// the caller (the kernel's check_helper_call does the same fork).
+func (e *env) tailCallSubprogExit() error {
+	if _, err := e.pushStack(e.insnIdx+1, e.insnIdx); err != nil {
+		return err
+	}
+	e.clearAllPktPointers()
+	e.markUnknown(&e.regs()[0])
+	if _, err := e.processExit(); err != nil {
+		return err
+	}
+	// The caller resumes after the call site: step back one slot, as the
+	// main loop advances past the instruction just simulated.
+	e.insnIdx--
 	return nil
 }
 
@@ -292,7 +321,7 @@ func (e *env) expectedStr(a ArgType) string {
 		return "func"
 	case ArgPtrToAllocMem, ArgPtrToRingbufMem:
 		return "ringbuf_mem"
-	case ArgPtrToTimer:
+	case ArgPtrToTimer, ArgPtrToConstStr:
 		return "map_value"
 	case ArgPtrToSpinLock:
 		return "map_value, ptr_"
@@ -392,8 +421,13 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			t = accWrite
 		}
 		return e.checkHelperMemAccess(regno, int(m.ValueSize), t, false, meta)
-	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem:
-		if a == ArgPtrToMemOrNull && reg.IsNull() {
+	case ArgPtrToConstStr:
+		if reg.Type != states.PtrToMapValue || reg.MaybeNull() {
+			return typeErr()
+		}
+		return e.checkConstStrArg(regno)
+	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToUninitMemOrNull:
+		if (a == ArgPtrToMemOrNull || a == ArgPtrToUninitMemOrNull) && reg.IsNull() {
 			return nil
 		}
 		if !isMemArg() {
@@ -411,7 +445,11 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		}
 		return e.checkHelperMemAccess(regno, size, accWrite, false, meta)
 	case ArgConstSize, ArgConstSizeOrZero:
-		return e.checkMemSizeReg(regno, fn.Args[i-1] == ArgPtrToUninitMem, a == ArgConstSizeOrZero, meta)
+		// A writable or-NULL buffer is written in place (MEM_WRITE without
+		// MEM_UNINIT): its stack bytes must already be readable.
+		uninit := fn.Args[i-1] == ArgPtrToUninitMem
+		write := uninit || fn.Args[i-1] == ArgPtrToUninitMemOrNull
+		return e.checkMemSizeReg(regno, uninit, write, a == ArgConstSizeOrZero, meta)
 	case ArgConstAllocSizeOrZero:
 		if !reg.IsConst() {
 			return e.reject(e.insnIdx, "R%d is not a known constant'", regno)
@@ -539,8 +577,9 @@ func (e *env) constMapKey(reg *states.Reg, keySize int) int64 {
 }
 
 // checkMemSizeReg is check_mem_size_reg: the size argument of the
-// previous memory argument.
-func (e *env) checkMemSizeReg(regno int, uninit, zeroOK bool, meta *callMeta) error {
+// previous memory argument. uninit is MEM_UNINIT (the helper fills the
+// buffer: raw mode), write is MEM_WRITE (the access is checked as a write).
+func (e *env) checkMemSizeReg(regno int, uninit, write, zeroOK bool, meta *callMeta) error {
 	reg := &e.regs()[regno]
 	meta.msizeMax = reg.UMax
 	m := meta
@@ -557,8 +596,10 @@ func (e *env) checkMemSizeReg(regno int, uninit, zeroOK bool, meta *callMeta) er
 		return e.reject(e.insnIdx, "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'", regno)
 	}
 	t := accRead
-	if uninit {
+	if write {
 		t = accWrite
+	}
+	if uninit {
 		if m != nil {
 			m.rawMode = true
 		}

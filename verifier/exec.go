@@ -164,8 +164,45 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 	return nil
 }
 
-// checkAtomic simulates the atomic read-modify-write instructions.
+// atomicPtrTypeOK reports whether an atomic instruction may access memory
+// through a register of type t: context, packet, flow-key and socket
+// pointers are rewritten or guarded by the kernel and take no atomics.
+func atomicPtrTypeOK(t states.RegType) bool {
+	switch t {
+	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys,
+		states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
+		return false
+	}
+	return true
+}
+
+// checkAtomicLoadStore simulates load-acquire and store-release: the
+// access is checked exactly as a plain load or store, and only then is the
+// pointer kind tested (the kernel's order, which decides the message).
+func (e *env) checkAtomicLoadStore(in insn.Insn) error {
+	if in.Imm == insn.AtomicLoadAcq {
+		if err := e.checkLoadAlign(in, true); err != nil {
+			return err
+		}
+		if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r.Type) {
+			return e.reject(e.insnIdx, "BPF_ATOMIC loads from R%d %s is not allowed", in.Src, regTypeStr(r))
+		}
+		return nil
+	}
+	if err := e.checkStoreAlign(in, true); err != nil {
+		return err
+	}
+	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r.Type) {
+		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(r))
+	}
+	return nil
+}
+
+// checkAtomic simulates the atomic instructions.
 func (e *env) checkAtomic(in insn.Insn) error {
+	if in.Imm == insn.AtomicLoadAcq || in.Imm == insn.AtomicStoreRel {
+		return e.checkAtomicLoadStore(in)
+	}
 	const (
 		fetch   = 0x01
 		xchg    = 0xe0 | fetch

@@ -201,7 +201,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	162: {Name: "bpf_sock_from_file", ID: 162, Ret: RetPtrToBTFIDOrNull, RetBTFName: "socket", Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"file"}},
 	163: {Name: "bpf_check_mtu", ID: 163, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToInt, ArgAnything, ArgAnything}},
 	164: {Name: "bpf_for_each_map_elem", ID: 164, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToFunc, ArgPtrToStackOrNull, ArgAnything}, Callback: true},
-	165: {Name: "bpf_snprintf", ID: 165, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMemOrNull, ArgConstSizeOrZero, ArgPtrToConstStr, ArgPtrToMemOrNull, ArgConstSizeOrZero}},
+	165: {Name: "bpf_snprintf", ID: 165, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMemOrNull, ArgConstSizeOrZero, ArgPtrToConstStr, ArgPtrToMemOrNull, ArgConstSizeOrZero}, GPLOnly: true},
 	166: {Name: "bpf_sys_bpf", ID: 166, Ret: RetInteger, Args: [5]ArgType{ArgAnything, ArgPtrToMem, ArgConstSize}},
 	167: {Name: "bpf_btf_find_by_name_kind", ID: 167, Ret: RetInteger, Args: [5]ArgType{ArgPtrToMem, ArgConstSize, ArgAnything, ArgAnything}},
 	168: {Name: "bpf_sys_close", ID: 168, Ret: RetInteger, Args: [5]ArgType{ArgAnything}},

@@ -50,6 +50,12 @@ func (e *env) frameOf(r *states.Reg) *states.Frame {
 
 // checkLoad simulates LDX (and LDX MEMSX).
 func (e *env) checkLoad(in insn.Insn) error {
+	return e.checkLoadAlign(in, false)
+}
+
+// checkLoadAlign is checkLoad; strictOnce demands natural alignment of this
+// access whatever the program's alignment mode (load-acquire does).
+func (e *env) checkLoadAlign(in insn.Insn, strictOnce bool) error {
 	if err := e.checkRegRead(in.Src); err != nil {
 		return err
 	}
@@ -57,7 +63,7 @@ func (e *env) checkLoad(in insn.Insn) error {
 		return err
 	}
 	srcType := e.regs()[in.Src].Type
-	if err := e.checkMemAccess(int(in.Src), int(in.Off), in.SizeBytes(), accRead, int(in.Dst), in.Mode() == insn.ModeMEMSX); err != nil {
+	if err := e.checkMemAccessAlign(int(in.Src), int(in.Off), in.SizeBytes(), accRead, int(in.Dst), in.Mode() == insn.ModeMEMSX, strictOnce); err != nil {
 		return err
 	}
 	return e.saveAuxPtrType(srcType)
@@ -65,6 +71,12 @@ func (e *env) checkLoad(in insn.Insn) error {
 
 // checkStore simulates STX (register) and ST (immediate) stores.
 func (e *env) checkStore(in insn.Insn) error {
+	return e.checkStoreAlign(in, false)
+}
+
+// checkStoreAlign is checkStore; strictOnce demands natural alignment of
+// this access whatever the program's alignment mode (store-release does).
+func (e *env) checkStoreAlign(in insn.Insn, strictOnce bool) error {
 	valueReg := -1
 	if in.Class() == insn.ClassSTX {
 		if err := e.checkRegRead(in.Src); err != nil {
@@ -79,7 +91,7 @@ func (e *env) checkStore(in insn.Insn) error {
 	if valueReg < 0 && dstType == states.PtrToCtx {
 		return e.reject(e.insnIdx, "BPF_ST stores into R%d %s is not allowed", in.Dst, regTypeStr(&e.regs()[in.Dst]))
 	}
-	if err := e.checkMemAccess(int(in.Dst), int(in.Off), in.SizeBytes(), accWrite, valueReg, false); err != nil {
+	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), in.SizeBytes(), accWrite, valueReg, false, strictOnce); err != nil {
 		return err
 	}
 	return e.saveAuxPtrType(dstType)

@@ -510,7 +510,12 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 	if dreg >= states.NumRegs || sreg >= states.NumRegs {
 		return errBacktrack
 	}
-	switch in.Class() {
+	class := in.Class()
+	if class == insn.ClassSTX && in.Mode() == insn.ModeATOMIC && in.Imm == insn.AtomicLoadAcq {
+		// A load-acquire defines its destination exactly as a load does.
+		class = insn.ClassLDX
+	}
+	switch class {
 	case insn.ClassALU, insn.ClassALU64:
 		if !bt.isReg(dreg) {
 			return nil

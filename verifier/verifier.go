@@ -192,6 +192,9 @@ func (e *env) run() error {
 		return &RejectError{Msg: err.Error()}
 	}
 	e.cfg = cfg
+	if err := e.checkBTFFuncReturns(); err != nil {
+		return err
+	}
 	e.ctxCheck, e.ctxSize = ctxLayout(e.progType)
 	if e.ctxCheck == nil {
 		if e.ctxCheck, e.ctxSize, err = e.tracingCtxLayout(); err != nil {

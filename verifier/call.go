@@ -443,7 +443,15 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		} else if a == ArgPtrToLong {
 			size = 8
 		}
-		return e.checkHelperMemAccess(regno, size, accWrite, false, meta)
+		if err := e.checkHelperMemAccess(regno, size, accWrite, false, meta); err != nil {
+			return err
+		}
+		if a == ArgPtrToInt || a == ArgPtrToLong {
+			// The int and long out-parameters are fixed-size memory that
+			// must also be naturally aligned, whatever the pointer kind.
+			return e.checkPtrAlignment(reg, 0, size, true)
+		}
+		return nil
 	case ArgConstSize, ArgConstSizeOrZero:
 		// A writable or-NULL buffer is written in place (MEM_WRITE without
 		// MEM_UNINIT): its stack bytes must already be readable.

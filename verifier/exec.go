@@ -141,6 +141,15 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 	default:
 		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] instructions not allowed for this program type")
 	}
+	// A failed load returns from the current function; inside a callback
+	// that return would go to the helper that called it. The live 6.18
+	// kernel refuses such programs (newer kernels say why); vercheck
+	// rejects them with the newer message rather than modelling it.
+	for i := 0; i <= int(e.cur.CurFrame); i++ {
+		if f := e.cur.Frames[i]; f.InCallbackFn || f.InAsyncCallbackFn {
+			return e.reject(e.insnIdx, "cannot use BPF_LD_[ABS|IND] within callback")
+		}
+	}
 	regs := e.regs()
 	if err := e.checkRegRead(6); err != nil {
 		return err
@@ -161,6 +170,27 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 		regs[r].MarkNotInit()
 	}
 	e.markUnknown(&regs[0])
+	if e.cur.CurFrame > 0 {
+		return e.ldAbsSubprogExit()
+	}
+	return nil
+}
+
+// ldAbsSubprogExit models the hidden exit of a failed LD_ABS/LD_IND inside
+// a subprogram: at run time a load outside the packet returns 0 from the
+// current function. The successful load is queued to continue after the
+// instruction; the failure is taken now by returning 0 to the caller.
+func (e *env) ldAbsSubprogExit() error {
+	if _, err := e.pushStack(e.insnIdx+1, e.insnIdx); err != nil {
+		return err
+	}
+	e.regs()[0].MarkConst(0)
+	if _, err := e.processExit(); err != nil {
+		return err
+	}
+	// The caller resumes after the call site: step back one slot, as the
+	// main loop advances past the instruction just simulated.
+	e.insnIdx--
 	return nil
 }
 

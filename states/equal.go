@@ -246,14 +246,16 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
 	allowUninit := !e.Unprivileged
 	for spi := range old.Stack {
 		os := &old.Stack[spi]
+		// Most slots of a cleaned checkpoint are never read: test that
+		// first, on the packed word.
+		if mode == NotExact && isUnread(os, allowUninit) {
+			continue
+		}
 		if spi < len(cur.Stack) && os.Types == cur.Stack[spi].Types && isPlain(os) &&
 			(mode != RangeWithin || !os.IsAllMisc(allowUninit)) {
 			// Every byte matches itself and none holds an object. (In
 			// RangeWithin mode an all-MISC pair still records scalar ids,
 			// so it takes the slow path.)
-			continue
-		}
-		if mode == NotExact && isUnread(os, allowUninit) {
 			continue
 		}
 		if !e.slotSafe(os, cur, spi, mode, allowUninit) {

@@ -182,6 +182,11 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		} else {
 			r0.MarkPtr(states.PtrToMapValue, fl)
 			r0.Aux = uint32(meta.mapIdx)
+			// A lookup proven non-NULL up front still needs its own id when
+			// the value holds a lock, so two lookups stay two locks.
+			if fl&states.MaybeNull == 0 && e.mayPointToSpinLock(r0) {
+				r0.ID = e.newID()
+			}
 		}
 	case RetPtrToSocketOrNull:
 		r0.MarkPtr(states.PtrToSocket, states.MaybeNull)

@@ -278,3 +278,78 @@ int spin_lock_global_call(struct __sk_buff *skb)
 }
 
 char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct locked_val);
+} lock_array SEC(".maps");
+
+/* Array lookups with a constant in-range key are never NULL, yet each one
+ * still names its own lock: unlocking through a second lookup of another
+ * slot is a different lock. */
+// vercheck: reject "bpf_spin_unlock of different lock"
+SEC("tc")
+__naked int spin_unlock_other_array_slot(void)
+{
+	asm volatile (
+	"r1 = 0;"
+	"*(u32 *)(r10 - 4) = r1;"
+	"r1 = 1;"
+	"*(u32 *)(r10 - 8) = r1;"
+	"r2 = r10;"
+	"r2 += -4;"
+	"r1 = %[lock_array] ll;"
+	"call %[bpf_map_lookup_elem];"
+	"r6 = r0;"
+	"r2 = r10;"
+	"r2 += -8;"
+	"r1 = %[lock_array] ll;"
+	"call %[bpf_map_lookup_elem];"
+	"r7 = r0;"
+	"r1 = r6;"
+	"r1 += 4;"
+	"call %[bpf_spin_lock];"
+	"r1 = r7;"
+	"r1 += 4;"
+	"call %[bpf_spin_unlock];"
+	"r0 = 0;"
+	"exit;"
+	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm(bpf_spin_lock),
+	  __imm(bpf_spin_unlock),
+	  __imm_addr(lock_array)
+	: __clobber_all);
+}
+
+/* The same slot looked up and locked, then unlocked through the same
+ * pointer: accepted without any NULL check. */
+// vercheck: accept
+SEC("tc")
+__naked int spin_lock_array_no_null_check(void)
+{
+	asm volatile (
+	"r1 = 0;"
+	"*(u32 *)(r10 - 4) = r1;"
+	"r2 = r10;"
+	"r2 += -4;"
+	"r1 = %[lock_array] ll;"
+	"call %[bpf_map_lookup_elem];"
+	"r6 = r0;"
+	"r1 = r6;"
+	"r1 += 4;"
+	"call %[bpf_spin_lock];"
+	"r1 = r6;"
+	"r1 += 4;"
+	"call %[bpf_spin_unlock];"
+	"r0 = 0;"
+	"exit;"
+	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm(bpf_spin_lock),
+	  __imm(bpf_spin_unlock),
+	  __imm_addr(lock_array)
+	: __clobber_all);
+}

@@ -396,7 +396,7 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 			if tags&^tagCtx != 0 {
 				return &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
 			}
-			if tags&tagCtx != 0 && !isProgCtxType(ptr, pt) {
+			if tags&tagCtx != 0 && !isProgCtxType(ptr, pt) && !ctxTagAcceptsType(ptr, pt) {
 				if _, void := skipModifiers(ptr.Target).(*btf.Void); !void {
 					return &globalProto{unsupported: fmt.Sprintf("global function %s() arg:ctx on a non-context type", fn.Name)}
 				}
@@ -576,6 +576,50 @@ func isProgCtxType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
 	}
 	return name == want || ctxProjections[want] == name
 }
+
+// u64Size is the byte size of the 64-bit integer that several program
+// types accept as the pointee of an arg:ctx argument (their context is an
+// array of u64 arguments).
+const u64Size = 8
+
+// ctxTagAcceptsType reports the program-type special cases under which an
+// arg:ctx argument need not name the canonical context struct
+// (btf_validate_prog_ctx_type): the bpf_user_pt_regs_t typedef or struct
+// pt_regs for perf_event programs (x86 layout), u64 pointers for raw
+// tracepoints, LSM and struct_ops programs, and any type at all for
+// tracepoint, syscall and extension programs. Tracing programs depend on
+// the attach type and stay unmodelled here.
+func ctxTagAcceptsType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
+	switch pt {
+	case ebpf.TracePoint, ebpf.Syscall, ebpf.Extension:
+		return true
+	case ebpf.PerfEvent:
+		t := ptr.Target
+		for range maxResolveDepth {
+			if td, ok := t.(*btf.Typedef); ok {
+				if td.Name == kprobeCtxTypedef {
+					return true
+				}
+				break
+			}
+			next := skipQualifier(t)
+			if next == t {
+				break
+			}
+			t = next
+		}
+		s, ok := skipModifiers(ptr.Target).(*btf.Struct)
+		return ok && s.Name == ptRegsStruct
+	case ebpf.RawTracepoint, ebpf.RawTracepointWritable, ebpf.LSM, ebpf.StructOps:
+		i, ok := skipModifiers(ptr.Target).(*btf.Int)
+		return ok && i.Size == u64Size
+	}
+	return false
+}
+
+// ptRegsStruct is the register-file struct that bpf_user_pt_regs_t names
+// on x86, accepted as a perf_event program's arg:ctx type.
+const ptRegsStruct = "pt_regs"
 
 // skipQualifier follows one qualifier (not a typedef), or returns t.
 func skipQualifier(t btf.Type) btf.Type {

@@ -64,6 +64,10 @@ func TestFlags(t *testing.T) {
 			flagSets{Prune: []int{1, 3, 5, 6, 7}, Jmp: []int{3, 5, 6, 7}, Force: []int{5}, Callback: []int{5}}},
 		{"may_goto", prog(movImm(R0, 0), Insn{Op: ClassJMP | JmpJCOND, Off: 1}, movImm(R0, 1), exit()),
 			flagSets{Prune: []int{1, 3}, Jmp: []int{3}, Force: []int{1}}},
+		// A JCOND whose src is not the may_goto marker is no may_goto: the
+		// kernel gives it no forced checkpoint (it is rejected later).
+		{"jcond bad src", prog(movImm(R0, 0), Insn{Op: ClassJMP | JmpJCOND, Src: 1, Off: 1}, movImm(R0, 1), exit()),
+			flagSets{Prune: []int{1, 3}, Jmp: []int{3}}},
 		{"bpf2bpf", prog(movImm(R1, 1), callPC(1), exit(), movImm(R0, 0), exit()),
 			flagSets{Prune: []int{1, 2, 3}, Jmp: []int{2, 3}}},
 	}

@@ -93,8 +93,10 @@ func (i Insn) IsKfuncCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == P
 // (Imm is the relative offset of the subprogram).
 func (i Insn) IsPseudoFunc() bool { return i.IsLdImm64() && i.Src == PseudoFunc }
 
-// IsMayGoto reports whether i is a may_goto (JMP|JCOND).
-func (i Insn) IsMayGoto() bool { return i.Op == ClassJMP|JmpJCOND }
+// IsMayGoto reports whether i is a may_goto: JMP|JCOND with the may_goto
+// src marker. A JCOND with another src is no may_goto (it is rejected when
+// checked, and gets no forced checkpoint before that).
+func (i Insn) IsMayGoto() bool { return i.Op == ClassJMP|JmpJCOND && i.Src == MayGotoSrc }
 
 // JumpOffset returns the relative jump distance of a JMP/JMP32 instruction:
 // the imm of a JMP32|JA ("gotol"), the off field otherwise.

@@ -238,7 +238,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		}
 	}
 	if meta.mapIdx >= 0 {
-		if ok, msg := mapHelperCompatible(e.maps[meta.mapIdx].Type, id); !ok {
+		if ok, msg := e.mapHelperAllowed(e.maps[meta.mapIdx].Type, id); !ok {
 			return e.reject(e.insnIdx, "%s", msg)
 		}
 	}
@@ -410,6 +410,11 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			meta.constMapKey = e.constMapKey(reg, int(m.KeySize))
 		}
 	case ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull:
+		if meta.mapIdx >= 0 {
+			if mt := e.maps[meta.mapIdx].Type; mt == ebpf.SockMap || mt == ebpf.SockHash {
+				return e.checkSockmapValueArg(regno, reg, a)
+			}
+		}
 		if a == ArgPtrToMapValueOrNull && reg.IsNull() {
 			return nil
 		}
@@ -888,4 +893,22 @@ func (e *env) checkResourceLeak(what string) error {
 		return e.reject(e.insnIdx, "%s cannot be used inside bpf_spin_lock-ed region", what)
 	}
 	return nil
+}
+
+// checkSockmapValueArg is the value argument of a helper on a sockmap or
+// sockhash: the kernel takes a socket there, not memory
+// (resolve_map_arg_type turns the value kind into a socket kind).
+func (e *env) checkSockmapValueArg(regno int, reg *states.Reg, a ArgType) error {
+	if a != ArgPtrToMapValue {
+		return e.reject(e.insnIdx, "invalid arg_type for sockmap/sockhash")
+	}
+	switch reg.Type {
+	case states.PtrToSockCommon, states.PtrToSocket, states.PtrToTCPSock, states.PtrToXDPSock:
+		if !reg.MaybeNull() {
+			return nil
+		}
+	case states.PtrToBTFID:
+		return e.unsupported(e.insnIdx, "BTF socket pointer as a sockmap value")
+	}
+	return e.reject(e.insnIdx, "R%d type=%s expected=sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_", regno, regTypeStr(reg))
 }

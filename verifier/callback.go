@@ -128,7 +128,7 @@ func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
 	}
 	e.markUnknown(&regs[0])
 	if meta.mapIdx >= 0 {
-		if ok, msg := mapHelperCompatible(e.maps[meta.mapIdx].Type, id); !ok {
+		if ok, msg := e.mapHelperAllowed(e.maps[meta.mapIdx].Type, id); !ok {
 			return e.reject(e.insnIdx, "%s", msg)
 		}
 	}

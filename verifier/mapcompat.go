@@ -121,3 +121,32 @@ func mapHelperMismatch(mt ebpf.MapType, id int32) string {
 	}
 	return fmt.Sprintf("cannot pass map_type %d into func %s#%d", uint32(mt), name, id)
 }
+
+// mapHelperAllowed is check_map_func_compatibility for this program: on
+// top of mapHelperCompatible, a SOCKMAP or SOCKHASH may only be updated or
+// have elements deleted by program types that can never hold a locked
+// socket (may_update_sockmap).
+func (e *env) mapHelperAllowed(mt ebpf.MapType, id int32) (ok bool, msg string) {
+	if (mt == ebpf.SockMap || mt == ebpf.SockHash) &&
+		(id == int32(asm.FnMapUpdateElem) || id == int32(asm.FnMapDeleteElem)) &&
+		!e.mayUpdateSockmap(id) {
+		return false, mapHelperMismatch(mt, id)
+	}
+	return mapHelperCompatible(mt, id)
+}
+
+// mayUpdateSockmap reports whether this program type may call
+// bpf_map_update_elem or bpf_map_delete_elem (id) on a socket map.
+func (e *env) mayUpdateSockmap(id int32) bool {
+	switch e.progType {
+	case ebpf.Tracing:
+		return e.attach == ebpf.AttachTraceIter
+	case ebpf.SockOps:
+		// sock_ops updates go through bpf_sock_map_update instead.
+		return id == int32(asm.FnMapDeleteElem)
+	case ebpf.SocketFilter, ebpf.SchedCLS, ebpf.SchedACT, ebpf.XDP,
+		ebpf.SkReuseport, ebpf.FlowDissector, ebpf.SkLookup:
+		return true
+	}
+	return false
+}

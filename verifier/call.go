@@ -837,7 +837,14 @@ func (e *env) checkReturnCode() error {
 	if lo <= r0.SMin && r0.SMax <= hi {
 		return nil
 	}
-	msg := "At program exit the register R0 has"
+	return e.rejectOutOfRange("At program exit", r0, lo, hi)
+}
+
+// rejectOutOfRange is the kernel's verbose_invalid_scalar: R0 left a
+// function (ctx says which kind of exit) outside the range [lo, hi] it
+// must be in.
+func (e *env) rejectOutOfRange(ctx string, r0 *states.Reg, lo, hi int64) error {
+	msg := ctx + " the register R0 has"
 	unknown := true
 	if r0.SMin > minInt64 {
 		msg += sprintf(" smin=%d", r0.SMin)

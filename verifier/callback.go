@@ -227,20 +227,7 @@ func (e *env) returnFromCallback() error {
 	}
 	lo, hi := int64(callee.CallbackRetMin), int64(callee.CallbackRetMax)
 	if r0.SMin < lo || r0.SMax > hi {
-		msg := "At callback return the register R0 has"
-		unknown := true
-		if r0.SMin > minInt64 {
-			msg += sprintf(" smin=%d", r0.SMin)
-			unknown = false
-		}
-		if r0.SMax < maxInt64 {
-			msg += sprintf(" smax=%d", r0.SMax)
-			unknown = false
-		}
-		if unknown {
-			msg += " unknown scalar value"
-		}
-		return e.reject(e.insnIdx, "%s should have been in [%d, %d]", msg, lo, hi)
+		return e.rejectOutOfRange("At callback return", r0, lo, hi)
 	}
 	callSite := int(callee.CallSite)
 	if !e.cfg.CallsCallback(callSite) {

@@ -162,18 +162,5 @@ func (e *env) checkAsyncReturn() error {
 	if lo <= r0.SMin && r0.SMax <= hi {
 		return nil
 	}
-	msg := ctx + " the register R0 has"
-	unknown := true
-	if r0.SMin > minInt64 {
-		msg += sprintf(" smin=%d", r0.SMin)
-		unknown = false
-	}
-	if r0.SMax < maxInt64 {
-		msg += sprintf(" smax=%d", r0.SMax)
-		unknown = false
-	}
-	if unknown {
-		msg += " unknown scalar value"
-	}
-	return e.reject(e.insnIdx, "%s should have been in [%d, %d]", msg, lo, hi)
+	return e.rejectOutOfRange(ctx, r0, lo, hi)
 }

@@ -544,25 +544,12 @@ const kprobeCtxTypedef = "bpf_user_pt_regs_t"
 // isProgCtxType is btf_is_prog_ctx_type: does ptr point to the context
 // struct of program type pt, by name?
 func isProgCtxType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
-	t := ptr.Target
-	if pt == ebpf.Kprobe {
-		// The typedef counts before typedefs are skipped.
-		for range maxResolveDepth {
-			if td, ok := t.(*btf.Typedef); ok {
-				if td.Name == kprobeCtxTypedef {
-					return true
-				}
-				break
-			}
-			next := skipQualifier(t)
-			if next == t {
-				break
-			}
-			t = next
-		}
+	// The typedef counts before typedefs are skipped.
+	if pt == ebpf.Kprobe && namesTypedef(ptr.Target, kprobeCtxTypedef) {
+		return true
 	}
 	var name string
-	switch s := skipModifiers(t).(type) {
+	switch s := skipModifiers(ptr.Target).(type) {
 	case *btf.Struct:
 		name = s.Name
 	case *btf.Union:
@@ -575,6 +562,22 @@ func isProgCtxType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
 		return false
 	}
 	return name == want || ctxProjections[want] == name
+}
+
+// namesTypedef reports whether t, past const/volatile qualifiers only, is
+// the typedef called name.
+func namesTypedef(t btf.Type, name string) bool {
+	for range maxResolveDepth {
+		if td, ok := t.(*btf.Typedef); ok {
+			return td.Name == name
+		}
+		next := skipQualifier(t)
+		if next == t {
+			return false
+		}
+		t = next
+	}
+	return false
 }
 
 // u64Size is the byte size of the 64-bit integer that several program
@@ -594,19 +597,8 @@ func ctxTagAcceptsType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
 	case ebpf.TracePoint, ebpf.Syscall, ebpf.Extension:
 		return true
 	case ebpf.PerfEvent:
-		t := ptr.Target
-		for range maxResolveDepth {
-			if td, ok := t.(*btf.Typedef); ok {
-				if td.Name == kprobeCtxTypedef {
-					return true
-				}
-				break
-			}
-			next := skipQualifier(t)
-			if next == t {
-				break
-			}
-			t = next
+		if namesTypedef(ptr.Target, kprobeCtxTypedef) {
+			return true
 		}
 		s, ok := skipModifiers(ptr.Target).(*btf.Struct)
 		return ok && s.Name == ptRegsStruct

@@ -158,15 +158,7 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 			e.markUnknown(dst)
 			return nil
 		}
-		noSext := src.UMax < uint64(1)<<(in.Off-1)
-		if noSext {
-			e.assignScalarIDBeforeMov(src)
-		}
-		*dst = *src
-		if !noSext {
-			dst.ID = 0
-		}
-		dst.Scalar = states.SignExtend(dst.Scalar, int(in.Off)/8, true)
+		e.movSignExtended(dst, src, in.Off, true)
 		return nil
 	}
 	if src.IsPointer() {
@@ -192,7 +184,16 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 		dst.Scalar = states.ZeroExtend32(dst.Scalar)
 		return nil
 	}
-	noSext := src.UMax < uint64(1)<<(in.Off-1)
+	e.movSignExtended(dst, src, in.Off, false)
+	return nil
+}
+
+// movSignExtended is "dst = (sN) src" for a scalar src, N = bits: the
+// copy stays linked to src only when the sign bit cannot be set, as
+// sign extension would otherwise change the value. The 32-bit form also
+// zero-extends and syncs (SignExtend does both).
+func (e *env) movSignExtended(dst, src *states.Reg, bits int16, is64 bool) {
+	noSext := src.UMax < uint64(1)<<(bits-1)
 	if noSext {
 		e.assignScalarIDBeforeMov(src)
 	}
@@ -200,9 +201,7 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 	if !noSext {
 		dst.ID = 0
 	}
-	// The 32-bit sign extension zero-extends and syncs.
-	dst.Scalar = states.SignExtend(dst.Scalar, int(in.Off)/8, false)
-	return nil
+	dst.Scalar = states.SignExtend(dst.Scalar, int(bits)/8, is64)
 }
 
 // adjustRegMinMax is adjust_reg_min_max_vals: dispatch between pointer

@@ -125,7 +125,17 @@ func loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
 
-	log, err := load(sub, name, ebpf.LogLevelStats, statsLogSize)
+	return judge(res, func(level ebpf.LogLevel, size uint32) (string, error) {
+		return load(sub, name, level, size)
+	})
+}
+
+// judge loads a program through loadAt at the stats level and fills res
+// with the verdict and figures; a rejected program is loaded once more at
+// the branch level for its full log. An error before the verifier ran is
+// a setup failure.
+func judge(res Result, loadAt func(level ebpf.LogLevel, size uint32) (string, error)) Result {
+	log, err := loadAt(ebpf.LogLevelStats, statsLogSize)
 	if err != nil {
 		var ve *ebpf.VerifierError
 		if !errors.As(err, &ve) {
@@ -137,18 +147,16 @@ func loadOne(spec *ebpf.CollectionSpec, name string) Result {
 			return setupFailure(res, err)
 		}
 	}
-	if err := fillStats(&res, log); err != nil {
-		return setupFailure(res, err)
+	if ferr := fillStats(&res, log); ferr != nil {
+		return setupFailure(res, ferr)
 	}
+	res.Log = log
 	if err == nil {
 		res.Accepted = true
-		res.Log = log
 		return res
 	}
-
 	res.Err = DecisiveLine(log)
-	res.Log = log
-	_, berr := load(sub, name, ebpf.LogLevelBranch|ebpf.LogLevelStats, branchLogSize)
+	_, berr := loadAt(ebpf.LogLevelBranch|ebpf.LogLevelStats, branchLogSize)
 	var ve *ebpf.VerifierError
 	if errors.As(berr, &ve) && len(ve.Log) > 0 {
 		res.Log = strings.Join(ve.Log, "\n")

@@ -73,32 +73,9 @@ func loadProgram(obj *loader.Object, prog *loader.Program) Result {
 		return setupFailure(res, err)
 	}
 
-	log, err := loadSpec(spec, ebpf.LogLevelStats, statsLogSize)
-	if err != nil {
-		var ve *ebpf.VerifierError
-		if !errors.As(err, &ve) {
-			return setupFailure(res, err)
-		}
-		log = strings.Join(ve.Log, "\n")
-		if _, serr := ParseStats(log); serr != nil {
-			return setupFailure(res, err)
-		}
-	}
-	if ferr := fillStats(&res, log); ferr != nil {
-		return setupFailure(res, ferr)
-	}
-	res.Log = log
-	if err == nil {
-		res.Accepted = true
-		return res
-	}
-	res.Err = DecisiveLine(log)
-	_, berr := loadSpec(spec, ebpf.LogLevelBranch|ebpf.LogLevelStats, branchLogSize)
-	var ve *ebpf.VerifierError
-	if errors.As(berr, &ve) && len(ve.Log) > 0 {
-		res.Log = strings.Join(ve.Log, "\n")
-	}
-	return res
+	return judge(res, func(level ebpf.LogLevel, size uint32) (string, error) {
+		return loadSpec(spec, level, size)
+	})
 }
 
 // loadSpec loads one program and returns its verifier log.

@@ -24,7 +24,6 @@ package verifier
 import (
 	"github.com/cilium/ebpf"
 
-	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -237,62 +236,8 @@ func (e *env) returnFromCallback() error {
 	st.Frames[st.CurFrame] = nil
 	st.CurFrame--
 	e.pool.PutFrame(callee)
-	if prev := e.findPrevEntry(callSite); prev != nil {
-		e.widenImpreciseScalars(prev, st)
+	if prev := e.prevLoopEntry(st, callSite); prev != nil {
+		widenLoopScalars(prev, st)
 	}
 	return nil
-}
-
-// findPrevEntry is find_prev_entry: the checkpoint at insn that is an
-// ancestor of cur on the current path (the previous iteration of the
-// loop), if any.
-func (e *env) findPrevEntry(insnIdx int) *states.State {
-	cur := e.cur
-	callsite := cur.Frames[cur.CurFrame].CallSite
-	var found *states.State
-	e.store.Walk(int32(insnIdx), callsite, func(sl *prune.Entry) bool {
-		old := sl.State
-		if int(old.InsnIdx) == insnIdx && old.Branches > 0 && old.SameCallsites(cur) && old.DFSDepth < cur.DFSDepth {
-			found = old
-			return false
-		}
-		return true
-	})
-	return found
-}
-
-// widenImpreciseScalars is widen_imprecise_scalars: every scalar, in a
-// register or spilled, that neither state needs precisely and that changed
-// since the previous iteration becomes unknown in cur.
-func (e *env) widenImpreciseScalars(old, cur *states.State) {
-	for fr := old.CurFrame; fr >= 0; fr-- {
-		fo, fc := old.Frames[fr], cur.Frames[fr]
-		if fo == nil || fc == nil {
-			continue
-		}
-		for i := range fo.Regs {
-			e.maybeWidenReg(&fo.Regs[i], &fc.Regs[i])
-		}
-		for spi := range fo.Stack {
-			if spi >= len(fc.Stack) {
-				break
-			}
-			if !fo.Stack[spi].IsSpilledReg() || !fc.Stack[spi].IsSpilledReg() {
-				continue
-			}
-			e.maybeWidenReg(&fo.Stack[spi].Spilled, &fc.Stack[spi].Spilled)
-		}
-	}
-}
-
-// maybeWidenReg forgets cur's value when both are imprecise scalars that
-// differ.
-func (e *env) maybeWidenReg(old, cur *states.Reg) {
-	if old.Type != states.ScalarValue || cur.Type != states.ScalarValue {
-		return
-	}
-	if old.Precise || cur.Precise || e.eq.RegSafe(old, cur, states.Exact) {
-		return
-	}
-	e.markUnknown(cur)
 }

@@ -23,7 +23,7 @@ package verifier
 //     Nothing bounds the number of iterations the verifier looks at, so
 //     before each new iteration the scalars that changed since the
 //     previous one and never mattered (imprecise) are forgotten
-//     (widenImpreciseScalars): a counter does not keep the states apart.
+//     (widenLoopScalars): a counter does not keep the states apart.
 //
 // The depth is compared only by the infinite-loop check
 // (iterActiveDepthsDiffer): two states at different depths are
@@ -316,8 +316,7 @@ func (e *env) internal(idx int, format string, args ...any) error {
 // prevLoopEntry is find_prev_entry with an explicit starting state: the
 // most recent checkpoint at idx that is an ancestor of st on the current
 // path (its paths are still open and it is shallower), in st's call chain:
-// the previous loop iteration. (findPrevEntry starts from the current
-// state.)
+// the previous loop iteration.
 func (e *env) prevLoopEntry(st *states.State, idx int) *states.State {
 	var found *states.State
 	callsite := st.Frames[st.CurFrame].CallSite
@@ -333,13 +332,12 @@ func (e *env) prevLoopEntry(st *states.State, idx int) *states.State {
 }
 
 // widenLoopScalars is widen_imprecise_scalars for iterator and may_goto
-// loops: every scalar of cur (registers and spilled slots, all frames)
+// loops and callbacks: every scalar of cur (registers and spilled slots, all frames)
 // that differs from the same scalar in old, the previous iteration's
 // checkpoint, and is precise in neither becomes unknown, so that a loop
 // counter nobody relies on does not keep iterations apart. Scalars that
 // are equal keep their value. As in the kernel, one id correspondence
-// spans the whole state (callback.go's widenImpreciseScalars builds one
-// per register).
+// spans the whole state.
 func widenLoopScalars(old, cur *states.State) {
 	var ids idMap
 	for fr := int(old.CurFrame); fr >= 0; fr-- {

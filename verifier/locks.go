@@ -31,7 +31,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
-
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )

@@ -54,6 +54,10 @@ type Options struct {
 	// against: a raw BTF file or an ELF with a .BTF section. Empty means
 	// /sys/kernel/btf/vmlinux.
 	TargetBTF string
+	// Kconfig is the kernel configuration extern __kconfig variables are
+	// read from (see [loader.Options.Kconfig]); empty means the running
+	// kernel's.
+	Kconfig string
 	// TypeOverride is the program type of programs whose spec has none
 	// (sections such as iproute2's "classifier" name no type).
 	TypeOverride ebpf.ProgramType
@@ -99,7 +103,7 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 		return nil, errors.New("vercheck: nil collection spec")
 	}
 	o := withDefaults(opts)
-	obj, err := loader.FromCollectionSpec(o.Name, spec, loader.Options{TargetBTF: o.TargetBTF, TypeOverride: o.TypeOverride})
+	obj, err := loader.FromCollectionSpec(o.Name, spec, loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride})
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
 	}

@@ -263,3 +263,40 @@ func (info *elfInfo) fillZeroSizes(data []byte) ([]byte, []string) {
 	}
 	return out, []string{fmt.Sprintf("ELF: filled %d zero st_size symbols", filled)}
 }
+
+// elf64SymInfoOffset is where st_info (binding << 4 | type) sits in an
+// Elf64_Sym.
+const elf64SymInfoOffset = 4
+
+// bindDefinedWeakObjects returns data with every weak data symbol that the
+// object itself defines (a map or a global variable, such as the maps
+// libbpf's usdt.bpf.h declares __weak) bound as global. Within one object a
+// defined weak symbol resolves to its own definition, exactly like a global
+// one, which is how libbpf links it; cilium/ebpf refuses relocations
+// against weak bindings. data itself is never modified.
+func (info *elfInfo) bindDefinedWeakObjects(data []byte) ([]byte, []string) {
+	if !info.is64 || info.symtabEnt < elf64SymSize {
+		return data, nil
+	}
+	var out []byte
+	var names []string
+	for _, s := range info.symbols {
+		if s.bind != elf.STB_WEAK || s.typ != elf.STT_OBJECT ||
+			s.section == int(elf.SHN_UNDEF) || s.section >= int(elf.SHN_LORESERVE) {
+			continue
+		}
+		pos := info.symtabOff + uint64(s.index)*info.symtabEnt + elf64SymInfoOffset
+		if pos+1 > uint64(len(data)) || pos < info.symtabOff {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(data)
+		}
+		out[pos] = byte(elf.ST_INFO(elf.STB_GLOBAL, s.typ))
+		names = append(names, s.name)
+	}
+	if out == nil {
+		return data, nil
+	}
+	return out, []string{fmt.Sprintf("ELF: bound %d defined weak data symbols as global (%s)", len(names), strings.Join(names, ", "))}
+}

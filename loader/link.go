@@ -197,6 +197,12 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 	for iter.Next() {
 		ins := iter.Ins
 		ref := ins.Reference()
+		if off, ok := kconfigOffset(ins); ok {
+			if err := rewriteKconfigLoad(ins, off, maps); err != nil {
+				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
+			}
+			continue
+		}
 		switch {
 		case ins.IsLoadFromMap():
 			if ref == "" {
@@ -238,12 +244,19 @@ func rewriteMapLoad(ins *asm.Instruction, ref string, maps *mapTable) error {
 		}
 		return nil
 	}
-	if off, isKconfig := maps.kconfig[ref]; isKconfig && ins.Src == asm.PseudoMapValue {
-		kidx := maps.index[kconfigMapName]
-		ins.Constant = int64(uint64(off)<<32 | uint64(uint32(kidx)))
-		return nil
-	}
 	return fmt.Errorf("%w: %q", ErrMapNotFound, ref)
+}
+
+// rewriteKconfigLoad points a load of an extern __kconfig variable at its
+// offset in the .kconfig map.
+func rewriteKconfigLoad(ins *asm.Instruction, off uint32, maps *mapTable) error {
+	kidx, ok := maps.index[kconfigMapName]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrMapNotFound, kconfigMapName)
+	}
+	ins.Src = asm.PseudoMapValue
+	ins.Constant = int64(uint64(off)<<32 | uint64(uint32(kidx)))
+	return nil
 }
 
 func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info *elfInfo) error {

@@ -136,6 +136,11 @@ type Options struct {
 	// BTF file or an ELF with a .BTF section. Empty means the running
 	// kernel's /sys/kernel/btf/vmlinux when present.
 	TargetBTF string
+	// Kconfig is the kernel configuration file (plain or gzip-compressed)
+	// that extern __kconfig variables are read from. Empty means the
+	// running kernel's (/proc/config.gz or /boot/config-RELEASE), as
+	// loaders do; LINUX_KERNEL_VERSION is the running kernel's release.
+	Kconfig string
 }
 
 // maxObjectSize bounds how much of a file Open reads: the largest real BPF
@@ -172,6 +177,8 @@ func Parse(path string, data []byte, opts Options) (*Object, error) {
 	}
 
 	patched, warnings := info.fillZeroSizes(data)
+	patched, bound := info.bindDefinedWeakObjects(patched)
+	warnings = append(warnings, bound...)
 
 	spec, err := loadSpec(patched)
 	if err != nil {
@@ -219,7 +226,7 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 	}()
 
 	obj = &Object{Path: path}
-	maps := newMapTable(spec, info, hasUntypedSection(spec))
+	maps := newMapTable(spec, info, hasUntypedSection(spec), opts.Kconfig)
 	obj.Maps = maps.list
 	obj.Warnings = append(obj.Warnings, maps.warnings...)
 

@@ -35,16 +35,14 @@ type mapTable struct {
 	list     []*Map
 	index    map[string]int
 	warnings []string
-	// kconfig maps an extern __kconfig variable to its offset in .kconfig.
-	kconfig map[string]uint32
 }
 
 // newMapTable indexes the maps of spec. iproute2 says whether the object was
 // built for iproute2 (tc), whose struct bpf_elf_map continues with id and
 // pinning where samples/bpf's struct bpf_map_def has inner_map_idx and
 // numa_node: both are seven words long, so the loader must be told.
-func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool) *mapTable {
-	t := &mapTable{index: make(map[string]int), kconfig: make(map[string]uint32)}
+func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool, kconfigFile string) *mapTable {
+	t := &mapTable{index: make(map[string]int)}
 
 	names := make([]string, 0, len(spec.Maps))
 	for name, ms := range spec.Maps {
@@ -57,7 +55,7 @@ func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool) *mapTa
 		t.add(name, convertMap(name, spec.Maps[name]))
 	}
 
-	t.addKconfig(spec)
+	t.addKconfig(spec, kconfigFile)
 	t.resolveLegacyTails(spec, info, iproute2)
 	return t
 }
@@ -98,9 +96,11 @@ func isGlobalDataName(name string) bool {
 }
 
 // addKconfig adds the virtual .kconfig map when the object declares extern
-// __kconfig variables. Its contents come from the running kernel's config at
-// load time, so offline they are unknown zeros.
-func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec) {
+// __kconfig variables, filled as cilium/ebpf fills it at load time: from
+// the kernel configuration at kconfigFile (the running kernel's when
+// empty) and the running kernel's release. Values that cannot be found
+// are zero, with a warning.
+func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec, kconfigFile string) {
 	if spec.Types == nil {
 		return
 	}
@@ -108,14 +108,19 @@ func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec) {
 	if err := spec.Types.TypeByName(kconfigMapName, &ds); err != nil || ds == nil || ds.Size == 0 {
 		return
 	}
-	for _, vsi := range ds.Vars {
-		if v, ok := vsi.Type.(*btf.Var); ok {
-			t.kconfig[v.Name] = vsi.Offset
-		}
-	}
 	if _, ok := t.index[kconfigMapName]; ok {
 		return
 	}
+	target, err := loadKernelTarget(kconfigFile)
+	if err != nil {
+		t.warnings = append(t.warnings, fmt.Sprintf(".kconfig: %v", err))
+	}
+	bo := spec.ByteOrder
+	if bo == nil {
+		bo = binary.LittleEndian
+	}
+	contents, warnings := fillKconfig(ds, target, bo)
+	t.warnings = append(t.warnings, warnings...)
 	t.add(kconfigMapName, &Map{
 		Name:       kconfigMapName,
 		Type:       ebpf.Array,
@@ -124,9 +129,8 @@ func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec) {
 		MaxEntries: 1,
 		Flags:      bpfFRdonlyProg,
 		ReadOnly:   true,
-		Contents:   make([]byte, ds.Size),
+		Contents:   contents,
 	})
-	t.warnings = append(t.warnings, ".kconfig: contents unknown offline, assumed zero")
 }
 
 // readTail decodes the words of a legacy map definition after the classic

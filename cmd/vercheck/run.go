@@ -43,14 +43,15 @@ Flags:
 // commonFlags are the verification flags shared by the main command and
 // compare.
 type commonFlags struct {
-	typeName, btfPath, policy string
-	timeout                   time.Duration
-	jobs                      int
+	typeName, btfPath, kconfig, policy string
+	timeout                            time.Duration
+	jobs                               int
 }
 
 func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type (e.g. xdp, sched_cls, socket_filter)")
 	fset.StringVar(&c.btfPath, "btf", "", "target BTF for CO-RE relocations (default /sys/kernel/btf/vmlinux)")
+	fset.StringVar(&c.kconfig, "kconfig", "", "kernel config for extern __kconfig variables (default: the running kernel's)")
 	fset.DurationVar(&c.timeout, "timeout", 60*time.Second, "time limit per program (0: none)")
 	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
 	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
@@ -62,7 +63,7 @@ func (c *commonFlags) options() (loader.Options, verifier.Options, error) {
 	if err != nil {
 		return loader.Options{}, verifier.Options{}, err
 	}
-	lopts := loader.Options{TargetBTF: c.btfPath}
+	lopts := loader.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig}
 	if c.typeName != "" {
 		pt, ok := parseProgType(c.typeName)
 		if !ok {

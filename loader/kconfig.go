@@ -1,0 +1,319 @@
+package loader
+
+// extern __kconfig variables: cilium/ebpf reads them into a virtual .kconfig
+// map and fills it at load time from the running kernel. The verifier sees
+// that map frozen, so its bytes are constants to it: vercheck fills them the
+// same way, from the kernel configuration and release it is given (the
+// running kernel's by default), so branches on LINUX_KERNEL_VERSION or
+// CONFIG_* fold as they do when the object is loaded.
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+	"golang.org/x/sys/unix"
+)
+
+// Names of the .kconfig variables that do not come from the config file.
+const (
+	kconfigKernelVersion  = "LINUX_KERNEL_VERSION"
+	kconfigSyscallWrapper = "LINUX_HAS_SYSCALL_WRAPPER"
+)
+
+// Kernel configuration files, in the order libbpf and cilium/ebpf look
+// for them; %s is the kernel release.
+var kconfigPaths = []string{"/proc/config.gz", "/boot/config-%s"}
+
+// maxKconfigSize bounds how much of a config file is read (a real one is
+// a few hundred kilobytes).
+const maxKconfigSize = 16 << 20
+
+// kernelTarget is what a .kconfig map is filled from.
+type kernelTarget struct {
+	release string            // e.g. "6.18.44-fc-v769"; "" when unknown
+	config  map[string]string // CONFIG_FOO -> its value as written; nil when unknown
+}
+
+// loadKernelTarget reads the release of the running kernel and the
+// configuration at path (the running kernel's when path is empty).
+func loadKernelTarget(path string) (kernelTarget, error) {
+	var t kernelTarget
+	var uts unix.Utsname
+	if err := unix.Uname(&uts); err == nil {
+		t.release = unix.ByteSliceToString(uts.Release[:])
+	}
+	paths := []string{path}
+	if path == "" {
+		paths = paths[:0]
+		for _, p := range kconfigPaths {
+			if strings.Contains(p, "%s") {
+				if t.release == "" {
+					continue
+				}
+				p = fmt.Sprintf(p, t.release)
+			}
+			paths = append(paths, p)
+		}
+	}
+	var errs []error
+	for _, p := range paths {
+		cfg, err := readKconfigFile(p)
+		if err == nil {
+			t.config = cfg
+			return t, nil
+		}
+		errs = append(errs, err)
+	}
+	return t, errors.Join(errs...)
+}
+
+// readKconfigFile parses a kernel .config, plain or gzip-compressed.
+func readKconfigFile(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("kernel config: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("kernel config %s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	cfg, err := parseKconfig(io.LimitReader(r, maxKconfigSize))
+	if err != nil {
+		return nil, fmt.Errorf("kernel config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// parseKconfig reads CONFIG_NAME=value lines; comments ("# CONFIG_X is not
+// set") and blank lines are skipped.
+func parseKconfig(r io.Reader) (map[string]string, error) {
+	cfg := make(map[string]string)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok || !strings.HasPrefix(name, "CONFIG_") {
+			continue
+		}
+		cfg[name] = value
+	}
+	return cfg, sc.Err()
+}
+
+// kernelVersionCode encodes a release such as "6.18.44-foo" the way
+// KERNEL_VERSION(a, b, c) does, with the sublevel capped at 255 as the
+// kernel caps LINUX_VERSION_CODE.
+func kernelVersionCode(release string) (uint32, bool) {
+	var parts [3]uint32
+	rest := release
+	for i := range parts {
+		end := 0
+		for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+			end++
+		}
+		if end == 0 {
+			if i < 2 {
+				return 0, false
+			}
+			break
+		}
+		n, err := strconv.ParseUint(rest[:end], 10, 32)
+		if err != nil {
+			return 0, false
+		}
+		parts[i] = uint32(n)
+		rest = rest[end:]
+		if i < 2 {
+			if !strings.HasPrefix(rest, ".") {
+				if i == 0 {
+					return 0, false
+				}
+				break
+			}
+			rest = rest[1:]
+		}
+	}
+	const maxSublevel = 255
+	return parts[0]<<16 | min(parts[1], maxSublevel)<<8 | min(parts[2], maxSublevel), true
+}
+
+// fillKconfig writes the value of every variable of ds into a fresh
+// buffer. Variables the target does not define stay zero, as libbpf leaves
+// weak externs; warnings say which values were unknown or unusable.
+func fillKconfig(ds *btf.Datasec, t kernelTarget, bo binary.ByteOrder) ([]byte, []string) {
+	data := make([]byte, ds.Size)
+	var warnings []string
+	for _, vsi := range ds.Vars {
+		v, ok := vsi.Type.(*btf.Var)
+		if !ok || uint64(vsi.Offset)+uint64(vsi.Size) > uint64(len(data)) {
+			continue
+		}
+		dst := data[vsi.Offset : vsi.Offset+vsi.Size]
+		var err error
+		switch v.Name {
+		case kconfigKernelVersion:
+			code, ok := kernelVersionCode(t.release)
+			if !ok {
+				err = fmt.Errorf("kernel release %q unknown", t.release)
+				break
+			}
+			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), uint64(code), bo)
+		case kconfigSyscallWrapper:
+			// Every kernel with BTF (4.18 and later) wraps syscalls on the
+			// architectures BPF tracing programs run on.
+			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), 1, bo)
+		default:
+			if t.config == nil {
+				err = errors.New("kernel config unknown")
+				break
+			}
+			value, set := t.config[v.Name]
+			if !set {
+				continue
+			}
+			err = putKconfigValue(dst, btf.UnderlyingType(v.Type), value, bo)
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf(".kconfig: %s: %v; assumed zero", v.Name, err))
+			clear(dst)
+		}
+	}
+	return data, warnings
+}
+
+// libbpf's enum libbpf_tristate values.
+const (
+	tristateNo     = 0
+	tristateYes    = 1
+	tristateModule = 2
+)
+
+// putKconfigValue stores a config value into dst by the variable's type,
+// following libbpf's rules: y/n/m into bool, char or tristate enum
+// variables, quoted strings into char arrays, numbers into integers.
+func putKconfigValue(dst []byte, typ btf.Type, value string, bo binary.ByteOrder) error {
+	switch value {
+	case "y", "n", "m":
+		switch typ := typ.(type) {
+		case *btf.Enum:
+			n := map[string]uint64{"n": tristateNo, "y": tristateYes, "m": tristateModule}[value]
+			return putKconfigUint(dst, n, bo)
+		case *btf.Int:
+			if typ.Encoding&btf.Char != 0 {
+				dst[0] = value[0]
+				return nil
+			}
+			if typ.Encoding != btf.Bool && typ.Size != 1 {
+				return fmt.Errorf("value %q for a %d-byte integer", value, typ.Size)
+			}
+			if value == "m" {
+				return errors.New("value \"m\" for a bool")
+			}
+			if value == "y" {
+				dst[0] = 1
+			}
+			return nil
+		}
+		return fmt.Errorf("value %q for type %s", value, typ)
+	}
+	if strings.HasPrefix(value, `"`) {
+		arr, ok := typ.(*btf.Array)
+		if !ok {
+			return fmt.Errorf("string value for type %s", typ)
+		}
+		s, err := strconv.Unquote(value)
+		if err != nil {
+			return fmt.Errorf("string value %s: %w", value, err)
+		}
+		n := min(len(s), int(arr.Nelems)-1, len(dst)-1)
+		if n < 0 {
+			return nil
+		}
+		copy(dst, s[:n])
+		return nil
+	}
+	n, err := strconv.ParseInt(value, 0, 64)
+	if err != nil {
+		u, uerr := strconv.ParseUint(value, 0, 64)
+		if uerr != nil {
+			return fmt.Errorf("value %q: %w", value, err)
+		}
+		n = int64(u)
+	}
+	return putKconfigInt(dst, typ, uint64(n), bo)
+}
+
+// putKconfigInt stores n into an integer (or enum) variable.
+func putKconfigInt(dst []byte, typ btf.Type, n uint64, bo binary.ByteOrder) error {
+	switch typ.(type) {
+	case *btf.Int, *btf.Enum:
+		return putKconfigUint(dst, n, bo)
+	}
+	return fmt.Errorf("integer value for type %s", typ)
+}
+
+// putKconfigUint stores n in len(dst) bytes.
+func putKconfigUint(dst []byte, n uint64, bo binary.ByteOrder) error {
+	switch len(dst) {
+	case 1:
+		dst[0] = byte(n)
+	case 2:
+		bo.PutUint16(dst, uint16(n))
+	case 4:
+		bo.PutUint32(dst, uint32(n))
+	case 8:
+		bo.PutUint64(dst, n)
+	default:
+		return fmt.Errorf("integer of %d bytes", len(dst))
+	}
+	return nil
+}
+
+// kconfigOffset reports whether cilium/ebpf marked ins as a load of an
+// extern __kconfig variable and, if so, the variable's offset in .kconfig.
+// cilium/ebpf keeps this in instruction metadata under an unexported key,
+// so it is read by reflection; TestKconfigOffsetTracksCilium pins the
+// layout this relies on.
+func kconfigOffset(ins *asm.Instruction) (uint32, bool) {
+	const ciliumPkg = "github.com/cilium/ebpf"
+	for e := reflect.ValueOf(&ins.Metadata).Elem().FieldByName("head"); e.IsValid() && e.Kind() == reflect.Pointer && !e.IsNil(); e = e.Elem().FieldByName("next") {
+		key, value := e.Elem().FieldByName("key"), e.Elem().FieldByName("value")
+		if !key.IsValid() || key.IsNil() || !value.IsValid() || value.IsNil() {
+			continue
+		}
+		kt := key.Elem().Type()
+		if kt.PkgPath() != ciliumPkg || kt.Name() != "kconfigMetaKey" {
+			continue
+		}
+		meta := value.Elem()
+		if meta.Kind() != reflect.Pointer || meta.IsNil() {
+			return 0, false
+		}
+		off := meta.Elem().FieldByName("Offset")
+		if !off.IsValid() || !off.CanUint() {
+			return 0, false
+		}
+		return uint32(off.Uint()), true
+	}
+	return 0, false
+}

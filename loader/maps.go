@@ -3,6 +3,7 @@ package loader
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -52,12 +53,36 @@ func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool, kconfi
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		t.add(name, convertMap(name, spec.Maps[name]))
+		m := convertMap(name, spec.Maps[name])
+		if m.MaxEntries == 0 {
+			if n := runtimeMaxEntries(m.Type); n != 0 {
+				m.MaxEntries = n
+				t.warnings = append(t.warnings, fmt.Sprintf("map %s: max_entries 0 (its loader sets it at run time): assumed %d", name, n))
+			}
+		}
+		t.add(name, m)
 	}
 
 	t.addKconfig(spec, kconfigFile)
 	t.resolveLegacyTails(spec, info, iproute2)
 	return t
+}
+
+// runtimeMaxEntries is the size assumed for a map the object leaves at
+// max_entries 0, which its own loader sets at run time (to the number of
+// CPUs or interfaces, say): the kernel refuses a zero size, so the smallest
+// it accepts is used, a page for ring buffers and one entry otherwise. It
+// is 0 for the types cilium/ebpf sizes itself (perf event arrays) and the
+// types whose size must be 0 (per-object storage).
+func runtimeMaxEntries(t ebpf.MapType) uint32 {
+	switch t {
+	case ebpf.PerfEventArray, ebpf.SkStorage, ebpf.InodeStorage, ebpf.TaskStorage, ebpf.CgroupStorage,
+		ebpf.CGroupStorage, ebpf.PerCPUCGroupStorage:
+		return 0
+	case ebpf.RingBuf, ebpf.UserRingbuf:
+		return uint32(os.Getpagesize())
+	}
+	return 1
 }
 
 func (t *mapTable) add(name string, m *Map) {

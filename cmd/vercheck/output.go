@@ -177,6 +177,10 @@ func writeTable(w io.Writer, rows []row, withLog bool) {
 func writeDiagnostics(w io.Writer, rows []row, withLog bool) {
 	for _, r := range rows {
 		if r.Error == "" {
+			// Only -vv keeps the log of an accepted program.
+			if withLog && r.Log != "" {
+				fmt.Fprintf(w, "%s: %s: accepted\n%s\n", r.File, r.Program, strings.TrimRight(r.Log, "\n"))
+			}
 			continue
 		}
 		where := r.File

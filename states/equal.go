@@ -33,11 +33,9 @@ package states
 // registers compare with RegSafe.
 //
 // Three strengths (ExactMode): NotExact is normal pruning; RangeWithin,
-// used while a loop's marks are still incomplete, ignores precision (an
-// old NotInit register or INVALID stack byte still subsumes anything, as
-// in the live 6.18 kernel); Exact, used for infinite-loop detection,
-// requires every register and stack byte to be identical up to id
-// renaming.
+// used while a loop's marks are still incomplete, ignores precision and
+// requires NotInit to match NotInit; Exact, used for infinite-loop
+// detection, requires every register to be identical up to id renaming.
 
 // ExactMode is how strictly StatesEqual compares (the kernel's
 // enum exact_level).
@@ -51,8 +49,9 @@ const (
 	// Exact requires registers and stack to be identical up to id
 	// renaming; used to detect an infinite loop.
 	Exact
-	// RangeWithin range-checks even imprecise scalars; used where marks
-	// may be incomplete (loops, iterators, callbacks, may_goto).
+	// RangeWithin range-checks even imprecise scalars, and NotInit in old
+	// only matches NotInit in cur; used where marks may be incomplete
+	// (loops, iterators, callbacks, may_goto).
 	RangeWithin
 )
 
@@ -171,7 +170,7 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 	if mode == Exact {
 		return e.regsExact(old, cur)
 	}
-	if old.Type == NotInit {
+	if old.Type == NotInit && (mode == NotExact || cur.Type == NotInit) {
 		return true
 	}
 	if old.Type != cur.Type || old.Flags != cur.Flags {
@@ -249,7 +248,7 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
 		os := &old.Stack[spi]
 		// Most slots of a cleaned checkpoint are never read: test that
 		// first, on the packed word.
-		if mode != Exact && isUnread(os, allowUninit) {
+		if mode == NotExact && isUnread(os, allowUninit) {
 			continue
 		}
 		if spi < len(cur.Stack) && os.Types == cur.Stack[spi].Types && isPlain(os) &&
@@ -305,7 +304,7 @@ func (e *EqualEnv) slotSafe(os *Slot, cur *Frame, spi int, mode ExactMode, allow
 		cs = &cur.Stack[spi]
 	}
 	for b, ot := range os.Types {
-		if mode == Exact && (!inCur || ot != cs.Types[b]) {
+		if mode != NotExact && (!inCur || ot != cs.Types[b]) {
 			return false
 		}
 		if ot == StackInvalid || (allowUninit && ot == StackMisc) {

@@ -131,10 +131,6 @@ func (e *env) checkProgram() error {
 // pass from a state built from its prototype.
 func (e *env) checkGlobalSubprog(sp int) error {
 	e.endPass()
-	// The pass has its own frame 0: stack liveness is keyed by call chains
-	// that start at frame 0, so what the previous pass recorded (for
-	// another function at the same keys) must not be reused.
-	e.stackLive = stackLiveness{}
 	start := e.cfg.Subprogs[sp].Start
 	e.subprog = sp
 	e.log.printf("Validating %s() func#%d...\n", e.subprogName(sp), sp)

@@ -65,7 +65,7 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	}
 	var cs [states.MaxCallFrames]int32
 	for i := 0; i <= depth; i++ {
-		cs[i] = st.Frames[i].CallSite
+		cs[i] = chainLink(st.Frames[i])
 	}
 	l.keyBuf = chainKey(l.keyBuf, cs[:depth+1])
 	if inst, ok := l.instances[string(l.keyBuf)]; ok {
@@ -80,6 +80,19 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	}
 	l.instances[string(l.keyBuf)] = inst
 	return inst
+}
+
+// chainLink is frame f's element of a call chain: its call site, or for the
+// first frame of a verification pass (the main program, or a global
+// function verified on its own) a negative number naming the subprogram,
+// -1 for the main program. Like the kernel's call chains, which start at
+// the subprogram, this keeps a global function's liveness apart from the
+// main program's.
+func chainLink(f *states.Frame) int32 {
+	if f.CallSite == states.MainCallSite {
+		return states.MainCallSite - f.SubProg
+	}
+	return f.CallSite
 }
 
 // markStackRead records that the current insn reads slot spi of frame.

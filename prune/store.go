@@ -36,6 +36,14 @@ type Entry struct {
 	Hit, Miss int32
 	// InFreeList marks an evicted checkpoint waiting to be released.
 	InFreeList bool
+	// Cleaned mirrors State.Cleaned, so that a bucket walk looking for
+	// states to clean can skip cleaned ones without touching the state:
+	// it is copied at Add and set by MarkCleaned.
+	Cleaned bool
+	// Insn is the instruction the checkpoint was added at (Add's insn),
+	// kept here so that bucket walks can skip the entries of colliding
+	// instructions without touching their states.
+	Insn int32
 
 	// prev and next link the entry into its bucket or the free list, and
 	// next links free slots; noEntry ends a list.
@@ -91,6 +99,8 @@ type Store struct {
 	used      int32 // slots handed out so far, including recycled ones
 	freeSlots int32 // head of the recycled-slot list
 	heads     []int32
+	// uncleaned counts, per bucket, the entries whose Cleaned is false.
+	uncleaned []int32
 	freeHead  int32 // head of the free list
 	index     map[*states.State]int32
 
@@ -108,6 +118,7 @@ func NewStore(progLen int, p Policy, pool Releaser) *Store {
 		freeSlots: noEntry,
 		freeHead:  noEntry,
 		heads:     make([]int32, max(progLen, 1)),
+		uncleaned: make([]int32, max(progLen, 1)),
 		index:     make(map[*states.State]int32),
 	}
 	for i := range s.heads {
@@ -187,6 +198,24 @@ func (s *Store) BucketLen(insn, callsite int32) int {
 	return n
 }
 
+// HasUncleaned reports whether the bucket of (insn, callsite) holds an
+// entry whose Cleaned is false. Without one, a walk looking for states to
+// clean has nothing to find.
+func (s *Store) HasUncleaned(insn, callsite int32) bool {
+	return s.uncleaned[BucketIndex(insn, callsite, len(s.heads))] != 0
+}
+
+// MarkCleaned records that e's state was cleaned (e.State.Cleaned is now
+// true). It does nothing for an entry already marked or not in a bucket.
+func (s *Store) MarkCleaned(e *Entry) {
+	if e.Cleaned || e.bucket == onFreeList {
+		e.Cleaned = true
+		return
+	}
+	e.Cleaned = true
+	s.uncleaned[e.bucket]--
+}
+
 // NoteBucketLen records the length of a bucket walk that did not prune, for
 // max_states_per_insn.
 func (s *Store) NoteBucketLen(n int) {
@@ -229,6 +258,9 @@ func (s *Store) Miss(e *Entry, forceCheckpoint bool) bool {
 // as the policy says.
 func (s *Store) evict(e *Entry) {
 	idx := s.unlink(e)
+	if !e.Cleaned {
+		s.uncleaned[e.bucket]--
+	}
 	s.stats.Explored--
 	s.stats.Evicted++
 	if s.policy.Freeing == FreeLivenessDone && e.State.Branches == 0 {
@@ -278,12 +310,18 @@ func (s *Store) BranchesDone(st *states.State) {
 }
 
 // Add stores st as a new checkpoint at the head of the bucket of (insn,
-// callsite) and returns its entry. The store owns st from now on.
+// callsite) and returns its entry. The store owns st from now on and seals
+// it (states.State.Seal): its stack must not change any more except
+// through Clean.
 func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
+	st.Seal()
 	idx := s.allocSlot()
 	e := s.at(idx)
-	*e = Entry{State: st, bucket: int32(BucketIndex(insn, callsite, len(s.heads)))}
+	*e = Entry{State: st, Insn: insn, Cleaned: st.Cleaned, bucket: int32(BucketIndex(insn, callsite, len(s.heads)))}
 	s.pushFront(&s.heads[e.bucket], idx, e)
+	if !e.Cleaned {
+		s.uncleaned[e.bucket]++
+	}
 	s.index[st] = idx
 	s.stats.TotalStates++
 	s.stats.Explored++
@@ -338,6 +376,7 @@ func (s *Store) Release() {
 	for i := range s.heads {
 		s.heads[i] = noEntry
 	}
+	clear(s.uncleaned)
 	clear(s.index)
 	s.stats.Live = 0
 }

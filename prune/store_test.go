@@ -360,7 +360,7 @@ func TestSlabGrowth(t *testing.T) {
 
 // TestEntrySize guards the size of Entry, touched on every bucket walk.
 func TestEntrySize(t *testing.T) {
-	const want = 32
+	const want = 40
 	if got := unsafe.Sizeof(Entry{}); got != want {
 		t.Errorf("sizeof(Entry) = %d, want %d", got, want)
 	}

@@ -1,5 +1,7 @@
 package states
 
+import "math/bits"
+
 // State equivalence: when does a stored checkpoint make exploring the
 // current state unnecessary?
 //
@@ -244,6 +246,9 @@ var unboundScalar = Reg{Scalar: UnknownScalar(), Type: ScalarValue}
 // falling back to the byte walk otherwise.
 func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
 	allowUninit := !e.Unprivileged
+	if mode == NotExact && old.sum.valid {
+		return e.stackSafeSealed(old, cur, allowUninit)
+	}
 	for spi := range old.Stack {
 		os := &old.Stack[spi]
 		// Most slots of a cleaned checkpoint are never read: test that
@@ -265,6 +270,83 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
 	return true
 }
 
+// stackSafeSealed is stackSafe in NotExact mode for a sealed old frame: the
+// summary names the unread slots, so only the others are visited.
+func (e *EqualEnv) stackSafeSealed(old, cur *Frame, allowUninit bool) bool {
+	skip := old.sum.invalid
+	if allowUninit {
+		skip = old.sum.misc
+	}
+	todo := ^skip
+	if n := len(old.Stack); n < 64 {
+		todo &= 1<<n - 1
+	}
+	words := old.sum.words[:len(old.Stack)]
+	if allowUninit {
+		// First the byte kinds of the slots that are not 64-bit
+		// spills, from the packed words alone: a mismatch there
+		// decides the comparison without reading any of old's cold
+		// slots. (The answer is a conjunction; the order of the checks
+		// does not change it.)
+		for t := todo; t != 0; t &= t - 1 {
+			spi := bits.TrailingZeros64(t)
+			w := words[spi]
+			if spi >= len(cur.Stack) || SlotType(w) == StackSpill {
+				continue
+			}
+			if !kindsMatch(w, slotWord(&cur.Stack[spi])) {
+				return false
+			}
+		}
+	}
+	for todo != 0 {
+		spi := bits.TrailingZeros64(todo)
+		todo &= todo - 1
+		w := words[spi]
+		if spi < len(cur.Stack) {
+			cs := &cur.Stack[spi]
+			cw := slotWord(cs)
+			plain := old.sum.plain&(1<<spi) != 0
+			if plain && w == cw {
+				// Identical plain slots: every byte matches itself.
+				continue
+			}
+			if allowUninit && SlotType(w) != StackSpill {
+				// Not a 64-bit spill, so never compared as a
+				// scalar: slotSafe's walk on the packed words.
+				if !e.wordSlotSafe(&old.Stack[spi], cs, w, cw) {
+					return false
+				}
+				continue
+			}
+			if w == everyByteSpill {
+				// A 64-bit spill: slotSafe's walk, without reading
+				// old's bytes again. A scalar compares with
+				// whatever cur reads as a scalar; otherwise every
+				// byte of cur must be a spill too and the spilled
+				// registers are compared.
+				o := &old.Stack[spi].Spilled
+				if o.Type == ScalarValue {
+					if cr := e.scalarForStack(cs); cr != nil {
+						if !e.regSafe(o, cr, NotExact) {
+							return false
+						}
+						continue
+					}
+				}
+				if cw != everyByteSpill || !e.regSafe(o, &cs.Spilled, NotExact) {
+					return false
+				}
+				continue
+			}
+		}
+		if !e.slotSafe(&old.Stack[spi], cur, spi, NotExact, allowUninit) {
+			return false
+		}
+	}
+	return true
+}
+
 // Byte-parallel tests on the eight kinds of a slot packed into one word
 // (slotWord). They rely on the kinds' values: INVALID 0, SPILL 1, MISC 2,
 // ZERO 3, object kinds above; TestSlotWordPredicates checks them against
@@ -272,7 +354,9 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
 const (
 	everyByte     = 0x0101010101010101 // bit 0 of every byte
 	everyByteMisc = everyByte * uint64(StackMisc)
-	aboveZero     = everyByte * (0xff &^ uint64(StackZero)) // bits no plain kind has
+	// everyByteSpill is the word of a 64-bit spill.
+	everyByteSpill = everyByte * uint64(StackSpill)
+	aboveZero      = everyByte * (0xff &^ uint64(StackZero)) // bits no plain kind has
 )
 
 // slotWord packs the kinds of s, byte i of the word for Types[i].
@@ -283,10 +367,42 @@ func slotWord(s *Slot) uint64 {
 }
 
 // isPlain reports whether every byte of s is INVALID, MISC or ZERO.
-func isPlain(s *Slot) bool {
-	w := slotWord(s)
+func isPlain(s *Slot) bool { return isPlainWord(slotWord(s)) }
+
+// isPlainWord is isPlain on a packed slot word.
+func isPlainWord(w uint64) bool {
 	// Kinds 0..3 only, and no SPILL (1): bit 0 set with bit 1 clear.
 	return w&aboveZero == 0 && w&^(w>>1)&everyByte == 0
+}
+
+// kindsMatch reports whether every byte of the old slot word w that is
+// neither INVALID nor MISC has the same kind in the current slot word cw.
+func kindsMatch(w, cw uint64) bool {
+	for b := 0; b < SlotSize; b++ {
+		ot := SlotType(w >> (8 * b))
+		if ot != StackInvalid && ot != StackMisc && ot != SlotType(cw>>(8*b)) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordSlotSafe is slotSafe in NotExact mode, with uninitialised reads
+// allowed, for an old slot os (packed word w) whose first byte is not a
+// spill, against the allocated current slot cs (word cw). Such a slot
+// never reads as a scalar (an all-MISC one is skipped before), so the walk
+// is: INVALID and MISC bytes of old are ignored, every other byte must be
+// the same kind in cur, and if the last byte is one of those, what the
+// slots hold must match.
+func (e *EqualEnv) wordSlotSafe(os, cs *Slot, w, cw uint64) bool {
+	if !kindsMatch(w, cw) {
+		return false
+	}
+	last := SlotType(w >> (8 * lastByte))
+	if last == StackInvalid || last == StackMisc {
+		return true
+	}
+	return e.objectSafe(last, os, cs, NotExact)
 }
 
 // isUnread reports whether stackSafe skips every byte of the old slot s:
@@ -336,8 +452,14 @@ func (e *EqualEnv) slotSafe(os *Slot, cur *Frame, spi int, mode ExactMode, allow
 // slotObjectSafe compares what two slots of the same kind hold, once all
 // their bytes matched.
 func (e *EqualEnv) slotObjectSafe(os, cs *Slot, mode ExactMode) bool {
+	return e.objectSafe(os.Types[lastByte], os, cs, mode)
+}
+
+// objectSafe is slotObjectSafe for slots whose last byte is of kind kind,
+// which the caller may already know without reading os.
+func (e *EqualEnv) objectSafe(kind SlotType, os, cs *Slot, mode ExactMode) bool {
 	o, c := &os.Spilled, &cs.Spilled
-	switch os.Types[lastByte] {
+	switch kind {
 	case StackSpill:
 		return e.regSafe(o, c, mode)
 	case StackDynptr:
@@ -383,12 +505,8 @@ func (e *EqualEnv) refSafe(old, cur *State) bool {
 	return true
 }
 
-// funcStatesEqual compares one frame (func_states_equal): callback depth,
-// the registers live at insn, then the stack.
-func (e *EqualEnv) funcStatesEqual(old, cur *Frame, insn int, mode ExactMode) bool {
-	if old.CallbackDepth > cur.CallbackDepth {
-		return false
-	}
+// regsSafe compares the registers of one frame live at insn.
+func (e *EqualEnv) regsSafe(old, cur *Frame, insn int, mode ExactMode) bool {
 	live := allRegsLive
 	if e.LiveRegs != nil {
 		live = e.LiveRegs(insn)
@@ -398,7 +516,7 @@ func (e *EqualEnv) funcStatesEqual(old, cur *Frame, insn int, mode ExactMode) bo
 			return false
 		}
 	}
-	return e.stackSafe(old, cur, mode)
+	return true
 }
 
 // StatesEqual reports whether the checkpoint old subsumes cur, so that the
@@ -420,11 +538,24 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 	if !e.refSafe(old, cur) {
 		return false
 	}
-	for i := 0; i <= int(old.CurFrame); i++ {
-		if old.Frames[i].CallSite != cur.Frames[i].CallSite {
+	// The answer is a conjunction, and the id correspondence it builds
+	// is a set of pairs that must be one to one whatever the order they
+	// are met in, so the checks run cheapest first: call chain and
+	// callback depths, then registers, then stacks.
+	n := int(old.CurFrame)
+	for i := 0; i <= n; i++ {
+		fo, fc := old.Frames[i], cur.Frames[i]
+		if fo.CallSite != fc.CallSite || fo.CallbackDepth > fc.CallbackDepth {
 			return false
 		}
-		if !e.funcStatesEqual(old.Frames[i], cur.Frames[i], old.FrameInsnIdx(i), mode) {
+	}
+	for i := 0; i <= n; i++ {
+		if !e.regsSafe(old.Frames[i], cur.Frames[i], old.FrameInsnIdx(i), mode) {
+			return false
+		}
+	}
+	for i := 0; i <= n; i++ {
+		if !e.stackSafe(old.Frames[i], cur.Frames[i], mode) {
 			return false
 		}
 	}

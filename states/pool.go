@@ -17,7 +17,7 @@ type Pool struct {
 func (p *Pool) Get() *State {
 	s := p.state()
 	s.Branches = 1
-	s.Frames[0] = p.Frame()
+	s.Frames[0] = p.frame()
 	InitFrame(s.Frames[0], MainCallSite, 0, 0)
 	return s
 }
@@ -26,7 +26,7 @@ func (p *Pool) Get() *State {
 func (p *Pool) Clone(src *State) *State {
 	s := p.state()
 	for i := 0; i <= int(src.CurFrame); i++ {
-		s.Frames[i] = p.Frame()
+		s.Frames[i] = p.frame() // CopyFrom overwrites every field
 	}
 	s.CopyFrom(src)
 	return s
@@ -51,6 +51,16 @@ func (p *Pool) Put(s *State) {
 // Frame returns an empty frame (zero registers, empty stack), for a call
 // that pushes a new frame; initialise it with InitFrame.
 func (p *Pool) Frame() *Frame {
+	f := p.frame()
+	sum := f.sum
+	*f = Frame{Stack: f.Stack, sum: sum}
+	return f
+}
+
+// frame pops a recycled frame, or allocates one. Its stack is empty and it
+// has no summary, but its registers and other fields are left over: the
+// caller overwrites them all.
+func (p *Pool) frame() *Frame {
 	n := len(p.frames)
 	if n == 0 {
 		return &Frame{}
@@ -61,9 +71,11 @@ func (p *Pool) Frame() *Frame {
 }
 
 // PutFrame gives f back to the pool, for a frame popped by a return. f must
-// not be used afterwards.
+// not be used afterwards. Only its stack and summary are emptied here; the
+// rest is overwritten when the frame is handed out again.
 func (p *Pool) PutFrame(f *Frame) {
-	*f = Frame{Stack: f.Stack[:0]}
+	f.Stack = f.Stack[:0]
+	f.sum.reset()
 	p.frames = append(p.frames, f)
 }
 

@@ -18,8 +18,11 @@ const MainCallSite = -1
 // an empty stack (keeping its memory), no callback bookkeeping.
 func InitFrame(f *Frame, callSite, frameNo, subProg int32) {
 	stack := f.Stack[:0]
+	sum := f.sum
+	sum.reset()
 	*f = Frame{
 		Stack:    stack,
+		sum:      sum,
 		CallSite: callSite,
 		FrameNo:  frameNo,
 		SubProg:  subProg,
@@ -102,8 +105,59 @@ func (f *Frame) CopyFrom(src *Frame) {
 		return
 	}
 	stack := f.Stack
+	sum := f.sum
 	*f = *src
 	f.Stack = append(stack[:0], src.Stack...)
+	// The copy is a working state that will change: no summary (and no
+	// sharing of src's words).
+	f.sum = sum
+	f.sum.reset()
+}
+
+// Seal records that s has become a stored checkpoint whose stack no
+// longer changes except through Clean: it caches, per frame, which slots
+// StatesEqual can skip without reading them. Precision marks may still
+// change (they are not part of the cache). A copy of s is not sealed. The
+// explored-state store seals every state it is given.
+func (s *State) Seal() {
+	for i := 0; i <= int(s.CurFrame) && i < MaxCallFrames; i++ {
+		if f := s.Frames[i]; f != nil {
+			f.seal()
+		}
+	}
+}
+
+// seal computes f's stack summary.
+func (f *Frame) seal() {
+	f.sum.reset()
+	if len(f.Stack) > 64 {
+		return
+	}
+	var invalid, misc, plain uint64
+	words := f.sum.words
+	if n := len(f.Stack); cap(words) < n {
+		words = make([]uint64, n, maxSlots)
+	} else {
+		words = words[:n]
+	}
+	for spi := range f.Stack {
+		w := slotWord(&f.Stack[spi])
+		words[spi] = w
+		bit := uint64(1) << spi
+		if w == 0 {
+			invalid |= bit
+			misc |= bit
+			plain |= bit
+			continue
+		}
+		if w&^everyByteMisc == 0 {
+			misc |= bit
+		}
+		if isPlainWord(w) {
+			plain |= bit
+		}
+	}
+	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, valid: true}
 }
 
 // forEachScalar calls fn for every scalar register of the frames
@@ -167,9 +221,18 @@ func (s *State) Clean(env *EqualEnv) {
 		if env == nil || env.StackAlive == nil {
 			continue
 		}
+		sealed := f.sum.valid
 		for spi := range f.Stack {
 			if !env.StackAlive(i, ip, spi) {
 				f.Stack[spi].Invalidate()
+				if sealed {
+					// An untouched slot: keep the summary current.
+					bit := uint64(1) << spi
+					f.sum.words[spi] = 0
+					f.sum.invalid |= bit
+					f.sum.misc |= bit
+					f.sum.plain |= bit
+				}
 			}
 		}
 	}

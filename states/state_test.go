@@ -66,7 +66,7 @@ func TestNewState(t *testing.T) {
 	f.Regs[RegFP] = Reg{Scalar: ConstScalar(0), Type: PtrToStack}
 	want.Frames[0] = f
 	s.Frames[0].Stack = []Slot{} // nil vs empty is not a difference here
-	if diff := cmp.Diff(want, s); diff != "" {
+	if diff := cmp.Diff(want, s, allowFrame); diff != "" {
 		t.Errorf("NewState mismatch (-want +got):\n%s", diff)
 	}
 	if s.Cur() != s.Frames[0] {
@@ -78,7 +78,7 @@ func TestCopyFromIsDeepAndIndependent(t *testing.T) {
 	src := realisticState(3, 8)
 	dst := &State{}
 	dst.CopyFrom(src)
-	if diff := cmp.Diff(src, dst); diff != "" {
+	if diff := cmp.Diff(src, dst, allowFrame); diff != "" {
 		t.Fatalf("copy differs from source (-src +dst):\n%s", diff)
 	}
 	keep := &State{}
@@ -93,7 +93,7 @@ func TestCopyFromIsDeepAndIndependent(t *testing.T) {
 	dst.Refs[0].ID = 99
 	dst.JmpHistory[1].Idx = 1
 	dst.InsnIdx = 5
-	if diff := cmp.Diff(keep, src); diff != "" {
+	if diff := cmp.Diff(keep, src, allowFrame); diff != "" {
 		t.Errorf("mutating the copy changed the source (-before +after):\n%s", diff)
 	}
 	for i := 0; i <= int(src.CurFrame); i++ {
@@ -122,7 +122,7 @@ func TestCopyFromDropsExtraFrames(t *testing.T) {
 	deep := realisticState(3, 4)
 	shallow := realisticState(1, 2)
 	deep.CopyFrom(shallow)
-	if diff := cmp.Diff(shallow, deep); diff != "" {
+	if diff := cmp.Diff(shallow, deep, allowFrame); diff != "" {
 		t.Errorf("copy of a shallower state mismatch (-want +got):\n%s", diff)
 	}
 	for i := 1; i < MaxCallFrames; i++ {
@@ -131,7 +131,7 @@ func TestCopyFromDropsExtraFrames(t *testing.T) {
 		}
 	}
 	deep.CopyFrom(deep) // self copy is a no-op
-	if diff := cmp.Diff(shallow, deep); diff != "" {
+	if diff := cmp.Diff(shallow, deep, allowFrame); diff != "" {
 		t.Errorf("self copy changed the state (-want +got):\n%s", diff)
 	}
 }
@@ -237,7 +237,7 @@ func TestClean(t *testing.T) {
 		" R6=Pscalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff)) R7=fp-16 R10=fp0 refs=7",
 		" frame1: R1=ctx() R10=fp0 fp-8=0 refs=7",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, allowFrame); diff != "" {
 		t.Errorf("cleaned state mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([][2]int{{20, -1}, {100, -1}}, calls); diff != "" {

@@ -159,6 +159,29 @@ type Frame struct {
 	// program, one more at each bpf_timer_set_callback. It tells a loop
 	// from a callback that registers itself again.
 	AsyncEntryCnt int32
+
+	// sum caches, for a sealed checkpoint, which slots stackSafe can
+	// skip (see State.Seal).
+	sum stackSummary
+}
+
+// stackSummary describes a sealed frame's stack compactly, so that a
+// comparison reads one word per slot instead of a cold 104-byte slot:
+// words[spi] is slotWord of slot spi; bit spi of invalid is set when every
+// byte of the slot is StackInvalid, of misc when every byte is StackInvalid
+// or StackMisc, of plain when every byte is INVALID, MISC or ZERO
+// (isPlain). It is only meaningful when valid is set, which only
+// State.Seal and State.Clean do; every copy and reset clears it, keeping
+// the capacity of words for the next seal.
+type stackSummary struct {
+	words                []uint64
+	invalid, misc, plain uint64
+	valid                bool
+}
+
+// reset empties the summary, keeping the memory of words.
+func (m *stackSummary) reset() {
+	*m = stackSummary{words: m.words[:0]}
 }
 
 // Ref is an acquired reference (socket, ringbuf record, lock...).

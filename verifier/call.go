@@ -28,6 +28,8 @@ const (
 	fnProbeReadUserStr   = 114
 	fnProbeReadKernelStr = 115
 	fnGetTaskStack       = 141
+	fnGetLocalStorage    = 81
+	fnGetFuncIP          = 173
 )
 
 // callMeta collects what the argument checks learn about a helper call
@@ -65,7 +67,7 @@ var ptrCastHelpers = map[int32]bool{
 // checkHelperCall is check_helper_call.
 func (e *env) checkHelperCall(in insn.Insn) error {
 	id := in.Imm
-	fn, ok := helperProto(id)
+	fn, ok := helperProtoFor(e.progType, e.attach, id)
 	if !ok {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}
@@ -78,6 +80,15 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	}
 	if fn.GPLOnly && !e.lp.GPLCompatible {
 		return e.reject(e.insnIdx, "cannot call GPL-restricted function from non-GPL compatible program")
+	}
+	if err := e.checkHelperGate(fn); err != nil {
+		return err
+	}
+	if err := e.checkHelperTarget(id, fn.Name); err != nil {
+		return err
+	}
+	if fn.MightSleep && !isSleepable(e) {
+		return e.reject(e.insnIdx, "helper call might sleep in a non-sleepable prog")
 	}
 	if fn.Ret == RetUnsupported {
 		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, id)
@@ -137,8 +148,16 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 			return err
 		}
 	}
+	if id == fnGetLocalStorage && !regs[2].IsNull() {
+		// The helper cannot fail, so it has no flags to reject.
+		return e.reject(e.insnIdx, "get_local_storage() doesn't support non-zero flags")
+	}
 	var dynptrID uint32
+	changesData := fn.ChangesPktData
 	switch id {
+	case fnDynptrWrite:
+		// A write into an skb dynptr may move the packet.
+		changesData = changesData || e.dynptrArgIsSKB(fn)
 	case fnDynptrFromMem:
 		if regs[1].Type != states.PtrToMapValue {
 			return e.reject(e.insnIdx, "Unsupported reg type %s for bpf_dynptr_from_mem data", regTypeStr(&regs[1]))
@@ -242,10 +261,15 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 			return e.reject(e.insnIdx, "%s", msg)
 		}
 	}
+	if id == fnGetFuncIP {
+		if err := e.checkGetFuncIP(); err != nil {
+			return err
+		}
+	}
 	if id == fnTailCall && e.cur.CurFrame > 0 {
 		return e.tailCallSubprogExit()
 	}
-	if fn.ChangesPktData {
+	if changesData {
 		e.clearAllPktPointers()
 	}
 	return nil
@@ -282,7 +306,7 @@ func canElideValueNullness(t ebpf.MapType) bool {
 // move packet data.
 func (e *env) clearAllPktPointers() {
 	forEachReg(e.cur, func(r *states.Reg) {
-		if isPktAny(r) {
+		if isPktAny(r) || isDynptrPktSlice(r) {
 			e.markUnknown(r)
 		}
 	})
@@ -320,8 +344,10 @@ func (e *env) expectedStr(a ArgType) string {
 		return "sock"
 	case ArgPtrToSockCommon:
 		return sockTypes
-	case ArgPtrToBTFIDSockCommon:
+	case ArgPtrToBTFIDSockCommon, ArgPtrToBTFIDSockCommonOrNull:
 		return sockTypes + ", ptr_, trusted_ptr_"
+	case ArgConstSize, ArgConstSizeOrZero, ArgConstAllocSizeOrZero:
+		return "scalar"
 	case ArgPtrToFunc:
 		return "func"
 	case ArgPtrToAllocMem, ArgPtrToRingbufMem:
@@ -371,10 +397,13 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 	typeErr := func() error {
 		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), e.expectedStr(a))
 	}
+	// An or-NULL memory kind takes a maybe-NULL pointer as it is (the
+	// kernel folds PTR_MAYBE_NULL away before comparing the types).
+	orNullMem := a == ArgPtrToMemOrNull || a == ArgPtrToUninitMemOrNull || a == ArgPtrToMapValueOrNull
 	isMemArg := func() bool {
 		switch reg.Type {
 		case states.PtrToStack, states.PtrToMapValue, states.PtrToMapKey, states.PtrToMem, states.PtrToBuf:
-			return !reg.MaybeNull()
+			return !reg.MaybeNull() || orNullMem
 		case states.PtrToPacket, states.PtrToPacketMeta:
 			return true
 		}
@@ -463,12 +492,18 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		}
 		return nil
 	case ArgConstSize, ArgConstSizeOrZero:
+		if reg.Type != states.ScalarValue {
+			return typeErr()
+		}
 		// A writable or-NULL buffer is written in place (MEM_WRITE without
 		// MEM_UNINIT): its stack bytes must already be readable.
 		uninit := fn.Args[i-1] == ArgPtrToUninitMem
 		write := uninit || fn.Args[i-1] == ArgPtrToUninitMemOrNull
 		return e.checkMemSizeReg(regno, uninit, write, a == ArgConstSizeOrZero, meta)
 	case ArgConstAllocSizeOrZero:
+		if reg.Type != states.ScalarValue {
+			return typeErr()
+		}
 		if !reg.IsConst() {
 			return e.reject(e.insnIdx, "R%d is not a known constant'", regno)
 		}
@@ -486,21 +521,35 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if a == ArgPtrToSocketOrNull && reg.IsNull() {
 			return nil
 		}
-		if reg.Type != states.PtrToSocket || reg.MaybeNull() {
+		// The or-NULL kind takes a maybe-NULL socket as it is.
+		if reg.Type != states.PtrToSocket || (reg.MaybeNull() && a != ArgPtrToSocketOrNull) {
 			return typeErr()
 		}
 	case ArgPtrToSockCommon:
 		if !isSockView(reg) {
 			return typeErr()
 		}
-	case ArgPtrToBTFIDSockCommon:
-		if isSockView(reg) {
+	case ArgPtrToBTFIDSockCommon, ArgPtrToBTFIDSockCommonOrNull:
+		orNull := a == ArgPtrToBTFIDSockCommonOrNull
+		if orNull && reg.IsNull() {
 			return nil
 		}
-		if reg.Type != states.PtrToBTFID || (reg.Flags != 0 && reg.Flags != states.PtrTrusted) {
-			return typeErr()
+		flags := reg.Flags
+		if orNull {
+			// The or-NULL kind takes maybe-NULL pointers as they are.
+			flags &^= states.MaybeNull
 		}
-		return e.unsupported(e.insnIdx, "BTF pointer as socket argument %d of helper %s#%d", regno, fn.Name, fn.ID)
+		switch reg.Type {
+		case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
+			if flags&states.MaybeNull == 0 {
+				return nil
+			}
+		case states.PtrToBTFID:
+			if flags == 0 || flags == states.PtrTrusted {
+				return e.checkBTFSockCommonArg(i, fn)
+			}
+		}
+		return typeErr()
 	case ArgPtrToRingbufMem, ArgPtrToAllocMem:
 		if reg.Type != states.PtrToMem || reg.Flags&states.MemRingbuf == 0 || reg.MaybeNull() {
 			return typeErr()
@@ -820,6 +869,9 @@ func (e *env) processExit() (bool, error) {
 
 // checkReturnCode is check_return_code for the main program.
 func (e *env) checkReturnCode() error {
+	if done, err := e.checkBTFReturnCode(); done {
+		return err
+	}
 	if err := e.checkRegRead(0); err != nil {
 		return err
 	}
@@ -918,4 +970,33 @@ func (e *env) checkSockmapValueArg(regno int, reg *states.Reg, a ArgType) error 
 		return e.unsupported(e.insnIdx, "BTF socket pointer as a sockmap value")
 	}
 	return e.reject(e.insnIdx, "R%d type=%s expected=sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_", regno, regTypeStr(reg))
+}
+
+// btfSockCommon is the struct an ARG_PTR_TO_BTF_ID_SOCK_COMMON argument
+// given as a BTF pointer must start with.
+const btfSockCommon = "sock_common"
+
+// checkBTFSockCommonArg checks a BTF pointer passed as a socket argument
+// (argument i): like a BTF argument of struct sock_common, which any
+// socket struct embeds first.
+func (e *env) checkBTFSockCommonArg(i int, fn *HelperProto) error {
+	p := *fn
+	p.ArgBTFName[i] = btfSockCommon
+	return e.checkBTFIDArg(i, &p, ArgPtrToBTFID)
+}
+
+// checkGetFuncIP is check_get_func_ip: bpf_get_func_ip needs a probe
+// address, which only kprobes and programs run from a trampoline have.
+func (e *env) checkGetFuncIP() error {
+	switch e.progType {
+	case ebpf.Kprobe:
+		return nil
+	case ebpf.Tracing:
+		switch e.attach {
+		case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
+			return nil
+		}
+		return e.reject(e.insnIdx, "func bpf_get_func_ip#%d supported only for fentry/fexit/fmod_ret programs", fnGetFuncIP)
+	}
+	return e.reject(e.insnIdx, "func bpf_get_func_ip#%d not supported for program type %d", fnGetFuncIP, uint32(e.progType))
 }

@@ -4,8 +4,8 @@ package verifier
 // context pointer (the kernel's per-type is_valid_access callbacks), and what
 // a load yields. Offsets and sizes are those of the UAPI structs (__sk_buff,
 // xdp_md, bpf_sock, bpf_sock_addr, bpf_sock_ops, sk_msg_md, bpf_sk_lookup,
-// bpf_sysctl, bpf_cgroup_dev_ctx, bpf_sockopt) and, for tracing programs, of
-// x86_64's struct pt_regs.
+// bpf_sysctl, bpf_cgroup_dev_ctx, bpf_sockopt, sk_reuseport_md, bpf_nf_ctx)
+// and, for tracing programs, of x86_64's struct pt_regs.
 //
 // Rules shared by most layouts: an access must lie inside the struct and be
 // aligned to its own size; a 4-byte field may be read narrowly (1, 2 or 4
@@ -13,7 +13,11 @@ package verifier
 // pointer-sized field; stores are allowed only to the fields a program type
 // may change, and only at the field's full width.
 
-import "github.com/cilium/ebpf"
+import (
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/states"
+)
 
 // Access widths.
 const (
@@ -672,10 +676,132 @@ func sockoptCtx(off, size int, write bool, at ebpf.AttachType) (CtxAccess, bool)
 	return ctxScalarAccess, size == sizeU32
 }
 
+// sk_reuseport_md (struct size 56): the packet bounds, five 4-byte
+// fields, then two socket pointers.
+const (
+	reuseportSize        = 56
+	reuseportData        = 0
+	reuseportDataEnd     = 8
+	reuseportHash        = 32
+	reuseportSk          = 40
+	reuseportMigratingSk = 48
+	// reuseportMinProtoSize is the width of sk_buff's protocol field: a
+	// read of eth_protocol may not be narrower.
+	reuseportMinProtoSize = sizeU16
+)
+
+var (
+	reuseportEthProtocol = ctxField{20, sizeU32}
+	// reuseportNarrow covers len, eth_protocol, ip_protocol and
+	// bind_inany: 4-byte fields that may be read narrowly.
+	reuseportNarrow = ctxField{16, 4 * sizeU32}
+)
+
+// skReuseportCtx is sk_reuseport_is_valid_access: read-only; the pointer
+// fields and hash are read whole, the other fields also narrowly.
+func skReuseportCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+	if write || !inBounds(off, size, reuseportSize) {
+		return CtxAccess{}, false
+	}
+	switch off {
+	case reuseportData:
+		return CtxAccess{Kind: CtxPacket}, size == sizeU64
+	case reuseportDataEnd:
+		return CtxAccess{Kind: CtxPacketEnd}, size == sizeU64
+	case reuseportHash:
+		return ctxScalarAccess, size == sizeU32
+	case reuseportSk:
+		// The socket of the group being selected from: never NULL.
+		return CtxAccess{Kind: CtxSocket}, size == sizeU64
+	case reuseportMigratingSk:
+		return CtxAccess{Kind: CtxSockCommon, MaybeNull: true}, size == sizeU64
+	}
+	if !reuseportNarrow.contains(off) {
+		return CtxAccess{}, false
+	}
+	if reuseportEthProtocol.contains(off) && size < reuseportMinProtoSize {
+		return CtxAccess{}, false
+	}
+	return ctxScalarAccess, narrowOK(size, sizeU32)
+}
+
+// rawTracepointWritableCtx is raw_tp_writable_prog_is_valid_access: the
+// raw tracepoint arguments, the first of which is the tracepoint's
+// writable buffer (PTR_TO_TP_BUFFER), read whole.
+func rawTracepointWritableCtx(off, size int, write bool, at ebpf.AttachType) (CtxAccess, bool) {
+	if off == 0 {
+		if size != sizeU64 || write {
+			return CtxAccess{}, false
+		}
+		return CtxAccess{Kind: CtxTPBuffer}, true
+	}
+	return rawTracepointCtx(off, size, write, at)
+}
+
+// checkTPBufferAccess is check_tp_buffer_access: loads and stores through
+// the writable tracepoint buffer at a constant, non-negative offset. How
+// far the program reaches is checked against the tracepoint's buffer when
+// it is attached, not when it is loaded.
+func (e *env) checkTPBufferAccess(regno, off, size int, dst *states.Reg) error {
+	reg := &e.regs()[regno]
+	if off < 0 {
+		return e.reject(e.insnIdx, "R%d invalid tracepoint buffer access: off=%d, size=%d", regno, off, size)
+	}
+	if !reg.Var.IsConst() || reg.Var.Value != 0 {
+		return e.reject(e.insnIdx, "R%d invalid variable buffer offset: off=%d, var_off=%s", regno, off, reg.Var.String())
+	}
+	if dst != nil {
+		e.markUnknown(dst)
+	}
+	return nil
+}
+
+// bpf_nf_ctx (struct size 16): the hook state and the packet, both
+// trusted BTF pointers.
+const (
+	nfCtxSize  = 16
+	nfCtxState = 0
+	nfCtxSkb   = 8
+)
+
+// netfilterCtx is nf_is_valid_access: read-only, each pointer read whole
+// and aligned.
+func netfilterCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+	if write || !inBounds(off, size, nfCtxSize) {
+		return CtxAccess{}, false
+	}
+	name := "nf_hook_state"
+	if off >= nfCtxSkb {
+		name = "sk_buff"
+	}
+	return CtxAccess{Kind: CtxBTFID, BTFStruct: name}, size == sizeU64
+}
+
+// loadCtxBTFStruct sets dst from a context field that holds a trusted
+// pointer to a kernel struct (acc.BTFStruct).
+func (e *env) loadCtxBTFStruct(dst *states.Reg, acc CtxAccess) error {
+	id := uint32(0)
+	if t := btfStructByName(acc.BTFStruct); t != nil {
+		id = btfTypeID(t)
+	}
+	if id == 0 {
+		return e.unsupported(e.insnIdx, "context field pointing to struct %s, not in kernel BTF", acc.BTFStruct)
+	}
+	dst.MarkPtr(states.PtrToBTFID, states.PtrTrusted)
+	dst.Aux = id
+	return nil
+}
+
 // ctxLayout returns the context access checker for a program type and the
 // context size, or nil when vercheck does not model that type's context.
 func ctxLayout(pt ebpf.ProgramType) (check ctxAccessFunc, size int) {
 	switch pt {
+	case ebpf.SkReuseport:
+		return skReuseportCtx, reuseportSize
+	case ebpf.RawTracepointWritable:
+		return rawTracepointWritableCtx, maxBPFFuncArgs * sizeU64
+	case ebpf.Netfilter:
+		return netfilterCtx, nfCtxSize
 	case ebpf.SocketFilter:
 		return socketFilterCtx, skbSize
 	case ebpf.SchedCLS, ebpf.SchedACT:

@@ -79,6 +79,26 @@ func TestCtxLayout(t *testing.T) {
 		{"sysctl file_pos write", ebpf.CGroupSysctl, ebpf.AttachCGroupSysctl, 4, 4, true, scalar},
 		{"sockopt retval on set", ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt, 36, 4, false, reject},
 		{"sockopt optval", ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt, 8, 8, false, res{CtxAccess{Kind: CtxPacket}, true}},
+		{"reuseport data", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 0, 8, false, res{CtxAccess{Kind: CtxPacket}, true}},
+		{"reuseport data_end narrow", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 8, 4, false, reject},
+		{"reuseport len byte", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 17, 1, false, scalar},
+		{"reuseport eth_protocol byte", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 20, 1, false, reject},
+		{"reuseport eth_protocol half", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 22, 2, false, scalar},
+		{"reuseport hash half", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 32, 2, false, reject},
+		{"reuseport padding", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 36, 4, false, reject},
+		{"reuseport sk", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 40, 8, false, res{CtxAccess{Kind: CtxSocket}, true}},
+		{"reuseport migrating_sk", ebpf.SkReuseport, ebpf.AttachSkReuseportSelectOrMigrate, 48, 8, false,
+			res{CtxAccess{Kind: CtxSockCommon, MaybeNull: true}, true}},
+		{"reuseport write", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, 16, 4, true, reject},
+		{"raw_tp.w buffer", ebpf.RawTracepointWritable, 0, 0, 8, false, res{CtxAccess{Kind: CtxTPBuffer}, true}},
+		{"raw_tp.w buffer narrow", ebpf.RawTracepointWritable, 0, 0, 4, false, reject},
+		{"raw_tp.w arg", ebpf.RawTracepointWritable, 0, 8, 4, false, scalar},
+		{"raw_tp.w write", ebpf.RawTracepointWritable, 0, 8, 8, true, reject},
+		{"netfilter state", ebpf.Netfilter, ebpf.AttachNetfilter, 0, 8, false, res{CtxAccess{Kind: CtxBTFID, BTFStruct: "nf_hook_state"}, true}},
+		{"netfilter skb", ebpf.Netfilter, ebpf.AttachNetfilter, 8, 8, false, res{CtxAccess{Kind: CtxBTFID, BTFStruct: "sk_buff"}, true}},
+		{"netfilter skb misaligned", ebpf.Netfilter, ebpf.AttachNetfilter, 12, 8, false, reject},
+		{"netfilter skb narrow", ebpf.Netfilter, ebpf.AttachNetfilter, 8, 4, false, reject},
+		{"netfilter past end", ebpf.Netfilter, ebpf.AttachNetfilter, 16, 8, false, reject},
 	}
 	for _, tt := range tests {
 		check, _ := ctxLayout(tt.pt)
@@ -126,7 +146,9 @@ func TestCtxLayoutLiveKernel(t *testing.T) {
 		{ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Recvmsg}, {ebpf.SockOps, 0}, {ebpf.SkMsg, 0},
 		{ebpf.SkLookup, ebpf.AttachSkLookup}, {ebpf.CGroupSysctl, ebpf.AttachCGroupSysctl},
 		{ebpf.CGroupDevice, ebpf.AttachCGroupDevice}, {ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt},
-		{ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt},
+		{ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt}, {ebpf.SkReuseport, ebpf.AttachSkReuseportSelect},
+		{ebpf.SkReuseport, ebpf.AttachSkReuseportSelectOrMigrate}, {ebpf.RawTracepointWritable, 0},
+		{ebpf.Netfilter, ebpf.AttachNetfilter},
 	}
 	for _, lt := range types {
 		check, csize := ctxLayout(lt.pt)

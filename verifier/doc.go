@@ -69,7 +69,7 @@
 //
 // Bounded loops are walked until they exit; an exact repeat of a state is
 // "infinite loop detected". bpf_loop and for_each_map_elem callbacks,
-// open-coded iterators (bpf_iter_num, bpf_iter_bits) and may_goto are
+// open-coded iterators (num, bits, task, task_vma, css, css_task) and may_goto are
 // verified as loops that converge, as the kernel does: states at the loop
 // head are compared in range-within mode and scalars the loop changes are
 // widened. Spin locks (one per map value) and timers, with their async
@@ -77,8 +77,8 @@
 //
 // # What is not modelled
 //
-// Features vercheck does not model yet (skb and xdp dynptrs, the task/css/
-// vma iterators, kfuncs outside its table, iter/lsm/struct_ops contexts,
+// Features vercheck does not model yet (bpf_rcu_read_lock, kfuncs in
+// sleepable programs, kfuncs outside its table, iter/lsm/struct_ops contexts,
 // kptrs, arena, stores through BTF pointers where a program type allows
 // some) are rejected with an error wrapping ErrUnsupported whose message
 // starts with "unsupported:". They are never accepted.

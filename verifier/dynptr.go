@@ -24,6 +24,17 @@ package verifier
 //
 // A callback of bpf_user_ringbuf_drain gets a ConstPtrToDynptr instead of
 // a stack pointer: it may read through it, never mutate or release it.
+//
+// kfuncs take dynptrs too (process_dynptr_func through check_kfunc_args):
+// bpf_dynptr_from_skb and bpf_dynptr_from_xdp build packet dynptrs in a
+// "__uninit" argument, bpf_dynptr_clone builds a copy of the same type
+// sharing the original's reference, and the others read an initialised
+// dynptr of any type (a ConstPtrToDynptr included: a kfunc never mutates
+// it). bpf_dynptr_slice(_rdwr) returns memory tied to the dynptr by its id;
+// a slice of a packet dynptr also carries dynptrSlicePkt, the kernel's
+// DYNPTR_TYPE_SKB/XDP flag on the register, so that whatever may move the
+// packet (a helper that changes packet data, bpf_dynptr_write into an skb
+// dynptr) destroys it with the direct packet pointers.
 
 import (
 	"fmt"
@@ -61,6 +72,33 @@ func (t dynptrType) String() string {
 // refcounted is dynptr_type_refcounted: dynptrs that hold a reference.
 func (t dynptrType) refcounted() bool { return t == dynptrRingbuf }
 
+// isPacket reports the dynptr types over packet data, whose slices a
+// packet change invalidates.
+func (t dynptrType) isPacket() bool { return t == dynptrSKB || t == dynptrXDP }
+
+// dynptrStructName is the struct a kfunc's dynptr argument points to.
+const dynptrStructName = "bpf_dynptr"
+
+// dynptrSlicePkt marks, in the Aux (dynptr id) of a slice, a slice of a
+// packet dynptr: the kernel keeps it as a type flag, so two slices that
+// differ only in it are different types; here the id differs. Dynptr ids
+// come from the per-program id counter and never reach this bit.
+const dynptrSlicePkt = 1 << 31
+
+// isDynptrPktSlice is reg_is_dynptr_slice_pkt: a slice of a packet
+// dynptr.
+func isDynptrPktSlice(r *states.Reg) bool {
+	return r.Type == states.PtrToMem && r.Aux&dynptrSlicePkt != 0
+}
+
+// dynptrMeta is the kernel's initialized_dynptr of a kfunc call: the last
+// initialised dynptr argument.
+type dynptrMeta struct {
+	id  uint32
+	typ dynptrType
+	ref uint32
+}
+
 // dynptrNrSlots is BPF_DYNPTR_NR_SLOTS: a dynptr is 16 bytes, two slots.
 const dynptrNrSlots = 2
 
@@ -88,6 +126,9 @@ const (
 type dynptrArgSpec struct {
 	mode dynptrArgMode
 	typ  dynptrType
+	// cloneRef is, for a clone of a reference-counted dynptr, the
+	// reference the clone shares with its parent.
+	cloneRef uint32
 }
 
 // Helper ids with dynptr arguments or special handling.
@@ -229,7 +270,7 @@ func (e *env) processDynptrFunc(regno int, spec dynptrArgSpec) error {
 				return err
 			}
 		}
-		return e.markStackSlotsDynptr(regno, spec.typ)
+		return e.markStackSlotsDynptr(regno, spec.typ, spec.cloneRef)
 	}
 	if reg.Type == states.ConstPtrToDynptr && spec.mode != dynptrArgRead {
 		return e.reject(e.insnIdx, "cannot pass pointer to const bpf_dynptr, the helper mutates it")
@@ -256,9 +297,9 @@ func (e *env) processDynptrFunc(regno int, spec dynptrArgSpec) error {
 }
 
 // markStackSlotsDynptr is mark_stack_slots_dynptr: after the constructor's
-// writes, the two slots become a dynptr of type typ, with a new reference
-// when the type is refcounted.
-func (e *env) markStackSlotsDynptr(regno int, typ dynptrType) error {
+// writes, the two slots become a dynptr of type typ, with a reference when
+// the type is refcounted: cloneRef for a clone, else a new one.
+func (e *env) markStackSlotsDynptr(regno int, typ dynptrType, cloneRef uint32) error {
 	reg := &e.regs()[regno]
 	spi, inRange, bad := e.dynptrSlotIndex(reg)
 	f := e.frameOf(reg)
@@ -285,8 +326,11 @@ func (e *env) markStackSlotsDynptr(regno int, typ dynptrType) error {
 		}
 	}
 	if typ.refcounted() {
-		ref := e.newID()
-		e.cur.Refs = append(e.cur.Refs, states.Ref{ID: ref, InsnIdx: int32(e.insnIdx)})
+		ref := cloneRef
+		if ref == 0 {
+			ref = e.newID()
+			e.cur.Refs = append(e.cur.Refs, states.Ref{ID: ref, InsnIdx: int32(e.insnIdx)})
+		}
 		for i := 0; i < dynptrNrSlots; i++ {
 			f.Stack[spi-i].Spilled.RefObjID = ref
 		}
@@ -389,4 +433,69 @@ func (e *env) markDynptrCallbackReg(r *states.Reg, typ dynptrType) {
 	r.ID = e.newID()
 	r.Aux = uint32(typ)
 	r.Off = 0
+}
+
+// kfuncDynptrTypes are the dynptr types the constructor kfuncs build.
+var kfuncDynptrTypes = map[string]dynptrType{
+	"bpf_dynptr_from_skb": dynptrSKB,
+	"bpf_dynptr_from_xdp": dynptrXDP,
+}
+
+// processKfuncDynptrArg is the KF_ARG_PTR_TO_DYNPTR case of
+// check_kfunc_args: argument regno points to a dynptr the kfunc builds
+// (uninit, a "__uninit" parameter) or reads.
+func (e *env) processKfuncDynptrArg(meta *kfuncMeta, regno int, uninit bool) error {
+	reg := &e.regs()[regno]
+	if reg.Type != states.PtrToStack && reg.Type != states.ConstPtrToDynptr {
+		return e.reject(e.insnIdx, "arg#%d expected pointer to stack or const struct bpf_dynptr", regno-1)
+	}
+	spec := dynptrArgSpec{mode: dynptrArgRead}
+	if uninit {
+		if reg.Type == states.ConstPtrToDynptr {
+			// A const dynptr is read-only, and read-only and
+			// uninitialised exclude each other.
+			return e.internal(e.insnIdx, "misconfigured dynptr helper type flags")
+		}
+		spec.mode = dynptrArgInit
+		switch {
+		case kfuncDynptrTypes[meta.name] != dynptrInvalid:
+			spec.typ = kfuncDynptrTypes[meta.name]
+		case meta.name == "bpf_dynptr_clone":
+			parent := meta.dynptr
+			if parent.typ == dynptrInvalid {
+				return e.internal(e.insnIdx, "no dynptr type for parent of clone")
+			}
+			if parent.typ.refcounted() && parent.ref == 0 {
+				return e.internal(e.insnIdx, "missing ref obj id for parent of clone")
+			}
+			spec.typ, spec.cloneRef = parent.typ, parent.ref
+		default:
+			return e.unsupported(e.insnIdx, "kfunc %s building a dynptr", meta.name)
+		}
+	}
+	if err := e.processDynptrFunc(regno, spec); err != nil {
+		return err
+	}
+	if uninit {
+		return nil
+	}
+	d := e.dynptrState(&e.regs()[regno])
+	if d == nil {
+		return e.internal(e.insnIdx, "failed to obtain dynptr id")
+	}
+	meta.dynptr = dynptrMeta{id: d.ID, typ: dynptrType(d.Aux), ref: d.RefObjID}
+	return nil
+}
+
+// dynptrArgIsSKB reports whether the dynptr argument of helper fn is an
+// skb dynptr (the BPF_FUNC_dynptr_write case of check_helper_call).
+func (e *env) dynptrArgIsSKB(fn *HelperProto) bool {
+	for i, a := range fn.Args {
+		if a != ArgPtrToDynptr {
+			continue
+		}
+		d := e.dynptrState(&e.regs()[i+1])
+		return d != nil && dynptrType(d.Aux) == dynptrSKB
+	}
+	return false
 }

@@ -13,11 +13,22 @@ package verifier
 //     bpf_override_return;
 //   - the kernel is locked down (integrity), so bpf_probe_write_user is
 //     refused to every program.
-// Each set was checked against the live kernel by loading a program per
-// (type, attach type, helper) and reading the verifier's answer (see
-// TestHelperAllowedLiveKernel).
+// Some sets depend on the expected attach type: the cgroup hooks whose
+// return value the program may set get bpf_get_retval/bpf_set_retval (and
+// expected attach type 0 is BPF_CGROUP_INET_INGRESS, which has neither),
+// connect hooks get bpf_bind, trampolines and tp_btf programs their attach
+// cookie. Each set was checked against the live kernel by loading a program
+// per (type, attach type, helper) and reading the verifier's answer (see
+// TestHelperAllowedLiveKernel); the prototype a type sees for each helper
+// it may call is checked the same way (TestHelperProtoLiveKernel).
+//
+// Some helpers also put a condition on the calling program (the kernel's
+// bpf_func_proto.allowed: HelperProto.Gate), checked by checkHelperGate
+// once the helper is known to be available.
 
 import (
+	"strings"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 )
@@ -90,12 +101,9 @@ func allowedHelpers(pt ebpf.ProgramType, at ebpf.AttachType) (helperSet, bool) {
 	case ebpf.CGroupSKB:
 		return c.union(helpersSkBase, helpersCgroupSKB), true
 	case ebpf.CGroupSock:
-		return c.union(helpersCgroupSock), true
+		return c.union(helpersCgroupSock, cgroupRetvalHelpers(at)), true
 	case ebpf.CGroupSockAddr:
-		s := c.union(helpersSkBase, helpersSockAddr)
-		if sockAddrHasRetval(at) {
-			s = s.union(newHelperSet(asm.FnGetRetval, asm.FnSetRetval))
-		}
+		s := c.union(helpersSkBase, helpersSockAddr, cgroupRetvalHelpers(at))
 		if at == ebpf.AttachCGroupInet4Connect || at == ebpf.AttachCGroupInet6Connect {
 			s = s.union(newHelperSet(asm.FnBind))
 		}
@@ -121,43 +129,54 @@ func allowedHelpers(pt ebpf.ProgramType, at ebpf.AttachType) (helperSet, bool) {
 	case ebpf.SkReuseport:
 		return c.union(helpersSkReuseport), true
 	case ebpf.CGroupDevice:
-		return c.union(helpersCgroupDevice), true
+		return c.union(helpersCgroupDevice, cgroupRetvalHelpers(at)), true
 	case ebpf.CGroupSysctl:
-		return c.union(helpersCgroupSysctl), true
+		return c.union(helpersCgroupSysctl, cgroupRetvalHelpers(at)), true
 	case ebpf.CGroupSockopt:
-		s := c.union(helpersCgroupSockopt)
+		s := c.union(helpersCgroupSockopt, cgroupRetvalHelpers(at))
 		if at == ebpf.AttachCGroupSetsockopt {
 			s = s.union(newHelperSet(asm.FnSetsockopt, asm.FnGetsockopt))
 		}
 		return s, true
 	case ebpf.Netfilter:
 		return c, true
+	case ebpf.LSM:
+		return c.union(lsmHelpers(at)), true
+	case ebpf.StructOps:
+		return c.union(structOpsHelpers(at)), true
 	}
 	return helperSet{}, false
 }
 
-// sockAddrHasRetval reports whether a cgroup sock_addr hook may use
-// bpf_get_retval/bpf_set_retval: every hook except the recvmsg,
-// getpeername and getsockname ones, whose return value is fixed.
-func sockAddrHasRetval(at ebpf.AttachType) bool {
+// cgroupRetvalHelpers is what cgroup_common_func_proto gives a cgroup
+// program for its expected attach type: bpf_get_retval and bpf_set_retval,
+// except at the hooks whose return value is not the program's to change
+// (the skb and sock_ops hooks, recvmsg, getpeername and getsockname).
+// Expected attach type 0 is BPF_CGROUP_INET_INGRESS, so a cgroup device or
+// sysctl program loaded without one has neither.
+func cgroupRetvalHelpers(at ebpf.AttachType) helperSet {
 	switch at {
-	case ebpf.AttachCGroupUDP4Recvmsg, ebpf.AttachCGroupUDP6Recvmsg, ebpf.AttachCgroupUnixRecvmsg,
+	case ebpf.AttachCGroupInetIngress, ebpf.AttachCGroupInetEgress, ebpf.AttachCGroupSockOps,
+		ebpf.AttachCGroupUDP4Recvmsg, ebpf.AttachCGroupUDP6Recvmsg, ebpf.AttachCgroupUnixRecvmsg,
 		ebpf.AttachCgroupInet4GetPeername, ebpf.AttachCgroupInet6GetPeername, ebpf.AttachCgroupUnixGetpeername,
 		ebpf.AttachCgroupInet4GetSockname, ebpf.AttachCgroupInet6GetSockname, ebpf.AttachCgroupUnixGetsockname:
-		return false
+		return helperSet{}
 	}
-	return true
+	return newHelperSet(asm.FnGetRetval, asm.FnSetRetval)
 }
 
 // tracingAttachHelpers is what a BTF tracing program gains from its attach
 // type: programs run from a trampoline can read their arguments (and, on
-// exit, the return value); iterators can print into their seq_file.
+// exit, the return value) and, like tp_btf programs, their attach cookie;
+// iterators can print into their seq_file.
 func tracingAttachHelpers(at ebpf.AttachType) helperSet {
 	switch at {
+	case ebpf.AttachTraceRawTp:
+		return newHelperSet(asm.FnGetAttachCookie)
 	case ebpf.AttachTraceFEntry:
-		return newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncArgCnt)
+		return newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncArgCnt, asm.FnGetAttachCookie)
 	case ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
-		return newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt)
+		return newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt, asm.FnGetAttachCookie)
 	case ebpf.AttachTraceIter:
 		return newHelperSet(asm.FnSeqPrintf, asm.FnSeqWrite, asm.FnSeqPrintfBtf)
 	}
@@ -244,7 +263,7 @@ var (
 		asm.FnGetSocketCookie, asm.FnGetStack, asm.FnSkStorageGet, asm.FnSkStorageDelete,
 		asm.FnSkbOutput, asm.FnXdpOutput, asm.FnSkcToTcp6Sock, asm.FnSkcToTcpSock,
 		asm.FnSkcToTcpTimewaitSock, asm.FnSkcToTcpRequestSock, asm.FnSkcToUdp6Sock, asm.FnDPath,
-		asm.FnSockFromFile, asm.FnGetFuncIp, asm.FnGetAttachCookie, asm.FnSkcToUnixSock,
+		asm.FnSockFromFile, asm.FnGetFuncIp, asm.FnSkcToUnixSock,
 		asm.FnXdpGetBuffLen, asm.FnSkcToMptcpSock,
 	)
 	// helpersSyscall: syscall_prog_func_proto: the tracing helpers plus the sys_bpf family.
@@ -268,7 +287,7 @@ var (
 	// helpersCgroupSock: sock_filter_func_proto (cgroup sock programs).
 	helpersCgroupSock = newHelperSet(
 		asm.FnPerfEventOutput, asm.FnGetSocketCookie, asm.FnGetLocalStorage, asm.FnSkStorageGet,
-		asm.FnGetNetnsCookie, asm.FnKtimeGetCoarseNs, asm.FnGetRetval, asm.FnSetRetval,
+		asm.FnGetNetnsCookie, asm.FnKtimeGetCoarseNs,
 	)
 	// helpersSockAddr: sock_addr_func_proto, for every attach type.
 	helpersSockAddr = newHelperSet(
@@ -333,11 +352,65 @@ var (
 	helpersCgroupSysctl = newHelperSet(
 		asm.FnPerfEventOutput, asm.FnGetLocalStorage, asm.FnSysctlGetName,
 		asm.FnSysctlGetCurrentValue, asm.FnSysctlGetNewValue, asm.FnSysctlSetNewValue,
-		asm.FnKtimeGetCoarseNs, asm.FnGetRetval, asm.FnSetRetval,
+		asm.FnKtimeGetCoarseNs,
 	)
 	// helpersCgroupSockopt: cg_sockopt_func_proto, for every attach type.
 	helpersCgroupSockopt = newHelperSet(
 		asm.FnPerfEventOutput, asm.FnGetLocalStorage, asm.FnTcpSock, asm.FnSkStorageGet,
-		asm.FnSkStorageDelete, asm.FnGetNetnsCookie, asm.FnGetRetval, asm.FnSetRetval,
+		asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
 	)
 )
+
+// dPathTargets are the kernel functions a trampoline program may call
+// bpf_d_path from (the kernel's btf_allowlist_d_path): hooks that get a
+// path the caller holds a reference on.
+var dPathTargets = map[string]bool{
+	"security_file_permission": true, "security_inode_getattr": true, "security_file_open": true,
+	"security_path_truncate": true, "vfs_truncate": true, "vfs_fallocate": true, "dentry_open": true,
+	"vfs_getattr": true, "filp_close": true,
+}
+
+// skStoragePrefix names the socket storage functions a tracing program
+// calling the socket storage helpers may not trace (it could recurse).
+const skStoragePrefix = "bpf_sk_storage"
+
+// checkHelperGate applies a helper's extra condition on the program (the
+// kernel's bpf_func_proto.allowed), before its arguments are looked at.
+func (e *env) checkHelperGate(fn *HelperProto) error {
+	target := ""
+	if e.lp != nil {
+		target = e.lp.AttachTo
+	}
+	ok := true
+	switch fn.Gate {
+	case GateNone:
+		return nil
+	case GateDPath:
+		switch {
+		case e.progType == ebpf.LSM:
+			ok = e.lsmSleepableHook()
+		case e.progType != ebpf.Tracing, e.attach == ebpf.AttachTraceRawTp:
+			// A tp_btf program's attach id is its typedef, never a
+			// listed function.
+			ok = false
+		case e.attach != ebpf.AttachTraceIter:
+			ok = dPathTargets[target]
+		}
+	case GateSkStorageTracing:
+		switch e.attach {
+		case ebpf.AttachTraceIter, ebpf.AttachTraceRawTp:
+		case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit:
+			ok = !strings.HasPrefix(target, skStoragePrefix)
+		default:
+			ok = false
+		}
+	case GateIMA:
+		ok = e.lsmSleepableHook()
+	default:
+		return e.unsupported(e.insnIdx, "helper %s#%d (gate %d)", fn.Name, fn.ID, fn.Gate)
+	}
+	if !ok {
+		return e.reject(e.insnIdx, "helper call is not allowed in probe")
+	}
+	return nil
+}

@@ -40,12 +40,22 @@ func TestHelperAllowed(t *testing.T) {
 		{"sockaddr connect bind", ebpf.CGroupSockAddr, ebpf.AttachCGroupInet4Connect, asm.FnBind, res{true, true}},
 		{"sockaddr sendmsg bind", ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Sendmsg, asm.FnBind, res{false, true}},
 		{"sockaddr recvmsg set_retval", ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Recvmsg, asm.FnSetRetval, res{false, true}},
+		{"device set_retval", ebpf.CGroupDevice, ebpf.AttachCGroupDevice, asm.FnSetRetval, res{true, true}},
+		{"device without attach type set_retval", ebpf.CGroupDevice, 0, asm.FnSetRetval, res{false, true}},
+		{"sk_reuseport socket cookie", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, asm.FnGetSocketCookie, res{true, true}},
+		{"netfilter map lookup", ebpf.Netfilter, ebpf.AttachNetfilter, asm.FnMapLookupElem, res{true, true}},
+		{"netfilter skb_load_bytes", ebpf.Netfilter, ebpf.AttachNetfilter, asm.FnSkbLoadBytes, res{false, true}},
 		{"sk_lookup sk_assign", ebpf.SkLookup, ebpf.AttachSkLookup, asm.FnSkAssign, res{true, true}},
 		{"fentry get_func_arg", ebpf.Tracing, ebpf.AttachTraceFEntry, asm.FnGetFuncArg, res{true, true}},
 		{"fentry get_func_ret", ebpf.Tracing, ebpf.AttachTraceFEntry, asm.FnGetFuncRet, res{false, true}},
 		{"unknown id", ebpf.XDP, 0, 212, res{false, true}},
-		{"lsm unmodelled", ebpf.LSM, ebpf.AttachLSMMac, asm.FnMapLookupElem, res{false, false}},
-		{"struct_ops unmodelled", ebpf.StructOps, 0, asm.FnMapLookupElem, res{false, false}},
+		{"lsm map lookup", ebpf.LSM, ebpf.AttachLSMMac, asm.FnMapLookupElem, res{true, true}},
+		{"lsm inode storage", ebpf.LSM, ebpf.AttachLSMMac, asm.FnInodeStorageGet, res{true, true}},
+		{"lsm mac get_retval", ebpf.LSM, ebpf.AttachLSMMac, asm.FnGetRetval, res{false, true}},
+		{"lsm cgroup get_retval", ebpf.LSM, ebpf.AttachLSMCgroup, asm.FnGetRetval, res{true, true}},
+		{"lsm cgroup get_func_arg", ebpf.LSM, ebpf.AttachLSMCgroup, asm.FnGetFuncArg, res{false, true}},
+		{"struct_ops tcp_send_ack", ebpf.StructOps, 0, asm.FnTcpSendAck, res{true, true}},
+		{"struct_ops perf_event_output", ebpf.StructOps, 0, asm.FnPerfEventOutput, res{false, true}},
 	}
 	for _, tt := range tests {
 		allowed, known := helperAllowed(tt.pt, tt.at, int32(tt.fn))
@@ -115,6 +125,15 @@ func TestHelperAllowedLiveKernel(t *testing.T) {
 		{ebpf.CGroupSysctl, ebpf.AttachCGroupSysctl}, {ebpf.RawTracepointWritable, 0},
 		{ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt}, {ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt},
 		{ebpf.SkLookup, ebpf.AttachSkLookup}, {ebpf.Netfilter, ebpf.AttachNetfilter},
+		{ebpf.CGroupSock, ebpf.AttachCGroupInet6PostBind}, {ebpf.CGroupSock, ebpf.AttachCgroupInetSockRelease},
+		{ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress}, {ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP6Sendmsg},
+		{ebpf.CGroupSockAddr, ebpf.AttachCgroupUnixConnect}, {ebpf.CGroupSockAddr, ebpf.AttachCgroupInet6GetPeername},
+		{ebpf.CGroupSockAddr, ebpf.AttachCGroupInet6Bind}, {ebpf.SkReuseport, ebpf.AttachSkReuseportSelectOrMigrate},
+		{ebpf.FlowDissector, ebpf.AttachFlowDissector}, {ebpf.SkSKB, ebpf.AttachSkSKBStreamVerdict},
+		{ebpf.SkMsg, ebpf.AttachSkMsgVerdict}, {ebpf.CGroupDevice, ebpf.AttachCGroupDevice},
+		{ebpf.CGroupSysctl, 0}, {ebpf.XDP, ebpf.AttachXDPDevMap}, {ebpf.XDP, ebpf.AttachXDPCPUMap},
+		{ebpf.SkSKB, ebpf.AttachSkSKBStreamParser}, {ebpf.Kprobe, ebpf.AttachTraceKprobeMulti},
+		{ebpf.Kprobe, ebpf.AttachTraceUprobeMulti}, {ebpf.SockOps, ebpf.AttachCGroupSockOps},
 	}
 	for _, lt := range types {
 		for id := int32(1); id <= maxHelperID; id++ {
@@ -129,6 +148,38 @@ func TestHelperAllowedLiveKernel(t *testing.T) {
 			}
 			if got != live {
 				t.Errorf("%v/%v helper %v (%d): helperAllowed %v, kernel %v", lt.pt, lt.at, asm.BuiltinFunc(id), id, got, live)
+			}
+		}
+	}
+}
+
+// TestHelperAllowedLiveKernelBTF is TestHelperAllowedLiveKernel for the
+// BTF tracing programs, which need an attach target. The reference
+// machine refuses every trampoline program (fentry, fexit, fmod_ret) with
+// EPERM before verifying it, so only tp_btf and iterators are compared.
+func TestHelperAllowedLiveKernelBTF(t *testing.T) {
+	skipIfNoBPF(t)
+	types := []protoLiveType{
+		{pt: ebpf.Tracing, at: ebpf.AttachTraceRawTp, attachTo: "sched_switch"},
+		{pt: ebpf.Tracing, at: ebpf.AttachTraceIter, attachTo: "task"},
+	}
+	for _, lt := range types {
+		for id := int32(1); id <= maxHelperID; id++ {
+			insns := asm.Instructions{asm.BuiltinFunc(id).Call(), asm.Mov.Imm(asm.R0, 0), asm.Return()}
+			kerr, ok := liveVerdict(lt, insns, nil, "GPL")
+			if !ok {
+				t.Errorf("%v helper %d: the kernel did not verify the probe", lt, id)
+				continue
+			}
+			live := !strings.Contains(kerr, "cannot use helper") && !strings.Contains(kerr, "unknown func") &&
+				!strings.Contains(kerr, "invalid func")
+			got, known := helperAllowed(lt.pt, lt.at, id)
+			if !known {
+				t.Errorf("%v: program type not modelled", lt)
+				break
+			}
+			if got != live {
+				t.Errorf("%v helper %v (%d): helperAllowed %v, kernel %v", lt, asm.BuiltinFunc(id), id, got, live)
 			}
 		}
 	}

@@ -8,13 +8,22 @@ package verifier
 // bpf_get_socket_cookie takes the context in socket programs but a BTF socket
 // in tracing programs, and bpf_sk_assign takes a full socket or NULL in
 // sk_lookup programs), the table holds the flavour used by networking
-// programs: the one a classic object meets.
+// programs, and helperVariants the others with the program types that use
+// them (helperProtoFor picks one). Where the flavours differ in strictness
+// the table holds the stricter one, so that a program type missing from the
+// variants is rejected rather than accepted. The variants differ in argument
+// kinds (the socket, context or BTF pointer a helper takes) and in GPLOnly
+// (bpf_get_stackid is free for perf_event programs, bpf_get_func_ip for
+// multi-kprobes).
 //
 // ChangesPktData follows the kernel's bpf_helper_changes_pkt_data. On 6.18
 // bpf_tail_call is not in that list: a tail call only invalidates packet
 // pointers when it happens inside a subprogram.
 
-import "github.com/cilium/ebpf/asm"
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
 
 // maxHelperID is the highest helper id of the 6.18 UAPI
 // (BPF_FUNC_cgrp_storage_delete).
@@ -58,7 +67,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	19:  {Name: "bpf_skb_vlan_pop", ID: 19, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}, ChangesPktData: true},
 	20:  {Name: "bpf_skb_get_tunnel_key", ID: 20, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSize, ArgAnything}},
 	21:  {Name: "bpf_skb_set_tunnel_key", ID: 21, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToMem, ArgConstSize, ArgAnything}},
-	22:  {Name: "bpf_perf_event_read", ID: 22, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgAnything}},
+	22:  {Name: "bpf_perf_event_read", ID: 22, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgAnything}, GPLOnly: true},
 	23:  {Name: "bpf_redirect", ID: 23, Ret: RetInteger, Args: [5]ArgType{ArgAnything, ArgAnything}},
 	24:  {Name: "bpf_get_route_realm", ID: 24, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}},
 	25:  {Name: "bpf_perf_event_output", ID: 25, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgAnything, ArgPtrToMem, ArgConstSizeOrZero}, GPLOnly: true},
@@ -105,7 +114,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	66:  {Name: "bpf_skb_get_xfrm_state", ID: 66, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToUninitMem, ArgConstSize, ArgAnything}},
 	67:  {Name: "bpf_get_stack", ID: 67, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}, GPLOnly: true},
 	68:  {Name: "bpf_skb_load_bytes_relative", ID: 68, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToUninitMem, ArgConstSize, ArgAnything}},
-	69:  {Name: "bpf_fib_lookup", ID: 69, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSize, ArgAnything}},
+	69:  {Name: "bpf_fib_lookup", ID: 69, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSize, ArgAnything}, GPLOnly: true},
 	70:  {Name: "bpf_sock_hash_update", ID: 70, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgPtrToMapKey, ArgAnything}},
 	71:  {Name: "bpf_msg_redirect_hash", ID: 71, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgPtrToMapKey, ArgAnything}},
 	72:  {Name: "bpf_sk_redirect_hash", ID: 72, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgPtrToMapKey, ArgAnything}},
@@ -136,7 +145,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	97:  {Name: "bpf_skb_ecn_set_ce", ID: 97, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}},
 	98:  {Name: "bpf_get_listener_sock", ID: 98, Ret: RetPtrToSocketOrNull, Args: [5]ArgType{ArgPtrToSockCommon}},
 	99:  {Name: "bpf_skc_lookup_tcp", ID: 99, Ret: RetPtrToSockCommonOrNull, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToMem, ArgConstSize, ArgAnything, ArgAnything}, PktAccess: true, Acquire: true},
-	100: {Name: "bpf_tcp_check_syncookie", ID: 100, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgPtrToMem, ArgConstSize, ArgPtrToMem, ArgConstSize}, PktAccess: true},
+	100: {Name: "bpf_tcp_check_syncookie", ID: 100, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgPtrToMem, ArgConstSize, ArgPtrToMem, ArgConstSize}, PktAccess: true, GPLOnly: true},
 	101: {Name: "bpf_sysctl_get_name", ID: 101, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSize, ArgAnything}},
 	102: {Name: "bpf_sysctl_get_current_value", ID: 102, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSize}},
 	103: {Name: "bpf_sysctl_get_new_value", ID: 103, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToUninitMem, ArgConstSize}},
@@ -146,7 +155,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	107: {Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDSockCommon, ArgPtrToMapValueOrNull, ArgAnything}},
 	108: {Name: "bpf_sk_storage_delete", ID: 108, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDSockCommon}},
 	109: {Name: "bpf_send_signal", ID: 109, Ret: RetInteger, Args: [5]ArgType{ArgAnything}},
-	110: {Name: "bpf_tcp_gen_syncookie", ID: 110, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgPtrToMem, ArgConstSize, ArgPtrToMem, ArgConstSize}, PktAccess: true},
+	110: {Name: "bpf_tcp_gen_syncookie", ID: 110, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgPtrToMem, ArgConstSize, ArgPtrToMem, ArgConstSize}, PktAccess: true, GPLOnly: true},
 	111: {Name: "bpf_skb_output", ID: 111, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgConstMapPtr, ArgAnything, ArgPtrToMem, ArgConstSizeOrZero}, ArgBTFName: [5]string{"sk_buff"}, GPLOnly: true},
 	112: {Name: "bpf_probe_read_user", ID: 112, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}, GPLOnly: true},
 	113: {Name: "bpf_probe_read_kernel", ID: 113, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}, GPLOnly: true},
@@ -183,8 +192,8 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	144: {Name: "bpf_reserve_hdr_opt", ID: 144, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgAnything}},
 	145: {Name: "bpf_inode_storage_get", ID: 145, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "inode"}},
 	146: {Name: "bpf_inode_storage_delete", ID: 146, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "inode"}},
-	147: {Name: "bpf_d_path", ID: 147, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToUninitMem, ArgConstSizeOrZero}, ArgBTFName: [5]string{"path"}},
-	148: {Name: "bpf_copy_from_user", ID: 148, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}},
+	147: {Name: "bpf_d_path", ID: 147, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToUninitMem, ArgConstSizeOrZero}, ArgBTFName: [5]string{"path"}, Gate: GateDPath},
+	148: {Name: "bpf_copy_from_user", ID: 148, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}, MightSleep: true},
 	149: {Name: "bpf_snprintf_btf", ID: 149, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSize, ArgPtrToMem, ArgConstSize, ArgAnything}},
 	150: {Name: "bpf_seq_printf_btf", ID: 150, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToMem, ArgConstSizeOrZero, ArgAnything}, ArgBTFName: [5]string{"seq_file"}},
 	151: {Name: "bpf_skb_cgroup_classid", ID: 151, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}},
@@ -197,22 +206,22 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	158: {Name: "bpf_get_current_task_btf", ID: 158, Ret: RetPtrToBTFID, RetBTFName: "task_struct", GPLOnly: true},
 	159: {Name: "bpf_bprm_opts_set", ID: 159, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgAnything}, ArgBTFName: [5]string{"linux_binprm"}},
 	160: {Name: "bpf_ktime_get_coarse_ns", ID: 160, Ret: RetInteger},
-	161: {Name: "bpf_ima_inode_hash", ID: 161, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToUninitMem, ArgConstSize}, ArgBTFName: [5]string{"inode"}},
+	161: {Name: "bpf_ima_inode_hash", ID: 161, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToUninitMem, ArgConstSize}, ArgBTFName: [5]string{"inode"}, MightSleep: true, Gate: GateIMA},
 	162: {Name: "bpf_sock_from_file", ID: 162, Ret: RetPtrToBTFIDOrNull, RetBTFName: "socket", Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"file"}},
-	163: {Name: "bpf_check_mtu", ID: 163, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToInt, ArgAnything, ArgAnything}},
+	163: {Name: "bpf_check_mtu", ID: 163, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToInt, ArgAnything, ArgAnything}, GPLOnly: true},
 	164: {Name: "bpf_for_each_map_elem", ID: 164, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToFunc, ArgPtrToStackOrNull, ArgAnything}, Callback: true},
 	165: {Name: "bpf_snprintf", ID: 165, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMemOrNull, ArgConstSizeOrZero, ArgPtrToConstStr, ArgPtrToMemOrNull, ArgConstSizeOrZero}, GPLOnly: true},
 	166: {Name: "bpf_sys_bpf", ID: 166, Ret: RetInteger, Args: [5]ArgType{ArgAnything, ArgPtrToMem, ArgConstSize}},
 	167: {Name: "bpf_btf_find_by_name_kind", ID: 167, Ret: RetInteger, Args: [5]ArgType{ArgPtrToMem, ArgConstSize, ArgAnything, ArgAnything}},
 	168: {Name: "bpf_sys_close", ID: 168, Ret: RetInteger, Args: [5]ArgType{ArgAnything}},
-	169: {Name: "bpf_timer_init", ID: 169, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgConstMapPtr, ArgAnything}},
-	170: {Name: "bpf_timer_set_callback", ID: 170, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgPtrToFunc}, Callback: true},
-	171: {Name: "bpf_timer_start", ID: 171, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgAnything, ArgAnything}},
-	172: {Name: "bpf_timer_cancel", ID: 172, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer}},
-	173: {Name: "bpf_get_func_ip", ID: 173, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}},
+	169: {Name: "bpf_timer_init", ID: 169, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgConstMapPtr, ArgAnything}, GPLOnly: true},
+	170: {Name: "bpf_timer_set_callback", ID: 170, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgPtrToFunc}, Callback: true, GPLOnly: true},
+	171: {Name: "bpf_timer_start", ID: 171, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgAnything, ArgAnything}, GPLOnly: true},
+	172: {Name: "bpf_timer_cancel", ID: 172, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer}, GPLOnly: true},
+	173: {Name: "bpf_get_func_ip", ID: 173, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}, GPLOnly: true},
 	174: {Name: "bpf_get_attach_cookie", ID: 174, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}},
-	175: {Name: "bpf_task_pt_regs", ID: 175, Ret: RetPtrToBTFID, RetBTFName: "pt_regs", Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"task_struct"}},
-	176: {Name: "bpf_get_branch_snapshot", ID: 176, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}},
+	175: {Name: "bpf_task_pt_regs", ID: 175, Ret: RetPtrToBTFID, RetBTFName: "pt_regs", Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"task_struct"}, GPLOnly: true},
+	176: {Name: "bpf_get_branch_snapshot", ID: 176, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}, GPLOnly: true},
 	177: {Name: "bpf_trace_vprintk", ID: 177, Ret: RetInteger, Args: [5]ArgType{ArgPtrToMem, ArgConstSize, ArgPtrToMemOrNull, ArgConstSizeOrZero}, GPLOnly: true},
 	178: {Name: "bpf_skc_to_unix_sock", ID: 178, Ret: RetPtrToBTFIDOrNull, RetBTFName: "unix_sock", Args: [5]ArgType{ArgPtrToBTFIDSockCommon}},
 	179: {Name: "bpf_kallsyms_lookup_name", ID: 179, Ret: RetInteger, Args: [5]ArgType{ArgPtrToMem, ArgConstSizeOrZero, ArgAnything, ArgPtrToLong}},
@@ -227,12 +236,12 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	188: {Name: "bpf_xdp_get_buff_len", ID: 188, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}},
 	189: {Name: "bpf_xdp_load_bytes", ID: 189, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToUninitMem, ArgConstSize}},
 	190: {Name: "bpf_xdp_store_bytes", ID: 190, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToMem, ArgConstSize}},
-	191: {Name: "bpf_copy_from_user_task", ID: 191, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything, ArgPtrToBTFID, ArgAnything}, ArgBTFName: [5]string{"", "", "", "task_struct"}, GPLOnly: true},
+	191: {Name: "bpf_copy_from_user_task", ID: 191, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything, ArgPtrToBTFID, ArgAnything}, ArgBTFName: [5]string{"", "", "", "task_struct"}, GPLOnly: true, MightSleep: true},
 	192: {Name: "bpf_skb_set_tstamp", ID: 192, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgAnything}},
-	193: {Name: "bpf_ima_file_hash", ID: 193, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToUninitMem, ArgConstSize}, ArgBTFName: [5]string{"file"}},
+	193: {Name: "bpf_ima_file_hash", ID: 193, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToUninitMem, ArgConstSize}, ArgBTFName: [5]string{"file"}, MightSleep: true, Gate: GateIMA},
 	194: {Name: "bpf_kptr_xchg", ID: 194, Ret: RetUnsupported, Args: [5]ArgType{ArgPtrToKptr, ArgPtrToBTFIDOrNull}, ReleaseArg: 2},
 	195: {Name: "bpf_map_lookup_percpu_elem", ID: 195, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToMapKey, ArgAnything}, PktAccess: true},
-	196: {Name: "bpf_skc_to_mptcp_sock", ID: 196, Ret: RetPtrToBTFIDOrNull, RetBTFName: "mptcp_sock", Args: [5]ArgType{ArgPtrToBTFIDSockCommon}},
+	196: {Name: "bpf_skc_to_mptcp_sock", ID: 196, Ret: RetPtrToBTFIDOrNull, RetBTFName: "mptcp_sock", Args: [5]ArgType{ArgPtrToSockCommon}},
 	197: {Name: "bpf_dynptr_from_mem", ID: 197, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything, ArgPtrToDynptr}},
 	198: {Name: "bpf_ringbuf_reserve_dynptr", ID: 198, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgAnything, ArgAnything, ArgPtrToDynptr}},
 	199: {Name: "bpf_ringbuf_submit_dynptr", ID: 199, Ret: RetVoid, Args: [5]ArgType{ArgPtrToDynptr, ArgAnything}, ReleaseArg: 1},
@@ -248,4 +257,135 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	209: {Name: "bpf_user_ringbuf_drain", ID: 209, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToFunc, ArgPtrToStackOrNull, ArgAnything}, Callback: true},
 	210: {Name: "bpf_cgrp_storage_get", ID: 210, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFID, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "cgroup"}},
 	211: {Name: "bpf_cgrp_storage_delete", ID: 211, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFID}, ArgBTFName: [5]string{"", "cgroup"}},
+}
+
+// helperVariant is a prototype some program types use for a helper id
+// instead of its helperTable entry.
+type helperVariant struct {
+	// types are the program types that use the variant; attach, when not
+	// empty, narrows them to these expected attach types.
+	types  []ebpf.ProgramType
+	attach []ebpf.AttachType
+	proto  HelperProto
+}
+
+// applies reports whether a program of type pt (attach type at) uses v.
+func (v *helperVariant) applies(pt ebpf.ProgramType, at ebpf.AttachType) bool {
+	found := false
+	for _, t := range v.types {
+		if t == pt {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return false
+	}
+	if len(v.attach) == 0 {
+		return true
+	}
+	for _, a := range v.attach {
+		if a == at {
+			return true
+		}
+	}
+	return false
+}
+
+// Program type groups the variants name.
+var (
+	// typesTracingLike are the BTF-typed tracing families whose helper
+	// protos come from tracing_prog_func_proto.
+	typesTracingLike = []ebpf.ProgramType{ebpf.Tracing, ebpf.LSM}
+	// typesCurrentClassid are the program types whose
+	// bpf_get_cgroup_classid reads the current task's class id (no
+	// argument): every type but the tc and lwt ones, which read the skb's.
+	typesCurrentClassid = []ebpf.ProgramType{
+		ebpf.SocketFilter, ebpf.Kprobe, ebpf.TracePoint, ebpf.XDP, ebpf.PerfEvent, ebpf.CGroupSKB,
+		ebpf.CGroupSock, ebpf.SockOps, ebpf.SkSKB, ebpf.CGroupDevice, ebpf.SkMsg, ebpf.RawTracepoint,
+		ebpf.CGroupSockAddr, ebpf.SkReuseport, ebpf.FlowDissector, ebpf.CGroupSysctl,
+		ebpf.RawTracepointWritable, ebpf.CGroupSockopt, ebpf.Tracing, ebpf.LSM, ebpf.SkLookup,
+		ebpf.Netfilter, ebpf.StructOps, ebpf.Syscall,
+	}
+)
+
+// helperVariants lists, per helper id, the prototypes program types use
+// instead of the helperTable entry (the kernel's per-type *_func_proto
+// returning a different bpf_func_proto for the same id).
+var helperVariants = map[int32][]helperVariant{
+	// bpf_get_stackid_proto_pe: perf_event programs may call it whatever
+	// their license.
+	int32(asm.FnGetStackid): {{types: []ebpf.ProgramType{ebpf.PerfEvent},
+		proto: HelperProto{Name: "bpf_get_stackid", ID: 27, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgAnything}}}},
+	// bpf_get_func_ip_proto_kprobe_multi and _uprobe_multi (sessions
+	// included): not GPL-only.
+	int32(asm.FnGetFuncIp): {{types: []ebpf.ProgramType{ebpf.Kprobe},
+		attach: []ebpf.AttachType{ebpf.AttachTraceKprobeMulti, ebpf.AttachTraceKprobeSession, ebpf.AttachTraceUprobeMulti},
+		proto:  HelperProto{Name: "bpf_get_func_ip", ID: 173, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}}}},
+	// bpf_get_cgroup_classid_curr_proto: the current task's class id.
+	int32(asm.FnGetCgroupClassid): {{types: typesCurrentClassid,
+		proto: HelperProto{Name: "bpf_get_cgroup_classid", ID: 17, Ret: RetInteger}}},
+	// bpf_get_socket_ptr_cookie_proto: a BTF socket, or NULL (cookie 0).
+	int32(asm.FnGetSocketCookie): {{types: append([]ebpf.ProgramType{ebpf.SkReuseport, ebpf.Syscall}, typesTracingLike...),
+		proto: HelperProto{Name: "bpf_get_socket_cookie", ID: 46, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommonOrNull}}}},
+	// bpf_sk_setsockopt_proto and bpf_sk_getsockopt_proto: cgroup
+	// setsockopt hooks change the socket itself (ctx->sk), not the context.
+	int32(asm.FnSetsockopt): {{types: []ebpf.ProgramType{ebpf.CGroupSockopt, ebpf.StructOps},
+		proto: HelperProto{Name: "bpf_setsockopt", ID: 49, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToMem, ArgConstSize}}}},
+	int32(asm.FnGetsockopt): {{types: []ebpf.ProgramType{ebpf.CGroupSockopt, ebpf.StructOps},
+		proto: HelperProto{Name: "bpf_getsockopt", ID: 57, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToUninitMem, ArgConstSize}}}},
+	int32(asm.FnSkStorageGet): {
+		// bpf_sk_storage_get_cg_sock_proto: the context is the socket.
+		{types: []ebpf.ProgramType{ebpf.CGroupSock},
+			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToCtx, ArgPtrToMapValueOrNull, ArgAnything}}},
+		// bpf_sk_storage_get_tracing_proto: a BTF struct sock or NULL,
+		// from programs that do not trace the storage itself.
+		{types: []ebpf.ProgramType{ebpf.Tracing},
+			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "sock"}, Gate: GateSkStorageTracing}},
+	},
+	// bpf_sk_storage_delete_tracing_proto.
+	int32(asm.FnSkStorageDelete): {{types: []ebpf.ProgramType{ebpf.Tracing},
+		proto: HelperProto{Name: "bpf_sk_storage_delete", ID: 108, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "sock"}, Gate: GateSkStorageTracing}}},
+	// bpf_sk_lookup_assign_proto: a full socket or NULL (to clear).
+	int32(asm.FnSkAssign): {{types: []ebpf.ProgramType{ebpf.SkLookup},
+		proto: HelperProto{Name: "bpf_sk_assign", ID: 124, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSocketOrNull, ArgAnything}}}},
+	// bpf_xdp_get_buff_len_trace_proto: a BTF struct xdp_buff.
+	int32(asm.FnXdpGetBuffLen): {{types: []ebpf.ProgramType{ebpf.Tracing},
+		proto: HelperProto{Name: "bpf_xdp_get_buff_len", ID: 188, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"xdp_buff"}}}},
+}
+
+// helperProtoFor returns the prototype of helper id as a program of type
+// pt (attach type at) sees it: its variant for that type, or the table
+// entry; false when id is not a helper of the 6.18 UAPI.
+func helperProtoFor(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*HelperProto, bool) {
+	p, ok := helperProto(id)
+	if !ok {
+		return nil, false
+	}
+	vs := helperVariants[id]
+	for i := range vs {
+		if vs[i].applies(pt, at) {
+			return &vs[i].proto, true
+		}
+	}
+	return p, true
+}
+
+// helperArgCountFor returns, for a program of type pt (attach type at),
+// the number of arguments each helper takes as that type sees it (the
+// kernel's call summary for liveness), or -1 for an unknown id.
+func helperArgCountFor(pt ebpf.ProgramType, at ebpf.AttachType) func(id int32) int {
+	return func(id int32) int {
+		fn, ok := helperProtoFor(pt, at, id)
+		if !ok {
+			return -1
+		}
+		n := 0
+		for i, a := range fn.Args {
+			if a != ArgDontCare {
+				n = i + 1
+			}
+		}
+		return n
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
 )
@@ -104,6 +105,112 @@ func TestHelperProtoConsistency(t *testing.T) {
 		}
 		if p.ReleaseArg < 0 || int(p.ReleaseArg) > len(p.Args) {
 			t.Errorf("%s: release arg %d out of range", p.Name, p.ReleaseArg)
+		}
+	}
+}
+
+func TestHelperProtoFor(t *testing.T) {
+	// argsOf summarises the part of a prototype the variants change.
+	type argsOf struct {
+		Args       [5]ArgType
+		ArgBTFName [5]string
+		Gate       HelperGate
+	}
+	tests := []struct {
+		name string
+		pt   ebpf.ProgramType
+		at   ebpf.AttachType
+		fn   asm.BuiltinFunc
+		want argsOf
+	}{
+		{"socket cookie of a socket filter's skb", ebpf.SocketFilter, 0, asm.FnGetSocketCookie,
+			argsOf{Args: [5]ArgType{ArgPtrToCtx}}},
+		{"socket cookie of a cgroup sock's socket", ebpf.CGroupSock, ebpf.AttachCGroupInetSockCreate, asm.FnGetSocketCookie,
+			argsOf{Args: [5]ArgType{ArgPtrToCtx}}},
+		{"socket cookie in sk_reuseport", ebpf.SkReuseport, ebpf.AttachSkReuseportSelect, asm.FnGetSocketCookie,
+			argsOf{Args: [5]ArgType{ArgPtrToBTFIDSockCommonOrNull}}},
+		{"socket cookie in tracing", ebpf.Tracing, ebpf.AttachTraceRawTp, asm.FnGetSocketCookie,
+			argsOf{Args: [5]ArgType{ArgPtrToBTFIDSockCommonOrNull}}},
+		{"classid in tc", ebpf.SchedCLS, 0, asm.FnGetCgroupClassid, argsOf{Args: [5]ArgType{ArgPtrToCtx}}},
+		{"classid in lwt", ebpf.LWTXmit, 0, asm.FnGetCgroupClassid, argsOf{Args: [5]ArgType{ArgPtrToCtx}}},
+		{"classid of the current task", ebpf.Kprobe, 0, asm.FnGetCgroupClassid, argsOf{}},
+		{"setsockopt in sock_ops", ebpf.SockOps, 0, asm.FnSetsockopt,
+			argsOf{Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgAnything, ArgPtrToMem, ArgConstSize}}},
+		{"setsockopt in a cgroup setsockopt hook", ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt, asm.FnSetsockopt,
+			argsOf{Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToMem, ArgConstSize}}},
+		{"sk_storage_get in tc", ebpf.SchedCLS, 0, asm.FnSkStorageGet,
+			argsOf{Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDSockCommon, ArgPtrToMapValueOrNull, ArgAnything}}},
+		{"sk_storage_get in cgroup sock", ebpf.CGroupSock, ebpf.AttachCGroupInetSockCreate, asm.FnSkStorageGet,
+			argsOf{Args: [5]ArgType{ArgConstMapPtr, ArgPtrToCtx, ArgPtrToMapValueOrNull, ArgAnything}}},
+		{"sk_storage_get in tracing", ebpf.Tracing, ebpf.AttachTraceRawTp, asm.FnSkStorageGet,
+			argsOf{Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything},
+				ArgBTFName: [5]string{"", "sock"}, Gate: GateSkStorageTracing}},
+		{"sk_assign in tc", ebpf.SchedCLS, 0, asm.FnSkAssign,
+			argsOf{Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSockCommon, ArgAnything}}},
+		{"sk_assign in sk_lookup", ebpf.SkLookup, ebpf.AttachSkLookup, asm.FnSkAssign,
+			argsOf{Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSocketOrNull, ArgAnything}}},
+		{"xdp_get_buff_len in xdp", ebpf.XDP, 0, asm.FnXdpGetBuffLen, argsOf{Args: [5]ArgType{ArgPtrToCtx}}},
+		{"xdp_get_buff_len in tracing", ebpf.Tracing, ebpf.AttachTraceFEntry, asm.FnXdpGetBuffLen,
+			argsOf{Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"xdp_buff"}}},
+	}
+	for _, tt := range tests {
+		p, ok := helperProtoFor(tt.pt, tt.at, int32(tt.fn))
+		if !ok {
+			t.Errorf("%s: no prototype", tt.name)
+			continue
+		}
+		if p.ID != int32(tt.fn) {
+			t.Errorf("%s: prototype of helper %d, want %d", tt.name, p.ID, tt.fn)
+		}
+		got := argsOf{Args: p.Args, ArgBTFName: p.ArgBTFName, Gate: p.Gate}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestHelperVariantsConsistent checks every variant against its table
+// entry: same id and name, and no program type given two variants of one
+// helper.
+func TestHelperVariantsConsistent(t *testing.T) {
+	for id, vs := range helperVariants {
+		base, ok := helperProto(id)
+		if !ok {
+			t.Errorf("variants of unknown helper %d", id)
+			continue
+		}
+		seen := map[ebpf.ProgramType]bool{}
+		for _, v := range vs {
+			if v.proto.ID != id || v.proto.Name != base.Name {
+				t.Errorf("helper %d: variant %s#%d", id, v.proto.Name, v.proto.ID)
+			}
+			if len(v.types) == 0 {
+				t.Errorf("helper %s: variant for no program type", base.Name)
+			}
+			for _, pt := range v.types {
+				if seen[pt] && len(v.attach) == 0 {
+					t.Errorf("helper %s: two variants for %v", base.Name, pt)
+				}
+				seen[pt] = true
+			}
+		}
+	}
+}
+
+func TestHelperArgCountFor(t *testing.T) {
+	tests := []struct {
+		pt   ebpf.ProgramType
+		fn   asm.BuiltinFunc
+		want int
+	}{
+		{ebpf.SchedCLS, asm.FnGetCgroupClassid, 1},
+		{ebpf.SocketFilter, asm.FnGetCgroupClassid, 0},
+		{ebpf.SchedCLS, asm.FnSkbStoreBytes, 5},
+		{ebpf.SchedCLS, 0, -1},
+	}
+	for _, tt := range tests {
+		if got := helperArgCountFor(tt.pt, 0)(int32(tt.fn)); got != tt.want {
+			t.Errorf("%v %v: %d arguments, want %d", tt.pt, tt.fn, got, tt.want)
 		}
 	}
 }

@@ -54,6 +54,11 @@ const (
 	hookTracing
 	hookSyscall
 	hookCgroupSKB
+	hookSchedACT
+	hookSKSKB
+	hookSocketFilter
+	hookLWT
+	hookNetfilter
 )
 
 // Hook sets of the kfunc families in kfuncTable.
@@ -65,6 +70,11 @@ const (
 	hooksCpumask = hookTracing | hookStructOps | hookSyscall
 	// hooksConntrack: net/netfilter/nf_conntrack_bpf.c.
 	hooksConntrack = hookXDP | hookTC
+	// hooksSKB: net/core/filter.c registers bpf_dynptr_from_skb for the
+	// program types whose context is an skb, and for tracing (tp_btf
+	// programs that see an sk_buff).
+	hooksSKB = hookTC | hookSchedACT | hookSKSKB | hookSocketFilter | hookCgroupSKB |
+		hookLWT | hookNetfilter | hookTracing
 )
 
 // kfuncDef is what the kernel's registration says of one kfunc.
@@ -84,6 +94,8 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_cgroup_release":    {kfRelease, hooksGeneric},
 	"bpf_cgroup_from_id":    {kfAcquire | kfRetNull, hooksGeneric},
 	"bpf_task_under_cgroup": {kfRCU, hooksGeneric},
+	"bpf_task_from_vpid":    {kfAcquire | kfRetNull, hooksGeneric},
+	"bpf_cgroup_ancestor":   {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
 	// kernel/bpf/cpumask.c.
 	"bpf_cpumask_create":   {kfAcquire | kfRetNull, hooksCpumask},
 	"bpf_cpumask_acquire":  {kfAcquire | kfTrustedArgs, hooksCpumask},
@@ -103,6 +115,49 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_iter_bits_new":     {kfIterNew, hookCommon},
 	"bpf_iter_bits_next":    {kfIterNext | kfRetNull, hookCommon},
 	"bpf_iter_bits_destroy": {kfIterDestroy, hookCommon},
+	// kernel/bpf/task_iter.c and cgroup_iter.c: task, vma and css
+	// iterators, also in the common set.
+	"bpf_iter_task_new":         {kfIterNew | kfTrustedArgs | kfRCUProtected, hookCommon},
+	"bpf_iter_task_next":        {kfIterNext | kfRetNull, hookCommon},
+	"bpf_iter_task_destroy":     {kfIterDestroy, hookCommon},
+	"bpf_iter_task_vma_new":     {kfIterNew | kfRCU, hookCommon},
+	"bpf_iter_task_vma_next":    {kfIterNext | kfRetNull, hookCommon},
+	"bpf_iter_task_vma_destroy": {kfIterDestroy, hookCommon},
+	"bpf_iter_css_new":          {kfIterNew | kfTrustedArgs | kfRCUProtected, hookCommon},
+	"bpf_iter_css_next":         {kfIterNext | kfRetNull, hookCommon},
+	"bpf_iter_css_destroy":      {kfIterDestroy, hookCommon},
+	"bpf_iter_css_task_new":     {kfIterNew | kfTrustedArgs, hookCommon},
+	"bpf_iter_css_task_next":    {kfIterNext | kfRetNull, hookCommon},
+	"bpf_iter_css_task_destroy": {kfIterDestroy, hookCommon},
+	// Dynptrs (dynptr.go): constructors for packet dynptrs in
+	// net/core/filter.c, the generic kfuncs in the common set.
+	"bpf_dynptr_from_skb":   {kfTrustedArgs, hooksSKB},
+	"bpf_dynptr_from_xdp":   {0, hookXDP},
+	"bpf_dynptr_slice":      {kfRetNull, hookCommon},
+	"bpf_dynptr_slice_rdwr": {kfRetNull, hookCommon},
+	"bpf_dynptr_adjust":     {0, hookCommon},
+	"bpf_dynptr_is_null":    {0, hookCommon},
+	"bpf_dynptr_is_rdonly":  {0, hookCommon},
+	"bpf_dynptr_size":       {0, hookCommon},
+	"bpf_dynptr_clone":      {0, hookCommon},
+	// Casts and lookups of the common set (kfunc_special.go).
+	"bpf_cast_to_kern_ctx": {0, hookCommon},
+	"bpf_rdonly_cast":      {0, hookCommon},
+	"bpf_get_kmem_cache":   {0, hookCommon},
+	// Read-only string kfuncs: every argument is __ign (any value) and
+	// the result an integer.
+	"bpf_strcmp":     {0, hookCommon},
+	"bpf_strcasecmp": {0, hookCommon},
+	"bpf_strchr":     {0, hookCommon},
+	"bpf_strchrnul":  {0, hookCommon},
+	"bpf_strnchr":    {0, hookCommon},
+	"bpf_strrchr":    {0, hookCommon},
+	"bpf_strlen":     {0, hookCommon},
+	"bpf_strnlen":    {0, hookCommon},
+	"bpf_strspn":     {0, hookCommon},
+	"bpf_strcspn":    {0, hookCommon},
+	"bpf_strstr":     {0, hookCommon},
+	"bpf_strnstr":    {0, hookCommon},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
@@ -113,6 +168,16 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 		return hookXDP
 	case ebpf.SchedCLS:
 		return hookTC
+	case ebpf.SchedACT:
+		return hookSchedACT
+	case ebpf.SkSKB:
+		return hookSKSKB
+	case ebpf.SocketFilter:
+		return hookSocketFilter
+	case ebpf.LWTIn, ebpf.LWTOut, ebpf.LWTXmit, ebpf.LWTSeg6Local:
+		return hookLWT
+	case ebpf.Netfilter:
+		return hookNetfilter
 	case ebpf.StructOps:
 		return hookStructOps
 	case ebpf.Tracing, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.PerfEvent, ebpf.LSM:
@@ -123,6 +188,13 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 		return hookCgroupSKB
 	}
 	return 0
+}
+
+// allowedIn reports whether a program of type pt may call the kfunc: its
+// set is registered for every program type or for pt's hook
+// (btf_kfunc_id_set_contains).
+func (d kfuncDef) allowedIn(pt ebpf.ProgramType) bool {
+	return d.hooks&(hookCommon|progTypeHook(pt)) != 0
 }
 
 // maxKfuncArgs is MAX_BPF_FUNC_REG_ARGS: arguments travel in r1-r5.
@@ -214,8 +286,15 @@ type kfuncMeta struct {
 	r0Size      uint64
 	r0Rdonly    bool
 	constantArg bool
+	// constant is the value of the constant argument (__k, __szk).
+	constant uint64
 	// iter is the iterator argument checked (processIterArg).
 	iter iterMeta
+	// dynptr is the initialised dynptr argument checked last
+	// (the kernel's initialized_dynptr).
+	dynptr dynptrMeta
+	// kernCtxID is the kernel context struct bpf_cast_to_kern_ctx returns.
+	kernCtxID uint32
 }
 
 func (m *kfuncMeta) trustedArgs() bool {
@@ -260,10 +339,10 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if !ok {
 		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
 	}
-	if def.hooks&(hookCommon|progTypeHook(e.progType)) == 0 {
+	if !def.allowedIn(e.progType) {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
-	if def.flags&(kfDestructive|kfRCUProtected) != 0 {
+	if def.flags&kfDestructive != 0 {
 		return e.unsupported(e.insnIdx, "kfunc %s (flags %#x)", info.name, def.flags)
 	}
 	sleepable := isSleepable(e)
@@ -326,6 +405,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 					return err
 				}
 				meta.constantArg = true
+				meta.constant = reg.Var.Value
 			case strings.HasSuffix(p.Name, "rdonly_buf_size"), strings.HasSuffix(p.Name, "rdwr_buf_size"):
 				return e.unsupported(e.insnIdx, "kfunc %s buffer-size argument", info.name)
 			}
@@ -373,12 +453,24 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		}
 		switch kind {
 		case kfArgIter:
+			if info.name == "bpf_iter_css_task_new" && !e.cssTaskIterAllowed() {
+				return e.reject(e.insnIdx, "css_task_iter is only allowed in bpf_lsm, bpf_iter and sleepable progs")
+			}
 			if err := e.processIterArg(info, meta, regno, ref); err != nil {
+				return err
+			}
+		case kfArgDynptr:
+			if err := e.processKfuncDynptrArg(meta, regno, strings.HasSuffix(p.Name, "__uninit")); err != nil {
 				return err
 			}
 		case kfArgCtx:
 			if reg.Type != states.PtrToCtx {
 				return e.reject(e.insnIdx, "arg#%d expected pointer to ctx, but got %s", i, regTypeStr(reg))
+			}
+			if info.name == "bpf_cast_to_kern_ctx" {
+				if err := e.kernCtxArg(meta); err != nil {
+					return err
+				}
 			}
 		case kfArgBTFID:
 			if err := e.checkKfuncBTFArg(info, meta, i, reg, ref, refName); err != nil {
@@ -408,6 +500,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 					return e.reject(e.insnIdx, "R%d must be a known constant", regno+1)
 				}
 				meta.constantArg = true
+				meta.constant = size.Var.Value
 			}
 			i++
 		}
@@ -431,12 +524,13 @@ const (
 	kfArgMem
 	kfArgMemSize
 	kfArgIter
+	kfArgDynptr
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
 // argument kinds (dynptrs, graph roots and nodes, timers...): not modelled.
 var specialKfuncArgStructs = map[string]bool{
-	"bpf_dynptr": true, "bpf_list_head": true, "bpf_list_node": true,
+	"bpf_list_head": true, "bpf_list_node": true,
 	"bpf_rb_root": true, "bpf_rb_node": true, "bpf_wq": true, "bpf_timer": true,
 	"bpf_task_work": true, "bpf_res_spin_lock": true, "bpf_refcount": true,
 }
@@ -454,8 +548,15 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 			return kfArgCtx, nil
 		}
 	}
+	if info.name == "bpf_cast_to_kern_ctx" {
+		// Its void * argument takes the context of any program type.
+		return kfArgCtx, nil
+	}
 	if nullable && reg.IsNull() {
 		return kfArgNull, nil
+	}
+	if refName == dynptrStructName && isStruct(ref) {
+		return kfArgDynptr, nil
 	}
 	if (meta.flags&iterFlags != 0 && i == iterArgIdx) || (meta.flags&iterFlags == 0 && strings.HasSuffix(p.Name, "__iter")) {
 		return kfArgIter, nil
@@ -715,6 +816,12 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	r0 := &e.regs()[0]
 	t := skipModifiers(info.proto.Return)
 	ptr, isPtr := t.(*btf.Pointer)
+	if isPtr {
+		done, err := e.setSpecialKfuncReturn(info, meta)
+		if err != nil || done {
+			return err
+		}
+	}
 	if meta.flags&kfAcquire != 0 && (!isPtr || !isStruct(skipModifiers(ptr.Target))) {
 		return e.reject(e.insnIdx, "acquire kernel function does not return PTR_TO_BTF_ID")
 	}
@@ -745,7 +852,27 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		if id == 0 {
 			return e.unsupported(e.insnIdx, "kfunc %s return type not in kernel BTF", info.name)
 		}
-		r0.MarkPtr(states.PtrToBTFID, 0)
+		var flags states.RegFlags
+		switch {
+		case info.name == "bpf_get_kmem_cache":
+			flags = states.PtrUntrusted
+		case meta.flags&kfRCUProtected != 0:
+			flags = states.MemRCU
+		}
+		if meta.flags&kfIterNext != 0 {
+			// The element of an RCU-protected iterator is an RCU
+			// pointer; any other iterator's is trusted.
+			it := iterSlotOf(e.cur, meta.iter)
+			if it == nil {
+				return e.internal(e.insnIdx, "iterator next call without an iterator")
+			}
+			if it.Spilled.Flags&states.MemRCU != 0 {
+				flags |= states.MemRCU
+			} else {
+				flags |= states.PtrTrusted
+			}
+		}
+		r0.MarkPtr(states.PtrToBTFID, flags)
 		r0.Aux = id
 	}
 	if meta.flags&kfRetNull != 0 {

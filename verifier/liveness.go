@@ -3,6 +3,7 @@ package verifier
 import (
 	"encoding/binary"
 	"github.com/vercheck/vercheck/prune"
+	"math/bits"
 
 	"github.com/vercheck/vercheck/states"
 )
@@ -31,22 +32,59 @@ type liveInstance struct {
 	mustWrite [][]uint64 // [frame][insn]; valid when visited
 	visited   []bool
 	live      [][]uint64 // [frame][insn]: live before insn
+	// caller is the instance of the chain without its last call (nil for
+	// depth 0), looked up once.
+	caller *liveInstance
 	// dirty is set when the marks changed since the last solve.
 	dirty bool
+	// pending has bit i set when an input of insn i's equation (its
+	// marks, or the live mask of a successor) changed since insn i was
+	// last evaluated: the solver re-evaluates only those.
+	pending []uint64
+}
+
+// setPending marks insn i for re-evaluation.
+func (inst *liveInstance) setPending(i int) {
+	inst.pending[i>>6] |= 1 << (i & 63)
+}
+
+// prevPending returns the highest pending insn in [lo, i], or -1.
+func prevPending(pending []uint64, i, lo int) int {
+	for i >= lo {
+		w := pending[i>>6] & (^uint64(0) >> (63 - uint(i&63)))
+		if w != 0 {
+			j := i&^63 + 63 - bits.LeadingZeros64(w)
+			if j >= lo {
+				return j
+			}
+			return -1
+		}
+		i = i&^63 - 1
+	}
+	return -1
 }
 
 // stackLiveness holds every instance of one verification.
 type stackLiveness struct {
 	instances map[string]*liveInstance
-	dirty     bool
+	// list holds the instances in creation order, for the solver's
+	// sweeps (the order does not matter: instances only feed each other
+	// through the propagation step).
+	list []*liveInstance
+	// last is the instance instanceFor returned last, checked first.
+	last  *liveInstance
+	dirty bool
 	// curWrites are the whole slots written by the insn being simulated,
 	// per frame, committed as must-write marks when it completes.
 	curWrites [states.MaxCallFrames]uint64
 	curInst   *liveInstance
 	keyBuf    []byte
-	// succStart/succList hold every insn's successors (CSR form).
+	// succStart/succList hold every insn's successors (CSR form), and
+	// predStart/predList every insn's predecessors.
 	succStart []int32
 	succList  []int32
+	predStart []int32
+	predList  []int32
 }
 
 func chainKey(buf []byte, callsites []int32) []byte {
@@ -60,6 +98,9 @@ func chainKey(buf []byte, callsites []int32) []byte {
 // instanceFor returns the instance of the chain of frames 0..depth of st.
 func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	l := &e.stackLive
+	if inst := l.last; inst != nil && inst.depth == depth && sameChain(inst.callsites, st) {
+		return inst
+	}
 	if l.instances == nil {
 		l.instances = map[string]*liveInstance{}
 	}
@@ -69,17 +110,31 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	}
 	l.keyBuf = chainKey(l.keyBuf, cs[:depth+1])
 	if inst, ok := l.instances[string(l.keyBuf)]; ok {
+		l.last = inst
 		return inst
 	}
 	n := len(e.prog)
-	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, callsites: append([]int32(nil), cs[:depth+1]...), visited: make([]bool, n)}
+	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, callsites: append([]int32(nil), cs[:depth+1]...), visited: make([]bool, n), pending: make([]uint64, (n+63)/64)}
 	for f := 0; f <= depth; f++ {
 		inst.mayRead = append(inst.mayRead, make([]uint64, n))
 		inst.mustWrite = append(inst.mustWrite, make([]uint64, n))
 		inst.live = append(inst.live, make([]uint64, n))
 	}
 	l.instances[string(l.keyBuf)] = inst
+	l.list = append(l.list, inst)
+	l.last = inst
 	return inst
+}
+
+// sameChain reports whether callsites are the chain links of st's frames
+// 0..len(callsites)-1.
+func sameChain(callsites []int32, st *states.State) bool {
+	for i, c := range callsites {
+		if st.Frames[i] == nil || chainLink(st.Frames[i]) != c {
+			return false
+		}
+	}
+	return true
 }
 
 // chainLink is frame f's element of a call chain: its call site, or for the
@@ -106,6 +161,7 @@ func (e *env) markStackRead(frame, spi int) {
 	}
 	if inst.mayRead[frame][e.insnIdx]&(1<<spi) == 0 {
 		inst.mayRead[frame][e.insnIdx] |= 1 << spi
+		inst.setPending(e.insnIdx)
 		inst.dirty = true
 		e.stackLive.dirty = true
 	}
@@ -135,12 +191,14 @@ func (e *env) commitStackWrites(insnIdx int) {
 			inst.mustWrite[f][insnIdx] = w
 		} else if inst.mustWrite[f][insnIdx]&^w != 0 {
 			inst.mustWrite[f][insnIdx] &= w
+			inst.setPending(insnIdx)
 			inst.dirty = true
 			l.dirty = true
 		}
 	}
 	if !inst.visited[insnIdx] {
 		inst.visited[insnIdx] = true
+		inst.setPending(insnIdx)
 		inst.dirty = true
 		l.dirty = true
 	}
@@ -163,7 +221,7 @@ func (e *env) updateStackLiveness() {
 	l.dirty = false
 	for changed := true; changed; {
 		changed = false
-		for _, inst := range l.instances {
+		for _, inst := range l.list {
 			if !inst.dirty {
 				continue
 			}
@@ -174,13 +232,17 @@ func (e *env) updateStackLiveness() {
 		}
 		// Propagate each callee's entry liveness of outer frames to its
 		// caller's call insn.
-		for _, inst := range l.instances {
+		for _, inst := range l.list {
 			if inst.depth == 0 {
 				continue
 			}
-			caller := l.instances[string(chainKey(nil, inst.callsites[:inst.depth]))]
+			caller := inst.caller
 			if caller == nil {
-				continue
+				caller = l.instances[string(chainKey(nil, inst.callsites[:inst.depth]))]
+				if caller == nil {
+					continue
+				}
+				inst.caller = caller
 			}
 			cs := inst.callsites[inst.depth]
 			entry := e.cfg.Subprogs[inst.subprog].Start
@@ -188,6 +250,7 @@ func (e *env) updateStackLiveness() {
 				add := inst.live[f][entry] &^ caller.mayRead[f][cs]
 				if add != 0 {
 					caller.mayRead[f][cs] |= add
+					caller.setPending(int(cs))
 					caller.dirty = true
 					changed = true
 				}
@@ -197,31 +260,48 @@ func (e *env) updateStackLiveness() {
 }
 
 // solveInstance runs the backward data-flow of one instance; it reports
-// whether any mask changed.
+// whether any mask changed. Its result is that of sweeping the subprogram
+// backwards until a sweep changes nothing, starting from the previous
+// solution (the order matters: a first visit can narrow a mask, so the
+// fixed point reached depends on the start and the order). Each sweep
+// skips the insns whose equation has no changed input, which would only
+// recompute their current value: an insn is re-evaluated in the same sweep
+// when a successor below it changed, in the next one when the changed
+// successor is above it (a back-edge), exactly as a full sweep would see
+// it. An insn's kill set is its must-write mask, zero until it is visited.
 func (e *env) solveInstance(inst *liveInstance) bool {
 	sp := e.cfg.Subprogs[inst.subprog]
+	e.successors(0) // build the successor and predecessor tables
+	l := &e.stackLive
+	succStart, succList := l.succStart, l.succList
+	predStart, predList := l.predStart, l.predList
+	prog := e.prog
+	pending := inst.pending
 	any := false
-	for iter := true; iter; {
-		iter = false
-		for i := sp.End - 1; i >= sp.Start; i-- {
-			if e.prog[i].Filler {
+	for prevPending(pending, sp.End-1, sp.Start) >= 0 {
+		for i := prevPending(pending, sp.End-1, sp.Start); i >= 0; i = prevPending(pending, i-1, sp.Start) {
+			pending[i>>6] &^= 1 << (i & 63)
+			if prog[i].Filler {
 				continue
 			}
-			succ := e.successors(i)
+			succ := succList[succStart[i]:succStart[i+1]]
+			changed := false
 			for f := 0; f <= inst.depth; f++ {
+				live := inst.live[f]
 				var after uint64
 				for _, s := range succ {
-					after |= inst.live[f][s]
+					after |= live[s]
 				}
-				kill := uint64(0)
-				if inst.visited[i] {
-					kill = inst.mustWrite[f][i]
+				before := inst.mayRead[f][i] | after&^inst.mustWrite[f][i]
+				if before != live[i] {
+					live[i] = before
+					changed = true
 				}
-				before := inst.mayRead[f][i] | after&^kill
-				if before != inst.live[f][i] {
-					inst.live[f][i] = before
-					iter = true
-					any = true
+			}
+			if changed {
+				any = true
+				for _, p := range predList[predStart[i]:predStart[i+1]] {
+					inst.setPending(int(p))
 				}
 			}
 		}
@@ -234,8 +314,16 @@ func (e *env) solveInstance(inst *liveInstance) bool {
 // reset, once.
 func (e *env) cleanLiveStates(idx int, cur *states.State) {
 	callsite := cur.Frames[cur.CurFrame].CallSite
+	if !e.store.HasUncleaned(int32(idx), callsite) {
+		return
+	}
 	first := true
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
+		// The entry's copies of the insn and of the cleaned flag spare
+		// a visit to most states.
+		if sl.Cleaned || sl.Insn != int32(idx) {
+			return true
+		}
 		st := sl.State
 		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned || !st.SameCallsites(cur) || e.incompleteReadMarks(st) {
 			return true
@@ -250,6 +338,7 @@ func (e *env) cleanLiveStates(idx int, cur *states.State) {
 		}
 		e.eq.StackAlive = e.aliveFn
 		st.Clean(&e.eq)
+		e.store.MarkCleaned(sl)
 		e.eq.StackAlive = nil
 		return true
 	})
@@ -306,6 +395,22 @@ func (e *env) successors(i int) []int32 {
 			}
 		}
 		l.succStart[n] = int32(len(l.succList))
+		// Predecessors, from the successors (counting sort).
+		l.predStart = make([]int32, n+2)
+		for _, s := range l.succList {
+			l.predStart[s+2]++
+		}
+		for j := 2; j < n+2; j++ {
+			l.predStart[j] += l.predStart[j-1]
+		}
+		l.predList = make([]int32, len(l.succList))
+		for j := 0; j < n; j++ {
+			for _, s := range l.succList[l.succStart[j]:l.succStart[j+1]] {
+				l.predList[l.predStart[s+1]] = int32(j)
+				l.predStart[s+1]++
+			}
+		}
+		l.predStart = l.predStart[:n+1]
 	}
 	return l.succList[l.succStart[i]:l.succStart[i+1]]
 }

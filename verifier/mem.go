@@ -192,11 +192,14 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 		if !ok {
 			return e.reject(e.insnIdx, "invalid bpf_context access off=%d size=%d", off, size)
 		}
+		if acc.Kind == CtxUnmodelled {
+			return e.unsupported(e.insnIdx, "context access at off %d size %d", off, size)
+		}
 		if dst != nil {
 			switch acc.Kind {
 			case CtxScalar:
 				e.markUnknown(dst)
-			case CtxPacket, CtxPacketMeta, CtxPacketEnd, CtxSocket, CtxSockCommon, CtxFlowKeys:
+			case CtxPacket, CtxPacketMeta, CtxPacketEnd, CtxSocket, CtxSockCommon, CtxFlowKeys, CtxTPBuffer:
 				var rt states.RegType
 				switch acc.Kind {
 				case CtxPacket:
@@ -211,6 +214,8 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 					rt = states.PtrToSockCommon
 				case CtxFlowKeys:
 					rt = states.PtrToFlowKeys
+				case CtxTPBuffer:
+					rt = states.PtrToTPBuffer
 				}
 				var fl states.RegFlags
 				if acc.MaybeNull {
@@ -222,7 +227,10 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 				}
 				return nil
 			case CtxBTFID:
-				return e.loadTracingArg(dst, off)
+				if acc.BTFStruct != "" {
+					return e.loadCtxBTFStruct(dst, acc)
+				}
+				return e.loadTracingArg(dst, off, size, signExt)
 			default:
 				return e.unsupported(e.insnIdx, "context field yielding a BTF-typed pointer")
 			}
@@ -281,7 +289,11 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 		if err := e.checkPtrToMapAccess(regno, off, size, t, dst); err != nil {
 			return err
 		}
-	case reg.Type == states.PtrToBTFID || reg.Type == states.PtrToBuf || reg.Type == states.PtrToTPBuffer || reg.Type == states.PtrToArena:
+	case reg.Type == states.PtrToTPBuffer:
+		if err := e.checkTPBufferAccess(regno, off, size, dst); err != nil {
+			return err
+		}
+	case reg.Type == states.PtrToBTFID || reg.Type == states.PtrToBuf || reg.Type == states.PtrToArena:
 		if reg.MaybeNull() {
 			return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))
 		}

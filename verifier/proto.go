@@ -50,6 +50,8 @@ const (
 	// ArgPtrToUninitMemOrNull is writable memory (size in the next arg) or
 	// NULL.
 	ArgPtrToUninitMemOrNull
+	// ArgPtrToBTFIDSockCommonOrNull is ArgPtrToBTFIDSockCommon or NULL.
+	ArgPtrToBTFIDSockCommonOrNull
 )
 
 // RetType is what a helper returns in r0.
@@ -100,7 +102,32 @@ type HelperProto struct {
 	// Callback marks helpers that call a callback (bpf_loop,
 	// for_each_map_elem, find_vma, user_ringbuf_drain, timer_set_callback).
 	Callback bool
+	// MightSleep marks helpers only sleepable programs may call (the
+	// kernel's might_sleep: copying from user memory, IMA hashes).
+	MightSleep bool
+	// Gate is the extra condition on the program some helpers have (the
+	// kernel's bpf_func_proto.allowed callback).
+	Gate HelperGate
 }
+
+// HelperGate is a condition on the calling program that a helper checks
+// before its arguments (the kernel's bpf_func_proto.allowed); a program
+// that fails it is rejected with "helper call is not allowed in probe".
+type HelperGate uint8
+
+// Helper gates.
+const (
+	GateNone HelperGate = iota // no condition
+	// GateDPath is bpf_d_path_allowed: BTF iterators, sleepable LSM
+	// hooks, and trampolines attached to a short list of VFS functions.
+	GateDPath
+	// GateSkStorageTracing is bpf_sk_storage_tracing_allowed: raw
+	// tracepoints and iterators, and trampolines that do not trace the
+	// socket storage functions themselves.
+	GateSkStorageTracing
+	// GateIMA is the IMA hash helpers' rule: sleepable LSM hooks only.
+	GateIMA
+)
 
 // CtxFieldKind says what a load from a context field yields.
 type CtxFieldKind uint8
@@ -115,6 +142,8 @@ const (
 	CtxSockCommon                     // PTR_TO_SOCK_COMMON
 	CtxFlowKeys                       // PTR_TO_FLOW_KEYS
 	CtxBTFID                          // a BTF-typed pointer
+	CtxTPBuffer                       // PTR_TO_TP_BUFFER (writable raw tracepoint buffer)
+	CtxUnmodelled                     // an access vercheck does not model
 )
 
 // CtxAccess is the result of checking one context access: whether it is
@@ -123,6 +152,11 @@ type CtxAccess struct {
 	Kind CtxFieldKind
 	// MaybeNull marks pointer fields that may be NULL (e.g. skb->sk).
 	MaybeNull bool
+	// BTFStruct names the kernel struct a CtxBTFID field points to, for
+	// contexts whose layout is fixed (netfilter's bpf_nf_ctx); empty for
+	// tracing contexts, whose field types come from the attach target.
+	// Such a pointer is trusted.
+	BTFStruct string
 }
 
 // ctxAccessFunc decides one access to the context of a program type. off

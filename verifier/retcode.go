@@ -5,7 +5,12 @@ package verifier
 // leave R0 inside a fixed range at the main program's exit; the rest may
 // return anything.
 
-import "github.com/cilium/ebpf"
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/states"
+)
 
 // Verdict and action codes the ranges are made of.
 const (
@@ -26,8 +31,8 @@ const (
 
 // retRange gives the range R0 must have at program exit for a program of
 // type pt attached as at. ok is false when any value is allowed (and for
-// program types whose range depends on BTF that vercheck does not model:
-// LSM, struct_ops, extensions).
+// program types whose range depends on the attach target's BTF: LSM and
+// struct_ops, which checkBTFReturnCode handles, and extensions).
 func retRange(pt ebpf.ProgramType, at ebpf.AttachType) (min, max int64, ok bool) {
 	switch pt {
 	case ebpf.CGroupSockAddr:
@@ -67,4 +72,74 @@ func retRange(pt ebpf.ProgramType, at ebpf.AttachType) (min, max int64, ok bool)
 		return 0, 0, false
 	}
 	return 0, 0, false
+}
+
+// retvalRange is the kernel's bpf_retval_range: the values R0 may hold at
+// exit; ok is false when any value is allowed.
+type retvalRange struct {
+	min, max int64
+	ok       bool
+}
+
+// checkBTFReturnCode is check_return_code for the program types whose exit
+// rules come from the attach target's BTF (LSM, struct_ops). done is false
+// for the other types, which retRange describes.
+func (e *env) checkBTFReturnCode() (done bool, err error) {
+	if e.progType != ebpf.LSM && e.progType != ebpf.StructOps {
+		return false, nil
+	}
+	tc, err := e.attachTarget()
+	if err != nil {
+		return true, e.unsupported(e.insnIdx, "attach target of %s: %v", e.progType, err)
+	}
+	if e.progType == ebpf.LSM {
+		return true, e.checkLSMReturnCode(tc)
+	}
+	return true, e.checkStructOpsReturnCode(tc)
+}
+
+// checkStructOpsReturnCode is check_return_code for struct_ops programs:
+// nothing for a void member; for a member returning a pointer, R0 must be
+// NULL (a referenced pointer of the member's type is not modelled); any
+// value otherwise.
+func (e *env) checkStructOpsReturnCode(tc *tracingCtx) error {
+	ret := skipModifiers(tc.ret)
+	if isVoid(ret) {
+		return nil
+	}
+	if err := e.checkRegRead(0); err != nil {
+		return err
+	}
+	if _, ptr := ret.(*btf.Pointer); !ptr {
+		return nil
+	}
+	if r0 := &e.regs()[0]; r0.Type != states.ScalarValue && r0.RefObjID != 0 {
+		return e.unsupported(e.insnIdx, "struct_ops program returning a referenced pointer")
+	}
+	return e.enforceReturnRange(retvalRange{ok: true}, false, "")
+}
+
+// enforceReturnRange checks R0 against r at program exit: a scalar, made
+// precise, whose 64-bit (or, for is32, 32-bit) signed bounds lie inside r.
+// note is a second line the kernel prints after an out-of-range message.
+func (e *env) enforceReturnRange(r retvalRange, is32 bool, note string) error {
+	r0 := &e.regs()[0]
+	if r0.Type != states.ScalarValue {
+		return e.reject(e.insnIdx, "At program exit the register R0 is not a known value (%s)", regTypeStr(r0))
+	}
+	if err := e.markChainPrecision(0); err != nil {
+		return err
+	}
+	within := r.min <= r0.SMin && r0.SMax <= r.max
+	if is32 {
+		within = r.min <= int64(r0.S32Min) && int64(r0.S32Max) <= r.max
+	}
+	if within {
+		return nil
+	}
+	err := e.rejectOutOfRange("At program exit", r0, r.min, r.max)
+	if re, ok := err.(*RejectError); ok && note != "" {
+		re.Msg += "\n" + note
+	}
+	return err
 }

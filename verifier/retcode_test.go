@@ -36,6 +36,9 @@ func TestRetRange(t *testing.T) {
 		{ebpf.Netfilter, ebpf.AttachNetfilter, rng{0, 1, true}},
 		{ebpf.Tracing, ebpf.AttachTraceRawTp, rng{}},
 		{ebpf.Tracing, ebpf.AttachTraceIter, rng{0, 1, true}},
+		// Decided per attach target by checkBTFReturnCode.
+		{ebpf.LSM, ebpf.AttachLSMMac, rng{}},
+		{ebpf.StructOps, 0, rng{}},
 	}
 	for _, tt := range tests {
 		lo, hi, ok := retRange(tt.pt, tt.at)

@@ -1,17 +1,25 @@
 package verifier
 
-// BTF-typed contexts of tracing programs (the kernel's btf_ctx_access and
-// tracing_prog_is_valid_access).
+// BTF-typed contexts (the kernel's btf_ctx_access, tracing_prog_is_valid_access
+// and the attach-target resolution of bpf_check_attach_target).
 //
-// The context of an fentry, fexit, fmod_ret or tp_btf program is an array
-// of u64 slots holding the attach target's arguments (fexit and fmod_ret
-// also see the return value after them). The target's prototype comes from
-// vmlinux BTF: the kernel function for fentry/fexit/fmod_ret, the
-// "btf_trace_<name>" typedef for tp_btf (whose first, hidden "void *__data"
-// argument is skipped). A slot holding an integer, enum or struct is read
-// as an unknown scalar; one holding a pointer to a struct becomes a
-// PTR_TO_BTF_ID of that struct, trusted for tp_btf (the kernel's
-// prog_args_trusted) and plain for the trampolines.
+// The context of a tracing (tp_btf, fentry, fexit, fmod_ret, iter), LSM or
+// struct_ops program is an array of u64 slots holding its attach target's
+// arguments; fexit, fmod_ret and LSM programs also see the return value in
+// the slot after them. The prototype comes from vmlinux BTF:
+//   - tp_btf: the "btf_trace_<name>" typedef, whose first, hidden
+//     "void *__data" argument is skipped;
+//   - fentry/fexit/fmod_ret: the kernel function itself;
+//   - lsm: the hook's "bpf_lsm_<hook>" stub (lsm.go);
+//   - iter: the "bpf_iter_<target>" function, refined by the target's
+//     ctx_arg_info table (iterprog.go);
+//   - struct_ops: the function-pointer member of the struct_ops type
+//     (structops.go).
+//
+// A slot holding an integer, enum or struct is read as an unknown scalar; one
+// holding a pointer to a struct becomes a PTR_TO_BTF_ID of that struct,
+// trusted where the kernel's prog_args_trusted says so (tp_btf, iter, struct_ops
+// and most LSM hooks) and plain for the trampolines.
 
 import (
 	"fmt"
@@ -19,6 +27,7 @@ import (
 	"sync"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/states"
@@ -35,7 +44,20 @@ const btfTracePrefix = "btf_trace_"
 // nullableSuffix marks a parameter the kernel treats as maybe NULL.
 const nullableSuffix = "__nullable"
 
-// tracingCtx is the resolved attach target of a tracing program.
+// ctxArgInfo is one entry of a target's ctx_arg_info table: the slot at off
+// holds a pointer whose register type the table fixes instead of the BTF
+// prototype.
+type ctxArgInfo struct {
+	off   int
+	flags states.RegFlags
+	// buffer marks a PTR_TO_BUF slot (map keys and values of the map
+	// iterators): the attach step checks the program's largest access
+	// against the map, so the verifier only tracks the pointer (loads
+	// through it are not modelled).
+	buffer bool
+}
+
+// tracingCtx is the resolved attach target of a program with a BTF context.
 type tracingCtx struct {
 	// name is the target as the kernel names it in messages.
 	name string
@@ -43,18 +65,42 @@ type tracingCtx struct {
 	params []btf.FuncParam
 	// all are every argument of the prototype (slot numbering counts
 	// the hidden tp_btf argument too).
-	all    []btf.FuncParam
-	ret    btf.Type
-	attach ebpf.AttachType
+	all      []btf.FuncParam
+	ret      btf.Type
+	progType ebpf.ProgramType
+	attach   ebpf.AttachType
+	// trusted is prog_args_trusted: pointer arguments are PTR_TRUSTED.
+	trusted bool
+	// strict is tracing_prog_is_valid_access (tracing and tcp congestion
+	// control programs): accesses are reads inside the twelve slots,
+	// aligned to their size, before btf_ctx_access decides. LSM programs
+	// go to btf_ctx_access directly.
+	strict bool
+	// argInfo is the target's ctx_arg_info (iterators).
+	argInfo []ctxArgInfo
+	// retval is the range an LSM hook's return value lies in (is_retval
+	// loads and the exit check); ok is false for void hooks.
+	retval retvalRange
+	// sleepableHook: the LSM hook may run sleepable programs (and its
+	// programs may call bpf_d_path).
+	sleepableHook bool
+	// opsMember is the struct_ops member ("tcp_congestion_ops:release").
+	opsMember string
 }
 
-// tracingCtxCache memoises attach targets by attach type and name.
+// tracingCtxCache memoises attach targets by program type, attach type and
+// name.
 var tracingCtxCache sync.Map // map[string]*tracingCtx
 
-// tracingContext resolves the attach target of a tracing program, or says
-// why vercheck cannot.
+// tracingContext resolves the attach target of a tracing program.
 func tracingContext(at ebpf.AttachType, target string) (*tracingCtx, error) {
-	key := fmt.Sprintf("%d/%s", at, target)
+	return btfContext(ebpf.Tracing, at, target)
+}
+
+// btfContext resolves the attach target of a program with a BTF context, or
+// says why vercheck cannot.
+func btfContext(pt ebpf.ProgramType, at ebpf.AttachType, target string) (*tracingCtx, error) {
+	key := fmt.Sprintf("%d/%d/%s", pt, at, target)
 	if v, ok := tracingCtxCache.Load(key); ok {
 		return v.(*tracingCtx), nil
 	}
@@ -62,7 +108,43 @@ func tracingContext(at ebpf.AttachType, target string) (*tracingCtx, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := &tracingCtx{name: target, attach: at}
+	var tc *tracingCtx
+	switch {
+	case pt == ebpf.LSM:
+		tc, err = lsmContext(spec, at, target)
+	case pt == ebpf.StructOps:
+		tc, err = structOpsContext(spec, target)
+	case pt == ebpf.Tracing && at == ebpf.AttachTraceIter:
+		tc, err = iterContext(spec, target)
+	case pt == ebpf.Tracing:
+		tc, err = trampolineContext(spec, at, target)
+	default:
+		err = fmt.Errorf("program type %s", pt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	tc.progType, tc.attach = pt, at
+	tracingCtxCache.Store(key, tc)
+	return tc, nil
+}
+
+// funcProto returns the prototype of the vmlinux function name.
+func funcProto(spec *btf.Spec, name string) (*btf.FuncProto, error) {
+	var fn *btf.Func
+	if err := spec.TypeByName(name, &fn); err != nil {
+		return nil, fmt.Errorf("function %q: %w", name, err)
+	}
+	proto, ok := fn.Type.(*btf.FuncProto)
+	if !ok {
+		return nil, fmt.Errorf("function %q has no prototype", name)
+	}
+	return proto, nil
+}
+
+// trampolineContext resolves tp_btf, fentry, fexit and fmod_ret targets.
+func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*tracingCtx, error) {
+	tc := &tracingCtx{name: target, strict: true}
 	var proto *btf.FuncProto
 	switch at {
 	case ebpf.AttachTraceRawTp:
@@ -78,21 +160,17 @@ func tracingContext(at ebpf.AttachType, target string) (*tracingCtx, error) {
 			return nil, fmt.Errorf("tracepoint %q: typedef is not a function pointer", target)
 		}
 		tc.params = proto.Params[1:]
+		tc.trusted = true
 	case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
-		var fn *btf.Func
-		if err := spec.TypeByName(target, &fn); err != nil {
-			return nil, fmt.Errorf("function %q: %w", target, err)
-		}
-		var ok bool
-		if proto, ok = fn.Type.(*btf.FuncProto); !ok {
-			return nil, fmt.Errorf("function %q has no prototype", target)
+		var err error
+		if proto, err = funcProto(spec, target); err != nil {
+			return nil, err
 		}
 		tc.params = proto.Params
 	default:
 		return nil, fmt.Errorf("attach type %s", at)
 	}
 	tc.all, tc.ret = proto.Params, proto.Return
-	tracingCtxCache.Store(key, tc)
 	return tc, nil
 }
 
@@ -132,6 +210,29 @@ type ctxArg struct {
 	ptr   bool
 	id    uint32
 	flags states.RegFlags
+	// retval marks the return-value slot of an LSM hook with a range.
+	retval bool
+	// buffer marks a PTR_TO_BUF slot.
+	buffer bool
+}
+
+// retSlotType is the type of the slot after the arguments, or false when
+// the program may not read it (btf_ctx_access's arg == nr_args case).
+func (tc *tracingCtx) retSlotType() (btf.Type, bool) {
+	switch {
+	case tc.progType == ebpf.LSM:
+		// Both attach types read the hook's return value; void hooks
+		// fail below since void is neither a scalar nor a pointer.
+		return tc.ret, true
+	case tc.attach == ebpf.AttachTraceFExit:
+		return tc.ret, true
+	case tc.attach == ebpf.AttachModifyReturn:
+		if _, ok := skipModifiers(tc.ret).(*btf.Int); !ok {
+			return nil, false
+		}
+		return tc.ret, true
+	}
+	return nil, false
 }
 
 // access is btf_ctx_access: whether a read of size bytes at off is allowed
@@ -151,16 +252,10 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 	}
 	var t btf.Type
 	var name string
-	if arg == nr {
-		switch tc.attach {
-		case ebpf.AttachTraceFExit:
-			t = tc.ret
-		case ebpf.AttachModifyReturn:
-			if _, ok := skipModifiers(tc.ret).(*btf.Int); !ok {
-				return ctxArg{}, false
-			}
-			t = tc.ret
-		default:
+	retSlot := arg == nr
+	if retSlot {
+		var ok bool
+		if t, ok = tc.retSlotType(); !ok {
 			return ctxArg{}, false
 		}
 	} else {
@@ -169,29 +264,36 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 	t = skipModifiers(t)
 	switch t.(type) {
 	case *btf.Int, *btf.Enum, *btf.Struct, *btf.Union:
-		return ctxArg{}, true
+		isRetval := retSlot && tc.attach == ebpf.AttachLSMMac && tc.retval.ok
+		return ctxArg{retval: isRetval}, true
 	}
 	p, ok := t.(*btf.Pointer)
 	if !ok || size != ptrSize {
 		return ctxArg{}, false
 	}
-	target := p.Target
-	var flags states.RegFlags
-	if tag, ok := target.(*btf.TypeTag); ok {
-		switch tag.Value {
-		case "user":
-			flags |= states.MemUser
-		case "percpu":
-			flags |= states.MemPercpu
+	for _, ai := range tc.argInfo {
+		if ai.off == off && ai.buffer {
+			return ctxArg{ptr: true, buffer: true, flags: ai.flags}, true
 		}
 	}
-	target = skipModifiers(target)
-	switch target.(type) {
+	target := p.Target
+	switch skipModifiers(target).(type) {
 	case *btf.Void, *btf.Int, nil:
 		// void * and int * are plain numbers to the program.
 		return ctxArg{}, true
 	}
-	if tc.attach == ebpf.AttachTraceRawTp {
+	for _, ai := range tc.argInfo {
+		if ai.off != off {
+			continue
+		}
+		id := btfTypeID(skipModifiers(target))
+		if id == 0 {
+			return ctxArg{}, false
+		}
+		return ctxArg{ptr: true, id: id, flags: ai.flags}, true
+	}
+	var flags states.RegFlags
+	if tc.trusted {
 		flags |= states.PtrTrusted
 	}
 	if strings.HasSuffix(name, nullableSuffix) {
@@ -207,6 +309,15 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 			return ctxArg{}, true
 		}
 	}
+	if tag, ok := target.(*btf.TypeTag); ok {
+		switch tag.Value {
+		case "user":
+			flags |= states.MemUser
+		case "percpu":
+			flags |= states.MemPercpu
+		}
+	}
+	target = skipModifiers(target)
 	if !isStruct(target) {
 		return ctxArg{}, false
 	}
@@ -217,38 +328,64 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 	return ctxArg{ptr: true, id: id, flags: flags}, true
 }
 
-// tracingCtxLayout builds the context checker of a tracing program from
-// its attach target; a nil checker with a nil error means the program type
-// has no BTF context vercheck models.
-func (e *env) tracingCtxLayout() (ctxAccessFunc, int, error) {
-	if e.progType != ebpf.Tracing {
-		return nil, 0, nil
-	}
-	switch e.attach {
-	case ebpf.AttachTraceRawTp, ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
-	default:
-		return nil, 0, e.unsupported(0, "program type %s attach type %s", e.progType, e.attach)
-	}
-	if isSleepable(e) {
-		return nil, 0, e.unsupported(0, "sleepable tracing program")
-	}
+// attachTarget resolves the current program's BTF attach target.
+func (e *env) attachTarget() (*tracingCtx, error) {
 	target := ""
 	if e.lp != nil {
 		target = e.lp.AttachTo
 	}
-	tc, err := tracingContext(e.attach, target)
+	return btfContext(e.progType, e.attach, target)
+}
+
+// hasBTFContext reports the program types whose context is their attach
+// target's argument list.
+func hasBTFContext(pt ebpf.ProgramType) bool {
+	return pt == ebpf.Tracing || pt == ebpf.LSM || pt == ebpf.StructOps
+}
+
+// tracingCtxLayout builds the context checker of a program with a BTF
+// context from its attach target; a nil checker with a nil error means the
+// program type has no BTF context.
+func (e *env) tracingCtxLayout() (ctxAccessFunc, int, error) {
+	if !hasBTFContext(e.progType) {
+		return nil, 0, nil
+	}
+	if e.progType == ebpf.Tracing {
+		switch e.attach {
+		case ebpf.AttachTraceRawTp, ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn, ebpf.AttachTraceIter:
+		default:
+			return nil, 0, e.unsupported(0, "program type %s attach type %s", e.progType, e.attach)
+		}
+	}
+	if isSleepable(e) {
+		return nil, 0, e.unsupported(0, "sleepable %s program", e.progType)
+	}
+	if err := e.checkAttachRules(); err != nil {
+		return nil, 0, err
+	}
+	tc, err := e.attachTarget()
 	if err != nil {
-		return nil, 0, e.unsupported(0, "attach target of %s: %v", e.attach, err)
+		return nil, 0, e.unsupported(0, "attach target of %s/%s: %v", e.progType, e.attach, err)
+	}
+	if err := e.checkTargetRules(tc); err != nil {
+		return nil, 0, err
 	}
 	check := func(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
-		if off < 0 || off >= maxBPFFuncArgSlots*sizeU64 || write || size <= 0 || off%size != 0 {
-			return CtxAccess{}, false
+		if tc.strict {
+			if off < 0 || off >= maxBPFFuncArgSlots*sizeU64 || write || size <= 0 || off%size != 0 {
+				return CtxAccess{}, false
+			}
+		} else if off < 0 || write || size <= 0 {
+			// btf_ctx_access alone does not check these: what the
+			// kernel then does was not checked against a kernel.
+			return CtxAccess{Kind: CtxUnmodelled}, true
 		}
 		a, ok := tc.access(off, size)
 		if !ok {
 			return CtxAccess{}, false
 		}
-		if a.ptr {
+		if a.ptr || a.retval {
+			// loadTracingArg decides what the load yields.
 			return CtxAccess{Kind: CtxBTFID, MaybeNull: a.flags&states.MaybeNull != 0}, true
 		}
 		return ctxScalarAccess, true
@@ -256,25 +393,95 @@ func (e *env) tracingCtxLayout() (ctxAccessFunc, int, error) {
 	return check, maxBPFFuncArgSlots * sizeU64, nil
 }
 
-// loadTracingArg sets dst from a load of the BTF pointer argument at
-// context offset off (after the context checker allowed it).
-func (e *env) loadTracingArg(dst *states.Reg, off int) error {
-	target := ""
-	if e.lp != nil {
-		target = e.lp.AttachTo
+// checkAttachRules checks what the kernel checks of a program's license
+// and type before it resolves the attach target.
+func (e *env) checkAttachRules() error {
+	gpl := e.lp == nil || e.lp.GPLCompatible
+	switch e.progType {
+	case ebpf.LSM:
+		if !gpl {
+			return e.reject(0, "LSM programs must have a GPL compatible license")
+		}
+	case ebpf.StructOps:
+		if !gpl {
+			return e.reject(0, "struct ops programs must have a GPL compatible license")
+		}
 	}
-	tc, err := tracingContext(e.attach, target)
+	return nil
+}
+
+// checkTargetRules checks the resolved target against the program type's
+// own rules (LSM hooks the kernel disables).
+func (e *env) checkTargetRules(tc *tracingCtx) error {
+	if e.progType == ebpf.LSM {
+		return e.checkLSMHook(tc)
+	}
+	return nil
+}
+
+// loadTracingArg sets dst from a load of size bytes (sign-extended when
+// signExt) of the BTF-typed slot at context offset off, after the context
+// checker allowed it.
+func (e *env) loadTracingArg(dst *states.Reg, off, size int, signExt bool) error {
+	tc, err := e.attachTarget()
 	if err != nil {
-		return e.unsupported(e.insnIdx, "attach target of %s: %v", e.attach, err)
+		return e.unsupported(e.insnIdx, "attach target of %s/%s: %v", e.progType, e.attach, err)
 	}
 	a, ok := tc.access(off, ptrSize)
+	if ok && a.retval {
+		// The hook's return value: an unknown 32-bit number inside the
+		// hook's range (stale bounds of dst are dropped first).
+		e.markUnknown(dst)
+		dst.S32Min = max(dst.S32Min, int32(tc.retval.min))
+		dst.S32Max = min(dst.S32Max, int32(tc.retval.max))
+		dst.SMin = max(dst.SMin, tc.retval.min)
+		dst.SMax = min(dst.SMax, tc.retval.max)
+		dst.Sync()
+		if size < sizeU64 {
+			if signExt {
+				dst.Scalar = states.SignExtend(dst.Scalar, size, true)
+			} else {
+				dst.Scalar = states.Truncate(dst.Scalar, size)
+			}
+		}
+		return nil
+	}
 	if !ok || !a.ptr {
 		return e.unsupported(e.insnIdx, "context field at off %d yielding a BTF-typed pointer", off)
 	}
-	dst.MarkPtr(states.PtrToBTFID, a.flags)
-	dst.Aux = a.id
+	if a.buffer {
+		dst.MarkPtr(states.PtrToBuf, a.flags)
+	} else {
+		dst.MarkPtr(states.PtrToBTFID, a.flags)
+		dst.Aux = a.id
+	}
 	if a.flags&states.MaybeNull != 0 {
 		dst.ID = e.newID()
 	}
 	return nil
+}
+
+// checkHelperTarget applies the conditions a helper puts on the program's
+// attach target that the helper gates (checkHelperGate) do not cover: the
+// tcp_congestion_ops member that may not call bpf_setsockopt or
+// bpf_getsockopt. It runs after the program type's helper set and the GPL
+// check, as check_helper_call does.
+func (e *env) checkHelperTarget(id int32, name string) error {
+	switch asm.BuiltinFunc(id) {
+	case asm.FnSetsockopt, asm.FnGetsockopt:
+		if e.progType == ebpf.StructOps && e.lp != nil && structOpsNoSockopt(e.lp.AttachTo) {
+			return e.reject(e.insnIdx, "program of this type cannot use helper %s#%d", name, id)
+		}
+	}
+	return nil
+}
+
+// lsmSleepableHook reports whether an LSM program's hook may run sleepable
+// programs (what bpf_d_path and the IMA helpers require of LSM programs).
+func (e *env) lsmSleepableHook() bool {
+	if e.progType != ebpf.LSM {
+		return false
+	}
+	tc, err := e.attachTarget()
+	return err == nil && tc.sleepableHook
 }

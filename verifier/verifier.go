@@ -183,7 +183,7 @@ func (e *env) run() error {
 	if err := e.checkKfuncDecls(); err != nil {
 		return err
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCount, KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind})
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind})
 	if err != nil {
 		var ie *insn.Error
 		if errors.As(err, &ie) {

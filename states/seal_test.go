@@ -1,0 +1,171 @@
+package states
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// allowFrame lets cmp compare frames with their unexported stack summary.
+var allowFrame = cmp.AllowUnexported(Frame{}, stackSummary{})
+
+// slotOfKinds returns a slot whose bytes have the given kinds.
+func slotOfKinds(kinds ...SlotType) Slot {
+	var s Slot
+	for i := range s.Types {
+		s.Types[i] = kinds[i%len(kinds)]
+	}
+	return s
+}
+
+func TestSealSummary(t *testing.T) {
+	spilled := slotOfKinds(StackSpill)
+	spilled.Spilled.MarkConst(3)
+	tests := []struct {
+		name                 string
+		stack                []Slot
+		invalid, misc, plain uint64
+	}{
+		{"empty stack", nil, 0, 0, 0},
+		{"untouched slots", []Slot{{}, {}}, 0b11, 0b11, 0b11},
+		{"all MISC", []Slot{slotOfKinds(StackMisc)}, 0, 0b1, 0b1},
+		{"MISC over INVALID", []Slot{slotOfKinds(StackInvalid, StackMisc)}, 0, 0b1, 0b1},
+		{"ZERO is read", []Slot{slotOfKinds(StackZero), {}}, 0b10, 0b10, 0b11},
+		{"MISC and ZERO", []Slot{slotOfKinds(StackMisc, StackZero)}, 0, 0, 0b1},
+		{"spill", []Slot{{}, spilled, slotOfKinds(StackMisc)}, 0b001, 0b101, 0b101},
+		{"sub-register spill", []Slot{slotOfKinds(StackMisc, StackMisc, StackMisc, StackMisc, StackSpill)}, 0, 0, 0},
+		{"dynptr", []Slot{slotOfKinds(StackDynptr)}, 0, 0, 0},
+		{"full stack", make([]Slot, maxSlots), ^uint64(0), ^uint64(0), ^uint64(0)},
+	}
+	for _, tt := range tests {
+		s := NewState()
+		s.Frames[0].Stack = tt.stack
+		s.Seal()
+		var words []uint64
+		for _, sl := range tt.stack {
+			var b [SlotSize]byte
+			for i, k := range sl.Types {
+				b[i] = byte(k)
+			}
+			words = append(words, binary.LittleEndian.Uint64(b[:]))
+		}
+		want := stackSummary{words: words, invalid: tt.invalid, misc: tt.misc, plain: tt.plain, valid: true}
+		if diff := cmp.Diff(want, s.Frames[0].sum, allowFrame, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: summary mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestSealDroppedByCopyAndReset(t *testing.T) {
+	src := realisticState(2, 8)
+	src.Seal()
+	var p Pool
+	clone := p.Clone(src)
+	dst := &State{}
+	dst.CopyFrom(src)
+	for i := 0; i <= int(src.CurFrame); i++ {
+		if !src.Frames[i].sum.valid {
+			t.Errorf("frame %d of the sealed state has no summary", i)
+		}
+		if clone.Frames[i].sum.valid || dst.Frames[i].sum.valid {
+			t.Errorf("frame %d: a copy of a sealed state is sealed", i)
+		}
+	}
+	p.Put(src)
+	if f := p.Frame(); f.sum.valid {
+		t.Errorf("a recycled frame keeps its summary")
+	}
+}
+
+func TestCleanReseals(t *testing.T) {
+	s := realisticState(1, 8)
+	s.Seal()
+	// Slot 0 holds a spill, slot 2 ZERO: after cleaning them, both read
+	// as untouched.
+	s.Clean(&EqualEnv{StackAlive: func(_, _, spi int) bool { return spi != 0 && spi != 2 }})
+	sum := s.Frames[0].sum
+	if !sum.valid || sum.invalid&0b101 != 0b101 || sum.misc&0b101 != 0b101 {
+		t.Errorf("summary after Clean = %+v, want slots 0 and 2 unread", sum)
+	}
+	// The summary kept up to date is the one sealing afresh computes.
+	fresh := &State{}
+	fresh.CopyFrom(s)
+	fresh.Seal()
+	if diff := cmp.Diff(fresh.Frames[0].sum, sum, allowFrame); diff != "" {
+		t.Errorf("summary after Clean differs from a fresh seal (-fresh +cleaned):\n%s", diff)
+	}
+	// An unsealed state stays unsealed.
+	u := realisticState(1, 8)
+	u.Clean(&EqualEnv{StackAlive: func(_, _, _ int) bool { return false }})
+	if u.Frames[0].sum.valid {
+		t.Errorf("Clean sealed a state that was not sealed")
+	}
+}
+
+// randomSlot returns a slot of a kind stacks commonly hold, with spilled
+// registers drawn from a few values so that pairs often match.
+func randomSlot(r *rand.Rand) Slot {
+	const (
+		I, S, M, Z = StackInvalid, StackSpill, StackMisc, StackZero
+	)
+	kinds := [][SlotSize]SlotType{
+		{I, I, I, I, I, I, I, I}, {M, M, M, M, M, M, M, M}, {Z, Z, Z, Z, Z, Z, Z, Z},
+		{S, S, S, S, S, S, S, S}, {S, S, S, S, S, S, S, S},
+		{I, I, I, I, M, M, M, M}, {M, M, M, M, Z, Z, Z, Z}, {I, I, Z, Z, Z, Z, M, M},
+		{M, M, M, M, S, S, S, S}, {I, I, I, I, S, S, S, S},
+		{StackDynptr, StackDynptr, StackDynptr, StackDynptr, StackDynptr, StackDynptr, StackDynptr, StackDynptr},
+	}
+	s := Slot{Types: kinds[r.IntN(len(kinds))]}
+	switch {
+	case s.Types[lastByte] == StackSpill && r.IntN(4) == 0:
+		s.Spilled = mapValue(uint32(r.IntN(2)), 0)
+	case s.Types[lastByte] == StackSpill && s.Types[0] == StackSpill:
+		s.Spilled = bounded(0, uint64(r.IntN(3)), 0xff, r.IntN(2) == 0, uint32(r.IntN(2)))
+	case s.Types[lastByte] == StackSpill:
+		s.Spilled = konst(uint64(r.IntN(2)), r.IntN(2) == 0)
+	case s.Types[0] == StackDynptr:
+		s.Spilled.Aux, s.Spilled.Off = uint32(r.IntN(2)), 1
+	}
+	return s
+}
+
+// TestSealedStackSafeAgrees checks the sealed comparison against the
+// byte walk on random stacks: the summary must only skip work, never
+// change an answer.
+func TestSealedStackSafeAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	counts := map[bool]int{}
+	for n := 0; n < 4000; n++ {
+		old, cur := NewState(), NewState()
+		nOld, nCur := r.IntN(10), r.IntN(10)
+		for i := 0; i < nOld; i++ {
+			old.Frames[0].Stack = append(old.Frames[0].Stack, randomSlot(r))
+		}
+		for i := 0; i < nCur; i++ {
+			s := randomSlot(r)
+			if i < nOld && r.IntN(3) > 0 {
+				s = old.Frames[0].Stack[i]
+			}
+			cur.Frames[0].Stack = append(cur.Frames[0].Stack, s)
+		}
+		for _, unpriv := range []bool{false, true} {
+			env := EqualEnv{Unprivileged: unpriv}
+			want := env.StatesEqual(old, cur, NotExact)
+			sealed := &State{}
+			sealed.CopyFrom(old)
+			sealed.Seal()
+			if got := env.StatesEqual(sealed, cur, NotExact); got != want {
+				t.Fatalf("unprivileged=%v: sealed StatesEqual = %v, byte walk %v\nold %s\ncur %s",
+					unpriv, got, want, old, cur)
+			}
+			counts[want]++
+		}
+	}
+	// Both answers must have been exercised, or the test proves nothing.
+	if counts[true] < 100 || counts[false] < 100 {
+		t.Errorf("answers too one-sided: %v", counts)
+	}
+}

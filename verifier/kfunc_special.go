@@ -1,0 +1,128 @@
+package verifier
+
+// kfuncs whose result the kernel does not derive from the BTF return type
+// alone (check_special_kfunc), and the per-kfunc rules of check_kfunc_args
+// that name one function.
+
+import (
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/states"
+)
+
+// kernCtxStruct is the kernel struct behind each program type's context
+// (the kern_ctx_type column of the kernel's bpf_types.h), for the program
+// types whose bpf_cast_to_kern_ctx result vercheck models.
+var kernCtxStruct = map[ebpf.ProgramType]string{
+	ebpf.SocketFilter: "sk_buff",
+	ebpf.SchedCLS:     "sk_buff",
+	ebpf.SchedACT:     "sk_buff",
+	ebpf.CGroupSKB:    "sk_buff",
+	ebpf.LWTIn:        "sk_buff",
+	ebpf.LWTOut:       "sk_buff",
+	ebpf.LWTXmit:      "sk_buff",
+	ebpf.LWTSeg6Local: "sk_buff",
+	ebpf.SkSKB:        "sk_buff",
+	ebpf.XDP:          "xdp_buff",
+	ebpf.CGroupSock:   "sock",
+}
+
+// kernCtxArg is the bpf_cast_to_kern_ctx part of the context argument
+// check (get_kern_ctx_btf_id): the kernel struct the result points to.
+func (e *env) kernCtxArg(meta *kfuncMeta) error {
+	name, ok := kernCtxStruct[e.progType]
+	if !ok {
+		return e.unsupported(e.insnIdx, "bpf_cast_to_kern_ctx in a %s program", e.progType)
+	}
+	id := btfTypeID(btfStructByName(name))
+	if id == 0 {
+		return e.unsupported(e.insnIdx, "bpf_cast_to_kern_ctx: struct %s not in kernel BTF", name)
+	}
+	meta.kernCtxID = id
+	return nil
+}
+
+// cssTaskIterAllowed is check_css_task_iter_allowlist: LSM programs, BPF
+// iterators and sleepable programs may walk a cgroup's tasks.
+func (e *env) cssTaskIterAllowed() bool {
+	switch e.progType {
+	case ebpf.LSM:
+		return true
+	case ebpf.Tracing:
+		if e.attach == ebpf.AttachTraceIter {
+			return true
+		}
+	}
+	return isSleepable(e)
+}
+
+// setSpecialKfuncReturn is check_special_kfunc for the kfuncs vercheck
+// models: it sets r0 and reports true when the kfunc is one of them.
+func (e *env) setSpecialKfuncReturn(info *kfuncInfo, meta *kfuncMeta) (bool, error) {
+	r0 := &e.regs()[0]
+	switch info.name {
+	case "bpf_cast_to_kern_ctx":
+		if meta.kernCtxID == 0 {
+			return true, e.internal(e.insnIdx, "bpf_cast_to_kern_ctx without a context type")
+		}
+		r0.MarkPtr(states.PtrToBTFID, states.PtrTrusted)
+		r0.Aux = meta.kernCtxID
+		return true, nil
+	case "bpf_rdonly_cast":
+		if !meta.constantArg {
+			return true, e.internal(e.insnIdx, "bpf_rdonly_cast without a constant type id")
+		}
+		t := btfTypeByID(uint32(meta.constant))
+		if t == nil || meta.constant > uint64(^uint32(0)) {
+			return true, e.reject(e.insnIdx, "Unknown type ID %d passed to kfunc bpf_rdonly_cast", int64(meta.constant))
+		}
+		if !isStruct(t) {
+			// Casts to void give untrusted read-only memory of size
+			// zero; other types are refused. Neither is modelled.
+			return true, e.unsupported(e.insnIdx, "bpf_rdonly_cast to %s %s", btfKindStr(t), t.TypeName())
+		}
+		r0.MarkPtr(states.PtrToBTFID, states.PtrUntrusted)
+		r0.Aux = uint32(meta.constant)
+		return true, nil
+	case "bpf_dynptr_slice", "bpf_dynptr_slice_rdwr":
+		return true, e.setDynptrSliceReturn(info, meta)
+	}
+	return false, nil
+}
+
+// setDynptrSliceReturn sets r0 for bpf_dynptr_slice(_rdwr): memory of the
+// constant size asked for, read-only for bpf_dynptr_slice, tied to its
+// dynptr, maybe NULL. A writable slice needs a program type that may write
+// packets, whatever the dynptr.
+func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
+	if !meta.constantArg {
+		return e.internal(e.insnIdx, "%s no constant size", info.name)
+	}
+	var flags states.RegFlags
+	if info.name == "bpf_dynptr_slice" {
+		flags = states.MemRdonly
+	} else if !e.mayWritePacket() {
+		return e.reject(e.insnIdx, "the prog does not allow writes to packet data")
+	}
+	if meta.dynptr.id == 0 {
+		return e.internal(e.insnIdx, "no dynptr id")
+	}
+	if meta.constant > uint64(maxVarSize) {
+		return e.unsupported(e.insnIdx, "%s of %d bytes", info.name, meta.constant)
+	}
+	r0 := &e.regs()[0]
+	r0.MarkPtr(states.PtrToMem, flags)
+	r0.Range = int32(meta.constant)
+	// Packet slices are not reference counted: the dynptr's id is all
+	// they keep, with the packet mark that lets a packet change kill
+	// them.
+	r0.Aux = meta.dynptr.id
+	if meta.dynptr.typ.isPacket() {
+		r0.Aux |= dynptrSlicePkt
+	}
+	if meta.flags&kfRetNull != 0 {
+		r0.Flags |= states.MaybeNull
+		r0.ID = e.newID()
+	}
+	return nil
+}

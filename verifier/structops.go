@@ -1,0 +1,107 @@
+package verifier
+
+// struct_ops programs (BPF_PROG_TYPE_STRUCT_OPS; the kernel's
+// bpf_struct_ops.c and check_struct_ops_btf_id).
+//
+// A struct_ops program implements one function-pointer member of a kernel
+// "ops" struct; cilium/ebpf names it "<struct>:<member>" from the object's
+// struct_ops map. The program's context is that member's argument list,
+// trusted. Each ops type brings its own verifier callbacks (which context
+// reads are valid, which kernel fields a program may write, which helpers it
+// may call, which arguments may be NULL), so vercheck resolves only the
+// types whose callbacks it models; any other type, and types that live in
+// modules, are unsupported.
+//
+// Modelled: tcp_congestion_ops (bpf_tcp_ca.c): context reads as for tracing
+// programs; stores to the socket are unsupported (btf_struct_access hook);
+// helpers: the base set plus bpf_tcp_send_ack, the socket storage,
+// bpf_setsockopt/bpf_getsockopt (not from release) and the coarse clock.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+)
+
+// structOpsTCPCA is the TCP congestion-control ops type.
+const structOpsTCPCA = "tcp_congestion_ops"
+
+// structOpsModelled lists the struct_ops types whose verifier callbacks
+// vercheck models, with the members their check_member refuses.
+var structOpsModelled = map[string]map[string]bool{
+	structOpsTCPCA: {"get_info": true},
+}
+
+// structOpsNoSockoptMember is the tcp_congestion_ops member that may not
+// call bpf_setsockopt or bpf_getsockopt: it runs while the algorithm is
+// being retired.
+const structOpsNoSockoptMember = structOpsTCPCA + ":release"
+
+// splitStructOpsTarget splits cilium/ebpf's "<struct>:<member>".
+func splitStructOpsTarget(target string) (typ, member string, err error) {
+	typ, member, ok := strings.Cut(target, ":")
+	if !ok || typ == "" || member == "" {
+		return "", "", fmt.Errorf("struct_ops target %q is not <struct>:<member>", target)
+	}
+	return typ, member, nil
+}
+
+// structOpsContext resolves the member a struct_ops program implements.
+func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
+	typ, member, err := splitStructOpsTarget(target)
+	if err != nil {
+		return nil, err
+	}
+	var st *btf.Struct
+	if err := spec.TypeByName(typ, &st); err != nil {
+		return nil, fmt.Errorf("struct_ops type %s is not in vmlinux BTF (module types are not modelled): %w", typ, err)
+	}
+	refused, ok := structOpsModelled[typ]
+	if !ok {
+		return nil, fmt.Errorf("struct_ops type %s: its context, field-write and helper rules are not modelled", typ)
+	}
+	if refused[member] {
+		return nil, fmt.Errorf("struct_ops member %s of %s is refused by the kernel", member, typ)
+	}
+	for _, m := range st.Members {
+		if m.Name != member {
+			continue
+		}
+		p, ok := skipModifiers(m.Type).(*btf.Pointer)
+		if !ok {
+			return nil, fmt.Errorf("struct_ops member %s of %s is not a function pointer", member, typ)
+		}
+		proto, ok := skipModifiers(p.Target).(*btf.FuncProto)
+		if !ok {
+			return nil, fmt.Errorf("struct_ops member %s of %s is not a function pointer", member, typ)
+		}
+		return &tracingCtx{
+			name:      member,
+			params:    proto.Params,
+			all:       proto.Params,
+			ret:       proto.Return,
+			trusted:   true,
+			strict:    true,
+			opsMember: target,
+		}, nil
+	}
+	return nil, fmt.Errorf("struct %s has no member %s", typ, member)
+}
+
+// structOpsNoSockopt reports the members that may not call
+// bpf_setsockopt/bpf_getsockopt.
+func structOpsNoSockopt(target string) bool {
+	return target == structOpsNoSockoptMember
+}
+
+// structOpsHelpers is what bpf_tcp_ca_get_func_proto adds to the base set
+// (the only struct_ops type whose programs get this far).
+func structOpsHelpers(ebpf.AttachType) helperSet {
+	return newHelperSet(
+		asm.FnTcpSendAck, asm.FnSkStorageGet, asm.FnSkStorageDelete,
+		asm.FnSetsockopt, asm.FnGetsockopt, asm.FnKtimeGetCoarseNs,
+	)
+}

@@ -1,0 +1,53 @@
+package verifier
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestStructOpsContext(t *testing.T) {
+	spec, err := vmlinux()
+	if err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	type result struct {
+		Params int
+		Err    string
+	}
+	tests := []struct {
+		target string
+		want   result
+	}{
+		{"tcp_congestion_ops:init", result{Params: 1}},
+		{"tcp_congestion_ops:cong_avoid", result{Params: 3}},
+		{"tcp_congestion_ops:get_info", result{Err: "refused by the kernel"}},
+		{"tcp_congestion_ops:name", result{Err: "not a function pointer"}},
+		{"tcp_congestion_ops:nope", result{Err: "has no member nope"}},
+		{"bpf_testmod_ops:test_1", result{Err: "not in vmlinux BTF"}},
+		{"sched_ext_ops:enqueue", result{Err: "not modelled"}},
+		{"tcp_congestion_ops", result{Err: "is not <struct>:<member>"}},
+	}
+	for _, tt := range tests {
+		var got result
+		tc, err := structOpsContext(spec, tt.target)
+		if err != nil {
+			got.Err = err.Error()
+			if strings.Contains(got.Err, tt.want.Err) && tt.want.Err != "" {
+				got.Err = tt.want.Err
+			}
+		} else {
+			got.Params = len(tc.params)
+			if !tc.trusted || !tc.strict {
+				t.Errorf("%s: arguments must be trusted and read-only", tt.target)
+			}
+		}
+		if tt.target == "sched_ext_ops:enqueue" && strings.Contains(got.Err, "not in vmlinux") {
+			continue // kernel built without sched_ext
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", tt.target, diff)
+		}
+	}
+}

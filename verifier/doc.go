@@ -77,9 +77,10 @@
 //
 // # What is not modelled
 //
-// Features vercheck does not model yet (bpf_rcu_read_lock, kfuncs in
-// sleepable programs, kfuncs outside its table, iter/lsm/struct_ops contexts,
-// kptrs, arena, stores through BTF pointers where a program type allows
-// some) are rejected with an error wrapping ErrUnsupported whose message
-// starts with "unsupported:". They are never accepted.
+// Features vercheck does not model yet (bpf_rcu_read_lock, sleepable
+// programs and kfuncs in them, kfuncs outside its table, struct_ops types
+// other than tcp_congestion_ops, writes to LSM contexts, kptrs, arena,
+// list/rbtree kfuncs, stores through BTF pointers where a program type
+// allows some) are rejected with an error wrapping ErrUnsupported whose
+// message starts with "unsupported:". They are never accepted.
 package verifier

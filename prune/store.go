@@ -64,6 +64,12 @@ const (
 	chunkMask = chunkSize - 1
 )
 
+// bucket is one list of the table: its first entry, and how many of its
+// entries are not cleaned (kept together: a prune point reads both).
+type bucket struct {
+	head, uncleaned int32
+}
+
 // Stats are the store's counters.
 type Stats struct {
 	// TotalStates counts every checkpoint added (total_states).
@@ -98,9 +104,7 @@ type Store struct {
 	chunks    [][]Entry
 	used      int32 // slots handed out so far, including recycled ones
 	freeSlots int32 // head of the recycled-slot list
-	heads     []int32
-	// uncleaned counts, per bucket, the entries whose Cleaned is false.
-	uncleaned []int32
+	buckets   []bucket
 	freeHead  int32 // head of the free list
 	index     map[*states.State]int32
 
@@ -117,12 +121,11 @@ func NewStore(progLen int, p Policy, pool Releaser) *Store {
 		pool:      pool,
 		freeSlots: noEntry,
 		freeHead:  noEntry,
-		heads:     make([]int32, max(progLen, 1)),
-		uncleaned: make([]int32, max(progLen, 1)),
+		buckets:   make([]bucket, max(progLen, 1)),
 		index:     make(map[*states.State]int32),
 	}
-	for i := range s.heads {
-		s.heads[i] = noEntry
+	for i := range s.buckets {
+		s.buckets[i] = bucket{head: noEntry}
 	}
 	return s
 }
@@ -177,7 +180,7 @@ func (s *Store) at(idx int32) *Entry {
 // other.
 func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
 	n := 0
-	for i := s.heads[BucketIndex(insn, callsite, len(s.heads))]; i != noEntry; {
+	for i := s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head; i != noEntry; {
 		e := s.at(i)
 		i = e.next
 		n++
@@ -192,7 +195,7 @@ func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
 // callsite).
 func (s *Store) BucketLen(insn, callsite int32) int {
 	n := 0
-	for i := s.heads[BucketIndex(insn, callsite, len(s.heads))]; i != noEntry; i = s.at(i).next {
+	for i := s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head; i != noEntry; i = s.at(i).next {
 		n++
 	}
 	return n
@@ -202,18 +205,21 @@ func (s *Store) BucketLen(insn, callsite int32) int {
 // entry whose Cleaned is false. Without one, a walk looking for states to
 // clean has nothing to find.
 func (s *Store) HasUncleaned(insn, callsite int32) bool {
-	return s.uncleaned[BucketIndex(insn, callsite, len(s.heads))] != 0
+	return s.buckets[BucketIndex(insn, callsite, len(s.buckets))].uncleaned != 0
 }
 
 // MarkCleaned records that e's state was cleaned (e.State.Cleaned is now
 // true). It does nothing for an entry already marked or not in a bucket.
 func (s *Store) MarkCleaned(e *Entry) {
+	if e.State == nil {
+		return // a released slot
+	}
 	if e.Cleaned || e.bucket == onFreeList {
 		e.Cleaned = true
 		return
 	}
 	e.Cleaned = true
-	s.uncleaned[e.bucket]--
+	s.buckets[e.bucket].uncleaned--
 }
 
 // NoteBucketLen records the length of a bucket walk that did not prune, for
@@ -259,7 +265,7 @@ func (s *Store) Miss(e *Entry, forceCheckpoint bool) bool {
 func (s *Store) evict(e *Entry) {
 	idx := s.unlink(e)
 	if !e.Cleaned {
-		s.uncleaned[e.bucket]--
+		s.buckets[e.bucket].uncleaned--
 	}
 	s.stats.Explored--
 	s.stats.Evicted++
@@ -317,10 +323,10 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 	st.Seal()
 	idx := s.allocSlot()
 	e := s.at(idx)
-	*e = Entry{State: st, Insn: insn, Cleaned: st.Cleaned, bucket: int32(BucketIndex(insn, callsite, len(s.heads)))}
-	s.pushFront(&s.heads[e.bucket], idx, e)
+	*e = Entry{State: st, Insn: insn, Cleaned: st.Cleaned, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}
+	s.pushFront(&s.buckets[e.bucket].head, idx, e)
 	if !e.Cleaned {
-		s.uncleaned[e.bucket]++
+		s.buckets[e.bucket].uncleaned++
 	}
 	s.index[st] = idx
 	s.stats.TotalStates++
@@ -373,10 +379,9 @@ func (s *Store) Release() {
 	s.used = 0
 	s.freeSlots = noEntry
 	s.freeHead = noEntry
-	for i := range s.heads {
-		s.heads[i] = noEntry
+	for i := range s.buckets {
+		s.buckets[i] = bucket{head: noEntry}
 	}
-	clear(s.uncleaned)
 	clear(s.index)
 	s.stats.Live = 0
 }
@@ -433,7 +438,7 @@ func (s *Store) listHead(e *Entry) *int32 {
 	if e.bucket == onFreeList {
 		return &s.freeHead
 	}
-	return &s.heads[e.bucket]
+	return &s.buckets[e.bucket].head
 }
 
 // pushFront links e (at idx) at the front of the list starting at *head.

@@ -426,3 +426,78 @@ func TestWithStatesPool(t *testing.T) {
 		t.Errorf("pool did not hand back the released state")
 	}
 }
+
+// TestUncleanedTracking follows the per-bucket count of uncleaned entries
+// through adds, cleaning, eviction and release, in a 3-slot table where
+// insns 0 and 3 of the main frame share a bucket.
+func TestUncleanedTracking(t *testing.T) {
+	s := NewStore(3, DefaultPolicy(), nil)
+	type view struct {
+		Has0, Has1 bool
+		Insns      []int32
+	}
+	snap := func() view {
+		v := view{Has0: s.HasUncleaned(0, MainCallSite), Has1: s.HasUncleaned(1, MainCallSite)}
+		s.Walk(0, MainCallSite, func(e *Entry) bool { v.Insns = append(v.Insns, e.Insn); return true })
+		return v
+	}
+	var got []view
+	got = append(got, snap())
+	a := s.Add(0, MainCallSite, newState(0, 0))
+	cleaned := newState(3, 0)
+	cleaned.Cleaned = true
+	b := s.Add(3, MainCallSite, cleaned) // same bucket as insn 0, already cleaned
+	got = append(got, snap())
+	if !b.Cleaned || a.Cleaned {
+		t.Errorf("Cleaned not copied from the states: a %v, b %v", a.Cleaned, b.Cleaned)
+	}
+	s.MarkCleaned(a)
+	s.MarkCleaned(a) // twice is once
+	got = append(got, snap())
+	c := s.Add(0, MainCallSite, newState(0, 1)) // open: stays on the free list
+	got = append(got, snap())
+	s.evict(c) // an uncleaned entry leaves the bucket
+	got = append(got, snap())
+	s.MarkCleaned(c) // on the free list: no count to drop
+	d := s.Add(0, MainCallSite, newState(0, 0))
+	got = append(got, snap())
+	_ = d
+	s.Release()
+	got = append(got, snap())
+	want := []view{
+		{},
+		{Has0: true, Insns: []int32{3, 0}},
+		{Insns: []int32{3, 0}},
+		{Has0: true, Insns: []int32{0, 3, 0}},
+		{Insns: []int32{3, 0}},
+		{Has0: true, Insns: []int32{0, 3, 0}},
+		{},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("uncleaned tracking mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestAddSeals checks that a stored state is sealed: its copies compare
+// the same, and Add leaves the state otherwise untouched.
+func TestAddSeals(t *testing.T) {
+	st := states.NewState()
+	st.Frames[0].GrowStack(16)
+	st.Frames[0].Stack[1].Types = [states.SlotSize]states.SlotType{2, 2, 2, 2, 3, 3, 3, 3}
+	before := st.String()
+	s := NewStore(4, DefaultPolicy(), nil)
+	s.Add(0, MainCallSite, st)
+	if got := st.String(); got != before {
+		t.Errorf("Add changed the state: %s, was %s", got, before)
+	}
+	var env states.EqualEnv
+	cur := &states.State{}
+	cur.CopyFrom(st)
+	if !env.StatesEqual(st, cur, states.NotExact) {
+		t.Errorf("a sealed state does not subsume its copy")
+	}
+	cur.Frames[0].Stack[1].Types[5] = states.StackMisc // ZERO lost
+	if env.StatesEqual(st, cur, states.NotExact) {
+		t.Errorf("a sealed state subsumes a copy that lost a known zero")
+	}
+}

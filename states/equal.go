@@ -282,23 +282,6 @@ func (e *EqualEnv) stackSafeSealed(old, cur *Frame, allowUninit bool) bool {
 		todo &= 1<<n - 1
 	}
 	words := old.sum.words[:len(old.Stack)]
-	if allowUninit {
-		// First the byte kinds of the slots that are not 64-bit
-		// spills, from the packed words alone: a mismatch there
-		// decides the comparison without reading any of old's cold
-		// slots. (The answer is a conjunction; the order of the checks
-		// does not change it.)
-		for t := todo; t != 0; t &= t - 1 {
-			spi := bits.TrailingZeros64(t)
-			w := words[spi]
-			if spi >= len(cur.Stack) || SlotType(w) == StackSpill {
-				continue
-			}
-			if !kindsMatch(w, slotWord(&cur.Stack[spi])) {
-				return false
-			}
-		}
-	}
 	for todo != 0 {
 		spi := bits.TrailingZeros64(todo)
 		todo &= todo - 1

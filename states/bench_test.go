@@ -40,6 +40,20 @@ func BenchmarkStatesEqual(b *testing.B) {
 	}
 }
 
+// BenchmarkStatesEqualSealed is BenchmarkStatesEqual against a sealed
+// checkpoint, as the explored-state store keeps them.
+func BenchmarkStatesEqualSealed(b *testing.B) {
+	old, cur := realisticState(benchFrames, benchSlots), realisticState(benchFrames, benchSlots)
+	old.Seal()
+	var env EqualEnv
+	b.ReportAllocs()
+	for b.Loop() {
+		if !env.StatesEqual(old, cur, NotExact) {
+			b.Fatal("states differ")
+		}
+	}
+}
+
 // BenchmarkStatesEqualMiss measures the common early exit: the states
 // differ in a precise register of the top frame.
 func BenchmarkStatesEqualMiss(b *testing.B) {

@@ -55,4 +55,15 @@
 // (is_scalar_branch_taken) and Refine narrows both operands for one edge
 // (regs_refine_cond_op); NegateJmp and FlipJmp are the kernel's rev_opcode
 // and flip_opcode.
+//
+// # Comparing against checkpoints
+//
+// StatesEqual runs once per stored checkpoint in a bucket at every prune
+// point, so it is written for cold old states: it reads the live registers
+// first, and for a checkpoint sealed by State.Seal (the explored-state
+// store seals every state it keeps) it walks a compact summary of the
+// stack, one packed word of byte kinds per slot plus bitmasks of the slots
+// it can skip, touching an old slot only when it holds a spilled register
+// or an object. A sealed state's stack must only change through Clean,
+// which keeps the summary current; copies are never sealed.
 package states

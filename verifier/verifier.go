@@ -589,22 +589,6 @@ func isGlobalFunc(p *loader.Program, start int) bool {
 	return false
 }
 
-// helperArgCount is the number of arguments helper id takes (the kernel's
-// call summary for liveness), or -1 when unknown.
-func helperArgCount(id int32) int {
-	fn, ok := helperProto(id)
-	if !ok {
-		return -1
-	}
-	n := 0
-	for i, a := range fn.Args {
-		if a != ArgDontCare {
-			n = i + 1
-		}
-	}
-	return n
-}
-
 // Sizes used to account for the memory of stored states.
 var (
 	regBytes  = int64(unsafe.Sizeof(states.Reg{}))

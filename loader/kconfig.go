@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
@@ -44,9 +45,31 @@ type kernelTarget struct {
 	config  map[string]string // CONFIG_FOO -> its value as written; nil when unknown
 }
 
+// kernelTargets caches loadKernelTarget by path: a kernel's release and
+// configuration do not change while objects are read, and a corpus run
+// would otherwise decompress the same config once per object.
+var kernelTargets sync.Map // path -> cachedKernelTarget
+
+type cachedKernelTarget struct {
+	target kernelTarget
+	err    error
+}
+
 // loadKernelTarget reads the release of the running kernel and the
-// configuration at path (the running kernel's when path is empty).
+// configuration at path (the running kernel's when path is empty), once
+// per path; callers only read the result.
 func loadKernelTarget(path string) (kernelTarget, error) {
+	if v, ok := kernelTargets.Load(path); ok {
+		c := v.(cachedKernelTarget)
+		return c.target, c.err
+	}
+	t, err := readKernelTarget(path)
+	kernelTargets.Store(path, cachedKernelTarget{t, err})
+	return t, err
+}
+
+// readKernelTarget is loadKernelTarget without the cache.
+func readKernelTarget(path string) (kernelTarget, error) {
 	var t kernelTarget
 	var uts unix.Utsname
 	if err := unix.Uname(&uts); err == nil {

@@ -43,9 +43,11 @@ type liveInstance struct {
 	pending []uint64
 }
 
-// setPending marks insn i for re-evaluation.
+// setPending marks insn i for re-evaluation, and so the instance for the
+// next solve.
 func (inst *liveInstance) setPending(i int) {
 	inst.pending[i>>6] |= 1 << (i & 63)
+	inst.dirty = true
 }
 
 // prevPending returns the highest pending insn in [lo, i], or -1.
@@ -162,7 +164,6 @@ func (e *env) markStackRead(frame, spi int) {
 	if inst.mayRead[frame][e.insnIdx]&(1<<spi) == 0 {
 		inst.mayRead[frame][e.insnIdx] |= 1 << spi
 		inst.setPending(e.insnIdx)
-		inst.dirty = true
 		e.stackLive.dirty = true
 	}
 }
@@ -192,14 +193,12 @@ func (e *env) commitStackWrites(insnIdx int) {
 		} else if inst.mustWrite[f][insnIdx]&^w != 0 {
 			inst.mustWrite[f][insnIdx] &= w
 			inst.setPending(insnIdx)
-			inst.dirty = true
 			l.dirty = true
 		}
 	}
 	if !inst.visited[insnIdx] {
 		inst.visited[insnIdx] = true
 		inst.setPending(insnIdx)
-		inst.dirty = true
 		l.dirty = true
 	}
 	l.curWrites = [states.MaxCallFrames]uint64{}
@@ -251,7 +250,6 @@ func (e *env) updateStackLiveness() {
 				if add != 0 {
 					caller.mayRead[f][cs] |= add
 					caller.setPending(int(cs))
-					caller.dirty = true
 					changed = true
 				}
 			}

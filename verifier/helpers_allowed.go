@@ -68,6 +68,15 @@ func (s helperSet) union(others ...helperSet) helperSet {
 	return s
 }
 
+// without returns s less the given helpers.
+func (s helperSet) without(fns ...asm.BuiltinFunc) helperSet {
+	for _, fn := range fns {
+		id := int(fn)
+		s[id/64] &^= 1 << (id % 64)
+	}
+	return s
+}
+
 // helperAllowed reports whether a program of type pt (attach type at) may
 // call helper id, per the kernel's get_func_proto for that type. known is
 // false for program types vercheck does not model (the caller reports them

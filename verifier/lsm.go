@@ -163,15 +163,6 @@ func lsmHelpers(at ebpf.AttachType) helperSet {
 	return s.union(newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt))
 }
 
-// without returns s less the given helpers.
-func (s helperSet) without(fns ...asm.BuiltinFunc) helperSet {
-	for _, fn := range fns {
-		id := int(fn)
-		s[id/64] &^= 1 << (id % 64)
-	}
-	return s
-}
-
 // lsmCgroupVoidNote is the line the kernel adds when an LSM_CGROUP program
 // on a void hook returns something other than 1.
 const lsmCgroupVoidNote = "Note, BPF_LSM_CGROUP that attach to void LSM hooks can't modify return value!"

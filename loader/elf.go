@@ -248,8 +248,8 @@ func (info *elfInfo) fillZeroSizes(data []byte) ([]byte, []string) {
 		if i, _ := slices.BinarySearch(offs, s.value+1); i < len(offs) {
 			end = offs[i]
 		}
-		pos := info.symtabOff + uint64(s.index)*info.symtabEnt + elf64SymSizeOffset
-		if pos+8 > uint64(len(data)) || pos < info.symtabOff {
+		pos, ok := info.symField(s, elf64SymSizeOffset, 8, len(data))
+		if !ok {
 			continue
 		}
 		if out == nil {
@@ -285,8 +285,8 @@ func (info *elfInfo) bindDefinedWeakObjects(data []byte) ([]byte, []string) {
 			s.section == int(elf.SHN_UNDEF) || s.section >= int(elf.SHN_LORESERVE) {
 			continue
 		}
-		pos := info.symtabOff + uint64(s.index)*info.symtabEnt + elf64SymInfoOffset
-		if pos+1 > uint64(len(data)) || pos < info.symtabOff {
+		pos, ok := info.symField(s, elf64SymInfoOffset, 1, len(data))
+		if !ok {
 			continue
 		}
 		if out == nil {
@@ -299,4 +299,12 @@ func (info *elfInfo) bindDefinedWeakObjects(data []byte) ([]byte, []string) {
 		return data, nil
 	}
 	return out, []string{fmt.Sprintf("ELF: bound %d defined weak data symbols as global (%s)", len(names), strings.Join(names, ", "))}
+}
+
+// symField returns the file offset of the size-byte field at offset off of
+// symbol s's symbol table entry, and whether it lies within a file of
+// dataLen bytes (offsets that overflow are refused).
+func (info *elfInfo) symField(s elfSymbol, off, size uint64, dataLen int) (uint64, bool) {
+	pos := info.symtabOff + uint64(s.index)*info.symtabEnt + off
+	return pos, pos >= info.symtabOff && pos+size <= uint64(dataLen)
 }

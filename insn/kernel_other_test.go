@@ -13,3 +13,5 @@ func kernelLog(t *testing.T, _ []byte) string {
 	t.Skip("the kernel oracle needs Linux")
 	return ""
 }
+
+func kernelUnavailable() string { return "the kernel oracle needs Linux" }

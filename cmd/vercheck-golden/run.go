@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -49,6 +50,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
 		return exitError
 	}
+	gs, err = keepEarlierVerdicts(gs, filepath.Join(*dir, progtest.GoldenName), stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
+		return exitError
+	}
 	var buf bytes.Buffer
 	if err := progtest.WriteGolden(&buf, gs); err != nil {
 		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
@@ -64,6 +70,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// keepEarlierVerdicts keeps, from the golden file at path, the records of
+// programs the running kernel could not load (see progtest.KeepVerdicts),
+// and says which on stderr. A missing file keeps nothing.
+func keepEarlierVerdicts(gs []progtest.Golden, path string, stderr io.Writer) ([]progtest.Golden, error) {
+	old, err := progtest.ReadGolden(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return gs, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	gs, kept := progtest.KeepVerdicts(gs, old)
+	for _, g := range kept {
+		fmt.Fprintf(stderr, "vercheck-golden: %s: %s: the running kernel gave no verdict; kept the record from %s\n", g.File, g.Program, g.Release)
+	}
+	return gs, nil
 }
 
 // collect loads every object in dir and returns the kernel's verdicts.

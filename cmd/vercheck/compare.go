@@ -714,8 +714,8 @@ func readInput(in string, common commonFlags) ([]record, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	rows, failed := verifyAll(files, runConfig{lopts: lopts, vopts: vopts, jobs: common.jobs})
-	if failed && len(rowsToRecords(rows)) == 0 {
+	rows, unreadable := verifyAll(files, runConfig{lopts: lopts, vopts: vopts, jobs: common.jobs})
+	if len(unreadable) > 0 && len(rowsToRecords(rows)) == 0 {
 		return nil, true, errors.New(rows[0].Error)
 	}
 	return rowsToRecords(rows), true, nil

@@ -76,17 +76,17 @@ type task struct {
 
 // verifyAll loads every object and verifies its programs on cfg.jobs
 // workers; rows come back in input order (objects as given, programs in
-// the object's order) whatever order the workers finish in. The bool
-// reports whether some object could not be read.
-func verifyAll(files []string, cfg runConfig) ([]row, bool) {
+// the object's order) whatever order the workers finish in. It also
+// returns the files that could not be read as objects.
+func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	jobs := max(cfg.jobs, 1)
 	perFile := make([][]row, len(files))
 	var tasks []task
-	loadFailed := false
+	var unreadable []string
 	for i, f := range files {
 		obj, err := loader.Open(f, cfg.lopts)
 		if err != nil {
-			loadFailed = true
+			unreadable = append(unreadable, f)
 			perFile[i] = []row{{File: f, Verdict: verdictError, Error: err.Error()}}
 			continue
 		}
@@ -122,7 +122,7 @@ func verifyAll(files []string, cfg runConfig) ([]row, bool) {
 	for _, r := range perFile {
 		rows = append(rows, r...)
 	}
-	return rows, loadFailed
+	return rows, unreadable
 }
 
 // Progress line timing: nothing is shown for runs shorter than

@@ -84,8 +84,12 @@ type kernelSummary struct {
 	Compared, Agree int
 	// FalseAccepts and FalseRejects are the two kinds of disagreement.
 	FalseAccepts, FalseRejects []row
-	// NotCompared counts programs where one side had no verdict (kernel
-	// setup failed, vercheck unsupported or in error).
+	// NotLoaded are the programs the kernel gave no verdict on (it refused
+	// the load before verifying, say EPERM for a program type this build
+	// does not permit): never rejections, never false accepts.
+	NotLoaded []row
+	// NotCompared counts programs where one side had no verdict (the
+	// kernel could not load it, vercheck unsupported or in error).
 	NotCompared int
 	// BothRejected counts programs both sides rejected; SameMessage those
 	// rejected with the kernel's decisive message.
@@ -109,6 +113,9 @@ func summarizeKernel(rows []row, release string) kernelSummary {
 		}
 		if !comparable(r) {
 			s.NotCompared++
+			if r.Kernel.Verdict == verdictNotLoaded {
+				s.NotLoaded = append(s.NotLoaded, r)
+			}
 			continue
 		}
 		s.Compared++
@@ -240,6 +247,10 @@ func writeKernelSummary(w io.Writer, s kernelSummary) {
 	}
 	fmt.Fprintf(w, "  verdict agreement: %d/%d (%.1f%%); %d not compared (no verdict on one side)\n",
 		s.Agree, s.Compared, percent(s.Agree, s.Compared), s.NotCompared)
+	fmt.Fprintf(w, "  kernel could not load (no verdict): %d\n", len(s.NotLoaded))
+	for _, r := range s.NotLoaded {
+		fmt.Fprintf(w, "    %s: %s: %s\n", r.File, r.Program, r.Kernel.Error)
+	}
 	fmt.Fprintf(w, "  false rejects (vercheck rejects, kernel accepts): %d\n", len(s.FalseRejects))
 	fmt.Fprintf(w, "  rejected by both with the kernel's message: %d/%d (%.1f%%)\n",
 		s.SameMessage, s.BothRejected, percent(s.SameMessage, s.BothRejected))

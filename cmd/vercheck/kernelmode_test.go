@@ -24,13 +24,13 @@ func TestSummarizeKernel(t *testing.T) {
 		kRow("half", verdictRejected, 50, verdictRejected, 100),
 		kRow("unsafe", verdictAccepted, 10, verdictRejected, 10),
 		kRow("strict", verdictRejected, 10, verdictAccepted, 10),
-		kRow("nosetup", verdictAccepted, 10, verdictSetupFailed, 0),
+		kRow("nosetup", verdictAccepted, 10, verdictNotLoaded, 0),
 		kRow("unsupported", verdictUnsupported, 0, verdictAccepted, 10),
 		{File: "bad.o", Verdict: verdictError},
 	}
 	got := summarizeKernel(rows, "6.18")
 	want := kernelSummary{
-		Release: "6.18", Compared: 5, Agree: 3, NotCompared: 2,
+		Release: "6.18", Compared: 5, Agree: 3, NotCompared: 2, NotLoaded: rows[5:6],
 		FalseAccepts: rows[3:4], FalseRejects: rows[4:5],
 		BothRejected: 1, SameMessage: 0,
 		Ratios: []float64{0.5, 1, 2}, Exact: 1,

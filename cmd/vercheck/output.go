@@ -22,10 +22,11 @@ const (
 	verdictRejected    = "rejected"
 	verdictUnsupported = "unsupported"
 	verdictError       = "error"
-	// verdictSetupFailed is the kernel's side when the program never
-	// reached its verifier (a map could not be created, the program type
-	// is refused on this machine...).
-	verdictSetupFailed = "setup-failed"
+	// verdictNotLoaded is the kernel's side when it gave no verdict: the
+	// program never reached its verifier (a map could not be created) or
+	// the kernel refused it before verifying (EPERM for a program type
+	// this build does not permit). The error column has the errno.
+	verdictNotLoaded = "not-loaded"
 )
 
 // row is one output line: a program's result, or an object that failed to
@@ -101,8 +102,8 @@ func toKernelRow(k kernel.Result) *kernelRow {
 	switch {
 	case k.Accepted:
 		kr.Verdict = verdictAccepted
-	case k.SetupFailed:
-		kr.Verdict = verdictSetupFailed
+	case k.NotLoaded:
+		kr.Verdict = verdictNotLoaded
 	default:
 		kr.Verdict = verdictRejected
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -116,6 +117,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
 	}
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "vercheck: no objects found in %s\n", strings.Join(fset.Args(), " "))
+		return exitUsage
+	}
 	if *verbose {
 		vopts.LogLevel = 1
 	}
@@ -132,7 +137,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	start := time.Now()
-	rows, loadFailed := verifyAll(files, cfg)
+	rows, unreadable := verifyAll(files, cfg)
 	sum := summarize(rows, time.Since(start))
 
 	// The table carries its summary; machine formats keep stdout clean
@@ -175,9 +180,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = exitRejected
 		}
 	}
-	if loadFailed {
-		// Rows of the readable objects are printed; the run still
-		// reports that some input could not be read.
+	if slices.ContainsFunc(unreadable, func(f string) bool { return slices.Contains(fset.Args(), f) }) {
+		// An object named on the command line could not be read: bad
+		// input. One a directory sweep found is an error row (status 1),
+		// as corpora hold foreign and malformed files.
 		return exitUsage
 	}
 	return status

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +164,48 @@ func TestProgressOnlyOnTerminals(t *testing.T) {
 	p.finish()
 	if !strings.Contains(buf.String(), "[1/3]") {
 		t.Errorf("progress line %q lacks the count", buf.String())
+	}
+}
+
+// TestRunExitStatusInputs: an unreadable object named on the command line
+// is bad input; one found in a directory sweep is an error row; a
+// directory with no objects is bad input.
+func TestRunExitStatusInputs(t *testing.T) {
+	dir := t.TempDir()
+	good := "../../testdata/progs/straight_line.o"
+	obj, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mustWrite("ok.o", obj)
+	broken := mustWrite("broken.o", obj[:100])
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"sweep with a broken object", []string{dir}, exitRejected},
+		{"broken object named", []string{good, broken}, exitUsage},
+		{"empty directory", []string{empty}, exitUsage},
+		{"good object", []string{good}, exitAccepted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(tt.args, &stdout, &stderr); got != tt.want {
+				t.Errorf("run(%q) = %d, want %d\nstdout:\n%s\nstderr:\n%s", tt.args, got, tt.want, stdout.String(), stderr.String())
+			}
+		})
 	}
 }

@@ -15,10 +15,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"golang.org/x/sys/unix"
 )
 
 // Log buffer sizes. The stats-only log of an accepted program is three
@@ -39,12 +41,21 @@ type Result struct {
 	Program string
 	// Accepted is true when the verifier accepted the program.
 	Accepted bool
-	// SetupFailed is true when the program never reached the verifier:
-	// creating a map, loading BTF or some other preparation failed. Err says
-	// why, and the statistics are zero.
-	SetupFailed bool
+	// NotLoaded is true when the kernel gave no verdict. Either the program
+	// never reached the verifier (a map or BTF could not be created), or the
+	// kernel refused it before verifying anything: a program type this
+	// build does not permit (EPERM for some iterator, LSM or fentry loads),
+	// an attach target it cannot set up (ENOENT, ESRCH, EINVAL). Such a
+	// load leaves a log with no message, at most a "processed 0 insns"
+	// trailer. It is not a rejection: there is nothing to compare a
+	// verdict with. Err says why and Errno holds the errno, if any.
+	NotLoaded bool
+	// Errno is the error number of a load that was not a verdict (0 when
+	// the failure had none, such as a missing map in the spec).
+	Errno syscall.Errno
 	// Err is the decisive line of the verifier log for a rejection (the last
-	// line before the statistics trailer), or the setup error.
+	// line before the statistics trailer), or why the kernel could not load
+	// the program.
 	Err string
 	// Log is the verifier log: the stats-level log for an accepted program,
 	// the branch-level log (the failing path) for a rejected one.
@@ -93,7 +104,7 @@ func Available() error {
 // LoadCollectionSpec loads every program of spec into the kernel, one at a
 // time and in name order, and returns one [Result] per program. Each program
 // gets fresh copies of the maps it references, created as the spec declares
-// them. A program that cannot be prepared is reported with SetupFailed rather
+// them. A program the kernel could not load is reported with NotLoaded rather
 // than as an error; the error return is for failures that concern the whole
 // spec (such as the kernel release being unreadable).
 func LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error) {
@@ -132,23 +143,26 @@ func loadOne(spec *ebpf.CollectionSpec, name string) Result {
 
 // judge loads a program through loadAt at the stats level and fills res
 // with the verdict and figures; a rejected program is loaded once more at
-// the branch level for its full log. An error before the verifier ran is
-// a setup failure.
+// the branch level for its full log. A failure that carries no verifier
+// message is no verdict: the program was not loaded (see [Result.NotLoaded]).
 func judge(res Result, loadAt func(level ebpf.LogLevel, size uint32) (string, error)) Result {
 	log, err := loadAt(ebpf.LogLevelStats, statsLogSize)
 	if err != nil {
 		var ve *ebpf.VerifierError
 		if !errors.As(err, &ve) {
-			return setupFailure(res, err)
+			return notLoaded(res, err)
 		}
 		log = strings.Join(ve.Log, "\n")
-		if _, serr := ParseStats(log); serr != nil {
-			// The kernel refused the program before verifying it.
-			return setupFailure(res, err)
+		if !isVerdict(log) {
+			// The kernel refused the program before verifying it: on
+			// some builds an iterator program ends with EPERM and a log
+			// of nothing but "processed 0 insns".
+			res.Log = log
+			return notLoaded(res, err)
 		}
 	}
 	if ferr := fillStats(&res, log); ferr != nil {
-		return setupFailure(res, ferr)
+		return notLoaded(res, ferr)
 	}
 	res.Log = log
 	if err == nil {
@@ -164,10 +178,32 @@ func judge(res Result, loadAt func(level ebpf.LogLevel, size uint32) (string, er
 	return res
 }
 
-// setupFailure marks res as never having reached the verifier.
-func setupFailure(res Result, err error) Result {
-	res.SetupFailed = true
-	res.Err = err.Error()
+// isVerdict reports whether the log of a failed load holds a verifier
+// rejection: a statistics trailer and a message that explains it.
+func isVerdict(log string) bool {
+	if _, err := ParseStats(log); err != nil {
+		return false
+	}
+	return DecisiveLine(log) != ""
+}
+
+// notLoaded marks res as a load the kernel gave no verdict on, with the
+// errno (by name, as strace prints it) and the loader's error.
+func notLoaded(res Result, err error) Result {
+	res.NotLoaded = true
+	reason := err.Error()
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		// The log is kept in res.Log; the error would repeat its tail.
+		reason = ve.Cause.Error()
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		res.Errno = errno
+		res.Err = fmt.Sprintf("kernel could not load (%s): %s", unix.ErrnoName(errno), reason)
+		return res
+	}
+	res.Err = "kernel could not load: " + reason
 	return res
 }
 

@@ -1,12 +1,15 @@
 package kernel
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"golang.org/x/sys/unix"
 )
 
 // skipUnlessAvailable skips t when programs cannot be loaded here.
@@ -94,7 +97,49 @@ func TestLoadCollectionSpecSetupFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || !got[0].SetupFailed || got[0].Accepted || got[0].Err == "" {
+	if len(got) != 1 || !got[0].NotLoaded || got[0].Accepted || got[0].Err == "" {
 		t.Errorf("LoadCollectionSpec = %+v, want one setup failure with a reason", got)
+	}
+}
+
+// TestJudgeNoVerdict: a load that fails without a verifier message is no
+// verdict, whatever its errno; a message makes it a rejection.
+func TestJudgeNoVerdict(t *testing.T) {
+	trailer := []string{"verification time 46 usec", "stack depth 0",
+		"processed 0 insns (limit 1000000) max_states_per_insn 0 total_states 0 peak_states 0 mark_read 0"}
+	rejection := append([]string{"0: (b7) r0 = 0", "R1 !read_ok"}, trailer...)
+	tests := []struct {
+		name string
+		err  error
+		want Result
+	}{
+		{
+			name: "EPERM before verifying",
+			err:  &ebpf.VerifierError{Cause: unix.EPERM, Log: trailer},
+			want: Result{Program: "p", NotLoaded: true, Errno: unix.EPERM, Err: "kernel could not load (EPERM): operation not permitted"},
+		},
+		{
+			name: "ESRCH without any log",
+			err:  &ebpf.VerifierError{Cause: unix.ESRCH},
+			want: Result{Program: "p", NotLoaded: true, Errno: unix.ESRCH, Err: "kernel could not load (ESRCH): no such process"},
+		},
+		{
+			name: "map creation",
+			err:  errors.New("create map m: invalid argument"),
+			want: Result{Program: "p", NotLoaded: true, Err: "kernel could not load: create map m: invalid argument"},
+		},
+		{
+			name: "rejection",
+			err:  &ebpf.VerifierError{Cause: unix.EACCES, Log: rejection},
+			want: Result{Program: "p", Err: "R1 !read_ok", StackDepth: "0", VerificationTime: 46 * time.Microsecond},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := judge(Result{Program: "p"}, func(ebpf.LogLevel, uint32) (string, error) { return "", tt.err })
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Result{}, "Log")); diff != "" {
+				t.Errorf("judge mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -28,7 +28,7 @@ var ErrNoMap = errors.New("map index out of range")
 // so objects that cilium/ebpf alone cannot load (legacy map sections,
 // zero-sized symbols, iproute2 sections without a type) reach the kernel as
 // vercheck saw them. Programs the loader could not prepare are reported
-// with SetupFailed.
+// with NotLoaded.
 func LoadObject(obj *loader.Object) ([]Result, error) {
 	if obj == nil {
 		return nil, errors.New("load object: nil object")
@@ -61,16 +61,16 @@ func LoadProgram(obj *loader.Object, prog *loader.Program) Result {
 func loadProgram(obj *loader.Object, prog *loader.Program) Result {
 	res := Result{Program: prog.Name}
 	if prog.Err != nil {
-		return setupFailure(res, prog.Err)
+		return notLoaded(res, prog.Err)
 	}
 	maps, err := createMaps(obj, prog)
 	if err != nil {
-		return setupFailure(res, err)
+		return notLoaded(res, err)
 	}
 	defer closeMaps(maps)
 	spec, err := programSpec(prog, maps)
 	if err != nil {
-		return setupFailure(res, err)
+		return notLoaded(res, err)
 	}
 
 	return judge(res, func(level ebpf.LogLevel, size uint32) (string, error) {

@@ -91,7 +91,7 @@ func TestLoadObjectSetupFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || !got[0].SetupFailed || got[0].Err == "" {
+	if len(got) != 1 || !got[0].NotLoaded || got[0].Err == "" {
 		t.Errorf("LoadObject = %+v, want one setup failure", got)
 	}
 	if _, err := LoadObject(nil); err == nil {

@@ -21,8 +21,9 @@ const (
 	VerdictAccepted = "accepted"
 	// VerdictRejected: the verifier rejected the program.
 	VerdictRejected = "rejected"
-	// VerdictSetupFailed: the program never reached the verifier.
-	VerdictSetupFailed = "load-setup-failed"
+	// VerdictNotLoaded: the kernel gave no verdict (kernel.Result.NotLoaded);
+	// named as the corpus CSV names it.
+	VerdictNotLoaded = "load-setup-failed"
 )
 
 // Golden is the kernel's recorded verdict on one program of one object.
@@ -31,7 +32,7 @@ type Golden struct {
 	File string `json:"file"`
 	// Program is the program's name.
 	Program string `json:"program"`
-	// Verdict is one of VerdictAccepted, VerdictRejected, VerdictSetupFailed.
+	// Verdict is one of VerdictAccepted, VerdictRejected, VerdictNotLoaded.
 	Verdict string `json:"verdict"`
 	// Error is the decisive log line of a rejection (or the setup error).
 	Error string `json:"error,omitempty"`
@@ -65,8 +66,8 @@ func FromResult(file string, r kernel.Result) Golden {
 		Release:          r.Release,
 	}
 	switch {
-	case r.SetupFailed:
-		g.Verdict = VerdictSetupFailed
+	case r.NotLoaded:
+		g.Verdict = VerdictNotLoaded
 	case r.Accepted:
 		g.Verdict = VerdictAccepted
 	}
@@ -109,4 +110,103 @@ func ReadGolden(path string) ([]Golden, error) {
 		return nil, fmt.Errorf("golden %s: %w", path, err)
 	}
 	return gs, nil
+}
+
+// KeepVerdicts returns fresh with each record the running kernel gave no
+// verdict on (VerdictNotLoaded) replaced by the earlier record of the same
+// program when that one holds a verdict. Kernel builds of one release
+// differ in what they permit (some refuse iterator loads with EPERM), and
+// a build that cannot load a program must not erase what another build
+// said about it. kept lists the earlier records that were kept.
+func KeepVerdicts(fresh, old []Golden) (merged, kept []Golden) {
+	type key struct{ file, program string }
+	earlier := make(map[key]Golden, len(old))
+	for _, g := range old {
+		earlier[key{g.File, g.Program}] = g
+	}
+	merged = slices.Clone(fresh)
+	for i, g := range merged {
+		prev, ok := earlier[key{g.File, g.Program}]
+		if g.Verdict != VerdictNotLoaded || !ok || prev.Verdict == VerdictNotLoaded {
+			continue
+		}
+		merged[i] = prev
+		kept = append(kept, prev)
+	}
+	return merged, kept
+}
+
+// GoldenDiff is how records regenerated on the running kernel differ from
+// the checked-in ones.
+type GoldenDiff struct {
+	// Stale are differences in records made by the running kernel's own
+	// build: the checked-in file is out of date, or the kernel is not
+	// deterministic. Either way a test should fail.
+	Stale []string
+	// Drift are differences in records made by another build of the
+	// kernel: stable fixes change figures between builds of one release.
+	// They are reported, not failed on.
+	Drift []string
+	// NotLoaded are programs the running kernel gave no verdict on.
+	NotLoaded []string
+	// Compared counts the records compared; OtherBuild those made by
+	// another build than the running one.
+	Compared, OtherBuild int
+}
+
+// DiffGolden compares checked-in records with records regenerated on the
+// kernel release running, program by program. Records the running kernel
+// could not load are listed, not compared.
+func DiffGolden(checkedIn, live []Golden, running string) GoldenDiff {
+	type key struct{ file, program string }
+	byKey := make(map[key]Golden, len(live))
+	for _, g := range live {
+		byKey[key{g.File, g.Program}] = g
+	}
+	var d GoldenDiff
+	for _, want := range checkedIn {
+		name := want.File + ": " + want.Program
+		got, ok := byKey[key{want.File, want.Program}]
+		switch {
+		case !ok:
+			d.Stale = append(d.Stale, name+": not loaded by the live run")
+			continue
+		case got.Verdict == VerdictNotLoaded && want.Verdict != VerdictNotLoaded:
+			d.NotLoaded = append(d.NotLoaded, name+": "+got.Error)
+			continue
+		}
+		d.Compared++
+		diff := describeDiff(want, got)
+		if want.Release != running {
+			d.OtherBuild++
+			if diff != "" {
+				d.Drift = append(d.Drift, name+": "+diff)
+			}
+			continue
+		}
+		if diff != "" {
+			d.Stale = append(d.Stale, name+": "+diff)
+		}
+	}
+	return d
+}
+
+// describeDiff lists the fields two records of one program disagree on,
+// "field: golden -> live", ignoring the release; "" when they agree.
+func describeDiff(want, got Golden) string {
+	want.Release, got.Release = "", ""
+	var parts []string
+	add := func(field string, a, b any) {
+		if a != b {
+			parts = append(parts, fmt.Sprintf("%s %v -> %v", field, a, b))
+		}
+	}
+	add("verdict", want.Verdict, got.Verdict)
+	add("error", want.Error, got.Error)
+	add("insn_processed", want.InsnProcessed, got.InsnProcessed)
+	add("max_states_per_insn", want.MaxStatesPerInsn, got.MaxStatesPerInsn)
+	add("total_states", want.TotalStates, got.TotalStates)
+	add("peak_states", want.PeakStates, got.PeakStates)
+	add("stack_depth", want.StackDepth, got.StackDepth)
+	return strings.Join(parts, ", ")
 }

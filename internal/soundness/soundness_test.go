@@ -19,6 +19,15 @@ const (
 	// mistakes is the generator's rate of unsafe constructs: enough for
 	// the verifier to reject some programs, few enough that most pass.
 	mistakes = 0.05
+	// minAcceptedShare is the floor on programs vercheck accepts: only
+	// accepted programs are run concretely, so a verifier that rejected
+	// everything would pass with no evidence at all. About half are
+	// accepted at this mistake rate (55,767 of 100,000 on 2026-11-29).
+	minAcceptedShare = 0.25
+	// minRunShare is the floor on concrete runs per accepted program,
+	// as a share of inputsPerProg: inputs the interpreter cannot use are
+	// skipped, but most must run.
+	minRunShare = 0.5
 )
 
 func numPrograms(t *testing.T) int {
@@ -87,4 +96,11 @@ func TestSoundness(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs: %v; %d strict; %d runs (%d skipped); %d findings", n, verdicts, strict, runs, skipped, findings)
+	accepted := verdicts["accepted"]
+	if float64(accepted) < minAcceptedShare*float64(n) {
+		t.Errorf("only %d of %d programs accepted, want at least %.0f%%: the check ran on too little", accepted, n, 100*minAcceptedShare)
+	}
+	if float64(runs) < minRunShare*float64(accepted*inputsPerProg) {
+		t.Errorf("only %d concrete runs for %d accepted programs, want at least %.0f%% of %d each", runs, accepted, 100*minRunShare, inputsPerProg)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/verifier"
 )
 
@@ -228,5 +229,26 @@ func TestAgainstKernel(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("vercheck vs kernel (-kernel +vercheck):\n%s", diff)
+	}
+}
+
+// TestStableFixProbes: vercheck models each stable fix both ways: the
+// fix's probe program is rejected where the fix is applied and accepted
+// where the target kernel lacks it, which is what stablefix.Probe reads
+// from the running kernel.
+func TestStableFixProbes(t *testing.T) {
+	for _, f := range stablefix.All() {
+		t.Run(f.String(), func(t *testing.T) {
+			for _, missing := range []stablefix.Set{0, stablefix.Of(f)} {
+				opts := &Options{Verifier: verifier.Options{MissingFixes: missing}}
+				results, err := VerifyCollectionSpec(stablefix.ProbeProgram(f), opts)
+				if len(results) != 1 {
+					t.Fatalf("missing %v: %d results (%v)", missing, len(results), err)
+				}
+				if got, want := results[0].Accepted, missing.Has(f); got != want {
+					t.Errorf("missing %v: accepted %v, want %v (%v)", missing, got, want, err)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -435,6 +436,11 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 		return e.reject(e.insnIdx, "R%d bitwise operator %s on pointer prohibited", dstNo, aluString[op>>4])
 	default:
 		return e.reject(e.insnIdx, "R%d pointer arithmetic with %s operator prohibited", dstNo, aluString[op>>4])
+	}
+	if res.Range < 0 && !e.opts.MissingFixes.Has(stablefix.PktRangeArith) {
+		// AT_PKT_END and BEYOND_PKT_END describe where the pointer was
+		// compared, not where it now points (stablefix.PktRangeArith).
+		res.Range = 0
 	}
 	// Pointers carry no 32-bit bounds.
 	res.S32Min, res.S32Max = -1<<31, 1<<31-1

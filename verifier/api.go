@@ -9,6 +9,7 @@ import (
 
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -49,6 +50,11 @@ type Options struct {
 	LogLevel int
 	// MaxStateBytes caps the memory of stored states (0: no cap).
 	MaxStateBytes int64
+	// MissingFixes are the 6.18.y stable fixes the target kernel lacks
+	// (package stablefix). The zero value applies every fix: the
+	// strictest semantics, never accepting what any 6.18.y build rejects.
+	// Set it from stablefix.Probe to follow the kernel running here.
+	MissingFixes stablefix.Set
 	// Observe, when set, is called with the abstract state before every
 	// simulated instruction (after pruning decided to go on). It must not
 	// keep or modify st; it is meant for soundness checks in tests.

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -29,11 +30,18 @@ func regNotNull(r *states.Reg) bool {
 }
 
 // isBranchTaken is is_branch_taken: 1 always, 0 never, -1 unknown.
-func isBranchTaken(a, b *states.Reg, op uint8, is32 bool) int {
+// jmp32PtrNull is the stable fix that leaves 32-bit compares of pointers
+// undecided (stablefix.Jmp32PtrNull).
+func isBranchTaken(a, b *states.Reg, op uint8, is32, jmp32PtrNull bool) int {
 	if isPktAny(a) && isPktAny(b) && !is32 {
 		return pktBranchTaken(a, b, op)
 	}
 	if a.IsPointer() || b.IsPointer() {
+		if is32 && jmp32PtrNull {
+			// The low half of a valid pointer may be anything, 0
+			// included: only the 64-bit compare with 0 is decided.
+			return -1
+		}
 		if !(b.Type == states.ScalarValue && regConst(b, is32)) {
 			op = states.FlipJmp(op)
 			a, b = b, a
@@ -156,7 +164,7 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	// 6.18 kernel only decides it from the value's bounds) and its bounds
 	// are not refined on either edge.
 	sameReg := in.SrcIsReg() && in.Src == in.Dst && dst.Type == states.ScalarValue
-	pred := isBranchTaken(dst, src, op, is32)
+	pred := isBranchTaken(dst, src, op, is32, !e.opts.MissingFixes.Has(stablefix.Jmp32PtrNull))
 	if pred >= 0 {
 		if !dst.IsPointer() {
 			if err := e.markChainPrecision(int(in.Dst)); err != nil {

@@ -7,13 +7,15 @@ import (
 
 	"github.com/vercheck/vercheck/internal/progtest"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/verifier"
 )
 
 // TestProgs verifies every program of testdata/progs and compares the
 // verdict and message with the expectation written next to the program
-// (the live kernel's, see kernel-golden.json), logging insn_processed next
-// to the kernel's.
+// (the live kernel's, see kernel-golden.json), with every stable fix and
+// without each fix the verdict depends on, and the figures with the
+// kernel's recorded ones.
 func TestProgs(t *testing.T) {
 	cases, err := progtest.Cases("../testdata/progs")
 	if err != nil {
@@ -42,29 +44,49 @@ func TestProgs(t *testing.T) {
 			if prog == nil {
 				t.Fatalf("program %s not in %s", c.Program, c.ObjectPath)
 			}
-			res := verifier.Verify(obj, prog, verifier.Options{})
-			msg := ""
-			if res.Err != nil {
-				msg = res.Err.Error()
-			}
-			if res.Verdict() == "unsupported" && !c.Accept {
-				// An honest "unsupported" is never an unsafe accept.
-				t.Skipf("kernel rejects (%q); vercheck: %s", c.Msg, msg)
-			}
-			if !c.Matches(res.Accepted, msg) {
-				t.Errorf("verdict %s (%q), want accept=%v msg %q", res.Verdict(), msg, c.Accept, c.Msg)
-			}
-			if c.HasGolden {
-				t.Logf("insn_processed %d (kernel %d), total_states %d (kernel %d), peak_states %d (kernel %d)",
-					res.Stats.InsnProcessed, c.Golden.InsnProcessed, res.Stats.TotalStates, c.Golden.TotalStates,
-					res.Stats.PeakStates, c.Golden.PeakStates)
-				// The kernel's figures are reproduced exactly on these
-				// programs: any difference is a regression.
-				want := [3]int{c.Golden.InsnProcessed, c.Golden.TotalStates, c.Golden.PeakStates}
-				got := [3]int{res.Stats.InsnProcessed, res.Stats.TotalStates, res.Stats.PeakStates}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("insn_processed, total_states, peak_states differ from the kernel's (-kernel +vercheck):\n%s", diff)
+			verify := func(missing stablefix.Set) (*verifier.Result, string) {
+				res := verifier.Verify(obj, prog, verifier.Options{MissingFixes: missing})
+				msg := ""
+				if res.Err != nil {
+					msg = res.Err.Error()
 				}
+				return res, msg
+			}
+			// The verdict with every stable fix, and without each fix
+			// the program's verdict depends on.
+			sets := []stablefix.Set{0}
+			for _, v := range c.Variants {
+				sets = append(sets, stablefix.Of(v.Without))
+			}
+			for _, missing := range sets {
+				want := c.On(missing)
+				res, msg := verify(missing)
+				if res.Verdict() == "unsupported" && !want.Accept {
+					// An honest "unsupported" is never an unsafe accept.
+					t.Skipf("kernel rejects (%q); vercheck: %s", want.Msg, msg)
+				}
+				if !want.Matches(res.Accepted, msg) {
+					t.Errorf("lacking %v: verdict %s (%q), want accept=%v msg %q", missing, res.Verdict(), msg, want.Accept, want.Msg)
+				}
+			}
+			if !c.HasGolden {
+				return
+			}
+			// The kernel's figures are reproduced exactly on these
+			// programs, under the semantics of the kernel that recorded
+			// them: any difference is a regression.
+			missing, err := c.Golden.Missing()
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, _ := verify(missing)
+			t.Logf("insn_processed %d (kernel %d), total_states %d (kernel %d), peak_states %d (kernel %d)",
+				res.Stats.InsnProcessed, c.Golden.InsnProcessed, res.Stats.TotalStates, c.Golden.TotalStates,
+				res.Stats.PeakStates, c.Golden.PeakStates)
+			want := [3]int{c.Golden.InsnProcessed, c.Golden.TotalStates, c.Golden.PeakStates}
+			got := [3]int{res.Stats.InsnProcessed, res.Stats.TotalStates, res.Stats.PeakStates}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("insn_processed, total_states, peak_states differ from the kernel's (-kernel +vercheck):\n%s", diff)
 			}
 		})
 	}

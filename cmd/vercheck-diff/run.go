@@ -20,6 +20,7 @@ import (
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/internal/gen"
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/verifier"
 )
 
@@ -65,6 +66,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck-diff: %v\n", err)
 		return exitNoKernel
 	}
+	// vercheck follows the stable fixes of the kernel it is compared with.
+	missing, err := stablefix.Probe()
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck-diff: %v\n", err)
+		return exitNoKernel
+	}
 	maps, err := createMaps()
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck-diff: %v\n", err)
@@ -82,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "vercheck-diff: %v\n", err)
 			return exitUsage
 		}
-		res := verifier.Verify(p.Object, p.Prog, verifier.Options{Timeout: *timeout, LogLevel: 1})
+		res := verifier.Verify(p.Object, p.Prog, verifier.Options{Timeout: *timeout, LogLevel: 1, MissingFixes: missing})
 		kacc, klog, kerr := loadKernel(p.Prog.Instructions, maps)
 		if kerr != nil {
 			c.setupFailed++

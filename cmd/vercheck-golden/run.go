@@ -14,6 +14,7 @@ import (
 
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/internal/progtest"
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // Exit codes.
@@ -102,6 +103,10 @@ func collect(dir string, stderr io.Writer, verbose bool) ([]progtest.Golden, err
 	if len(objs) == 0 {
 		return nil, fmt.Errorf("no objects in %s (run make -C %s)", dir, dir)
 	}
+	missing, err := stablefix.Probe()
+	if err != nil {
+		return nil, fmt.Errorf("probe the running kernel's stable fixes: %w", err)
+	}
 	var gs []progtest.Golden
 	for _, obj := range objs {
 		spec, err := ebpf.LoadCollectionSpec(obj)
@@ -114,6 +119,7 @@ func collect(dir string, stderr io.Writer, verbose bool) ([]progtest.Golden, err
 		}
 		for _, r := range results {
 			g := progtest.FromResult(filepath.Base(obj), r)
+			g.MissingFixes = missing.String()
 			if verbose {
 				fmt.Fprintf(stderr, "%s %s: %s insns=%d states=%d peak=%d %s\n",
 					g.File, g.Program, g.Verdict, g.InsnProcessed, g.TotalStates, g.PeakStates, g.Error)

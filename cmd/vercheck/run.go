@@ -15,6 +15,7 @@ import (
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/verifier"
 )
 
@@ -45,6 +46,10 @@ Flags:
 // compare.
 type commonFlags struct {
 	typeName, btfPath, kconfig, policy string
+	// fixes is the --fixes flag; resolved into fixes by options.
+	fixes string
+	// applied is what options made of --fixes.
+	applied fixSemantics
 	timeout                            time.Duration
 	jobs                               int
 }
@@ -56,6 +61,7 @@ func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.DurationVar(&c.timeout, "timeout", 60*time.Second, "time limit per program (0: none)")
 	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
 	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
+	fset.StringVar(&c.fixes, "fixes", fixesAuto, "6.18.y stable fixes to apply: auto (those of the running kernel; all where it cannot be asked), all, none, or a list ("+stablefix.Everything.String()+")")
 }
 
 // options turns the flags into loader and verifier options.
@@ -72,7 +78,11 @@ func (c *commonFlags) options() (loader.Options, verifier.Options, error) {
 		}
 		lopts.TypeOverride = pt
 	}
-	return lopts, verifier.Options{Policy: &policy, Timeout: c.timeout}, nil
+	c.applied, err = resolveFixes(c.fixes)
+	if err != nil {
+		return loader.Options{}, verifier.Options{}, err
+	}
+	return lopts, verifier.Options{Policy: &policy, Timeout: c.timeout, MissingFixes: c.applied.Missing}, nil
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -166,6 +176,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintln(summaryOut, sum)
+	if common.applied.Missing != 0 || vopts.LogLevel > 0 {
+		fmt.Fprintln(summaryOut, common.applied.Note)
+	}
 	if *withKernel {
 		ks := summarizeKernel(rows, release)
 		writeKernelSummary(summaryOut, ks)

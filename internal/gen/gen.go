@@ -160,7 +160,7 @@ func Input(r *rand.Rand) *interp.Input {
 			maps[i].Values = append(maps[i].Values, v)
 		}
 	}
-	return &interp.Input{
+	in := &interp.Input{
 		Ctx: ctx, CtxFields: interp.XDPFields, Packet: buf, MetaLen: meta, Maps: maps,
 		AllowUninitStack: true,
 		Choose: func(c interp.Choice) uint64 {
@@ -173,6 +173,29 @@ func Input(r *rand.Rand) *interp.Input {
 			return randValue(r)
 		},
 	}
+	in.AddrBias = addrBias(r, in)
+	return in
+}
+
+// addrBias chooses where the objects of a run live: at the interpreter's
+// small fake addresses, at kernel addresses (negative as signed), or with
+// one object placed so that its pointer's low 32 bits are zero, which a
+// 32-bit compare of a real pointer with 0 can see.
+func addrBias(r *rand.Rand, in *interp.Input) uint64 {
+	switch r.IntN(4) {
+	case 0:
+		return 0
+	case 1:
+		return interp.KernelAddrBase + uint64(r.IntN(1<<16))<<32
+	}
+	targets := []interp.Value{
+		{Kind: interp.PtrMapValue, Map: mapArray, Elem: r.IntN(arrayEntries)},
+		{Kind: interp.PtrMapValue, Map: mapHash, Elem: r.IntN(arrayEntries)},
+		{Kind: interp.PtrPacket},
+		{Kind: interp.PtrCtx},
+		{Kind: interp.PtrStack, Off: -int64(slotSize * (1 + r.IntN(numSlots)))},
+	}
+	return interp.AlignedBias(targets[r.IntN(len(targets))], in)
 }
 
 // Input shape limits.

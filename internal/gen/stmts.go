@@ -486,6 +486,9 @@ func (g *generator) mapLookup(d int) {
 	before := g.st
 	g.st.regs[insn.R0] = kMapVal
 	g.st.reserved |= 1 << insn.R0
+	if g.pick(4) == 0 {
+		g.ptrHalfCompare(insn.R0, valSize)
+	}
 	for range 1 + g.pick(3) {
 		g.memAccess(insn.R0, valSize, true)
 	}
@@ -603,6 +606,9 @@ func (g *generator) packet(d int) {
 		// A variable offset added after the check loses the range.
 		g.memAccess(p, n, false)
 	}
+	if g.pick(3) == 0 {
+		g.pktRecheck(p, n)
+	}
 	if g.pick(3) == 0 && d < maxDepth {
 		g.block(d + 1)
 	}
@@ -627,8 +633,92 @@ func (g *generator) ctxRead(int) {
 		off, size = xdpCtxSize, 4
 	}
 	dst := g.freeReg()
-	g.b.emit(ldx(dst, regCtx, off, size))
+	switch {
+	case g.oops():
+		// A sign-extending load of a pointer field (data, data_end,
+		// data_meta): the kernel never allows it.
+		g.b.emit(ldxsx(dst, regCtx, int16(4*g.pick(3)), size))
+	case g.pick(4) == 0:
+		g.b.emit(ldxsx(dst, regCtx, off, size))
+	default:
+		g.b.emit(ldx(dst, regCtx, off, size))
+	}
 	g.st.regs[dst] = kScalar
+}
+
+// ptrHalfCompare compares the 32-bit half of a non-NULL pointer with 0
+// (JMP32): it may well be 0 for a real pointer, so the verifier must
+// explore both edges; the pointer is used on each.
+func (g *generator) ptrHalfCompare(ptr uint8, n int) {
+	op := insn.JmpJEQ
+	if g.pick(2) == 0 {
+		op = insn.JmpJNE
+	}
+	l := g.b.newLabel()
+	g.b.jmpTo(jmpImm(insn.ClassJMP32, op, ptr, 0), l)
+	g.memAccess(ptr, n, false)
+	g.b.bind(l)
+}
+
+// pktCompareOps are the comparisons a packet pointer may take with
+// data_end, with the edge on which the pointer is proven at least one
+// byte before data_end: "taken" when the jump proves it, else the fall
+// through. For ops with no such edge the access is a mistake the
+// verifier must reject.
+var pktCompareOps = []struct {
+	op          uint8
+	endFirst    bool
+	safeOnTaken bool
+}{
+	{insn.JmpJLT, false, true},  // q < end: taken
+	{insn.JmpJGE, false, false}, // q >= end: fall through
+	{insn.JmpJGT, true, true},   // end > q: taken
+	{insn.JmpJLE, true, false},  // end <= q: fall through
+	{insn.JmpJLE, false, true},  // q <= end: q may equal end
+	{insn.JmpJGT, false, false}, // q > end: fall through, q may equal end
+	{insn.JmpJEQ, false, false}, // q == end: nothing on either edge
+	{insn.JmpJNE, true, true},   // end != q: nothing on either edge
+	{insn.JmpJSLT, false, true}, // signed: the verifier learns no range
+	{insn.JmpJSGE, true, false}, // signed
+}
+
+// pktRecheck moves packet pointer p (n bytes checked) by a constant, up
+// or down, compares the result with data_end again (64 or 32 bit, either
+// operand first, any comparison) and reads one byte through it on one
+// edge. Ranges learnt from comparisons must not survive the arithmetic
+// (AT_PKT_END, BEYOND_PKT_END), and only some edges prove anything.
+func (g *generator) pktRecheck(p uint8, n int) {
+	q := g.freeRegExcept(p)
+	g.b.emit(movReg(q, p))
+	k := int32(1 + g.pick(2*n+8))
+	if g.pick(2) == 0 {
+		k = -k
+	}
+	g.b.emit(addImm(q, k))
+	c := pktCompareOps[g.pick(len(pktCompareOps))]
+	class := insn.ClassJMP
+	if g.pick(5) == 0 {
+		class = insn.ClassJMP32
+	}
+	cmp := jmpReg(class, c.op, q, regDataEnd)
+	if c.endFirst {
+		cmp = jmpReg(class, c.op, regDataEnd, q)
+	}
+	taken, join := g.b.newLabel(), g.b.newLabel()
+	g.b.jmpTo(cmp, taken)
+	dst := g.freeRegExcept(p, q)
+	if !c.safeOnTaken {
+		g.b.emit(ldx(dst, q, 0, 1))
+	}
+	g.b.jmpTo(jmpImm(insn.ClassJMP, insn.JmpJA, 0, 0), join)
+	g.b.bind(taken)
+	if c.safeOnTaken {
+		g.b.emit(ldx(dst, q, 0, 1))
+	}
+	g.b.bind(join)
+	// Each register was written on one edge only, or holds a pointer of
+	// unknown range: nothing later relies on either.
+	g.st.regs[dst], g.st.regs[q] = kNone, kNone
 }
 
 // helperCall calls a helper returning a number.

@@ -87,7 +87,7 @@ func (m *Machine) ldx(pc int, in insn.Insn) error {
 	case insn.ModeMEM:
 	case insn.ModeMEMSX:
 		if v.Kind != Scalar {
-			return violation(pc, BadInsn, "sign-extending load of a pointer")
+			return violation(pc, Mangled, "sign-extending load of a pointer")
 		}
 		v.Bits = signExtend(v.Bits, size*bitsPerByte)
 	default:

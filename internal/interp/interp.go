@@ -57,6 +57,11 @@ type Input struct {
 	// AllowUninitStack makes reads of uninitialised stack bytes legal, as
 	// the kernel allows for privileged programs; they read garbage.
 	AllowUninitStack bool
+	// AddrBias is added to the address of every object. The fake bases
+	// are small numbers whose low 32 bits are never zero; a bias models
+	// the kernel's addresses (KernelAddrBase: negative as signed) and
+	// pointers whose 32-bit halves take any value (AlignedBias).
+	AddrBias uint64
 	// MaxSteps bounds the executed instructions (0: DefaultMaxSteps).
 	MaxSteps int
 	// Trace, when set, is called before every instruction; an error it
@@ -240,8 +245,17 @@ func (m *Machine) setReg(pc int, r uint8, v Value) error {
 	return nil
 }
 
-// addr returns the fake address of a value (its bits for a scalar).
+// addr returns the address of a value (its bits for a scalar): the
+// object's fake base plus Input.AddrBias, plus the offset.
 func (m *Machine) addr(v Value) uint64 {
+	if v.Kind == Scalar || v.Kind == Uninit {
+		return v.Bits
+	}
+	return m.in.AddrBias + m.unbiasedAddr(v)
+}
+
+// unbiasedAddr is the address of pointer v before Input.AddrBias.
+func (m *Machine) unbiasedAddr(v Value) uint64 {
 	switch v.Kind {
 	case PtrCtx:
 		return uint64(ctxBase + v.Off)
@@ -261,6 +275,20 @@ func (m *Machine) addr(v Value) uint64 {
 		return uint64(funcBase + v.Off*funcInsnStride)
 	}
 	return v.Bits
+}
+
+// KernelAddrBase is where the kernel's direct map starts on x86-64: real
+// BPF pointers are this high, negative as signed numbers.
+const KernelAddrBase = 0xffff_8880_0000_0000
+
+// AlignedBias returns an Input.AddrBias that places pointer v at a kernel
+// address whose low 32 bits are zero: a 32-bit compare of that pointer
+// with 0 holds, as it can for a real pointer (which is why the kernel
+// decides only the 64-bit compare of a non-NULL pointer with 0). v must
+// not point into the packet end or depend on the packet's length.
+func AlignedBias(v Value, in *Input) uint64 {
+	m := &Machine{in: in}
+	return KernelAddrBase + 1<<32 - m.unbiasedAddr(v)
 }
 
 // mem is a resolved memory access: the bytes of the object and where the

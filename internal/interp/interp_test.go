@@ -245,3 +245,55 @@ func TestStepLimit(t *testing.T) {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestKernelAddresses: with a bias the interpreter's pointers behave like
+// the kernel's, including a map value whose low 32 bits are zero, and a
+// sign-extending load of a context pointer field is a safety violation.
+func TestKernelAddresses(t *testing.T) {
+	lookupThenJmp32 := asm.Instructions{
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "null"),
+		// w0 == 0 on a non-NULL pointer: true when its low half is 0.
+		asm.JEq.Imm32(asm.R0, 0, "low_zero"),
+		asm.Mov.Imm(asm.R0, 1),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 2).WithSymbol("low_zero"),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 3).WithSymbol("null"),
+		asm.Return(),
+	}
+	hit := func(in *interp.Input) *interp.Input {
+		in.Choose = func(interp.Choice) uint64 { return 0 }
+		return in
+	}
+	aligned := hit(xdpInput(nil, 0))
+	aligned.AddrBias = interp.AlignedBias(interp.Value{Kind: interp.PtrMapValue}, aligned)
+	kernelLike := hit(xdpInput(nil, 0))
+	kernelLike.AddrBias = interp.KernelAddrBase
+	tests := []struct {
+		name string
+		prog asm.Instructions
+		in   *interp.Input
+		want result
+	}{
+		{"low half never zero without a bias", lookupThenJmp32, hit(xdpInput(nil, 0)), result{R0: "0x1"}},
+		{"kernel-like bias", lookupThenJmp32, kernelLike, result{R0: "0x1"}},
+		{"aligned map value", lookupThenJmp32, aligned, result{R0: "0x2"}},
+		{"sign-extending load of ctx->data", asm.Instructions{
+			asm.LoadMemSX(asm.R2, asm.R1, 0, asm.Word),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		}, xdpInput(make([]byte, 8), 0), result{Violation: interp.Mangled, PC: 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, run(t, tt.prog, tt.in)); diff != "" {
+				t.Errorf("run mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -139,6 +139,12 @@ const (
 	// pointer to memory (a scalar, NULL, a map pointer, data_end), or a
 	// read-only object was written.
 	BadPointer = "bad pointer"
+	// Mangled: a pointer was loaded in a form the kernel never allows,
+	// such as a sign-extending load of a context field that holds a
+	// pointer (the kernel: "invalid bpf_context access"). Here the load
+	// would yield a pointer with its upper bits rewritten: any later use
+	// is wild, so the load itself is the violation.
+	Mangled = "mangled pointer"
 	// BadCall: a call with wrong arguments, or a helper the interpreter
 	// does not model.
 	BadCall = "bad call"
@@ -164,7 +170,7 @@ func (v *Violation) Error() string {
 // instruction, or the step limit).
 func (v *Violation) Safety() bool {
 	switch v.Kind {
-	case OutOfBounds, UninitRead, BadPointer:
+	case OutOfBounds, UninitRead, BadPointer, Mangled:
 		return true
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // GoldenName is the file, in the programs directory, that records the live
@@ -45,6 +46,20 @@ type Golden struct {
 	StackDepth string `json:"stack_depth"`
 	// Release is the kernel release that produced the record.
 	Release string `json:"kernel_release"`
+	// MissingFixes are the stable fixes that kernel lacked
+	// (stablefix.Set's String, "none" for none): the semantics its
+	// verdict and figures follow.
+	MissingFixes string `json:"kernel_missing_fixes,omitempty"`
+}
+
+// Missing returns the stable fixes the recording kernel lacked; a record
+// that does not say lacked none.
+func (g Golden) Missing() (stablefix.Set, error) {
+	set, err := stablefix.Parse(g.MissingFixes)
+	if err != nil {
+		return 0, fmt.Errorf("golden %s: %s: %w", g.File, g.Program, err)
+	}
+	return set, nil
 }
 
 // Accepted reports whether the kernel accepted the program.
@@ -208,5 +223,6 @@ func describeDiff(want, got Golden) string {
 	add("total_states", want.TotalStates, got.TotalStates)
 	add("peak_states", want.PeakStates, got.PeakStates)
 	add("stack_depth", want.StackDepth, got.StackDepth)
+	add("kernel_missing_fixes", want.MissingFixes, got.MissingFixes)
 	return strings.Join(parts, ", ")
 }

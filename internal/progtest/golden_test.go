@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // progsDir is the checked-in program directory, relative to this package.
@@ -55,8 +56,13 @@ func TestExpectationsAgreeWithGolden(t *testing.T) {
 			t.Errorf("%s: %s: kernel could not load it: %s", e.File, e.Program, g.Error)
 			continue
 		}
-		if !e.Matches(g.Accepted(), g.Error) {
-			t.Errorf("%s: %s: expectation %+v disagrees with the kernel: %s %q", e.File, e.Program, e, g.Verdict, g.Error)
+		missing, err := g.Missing()
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if want := e.On(missing); !want.Matches(g.Accepted(), g.Error) {
+			t.Errorf("%s: %s: expectation %+v (kernel lacking %v) disagrees with the kernel: %s %q", e.File, e.Program, want, missing, g.Verdict, g.Error)
 		}
 	}
 	for k := range golden {
@@ -147,15 +153,19 @@ func TestGoldenLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := loadLive(t, exps)
+	missing, err := stablefix.Probe()
+	if err != nil {
+		t.Fatalf("probe the running kernel's stable fixes: %v", err)
+	}
+	live := loadLive(t, exps, missing)
 	for _, e := range exps {
 		g, ok := live[key{e.Object(), e.Program}]
 		if !ok {
 			t.Errorf("%s: %s: program not loaded", e.File, e.Program)
 			continue
 		}
-		if g.Verdict != VerdictNotLoaded && !e.Matches(g.Accepted(), g.Error) {
-			t.Errorf("%s: %s: expectation %+v disagrees with the live kernel: %s %q", e.File, e.Program, e, g.Verdict, g.Error)
+		if want := e.On(missing); g.Verdict != VerdictNotLoaded && !want.Matches(g.Accepted(), g.Error) {
+			t.Errorf("%s: %s: expectation %+v (kernel lacking %v) disagrees with the live kernel: %s %q", e.File, e.Program, want, missing, g.Verdict, g.Error)
 		}
 	}
 	checkedIn := make([]Golden, 0, len(golden))
@@ -170,8 +180,9 @@ func TestGoldenLive(t *testing.T) {
 	reportGoldenDiff(t, DiffGolden(checkedIn, liveRecs, release), release)
 }
 
-// loadLive loads every object of the expectations into the kernel.
-func loadLive(t *testing.T, exps []Expectation) map[key]Golden {
+// loadLive loads every object of the expectations into the kernel, which
+// lacks the stable fixes missing.
+func loadLive(t *testing.T, exps []Expectation, missing stablefix.Set) map[key]Golden {
 	t.Helper()
 	objs := make(map[string]bool)
 	for _, e := range exps {
@@ -188,7 +199,9 @@ func loadLive(t *testing.T, exps []Expectation) map[key]Golden {
 			t.Fatalf("%s: %v", obj, err)
 		}
 		for _, r := range results {
-			got[key{obj, r.Program}] = FromResult(obj, r)
+			g := FromResult(obj, r)
+			g.MissingFixes = missing.String()
+			got[key{obj, r.Program}] = g
 		}
 	}
 	return got

@@ -8,7 +8,13 @@
 //	// vercheck: reject "R0 invalid mem access 'map_value_or_null'"
 //
 // It applies to the next function defined after it, whose name is the
-// program's name. A rejection's message is a substring of the kernel's
+// program's name. A verdict that depends on a 6.18.y stable fix (package
+// stablefix) is the verdict with the fix, followed by the verdict of a
+// kernel without it:
+//
+//	// vercheck: reject "R9 offset is outside of the packet"
+//	// vercheck: accept without pkt-range-arith
+// A rejection's message is a substring of the kernel's
 // decisive log line (see [kernel.DecisiveLine]). Adding a program therefore
 // needs no Go change.
 package progtest
@@ -23,6 +29,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // ErrSyntax is wrapped by errors about malformed expectation comments.
@@ -39,6 +47,31 @@ type Expectation struct {
 	// Msg is the expected substring of the decisive log line of a rejection;
 	// empty for an acceptance.
 	Msg string
+	// Variants are the verdicts of kernels that lack a stable fix, where
+	// they differ from the one above (which is the verdict with every fix).
+	Variants []Variant
+}
+
+// Variant is the verdict of a kernel that lacks one stable fix.
+type Variant struct {
+	// Without is the fix the kernel lacks.
+	Without stablefix.Fix
+	// Accept and Msg are the verdict, as in [Expectation].
+	Accept bool
+	Msg    string
+}
+
+// On returns the expectation for a kernel that lacks the fixes missing:
+// the first variant whose fix is missing, else e itself.
+func (e Expectation) On(missing stablefix.Set) Expectation {
+	for _, v := range e.Variants {
+		if missing.Has(v.Without) {
+			e.Accept, e.Msg = v.Accept, v.Msg
+			break
+		}
+	}
+	e.Variants = nil
+	return e
 }
 
 // Object returns the base name of the object file built from e.File.
@@ -111,12 +144,18 @@ func LoadFile(path string) ([]Expectation, error) {
 		lineNo++
 		line := strings.TrimSpace(sc.Text())
 		if rest, ok := strings.CutPrefix(line, expectMarker); ok {
-			if pending != nil {
-				return nil, fmt.Errorf("%s:%d: second expectation before a function: %w", base, lineNo, ErrSyntax)
-			}
-			e, err := parseExpectation(strings.TrimSpace(rest))
+			e, without, err := parseExpectation(strings.TrimSpace(rest))
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", base, lineNo, err)
+			}
+			switch {
+			case without != nil && pending == nil:
+				return nil, fmt.Errorf("%s:%d: a verdict without a fix must follow the verdict with it: %w", base, lineNo, ErrSyntax)
+			case without != nil:
+				pending.Variants = append(pending.Variants, Variant{Without: *without, Accept: e.Accept, Msg: e.Msg})
+				continue
+			case pending != nil:
+				return nil, fmt.Errorf("%s:%d: second expectation before a function: %w", base, lineNo, ErrSyntax)
 			}
 			e.File = base
 			pending, pendAt = &e, lineNo
@@ -140,28 +179,44 @@ func LoadFile(path string) ([]Expectation, error) {
 	return out, nil
 }
 
-// parseExpectation parses the text after "// vercheck:".
-func parseExpectation(s string) (Expectation, error) {
+// withoutWord introduces the fix a variant verdict is for.
+const withoutWord = "without "
+
+// parseExpectation parses the text after "// vercheck:": a verdict and,
+// for a variant, the fix the kernel lacks (nil otherwise).
+func parseExpectation(s string) (Expectation, *stablefix.Fix, error) {
 	verb, arg, _ := strings.Cut(s, " ")
 	arg = strings.TrimSpace(arg)
+	var e Expectation
 	switch verb {
 	case "accept":
-		if arg != "" {
-			return Expectation{}, fmt.Errorf("accept takes no argument, got %q: %w", arg, ErrSyntax)
-		}
-		return Expectation{Accept: true}, nil
+		e.Accept = true
 	case "reject":
-		msg, err := strconv.Unquote(arg)
+		quoted, err := strconv.QuotedPrefix(arg)
 		if err != nil {
-			return Expectation{}, fmt.Errorf("reject needs a quoted message, got %q: %w", arg, ErrSyntax)
+			return Expectation{}, nil, fmt.Errorf("reject needs a quoted message, got %q: %w", arg, ErrSyntax)
 		}
-		if msg == "" {
-			return Expectation{}, fmt.Errorf("reject with an empty message: %w", ErrSyntax)
+		e.Msg, _ = strconv.Unquote(quoted)
+		if e.Msg == "" {
+			return Expectation{}, nil, fmt.Errorf("reject with an empty message: %w", ErrSyntax)
 		}
-		return Expectation{Msg: msg}, nil
+		arg = strings.TrimSpace(arg[len(quoted):])
 	default:
-		return Expectation{}, fmt.Errorf("unknown verdict %q: %w", verb, ErrSyntax)
+		return Expectation{}, nil, fmt.Errorf("unknown verdict %q: %w", verb, ErrSyntax)
 	}
+	if arg == "" {
+		return e, nil, nil
+	}
+	name, ok := strings.CutPrefix(arg, withoutWord)
+	if !ok {
+		return Expectation{}, nil, fmt.Errorf("unexpected %q after the verdict (want %q and a stable fix): %w", arg, withoutWord, ErrSyntax)
+	}
+	set, err := stablefix.Parse(strings.TrimSpace(name))
+	fixes := set.Fixes()
+	if err != nil || len(fixes) != 1 {
+		return Expectation{}, nil, fmt.Errorf("%q names no single stable fix (%v): %w", name, err, ErrSyntax)
+	}
+	return e, &fixes[0], nil
 }
 
 // definedFunc returns the name of the function whose definition starts on

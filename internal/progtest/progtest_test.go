@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // writeFiles creates name -> contents files in a fresh directory.
@@ -43,6 +45,11 @@ int only(void)
 {
 }
 `,
+		"c.c": `// vercheck: reject "R9 offset is outside of the packet"
+// vercheck: accept without pkt-range-arith
+// vercheck: reject "other" without jmp32-ptr-null
+SEC("xdp") int fixed(struct xdp_md *ctx) { return 2; }
+`,
 		"notes.txt": "// vercheck: accept\n",
 	})
 	got, err := Load(dir)
@@ -53,9 +60,34 @@ int only(void)
 		{File: "a.c", Program: "only", Msg: `say "hi"`},
 		{File: "b.c", Program: "first", Accept: true},
 		{File: "b.c", Program: "second", Msg: "R0 invalid mem access 'map_value_or_null'"},
+		{File: "c.c", Program: "fixed", Msg: "R9 offset is outside of the packet", Variants: []Variant{
+			{Without: stablefix.PktRangeArith, Accept: true},
+			{Without: stablefix.Jmp32PtrNull, Msg: "other"},
+		}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestExpectationOn(t *testing.T) {
+	e := Expectation{File: "c.c", Program: "p", Msg: "strict", Variants: []Variant{
+		{Without: stablefix.PktRangeArith, Accept: true},
+		{Without: stablefix.Jmp32PtrNull, Msg: "lax"},
+	}}
+	tests := []struct {
+		missing stablefix.Set
+		want    Expectation
+	}{
+		{0, Expectation{File: "c.c", Program: "p", Msg: "strict"}},
+		{stablefix.Of(stablefix.PktRangeArith), Expectation{File: "c.c", Program: "p", Accept: true}},
+		{stablefix.Of(stablefix.Jmp32PtrNull), Expectation{File: "c.c", Program: "p", Msg: "lax"}},
+		{stablefix.Everything, Expectation{File: "c.c", Program: "p", Accept: true}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, e.On(tt.missing)); diff != "" {
+			t.Errorf("On(%v) mismatch (-want +got):\n%s", tt.missing, diff)
+		}
 	}
 }
 
@@ -67,6 +99,9 @@ func TestLoadErrors(t *testing.T) {
 		"accept with message": "// vercheck: accept \"x\"\nint f(void) {}\n",
 		"no function after":   "int f(void) {}\n// vercheck: accept\n",
 		"two in a row":        "// vercheck: accept\n// vercheck: accept\nint f(void) {}\n",
+		"variant first":       "// vercheck: accept without pkt-range-arith\nint f(void) {}\n",
+		"unknown fix":         "// vercheck: accept\n// vercheck: accept without nothing\nint f(void) {}\n",
+		"junk after verdict":  "// vercheck: reject \"x\" please\nint f(void) {}\n",
 	}
 	for name, src := range tests {
 		t.Run(name, func(t *testing.T) {

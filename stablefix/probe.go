@@ -1,0 +1,98 @@
+package stablefix
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+)
+
+// probeMap is the array the Jmp32PtrNull probe looks up: with a constant
+// key in range, the lookup's result is a map value that is not NULL.
+const probeMap = "probe_array"
+
+// Offsets of data and data_end in struct xdp_md.
+const (
+	xdpData    = 0
+	xdpDataEnd = 4
+)
+
+// probes are, per fix, an XDP program the kernel rejects with the fix and
+// accepts without it. They are the programs the fixes were found with.
+var probes = [numFixes]asm.Instructions{
+	PktRangeArith: {
+		asm.LoadMem(asm.R9, asm.R1, xdpData, asm.Word),
+		asm.LoadMem(asm.R8, asm.R1, xdpDataEnd, asm.Word),
+		asm.Add.Imm(asm.R9, 64),
+		asm.JGE.Reg(asm.R9, asm.R8, "beyond"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		// r9 >= data_end: BEYOND_PKT_END. Moving r9 back must forget it.
+		asm.Add.Imm(asm.R9, -64).WithSymbol("beyond"),
+		asm.JLT.Reg(asm.R9, asm.R8, "read"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		asm.LoadMem(asm.R0, asm.R9, 0, asm.Byte).WithSymbol("read"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	},
+	Jmp32PtrNull: {
+		asm.StoreImm(asm.RFP, -8, 0, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm32(asm.R0, 0, "low_half_zero"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		// Reached only when the JMP32 compare is explored.
+		asm.LoadMem(asm.R0, asm.R0, 1000, asm.DWord).WithSymbol("low_half_zero"),
+		asm.Return(),
+	},
+}
+
+// ProbeProgram returns the probe of f as a collection: one XDP program,
+// named after the fix, and the maps it uses.
+func ProbeProgram(f Fix) *ebpf.CollectionSpec {
+	name := "probe_" + fmt.Sprint(uint8(f))
+	spec := &ebpf.CollectionSpec{
+		Maps: map[string]*ebpf.MapSpec{
+			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+		},
+		Programs: map[string]*ebpf.ProgramSpec{
+			name: {Name: name, Type: ebpf.XDP, License: "GPL", Instructions: probes[f]},
+		},
+	}
+	return spec
+}
+
+// ErrNoVerdict is wrapped when the kernel gave no verdict on a probe.
+var ErrNoVerdict = errors.New("kernel gave no verdict on the probe")
+
+// Probe loads each fix's probe into the running kernel and returns the
+// fixes it lacks. It needs bpf(BPF_PROG_LOAD); where loading is not
+// possible it returns an error and callers should keep the zero Set (every
+// fix applied), which never accepts what a kernel with the fixes rejects.
+func Probe() (Set, error) {
+	var missing Set
+	for _, f := range All() {
+		rs, err := kernel.LoadCollectionSpec(ProbeProgram(f))
+		if err != nil {
+			return 0, fmt.Errorf("probe %s: %w", f, err)
+		}
+		if len(rs) != 1 || rs[0].NotLoaded {
+			reason := ""
+			if len(rs) == 1 {
+				reason = ": " + rs[0].Err
+			}
+			return 0, fmt.Errorf("probe %s: %w%s", f, ErrNoVerdict, reason)
+		}
+		if rs[0].Accepted {
+			missing |= Of(f)
+		}
+	}
+	return missing, nil
+}

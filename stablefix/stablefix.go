@@ -1,0 +1,137 @@
+// Package stablefix names the fixes of the Linux 6.18.y stable series that
+// change what the verifier accepts, so that vercheck can follow the kernel
+// build it runs next to.
+//
+// Builds of one release differ: the same "6.18.44" may or may not carry a
+// fix backported after 6.18.0, and a fix of the verifier changes verdicts
+// (a program one build accepts, the next rejects) and figures. vercheck
+// models every fix and lets the caller say which ones the target kernel
+// lacks ([Set] of missing fixes). The zero Set means "every fix present":
+// the strictest semantics, which never accepts what any build rejects, and
+// the right default where the target is unknown. [Probe] asks the running
+// kernel, as libbpf probes features: each fix has a small program whose
+// verdict differs with and without it.
+package stablefix
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Fix is one verdict-changing stable fix.
+type Fix uint8
+
+// The fixes vercheck follows. Each is named after what it changes; the
+// doc says what a kernel with the fix does that one without it does not.
+const (
+	// PktRangeArith: pointer arithmetic on a packet pointer clears the
+	// AT_PKT_END / BEYOND_PKT_END range a comparison with pkt_end left on
+	// it. Without the fix the range survives "r += K" and "r -= K", and
+	// a later comparison with pkt_end is decided from the stale range.
+	PktRangeArith Fix = iota
+	// Jmp32PtrNull: a 32-bit compare (JMP32) of a non-NULL pointer with 0
+	// is not decided statically: the low half of a valid pointer can be
+	// 0, so both edges are explored. Without the fix the kernel decides
+	// it as it decides the 64-bit compare.
+	Jmp32PtrNull
+	numFixes
+)
+
+// names are the fixes' names in flags, golden files and messages.
+var names = [numFixes]string{
+	PktRangeArith: "pkt-range-arith",
+	Jmp32PtrNull:  "jmp32-ptr-null",
+}
+
+// String returns the fix's name.
+func (f Fix) String() string {
+	if f < numFixes {
+		return names[f]
+	}
+	return fmt.Sprintf("Fix(%d)", uint8(f))
+}
+
+// All lists every fix, in order.
+func All() []Fix {
+	out := make([]Fix, numFixes)
+	for i := range out {
+		out[i] = Fix(i)
+	}
+	return out
+}
+
+// Set is a set of fixes. As a verifier option it holds the fixes the
+// target kernel lacks, so that its zero value is the strictest semantics.
+type Set uint32
+
+// Of returns the set holding fixes.
+func Of(fixes ...Fix) Set {
+	var s Set
+	for _, f := range fixes {
+		s |= 1 << f
+	}
+	return s
+}
+
+// Everything is the set of every fix.
+const Everything Set = 1<<numFixes - 1
+
+// Has reports whether f is in s.
+func (s Set) Has(f Fix) bool { return s&(1<<f) != 0 }
+
+// Fixes lists the fixes in s, in order.
+func (s Set) Fixes() []Fix {
+	var out []Fix
+	for _, f := range All() {
+		if s.Has(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// String lists the fixes of s by name, comma-separated; "none" for the
+// empty set.
+func (s Set) String() string {
+	if s == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, f := range s.Fixes() {
+		parts = append(parts, f.String())
+	}
+	return strings.Join(parts, ",")
+}
+
+// ErrUnknownFix is wrapped when a name names no fix.
+var ErrUnknownFix = errors.New("unknown stable fix")
+
+// Parse reads a comma-separated list of fix names; "none" and "" are the
+// empty set, "all" is [Everything].
+func Parse(s string) (Set, error) {
+	switch s {
+	case "", "none":
+		return 0, nil
+	case "all":
+		return Everything, nil
+	}
+	var out Set
+	for name := range strings.SplitSeq(s, ",") {
+		f, ok := byName(strings.TrimSpace(name))
+		if !ok {
+			return 0, fmt.Errorf("%q: %w (known: %s)", name, ErrUnknownFix, Everything)
+		}
+		out |= Of(f)
+	}
+	return out, nil
+}
+
+func byName(name string) (Fix, bool) {
+	for _, f := range All() {
+		if names[f] == name {
+			return f, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,64 @@
+package stablefix_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/stablefix"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    stablefix.Set
+		wantErr error
+	}{
+		{"", 0, nil},
+		{"none", 0, nil},
+		{"all", stablefix.Everything, nil},
+		{"pkt-range-arith", stablefix.Of(stablefix.PktRangeArith), nil},
+		{"jmp32-ptr-null, pkt-range-arith", stablefix.Of(stablefix.PktRangeArith, stablefix.Jmp32PtrNull), nil},
+		{"pkt-range", 0, stablefix.ErrUnknownFix},
+	}
+	for _, tt := range tests {
+		got, err := stablefix.Parse(tt.in)
+		if !errors.Is(err, tt.wantErr) {
+			t.Errorf("Parse(%q) error %v, want %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("Parse(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestStringRoundTrip: every set's String parses back to it.
+func TestStringRoundTrip(t *testing.T) {
+	for s := stablefix.Set(0); s <= stablefix.Everything; s++ {
+		got, err := stablefix.Parse(s.String())
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", s.String(), err)
+		}
+		if diff := cmp.Diff(s, got); diff != "" {
+			t.Errorf("round trip of %v mismatch (-want +got):\n%s", s, diff)
+		}
+		if back := stablefix.Of(s.Fixes()...); back != s {
+			t.Errorf("Of(%v.Fixes()) = %v", s, back)
+		}
+	}
+}
+
+// TestProbeLive: the running kernel gives a verdict on every probe.
+func TestProbeLive(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("kernel verifier not usable here: %v", err)
+	}
+	missing, err := stablefix.Probe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the running kernel lacks: %v", missing)
+}

@@ -50,8 +50,8 @@ type commonFlags struct {
 	fixes string
 	// applied is what options made of --fixes.
 	applied fixSemantics
-	timeout                            time.Duration
-	jobs                               int
+	timeout time.Duration
+	jobs    int
 }
 
 func (c *commonFlags) register(fset *flag.FlagSet) {

@@ -14,6 +14,7 @@
 //
 //	// vercheck: reject "R9 offset is outside of the packet"
 //	// vercheck: accept without pkt-range-arith
+//
 // A rejection's message is a substring of the kernel's
 // decisive log line (see [kernel.DecisiveLine]). Adding a program therefore
 // needs no Go change.

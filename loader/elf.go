@@ -62,6 +62,34 @@ type legacyMapSym struct {
 	ordinal int
 }
 
+// Where the ELF64 header keeps the section header table (the ELF
+// specification's e_shoff, e_shentsize and e_shnum).
+const (
+	elf64HeaderSize = 64
+	offShoff        = 0x28
+	offShentsize    = 0x3a
+	offShnum        = 0x3c
+)
+
+// checkHeaderTable reports a file cut short before the end of its ELF64
+// header or section header table, saying what is missing, where
+// debug/elf only says EOF.
+func checkHeaderTable(data []byte) error {
+	if len(data) < elf64HeaderSize {
+		return fmt.Errorf("%w: truncated: %d bytes, the ELF64 header alone is %d", ErrMalformed, len(data), elf64HeaderSize)
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	if elf.Data(data[elf.EI_DATA]) == elf.ELFDATA2MSB {
+		order = binary.BigEndian
+	}
+	shoff := order.Uint64(data[offShoff:])
+	end := shoff + uint64(order.Uint16(data[offShentsize:]))*uint64(order.Uint16(data[offShnum:]))
+	if end > uint64(len(data)) || end < shoff {
+		return fmt.Errorf("%w: truncated: the section header table spans bytes %d-%d, the file has %d", ErrMalformed, shoff, end, len(data))
+	}
+	return nil
+}
+
 // inspectELF parses the ELF headers and symbol table of data, guarding
 // against panics in debug/elf.
 func inspectELF(data []byte) (info *elfInfo, err error) {
@@ -74,11 +102,19 @@ func inspectELF(data []byte) (info *elfInfo, err error) {
 		}
 	}()
 
+	if err := checkHeaderTable(data); err != nil {
+		return nil, err
+	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	defer f.Close()
+	for _, s := range f.Sections {
+		if end := s.Offset + s.Size; s.Type != elf.SHT_NOBITS && end > uint64(len(data)) {
+			return nil, fmt.Errorf("%w: truncated: section %s spans bytes %d-%d, the file has %d", ErrMalformed, s.Name, s.Offset, end, len(data))
+		}
+	}
 
 	if f.Machine != elf.EM_NONE && f.Machine != elf.EM_BPF {
 		return nil, fmt.Errorf("%w: machine is %s", ErrNotBPF, f.Machine)

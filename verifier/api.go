@@ -89,11 +89,15 @@ type Result struct {
 	Log string
 }
 
-// Verdict is "accepted", "rejected", "unsupported" or "error".
+// Verdict is "accepted", "rejected", "unsupported", "timeout" (the
+// Options.Timeout ran out: no verdict, unlike the kernel's complexity
+// limits, which are rejections) or "error".
 func (r *Result) Verdict() string {
 	switch {
 	case r.Accepted:
 		return "accepted"
+	case errors.Is(r.Err, ErrTimeout):
+		return "timeout"
 	case errors.Is(r.Err, ErrUnsupported):
 		return "unsupported"
 	case errors.Is(r.Err, ErrInternal):

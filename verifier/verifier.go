@@ -24,7 +24,8 @@ const (
 	// walks stays short (the kernel's jmp_history_cnt > 40).
 	maxJmpHistory = 40
 	// timeCheckEvery is how many processed instructions pass between two
-	// looks at the clock.
+	// looks at the clock; the first look is at the first instruction, so
+	// a limit already spent stops even a short program.
 	timeCheckEvery = 4096
 )
 
@@ -309,7 +310,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		if e.insnProcessed > MaxProcessedInsns {
 			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("BPF program is too large. Processed %d insn", e.insnProcessed), kind: ErrComplexityLimit}
 		}
-		if e.insnProcessed%timeCheckEvery == 0 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
+		if e.insnProcessed%timeCheckEvery == 1 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
 			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("verification time limit %s reached after %d insns", e.opts.Timeout, e.insnProcessed), kind: ErrTimeout}
 		}
 		e.cur.LastInsnIdx = int32(e.prevIdx)

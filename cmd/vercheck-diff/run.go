@@ -97,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		switch v := res.Verdict(); {
-		case v == "error" || v == "unsupported":
+		case v == "error" || v == "unsupported" || v == "timeout":
 			c.vercheckError++
 		case res.Accepted && kacc:
 			c.both++

@@ -87,7 +87,9 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 		obj, err := loader.Open(f, cfg.lopts)
 		if err != nil {
 			unreadable = append(unreadable, f)
-			perFile[i] = []row{{File: f, Verdict: verdictError, Error: err.Error()}}
+			// The row names the file; the loader's message does too.
+			msg := strings.TrimPrefix(err.Error(), f+": ")
+			perFile[i] = []row{{File: f, Verdict: verdictError, Error: msg}}
 			continue
 		}
 		perFile[i] = make([]row, len(obj.Programs))

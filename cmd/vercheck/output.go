@@ -21,6 +21,7 @@ const (
 	verdictAccepted    = "accepted"
 	verdictRejected    = "rejected"
 	verdictUnsupported = "unsupported"
+	verdictTimeout     = "timeout"
 	verdictError       = "error"
 	// verdictNotLoaded is the kernel's side when it gave no verdict: the
 	// program never reached its verifier (a map could not be created) or
@@ -217,7 +218,7 @@ func firstLines(s string) string {
 
 // summary totals a corpus run.
 type summary struct {
-	Programs, Accepted, Rejected, Unsupported, Errors int
+	Programs, Accepted, Rejected, Unsupported, Timeouts, Errors int
 	// LoadFailures counts objects that could not be read at all.
 	LoadFailures int
 	Insns        int64
@@ -240,6 +241,8 @@ func summarize(rows []row, wall time.Duration) summary {
 			s.Rejected++
 		case verdictUnsupported:
 			s.Unsupported++
+		case verdictTimeout:
+			s.Timeouts++
 		default:
 			s.Errors++
 		}
@@ -250,7 +253,11 @@ func summarize(rows []row, wall time.Duration) summary {
 }
 
 func (s summary) String() string {
-	return fmt.Sprintf("%d programs: %d accepted, %d rejected, %d unsupported, %d errors; %d objects unreadable; insn_processed %d; verification time %s (wall %s)",
-		s.Programs, s.Accepted, s.Rejected, s.Unsupported, s.Errors, s.LoadFailures, s.Insns,
+	timeouts := ""
+	if s.Timeouts > 0 {
+		timeouts = fmt.Sprintf(", %d over the time limit", s.Timeouts)
+	}
+	return fmt.Sprintf("%d programs: %d accepted, %d rejected, %d unsupported%s, %d errors; %d objects unreadable; insn_processed %d; verification time %s (wall %s)",
+		s.Programs, s.Accepted, s.Rejected, s.Unsupported, timeouts, s.Errors, s.LoadFailures, s.Insns,
 		s.CPU.Round(time.Millisecond), s.Wall.Round(time.Millisecond))
 }

@@ -37,7 +37,19 @@ Verifies every program of each BPF ELF object (or of every object found in
 each directory) as the Linux 6.18 verifier does, and prints one row per
 program with the kernel's figures (insn_processed, max_states_per_insn,
 total_states, peak_states), then a summary. With --kernel, each program is
-also loaded into the running kernel and both sides are shown.
+also loaded into the running kernel and both sides are shown. Flags may
+come before or after the paths.
+
+Examples:
+  vercheck prog.o -v                  why a program is rejected, kernel-style
+  vercheck --format csv objs/ > a.csv veristat-style CSV of a directory
+  vercheck --kernel prog.o            next to the running kernel
+  vercheck compare a.csv b.csv        two runs side by side (veristat -C)
+
+Exit status: 0 every program accepted; 1 some program rejected,
+unsupported, over the time limit or unreadable in a directory; 2 bad usage,
+an object named on the command line that cannot be read, or no objects
+found; 3 with --kernel, vercheck accepted a program the kernel rejects.
 
 Flags:
 `
@@ -91,24 +103,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fset := flag.NewFlagSet("vercheck", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	fset.Usage = func() {
-		fmt.Fprint(stderr, usage)
+	printUsage := func(w io.Writer) {
+		fmt.Fprint(w, usage)
+		fset.SetOutput(w)
 		fset.PrintDefaults()
+		fset.SetOutput(stderr)
 	}
+	// Parse errors are reported by the flag package; the full usage goes
+	// to stdout on request only.
+	fset.Usage = func() {}
 	var common commonFlags
 	common.register(fset)
 	format := fset.String("format", "table", "output format: table, csv or json")
 	verbose := fset.Bool("v", false, "print a kernel-style log of the failing path of each rejected program")
 	verbose2 := fset.Bool("vv", false, "print the full kernel-style log (every state) of each program")
 	withKernel := fset.Bool("kernel", false, "also load each program into the running kernel and compare")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitAccepted
-		}
+	quiet := fset.Bool("q", false, "print no per-program rows: only diagnostics of rejections with -v, false accepts and the summary")
+	version := fset.Bool("version", false, "print vercheck's version and exit")
+	paths, err := parseInterleaved(fset, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		printUsage(stdout)
+		return exitAccepted
+	case err != nil:
+		fmt.Fprintln(stderr, "run 'vercheck -h' for usage")
 		return exitUsage
-	}
-	if fset.NArg() == 0 {
-		fset.Usage()
+	case *version:
+		writeVersion(stdout)
+		return exitAccepted
+	case len(paths) == 0:
+		printUsage(stderr)
+		return exitUsage
+	case common.jobs < 1:
+		fmt.Fprintf(stderr, "vercheck: -j %d: need at least one worker\n", common.jobs)
 		return exitUsage
 	}
 	switch *format {
@@ -122,13 +149,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
 	}
-	files, err := collect(fset.Args())
+	files, err := collect(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(stderr, "vercheck: no objects found in %s\n", strings.Join(fset.Args(), " "))
+		fmt.Fprintf(stderr, "vercheck: no objects found in %s\n", strings.Join(paths, " "))
 		return exitUsage
 	}
 	if *verbose {
@@ -165,6 +192,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		werr = writeJSON(stdout, rows)
 	default:
 		summaryOut = stdout
+		if *quiet {
+			writeFalseAccepts(stdout, rows)
+			writeDiagnostics(stdout, rows, vopts.LogLevel > 0)
+			break
+		}
 		if *withKernel {
 			writeKernelTable(stdout, rows, vopts.LogLevel > 0)
 		} else {
@@ -176,7 +208,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintln(summaryOut, sum)
-	if common.applied.Missing != 0 || vopts.LogLevel > 0 {
+	if *withKernel || vopts.LogLevel > 0 {
 		fmt.Fprintln(summaryOut, common.applied.Note)
 	}
 	if *withKernel {
@@ -193,7 +225,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = exitRejected
 		}
 	}
-	if slices.ContainsFunc(unreadable, func(f string) bool { return slices.Contains(fset.Args(), f) }) {
+	if slices.ContainsFunc(unreadable, func(f string) bool { return slices.Contains(paths, f) }) {
 		// An object named on the command line could not be read: bad
 		// input. One a directory sweep found is an error row (status 1),
 		// as corpora hold foreign and malformed files.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,9 @@ func TestRunBadInput(t *testing.T) {
 		{"not elf", []string{"run.go"}, exitUsage},
 		{"bad policy", []string{"--prune-policy", "miss>x", "x.o"}, exitUsage},
 		{"bad type", []string{"--type", "nope", "x.o"}, exitUsage},
+		{"no workers", []string{"-j", "0", "../../testdata/progs/straight_line.o"}, exitUsage},
+		{"negative workers", []string{"-j", "-3", "../../testdata/progs/straight_line.o"}, exitUsage},
+		{"unknown fix", []string{"--fixes", "nope", "../../testdata/progs/straight_line.o"}, exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,5 +211,78 @@ func TestRunExitStatusInputs(t *testing.T) {
 				t.Errorf("run(%q) = %d, want %d\nstdout:\n%s\nstderr:\n%s", tt.args, got, tt.want, stdout.String(), stderr.String())
 			}
 		})
+	}
+}
+
+func TestParseInterleaved(t *testing.T) {
+	tests := []struct {
+		args      []string
+		wantPaths []string
+		wantV     bool
+		wantFmt   string
+	}{
+		{[]string{"a.o", "-v"}, []string{"a.o"}, true, "table"},
+		{[]string{"-v", "a.o", "--format", "csv", "b.o"}, []string{"a.o", "b.o"}, true, "csv"},
+		{[]string{"a.o", "--", "-v"}, []string{"a.o", "-v"}, false, "table"},
+		{[]string{"a.o", "b.o"}, []string{"a.o", "b.o"}, false, "table"},
+	}
+	for _, tt := range tests {
+		fset := flag.NewFlagSet("t", flag.ContinueOnError)
+		v := fset.Bool("v", false, "")
+		format := fset.String("format", "table", "")
+		paths, err := parseInterleaved(fset, tt.args)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		type got struct {
+			Paths  []string
+			V      bool
+			Format string
+		}
+		if diff := cmp.Diff(got{tt.wantPaths, tt.wantV, tt.wantFmt}, got{paths, *v, *format}); diff != "" {
+			t.Errorf("%q mismatch (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+// TestRunHelpAndVersion: -h and --version answer on stdout with status 0;
+// flags after the paths are taken.
+func TestRunHelpAndVersion(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-h"}, "Exit status: 0 every program accepted"},
+		{[]string{"--help"}, "Examples:"},
+		{[]string{"--version"}, "vercheck "},
+		{[]string{"../../testdata/progs/map_lookup_unchecked.o", "-v"}, "hint: the value a map lookup returns may be NULL"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(tt.args, &stdout, &stderr)
+		if !strings.Contains(stdout.String(), tt.want) {
+			t.Errorf("run(%q): stdout lacks %q:\n%s\nstderr:\n%s", tt.args, tt.want, stdout.String(), stderr.String())
+		}
+		if code == exitUsage {
+			t.Errorf("run(%q) = %d", tt.args, code)
+		}
+	}
+}
+
+// TestRunTimeoutVerdict: a program over the time limit is neither
+// accepted nor rejected.
+func TestRunTimeoutVerdict(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"--timeout", "1ns", "--format", "json", "../../testdata/progs/bounded_loop.o"}
+	if got := run(args, &stdout, &stderr); got != exitRejected {
+		t.Errorf("exit %d, want %d", got, exitRejected)
+	}
+	for _, r := range decodeRows(t, stdout.Bytes()) {
+		if r.Verdict != verdictTimeout {
+			t.Errorf("%s: verdict %q, want %q", r.Program, r.Verdict, verdictTimeout)
+		}
+	}
+	if !strings.Contains(stderr.String(), "over the time limit") {
+		t.Errorf("summary does not count the timeouts:\n%s", stderr.String())
 	}
 }

@@ -72,16 +72,43 @@ type task struct {
 	obj  *loader.Object
 	prog *loader.Program
 	out  *row
+	// left counts the object's programs not yet verified; the worker that
+	// finishes the last one reports the object done.
+	left *atomic.Int32
 }
 
-// verifyAll loads every object and verifies its programs on cfg.jobs
-// workers; rows come back in input order (objects as given, programs in
-// the object's order) whatever order the workers finish in. It also
-// returns the files that could not be read as objects.
+// objectsAhead is how many tasks may wait for a worker, beyond one per
+// worker: enough to keep every worker busy, few enough that only a handful
+// of objects are open at once, whatever the number of objects in the run.
+const objectsAhead = 2
+
+// verifyAll loads the objects one after another and verifies their
+// programs on cfg.jobs workers; rows come back in input order (objects as
+// given, programs in the object's order) whatever order the workers finish
+// in. An object is opened only when the workers are about to need it and
+// is garbage once its last program is verified, so a sweep over ten
+// thousand objects holds a few at a time, not all of them. It also returns
+// the files that could not be read as objects.
 func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	jobs := max(cfg.jobs, 1)
 	perFile := make([][]row, len(files))
-	var tasks []task
+	prog := newProgress(cfg.progress, len(files))
+	tasks := make(chan task, jobs*objectsAhead)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for t := range tasks {
+				r := toRow(verifier.Verify(t.obj, t.prog, cfg.vopts))
+				if cfg.withKernel {
+					r.Kernel = toKernelRow(kernel.LoadProgram(t.obj, t.prog))
+				}
+				*t.out = r
+				if t.left.Add(-1) == 0 {
+					prog.done(t.obj.Path)
+				}
+			}
+		})
+	}
 	var unreadable []string
 	for i, f := range files {
 		obj, err := loader.Open(f, cfg.lopts)
@@ -90,33 +117,21 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 			// The row names the file; the loader's message does too.
 			msg := strings.TrimPrefix(err.Error(), f+": ")
 			perFile[i] = []row{{File: f, Verdict: verdictError, Error: msg}}
+			prog.done(f)
+			continue
+		}
+		if len(obj.Programs) == 0 {
+			prog.done(f)
 			continue
 		}
 		perFile[i] = make([]row, len(obj.Programs))
+		left := new(atomic.Int32)
+		left.Store(int32(len(obj.Programs)))
 		for j, p := range obj.Programs {
-			tasks = append(tasks, task{obj: obj, prog: p, out: &perFile[i][j]})
+			tasks <- task{obj: obj, prog: p, out: &perFile[i][j], left: left}
 		}
 	}
-
-	prog := newProgress(cfg.progress, len(tasks))
-	ch := make(chan task)
-	var wg sync.WaitGroup
-	for range jobs {
-		wg.Go(func() {
-			for t := range ch {
-				r := toRow(verifier.Verify(t.obj, t.prog, cfg.vopts))
-				if cfg.withKernel {
-					r.Kernel = toKernelRow(kernel.LoadProgram(t.obj, t.prog))
-				}
-				*t.out = r
-				prog.done(t.prog.Name)
-			}
-		})
-	}
-	for _, t := range tasks {
-		ch <- t
-	}
-	close(ch)
+	close(tasks)
 	wg.Wait()
 	prog.finish()
 

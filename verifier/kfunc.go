@@ -5,7 +5,7 @@ package verifier
 //
 // A kfunc call (BPF_CALL with src_reg BPF_PSEUDO_KFUNC_CALL) names a
 // function by its vmlinux BTF id. Its prototype comes from the kernel's BTF;
-// its flags (acquire, release, may return NULL, trusted arguments...) and the
+// its flags (acquire, release, may return NULL, RCU arguments...) and the
 // program types that may call it come from the BTF_ID_FLAGS sets the kernel
 // registers per hook, which BTF does not carry: kfuncTable holds them for the
 // kfuncs vercheck models. Any other kfunc is rejected as unsupported, never

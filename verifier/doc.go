@@ -63,7 +63,9 @@
 // BTF-typed pointers, loads through them walk the struct the way the
 // kernel's btf_struct_access does. kfunc calls are checked against their
 // BTF prototype and a table of the kernel's kfunc flags (acquire, release,
-// trusted arguments...).
+// RCU arguments...); every pointer argument must be trusted and not NULL
+// unless marked __nullable or __opt (the live kernel makes trusted
+// arguments the default for all kfuncs).
 //
 // # Loops, iterators, locks and timers
 //

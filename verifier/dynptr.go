@@ -30,9 +30,10 @@ package verifier
 // "__uninit" argument, bpf_dynptr_clone builds a copy of the same type
 // sharing the original's reference, and the others read an initialised
 // dynptr of any type (a ConstPtrToDynptr included: a kfunc never mutates
-// it). bpf_dynptr_slice(_rdwr) returns memory tied to the dynptr by its id;
-// a slice of a packet dynptr also carries dynptrSlicePkt, the kernel's
-// DYNPTR_TYPE_SKB/XDP flag on the register, so that whatever may move the
+// it). bpf_dynptr_slice(_rdwr) returns memory tied to the dynptr by its id
+// and marked dynptrSliceKfunc (the kernel's DYNPTR_TYPE_* flag on the
+// register), which a store over the dynptr does not destroy; a slice of a
+// packet dynptr also carries dynptrSlicePkt, so that whatever may move the
 // packet (a helper that changes packet data, bpf_dynptr_write into an skb
 // dynptr) destroys it with the direct packet pointers.
 
@@ -84,6 +85,13 @@ const dynptrStructName = "bpf_dynptr"
 // differ only in it are different types; here the id differs. Dynptr ids
 // come from the per-program id counter and never reach this bit.
 const dynptrSlicePkt = 1 << 31
+
+// dynptrSliceKfunc marks, in the Aux of a slice, one a kfunc returned
+// (bpf_dynptr_slice(_rdwr)): the kernel types it PTR_TO_MEM with its
+// dynptr's DYNPTR_TYPE_* flag, and destroy_if_dynptr_stack_slot only
+// invalidates plain PTR_TO_MEM slices (bpf_dynptr_data's), so overwriting
+// the dynptr leaves a kfunc slice alive.
+const dynptrSliceKfunc = 1 << 30
 
 // isDynptrPktSlice is reg_is_dynptr_slice_pkt: a slice of a packet
 // dynptr.

@@ -23,8 +23,10 @@ func regNotNull(r *states.Reg) bool {
 	case states.PtrToMem:
 		return r.Flags&states.PtrUntrusted == 0
 	case states.PtrToBTFID:
-		// A referenced pointer is trusted, and trusted ones are not NULL.
-		return r.RefObjID != 0 || r.Flags&(states.PtrTrusted|states.MemAlloc) != 0 && r.Flags&states.PtrUntrusted == 0
+		// Only a trusted pointer (is_trusted_reg: referenced, or trusted
+		// with no other modifier such as MEM_RCU or MEM_PERCPU) is known
+		// not to be NULL.
+		return isTrustedBTF(r)
 	}
 	return false
 }

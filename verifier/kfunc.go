@@ -5,7 +5,7 @@ package verifier
 //
 // A kfunc call (BPF_CALL with src_reg BPF_PSEUDO_KFUNC_CALL) names a
 // function by its vmlinux BTF id. Its prototype comes from the kernel's BTF;
-// its flags (acquire, release, may return NULL, trusted arguments...) and the
+// its flags (acquire, release, may return NULL, RCU arguments...) and the
 // program types that may call it come from the BTF_ID_FLAGS sets the kernel
 // registers per hook, which BTF does not carry: kfuncTable holds them for the
 // kfuncs vercheck models. Any other kfunc is rejected as unsupported, never
@@ -31,7 +31,6 @@ const (
 	kfAcquire      kfuncFlags = 1 << iota // returns a reference the program must release
 	kfRelease                             // releases the reference passed to it
 	kfRetNull                             // the returned pointer may be NULL
-	kfTrustedArgs                         // pointer arguments must be trusted
 	kfSleepable                           // only sleepable programs may call it
 	kfDestructive                         // needs CAP_SYS_BOOT
 	kfRCU                                 // arguments may be trusted or RCU pointers
@@ -84,7 +83,12 @@ type kfuncDef struct {
 }
 
 // kfuncTable lists the kfuncs vercheck models, with their 6.18 flags and
-// hooks.
+// hooks. There is no KF_TRUSTED_ARGS: the 6.18.44 kernel this project checks
+// against carries the change that makes trusted arguments the default for
+// every kfunc ("bpf: Make KF_TRUSTED_ARGS the default for all kfuncs",
+// 1a5c01d2508a): check_kfunc_args refuses a NULL or maybe-NULL pointer to
+// any parameter that is not __nullable or __opt, and a BTF-typed pointer
+// that is not trusted (or, for KF_RCU kfuncs, RCU-protected).
 var kfuncTable = map[string]kfuncDef{
 	// kernel/bpf/helpers.c: tasks and cgroups.
 	"bpf_task_acquire":      {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
@@ -98,7 +102,7 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_cgroup_ancestor":   {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
 	// kernel/bpf/cpumask.c.
 	"bpf_cpumask_create":   {kfAcquire | kfRetNull, hooksCpumask},
-	"bpf_cpumask_acquire":  {kfAcquire | kfTrustedArgs, hooksCpumask},
+	"bpf_cpumask_acquire":  {kfAcquire, hooksCpumask},
 	"bpf_cpumask_release":  {kfRelease, hooksCpumask},
 	"bpf_cpumask_first":    {kfRCU, hooksCpumask},
 	"bpf_cpumask_test_cpu": {kfRCU, hooksCpumask},
@@ -117,21 +121,21 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_iter_bits_destroy": {kfIterDestroy, hookCommon},
 	// kernel/bpf/task_iter.c and cgroup_iter.c: task, vma and css
 	// iterators, also in the common set.
-	"bpf_iter_task_new":         {kfIterNew | kfTrustedArgs | kfRCUProtected, hookCommon},
+	"bpf_iter_task_new":         {kfIterNew | kfRCUProtected, hookCommon},
 	"bpf_iter_task_next":        {kfIterNext | kfRetNull, hookCommon},
 	"bpf_iter_task_destroy":     {kfIterDestroy, hookCommon},
 	"bpf_iter_task_vma_new":     {kfIterNew | kfRCU, hookCommon},
 	"bpf_iter_task_vma_next":    {kfIterNext | kfRetNull, hookCommon},
 	"bpf_iter_task_vma_destroy": {kfIterDestroy, hookCommon},
-	"bpf_iter_css_new":          {kfIterNew | kfTrustedArgs | kfRCUProtected, hookCommon},
+	"bpf_iter_css_new":          {kfIterNew | kfRCUProtected, hookCommon},
 	"bpf_iter_css_next":         {kfIterNext | kfRetNull, hookCommon},
 	"bpf_iter_css_destroy":      {kfIterDestroy, hookCommon},
-	"bpf_iter_css_task_new":     {kfIterNew | kfTrustedArgs, hookCommon},
+	"bpf_iter_css_task_new":     {kfIterNew, hookCommon},
 	"bpf_iter_css_task_next":    {kfIterNext | kfRetNull, hookCommon},
 	"bpf_iter_css_task_destroy": {kfIterDestroy, hookCommon},
 	// Dynptrs (dynptr.go): constructors for packet dynptrs in
 	// net/core/filter.c, the generic kfuncs in the common set.
-	"bpf_dynptr_from_skb":   {kfTrustedArgs, hooksSKB},
+	"bpf_dynptr_from_skb":   {0, hooksSKB},
 	"bpf_dynptr_from_xdp":   {0, hookXDP},
 	"bpf_dynptr_slice":      {kfRetNull, hookCommon},
 	"bpf_dynptr_slice_rdwr": {kfRetNull, hookCommon},
@@ -297,10 +301,6 @@ type kfuncMeta struct {
 	kernCtxID uint32
 }
 
-func (m *kfuncMeta) trustedArgs() bool {
-	return m.flags&kfTrustedArgs != 0 || m.flags&kfRelease != 0
-}
-
 // isSleepable reports a program loaded with BPF_F_SLEEPABLE (the ".s"
 // section variants).
 func isSleepable(e *env) bool {
@@ -415,8 +415,12 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		if !ok {
 			return e.reject(e.insnIdx, "Unrecognized arg#%d type %s", i, btfKindStr(t))
 		}
+		// Every kfunc takes trusted arguments (see kfuncTable): a NULL or
+		// maybe-NULL pointer is refused unless the parameter is __nullable
+		// or an __opt buffer.
 		nullable := strings.HasSuffix(p.Name, "__nullable")
-		if (meta.trustedArgs() || meta.flags&kfRCU != 0) && (reg.IsNull() || reg.MaybeNull()) && !nullable {
+		optional := strings.HasSuffix(p.Name, "__opt")
+		if (reg.IsNull() || reg.MaybeNull()) && !nullable && !optional {
 			return e.reject(e.insnIdx, "Possibly NULL pointer passed to trusted arg%d", i)
 		}
 		if reg.RefObjID != 0 {
@@ -440,7 +444,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		if kind == kfArgNull {
 			continue
 		}
-		if kind == kfArgBTFID && (meta.trustedArgs() || meta.flags&kfRCU != 0) && !isTrustedBTF(reg) {
+		if kind == kfArgBTFID && !isTrustedBTF(reg) {
 			if meta.flags&kfRCU == 0 {
 				return e.reject(e.insnIdx, "R%d must be referenced or trusted", regno)
 			}
@@ -485,7 +489,6 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 				return err
 			}
 		case kfArgMemSize:
-			optional := strings.HasSuffix(p.Name, "__opt")
 			if !reg.IsNull() || !optional {
 				if err := e.checkKfuncMemSizeReg(regno + 1); err != nil {
 					return e.reject(e.insnIdx, "arg#%d arg#%d memory, len pair leads to invalid memory access", i, i+1)

@@ -116,7 +116,7 @@ func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	// Packet slices are not reference counted: the dynptr's id is all
 	// they keep, with the packet mark that lets a packet change kill
 	// them.
-	r0.Aux = meta.dynptr.id
+	r0.Aux = meta.dynptr.id | dynptrSliceKfunc
 	if meta.dynptr.typ.isPacket() {
 		r0.Aux |= dynptrSlicePkt
 	}

@@ -189,7 +189,7 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 			return err
 		}
 		acc, ok := e.ctxCheck(off, size, t == accWrite, e.attach)
-		if !ok {
+		if !ok || signExt && acc.isPacketPointer() {
 			return e.reject(e.insnIdx, "invalid bpf_context access off=%d size=%d", off, size)
 		}
 		if acc.Kind == CtxUnmodelled {

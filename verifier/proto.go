@@ -159,6 +159,17 @@ type CtxAccess struct {
 	BTFStruct string
 }
 
+// isPacketPointer reports the fields whose load yields a packet pointer
+// (data, data_meta, data_end). A sign-extending load (BPF_MEMSX) of one is
+// invalid: the kernel rewrites it into a load of the real 64-bit address
+// followed by a sign extension of its low half, which would corrupt the
+// address, so bpf_skb_is_valid_access, xdp_is_valid_access and
+// flow_dissector_is_valid_access refuse it (info->is_ldsx). Other pointer
+// fields are 8 bytes wide, wider than any sign-extending load.
+func (a CtxAccess) isPacketPointer() bool {
+	return a.Kind == CtxPacket || a.Kind == CtxPacketMeta || a.Kind == CtxPacketEnd
+}
+
 // ctxAccessFunc decides one access to the context of a program type. off
 // and size are the constant offset and width of the access; write is true
 // for stores. It returns false when the kernel would reject the access with

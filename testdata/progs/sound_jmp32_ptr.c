@@ -1,8 +1,9 @@
 #include "progs.h"
 
-/* 32-bit compares of pointers. is_branch_taken decides a compare of a
- * pointer that cannot be NULL (reg_not_null) with the constant 0, for JMP32
- * as for JMP: == never holds, != always does. Any other compare involving a
+/* 32-bit compares of pointers. A kernel without the jmp32-ptr-null stable
+ * fix (6.18.44-fc-v973) decides a compare of a pointer that cannot be NULL
+ * (reg_not_null) with the constant 0 for JMP32 as for JMP: == never holds,
+ * != always does; one with the fix explores both edges of the JMP32 one. Any other compare involving a
  * pointer (a pointer that may be NULL or whose kind reg_not_null does not
  * list, another constant, another pointer, an ordering) explores both edges,
  * and JMP32 never turns a maybe-NULL pointer into a checked one. Each
@@ -23,8 +24,9 @@ struct {
 } sound_jmp32_hash SEC(".maps");
 
 /* A constant key of an array map gives a map value that is not NULL: the
- * branch to the read is never taken. */
-// vercheck: accept
+ * branch to the read is taken only where the fix explores it. */
+// vercheck: reject "R0 min value is outside of the allowed memory range"
+// vercheck: accept without jmp32-ptr-null
 SEC("socket")
 __naked int sound_jmp32_map_value_eq(void)
 {
@@ -46,7 +48,8 @@ __naked int sound_jmp32_map_value_eq(void)
 }
 
 /* The same through a register holding 0 in its low half only. */
-// vercheck: accept
+// vercheck: reject "R0 min value is outside of the allowed memory range"
+// vercheck: accept without jmp32-ptr-null
 SEC("socket")
 __naked int sound_jmp32_map_value_ne_reg(void)
 {
@@ -113,7 +116,8 @@ __naked int sound_jmp32_map_value_or_null(void)
 }
 
 /* A trusted task pointer is not NULL. */
-// vercheck: accept
+// vercheck: reject "invalid read from stack R10 off=8 size=8"
+// vercheck: accept without jmp32-ptr-null
 SEC("tp_btf/task_newtask")
 __naked int sound_jmp32_trusted_btf(void)
 {

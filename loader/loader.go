@@ -94,6 +94,11 @@ type Program struct {
 	// (BPF_PSEUDO_MAP_VALUE) and Constant=index|offset<<32. CO-RE
 	// relocations are applied when a target BTF is available.
 	Instructions asm.Instructions
+	// UnboundMapLoads lists, by raw instruction slot, the map loads that no
+	// relocation binds to a map. Loaders pass such an immediate to the
+	// kernel unchanged, where it is a file descriptor of the loading
+	// process, so it is kept as it is and is no map index.
+	UnboundMapLoads []int
 	// Lines is indexed by raw instruction slot (asm.RawInstructionOffset); a
 	// zero Line means no line information for that slot.
 	Lines []Line
@@ -104,6 +109,12 @@ type Program struct {
 	// Err is set when this program could not be prepared; the other
 	// programs of the object are still usable.
 	Err error
+}
+
+// MapLoadUnbound reports whether the map load at raw instruction slot is
+// one no relocation binds to a map (see [Program.UnboundMapLoads]).
+func (p *Program) MapLoadUnbound(slot int) bool {
+	return slices.Contains(p.UnboundMapLoads, slot)
 }
 
 // Line is the source position of one instruction.

@@ -229,7 +229,10 @@ func (e *env) checkLdImm64() error {
 		switch in.Src {
 		case 0, insn.PseudoFunc:
 		case insn.PseudoMapFD, insn.PseudoMapValue:
-			if int(in.Imm) < 0 || int(in.Imm) >= len(e.maps) {
+			if e.lp.MapLoadUnbound(i) || int(in.Imm) < 0 || int(in.Imm) >= len(e.maps) {
+				// An immediate no relocation rewrote is a file descriptor
+				// of the loading process (add_used_map's fdget); vercheck
+				// has none to offer.
 				return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
 			}
 			if msg := e.mapProgIncompatibility(e.maps[in.Imm]); msg != "" {
@@ -241,6 +244,11 @@ func (e *env) checkLdImm64() error {
 					return &RejectError{Insn: i, Msg: fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, uint32(in.Imm2))}
 				}
 			}
+		case insn.PseudoMapIdx, insn.PseudoMapIdxValue:
+			// The loader never binds a map this way (relocated loads are
+			// BPF_PSEUDO_MAP_FD/VALUE), and loaders pass no fd_array to
+			// index into, so resolve_pseudo_ldimm64 stops here.
+			return &RejectError{Insn: i, Msg: "fd_idx without fd_array is invalid"}
 		case insn.PseudoBTFID:
 			return e.unsupported(i, "ld_imm64 of a kernel BTF object (ksym)")
 		default:

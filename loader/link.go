@@ -100,14 +100,19 @@ func (t *targetBTF) get() (*btf.Spec, error) {
 // to the program go to Program.Err.
 func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTable,
 	target *targetBTF, info *elfInfo, opts Options, guess *guesser) (prog *Program, warnings []string) {
+	license := ps.License
+	if license == "" {
+		license = opts.License
+	}
 	prog = &Program{
 		Name:          ps.Name,
 		Section:       ps.SectionName,
 		Type:          ps.Type,
 		AttachType:    ps.AttachType,
 		AttachTo:      ps.AttachTo,
-		License:       ps.License,
-		GPLCompatible: IsGPLCompatible(ps.License),
+		License:       license,
+		GPLCompatible: IsGPLCompatible(license),
+		Flags:         ps.Flags | opts.ProgFlags,
 		Spec:          ps,
 	}
 	defer func() {

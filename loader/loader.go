@@ -83,10 +83,15 @@ type Program struct {
 	// AttachTo is the attach target named in the section (kprobe function,
 	// tracepoint, BTF function), if any.
 	AttachTo string
-	// License is the object's license string; GPLCompatible says whether the
-	// kernel would allow GPL-only helpers with it.
+	// License is the object's license string ([Options.License] when the
+	// object has none); GPLCompatible says whether the kernel would allow
+	// GPL-only helpers with it.
 	License       string
 	GPLCompatible bool
+	// Flags are the program load flags (FlagSleepable...) the program is
+	// loaded with: those cilium/ebpf derives from the section name, as
+	// libbpf does, or the spec carries, plus [Options.ProgFlags].
+	Flags uint32
 	// Instructions are fully linked: subprograms appended, bpf-to-bpf call
 	// offsets resolved, every map reference rewritten to a map index: an
 	// ld_imm64 of a map pointer has Src=1 (BPF_PSEUDO_MAP_FD) and
@@ -152,6 +157,12 @@ type Options struct {
 	// running kernel's (/proc/config.gz or /boot/config-RELEASE), as
 	// loaders do; LINUX_KERNEL_VERSION is the running kernel's release.
 	Kconfig string
+	// ProgFlags are program load flags added to every program's own (see
+	// [Program.Flags]), as a loader's caller may ask for.
+	ProgFlags uint32
+	// License is the license of objects without a license section: some
+	// loaders pass one of their own ("GPL") for such objects.
+	License string
 }
 
 // maxObjectSize bounds how much of a file Open reads: the largest real BPF

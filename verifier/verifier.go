@@ -195,6 +195,12 @@ func (e *env) run() error {
 	if err := e.checkBTFFuncReturns(); err != nil {
 		return err
 	}
+	if err := e.checkLdImm64(); err != nil {
+		return err
+	}
+	if err := e.checkProgFlags(); err != nil {
+		return err
+	}
 	e.ctxCheck, e.ctxSize = ctxLayout(e.progType)
 	if e.ctxCheck == nil {
 		if e.ctxCheck, e.ctxSize, err = e.tracingCtxLayout(); err != nil {
@@ -204,9 +210,6 @@ func (e *env) run() error {
 	e.log.printer.BTFName = btfTypeName
 	if e.ctxCheck == nil {
 		return e.unsupported(0, "program type %s", e.progType)
-	}
-	if err := e.checkLdImm64(); err != nil {
-		return err
 	}
 	e.stackDepth = make([]int, len(cfg.Subprogs))
 	e.auxPtr = make([]states.RegType, len(e.prog))
@@ -284,6 +287,9 @@ func (e *env) mapProgIncompatibility(m *loader.Map) string {
 	}
 	if rec.timerOff >= 0 && isTracingProgType(e.progType) {
 		return "tracing progs cannot use bpf_timer yet"
+	}
+	if isSleepable(e) && !sleepableMapTypes[m.Type] {
+		return "Sleepable programs can only use array, hash, ringbuf and local storage maps"
 	}
 	return ""
 }
@@ -426,7 +432,7 @@ func (e *env) updateBranchCounts(st *states.State) {
 func (e *env) isStateVisited(idx int) (bool, error) {
 	e.initPrecision()
 	cur := e.cur
-	force := e.cfg.ForceCheckpoint(idx) || len(cur.JmpHistory) > maxJmpHistory
+	force := e.testStateFreq() || e.cfg.ForceCheckpoint(idx) || len(cur.JmpHistory) > maxJmpHistory
 	addNew := force || e.policy.WantCheckpoint(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns), false)
 	callsite := cur.Frames[cur.CurFrame].CallSite
 	e.cleanLiveStates(idx, cur)

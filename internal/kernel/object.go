@@ -225,12 +225,12 @@ func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpe
 		AttachType:   prog.AttachType,
 		AttachTo:     prog.AttachTo,
 		License:      prog.License,
+		Flags:        prog.Flags,
 		Instructions: insns,
 	}
 	if prog.Spec != nil {
 		ps.SectionName = prog.Spec.SectionName
 		ps.KernelVersion = prog.Spec.KernelVersion
-		ps.Flags = prog.Spec.Flags
 		ps.ByteOrder = prog.Spec.ByteOrder
 	}
 	return ps, nil

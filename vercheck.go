@@ -58,6 +58,11 @@ type Options struct {
 	// read from (see [loader.Options.Kconfig]); empty means the running
 	// kernel's.
 	Kconfig string
+	// License is the license of programs whose spec has none, as a
+	// loader that passes its own for such objects would load them ("GPL"
+	// unlocks GPL-only helpers). Load flags come with each program:
+	// [ebpf.ProgramSpec.Flags].
+	License string
 	// TypeOverride is the program type of programs whose spec has none
 	// (sections such as iproute2's "classifier" name no type).
 	TypeOverride ebpf.ProgramType
@@ -103,7 +108,7 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 		return nil, errors.New("vercheck: nil collection spec")
 	}
 	o := withDefaults(opts)
-	obj, err := loader.FromCollectionSpec(o.Name, spec, loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride})
+	obj, err := loader.FromCollectionSpec(o.Name, spec, loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License})
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
 	}
@@ -138,8 +143,12 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 // [ebpf.CollectionSpec.Maps]; it may be nil for a program without maps.
 // Map loads already bound to a live map (asm.Instruction.AssociateMap, as
 // loaders do when they reuse or pin maps) are verified against that map's
-// type and sizes. The error is nil when the program was accepted, else a
-// [*ProgramError] (see [VerifyCollectionSpec]).
+// type and sizes. A map load bound to neither is a raw file descriptor, as
+// cilium/ebpf passes it, and is rejected like the kernel rejects one that
+// names no map. The program is verified with its spec's load flags
+// (ProgramSpec.Flags: strict alignment, sleepable...). The error is nil
+// when the program was accepted, else a [*ProgramError] (see
+// [VerifyCollectionSpec]).
 func VerifyProgramSpec(spec *ebpf.ProgramSpec, maps map[string]*ebpf.MapSpec, opts *Options) (*verifier.Result, error) {
 	if spec == nil {
 		return nil, errors.New("vercheck: nil program spec")

@@ -2,6 +2,7 @@ package vercheck
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -248,6 +249,48 @@ func TestStableFixProbes(t *testing.T) {
 				if got, want := results[0].Accepted, missing.Has(f); got != want {
 					t.Errorf("missing %v: accepted %v, want %v (%v)", missing, got, want, err)
 				}
+			}
+		})
+	}
+}
+
+// TestVerifyProgramSpecUnboundMapLoad checks that a map load naming no map
+// (no Reference, no AssociateMap) is a raw file descriptor, as cilium/ebpf
+// hands it to the kernel, and not an index into the maps given: both are
+// rejected with the kernel's message, by vercheck and by the running kernel.
+func TestVerifyProgramSpecUnboundMapLoad(t *testing.T) {
+	valueLoad := asm.Instructions{asm.LoadMapValue(asm.R1, 0, 0), asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord), asm.Return()}
+	tests := []struct {
+		name  string
+		insns asm.Instructions
+		want  outcome
+	}{
+		{"map_fd", lookupInsns("", true), outcome{Program: "raw", Verdict: "rejected", Insn: 4,
+			Msg: "fd 0 is not pointing to valid bpf_map", Rejected: true}},
+		{"map_value", valueLoad, outcome{Program: "raw", Verdict: "rejected",
+			Msg: "fd 0 is not pointing to valid bpf_map", Rejected: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := progSpec("raw", tt.insns)
+			maps := map[string]*ebpf.MapSpec{"table": hashMap()}
+			res, err := VerifyProgramSpec(spec, maps, nil)
+			if res == nil {
+				t.Fatalf("VerifyProgramSpec: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, outcomeOf(res)); diff != "" {
+				t.Errorf("result mismatch (-want +got):\n%s", diff)
+			}
+			if kernel.Available() != nil {
+				return
+			}
+			_, kerr := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats})
+			var ve *ebpf.VerifierError
+			if !errors.As(kerr, &ve) {
+				t.Fatalf("kernel load: %v, want a verifier rejection", kerr)
+			}
+			if got := kernel.DecisiveLine(strings.Join(ve.Log, "\n")); got != tt.want.Msg {
+				t.Errorf("kernel says %q, want %q", got, tt.want.Msg)
 			}
 		})
 	}

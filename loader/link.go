@@ -100,14 +100,19 @@ func (t *targetBTF) get() (*btf.Spec, error) {
 // to the program go to Program.Err.
 func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTable,
 	target *targetBTF, info *elfInfo, opts Options, guess *guesser) (prog *Program, warnings []string) {
+	license := ps.License
+	if license == "" {
+		license = opts.License
+	}
 	prog = &Program{
 		Name:          ps.Name,
 		Section:       ps.SectionName,
 		Type:          ps.Type,
 		AttachType:    ps.AttachType,
 		AttachTo:      ps.AttachTo,
-		License:       ps.License,
-		GPLCompatible: IsGPLCompatible(ps.License),
+		License:       license,
+		GPLCompatible: IsGPLCompatible(license),
+		Flags:         ps.Flags | opts.ProgFlags,
 		Spec:          ps,
 	}
 	defer func() {
@@ -141,7 +146,9 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 	if err := applyCORE(insns, bo, target); err != nil {
 		errs = append(errs, fmt.Errorf("apply CO-RE relocations: %w", err))
 	}
-	errs = append(errs, rewriteReferences(insns, spec, maps, target, info)...)
+	unbound, rerrs := rewriteReferences(insns, spec, maps, target, info)
+	prog.UnboundMapLoads = unbound
+	errs = append(errs, rerrs...)
 	if err := resolveCalls(insns, bo); err != nil {
 		errs = append(errs, fmt.Errorf("link: %w", err))
 	}
@@ -189,10 +196,10 @@ func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF) e
 }
 
 // rewriteReferences turns map, global data, .kconfig and kfunc references
-// into the immediates the kernel expects.
+// into the immediates the kernel expects. It returns the raw slots of the
+// map loads that name no map, which keep their immediate.
 func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *mapTable,
-	target *targetBTF, info *elfInfo) []error {
-	var errs []error
+	target *targetBTF, info *elfInfo) (unbound []int, errs []error) {
 	iter := insns.Iterate()
 	for iter.Next() {
 		ins := iter.Ins
@@ -206,7 +213,14 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 		switch {
 		case ins.IsLoadFromMap():
 			if ref == "" {
-				// Already an immediate (hand-written bytecode): keep it.
+				if ins.Map() != nil {
+					// Bound to a live map whose shape vercheck cannot see.
+					errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, errLiveMap))
+					continue
+				}
+				// No relocation names a map: libbpf and cilium/ebpf hand
+				// the immediate to the kernel as a file descriptor.
+				unbound = append(unbound, int(iter.Offset))
 				continue
 			}
 			if err := rewriteMapLoad(ins, ref, maps); err != nil {
@@ -230,8 +244,12 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 			}
 		}
 	}
-	return errs
+	return unbound, errs
 }
+
+// errLiveMap is the error for a map load bound to a live map (an
+// asm.Instruction.AssociateMap) that names no map spec.
+var errLiveMap = errors.New("map load bound to a live map without a map spec")
 
 func rewriteMapLoad(ins *asm.Instruction, ref string, maps *mapTable) error {
 	idx, ok := maps.index[ref]

@@ -83,10 +83,15 @@ type Program struct {
 	// AttachTo is the attach target named in the section (kprobe function,
 	// tracepoint, BTF function), if any.
 	AttachTo string
-	// License is the object's license string; GPLCompatible says whether the
-	// kernel would allow GPL-only helpers with it.
+	// License is the object's license string ([Options.License] when the
+	// object has none); GPLCompatible says whether the kernel would allow
+	// GPL-only helpers with it.
 	License       string
 	GPLCompatible bool
+	// Flags are the program load flags (FlagSleepable...) the program is
+	// loaded with: those cilium/ebpf derives from the section name, as
+	// libbpf does, or the spec carries, plus [Options.ProgFlags].
+	Flags uint32
 	// Instructions are fully linked: subprograms appended, bpf-to-bpf call
 	// offsets resolved, every map reference rewritten to a map index: an
 	// ld_imm64 of a map pointer has Src=1 (BPF_PSEUDO_MAP_FD) and
@@ -94,6 +99,11 @@ type Program struct {
 	// (BPF_PSEUDO_MAP_VALUE) and Constant=index|offset<<32. CO-RE
 	// relocations are applied when a target BTF is available.
 	Instructions asm.Instructions
+	// UnboundMapLoads lists, by raw instruction slot, the map loads that no
+	// relocation binds to a map. Loaders pass such an immediate to the
+	// kernel unchanged, where it is a file descriptor of the loading
+	// process, so it is kept as it is and is no map index.
+	UnboundMapLoads []int
 	// Lines is indexed by raw instruction slot (asm.RawInstructionOffset); a
 	// zero Line means no line information for that slot.
 	Lines []Line
@@ -104,6 +114,12 @@ type Program struct {
 	// Err is set when this program could not be prepared; the other
 	// programs of the object are still usable.
 	Err error
+}
+
+// MapLoadUnbound reports whether the map load at raw instruction slot is
+// one no relocation binds to a map (see [Program.UnboundMapLoads]).
+func (p *Program) MapLoadUnbound(slot int) bool {
+	return slices.Contains(p.UnboundMapLoads, slot)
 }
 
 // Line is the source position of one instruction.
@@ -141,6 +157,12 @@ type Options struct {
 	// running kernel's (/proc/config.gz or /boot/config-RELEASE), as
 	// loaders do; LINUX_KERNEL_VERSION is the running kernel's release.
 	Kconfig string
+	// ProgFlags are program load flags added to every program's own (see
+	// [Program.Flags]), as a loader's caller may ask for.
+	ProgFlags uint32
+	// License is the license of objects without a license section: some
+	// loaders pass one of their own ("GPL") for such objects.
+	License string
 }
 
 // maxObjectSize bounds how much of a file Open reads: the largest real BPF

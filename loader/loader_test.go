@@ -140,6 +140,40 @@ func TestFromCollectionSpecLinks(t *testing.T) {
 	}
 }
 
+// TestFromCollectionSpecUnboundMapLoads checks that a map load no
+// relocation names keeps its immediate and is listed by raw slot, while the
+// relocated loads around it are rewritten to map indexes.
+func TestFromCollectionSpecUnboundMapLoads(t *testing.T) {
+	spec := linkSpec()
+	spec.Programs["entry"].Instructions = asm.Instructions{
+		asm.LoadMapPtr(asm.R3, 5).WithSymbol("entry"),
+		asm.LoadMapValue(asm.R4, 6, 8),
+		asm.LoadMapPtr(asm.R1, 0).WithReference("counts"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}
+	obj, err := FromCollectionSpec("synthetic.o", spec, Options{TargetBTF: "/nonexistent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := obj.Programs[0]
+	if p.Err != nil {
+		t.Fatalf("program error: %v", p.Err)
+	}
+	if diff := cmp.Diff([]int{0, 2}, p.UnboundMapLoads); diff != "" {
+		t.Errorf("unbound map loads mismatch (-want +got):\n%s", diff)
+	}
+	got := []int64{p.Instructions[0].Constant, p.Instructions[1].Constant, p.Instructions[2].Constant}
+	if diff := cmp.Diff([]int64{5, 8<<32 | 6, 1}, got); diff != "" {
+		t.Errorf("map load immediates mismatch (-want +got):\n%s", diff)
+	}
+	for slot, want := range map[int]bool{0: true, 2: true, 4: false} {
+		if got := p.MapLoadUnbound(slot); got != want {
+			t.Errorf("MapLoadUnbound(%d) = %v, want %v", slot, got, want)
+		}
+	}
+}
+
 func TestFromCollectionSpecErrors(t *testing.T) {
 	tests := []struct {
 		name   string

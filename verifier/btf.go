@@ -432,7 +432,7 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 		e.markUnknown(dst)
 		return nil
 	}
-	if e.lp != nil && isSleepableSection(e.lp.Section) {
+	if isSleepable(e) {
 		return e.unsupported(e.insnIdx, "pointer walk in a sleepable program")
 	}
 	flags := res.flags

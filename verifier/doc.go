@@ -77,11 +77,24 @@
 // widened. Spin locks (one per map value) and timers, with their async
 // callbacks, follow the kernel's rules.
 //
+// # Load inputs
+//
+// What a loader hands over with the instructions changes verdicts too, and
+// comes with the [loader.Program]: its license (GPL-only helpers) and its
+// load flags. BPF_F_STRICT_ALIGNMENT makes every pointer access check its
+// natural alignment (check_ptr_alignment), BPF_F_ANY_ALIGNMENT cancels it;
+// BPF_F_TEST_STATE_FREQ puts a checkpoint at every prune point;
+// BPF_F_SLEEPABLE allows the helpers that might sleep and narrows the
+// program and map types allowed. A map load that no relocation bound is a
+// file descriptor of the loading process, which vercheck cannot resolve.
+//
 // # What is not modelled
 //
 // Features vercheck does not model yet (bpf_rcu_read_lock, sleepable
-// programs and kfuncs in them, kfuncs outside its table, struct_ops types
-// other than tcp_congestion_ops, writes to LSM contexts, kptrs, arena,
+// tracing and LSM programs, kfuncs and BTF pointer walks in sleepable
+// programs, load flags other than those above, BPF_F_TEST_RND_HI32 and
+// BPF_F_XDP_HAS_FRAGS, kfuncs outside its table, struct_ops types other
+// than tcp_congestion_ops, writes to LSM contexts, kptrs, arena,
 // list/rbtree kfuncs, stores through BTF pointers where a program type
 // allows some) are rejected with an error wrapping ErrUnsupported whose
 // message starts with "unsupported:". They are never accepted.

@@ -301,31 +301,6 @@ type kfuncMeta struct {
 	kernCtxID uint32
 }
 
-// isSleepable reports a program loaded with BPF_F_SLEEPABLE (the ".s"
-// section variants).
-func isSleepable(e *env) bool {
-	if e.lp == nil {
-		return false
-	}
-	if e.lp.Spec != nil && e.lp.Spec.Flags&bpfFSleepable != 0 {
-		return true
-	}
-	return isSleepableSection(e.lp.Section)
-}
-
-// bpfFSleepable is BPF_F_SLEEPABLE, the program load flag.
-const bpfFSleepable = 1 << 4
-
-// isSleepableSection reports the ".s" section prefixes libbpf and
-// cilium/ebpf load as sleepable ("fentry.s/", "lsm.s/", ...).
-func isSleepableSection(sec string) bool {
-	prefix, _, ok := strings.Cut(sec, "/")
-	if !ok {
-		prefix = sec
-	}
-	return strings.HasSuffix(prefix, ".s")
-}
-
 // checkKfuncCall is check_kfunc_call.
 func (e *env) checkKfuncCall(in insn.Insn) error {
 	info, err := resolveKfunc(in.Imm)

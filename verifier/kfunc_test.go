@@ -284,17 +284,3 @@ func TestBTFStructWalkKernelRules(t *testing.T) {
 		})
 	}
 }
-
-func TestIsSleepableSection(t *testing.T) {
-	tests := map[string]bool{
-		"fentry/x": false, "fentry.s/x": true, "lsm.s/file_open": true,
-		"tp_btf/task_newtask": false, "syscall": false, "uprobe.s": true,
-	}
-	got := map[string]bool{}
-	for sec := range tests {
-		got[sec] = isSleepableSection(sec)
-	}
-	if diff := cmp.Diff(tests, got); diff != "" {
-		t.Errorf("isSleepableSection mismatch (-want +got):\n%s", diff)
-	}
-}

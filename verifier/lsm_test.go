@@ -84,7 +84,7 @@ func TestLSMPrograms(t *testing.T) {
 		{"not a hook", mac("verify_prog", ret(0), exit), progOutcome{Verdict: "unsupported"}, "not an LSM hook"},
 		{"sleepable", func() *loader.Program {
 			p := mac("file_open", ret(0), exit)
-			p.Section = "lsm.s/file_open"
+			p.Section, p.Flags = "lsm.s/file_open", loader.FlagSleepable
 			return p
 		}(), progOutcome{Verdict: "unsupported"}, "sleepable"},
 		{"mac cannot get retval", mac("file_open", asm.FnGetRetval.Call(), ret(0), exit),

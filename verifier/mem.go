@@ -408,14 +408,15 @@ var alignDesc = map[states.RegType]string{
 
 // checkPtrAlignment is check_ptr_alignment on an architecture with
 // efficient unaligned access: stack accesses must always be aligned, other
-// pointers only when strictOnce asks for it (atomic instructions); arena
-// pointers never.
+// pointers only under BPF_F_STRICT_ALIGNMENT or when strictOnce asks for
+// it (atomic instructions); arena pointers never.
 func (e *env) checkPtrAlignment(reg *states.Reg, off, size int, strictOnce bool) error {
 	if size == 1 || reg.Type == states.PtrToArena {
 		return nil
 	}
+	strict := strictOnce || e.strictAlignment()
 	if reg.Type == states.PtrToPacket || reg.Type == states.PtrToPacketMeta {
-		if !strictOnce {
+		if !strict {
 			return nil
 		}
 		t := reg.Var.Add(states.TnumConst(uint64(int64(pktIPAlign) + int64(reg.Off) + int64(off))))
@@ -424,7 +425,7 @@ func (e *env) checkPtrAlignment(reg *states.Reg, off, size int, strictOnce bool)
 		}
 		return nil
 	}
-	if reg.Type != states.PtrToStack && !strictOnce {
+	if reg.Type != states.PtrToStack && !strict {
 		return nil
 	}
 	t := reg.Var.Add(states.TnumConst(uint64(int64(reg.Off) + int64(off))))

@@ -196,6 +196,12 @@ func (e *env) run() error {
 	if err := e.checkBTFFuncReturns(); err != nil {
 		return err
 	}
+	if err := e.checkLdImm64(); err != nil {
+		return err
+	}
+	if err := e.checkProgFlags(); err != nil {
+		return err
+	}
 	e.ctxCheck, e.ctxSize = ctxLayout(e.progType)
 	if e.ctxCheck == nil {
 		if e.ctxCheck, e.ctxSize, err = e.tracingCtxLayout(); err != nil {
@@ -205,9 +211,6 @@ func (e *env) run() error {
 	e.log.printer.BTFName = btfTypeName
 	if e.ctxCheck == nil {
 		return e.unsupported(0, "program type %s", e.progType)
-	}
-	if err := e.checkLdImm64(); err != nil {
-		return err
 	}
 	e.stackDepth = make([]int, len(cfg.Subprogs))
 	e.auxPtr = make([]states.RegType, len(e.prog))
@@ -230,7 +233,10 @@ func (e *env) checkLdImm64() error {
 		switch in.Src {
 		case 0, insn.PseudoFunc:
 		case insn.PseudoMapFD, insn.PseudoMapValue:
-			if int(in.Imm) < 0 || int(in.Imm) >= len(e.maps) {
+			if e.lp.MapLoadUnbound(i) || int(in.Imm) < 0 || int(in.Imm) >= len(e.maps) {
+				// An immediate no relocation rewrote is a file descriptor
+				// of the loading process (add_used_map's fdget); vercheck
+				// has none to offer.
 				return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
 			}
 			if msg := e.mapProgIncompatibility(e.maps[in.Imm]); msg != "" {
@@ -242,6 +248,11 @@ func (e *env) checkLdImm64() error {
 					return &RejectError{Insn: i, Msg: fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, uint32(in.Imm2))}
 				}
 			}
+		case insn.PseudoMapIdx, insn.PseudoMapIdxValue:
+			// The loader never binds a map this way (relocated loads are
+			// BPF_PSEUDO_MAP_FD/VALUE), and loaders pass no fd_array to
+			// index into, so resolve_pseudo_ldimm64 stops here.
+			return &RejectError{Insn: i, Msg: "fd_idx without fd_array is invalid"}
 		case insn.PseudoBTFID:
 			return e.unsupported(i, "ld_imm64 of a kernel BTF object (ksym)")
 		default:
@@ -277,6 +288,9 @@ func (e *env) mapProgIncompatibility(m *loader.Map) string {
 	}
 	if rec.timerOff >= 0 && isTracingProgType(e.progType) {
 		return "tracing progs cannot use bpf_timer yet"
+	}
+	if isSleepable(e) && !sleepableMapTypes[m.Type] {
+		return "Sleepable programs can only use array, hash, ringbuf and local storage maps"
 	}
 	return ""
 }
@@ -419,7 +433,7 @@ func (e *env) updateBranchCounts(st *states.State) {
 func (e *env) isStateVisited(idx int) (bool, error) {
 	e.initPrecision()
 	cur := e.cur
-	force := e.cfg.ForceCheckpoint(idx) || len(cur.JmpHistory) > maxJmpHistory
+	force := e.testStateFreq() || e.cfg.ForceCheckpoint(idx) || len(cur.JmpHistory) > maxJmpHistory
 	addNew := force || e.policy.WantCheckpoint(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns), false)
 	callsite := cur.Frames[cur.CurFrame].CallSite
 	e.cleanLiveStates(idx, cur)

@@ -61,15 +61,18 @@ type commonFlags struct {
 	// fixes is the --fixes flag; resolved into fixes by options.
 	fixes string
 	// applied is what options made of --fixes.
-	applied fixSemantics
-	timeout time.Duration
-	jobs    int
+	applied            fixSemantics
+	progFlags, license string
+	timeout            time.Duration
+	jobs               int
 }
 
 func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type (e.g. xdp, sched_cls, socket_filter)")
 	fset.StringVar(&c.btfPath, "btf", "", "target BTF for CO-RE relocations (default /sys/kernel/btf/vmlinux)")
 	fset.StringVar(&c.kconfig, "kconfig", "", "kernel config for extern __kconfig variables (default: the running kernel's)")
+	fset.StringVar(&c.progFlags, "prog-flags", "", "program load flags added to those the section implies: names (strict_alignment, any_alignment, test_state_freq, sleepable, xdp_has_frags) and numbers, comma-separated")
+	fset.StringVar(&c.license, "license", "", "license of objects without a license section, as a loader passing its own (e.g. GPL)")
 	fset.DurationVar(&c.timeout, "timeout", 60*time.Second, "time limit per program (0: none)")
 	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
 	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
@@ -82,7 +85,11 @@ func (c *commonFlags) options() (loader.Options, verifier.Options, error) {
 	if err != nil {
 		return loader.Options{}, verifier.Options{}, err
 	}
-	lopts := loader.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig}
+	flags, err := loader.ParseProgFlags(c.progFlags)
+	if err != nil {
+		return loader.Options{}, verifier.Options{}, fmt.Errorf("--prog-flags: %w", err)
+	}
+	lopts := loader.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig, ProgFlags: flags, License: c.license}
 	if c.typeName != "" {
 		pt, ok := parseProgType(c.typeName)
 		if !ok {

@@ -75,6 +75,33 @@ func TestRunFormats(t *testing.T) {
 	}
 }
 
+// TestRunLoadInputs checks that --license and --prog-flags reach the
+// verifier: the license only for an object without one, the flags on top
+// of those the section implies.
+func TestRunLoadInputs(t *testing.T) {
+	const progs = "../../testdata/progs/"
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"no license", []string{progs + "li_nolicense.o"}, exitRejected},
+		{"license given", []string{"--license", "GPL", progs + "li_nolicense.o"}, exitAccepted},
+		{"own license wins", []string{"--license", "GPL", progs + "ctxp_gpl.o"}, exitRejected},
+		{"no flags", []string{progs + "straight_line.o"}, exitAccepted},
+		{"sleepable socket filter", []string{"--prog-flags", "sleepable", progs + "straight_line.o"}, exitRejected},
+		{"numeric flags", []string{"--prog-flags", "0x10", progs + "straight_line.o"}, exitRejected},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(tt.args, &stdout, &stderr); got != tt.want {
+				t.Errorf("exit status %d, want %d\n%s", got, tt.want, stdout.String())
+			}
+		})
+	}
+}
+
 func TestRunBadInput(t *testing.T) {
 	tests := []struct {
 		name string
@@ -90,6 +117,7 @@ func TestRunBadInput(t *testing.T) {
 		{"no workers", []string{"-j", "0", "../../testdata/progs/straight_line.o"}, exitUsage},
 		{"negative workers", []string{"-j", "-3", "../../testdata/progs/straight_line.o"}, exitUsage},
 		{"unknown fix", []string{"--fixes", "nope", "../../testdata/progs/straight_line.o"}, exitUsage},
+		{"bad prog flags", []string{"--prog-flags", "strict_alignment,nope", "x.o"}, exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -97,9 +97,10 @@ func mapIndex(ins *asm.Instruction) int {
 // the object's map index.
 func createMaps(obj *loader.Object, prog *loader.Program) (map[int]*ebpf.Map, error) {
 	maps := make(map[int]*ebpf.Map)
-	for i := range prog.Instructions {
-		ins := &prog.Instructions[i]
-		if !ins.IsLoadFromMap() {
+	iter := prog.Instructions.Iterate()
+	for iter.Next() {
+		i, ins := iter.Index, iter.Ins
+		if !boundMapLoad(prog, iter) {
 			continue
 		}
 		idx := mapIndex(ins)
@@ -189,21 +190,29 @@ func isReferenceArray(t ebpf.MapType) bool {
 	return t == ebpf.ProgramArray || t == ebpf.ArrayOfMaps || t == ebpf.HashOfMaps
 }
 
+// boundMapLoad reports whether the instruction at iter loads a map that a
+// relocation named. A map load no relocation bound keeps its immediate, as
+// loaders leave it: the kernel takes it for a file descriptor.
+func boundMapLoad(prog *loader.Program, iter *asm.InstructionIterator) bool {
+	return iter.Ins.IsLoadFromMap() && !prog.MapLoadUnbound(int(iter.Offset))
+}
+
 // programSpec builds the spec handed to the kernel: vercheck's linked
-// instructions with each map load bound to the created map. CO-RE
+// instructions with each bound map load bound to the created map. CO-RE
 // relocations were applied by the loader, so their metadata is removed
 // to keep cilium/ebpf from applying them a second time.
 func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpec, error) {
 	insns := slices.Clone(prog.Instructions)
-	for i := range insns {
-		ins := &insns[i]
+	iter := insns.Iterate()
+	for iter.Next() {
+		i, ins := iter.Index, iter.Ins
 		if btf.CORERelocationMetadata(ins) != nil {
 			*ins = btf.WithCORERelocationMetadata(*ins, nil)
 		}
 		if isResolvedConstant(ins) {
 			*ins = withoutLinkMetadata(*ins)
 		}
-		if !ins.IsLoadFromMap() {
+		if !boundMapLoad(prog, iter) {
 			continue
 		}
 		if err := ins.AssociateMap(maps[mapIndex(ins)]); err != nil {
@@ -216,12 +225,12 @@ func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpe
 		AttachType:   prog.AttachType,
 		AttachTo:     prog.AttachTo,
 		License:      prog.License,
+		Flags:        prog.Flags,
 		Instructions: insns,
 	}
 	if prog.Spec != nil {
 		ps.SectionName = prog.Spec.SectionName
 		ps.KernelVersion = prog.Spec.KernelVersion
-		ps.Flags = prog.Spec.Flags
 		ps.ByteOrder = prog.Spec.ByteOrder
 	}
 	return ps, nil

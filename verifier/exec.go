@@ -279,6 +279,12 @@ func (e *env) checkAtomic(in insn.Insn) error {
 		if op == cmpxchg {
 			loadReg = 0
 		}
+		// The old value goes to the load register, checked as a
+		// destination before the memory (check_reg_arg DST_OP): a
+		// fetch into r10 is a write of the frame pointer.
+		if err := e.checkRegWrite(uint8(loadReg)); err != nil {
+			return err
+		}
 	}
 	// Read then write the location, as the kernel checks it.
 	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accRead, loadReg, false, true); err != nil {

@@ -237,8 +237,13 @@ func (m *Machine) reg(pc int, r uint8) (Value, error) {
 	return v, nil
 }
 
+// setReg writes register r. Overwriting r10 would leave every later
+// stack access wild: the frame pointer is mangled.
 func (m *Machine) setReg(pc int, r uint8, v Value) error {
-	if r >= insn.R10 {
+	if r == insn.R10 {
+		return violation(pc, Mangled, "write to the frame pointer r10")
+	}
+	if r > insn.R10 {
 		return violation(pc, BadInsn, "write to r%d", r)
 	}
 	m.cur().regs[r] = v

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/internal/kernel"
 )
@@ -22,6 +23,7 @@ const (
 
 // probes are, per fix, an XDP program the kernel rejects with the fix and
 // accepts without it. They are the programs the fixes were found with.
+// Those that call kfuncs are built by iterFP0Probe.
 var probes = [numFixes]asm.Instructions{
 	PktRangeArith: {
 		asm.LoadMem(asm.R9, asm.R1, xdpData, asm.Word),
@@ -54,19 +56,70 @@ var probes = [numFixes]asm.Instructions{
 	},
 }
 
+// iterFP0Probe builds an iterator with bpf_iter_num_new(fp-8) and
+// destroys it through fp+0. kfuncs are called by their id in the kernel's
+// BTF, so the probe needs that BTF.
+func iterFP0Probe() (asm.Instructions, error) {
+	newID, err := kfuncID("bpf_iter_num_new")
+	if err != nil {
+		return nil, err
+	}
+	destroyID, err := kfuncID("bpf_iter_num_destroy")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -8),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 10),
+		kfuncCall(newID),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		kfuncCall(destroyID),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}, nil
+}
+
+// kfuncID is the id of kfunc name in the running kernel's BTF.
+func kfuncID(name string) (btf.TypeID, error) {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return 0, fmt.Errorf("kernel BTF: %w", err)
+	}
+	var fn *btf.Func
+	if err := spec.TypeByName(name, &fn); err != nil {
+		return 0, fmt.Errorf("kfunc %s: %w", name, err)
+	}
+	return spec.TypeID(fn)
+}
+
+// kfuncCall calls the kernel function with BTF id id (BPF_PSEUDO_KFUNC_CALL
+// into vmlinux).
+func kfuncCall(id btf.TypeID) asm.Instruction {
+	return asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(id)}
+}
+
 // ProbeProgram returns the probe of f as a collection: one XDP program,
 // named after the fix, and the maps it uses.
-func ProbeProgram(f Fix) *ebpf.CollectionSpec {
+func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
+	insns := probes[f]
+	if f == IterFP0 {
+		var err error
+		if insns, err = iterFP0Probe(); err != nil {
+			return nil, fmt.Errorf("probe %s: %w", f, err)
+		}
+	}
 	name := "probe_" + fmt.Sprint(uint8(f))
 	spec := &ebpf.CollectionSpec{
 		Maps: map[string]*ebpf.MapSpec{
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{
-			name: {Name: name, Type: ebpf.XDP, License: "GPL", Instructions: probes[f]},
+			name: {Name: name, Type: ebpf.XDP, License: "GPL", Instructions: insns},
 		},
 	}
-	return spec
+	return spec, nil
 }
 
 // ErrNoVerdict is wrapped when the kernel gave no verdict on a probe.
@@ -79,7 +132,11 @@ var ErrNoVerdict = errors.New("kernel gave no verdict on the probe")
 func Probe() (Set, error) {
 	var missing Set
 	for _, f := range All() {
-		rs, err := kernel.LoadCollectionSpec(ProbeProgram(f))
+		spec, err := ProbeProgram(f)
+		if err != nil {
+			return 0, err
+		}
+		rs, err := kernel.LoadCollectionSpec(spec)
 		if err != nil {
 			return 0, fmt.Errorf("probe %s: %w", f, err)
 		}

@@ -35,6 +35,12 @@ const (
 	// 0, so both edges are explored. Without the fix the kernel decides
 	// it as it decides the 64-bit compare.
 	Jmp32PtrNull
+	// IterFP0: an iterator argument at fp+0 names no stack slot. The slot
+	// index, (-off-1)/8 in C, rounds towards zero, so without the fix
+	// fp+0 names the slot at fp-8: bpf_iter_num_destroy(r10) destroys
+	// the iterator that bpf_iter_num_new(r10-8) built. With it the
+	// argument is no initialised iterator.
+	IterFP0
 	numFixes
 )
 
@@ -42,6 +48,7 @@ const (
 var names = [numFixes]string{
 	PktRangeArith: "pkt-range-arith",
 	Jmp32PtrNull:  "jmp32-ptr-null",
+	IterFP0:       "iter-fp0",
 }
 
 // String returns the fix's name.

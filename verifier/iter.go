@@ -36,6 +36,7 @@ import (
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -146,6 +147,12 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 		return e.newIter(meta, regno, typ, typeID, nrSlots)
 	}
 	spi, inRange, bad := e.iterSlotIndex(reg, nrSlots)
+	if off := int64(reg.Off) + int64(reg.Var.Value); bad == "" && off >= 0 && !e.opts.MissingFixes.Has(stablefix.IterFP0) {
+		// The slot index rounds towards zero: fp+0 would name the
+		// iterator at fp-8, which a kernel with stablefix.IterFP0 does
+		// not find there.
+		bad = fmt.Sprintf("cannot pass in iter at an offset=%d", off)
+	}
 	if bad != "" {
 		e.log.errorf(bad)
 	}

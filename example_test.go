@@ -64,6 +64,22 @@ func ExampleVerifyCollectionSpec() {
 	// program count_unchecked: insn 7: R0 invalid mem access 'map_value_or_null'
 }
 
+// An object file is read with vercheck's own loader, which also reads old
+// objects cilium/ebpf refuses and says what it assumed to do so.
+func ExampleVerifyFile() {
+	res, err := vercheck.VerifyFile("testdata/progs/map_lookup_checked.o", nil)
+	if res == nil {
+		log.Fatal(err)
+	}
+	for _, r := range res.Results {
+		fmt.Printf("%s: %s, insn_processed %d\n", r.Program, r.Verdict(), r.Stats.InsnProcessed)
+	}
+	fmt.Println(len(res.Warnings), "loader warnings;", err)
+	// Output:
+	// map_lookup_checked: accepted, insn_processed 15
+	// 0 loader warnings; <nil>
+}
+
 // One program is verified with the map specs its loads reference.
 func ExampleVerifyProgramSpec() {
 	maps := map[string]*ebpf.MapSpec{

@@ -66,6 +66,9 @@ type Options struct {
 	// TypeOverride is the program type of programs whose spec has none
 	// (sections such as iproute2's "classifier" name no type).
 	TypeOverride ebpf.ProgramType
+	// ProgFlags are program load flags (BPF_F_*) added to every program's
+	// own, as a loader that passes them itself; see loader.ParseProgFlags.
+	ProgFlags uint32
 	// Name names the collection in results and messages (for example the
 	// object's path); default "collection".
 	Name string
@@ -108,10 +111,60 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 		return nil, errors.New("vercheck: nil collection spec")
 	}
 	o := withDefaults(opts)
-	obj, err := loader.FromCollectionSpec(o.Name, spec, loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License})
+	obj, err := loader.FromCollectionSpec(o.Name, spec, o.loaderOptions())
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
 	}
+	return verifyObject(obj, o)
+}
+
+// FileResult is what [VerifyFile] found in one object file.
+type FileResult struct {
+	// Path is the file's path.
+	Path string
+	// Results holds one result per program, in the object's order.
+	Results []*verifier.Result
+	// Warnings lists what the loader assumed or repaired to read the
+	// object as its own loader would (a program type guessed from the
+	// section name, zero-sized symbols filled, a map sized at run time).
+	Warnings []string
+}
+
+// VerifyFile reads the BPF ELF object at path with vercheck's own loader
+// and verifies every program in it. Unlike [ebpf.LoadCollectionSpec] the
+// loader reads old objects too (legacy "maps" sections, iproute2 map
+// definitions, zero-sized program symbols), saying what it did in
+// Warnings. The error is nil only when every program was accepted; see
+// [VerifyCollectionSpec]. The result is nil only when the file could not
+// be read as an object.
+func VerifyFile(path string, opts *Options) (*FileResult, error) {
+	obj, err := OpenFile(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	results, err := verifyObject(obj, withDefaults(opts))
+	return &FileResult{Path: path, Results: results, Warnings: obj.Warnings}, err
+}
+
+// loaderOptions are the loader's part of o.
+func (o Options) loaderOptions() loader.Options {
+	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags}
+}
+
+// OpenFile reads the object at path as [VerifyFile] does, for callers
+// that verify its programs one at a time with verifier.Verify and
+// opts.Verifier, as the vercheck command does to spread the programs of
+// a sweep over its workers.
+func OpenFile(path string, opts *Options) (*loader.Object, error) {
+	obj, err := loader.Open(path, withDefaults(opts).loaderOptions())
+	if err != nil {
+		return nil, fmt.Errorf("vercheck: %w", err)
+	}
+	return obj, nil
+}
+
+// verifyObject verifies every program of obj on o.Parallel workers.
+func verifyObject(obj *loader.Object, o Options) ([]*verifier.Result, error) {
 	results := make([]*verifier.Result, len(obj.Programs))
 	work := make(chan int)
 	var wg sync.WaitGroup

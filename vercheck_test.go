@@ -299,3 +299,25 @@ func TestVerifyProgramSpecUnboundMapLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyFile: an object is read with vercheck's loader, whose
+// warnings come back with the results; an unreadable file is an error
+// without results.
+func TestVerifyFile(t *testing.T) {
+	res, err := VerifyFile("testdata/progs/map_lookup_unchecked.o", nil)
+	if res == nil || len(res.Results) != 1 {
+		t.Fatalf("VerifyFile = %+v, %v", res, err)
+	}
+	var rej *verifier.RejectError
+	if !errors.As(err, &rej) || rej.Insn != 7 {
+		t.Errorf("error %v, want a rejection at insn 7", err)
+	}
+	if res, err := VerifyFile("vercheck.go", nil); res != nil || err == nil {
+		t.Errorf("VerifyFile of a Go source = %+v, %v; want an error", res, err)
+	}
+	spec := &Options{TypeOverride: ebpf.XDP}
+	res, err = VerifyFile("testdata/progs/xdp_parse.o", spec)
+	if err != nil || res.Results[0].Type != ebpf.XDP {
+		t.Errorf("VerifyFile with a type override = %+v, %v", res, err)
+	}
+}

@@ -706,7 +706,7 @@ func readInput(in string, common commonFlags) ([]record, bool, error) {
 		recs, err := readRecords(f)
 		return recs, false, err
 	}
-	lopts, vopts, err := common.options()
+	opts, err := common.options()
 	if err != nil {
 		return nil, true, err
 	}
@@ -714,7 +714,7 @@ func readInput(in string, common commonFlags) ([]record, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	rows, unreadable := verifyAll(files, runConfig{lopts: lopts, vopts: vopts, jobs: common.jobs})
+	rows, unreadable := verifyAll(files, runConfig{opts: opts, jobs: common.jobs})
 	if len(unreadable) > 0 && len(rowsToRecords(rows)) == 0 {
 		return nil, true, errors.New(rows[0].Error)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vercheck/vercheck"
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/verifier"
@@ -58,9 +59,10 @@ func isObjectCandidate(path string) bool {
 
 // runConfig says how a corpus run verifies each program.
 type runConfig struct {
-	lopts loader.Options
-	vopts verifier.Options
-	jobs  int
+	// opts are the library's options; the command reads each object with
+	// vercheck.OpenFile and verifies with opts.Verifier.
+	opts vercheck.Options
+	jobs int
 	// withKernel also loads each program into the running kernel.
 	withKernel bool
 	// progress, when set, receives a progress line (terminals only).
@@ -98,7 +100,8 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	for range jobs {
 		wg.Go(func() {
 			for t := range tasks {
-				r := toRow(verifier.Verify(t.obj, t.prog, cfg.vopts))
+				r := toRow(verifier.Verify(t.obj, t.prog, cfg.opts.Verifier))
+				r.Warnings = t.out.Warnings
 				if cfg.withKernel {
 					r.Kernel = toKernelRow(kernel.LoadProgram(t.obj, t.prog))
 				}
@@ -111,11 +114,11 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	}
 	var unreadable []string
 	for i, f := range files {
-		obj, err := loader.Open(f, cfg.lopts)
+		obj, err := vercheck.OpenFile(f, &cfg.opts)
 		if err != nil {
 			unreadable = append(unreadable, f)
 			// The row names the file; the loader's message does too.
-			msg := strings.TrimPrefix(err.Error(), f+": ")
+			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "vercheck: "), f+": ")
 			perFile[i] = []row{{File: f, Verdict: verdictError, Error: msg}}
 			prog.done(f)
 			continue
@@ -125,6 +128,9 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 			continue
 		}
 		perFile[i] = make([]row, len(obj.Programs))
+		// The loader's warnings go with the object's first row: once per
+		// object, never lost with the object.
+		perFile[i][0].Warnings = obj.Warnings
 		left := new(atomic.Int32)
 		left.Store(int32(len(obj.Programs)))
 		for j, p := range obj.Programs {

@@ -47,6 +47,9 @@ type row struct {
 	Insn      int    `json:"error_insn,omitempty"`
 	Where     string `json:"error_line,omitempty"`
 	Hint      string `json:"hint,omitempty"`
+	// Warnings are what the loader assumed or repaired to read the
+	// object, on the object's first row only.
+	Warnings []string `json:"warnings,omitempty"`
 	// Kernel holds the live kernel's figures in --kernel mode.
 	Kernel *kernelRow `json:"kernel,omitempty"`
 	Log    string     `json:"-"`
@@ -260,4 +263,13 @@ func (s summary) String() string {
 	return fmt.Sprintf("%d programs: %d accepted, %d rejected, %d unsupported%s, %d errors; %d objects unreadable; insn_processed %d; verification time %s (wall %s)",
 		s.Programs, s.Accepted, s.Rejected, s.Unsupported, timeouts, s.Errors, s.LoadFailures, s.Insns,
 		s.CPU.Round(time.Millisecond), s.Wall.Round(time.Millisecond))
+}
+
+// writeWarnings prints the loader's warnings, once per object.
+func writeWarnings(w io.Writer, rows []row) {
+	for _, r := range rows {
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(w, "%s: warning: %s\n", r.File, warn)
+		}
+	}
 }

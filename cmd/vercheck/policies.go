@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vercheck/vercheck"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/verifier"
@@ -69,7 +70,7 @@ func runPolicies(list string, paths []string, common commonFlags, filters []filt
 		p.Name = n
 		policies[i] = p
 	}
-	lopts, vopts, err := common.options()
+	opts, err := common.options()
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck compare: %v\n", err)
 		return exitUsage
@@ -82,7 +83,7 @@ func runPolicies(list string, paths []string, common commonFlags, filters []filt
 	status := exitAccepted
 	var runs []policyRun
 	for _, f := range files {
-		obj, err := loader.Open(f, lopts)
+		obj, err := vercheck.OpenFile(f, &opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "vercheck compare: %v\n", err)
 			status = exitUsage
@@ -93,7 +94,7 @@ func runPolicies(list string, paths []string, common commonFlags, filters []filt
 				continue
 			}
 			for i := range policies {
-				o := vopts
+				o := opts.Verifier
 				o.Policy = &policies[i]
 				res, alloc := measure(obj, prog, o)
 				runs = append(runs, policyRun{

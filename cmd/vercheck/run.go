@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 
+	"github.com/vercheck/vercheck"
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/prune"
@@ -79,29 +80,31 @@ func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.fixes, "fixes", fixesAuto, "6.18.y stable fixes to apply: auto (those of the running kernel; all where it cannot be asked), all, none, or a list ("+stablefix.Everything.String()+")")
 }
 
-// options turns the flags into loader and verifier options.
-func (c *commonFlags) options() (loader.Options, verifier.Options, error) {
+// options turns the flags into the library's options: the command reads
+// and verifies objects through the same entry points as a loader would.
+func (c *commonFlags) options() (vercheck.Options, error) {
 	policy, err := prune.ParsePolicy(c.policy)
 	if err != nil {
-		return loader.Options{}, verifier.Options{}, err
+		return vercheck.Options{}, err
 	}
 	flags, err := loader.ParseProgFlags(c.progFlags)
 	if err != nil {
-		return loader.Options{}, verifier.Options{}, fmt.Errorf("--prog-flags: %w", err)
+		return vercheck.Options{}, fmt.Errorf("--prog-flags: %w", err)
 	}
-	lopts := loader.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig, ProgFlags: flags, License: c.license}
+	opts := vercheck.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig, ProgFlags: flags, License: c.license, Parallel: c.jobs}
 	if c.typeName != "" {
 		pt, ok := parseProgType(c.typeName)
 		if !ok {
-			return loader.Options{}, verifier.Options{}, fmt.Errorf("unknown program type %q", c.typeName)
+			return vercheck.Options{}, fmt.Errorf("unknown program type %q", c.typeName)
 		}
-		lopts.TypeOverride = pt
+		opts.TypeOverride = pt
 	}
 	c.applied, err = resolveFixes(c.fixes)
 	if err != nil {
-		return loader.Options{}, verifier.Options{}, err
+		return vercheck.Options{}, err
 	}
-	return lopts, verifier.Options{Policy: &policy, Timeout: c.timeout, MissingFixes: c.applied.Missing}, nil
+	opts.Verifier = verifier.Options{Policy: &policy, Timeout: c.timeout, MissingFixes: c.applied.Missing}
+	return opts, nil
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -151,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck: unknown format %q (want table, csv or json)\n", *format)
 		return exitUsage
 	}
-	lopts, vopts, err := common.options()
+	opts, err := common.options()
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
@@ -165,17 +168,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck: no objects found in %s\n", strings.Join(paths, " "))
 		return exitUsage
 	}
+	logLevel := 0
 	if *verbose {
-		vopts.LogLevel = 1
+		logLevel = 1
 	}
 	if *verbose2 {
-		vopts.LogLevel = 2
+		logLevel = 2
 	}
 	release := ""
 	if *withKernel {
 		release, *withKernel = kernelReady(stderr)
 	}
-	cfg := runConfig{lopts: lopts, vopts: vopts, jobs: common.jobs, withKernel: *withKernel}
+	opts.Verifier.LogLevel = logLevel
+	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel}
 	if isTerminal(stderr) {
 		cfg.progress = stderr
 	}
@@ -184,6 +189,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rows, unreadable := verifyAll(files, cfg)
 	sum := summarize(rows, time.Since(start))
 
+	writeWarnings(stderr, rows)
 	// The table carries its summary; machine formats keep stdout clean
 	// and put it on stderr.
 	summaryOut := stderr
@@ -201,13 +207,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		summaryOut = stdout
 		if *quiet {
 			writeFalseAccepts(stdout, rows)
-			writeDiagnostics(stdout, rows, vopts.LogLevel > 0)
+			writeDiagnostics(stdout, rows, logLevel > 0)
 			break
 		}
 		if *withKernel {
-			writeKernelTable(stdout, rows, vopts.LogLevel > 0)
+			writeKernelTable(stdout, rows, logLevel > 0)
 		} else {
-			writeTable(stdout, rows, vopts.LogLevel > 0)
+			writeTable(stdout, rows, logLevel > 0)
 		}
 	}
 	if werr != nil {
@@ -215,7 +221,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintln(summaryOut, sum)
-	if *withKernel || vopts.LogLevel > 0 {
+	if *withKernel || logLevel > 0 {
 		fmt.Fprintln(summaryOut, common.applied.Note)
 	}
 	if *withKernel {

@@ -314,3 +314,21 @@ func TestRunTimeoutVerdict(t *testing.T) {
 		t.Errorf("summary does not count the timeouts:\n%s", stderr.String())
 	}
 }
+
+// TestRunShowsLoaderWarnings: what the loader repaired in an old object is
+// said once on stderr and travels with the object's first JSON row.
+func TestRunShowsLoaderWarnings(t *testing.T) {
+	obj := "../../../shared/corpus/ebpf-samples/linux/sockex1_kern.o"
+	if _, err := os.Stat(obj); err != nil {
+		t.Skipf("shared corpus not present: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	run([]string{"--format", "json", obj}, &stdout, &stderr)
+	if n := strings.Count(stderr.String(), "warning: ELF: filled 2 zero st_size symbols"); n != 1 {
+		t.Errorf("stderr has the warning %d times, want once:\n%s", n, stderr.String())
+	}
+	rows := decodeRows(t, stdout.Bytes())
+	if len(rows) == 0 || len(rows[0].Warnings) != 1 {
+		t.Errorf("first row's warnings = %v, want one", rows)
+	}
+}

@@ -130,6 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	withKernel := fset.Bool("kernel", false, "also load each program into the running kernel and compare")
 	quiet := fset.Bool("q", false, "print no per-program rows: only diagnostics of rejections with -v, false accepts and the summary")
 	version := fset.Bool("version", false, "print vercheck's version and exit")
+	shardFlag := fset.String("shard", "", "verify only part i of n of the objects (i/n, from 1), for sweeps split over a CI matrix")
 	paths, err := parseInterleaved(fset, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -159,6 +160,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
 	}
+	part, err := parseShard(*shardFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck: %v\n", err)
+		return exitUsage
+	}
 	files, err := collect(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
@@ -168,6 +174,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck: no objects found in %s\n", strings.Join(paths, " "))
 		return exitUsage
 	}
+	// An empty shard is a normal part of a matrix: no objects is no error
+	// once the paths held some.
+	files = part.pick(files)
 	logLevel := 0
 	if *verbose {
 		logLevel = 1

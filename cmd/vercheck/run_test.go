@@ -332,3 +332,35 @@ func TestRunShowsLoaderWarnings(t *testing.T) {
 		t.Errorf("first row's warnings = %v, want one", rows)
 	}
 }
+
+// TestRunShards: --shard 1/2 and 2/2 split the objects of a run between
+// them, each object in exactly one shard.
+func TestRunShards(t *testing.T) {
+	programs := func(args ...string) map[string]int {
+		var stdout, stderr bytes.Buffer
+		run(append(args, "--format", "json", "../../testdata/progs"), &stdout, &stderr)
+		seen := map[string]int{}
+		for _, r := range decodeRows(t, stdout.Bytes()) {
+			seen[r.File+" "+r.Program]++
+		}
+		return seen
+	}
+	all := programs()
+	one, two := programs("--shard", "1/2"), programs("--shard", "2/2")
+	if len(one) == 0 || len(two) == 0 {
+		t.Fatalf("a shard is empty: %d and %d programs", len(one), len(two))
+	}
+	for p := range all {
+		if one[p]+two[p] != 1 {
+			t.Errorf("%s: in shard 1 %d times, in shard 2 %d times", p, one[p], two[p])
+		}
+	}
+	if len(one)+len(two) != len(all) {
+		t.Errorf("shards hold %d+%d programs, the run %d", len(one), len(two), len(all))
+	}
+	for _, bad := range []string{"0/2", "3/2", "x", "1/0"} {
+		if got := run([]string{"--shard", bad, "../../testdata/progs"}, &bytes.Buffer{}, &bytes.Buffer{}); got != exitUsage {
+			t.Errorf("--shard %s: exit %d, want %d", bad, got, exitUsage)
+		}
+	}
+}

@@ -155,21 +155,14 @@ func readRecords(r io.Reader) ([]record, error) {
 	return out, nil
 }
 
-// rowsToRecords turns verification rows into records.
+// rowsToRecords turns verification rows into records, leaving out rows of
+// unreadable objects.
 func rowsToRecords(rows []row) []record {
 	var out []record
 	for _, r := range rows {
-		if r.Program == "" {
-			continue
+		if r.Program != "" {
+			out = append(out, rowRecord(r))
 		}
-		out = append(out, record{file: r.File, prog: r.Program, values: map[string]string{
-			figVerdict:   r.Verdict,
-			figInsns:     strconv.Itoa(r.Insns),
-			figMaxStates: strconv.Itoa(r.MaxStates),
-			figStates:    strconv.Itoa(r.States),
-			figPeak:      strconv.Itoa(r.Peak),
-			figDuration:  strconv.FormatInt(r.Duration, 10),
-		}})
 	}
 	return out
 }
@@ -210,31 +203,74 @@ type pair struct {
 	a, b       *record
 }
 
-// join pairs records by file and program, in A's order then B's extras.
+// join pairs records by program and object, in A's order then B's
+// extras. Objects match by the longest common suffix of their paths, down
+// to the base name: a veristat CSV of one folder ("bpf_lxc.o") joins a
+// vercheck CSV of a tree ("cilium/bpf_lxc.o"). A B record whose best
+// candidates tie (two A objects share the suffix) stays unjoined rather
+// than joined by guess.
 func join(as, bs []record) []pair {
-	type key struct{ file, prog string }
-	index := make(map[key]int)
-	var out []pair
+	type key struct{ base, prog string }
+	byBase := make(map[key][]int)
+	out := make([]pair, 0, len(as))
+	seen := make(map[[2]string]bool)
 	for i := range as {
-		k := key{as[i].file, as[i].prog}
-		if _, dup := index[k]; dup {
+		id := [2]string{as[i].file, as[i].prog}
+		if seen[id] {
 			continue
 		}
-		index[k] = len(out)
-		out = append(out, pair{file: k.file, prog: k.prog, a: &as[i]})
+		seen[id] = true
+		k := key{path.Base(filepath.ToSlash(as[i].file)), as[i].prog}
+		byBase[k] = append(byBase[k], len(out))
+		out = append(out, pair{file: as[i].file, prog: as[i].prog, a: &as[i]})
 	}
 	for i := range bs {
-		k := key{bs[i].file, bs[i].prog}
-		if j, ok := index[k]; ok {
-			if out[j].b == nil {
-				out[j].b = &bs[i]
+		b := &bs[i]
+		best, bestLen, tie := -1, 0, false
+		for _, j := range byBase[key{path.Base(filepath.ToSlash(b.file)), b.prog}] {
+			if out[j].b != nil {
+				continue
 			}
+			switch n := commonSuffix(out[j].file, b.file); {
+			case n > bestLen:
+				best, bestLen, tie = j, n, false
+			case n == bestLen:
+				tie = true
+			}
+		}
+		if best >= 0 && !tie {
+			out[best].b = b
 			continue
 		}
-		index[k] = len(out)
-		out = append(out, pair{file: k.file, prog: k.prog, b: &bs[i]})
+		out = append(out, pair{file: b.file, prog: b.prog, b: b})
 	}
 	return out
+}
+
+// commonSuffix counts the trailing path components x and y share.
+func commonSuffix(x, y string) int {
+	xs := strings.Split(filepath.ToSlash(x), "/")
+	ys := strings.Split(filepath.ToSlash(y), "/")
+	n := 0
+	for n < len(xs) && n < len(ys) && xs[len(xs)-1-n] == ys[len(ys)-1-n] {
+		n++
+	}
+	return n
+}
+
+// joinCounts says how many records of each side were joined.
+func joinCounts(pairs []pair) (joined, onlyA, onlyB int) {
+	for _, p := range pairs {
+		switch {
+		case p.a != nil && p.b != nil:
+			joined++
+		case p.a != nil:
+			onlyA++
+		default:
+			onlyB++
+		}
+	}
+	return joined, onlyA, onlyB
 }
 
 // Sides of a figure a filter or sort key can name.
@@ -293,12 +329,14 @@ func parseFigureRef(s string) (figureRef, error) {
 
 // filter is one -f argument.
 type filter struct {
-	// A figure comparison...
+	// A figure comparison, with a number, a verdict or another figure
+	// ("verdict_a!=verdict_b", "total_insns_b>total_insns_a")...
 	ref   figureRef
 	op    string
 	num   float64
 	str   string
 	isNum bool
+	rhs   *figureRef
 	// ...or a glob on the program (and object) name.
 	glob, fileGlob string
 	deny           bool
@@ -321,6 +359,13 @@ func parseFilter(s string) (filter, error) {
 		f := filter{ref: ref, op: op, str: strings.TrimSpace(s[i+len(op):])}
 		if op == "==" {
 			f.op = "="
+		}
+		if rhs, err := parseFigureRef(f.str); err == nil {
+			if rhs.fig != ref.fig && (rhs.fig == figVerdict || ref.fig == figVerdict) {
+				return filter{}, fmt.Errorf("filter %q: a verdict compares only with a verdict", s)
+			}
+			f.rhs = &rhs
+			return f, nil
 		}
 		if n, err := strconv.ParseFloat(f.str, 64); err == nil {
 			f.num, f.isNum = n, true
@@ -360,8 +405,34 @@ func (f filter) matchGlob(p pair) bool {
 	return full || base
 }
 
+// matchFigures compares two figures of p ("verdict_a!=verdict_b"); a
+// figure without a side stands for A.
+func (f filter) matchFigures(p pair) bool {
+	side := func(r figureRef) figureRef {
+		if r.side == sideEither {
+			r.side = sideA
+		}
+		return r
+	}
+	l, r := side(f.ref), side(*f.rhs)
+	if l.fig == figVerdict {
+		a, b := p.verdict(l.side), p.verdict(r.side)
+		if a == "" || b == "" {
+			return false
+		}
+		return (a == b) == (f.op == "=")
+	}
+	g := f
+	g.rhs, g.ref, g.isNum = nil, l, true
+	g.num = p.value(r.fig, r.side)
+	return !math.IsNaN(g.num) && g.matchFigure(p)
+}
+
 // matchFigure applies a figure comparison to one side (or either).
 func (f filter) matchFigure(p pair) bool {
+	if f.rhs != nil {
+		return f.matchFigures(p)
+	}
 	if f.ref.side == sideEither {
 		for _, side := range []string{sideA, sideB} {
 			g := f
@@ -433,8 +504,14 @@ func applyFilters(pairs []pair, filters []filter) []pair {
 type sortKey struct {
 	ref figureRef
 	asc bool
+	// abs sorts by the absolute value ("|total_insns_diff|"): the largest
+	// changes either way first.
+	abs bool
 }
 
+// parseSort reads sort keys: FIGURE, with a direction as veristat marks it
+// (a leading or trailing ^ for ascending, v for descending) or after a
+// colon (:asc, :desc), and |FIGURE| for the absolute value.
 func parseSort(s string) ([]sortKey, error) {
 	var keys []sortKey
 	for part := range strings.SplitSeq(s, ",") {
@@ -444,6 +521,21 @@ func parseSort(s string) ([]sortKey, error) {
 		}
 		name, dir, _ := strings.Cut(part, ":")
 		var k sortKey
+		switch {
+		case strings.HasPrefix(name, "^") || strings.HasSuffix(name, "^"):
+			name, dir = strings.Trim(name, "^"), "asc"
+		case strings.HasSuffix(name, "v"):
+			if _, err := parseFigureRef(name); err != nil {
+				name, dir = strings.TrimSuffix(name, "v"), "desc"
+			}
+		case strings.HasPrefix(name, "v"):
+			if _, err := parseFigureRef(name); err != nil {
+				name, dir = strings.TrimPrefix(name, "v"), "desc"
+			}
+		}
+		if inner, ok := strings.CutPrefix(name, "|"); ok && strings.HasSuffix(inner, "|") {
+			name, k.abs = strings.TrimSuffix(inner, "|"), true
+		}
 		switch dir {
 		case "", "desc":
 		case "asc":
@@ -481,6 +573,9 @@ func sortPairs(pairs []pair, keys []sortKey) {
 				c = cmp.Compare(x.verdict(k.ref.side), y.verdict(k.ref.side))
 			default:
 				vx, vy := x.value(k.ref.fig, k.ref.side), y.value(k.ref.fig, k.ref.side)
+				if k.abs {
+					vx, vy = math.Abs(vx), math.Abs(vy)
+				}
 				switch nx, ny := math.IsNaN(vx), math.IsNaN(vy); {
 				case nx && ny:
 					continue
@@ -682,7 +777,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		relativize(sides[i])
 	}
-	pairs := applyFilters(join(sides[0], sides[1]), filters)
+	all := join(sides[0], sides[1])
+	joined, onlyA, onlyB := joinCounts(all)
+	fmt.Fprintf(stderr, "vercheck compare: joined %d of %d programs; %d only in A, %d only in B\n", joined, len(all), onlyA, onlyB)
+	pairs := applyFilters(all, filters)
 	sortPairs(pairs, keys)
 	if *format == "csv" {
 		if err := writeCompareCSV(stdout, pairs, figs); err != nil {

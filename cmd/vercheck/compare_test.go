@@ -98,6 +98,12 @@ func TestFiltersAndSort(t *testing.T) {
 		{"sort diff desc", nil, "insns_diff", []string{"small", "big", "gone", "new"}},
 		{"sort b asc", nil, "total_insns_b:asc", []string{"small", "big", "new", "gone"}},
 		{"sort name", nil, "prog_name", []string{"big", "gone", "new", "small"}},
+		{"verdicts differ", []string{"verdict_a!=verdict_b"}, "", nil},
+		{"verdicts equal", []string{"verdict_a=verdict_b"}, "", []string{"big", "small"}},
+		{"figure vs figure", []string{"total_insns_b>total_insns_a"}, "", []string{"small"}},
+		{"sort caret asc", nil, "^total_insns_b", []string{"small", "big", "new", "gone"}},
+		{"sort v desc", nil, "total_insns_bv", []string{"new", "big", "small", "gone"}},
+		{"sort abs diff", nil, "|insns_diff|", []string{"big", "small", "gone", "new"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,5 +261,59 @@ func TestQuantile(t *testing.T) {
 	}
 	if !math.IsNaN(quantile(nil, 0.5)) {
 		t.Error("quantile of nothing is not NaN")
+	}
+}
+
+// TestJoinBySuffix: records join by program and the longest common suffix
+// of their object paths; a tie stays unjoined.
+func TestJoinBySuffix(t *testing.T) {
+	rec := func(file, prog string) record { return record{file: file, prog: prog} }
+	a := []record{rec("cilium/bpf_lxc.o", "p"), rec("other/bpf_lxc.o", "p"), rec("x/y/z.o", "q"), rec("m.o", "r")}
+	b := []record{rec("bpf_lxc.o", "p"), rec("y/z.o", "q"), rec("ovs/m.o", "r"), rec("n.o", "s")}
+	type joined struct{ A, B string }
+	var got []joined
+	for _, p := range join(a, b) {
+		var j joined
+		if p.a != nil {
+			j.A = p.a.file
+		}
+		if p.b != nil {
+			j.B = p.b.file
+		}
+		got = append(got, j)
+	}
+	want := []joined{
+		{"cilium/bpf_lxc.o", ""}, {"other/bpf_lxc.o", ""}, {"x/y/z.o", "y/z.o"}, {"m.o", "ovs/m.o"},
+		{"", "bpf_lxc.o"}, {"", "n.o"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("join mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunCompareVeristatFolderWithTree: a veristat CSV with base names
+// joins a vercheck CSV of a directory tree, and the join is reported.
+func TestRunCompareVeristatFolderWithTree(t *testing.T) {
+	dir := t.TempDir()
+	vs := filepath.Join(dir, "veristat.csv")
+	tree := filepath.Join(dir, "tree.csv")
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(vs, []byte("file_name,prog_name,verdict,duration,total_insns,total_states,peak_states\n"+
+		"straight_line.o,straight_line,success,10,3,0,0\nmap_lookup_unchecked.o,map_lookup_unchecked,failure,10,7,0,0\n"), 0o644))
+	must(os.WriteFile(tree, []byte("file_name,prog_name,verdict,total_insns\n"+
+		"progs/a/straight_line.o,straight_line,accepted,3\nprogs/b/map_lookup_unchecked.o,map_lookup_unchecked,accepted,9\nprogs/c.o,extra,accepted,1\n"), 0o644))
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"compare", "-f", "verdict_a!=verdict_b", vs, tree}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit %d: %s", got, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "joined 2 of 3 programs; 0 only in A, 1 only in B") {
+		t.Errorf("join summary missing:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "map_lookup_unchecked") || strings.Contains(stdout.String(), "straight_line") {
+		t.Errorf("verdict mismatch filter shows:\n%s", stdout.String())
 	}
 }

@@ -130,6 +130,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	withKernel := fset.Bool("kernel", false, "also load each program into the running kernel and compare")
 	quiet := fset.Bool("q", false, "print no per-program rows: only diagnostics of rejections with -v, false accepts and the summary")
 	version := fset.Bool("version", false, "print vercheck's version and exit")
+	var filterArgs listFlag
+	fset.Var(&filterArgs, "f", "show only programs passing: FIGURE OP VALUE, or a [OBJECT/]PROGRAM glob, ! to exclude (repeatable)")
+	sortArg := fset.String("s", "", "sort rows: FIGURE with ^ (ascending) or v (descending), |FIGURE| by absolute value, comma-separated")
+	limit := fset.Int("n", 0, "show at most N rows (after -f and -s)")
+	columnsArg := fset.String("e", "", "columns to show, comma-separated (file_name, prog_name, verdict, total_insns, max_states_per_insn, total_states, peak_states, duration)")
 	shardFlag := fset.String("shard", "", "verify only part i of n of the objects (i/n, from 1), for sweeps split over a CI matrix")
 	paths, err := parseInterleaved(fset, args)
 	switch {
@@ -156,6 +161,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts, err := common.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck: %v\n", err)
+		return exitUsage
+	}
+	sel, err := parseSelection(filterArgs, *sortArg, *columnsArg, *limit)
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
@@ -207,22 +217,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// False accepts are never left for the reader to find in a file.
 		writeFalseAccepts(stderr, rows)
 	}
-	switch *format {
-	case "csv":
-		werr = writeCSV(stdout, rows, *withKernel)
-	case "json":
-		werr = writeJSON(stdout, rows)
+	// -f, -s and -n choose the rows shown; the summary and the exit
+	// status are the whole run's.
+	shown := sel.apply(rows)
+	switch {
+	case *format == "json":
+		werr = writeJSON(stdout, shown)
+	case sel.columns != nil && !*quiet:
+		werr = writeColumns(stdout, shown, sel.columns, *format == "csv")
+		if *format == "table" {
+			summaryOut = stdout
+		}
+	case *format == "csv":
+		werr = writeCSV(stdout, shown, *withKernel)
 	default:
 		summaryOut = stdout
 		if *quiet {
 			writeFalseAccepts(stdout, rows)
-			writeDiagnostics(stdout, rows, logLevel > 0)
+			writeDiagnostics(stdout, shown, logLevel > 0)
 			break
 		}
 		if *withKernel {
-			writeKernelTable(stdout, rows, logLevel > 0)
+			writeKernelTable(stdout, shown, logLevel > 0)
 		} else {
-			writeTable(stdout, rows, logLevel > 0)
+			writeTable(stdout, shown, logLevel > 0)
 		}
 	}
 	if werr != nil {

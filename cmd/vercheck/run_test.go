@@ -364,3 +364,34 @@ func TestRunShards(t *testing.T) {
 		}
 	}
 }
+
+// TestRunVeristatSelection: -e, -f, -s and -n work in the main mode as in
+// veristat; the summary still counts the whole run.
+func TestRunVeristatSelection(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"top 3 by insns", []string{"-f", "pruning.o/*", "-f", "may_goto.o/*", "-e", "prog_name,total_insns", "-s", "total_insns", "-n", "3", "--format", "csv"},
+			"prog_name,total_insns\nmay_goto_masked_index,182\npruning,165\nmay_goto_oob,155\n"},
+		{"filter and ascending name", []string{"-f", "total_insns>150", "-f", "pruning.o/*", "-f", "may_goto.o/*", "-s", "^prog_name", "-e", "prog_name", "--format", "csv"},
+			"prog_name\nmay_goto_masked_index\nmay_goto_oob\npruning\n"},
+		{"object glob", []string{"-f", "xdp_parse*/*", "-e", "file_name,prog_name,verdict", "--format", "csv"},
+			"file_name,prog_name,verdict\n../../testdata/progs/xdp_parse.o,xdp_parse,accepted\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			run(append(tt.args, "../../testdata/progs"), &stdout, &stderr)
+			if diff := cmp.Diff(tt.want, stdout.String()); diff != "" {
+				t.Errorf("output mismatch (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+			}
+		})
+	}
+	for _, bad := range [][]string{{"-n", "-1"}, {"-e", "nope"}, {"-f", "total_insns_b>1"}, {"-s", "total_insns_diff"}} {
+		if got := run(append(bad, "../../testdata/progs"), &bytes.Buffer{}, &bytes.Buffer{}); got != exitUsage {
+			t.Errorf("%q: exit %d, want %d", bad, got, exitUsage)
+		}
+	}
+}

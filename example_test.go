@@ -61,7 +61,7 @@ func ExampleVerifyCollectionSpec() {
 	// Output:
 	// count: accepted, insn_processed 11
 	// count_unchecked: rejected, insn_processed 7
-	// program count_unchecked: insn 7: R0 invalid mem access 'map_value_or_null'
+	// program count_unchecked: insn 7: R0 invalid mem access 'map_value_or_null' (hint: the value a map lookup returns may be NULL: compare it with 0 (if (!v) return ...) before reading or writing through it)
 }
 
 // An object file is read with vercheck's own loader, which also reads old

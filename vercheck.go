@@ -87,11 +87,16 @@ type ProgramError struct {
 	Result *verifier.Result
 }
 
-// Error returns "program NAME: [LOCATION: ]MESSAGE".
+// Error returns "program NAME: [LOCATION: ]MESSAGE[ (hint: HINT)]", the
+// hint saying what usually fixes such a rejection.
 func (e *ProgramError) Error() string {
 	var re *verifier.RejectError
 	if errors.As(e.Result.Err, &re) {
-		return fmt.Sprintf("program %s: %s: %v", e.Program, re.Where(), e.Result.Err)
+		msg := fmt.Sprintf("program %s: %s: %v", e.Program, re.Where(), e.Result.Err)
+		if h := re.Hint(); h != "" {
+			msg += " (hint: " + h + ")"
+		}
+		return msg
 	}
 	return fmt.Sprintf("program %s: %v", e.Program, e.Result.Err)
 }

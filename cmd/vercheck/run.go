@@ -135,6 +135,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sortArg := fset.String("s", "", "sort rows: FIGURE with ^ (ascending) or v (descending), |FIGURE| by absolute value, comma-separated")
 	limit := fset.Int("n", 0, "show at most N rows (after -f and -s)")
 	columnsArg := fset.String("e", "", "columns to show, comma-separated (file_name, prog_name, verdict, total_insns, max_states_per_insn, total_states, peak_states, duration)")
+	logDir := fset.String("log-dir", "", "write each program's kernel-style log (-v's, or -vv's) to DIR/OBJECT/PROGRAM.log, in any format")
 	shardFlag := fset.String("shard", "", "verify only part i of n of the objects (i/n, from 1), for sweeps split over a CI matrix")
 	paths, err := parseInterleaved(fset, args)
 	switch {
@@ -198,6 +199,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *withKernel {
 		release, *withKernel = kernelReady(stderr)
 	}
+	if *logDir != "" && logLevel == 0 {
+		// A log directory without -v gets the failing paths.
+		logLevel = 1
+	}
 	opts.Verifier.LogLevel = logLevel
 	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel}
 	if isTerminal(stderr) {
@@ -209,6 +214,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sum := summarize(rows, time.Since(start))
 
 	writeWarnings(stderr, rows)
+	if *logDir != "" {
+		if err := writeLogDir(*logDir, rows); err != nil {
+			fmt.Fprintf(stderr, "vercheck: %v\n", err)
+			return exitUsage
+		}
+		// The logs are in their files; the table keeps to one line each.
+		for i := range rows {
+			rows[i].Log = ""
+		}
+	}
 	// The table carries its summary; machine formats keep stdout clean
 	// and put it on stderr.
 	summaryOut := stderr

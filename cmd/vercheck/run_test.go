@@ -395,3 +395,20 @@ func TestRunVeristatSelection(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLogDir: --log-dir writes one log per program whatever the format.
+func TestRunLogDir(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	run([]string{"--log-dir", dir, "--format", "json", "../../testdata/progs/map_lookup_unchecked.o"}, &stdout, &stderr)
+	b, err := os.ReadFile(filepath.Join(dir, "testdata_progs_map_lookup_unchecked.o", "map_lookup_unchecked.log"))
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(string(b), "R0 invalid mem access 'map_value_or_null'") {
+		t.Errorf("log lacks the rejection:\n%s", b)
+	}
+	if diff := cmp.Diff("a_b.o", flatName("../a/b.o")); diff != "" {
+		t.Errorf("flatName mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -687,6 +688,39 @@ func writeCompareCSV(w io.Writer, pairs []pair, figs []string) error {
 	return cw.Error()
 }
 
+// compareJSON is one joined program in compare's JSON output: per figure
+// the A and B values as the inputs have them and the difference ("MATCH"
+// or "MISMATCH" for verdicts), "-" where a side has none.
+type compareJSON struct {
+	File    string                       `json:"file_name"`
+	Program string                       `json:"prog_name"`
+	Figures map[string]compareJSONFigure `json:"figures"`
+}
+
+type compareJSONFigure struct {
+	A    string `json:"a"`
+	B    string `json:"b"`
+	Diff string `json:"diff"`
+}
+
+func writeCompareJSON(w io.Writer, pairs []pair, figs []string) error {
+	out := make([]compareJSON, 0, len(pairs))
+	for _, p := range pairs {
+		c := compareJSON{File: p.file, Program: p.prog, Figures: make(map[string]compareJSONFigure, len(figs))}
+		for _, f := range figs {
+			a, b, d := p.cells(f)
+			c.Figures[f] = compareJSONFigure{a, b, d}
+		}
+		out = append(out, c)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
+
 // listFlag collects a repeatable flag.
 type listFlag []string
 
@@ -710,7 +744,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fset.Var(&filterArgs, "f", "filter: FIGURE OP VALUE, or a [OBJECT/]PROGRAM glob, ! to exclude (repeatable)")
 	sortArg := fset.String("s", "", "sort keys: FIGURE[_a|_b|_diff|_pct][:asc], comma-separated")
 	figArg := fset.String("e", strings.Join(defaultFigures, ","), "figures to show, comma-separated")
-	format := fset.String("format", "table", "output format: table or csv")
+	format := fset.String("format", "table", "output format: table, csv or json")
 	policies := fset.String("policies", "", "compare pruning policies on the given objects instead of two inputs")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -718,8 +752,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	if *format != "table" && *format != "csv" {
-		fmt.Fprintf(stderr, "vercheck compare: unknown format %q (want table or csv)\n", *format)
+	if *format != "table" && *format != "csv" && *format != "json" {
+		fmt.Fprintf(stderr, "vercheck compare: unknown format %q (want table, csv or json)\n", *format)
 		return exitUsage
 	}
 	var filters []filter
@@ -782,14 +816,19 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "vercheck compare: joined %d of %d programs; %d only in A, %d only in B\n", joined, len(all), onlyA, onlyB)
 	pairs := applyFilters(all, filters)
 	sortPairs(pairs, keys)
-	if *format == "csv" {
-		if err := writeCompareCSV(stdout, pairs, figs); err != nil {
-			fmt.Fprintf(stderr, "vercheck compare: %v\n", err)
-			return exitUsage
-		}
-		return exitAccepted
+	var err2 error
+	switch *format {
+	case "csv":
+		err2 = writeCompareCSV(stdout, pairs, figs)
+	case "json":
+		err2 = writeCompareJSON(stdout, pairs, figs)
+	default:
+		writeCompareTable(stdout, pairs, figs)
 	}
-	writeCompareTable(stdout, pairs, figs)
+	if err2 != nil {
+		fmt.Fprintf(stderr, "vercheck compare: %v\n", err2)
+		return exitUsage
+	}
 	return exitAccepted
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -315,5 +316,25 @@ func TestRunCompareVeristatFolderWithTree(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "map_lookup_unchecked") || strings.Contains(stdout.String(), "straight_line") {
 		t.Errorf("verdict mismatch filter shows:\n%s", stdout.String())
+	}
+}
+
+// TestRunCompareJSON: compare's JSON has each figure's sides and change.
+func TestRunCompareJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	obj := "../../testdata/progs/map_lookup_unchecked.o"
+	if got := run([]string{"compare", "--format", "json", "-e", "verdict,total_insns", obj, obj}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit %d: %s", got, stderr.String())
+	}
+	var got []compareJSON
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []compareJSON{{Program: "map_lookup_unchecked", Figures: map[string]compareJSONFigure{
+		"verdict":     {"rejected", "rejected", "MATCH"},
+		"total_insns": {"7", "7", "+0 (+0.00%)"},
+	}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("compare JSON mismatch (-want +got):\n%s", diff)
 	}
 }

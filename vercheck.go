@@ -170,6 +170,10 @@ func OpenFile(path string, opts *Options) (*loader.Object, error) {
 
 // verifyObject verifies every program of obj on o.Parallel workers.
 func verifyObject(obj *loader.Object, o Options) ([]*verifier.Result, error) {
+	// Set-up (the kernel's BTF) stays out of the first program's
+	// duration; a kernel without BTF is reported by the programs that
+	// need it.
+	_ = verifier.Prepare()
 	results := make([]*verifier.Result, len(obj.Programs))
 	work := make(chan int)
 	var wg sync.WaitGroup

@@ -44,6 +44,15 @@ var (
 	loadKernelBTF = btf.LoadKernelSpec
 )
 
+// Prepare does the once-per-process setup that verification of some
+// programs needs (parsing the running kernel's BTF), so that a caller
+// timing programs can keep it out of the first one's Duration. Calling it
+// is optional; its error is the one those programs would report.
+func Prepare() error {
+	_, err := vmlinux()
+	return err
+}
+
 // vmlinux returns the running kernel's BTF.
 func vmlinux() (*btf.Spec, error) {
 	kernelBTFOnce.Do(func() {

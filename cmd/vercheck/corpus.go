@@ -93,6 +93,9 @@ const objectsAhead = 2
 // the files that could not be read as objects.
 func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	jobs := max(cfg.jobs, 1)
+	// Set-up costs stay out of the first program's duration. A kernel
+	// without BTF is no error here: the programs that need it say so.
+	_ = verifier.Prepare()
 	perFile := make([][]row, len(files))
 	prog := newProgress(cfg.progress, len(files))
 	tasks := make(chan task, jobs*objectsAhead)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck"
 	"github.com/vercheck/vercheck/internal/kernel"
@@ -90,6 +91,12 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 	flags, err := loader.ParseProgFlags(c.progFlags)
 	if err != nil {
 		return vercheck.Options{}, fmt.Errorf("--prog-flags: %w", err)
+	}
+	if c.btfPath != "" {
+		// Said once here, not once per kfunc of every program.
+		if _, err := btf.LoadSpec(c.btfPath); err != nil {
+			return vercheck.Options{}, fmt.Errorf("--btf: %w", err)
+		}
 	}
 	opts := vercheck.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig, ProgFlags: flags, License: c.license, Parallel: c.jobs}
 	if c.typeName != "" {

@@ -716,7 +716,7 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
 			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
 		}
-		return e.checkMemRegion(regno, int(reg.Off), size, int(reg.Range), zeroOK)
+		return e.checkMemRegion(regno, int(reg.Off), size, memSize(reg), zeroOK)
 	case states.PtrToStack:
 		return e.checkStackRangeInit(regno, int(reg.Off), size, zeroOK, t, meta)
 	default:

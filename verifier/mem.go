@@ -178,7 +178,7 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
 			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
 		}
-		if err := e.checkMemRegion(regno, off, size, int(reg.Range), false); err != nil {
+		if err := e.checkMemRegion(regno, off, size, memSize(reg), false); err != nil {
 			return err
 		}
 		if dst != nil {
@@ -486,6 +486,13 @@ func (e *env) checkMemRegion(regno, off, size, memSize int, zeroOK bool) error {
 		return e.reject(e.insnIdx, "%s\nR%d max value is outside of the allowed memory range", e.memAccessMsg(regno, int(hi), size, memSize), regno)
 	}
 	return nil
+}
+
+// memSize is the size of the memory a PtrToMem points to: the kernel's
+// mem_size, a u32 (bpf_dynptr_data(..., 0xffffffff) on a dynptr whose size
+// the verifier does not know gives 4 GiB of memory, not -1).
+func memSize(reg *states.Reg) int {
+	return int(uint32(reg.Range))
 }
 
 // checkPacketAccess is check_packet_access: the fixed offset must be inside

@@ -37,7 +37,7 @@ type config struct {
 	seed, genSeed              uint64
 	timeout, duration          time.Duration
 	out, findings              string
-	progress                   int
+	progress, replay           int
 	paths                      []string
 }
 
@@ -59,6 +59,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.out, "out", "mutfuzz-out", "directory for the saved programs")
 	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
+	fs.IntVar(&c.replay, "replay", -1, "judge only mutant `I` of the run and print it with both logs")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -91,6 +92,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}}
+	if cfg.replay >= 0 {
+		return f.replay(cfg.replay)
+	}
 	made := inOrder(cfg.n, cfg.jobs, f.stop, f.judge, f.record)
 	fmt.Fprintf(stdout, "\n%d mutants of %d seeds in %v (%d could not be made into programs)\n",
 		made, len(seeds), time.Since(f.start).Round(time.Second), f.skipped)
@@ -266,6 +270,23 @@ func (f *fuzzer) record(i int, t trial) {
 			fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 		}
 	}
+}
+
+// replay judges mutant i alone and prints it with both verdicts and
+// logs, to look at a saved finding again.
+func (f *fuzzer) replay(i int) int {
+	t := f.judge(i)
+	if t.err != nil {
+		fmt.Fprintf(f.stderr, "vercheck-mutate: mutant %d: %v\n", i, t.err)
+		return exitUsage
+	}
+	o := oracle.Judge(t.seed.obj, t.prog, oracle.Options{Timeout: f.cfg.timeout, Logs: true})
+	fmt.Fprintf(f.stdout, "%s\n%s\n--- vercheck\n%s\n--- kernel\n%s\n",
+		f.info(i, t.seed, t.mutant, o, o.Reason()), oracle.Listing(t.mutant.Insns), o.Vercheck.Log, o.Kernel.Log)
+	if o.Class == oracle.FalseAccept {
+		return exitFalseAccept
+	}
+	return exitOK
 }
 
 // minimise deletes instructions from a false accept while it stays one

@@ -102,10 +102,13 @@ func (s splicer) target(j int) int {
 }
 
 // apply applies e to m. It fails, leaving m unchanged, when the edit would
-// split an ld_imm64 or a fixed-up jump no longer fits its field.
+// split an ld_imm64 or leave no instruction (loaders refuse an empty
+// program before any verifier sees it), or a fixed-up jump no longer fits
+// its field.
 func (m Mutant) apply(e edit, change string) (Mutant, error) {
 	n := len(m.Insns)
-	if e.at < 0 || e.at+e.del > n || splitsLdImm64(m.Insns, e.at) || splitsLdImm64(m.Insns, e.at+e.del) {
+	empties := n-e.del+len(e.repl) == 0
+	if e.at < 0 || e.at+e.del > n || empties || splitsLdImm64(m.Insns, e.at) || splitsLdImm64(m.Insns, e.at+e.del) {
 		return m, fmt.Errorf("edit of %d at %d: %w", e.del, e.at, errBadEdit)
 	}
 	s := splicer{edit: e, n: n}

@@ -131,8 +131,8 @@ func TestApply(t *testing.T) {
 	}
 }
 
-// TestApplyRefuses: an edit may not split an ld_imm64, and a fixed-up
-// jump must still fit its 16-bit field.
+// TestApplyRefuses: an edit may not split an ld_imm64 or empty the
+// program, and a fixed-up jump must still fit its 16-bit field.
 func TestApplyRefuses(t *testing.T) {
 	long := make([]insn.Insn, 0, 1<<15+2)
 	long = append(long, ja(1<<15-1))
@@ -148,6 +148,7 @@ func TestApplyRefuses(t *testing.T) {
 		{"delete a second half", prog(ldImm64(1, 1, 1), exit()), deletion(1, 1)},
 		{"insert between the halves", prog(ldImm64(1, 1, 1), exit()), insertion(1, mov(0, 0))},
 		{"jump grows out of range", long, insertion(1, mov(0, 0))},
+		{"nothing left", prog(exit()), deletion(0, 1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,8 +38,10 @@ type config struct {
 	seed, genSeed              uint64
 	timeout, duration          time.Duration
 	out, findings              string
-	progress, replay           int
-	paths                      []string
+	progress                   int
+	// replay lists the mutants to show again instead of a run.
+	replay []int
+	paths  []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -54,14 +57,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Uint64Var(&c.genSeed, "gen-seed", 1, "seed of the first generated seed program")
 	fs.IntVar(&c.maxSeedInsns, "max-seed-insns", 4000, "longest seed program, in instructions")
 	fs.IntVar(&c.keep, "keep", 2, "programs saved per class, reason and operators")
-	fs.IntVar(&c.minimiseBudget, "minimise", 600, "most verifications spent minimising one false accept")
-	fs.IntVar(&c.minimisePerReason, "minimise-per-reason", 6, "most false accepts minimised per kernel message")
+	fs.IntVar(&c.minimiseBudget, "minimise", 600, "most verifications spent minimising one finding")
+	fs.IntVar(&c.minimisePerReason, "minimise-per-reason", 6, "most findings minimised per class and reason")
 	fs.StringVar(&c.out, "out", "mutfuzz-out", "directory for the saved programs")
 	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
-	fs.IntVar(&c.replay, "replay", -1, "judge only mutant `I` of the run and print it with both logs")
+	replay := fs.String("replay", "", "judge only the mutants `I,J,...` of the run and print them with both logs")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	for _, f := range strings.FieldsFunc(*replay, func(r rune) bool { return r == ',' }) {
+		i, err := strconv.Atoi(f)
+		if err != nil || i < 0 {
+			return c, fmt.Errorf("-replay: bad mutant index %q", f)
+		}
+		c.replay = append(c.replay, i)
 	}
 	c.paths = fs.Args()
 	if c.jobs < 1 || c.n < 0 {
@@ -92,8 +102,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}}
-	if cfg.replay >= 0 {
-		return f.replay(cfg.replay)
+	if len(cfg.replay) > 0 {
+		code := exitOK
+		for _, i := range cfg.replay {
+			code = max(code, f.replay(i))
+		}
+		return code
 	}
 	made := inOrder(cfg.n, cfg.jobs, f.stop, f.judge, f.record)
 	fmt.Fprintf(stdout, "\n%d mutants of %d seeds in %v (%d could not be made into programs)\n",
@@ -226,9 +240,10 @@ func (f *fuzzer) judge(i int) trial {
 // record counts a trial and saves the first few of each group: finding
 // class, reason and the set of mutation operators. Kernel refusals are
 // saved too: they show mutants the tool should not make. A false accept
-// is printed, and minimised while its reason has had fewer than
-// -minimise-per-reason minimisations; a minimised one goes to the
-// findings file.
+// is printed. Saved false accepts, false rejects, insn_processed
+// differences and vercheck errors are minimised while their class and
+// reason have had fewer than -minimise-per-reason minimisations; a
+// minimised false accept goes to the findings file.
 func (f *fuzzer) record(i int, t trial) {
 	if f.cfg.progress > 0 && (i+1)%f.cfg.progress == 0 {
 		fmt.Fprintf(f.stderr, "%d mutants, %v, %d false accepts\n", i+1, time.Since(f.start).Round(time.Second), f.tally.Count(oracle.FalseAccept))
@@ -253,10 +268,11 @@ func (f *fuzzer) record(i int, t trial) {
 		return
 	}
 	code, prog := t.mutant, t.prog
-	minimised := o.Class == oracle.FalseAccept && f.minimised[reason] < f.cfg.minimisePerReason
+	key := o.Class.String() + ": " + reason
+	minimised := minimisable(o.Class) && f.minimised[key] < f.cfg.minimisePerReason
 	if minimised {
-		f.minimised[reason]++
-		code, prog = f.minimise(t, reason)
+		f.minimised[key]++
+		code, prog = f.minimise(t)
 	}
 	// Judge again for both logs; the class is the same (both verifiers
 	// are deterministic), unless vercheck's time limit was near.
@@ -265,41 +281,58 @@ func (f *fuzzer) record(i int, t trial) {
 	if err := oracle.Save(dir, code.Insns, o, f.info(i, t.seed, code, o, reason)); err != nil {
 		fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 	}
-	if minimised && f.cfg.findings != "" {
+	if minimised && o.Class == oracle.FalseAccept && f.cfg.findings != "" {
 		if err := f.appendFinding(i, t.seed, code, o, reason); err != nil {
 			fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 		}
 	}
 }
 
-// replay judges mutant i alone and prints it with both verdicts and
-// logs, to look at a saved finding again.
+// replay judges mutant i alone, minimises it when its class is one
+// record minimises, and prints it with both verdicts and logs, to look at
+// a saved finding again.
 func (f *fuzzer) replay(i int) int {
 	t := f.judge(i)
 	if t.err != nil {
 		fmt.Fprintf(f.stderr, "vercheck-mutate: mutant %d: %v\n", i, t.err)
 		return exitUsage
 	}
-	o := oracle.Judge(t.seed.obj, t.prog, oracle.Options{Timeout: f.cfg.timeout, Logs: true})
+	code, prog := t.mutant, t.prog
+	if minimisable(t.outcome.Class) {
+		code, prog = f.minimise(t)
+	}
+	o := oracle.Judge(t.seed.obj, prog, oracle.Options{Timeout: f.cfg.timeout, Logs: true})
 	fmt.Fprintf(f.stdout, "%s\n%s\n--- vercheck\n%s\n--- kernel\n%s\n",
-		f.info(i, t.seed, t.mutant, o, o.Reason()), oracle.Listing(t.mutant.Insns), o.Vercheck.Log, o.Kernel.Log)
+		f.info(i, t.seed, code, o, o.Reason()), oracle.Listing(code.Insns), o.Vercheck.Log, o.Kernel.Log)
 	if o.Class == oracle.FalseAccept {
 		return exitFalseAccept
 	}
 	return exitOK
 }
 
-// minimise deletes instructions from a false accept while it stays one
-// with the same kernel reason.
-func (f *fuzzer) minimise(t trial, reason string) (mutate.Mutant, *loader.Program) {
+// minimisable reports whether findings of class c are minimised: the
+// ones a fix starts from.
+func minimisable(c oracle.Class) bool {
+	switch c {
+	case oracle.FalseAccept, oracle.FalseReject, oracle.InsnsDiffer, oracle.VercheckError:
+		return true
+	}
+	return false
+}
+
+// minimise deletes instructions from a finding while it keeps its class
+// and reason; for an insn_processed difference, whose reason is the
+// difference itself, only the class.
+func (f *fuzzer) minimise(t trial) (mutate.Mutant, *loader.Program) {
 	last := t.prog
+	class, reason := t.outcome.Class, t.outcome.Reason()
 	keep := func(m mutate.Mutant) bool {
 		prog, err := t.seed.program(m)
 		if err != nil {
 			return false
 		}
 		o := oracle.Judge(t.seed.obj, prog, oracle.Options{Timeout: f.cfg.timeout})
-		if o.Class != oracle.FalseAccept || o.Reason() != reason {
+		if o.Class != class || (class != oracle.InsnsDiffer && o.Reason() != reason) {
 			return false
 		}
 		last = prog

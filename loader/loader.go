@@ -288,3 +288,15 @@ func hasUntypedSection(spec *ebpf.CollectionSpec) bool {
 	}
 	return false
 }
+
+// WithInstructions returns a copy of p that runs insns instead of p's
+// instructions, with the source lines and BTF function info read afresh
+// from insns' metadata, as [Open] reads them after linking. Tools that
+// rewrite a linked program (mutation fuzzers, reducers) use it so that the
+// verifier and the kernel see the same line and function records.
+func (p *Program) WithInstructions(insns asm.Instructions) *Program {
+	cp := *p
+	cp.Instructions = insns
+	cp.Lines, cp.Funcs = lineAndFuncInfo(insns)
+	return &cp
+}

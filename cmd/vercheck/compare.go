@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/vercheck/vercheck/loader"
 )
 
 const compareUsage = `usage: vercheck compare [flags] A B
@@ -847,7 +849,7 @@ func readInput(in string, common commonFlags) ([]record, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	files, err := collect([]string{in})
+	files, err := loader.FindObjects([]string{in})
 	if err != nil {
 		return nil, true, err
 	}

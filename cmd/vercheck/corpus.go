@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,46 +14,6 @@ import (
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/verifier"
 )
-
-// collect expands directories into the object files they contain, in
-// lexical order.
-func collect(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !info.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && isObjectCandidate(path) {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return files, nil
-}
-
-// isObjectCandidate skips files in object directories that are plainly
-// not objects (sources, docs, data).
-func isObjectCandidate(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".o", ".elf", ".bpf", "":
-		base := filepath.Base(path)
-		return base != "Makefile" && !strings.HasPrefix(base, ".")
-	}
-	return false
-}
 
 // runConfig says how a corpus run verifies each program.
 type runConfig struct {

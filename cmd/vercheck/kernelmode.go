@@ -6,9 +6,10 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/vercheck/vercheck/internal/oracle"
 )
 
 // Figures of the kernel comparison summary.
@@ -59,21 +60,12 @@ func comparable(r row) bool {
 }
 
 // sameMessage reports whether both sides rejected r with the same
-// decisive message: the kernel's decisive line (the last of its error,
-// see kernel.DecisiveLine) is one of the lines of vercheck's message, which
-// like the kernel's log may take two lines ("invalid access ..." then
-// "R1 offset is outside of the packet").
+// decisive message (see oracle.SameMessage).
 func sameMessage(r row) bool {
 	if r.Kernel == nil || r.Verdict != verdictRejected || r.Kernel.Verdict != verdictRejected {
 		return false
 	}
-	want := strings.TrimSpace(r.Kernel.Error)
-	for _, line := range strings.Split(r.Error, "\n") {
-		if strings.TrimSpace(line) == want {
-			return true
-		}
-	}
-	return false
+	return oracle.SameMessage(r.Error, r.Kernel.Error)
 }
 
 // kernelSummary is the verdict agreement and figure ratios of a --kernel run.

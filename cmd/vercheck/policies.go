@@ -75,7 +75,7 @@ func runPolicies(list string, paths []string, common commonFlags, filters []filt
 		fmt.Fprintf(stderr, "vercheck compare: %v\n", err)
 		return exitUsage
 	}
-	files, err := collect(paths)
+	files, err := loader.FindObjects(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck compare: %v\n", err)
 		return exitUsage

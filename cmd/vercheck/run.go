@@ -183,7 +183,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage
 	}
-	files, err := collect(paths)
+	files, err := loader.FindObjects(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", err)
 		return exitUsage

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/loader"
 )
 
 func TestRunFormats(t *testing.T) {
@@ -140,7 +142,7 @@ func decodeRows(t *testing.T, b []byte) []row {
 }
 
 func TestRunStableOrderAndSummary(t *testing.T) {
-	files, err := collect([]string{"../../testdata/progs"})
+	files, err := loader.FindObjects([]string{"../../testdata/progs"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,16 +136,17 @@ func loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
 
-	return judge(res, func(level ebpf.LogLevel, size uint32) (string, error) {
+	return judge(res, true, func(level ebpf.LogLevel, size uint32) (string, error) {
 		return load(sub, name, level, size)
 	})
 }
 
 // judge loads a program through loadAt at the stats level and fills res
-// with the verdict and figures; a rejected program is loaded once more at
-// the branch level for its full log. A failure that carries no verifier
-// message is no verdict: the program was not loaded (see [Result.NotLoaded]).
-func judge(res Result, loadAt func(level ebpf.LogLevel, size uint32) (string, error)) Result {
+// with the verdict and figures; with branchLog, a rejected program is
+// loaded once more at the branch level for its full log. A failure that
+// carries no verifier message is no verdict: the program was not loaded
+// (see [Result.NotLoaded]).
+func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uint32) (string, error)) Result {
 	log, err := loadAt(ebpf.LogLevelStats, statsLogSize)
 	if err != nil {
 		var ve *ebpf.VerifierError
@@ -170,6 +171,9 @@ func judge(res Result, loadAt func(level ebpf.LogLevel, size uint32) (string, er
 		return res
 	}
 	res.Err = DecisiveLine(log)
+	if !branchLog {
+		return res
+	}
 	_, berr := loadAt(ebpf.LogLevelBranch|ebpf.LogLevelStats, branchLogSize)
 	var ve *ebpf.VerifierError
 	if errors.As(berr, &ve) && len(ve.Log) > 0 {

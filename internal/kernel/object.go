@@ -39,7 +39,7 @@ func LoadObject(obj *loader.Object) ([]Result, error) {
 	}
 	results := make([]Result, 0, len(obj.Programs))
 	for _, p := range obj.Programs {
-		r := loadProgram(obj, p)
+		r := loadProgram(obj, p, true)
 		r.Release = release
 		results = append(results, r)
 	}
@@ -51,14 +51,26 @@ func LoadObject(obj *loader.Object) ([]Result, error) {
 // loaded again at the branch level for the full log. Safe for concurrent
 // use on the same object.
 func LoadProgram(obj *loader.Object, prog *loader.Program) Result {
-	r := loadProgram(obj, prog)
+	return withRelease(loadProgram(obj, prog, true))
+}
+
+// LoadProgramVerdict is LoadProgram without the second load of a rejected
+// program: the Log of a rejection is the stats-level one, which holds the
+// decisive line and the figures. Differential testers that load many
+// programs and keep the logs of a few use it.
+func LoadProgramVerdict(obj *loader.Object, prog *loader.Program) Result {
+	return withRelease(loadProgram(obj, prog, false))
+}
+
+// withRelease fills in the running kernel's release.
+func withRelease(r Result) Result {
 	if rel, err := Release(); err == nil {
 		r.Release = rel
 	}
 	return r
 }
 
-func loadProgram(obj *loader.Object, prog *loader.Program) Result {
+func loadProgram(obj *loader.Object, prog *loader.Program, branchLog bool) Result {
 	res := Result{Program: prog.Name}
 	if prog.Err != nil {
 		return notLoaded(res, prog.Err)
@@ -73,7 +85,7 @@ func loadProgram(obj *loader.Object, prog *loader.Program) Result {
 		return notLoaded(res, err)
 	}
 
-	return judge(res, func(level ebpf.LogLevel, size uint32) (string, error) {
+	return judge(res, branchLog, func(level ebpf.LogLevel, size uint32) (string, error) {
 		return loadSpec(spec, level, size)
 	})
 }

@@ -1,0 +1,401 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/internal/mutate"
+	"github.com/vercheck/vercheck/internal/oracle"
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFalseAccept = 1 // vercheck accepted a mutant the kernel rejects
+	exitUsage       = 2
+	exitNoKernel    = 3 // bpf() is not permitted here
+)
+
+// maxMutations is the most mutations one mutant gets.
+const maxMutations = 3
+
+// config is the command line.
+type config struct {
+	n, jobs, gen, maxSeedInsns int
+	keep, minimiseBudget       int
+	minimisePerReason          int
+	seed, genSeed              uint64
+	timeout, duration          time.Duration
+	out, findings              string
+	progress                   int
+	// replay lists the mutants to show again instead of a run.
+	replay []int
+	paths  []string
+	// missing are the stable fixes the running kernel lacks (probed).
+	missing stablefix.Set
+}
+
+// judging returns the oracle's options for this run: vercheck follows
+// the stable fixes of the kernel it is compared with.
+func (c config) judging(logs bool) oracle.Options {
+	return oracle.Options{Timeout: c.timeout, Logs: logs, MissingFixes: c.missing}
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("vercheck-mutate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.n, "n", 1000, "number of mutants")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed of the run")
+	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "vercheck time limit per program (beyond twice this: a hang)")
+	fs.DurationVar(&c.duration, "duration", 0, "stop making mutants after this long (0: make all -n)")
+	fs.IntVar(&c.jobs, "j", 1, "mutants judged in parallel")
+	fs.IntVar(&c.gen, "gen", 50, "generated seed programs (package internal/gen) besides the objects")
+	fs.Uint64Var(&c.genSeed, "gen-seed", 1, "seed of the first generated seed program")
+	fs.IntVar(&c.maxSeedInsns, "max-seed-insns", 4000, "longest seed program, in instructions")
+	fs.IntVar(&c.keep, "keep", 2, "programs saved per class, reason and operators")
+	fs.IntVar(&c.minimiseBudget, "minimise", 600, "most verifications spent minimising one finding")
+	fs.IntVar(&c.minimisePerReason, "minimise-per-reason", 6, "most findings minimised per class and reason")
+	fs.StringVar(&c.out, "out", "mutfuzz-out", "directory for the saved programs")
+	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
+	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
+	replay := fs.String("replay", "", "judge only the mutants `I,J,...` of the run and print them with both logs")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	for _, f := range strings.FieldsFunc(*replay, func(r rune) bool { return r == ',' }) {
+		i, err := strconv.Atoi(f)
+		if err != nil || i < 0 {
+			return c, fmt.Errorf("-replay: bad mutant index %q", f)
+		}
+		c.replay = append(c.replay, i)
+	}
+	c.paths = fs.Args()
+	if c.jobs < 1 || c.n < 0 {
+		return c, fmt.Errorf("-j must be at least 1 and -n not negative")
+	}
+	return c, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if err != flag.ErrHelp {
+			fmt.Fprintf(stderr, "vercheck-mutate: %v\n", err)
+		}
+		return exitUsage
+	}
+	if err := kernel.Available(); err != nil {
+		fmt.Fprintf(stderr, "vercheck-mutate: %v\n", err)
+		return exitNoKernel
+	}
+	if cfg.missing, err = stablefix.Probe(); err != nil {
+		fmt.Fprintf(stderr, "vercheck-mutate: %v\n", err)
+		return exitNoKernel
+	}
+	seeds, err := loadSeeds(cfg, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck-mutate: %v\n", err)
+		return exitUsage
+	}
+	if len(seeds) == 0 {
+		fmt.Fprintf(stderr, "vercheck-mutate: no program both verifiers accept\n")
+		return exitUsage
+	}
+	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}}
+	if len(cfg.replay) > 0 {
+		code := exitOK
+		for _, i := range cfg.replay {
+			code = max(code, f.replay(i))
+		}
+		return code
+	}
+	made := inOrder(cfg.n, cfg.jobs, f.stop, f.judge, f.record)
+	fmt.Fprintf(stdout, "\n%d mutants of %d seeds in %v (%d could not be made into programs)\n",
+		made, len(seeds), time.Since(f.start).Round(time.Second), f.skipped)
+	f.tally.Print(stdout)
+	if f.tally.Count(oracle.FalseAccept) > 0 {
+		return exitFalseAccept
+	}
+	return exitOK
+}
+
+// loadSeeds judges every candidate and keeps those both verifiers accept.
+func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
+	var st seedStats
+	cands, err := candidates(cfg.paths, cfg.gen, cfg.genSeed, &st)
+	if err != nil {
+		return nil, err
+	}
+	var seeds []*seed
+	inOrder(len(cands), cfg.jobs, nil, func(i int) seedVerdict {
+		return judgeCandidate(cands[i], cfg.maxSeedInsns, cfg.judging(false))
+	}, func(_ int, v seedVerdict) {
+		st.count(v)
+		if v.seed != nil {
+			seeds = append(seeds, v.seed)
+		}
+	})
+	withEdges := 0
+	for _, s := range seeds {
+		if len(s.edges) > 0 {
+			withEdges++
+		}
+	}
+	fmt.Fprintf(stdout, "%d seeds (%d with edge accesses) of %d programs; left out: %d longer than %d instructions, %d not accepted by both, %d the kernel could not load; %d unreadable objects\n",
+		len(seeds), withEdges, len(cands), st.tooLarge, cfg.maxSeedInsns, st.notAccepted, st.kernelNoLoad, st.unreadable)
+	return seeds, nil
+}
+
+// inOrder computes work(i) for i in [0, n) on jobs goroutines and hands
+// each result to consume in index order, so that what consume does never
+// depends on jobs. Once stop (when not nil) reports true, no new index is
+// started. It returns how many indexes were consumed.
+func inOrder[R any](n, jobs int, stop func() bool, work func(i int) R, consume func(i int, r R)) int {
+	type result struct {
+		i int
+		r R
+	}
+	indexes := make(chan int)
+	results := make(chan result, jobs)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for i := range indexes {
+				results <- result{i, work(i)}
+			}
+		})
+	}
+	go func() {
+		for i := 0; i < n && (stop == nil || !stop()); i++ {
+			indexes <- i
+		}
+		close(indexes)
+		wg.Wait()
+		close(results)
+	}()
+	pending := map[int]R{}
+	next := 0
+	for res := range results {
+		pending[res.i] = res.r
+		for r, ok := pending[next]; ok; r, ok = pending[next] {
+			delete(pending, next)
+			consume(next, r)
+			next++
+		}
+	}
+	return next
+}
+
+// fuzzer holds a run's seeds and what it found so far.
+type fuzzer struct {
+	cfg            config
+	seeds          []*seed
+	stdout, stderr io.Writer
+	start          time.Time
+	tally          oracle.Tally
+	// groups counts the findings by class, reason and operators;
+	// minimised counts the false accepts minimised, by reason.
+	groups, minimised map[string]int
+	// skipped counts mutants that could not be turned into a program.
+	skipped int
+}
+
+// stop reports whether the run's time is up.
+func (f *fuzzer) stop() bool {
+	return f.cfg.duration > 0 && time.Since(f.start) > f.cfg.duration
+}
+
+// trial is one mutant and its outcome.
+type trial struct {
+	seed   *seed
+	mutant mutate.Mutant
+	// prog is the mutant made into a program; err is set when it could
+	// not be.
+	prog    *loader.Program
+	err     error
+	outcome oracle.Outcome
+}
+
+// mutant draws mutant i of the run from its own random stream.
+func (f *fuzzer) mutant(i int) (*seed, mutate.Mutant) {
+	r := rand.New(rand.NewPCG(f.cfg.seed, uint64(i)))
+	s := f.seeds[r.IntN(len(f.seeds))]
+	return s, mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.edges)
+}
+
+// judge makes mutant i and runs both verifiers on it.
+func (f *fuzzer) judge(i int) trial {
+	s, m := f.mutant(i)
+	t := trial{seed: s, mutant: m}
+	prog, err := s.program(m)
+	if err != nil {
+		t.err = err
+		return t
+	}
+	t.outcome = oracle.Judge(s.obj, prog, f.cfg.judging(false))
+	t.prog = prog
+	return t
+}
+
+// record counts a trial and saves the first few of each group: finding
+// class, reason and the set of mutation operators. Kernel refusals are
+// saved too: they show mutants the tool should not make. A false accept
+// is printed. Saved false accepts, false rejects, insn_processed
+// differences and vercheck errors are minimised while their class and
+// reason have had fewer than -minimise-per-reason minimisations; a
+// minimised false accept goes to the findings file.
+func (f *fuzzer) record(i int, t trial) {
+	if f.cfg.progress > 0 && (i+1)%f.cfg.progress == 0 {
+		fmt.Fprintf(f.stderr, "%d mutants, %v, %d false accepts\n", i+1, time.Since(f.start).Round(time.Second), f.tally.Count(oracle.FalseAccept))
+	}
+	if t.err != nil {
+		f.skipped++
+		return
+	}
+	f.tally.Add(t.outcome)
+	o := t.outcome
+	if !o.Class.Finding() && o.Class != oracle.KernelNoLoad {
+		return
+	}
+	if o.Class == oracle.FalseAccept {
+		fmt.Fprintf(f.stdout, "mutant %d (%s): vercheck accepts, kernel rejects: %s\n", i, t.seed.name, o.Kernel.Err)
+	}
+	reason := o.Reason()
+	ops := slices.Compact(slices.Sorted(slices.Values(t.mutant.Operators)))
+	group := fmt.Sprintf("%s: %s %q", o.Class, reason, ops)
+	f.groups[group]++
+	if f.groups[group] > f.cfg.keep {
+		return
+	}
+	code, prog := t.mutant, t.prog
+	key := o.Class.String() + ": " + reason
+	minimised := minimisable(o.Class) && f.minimised[key] < f.cfg.minimisePerReason
+	if minimised {
+		f.minimised[key]++
+		code, prog = f.minimise(t)
+	}
+	// Judge again for both logs; the class is the same (both verifiers
+	// are deterministic), unless vercheck's time limit was near.
+	o = oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
+	dir := filepath.Join(f.cfg.out, o.Class.String(), fmt.Sprintf("m%d", i))
+	if err := oracle.Save(dir, code.Insns, o, f.info(i, t.seed, code, o, reason)); err != nil {
+		fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
+	}
+	if minimised && o.Class == oracle.FalseAccept && f.cfg.findings != "" {
+		if err := f.appendFinding(i, t.seed, code, o, reason); err != nil {
+			fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
+		}
+	}
+}
+
+// replay judges mutant i alone, minimises it when its class is one
+// record minimises, and prints it with both verdicts and logs, to look at
+// a saved finding again.
+func (f *fuzzer) replay(i int) int {
+	t := f.judge(i)
+	if t.err != nil {
+		fmt.Fprintf(f.stderr, "vercheck-mutate: mutant %d: %v\n", i, t.err)
+		return exitUsage
+	}
+	code, prog := t.mutant, t.prog
+	if minimisable(t.outcome.Class) {
+		code, prog = f.minimise(t)
+	}
+	o := oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
+	fmt.Fprintf(f.stdout, "%s\n%s\n--- vercheck\n%s\n--- kernel\n%s\n",
+		f.info(i, t.seed, code, o, o.Reason()), oracle.Listing(code.Insns), o.Vercheck.Log, o.Kernel.Log)
+	if o.Class == oracle.FalseAccept {
+		return exitFalseAccept
+	}
+	return exitOK
+}
+
+// minimisable reports whether findings of class c are minimised: the
+// ones a fix starts from.
+func minimisable(c oracle.Class) bool {
+	switch c {
+	case oracle.FalseAccept, oracle.FalseReject, oracle.InsnsDiffer, oracle.VercheckError:
+		return true
+	}
+	return false
+}
+
+// minimise deletes instructions from a finding while it keeps its class
+// and reason; for an insn_processed difference, whose reason is the
+// difference itself, only the class.
+func (f *fuzzer) minimise(t trial) (mutate.Mutant, *loader.Program) {
+	last := t.prog
+	class, reason := t.outcome.Class, t.outcome.Reason()
+	keep := func(m mutate.Mutant) bool {
+		prog, err := t.seed.program(m)
+		if err != nil {
+			return false
+		}
+		o := oracle.Judge(t.seed.obj, prog, f.cfg.judging(false))
+		if o.Class != class || (class != oracle.InsnsDiffer && o.Reason() != reason) {
+			return false
+		}
+		last = prog
+		return true
+	}
+	m := mutate.Minimise(t.mutant, keep, f.cfg.minimiseBudget)
+	// last is the program of the smallest mutant kept, which is m.
+	return m, last
+}
+
+// info describes a saved trial: where it came from and both verdicts.
+func (f *fuzzer) info(i int, s *seed, m mutate.Mutant, o oracle.Outcome, reason string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mutant %d of -seed %d\nseed program: %s\nclass: %s\nreason: %s\n", i, f.cfg.seed, s.name, o.Class, reason)
+	for _, c := range m.Changes {
+		fmt.Fprintf(&b, "change: %s\n", c)
+	}
+	v, k := o.Vercheck, o.Kernel
+	fmt.Fprintf(&b, "vercheck: %s, insn_processed %d", v.Verdict(), v.Stats.InsnProcessed)
+	if v.Err != nil {
+		fmt.Fprintf(&b, ": %v", v.Err)
+	}
+	fmt.Fprintf(&b, "\nkernel: accepted %v, insn_processed %d: %s\n", k.Accepted, k.InsnProcessed, k.Err)
+	return b.String()
+}
+
+// findingLogLines is how much of the kernel's log a finding shows.
+const findingLogLines = 40
+
+// appendFinding appends a false accept, minimised, to the findings file.
+func (f *fuzzer) appendFinding(i int, s *seed, m mutate.Mutant, o oracle.Outcome, reason string) error {
+	fh, err := os.OpenFile(f.cfg.findings, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("findings: %w", err)
+	}
+	defer fh.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## %s (%s)\n\n", reason, strings.Join(m.Operators, ", "))
+	fmt.Fprintf(&b, "mutant %d of `-seed %d`, seed program `%s` (%s)\n\n", i, f.cfg.seed, s.name, s.prog.Type)
+	for _, c := range m.Changes {
+		fmt.Fprintf(&b, "- %s\n", c)
+	}
+	fmt.Fprintf(&b, "\nkernel: `%s`; vercheck accepts (insn_processed %d)\n\n```\n%s```\n", o.Kernel.Err, o.Vercheck.Stats.InsnProcessed, oracle.Listing(m.Insns))
+	lines := strings.Split(strings.TrimSpace(o.Kernel.Log), "\n")
+	if len(lines) > findingLogLines {
+		lines = lines[len(lines)-findingLogLines:]
+	}
+	fmt.Fprintf(&b, "\nkernel log (end):\n\n```\n%s\n```\n", strings.Join(lines, "\n"))
+	if _, err := fh.WriteString(b.String()); err != nil {
+		return fmt.Errorf("findings: %w", err)
+	}
+	return nil
+}

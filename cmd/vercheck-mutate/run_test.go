@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/internal/mutate"
+	"github.com/vercheck/vercheck/internal/oracle"
+	"github.com/vercheck/vercheck/loader"
+)
+
+// funcsObject has bpf-to-bpf calls and global functions, so its programs
+// carry BTF function records.
+const funcsObject = "../../testdata/progs/global_func.o"
+
+func TestRunUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if diff := cmp.Diff(exitUsage, run([]string{"-bogus"}, &out, &errb)); diff != "" {
+		t.Errorf("exit status mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// testSeed loads program name of funcsObject as a seed, without judging
+// it.
+func testSeed(t *testing.T, name string) *seed {
+	t.Helper()
+	obj, err := loader.Open(funcsObject, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range obj.Programs {
+		if p.Name != name {
+			continue
+		}
+		code, err := insn.FromAsm(p.Instructions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &seed{name: name, obj: obj, prog: p, code: code, asmIndex: asmIndexes(p.Instructions, len(code))}
+	}
+	t.Fatalf("%s has no program %s", funcsObject, name)
+	return nil
+}
+
+// TestSeedProgram: the unmutated seed comes back with its own lines and
+// function records, and an instruction inserted at a function's start
+// moves the function's record (and a source line) onto it.
+func TestSeedProgram(t *testing.T) {
+	s := testSeed(t, "global_ptr_checked")
+	p, err := s.program(mutate.Identity(s.code))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(s.prog.Lines, p.Lines); diff != "" {
+		t.Errorf("lines mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(funcStarts(s.prog), funcStarts(p)); diff != "" {
+		t.Errorf("function starts mismatch (-want +got):\n%s", diff)
+	}
+	if len(s.prog.Funcs) < 2 {
+		t.Fatalf("%s has %d functions, want a subprogram", s.name, len(s.prog.Funcs))
+	}
+	sub := s.prog.Funcs[1].Start
+	m := mutate.Identity(s.code)
+	for i := 0; len(m.Insns) == len(s.code); i++ {
+		if i == maxDraws {
+			t.Fatalf("no insertion at insn %d in %d mutants", sub, maxDraws)
+		}
+		// Draw mutants until one inserts an instruction at the subprogram.
+		m = mutate.Mutate(s.code, rand.New(rand.NewPCG(uint64(i), 0)), 1, nil)
+		if len(m.Insns) != len(s.code)+1 || m.Target[sub] != sub || m.Origin[sub] != -1 {
+			m = mutate.Identity(s.code)
+		}
+	}
+	p, err = s.program(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := funcStarts(s.prog)
+	for i := 1; i < len(want); i++ {
+		if want[i] >= sub {
+			want[i]++
+		}
+	}
+	want[1] = sub
+	if diff := cmp.Diff(want, funcStarts(p)); diff != "" {
+		t.Errorf("function starts after %v mismatch (-want +got):\n%s", m.Changes, diff)
+	}
+	if p.Lines[sub] == (loader.Line{}) {
+		t.Errorf("no source line at the moved function start %d", sub)
+	}
+}
+
+// maxDraws bounds the mutants TestSeedProgram draws.
+const maxDraws = 100_000
+
+func funcStarts(p *loader.Program) []int {
+	var out []int
+	for _, f := range p.Funcs {
+		out = append(out, f.Start)
+	}
+	return out
+}
+
+// TestSeedProgramLoads: the kernel loads a rebuilt seed (its function and
+// line records are consistent) and both verifiers agree on it.
+func TestSeedProgramLoads(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("kernel not available: %v", err)
+	}
+	s := testSeed(t, "global_ptr_checked")
+	p, err := s.program(mutate.Identity(s.code))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := oracle.Judge(s.obj, p, oracle.Options{Timeout: time.Minute}); o.Class != oracle.BothAccept {
+		t.Errorf("class %v (%s), want both-accept", o.Class, o.Reason())
+	}
+}
+
+// TestRunSmall runs a few mutants against the live kernel and checks that
+// the run does not depend on -j.
+func TestRunSmall(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("kernel not available: %v", err)
+	}
+	args := []string{"-n", "60", "-seed", "3", "-gen", "10", "-max-seed-insns", "200", "../../testdata/progs/xdp_parse.o", funcsObject}
+	var outputs []string
+	for _, jobs := range []string{"1", "2"} {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"-j", jobs, "-out", t.TempDir()}, args...), &out, &errb)
+		if code != exitOK && code != exitFalseAccept {
+			t.Fatalf("-j %s: exit %d: %s", jobs, code, errb.String())
+		}
+		if !strings.Contains(out.String(), "60 mutants of") {
+			t.Fatalf("-j %s: no summary in output:\n%s", jobs, out.String())
+		}
+		outputs = append(outputs, tableOf(out.String()))
+	}
+	if diff := cmp.Diff(outputs[0], outputs[1]); diff != "" {
+		t.Errorf("-j 1 and -j 2 differ (-j1 +j2):\n%s", diff)
+	}
+}
+
+// tableOf returns the output from the agreement table on, without the
+// run's timing line.
+func tableOf(out string) string {
+	_, table, _ := strings.Cut(out, "kernel+")
+	return table
+}

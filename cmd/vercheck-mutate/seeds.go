@@ -1,0 +1,197 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/internal/gen"
+	"github.com/vercheck/vercheck/internal/interp"
+	"github.com/vercheck/vercheck/internal/mutate"
+	"github.com/vercheck/vercheck/internal/oracle"
+	"github.com/vercheck/vercheck/loader"
+)
+
+// seed is a program both verifiers accept, ready to be mutated.
+type seed struct {
+	// name is "object:program".
+	name string
+	obj  *loader.Object
+	prog *loader.Program
+	// code is prog's kernel-numbered instructions; asmIndex maps each of
+	// its slots to its asm instruction (-1 for ld_imm64 second halves).
+	code     []insn.Insn
+	asmIndex []int
+	// edges are the memory accesses concrete runs placed, for the edge
+	// mutation (XDP programs only).
+	edges []mutate.Edge
+}
+
+// candidate is a program that may become a seed.
+type candidate struct {
+	name string
+	obj  *loader.Object
+	prog *loader.Program
+}
+
+// seedStats says what became of the candidates.
+type seedStats struct {
+	unreadable, notAccepted, tooLarge, kernelNoLoad int
+}
+
+// candidates lists the programs of the objects under paths, then n
+// generated programs (seeds genSeed, genSeed+1, ...). Objects the loader
+// cannot read are counted, not fatal: corpus directories hold broken
+// objects on purpose.
+func candidates(paths []string, n int, genSeed uint64, st *seedStats) ([]candidate, error) {
+	files, err := loader.FindObjects(paths)
+	if err != nil {
+		return nil, fmt.Errorf("seeds: %w", err)
+	}
+	var out []candidate
+	for _, f := range files {
+		obj, err := loader.Open(f, loader.Options{})
+		if err != nil {
+			st.unreadable++
+			continue
+		}
+		for _, p := range obj.Programs {
+			if p.Err == nil && p.Type != ebpf.UnspecifiedProgram {
+				out = append(out, candidate{name: f + ":" + p.Name, obj: obj, prog: p})
+			}
+		}
+	}
+	for s := genSeed; s < genSeed+uint64(n); s++ {
+		p, err := gen.Generate(s, gen.Config{})
+		if err != nil {
+			return nil, fmt.Errorf("seeds: %w", err)
+		}
+		out = append(out, candidate{name: fmt.Sprintf("gen:%d", s), obj: p.Object, prog: p.Prog})
+	}
+	return out, nil
+}
+
+// seedVerdict is the judgement of one candidate.
+type seedVerdict struct {
+	seed  *seed
+	class oracle.Class
+	large bool
+}
+
+// judgeCandidate keeps c as a seed when it is at most maxInsns
+// instructions long and both verifiers accept it.
+func judgeCandidate(c candidate, maxInsns int, judging oracle.Options) seedVerdict {
+	code, err := insn.FromAsm(c.prog.Instructions)
+	if err != nil || len(code) > maxInsns {
+		return seedVerdict{large: true}
+	}
+	o := oracle.Judge(c.obj, c.prog, judging)
+	if o.Class != oracle.BothAccept && o.Class != oracle.InsnsDiffer {
+		return seedVerdict{class: o.Class}
+	}
+	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
+	if c.prog.Type == ebpf.XDP {
+		s.edges = mutate.FindEdges(code, mutate.XDPInputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj)))
+	}
+	return seedVerdict{seed: s, class: o.Class}
+}
+
+// count adds v to the statistics.
+func (st *seedStats) count(v seedVerdict) {
+	switch {
+	case v.seed != nil:
+	case v.large:
+		st.tooLarge++
+	case v.class == oracle.KernelNoLoad:
+		st.kernelNoLoad++
+	default:
+		st.notAccepted++
+	}
+}
+
+// asmIndexes maps each of n kernel slots to the asm instruction starting
+// there, or -1.
+func asmIndexes(ins asm.Instructions, n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = -1
+	}
+	iter := ins.Iterate()
+	for iter.Next() {
+		idx[iter.Offset] = iter.Index
+	}
+	return idx
+}
+
+// mapShapes returns the key and value sizes of obj's maps, by map index,
+// for the concrete runs.
+func mapShapes(obj *loader.Object) []interp.Map {
+	shapes := make([]interp.Map, len(obj.Maps))
+	for i, m := range obj.Maps {
+		if m != nil {
+			shapes[i] = interp.Map{KeySize: int(m.KeySize), ValueSize: int(m.ValueSize), ReadOnly: m.ReadOnly}
+		}
+	}
+	return shapes
+}
+
+// errLostFunc is wrapped when a mutant no longer has a place for one of
+// its seed's functions (two start at the same instruction, or one at the
+// end).
+var errLostFunc = errors.New("function start lost")
+
+// program turns a mutant of s into a program for both verifiers: the
+// mutant's instructions with the seed's source lines on the instructions
+// they came from and the seed's function records on the instructions
+// where the functions start now. A function start always gets a source
+// line, since the kernel wants one there.
+func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
+	ins, err := gen.ToAsm(m.Insns)
+	if err != nil {
+		return nil, err
+	}
+	at := asmIndexes(ins, len(m.Insns))
+	for slot, k := range at {
+		if k < 0 || m.Origin[slot] < 0 {
+			continue
+		}
+		if src := s.oldAt(m.Origin[slot]).Source(); src != nil {
+			ins[k] = ins[k].WithSource(src)
+		}
+	}
+	taken := map[int]bool{}
+	for slot, k := range s.asmIndex {
+		if k < 0 {
+			continue
+		}
+		old := s.prog.Instructions[k]
+		fn := btf.FuncMetadata(&old)
+		if fn == nil {
+			continue
+		}
+		start := m.Target[slot]
+		if start >= len(at) || at[start] < 0 || taken[start] {
+			return nil, fmt.Errorf("function %s: %w", fn.Name, errLostFunc)
+		}
+		taken[start] = true
+		nk := at[start]
+		ins[nk] = btf.WithFuncMetadata(ins[nk], fn)
+		if ins[nk].Source() == nil && old.Source() != nil {
+			ins[nk] = ins[nk].WithSource(old.Source())
+		}
+	}
+	return s.prog.WithInstructions(ins), nil
+}
+
+// oldAt returns the seed's asm instruction at kernel slot i.
+func (s *seed) oldAt(i int) *asm.Instruction {
+	if k := s.asmIndex[i]; k >= 0 {
+		return &s.prog.Instructions[k]
+	}
+	return &asm.Instruction{}
+}

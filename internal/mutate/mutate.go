@@ -1,0 +1,146 @@
+// Package mutate derives programs from ones the verifier accepts by a few
+// small changes, each aimed at one verifier rule: plain and
+// sign-extending loads and movs, 64- and 32-bit jumps and ALU operations,
+// flipped jump conditions, edge immediates and offsets, swapped
+// registers, spill widths, stack slots, the frame pointer as an operand,
+// removed NULL checks, bounds checks off by one, inserted and deleted
+// instructions. Most mutants of a safe program stay safe or become unsafe
+// in one precise way, which is what a differential test against the
+// kernel's verifier needs: each disagreement is a small, explainable
+// difference.
+//
+// Offsets at the exact edge of an object come from concrete runs
+// (FindEdges, with the interpreter of package interp): the last offset
+// inside a map value, the stack or the checked packet, and the first one
+// outside.
+//
+// Every function here is pure and deterministic: the same program, random
+// source and edges give the same mutant. Mutants keep the bookkeeping
+// (Mutant.Origin, Mutant.Target) needed to carry source lines and function
+// records from the original program over to them, and Minimise shrinks a
+// mutant by deletion while a property holds.
+package mutate
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/vercheck/vercheck/insn"
+)
+
+// errBadEdit is wrapped when an edit cannot be applied.
+var errBadEdit = errors.New("edit does not fit the program")
+
+// EdgeShare is the probability that a mutant of a program with edges
+// starts with an edge offset.
+const EdgeShare = 0.3
+
+// Mutate applies n random mutations to prog, drawing operators, sites and
+// variants from r. When edges (from FindEdges on prog) are given, the
+// first mutation places an access at an edge with probability EdgeShare.
+// Fewer than n mutations are applied only when no operator applies.
+func Mutate(prog []insn.Insn, r *rand.Rand, n int, edges []Edge) Mutant {
+	m := Identity(prog)
+	if len(edges) > 0 && r.Float64() < EdgeShare {
+		e := edges[r.IntN(len(edges))]
+		if eds := edgeEdits(prog, e); len(eds) > 0 {
+			ed := pick(r, eds)
+			if mm, err := m.apply(ed, m.describe(edgeOperator, ed)); err == nil {
+				m = mm.by(edgeOperator)
+				n--
+			}
+		}
+	}
+	order := r.Perm(len(operators))
+	for tries := 0; n > 0 && tries < len(operators); tries++ {
+		op := operators[order[tries]]
+		sites := op.sites(m.Insns)
+		if len(sites) == 0 {
+			continue
+		}
+		i := sites[r.IntN(len(sites))]
+		e := pick(r, op.edits(m.Insns, i))
+		mm, err := m.apply(e, m.describe(op.name, e))
+		if err != nil {
+			continue
+		}
+		m = mm.by(op.name)
+		n--
+		order = r.Perm(len(operators))
+		tries = -1
+	}
+	return m
+}
+
+// edgeOperator names the edge mutation.
+const edgeOperator = "edge"
+
+// by records that the last edit of m was made by operator name.
+func (m Mutant) by(name string) Mutant {
+	m.Operators = append(m.Operators[:len(m.Operators):len(m.Operators)], name)
+	return m
+}
+
+func pick(r *rand.Rand, eds []edit) edit { return eds[r.IntN(len(eds))] }
+
+// sites returns the instructions of prog the operator can change.
+func (op operator) sites(prog []insn.Insn) []int {
+	var out []int
+	for i := range prog {
+		if len(op.edits(prog, i)) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// describe renders edit e of operator name on m, before it is applied.
+func (m Mutant) describe(name string, e edit) string {
+	switch {
+	case e.del == len(e.repl):
+		return fmt.Sprintf("%s @%d: %s  ->  %s", name, e.at, m.Insns[e.at], e.repl[0])
+	case e.del == 0:
+		return fmt.Sprintf("%s @%d: %s", name, e.at, e.repl[0])
+	default:
+		return fmt.Sprintf("%s @%d: %s", name, e.at, m.Insns[e.at])
+	}
+}
+
+// Minimise shrinks m by deleting instructions while keep holds, in the
+// manner of delta debugging: chunks of half the program, then of halving
+// sizes, down to single instructions, repeated until a pass deletes
+// nothing. keep must hold for m; it is called at most budget times.
+// The result's Changes are m's, plus one line counting the deletions.
+func Minimise(m Mutant, keep func(Mutant) bool, budget int) Mutant {
+	orig := m
+	deleted := 0
+	for chunk := max(len(m.Insns)/2, 1); budget > 0; {
+		progress := false
+		for i := 0; i < len(m.Insns) && budget > 0; {
+			end := min(i+chunk, len(m.Insns))
+			if end < len(m.Insns) && m.Insns[end].Filler {
+				end++
+			}
+			cand, err := m.apply(deletion(i, end-i), "")
+			if err != nil {
+				i = end
+				continue
+			}
+			budget--
+			if keep(cand) {
+				m, progress = cand, true
+				deleted += end - i
+				continue
+			}
+			i = end
+		}
+		if chunk == 1 && !progress {
+			break
+		}
+		chunk = max(chunk/2, 1)
+	}
+	m.Changes = append(orig.Changes[:len(orig.Changes):len(orig.Changes)],
+		fmt.Sprintf("minimised: %d of %d instructions deleted", deleted, len(orig.Insns)))
+	return m
+}

@@ -1,0 +1,470 @@
+package mutate
+
+import (
+	"math"
+
+	"github.com/vercheck/vercheck/insn"
+)
+
+// An operator lists the edits it can make at one instruction of a program.
+// Every operator is a pure function of the program: the random choice
+// among its edits is the driver's (see Mutate).
+type operator struct {
+	name  string
+	edits func(prog []insn.Insn, i int) []edit
+}
+
+// operators are the mutation operators the driver draws from. Each is
+// aimed at one family of verifier rules, see its function.
+var operators = []operator{
+	{"sign-extending load", rewrites(signExtLoad)},
+	{"sign-extending mov", rewrites(signExtMov)},
+	{"jump width", rewrites(jumpWidth)},
+	{"jump condition", rewrites(flipCondition)},
+	{"immediate", rewrites(edgeImmediates)},
+	{"offset", rewrites(edgeOffsets)},
+	{"registers", rewrites(swapRegisters)},
+	{"alu width", rewrites(aluWidth)},
+	{"spill width", rewrites(spillWidth)},
+	{"stack slot", rewrites(stackSlot)},
+	{"frame pointer argument", rewrites(frameArgument)},
+	{"null check removed", rewrites(removeNullCheck)},
+	{"bounds off by one", boundsOffByOne},
+	{"goto +0", insertGotoZero},
+	{"insert", insertCopy},
+	{"delete", deleteInsn},
+}
+
+// Operators returns the names of the mutation operators, in the order
+// Mutate draws them from.
+func Operators() []string {
+	names := make([]string, len(operators))
+	for i, op := range operators {
+		names[i] = op.name
+	}
+	return names
+}
+
+// rewrites turns an instruction rewriter into an operator: each variant
+// replaces instruction i in place. ld_imm64s that refer to maps or
+// functions, and the second halves of ld_imm64s, are never rewritten: the
+// loader owns them.
+func rewrites(variants func(in insn.Insn) []insn.Insn) func(prog []insn.Insn, i int) []edit {
+	return func(prog []insn.Insn, i int) []edit {
+		in := prog[i]
+		if in.Filler || (in.IsLdImm64() && in.Src != 0) {
+			return nil
+		}
+		var out []edit
+		for _, v := range variants(in) {
+			if v != in {
+				out = append(out, rewrite(i, v))
+			}
+		}
+		return out
+	}
+}
+
+// Sign-extension widths of movsx (the off field of a MOV X).
+var movsxWidths = []int16{8, 16, 32}
+
+// signExtLoad swaps a plain load for a sign-extending one of the same size
+// and back (cpu v4 LDX MEMSX): the verifier must then widen the loaded
+// range to negative values.
+func signExtLoad(in insn.Insn) []insn.Insn {
+	if in.Class() != insn.ClassLDX || in.SizeBytes() == 8 {
+		return nil
+	}
+	switch in.Mode() {
+	case insn.ModeMEM:
+		in.Op = in.Op&^0xe0 | insn.ModeMEMSX
+	case insn.ModeMEMSX:
+		in.Op = in.Op&^0xe0 | insn.ModeMEM
+	default:
+		return nil
+	}
+	return []insn.Insn{in}
+}
+
+// signExtMov turns a register mov into a sign-extending one of each width
+// (cpu v4 MOVSX, the off field), or a sign-extending one back into a plain
+// mov.
+func signExtMov(in insn.Insn) []insn.Insn {
+	isMov := (in.Class() == insn.ClassALU || in.Class() == insn.ClassALU64) && in.ALUOp() == insn.ALUMov && in.SrcIsReg()
+	if !isMov {
+		return nil
+	}
+	if in.Off != 0 {
+		in.Off = 0
+		return []insn.Insn{in}
+	}
+	var out []insn.Insn
+	for _, w := range movsxWidths {
+		if w == 32 && in.Class() == insn.ClassALU {
+			continue // a 32-bit movsx of 32 bits is no instruction
+		}
+		v := in
+		v.Off = w
+		out = append(out, v)
+	}
+	return out
+}
+
+// isConditional reports whether in is a conditional jump.
+func isConditional(in insn.Insn) bool {
+	if !in.IsJmpClass() {
+		return false
+	}
+	switch in.JmpOp() {
+	case insn.JmpJA, insn.JmpCall, insn.JmpExit, insn.JmpJCOND:
+		return false
+	}
+	return true
+}
+
+// jumpWidth moves a conditional jump between the 64-bit and the 32-bit
+// class, and a goto between its 16-bit (goto) and 32-bit (gotol) forms.
+func jumpWidth(in insn.Insn) []insn.Insn {
+	switch {
+	case isConditional(in):
+		in.Op ^= insn.ClassJMP ^ insn.ClassJMP32
+		return []insn.Insn{in}
+	case in.Op == insn.ClassJMP|insn.JmpJA:
+		in.Op, in.Imm, in.Off = insn.ClassJMP32|insn.JmpJA, int32(in.Off), 0
+		return []insn.Insn{in}
+	case in.Op == insn.ClassJMP32|insn.JmpJA && in.Imm >= math.MinInt16 && in.Imm <= math.MaxInt16:
+		in.Op, in.Off, in.Imm = insn.ClassJMP|insn.JmpJA, int16(in.Imm), 0
+		return []insn.Insn{in}
+	}
+	return nil
+}
+
+// Related jump conditions: the negation, the same comparison with the
+// other strictness, and the same comparison with the other signedness.
+var (
+	negatedCond = map[uint8]uint8{
+		insn.JmpJEQ: insn.JmpJNE, insn.JmpJNE: insn.JmpJEQ,
+		insn.JmpJGT: insn.JmpJLE, insn.JmpJLE: insn.JmpJGT,
+		insn.JmpJGE: insn.JmpJLT, insn.JmpJLT: insn.JmpJGE,
+		insn.JmpJSGT: insn.JmpJSLE, insn.JmpJSLE: insn.JmpJSGT,
+		insn.JmpJSGE: insn.JmpJSLT, insn.JmpJSLT: insn.JmpJSGE,
+		insn.JmpJSET: insn.JmpJEQ,
+	}
+	strictnessCond = map[uint8]uint8{
+		insn.JmpJGT: insn.JmpJGE, insn.JmpJGE: insn.JmpJGT,
+		insn.JmpJLT: insn.JmpJLE, insn.JmpJLE: insn.JmpJLT,
+		insn.JmpJSGT: insn.JmpJSGE, insn.JmpJSGE: insn.JmpJSGT,
+		insn.JmpJSLT: insn.JmpJSLE, insn.JmpJSLE: insn.JmpJSLT,
+	}
+	signednessCond = map[uint8]uint8{
+		insn.JmpJGT: insn.JmpJSGT, insn.JmpJSGT: insn.JmpJGT,
+		insn.JmpJGE: insn.JmpJSGE, insn.JmpJSGE: insn.JmpJGE,
+		insn.JmpJLT: insn.JmpJSLT, insn.JmpJSLT: insn.JmpJLT,
+		insn.JmpJLE: insn.JmpJSLE, insn.JmpJSLE: insn.JmpJLE,
+	}
+)
+
+// flipCondition replaces a conditional jump's condition by its negation
+// (the branches swap), the other strictness (an off-by-one in a bounds
+// check) and the other signedness (a signed check of an unsigned bound).
+func flipCondition(in insn.Insn) []insn.Insn {
+	if !isConditional(in) {
+		return nil
+	}
+	op := in.JmpOp()
+	var out []insn.Insn
+	for _, table := range []map[uint8]uint8{negatedCond, strictnessCond, signednessCond} {
+		if to, ok := table[op]; ok {
+			v := in
+			v.Op = in.Op&^0xf0 | to
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// hasImmediate reports whether in's imm is an operand the program chose:
+// an ALU or jump constant, a stored constant or a plain 64-bit constant.
+// Shifts are included: an out-of-range shift is one of the cases.
+func hasImmediate(in insn.Insn) bool {
+	switch in.Class() {
+	case insn.ClassALU, insn.ClassALU64:
+		return !in.SrcIsReg() && in.ALUOp() != insn.ALUNeg && in.ALUOp() != insn.ALUEnd
+	case insn.ClassJMP, insn.ClassJMP32:
+		return isConditional(in) && !in.SrcIsReg()
+	case insn.ClassST:
+		return in.Mode() == insn.ModeMEM
+	case insn.ClassLD:
+		return in.IsLdImm64() && in.Src == 0
+	}
+	return false
+}
+
+// edgeImmediates sets an immediate to each edge value: 0, 1, -1, the
+// access sizes, the int32 extremes and the value's neighbours.
+func edgeImmediates(in insn.Insn) []insn.Insn {
+	if !hasImmediate(in) {
+		return nil
+	}
+	values := []int32{0, 1, -1, 2, 4, 8, math.MaxInt32, math.MinInt32}
+	return withValues(in, in.Imm, values, func(c *insn.Insn, v int32) { c.Imm = v })
+}
+
+// withValues returns a copy of in for each of values and for each
+// neighbour of cur (cur+1 and cur-1, where they do not overflow), the
+// value put in place by set.
+func withValues[T int16 | int32](in insn.Insn, cur T, values []T, set func(*insn.Insn, T)) []insn.Insn {
+	if cur+1 > cur {
+		values = append(values, cur+1)
+	}
+	if cur-1 < cur {
+		values = append(values, cur-1)
+	}
+	out := make([]insn.Insn, 0, len(values))
+	for _, v := range values {
+		c := in
+		set(&c, v)
+		out = append(out, c)
+	}
+	return out
+}
+
+// isMemAccess reports whether in reads or writes memory through a
+// register and an offset (plain, sign-extending and atomic accesses).
+func isMemAccess(in insn.Insn) bool {
+	switch in.Class() {
+	case insn.ClassLDX:
+		return in.Mode() == insn.ModeMEM || in.Mode() == insn.ModeMEMSX
+	case insn.ClassST:
+		return in.Mode() == insn.ModeMEM
+	case insn.ClassSTX:
+		return in.Mode() == insn.ModeMEM || in.Mode() == insn.ModeATOMIC
+	}
+	return false
+}
+
+// edgeOffsets sets a memory access's offset to the edge values (0, 1, -1,
+// plus and minus the access size, the int16 extremes, its neighbours),
+// and a jump's offset to its neighbours and to 0 and -1.
+func edgeOffsets(in insn.Insn) []insn.Insn {
+	var values []int16
+	switch {
+	case isMemAccess(in):
+		size := int16(in.SizeBytes())
+		values = []int16{0, 1, -1, size, -size, in.Off + size, in.Off - size, math.MaxInt16, math.MinInt16}
+	case isConditional(in) || in.Op == insn.ClassJMP|insn.JmpJA:
+		values = []int16{0, -1}
+	default:
+		return nil
+	}
+	return withValues(in, in.Off, values, func(c *insn.Insn, v int16) { c.Off = v })
+}
+
+// operandRegs returns pointers to the register operands of in that the
+// program chose: the destination and, for register forms, the source.
+// Calls and exits have none.
+func operandRegs(in *insn.Insn) []*uint8 {
+	switch in.Class() {
+	case insn.ClassALU, insn.ClassALU64:
+		if in.SrcIsReg() {
+			return []*uint8{&in.Dst, &in.Src}
+		}
+		return []*uint8{&in.Dst}
+	case insn.ClassJMP, insn.ClassJMP32:
+		if !isConditional(*in) {
+			return nil
+		}
+		if in.SrcIsReg() {
+			return []*uint8{&in.Dst, &in.Src}
+		}
+		return []*uint8{&in.Dst}
+	case insn.ClassLDX, insn.ClassSTX:
+		if isMemAccess(*in) {
+			return []*uint8{&in.Dst, &in.Src}
+		}
+	case insn.ClassST:
+		if isMemAccess(*in) {
+			return []*uint8{&in.Dst}
+		}
+	}
+	return nil
+}
+
+// swapRegisters exchanges an instruction's two register operands, and
+// replaces each operand by each other register r0-r9 (a register the
+// program did not prepare for this use: uninitialised, a scalar where a
+// pointer was, a pointer of another kind).
+func swapRegisters(in insn.Insn) []insn.Insn {
+	regs := operandRegs(&in)
+	if len(regs) == 0 {
+		return nil
+	}
+	var out []insn.Insn
+	if len(regs) == 2 {
+		v := in
+		v.Dst, v.Src = in.Src, in.Dst
+		out = append(out, v)
+	}
+	for k := range regs {
+		for r := insn.R0; r < insn.R10; r++ {
+			v := in
+			*operandRegs(&v)[k] = r
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// aluWidth moves an ALU instruction between the 32-bit and the 64-bit
+// class (for a byte swap: between to-endian and the unconditional bswap).
+func aluWidth(in insn.Insn) []insn.Insn {
+	if in.Class() != insn.ClassALU && in.Class() != insn.ClassALU64 {
+		return nil
+	}
+	in.Op ^= insn.ClassALU ^ insn.ClassALU64
+	return []insn.Insn{in}
+}
+
+// Access size codes, in byte order.
+var sizeCodes = []uint8{insn.SizeB, insn.SizeH, insn.SizeW, insn.SizeDW}
+
+// isStackAccess reports whether in accesses memory through the frame
+// pointer itself.
+func isStackAccess(in insn.Insn) bool {
+	if !isMemAccess(in) || in.Mode() == insn.ModeATOMIC {
+		return false
+	}
+	if in.Class() == insn.ClassLDX {
+		return in.Src == insn.R10
+	}
+	return in.Dst == insn.R10
+}
+
+// spillWidth changes the size of a stack access: a spill or fill of part
+// of a register, of a pointer, or across slots.
+func spillWidth(in insn.Insn) []insn.Insn {
+	if !isStackAccess(in) {
+		return nil
+	}
+	var out []insn.Insn
+	for _, sz := range sizeCodes {
+		if sz == in.Op&0x18 || (in.Mode() == insn.ModeMEMSX && sz == insn.SizeDW) {
+			continue
+		}
+		v := in
+		v.Op = in.Op&^0x18 | sz
+		out = append(out, v)
+	}
+	return out
+}
+
+// stackSlotSize is the size of one stack slot.
+const stackSlotSize = 8
+
+// stackSlot moves a stack access one slot up or down: onto a slot the
+// program did not initialise, or above the frame.
+func stackSlot(in insn.Insn) []insn.Insn {
+	if !isStackAccess(in) {
+		return nil
+	}
+	up, down := in, in
+	up.Off += stackSlotSize
+	down.Off -= stackSlotSize
+	return []insn.Insn{up, down}
+}
+
+// frameArgument puts r10 itself where the program used another register
+// as a source: the frame pointer as an ALU operand, a stored value or a
+// compared register.
+func frameArgument(in insn.Insn) []insn.Insn {
+	switch {
+	case (in.Class() == insn.ClassALU || in.Class() == insn.ClassALU64) && in.SrcIsReg(),
+		isConditional(in) && in.SrcIsReg(),
+		in.Class() == insn.ClassSTX && isMemAccess(in):
+		if in.Src == insn.R10 {
+			return nil
+		}
+		in.Src = insn.R10
+		return []insn.Insn{in}
+	}
+	return nil
+}
+
+// removeNullCheck removes a comparison of a register with zero, keeping
+// the path on which the register was known to be non-zero: "if r == 0
+// goto" falls through always, "if r != 0 goto" always jumps.
+func removeNullCheck(in insn.Insn) []insn.Insn {
+	if !isConditional(in) || in.SrcIsReg() || in.Imm != 0 {
+		return nil
+	}
+	switch in.JmpOp() {
+	case insn.JmpJEQ:
+		return []insn.Insn{gotoInsn(0)}
+	case insn.JmpJNE:
+		return []insn.Insn{gotoInsn(in.Off)}
+	}
+	return nil
+}
+
+// gotoInsn is "goto pc+off".
+func gotoInsn(off int16) insn.Insn {
+	return insn.Insn{Op: insn.ClassJMP | insn.JmpJA, Off: off}
+}
+
+// boundsWindow is how far before a register comparison the constant
+// added to one of its registers is looked for.
+const boundsWindow = 3
+
+// boundsOffByOne changes by one the constant added to a register that a
+// following register comparison uses: the "data + N > data_end" packet
+// check, or an index compared with a limit.
+func boundsOffByOne(prog []insn.Insn, i int) []edit {
+	in := prog[i]
+	if in.Class() != insn.ClassALU64 || in.ALUOp() != insn.ALUAdd || in.SrcIsReg() {
+		return nil
+	}
+	for k := i + 1; k < len(prog) && k <= i+boundsWindow; k++ {
+		c := prog[k]
+		if isConditional(c) && c.SrcIsReg() && (c.Dst == in.Dst || c.Src == in.Dst) {
+			more, less := in, in
+			more.Imm++
+			less.Imm--
+			return []edit{rewrite(i, more), rewrite(i, less)}
+		}
+	}
+	return nil
+}
+
+// insertGotoZero inserts "goto +0" before instruction i: a jump that
+// changes nothing but adds a prune point and a jump history entry.
+func insertGotoZero(prog []insn.Insn, i int) []edit {
+	if prog[i].Filler {
+		return nil
+	}
+	return []edit{insertion(i, gotoInsn(0))}
+}
+
+// insertCopy inserts before instruction i a copy of each of its nearest
+// straight-line neighbours: a repeated store, load or computation that
+// the program's own dataflow did not expect.
+func insertCopy(prog []insn.Insn, i int) []edit {
+	if prog[i].Filler {
+		return nil
+	}
+	var out []edit
+	for _, k := range []int{i - 1, i + 1} {
+		if k < 0 || k >= len(prog) || prog[k].Filler || prog[k].IsLdImm64() || prog[k].IsJmpClass() {
+			continue
+		}
+		out = append(out, insertion(i, prog[k]))
+	}
+	return out
+}
+
+// deleteInsn deletes instruction i (both halves of an ld_imm64).
+func deleteInsn(prog []insn.Insn, i int) []edit {
+	if prog[i].Filler {
+		return nil
+	}
+	return []edit{deletion(i, prog[i].Width())}
+}

@@ -1,0 +1,152 @@
+package mutate
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/insn"
+)
+
+func ldx(mode, size, dst, src uint8, off int16) insn.Insn {
+	return insn.Insn{Op: insn.ClassLDX | mode | size, Dst: dst, Src: src, Off: off}
+}
+
+func stx(size, dst, src uint8, off int16) insn.Insn {
+	return insn.Insn{Op: insn.ClassSTX | insn.ModeMEM | size, Dst: dst, Src: src, Off: off}
+}
+
+func movReg(class, dst, src uint8, off int16) insn.Insn {
+	return insn.Insn{Op: class | insn.ALUMov | insn.SrcX, Dst: dst, Src: src, Off: off}
+}
+
+func jmpReg(class, op, dst, src uint8, off int16) insn.Insn {
+	return insn.Insn{Op: class | op | insn.SrcX, Dst: dst, Src: src, Off: off}
+}
+
+func addImm(dst uint8, imm int32) insn.Insn {
+	return insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd, Dst: dst, Imm: imm}
+}
+
+// TestRewriters checks each instruction rewriter's variants.
+func TestRewriters(t *testing.T) {
+	tests := []struct {
+		name string
+		fn   func(insn.Insn) []insn.Insn
+		in   insn.Insn
+		want []insn.Insn
+	}{
+		{"plain load to sign-extending", signExtLoad, ldx(insn.ModeMEM, insn.SizeW, 1, 2, 4),
+			[]insn.Insn{ldx(insn.ModeMEMSX, insn.SizeW, 1, 2, 4)}},
+		{"sign-extending load to plain", signExtLoad, ldx(insn.ModeMEMSX, insn.SizeB, 1, 2, 0),
+			[]insn.Insn{ldx(insn.ModeMEM, insn.SizeB, 1, 2, 0)}},
+		{"no sign-extending 8-byte load", signExtLoad, ldx(insn.ModeMEM, insn.SizeDW, 1, 2, 0), nil},
+		{"64-bit mov to movsx", signExtMov, movReg(insn.ClassALU64, 1, 2, 0),
+			[]insn.Insn{movReg(insn.ClassALU64, 1, 2, 8), movReg(insn.ClassALU64, 1, 2, 16), movReg(insn.ClassALU64, 1, 2, 32)}},
+		{"32-bit mov has no 32-bit movsx", signExtMov, movReg(insn.ClassALU, 1, 2, 0),
+			[]insn.Insn{movReg(insn.ClassALU, 1, 2, 8), movReg(insn.ClassALU, 1, 2, 16)}},
+		{"movsx back to mov", signExtMov, movReg(insn.ClassALU64, 1, 2, 16), []insn.Insn{movReg(insn.ClassALU64, 1, 2, 0)}},
+		{"jmp to jmp32", jumpWidth, jeq(1, 0, 3), []insn.Insn{{Op: insn.ClassJMP32 | insn.JmpJEQ, Dst: 1, Off: 3}}},
+		{"goto to gotol", jumpWidth, ja(-4), []insn.Insn{gotol(-4)}},
+		{"gotol to goto", jumpWidth, gotol(5), []insn.Insn{ja(5)}},
+		{"long gotol stays", jumpWidth, gotol(1 << 20), nil},
+		{"exit is no jump", jumpWidth, exit(), nil},
+		{"jgt: negated, non-strict, signed", flipCondition, jmpReg(insn.ClassJMP, insn.JmpJGT, 1, 2, 1), []insn.Insn{
+			jmpReg(insn.ClassJMP, insn.JmpJLE, 1, 2, 1), jmpReg(insn.ClassJMP, insn.JmpJGE, 1, 2, 1), jmpReg(insn.ClassJMP, insn.JmpJSGT, 1, 2, 1)}},
+		{"jeq: negated only", flipCondition, jeq(1, 0, 2), []insn.Insn{{Op: insn.ClassJMP | insn.JmpJNE, Dst: 1, Off: 2}}},
+		{"immediates", edgeImmediates, mov(1, 5), []insn.Insn{
+			mov(1, 0), mov(1, 1), mov(1, -1), mov(1, 2), mov(1, 4), mov(1, 8), mov(1, math.MaxInt32), mov(1, math.MinInt32), mov(1, 6), mov(1, 4)}},
+		{"no immediate in a register mov", edgeImmediates, movReg(insn.ClassALU64, 1, 2, 0), nil},
+		{"jump offsets", edgeOffsets, ja(3), []insn.Insn{ja(0), ja(-1), ja(4), ja(2)}},
+		{"access offsets", edgeOffsets, ldx(insn.ModeMEM, insn.SizeH, 1, 2, 4), []insn.Insn{
+			ldx(insn.ModeMEM, insn.SizeH, 1, 2, 0), ldx(insn.ModeMEM, insn.SizeH, 1, 2, 1), ldx(insn.ModeMEM, insn.SizeH, 1, 2, -1),
+			ldx(insn.ModeMEM, insn.SizeH, 1, 2, 2), ldx(insn.ModeMEM, insn.SizeH, 1, 2, -2),
+			ldx(insn.ModeMEM, insn.SizeH, 1, 2, 6), ldx(insn.ModeMEM, insn.SizeH, 1, 2, 2),
+			ldx(insn.ModeMEM, insn.SizeH, 1, 2, math.MaxInt16), ldx(insn.ModeMEM, insn.SizeH, 1, 2, math.MinInt16),
+			ldx(insn.ModeMEM, insn.SizeH, 1, 2, 5), ldx(insn.ModeMEM, insn.SizeH, 1, 2, 3)}},
+		{"alu64 to alu32", aluWidth, mov(1, 2), []insn.Insn{{Op: insn.ClassALU | insn.ALUMov, Dst: 1, Imm: 2}}},
+		{"spill widths", spillWidth, stx(insn.SizeDW, insn.R10, 1, -8), []insn.Insn{
+			stx(insn.SizeB, insn.R10, 1, -8), stx(insn.SizeH, insn.R10, 1, -8), stx(insn.SizeW, insn.R10, 1, -8)}},
+		{"no spill width off the stack", spillWidth, stx(insn.SizeDW, 2, 1, -8), nil},
+		{"stack slots", stackSlot, ldx(insn.ModeMEM, insn.SizeDW, 1, insn.R10, -16), []insn.Insn{
+			ldx(insn.ModeMEM, insn.SizeDW, 1, insn.R10, -8), ldx(insn.ModeMEM, insn.SizeDW, 1, insn.R10, -24)}},
+		{"r10 as a stored value", frameArgument, stx(insn.SizeDW, 2, 1, 0), []insn.Insn{stx(insn.SizeDW, 2, insn.R10, 0)}},
+		{"r10 compared", frameArgument, jmpReg(insn.ClassJMP, insn.JmpJGT, 1, 2, 1), []insn.Insn{jmpReg(insn.ClassJMP, insn.JmpJGT, 1, insn.R10, 1)}},
+		{"no r10 in an immediate mov", frameArgument, mov(1, 0), nil},
+		{"if r == 0 falls through", removeNullCheck, jeq(0, 0, 5), []insn.Insn{ja(0)}},
+		{"if r != 0 always jumps", removeNullCheck, insn.Insn{Op: insn.ClassJMP | insn.JmpJNE, Off: 5}, []insn.Insn{ja(5)}},
+		{"a comparison with 1 is no null check", removeNullCheck, jeq(0, 1, 5), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.fn(tt.in)); diff != "" {
+				t.Errorf("variants mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSwapRegisters: the swap comes first, then each operand replaced
+// by each of r0-r9.
+func TestSwapRegisters(t *testing.T) {
+	got := swapRegisters(jmpReg(insn.ClassJMP, insn.JmpJGT, 1, 2, 1))
+	if n := 1 + 2*10; len(got) != n {
+		t.Fatalf("%d variants, want %d", len(got), n)
+	}
+	if diff := cmp.Diff(jmpReg(insn.ClassJMP, insn.JmpJGT, 2, 1, 1), got[0]); diff != "" {
+		t.Errorf("swap mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(jmpReg(insn.ClassJMP, insn.JmpJGT, 1, 9, 1), got[len(got)-1]); diff != "" {
+		t.Errorf("last replacement mismatch (-want +got):\n%s", diff)
+	}
+	if got := swapRegisters(exit()); got != nil {
+		t.Errorf("exit has register operands: %v", got)
+	}
+}
+
+// TestStructuralOperators checks the operators that look at more than one
+// instruction.
+func TestStructuralOperators(t *testing.T) {
+	pkt := prog(movReg(insn.ClassALU64, 1, 7, 0), addImm(1, 14), jmpReg(insn.ClassJMP, insn.JmpJGT, 1, 8, 1), mov(0, 1), exit())
+	ld := prog(ldImm64(1, 1, 0), exit())
+	tests := []struct {
+		name string
+		fn   func([]insn.Insn, int) []edit
+		prog []insn.Insn
+		at   int
+		want []edit
+	}{
+		{"bounds constant off by one", boundsOffByOne, pkt, 1, []edit{rewrite(1, addImm(1, 15)), rewrite(1, addImm(1, 13))}},
+		{"an add nobody compares", boundsOffByOne, prog(addImm(1, 14), mov(0, 0), exit()), 0, nil},
+		{"goto +0", insertGotoZero, pkt, 3, []edit{insertion(3, ja(0))}},
+		{"copies of the neighbours", insertCopy, pkt, 1, []edit{insertion(1, pkt[0])}},
+		{"delete", deleteInsn, pkt, 3, []edit{deletion(3, 1)}},
+		{"delete both halves", deleteInsn, ld, 0, []edit{deletion(0, 2)}},
+		{"nothing starts in a second half", deleteInsn, ld, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.fn(tt.prog, tt.at), cmp.AllowUnexported(edit{})); diff != "" {
+				t.Errorf("edits mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRewritesLeaveLoaderInstructions: map and function ld_imm64s and
+// second halves are the loader's, no operator rewrites them.
+func TestRewritesLeaveLoaderInstructions(t *testing.T) {
+	mapLoad := prog(insn.Insn{Op: insn.ClassLD | insn.ModeIMM | insn.SizeDW, Dst: 1, Src: insn.PseudoMapFD}, insn.Insn{Filler: true}, exit())
+	structural := map[string]bool{"goto +0": true, "insert": true, "delete": true}
+	for _, op := range operators {
+		if structural[op.name] {
+			continue
+		}
+		for i := range 2 {
+			if got := op.edits(mapLoad, i); len(got) != 0 {
+				t.Errorf("%s rewrites insn %d of a map load: %v", op.name, i, got)
+			}
+		}
+	}
+}

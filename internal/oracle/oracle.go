@@ -1,0 +1,211 @@
+// Package oracle compares vercheck with the running kernel's verifier on
+// one program at a time, for the differential testers (cmd/vercheck-diff,
+// cmd/vercheck-mutate): it runs both, sorts the pair of verdicts into an
+// outcome class, tallies the classes with their most common reasons, and
+// saves disagreeing programs with both logs.
+package oracle
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
+	"github.com/vercheck/vercheck/verifier"
+)
+
+// Class is the outcome of running one program through both verifiers.
+type Class int
+
+// Outcome classes. The first four are agreements; the rest are findings,
+// the worst first.
+const (
+	// BothAccept: both accept, with the same insn_processed.
+	BothAccept Class = iota
+	// BothReject: both reject, with the same message.
+	BothReject
+	// KernelNoLoad: the kernel refused the program before its verifier
+	// gave a verdict (no "processed" line): map creation, BTF, program
+	// type or attach target. Not a rejection.
+	KernelNoLoad
+	// Unsupported: vercheck does not model a feature the program uses.
+	Unsupported
+	// FalseAccept: vercheck accepts, the kernel rejects with a verifier
+	// message. The worst bug vercheck can have.
+	FalseAccept
+	// VercheckError: vercheck failed (an internal error or a panic).
+	VercheckError
+	// VercheckHang: vercheck did not finish within the time limit.
+	VercheckHang
+	// FalseReject: vercheck rejects, the kernel accepts.
+	FalseReject
+	// MessageDiffers: both reject, with different messages.
+	MessageDiffers
+	// InsnsDiffer: both accept, with different insn_processed.
+	InsnsDiffer
+	numClasses
+)
+
+var classNames = [numClasses]string{
+	BothAccept: "both-accept", BothReject: "both-reject", KernelNoLoad: "kernel-no-load",
+	Unsupported: "unsupported", FalseAccept: "false-accept", VercheckError: "vercheck-error",
+	VercheckHang: "vercheck-hang", FalseReject: "false-reject", MessageDiffers: "message-differs",
+	InsnsDiffer: "insns-differ",
+}
+
+// String returns the class's name, also used as a directory name.
+func (c Class) String() string {
+	if c >= 0 && c < numClasses {
+		return classNames[c]
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+// Finding reports whether the class is a disagreement worth a look.
+func (c Class) Finding() bool { return c >= FalseAccept }
+
+// Outcome is both verdicts on one program and their class.
+type Outcome struct {
+	Class    Class
+	Vercheck *verifier.Result
+	Kernel   kernel.Result
+}
+
+// hangGrace is how much longer than its own time limit vercheck may run
+// before Judge stops waiting: vercheck checks its limit between
+// instructions, so a loop inside one instruction would never end.
+const hangGrace = 2
+
+// Options control Judge.
+type Options struct {
+	// Timeout bounds vercheck's time on one program (0: no bound).
+	Timeout time.Duration
+	// Logs keeps the logs of both failing paths (vercheck's log level 1,
+	// the kernel's branch level, which costs a second load of a rejected
+	// program). Without it, the outcome holds only the messages and the
+	// kernel's stats-level log.
+	Logs bool
+	// MissingFixes are the stable fixes the kernel lacks (stablefix.Probe):
+	// vercheck is compared under the semantics of the kernel it runs next to.
+	MissingFixes stablefix.Set
+}
+
+// Judge verifies prog of obj with vercheck and loads it into the kernel,
+// and classifies the pair.
+func Judge(obj *loader.Object, prog *loader.Program, opts Options) Outcome {
+	load, level := kernel.LoadProgramVerdict, 0
+	if opts.Logs {
+		load, level = kernel.LoadProgram, 1
+	}
+	kres := load(obj, prog)
+	vres, hung := verifyWithin(obj, prog, verifier.Options{Timeout: opts.Timeout, LogLevel: level, MissingFixes: opts.MissingFixes})
+	o := Outcome{Vercheck: vres, Kernel: kres}
+	o.Class = classify(vres, kres, hung)
+	return o
+}
+
+// verifyWithin runs vercheck and gives up waiting after hangGrace times
+// its limit; the verification then goes on in the background.
+func verifyWithin(obj *loader.Object, prog *loader.Program, opts verifier.Options) (*verifier.Result, bool) {
+	timeout := opts.Timeout
+	done := make(chan *verifier.Result, 1)
+	go func() { done <- verifier.Verify(obj, prog, opts) }()
+	if timeout <= 0 {
+		return <-done, false
+	}
+	select {
+	case r := <-done:
+		return r, errors.Is(r.Err, verifier.ErrTimeout)
+	case <-time.After(hangGrace * timeout):
+		return &verifier.Result{Program: prog.Name, Err: fmt.Errorf("no result after %v: %w", hangGrace*timeout, verifier.ErrTimeout)}, true
+	}
+}
+
+// classify sorts a pair of verdicts into its class.
+func classify(v *verifier.Result, k kernel.Result, hung bool) Class {
+	switch verdict := v.Verdict(); {
+	case hung:
+		return VercheckHang
+	case verdict == "error":
+		return VercheckError
+	case k.NotLoaded:
+		return KernelNoLoad
+	case verdict == "unsupported":
+		return Unsupported
+	case v.Accepted && !k.Accepted:
+		return FalseAccept
+	case !v.Accepted && k.Accepted:
+		return FalseReject
+	case v.Accepted && v.Stats.InsnProcessed != k.InsnProcessed:
+		return InsnsDiffer
+	case v.Accepted:
+		return BothAccept
+	case SameMessage(v.Err.Error(), k.Err):
+		return BothReject
+	default:
+		return MessageDiffers
+	}
+}
+
+// SameMessage reports whether vercheck's rejection message agrees with
+// the kernel's decisive line (see kernel.DecisiveLine): the line is one
+// of the lines of vercheck's message, which like the kernel's log may
+// take two lines ("invalid access ..." then "R1 offset is outside of the
+// packet").
+func SameMessage(vercheckMsg, kernelLine string) bool {
+	want := strings.TrimSpace(kernelLine)
+	for _, line := range strings.Split(vercheckMsg, "\n") {
+		if strings.TrimSpace(line) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// numberRE matches numbers, which Reason blanks so that reasons group.
+var numberRE = regexp.MustCompile(`-?[0-9]+`)
+
+// Reason returns what the outcome's class turns on, with numbers
+// blanked so that similar outcomes share it: the kernel's message for a
+// false accept, vercheck's for a false reject, both for differing
+// messages, vercheck's error or unsupported feature, the kernel's setup
+// error.
+func (o Outcome) Reason() string {
+	var r string
+	switch o.Class {
+	case FalseAccept:
+		r = o.Kernel.Err
+	case FalseReject:
+		r = lastLine(o.Vercheck.Err.Error())
+	case MessageDiffers:
+		r = lastLine(o.Vercheck.Err.Error()) + "  <->  " + o.Kernel.Err
+	case VercheckError, Unsupported:
+		r = firstLine(o.Vercheck.Err.Error())
+	case KernelNoLoad:
+		r = o.Kernel.Err
+	case InsnsDiffer:
+		return fmt.Sprintf("%+d", o.Vercheck.Stats.InsnProcessed-o.Kernel.InsnProcessed)
+	}
+	return numberRE.ReplaceAllString(r, "N")
+}
+
+// lastLine returns the last line of a multi-line message: the kernel's
+// decisive line is the last one it prints.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}
+
+// firstLine returns the first line of s (a panic's message before its
+// stack trace).
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}

@@ -1,0 +1,107 @@
+package oracle
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/verifier"
+)
+
+func accepted(insns int) *verifier.Result {
+	return &verifier.Result{Accepted: true, Stats: verifier.Stats{InsnProcessed: insns}}
+}
+
+func rejected(msg string) *verifier.Result {
+	return &verifier.Result{Err: &verifier.RejectError{Msg: msg}}
+}
+
+func failed(sentinel error) *verifier.Result {
+	return &verifier.Result{Err: fmt.Errorf("%w: boom 12\nstack", sentinel)}
+}
+
+func kAccepted(insns int) kernel.Result { return kernel.Result{Accepted: true, InsnProcessed: insns} }
+
+func kRejected(msg string) kernel.Result { return kernel.Result{Err: msg, InsnProcessed: 3} }
+
+var kNoLoad = kernel.Result{NotLoaded: true, Err: "load x: bad address"}
+
+// TestClassify checks every class and its reason.
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name   string
+		v      *verifier.Result
+		k      kernel.Result
+		hung   bool
+		class  Class
+		reason string
+	}{
+		{"both accept", accepted(7), kAccepted(7), false, BothAccept, ""},
+		{"insns differ", accepted(9), kAccepted(7), false, InsnsDiffer, "+2"},
+		{"both reject", rejected("R0 !read_ok"), kRejected("R0 !read_ok"), false, BothReject, ""},
+		{"two-line message", rejected("invalid access to packet, off=0 size=1\nR1 offset is outside of the packet"),
+			kRejected("R1 offset is outside of the packet"), false, BothReject, ""},
+		{"messages differ", rejected("R1 type=fp expected=map_ptr"), kRejected("invalid bpf_context access off=4 size=4"), false,
+			MessageDiffers, "RN type=fp expected=map_ptr  <->  invalid bpf_context access off=N size=N"},
+		{"false accept", accepted(3), kRejected("invalid bpf_context access off=4 size=4"), false,
+			FalseAccept, "invalid bpf_context access off=N size=N"},
+		{"false reject", rejected("R2 min value is negative"), kAccepted(3), false, FalseReject, "RN min value is negative"},
+		{"kernel could not load", accepted(3), kNoLoad, false, KernelNoLoad, "load x: bad address"},
+		{"unsupported", failed(verifier.ErrUnsupported), kAccepted(3), false, Unsupported, "unsupported: boom N"},
+		{"internal error", failed(verifier.ErrInternal), kNoLoad, false, VercheckError, "internal error: boom N"},
+		{"hang", failed(verifier.ErrTimeout), kAccepted(3), true, VercheckHang, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Outcome{Class: classify(tt.v, tt.k, tt.hung), Vercheck: tt.v, Kernel: tt.k}
+			if o.Class != tt.class {
+				t.Fatalf("class %v, want %v", o.Class, tt.class)
+			}
+			if diff := cmp.Diff(tt.reason, o.Reason()); diff != "" {
+				t.Errorf("reason mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTally: the table counts every class and lists the reasons of
+// findings by frequency.
+func TestTally(t *testing.T) {
+	var tl Tally
+	fa := Outcome{Class: FalseAccept, Vercheck: accepted(1), Kernel: kRejected("invalid bpf_context access off=4 size=4")}
+	tl.Add(fa)
+	tl.Add(fa)
+	tl.Add(Outcome{Class: BothAccept, Vercheck: accepted(1), Kernel: kAccepted(1)})
+	var b bytes.Buffer
+	tl.Print(&b)
+	for _, want := range []string{
+		"kernel verdicts: 3 of 3 programs, 33.3% accepted",
+		"false-accept (1 reasons):\n       2  invalid bpf_context access off=N size=N",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if got := tl.Count(FalseAccept); got != 2 {
+		t.Errorf("false accepts %d, want 2", got)
+	}
+}
+
+func TestClassNames(t *testing.T) {
+	for c := range numClasses {
+		if classNames[c] == "" {
+			t.Errorf("class %d has no name", c)
+		}
+	}
+	if got := Class(-1).String(); got != "Class(-1)" {
+		t.Errorf("invalid class renders as %q", got)
+	}
+	if !errors.Is(failed(verifier.ErrTimeout).Err, verifier.ErrTimeout) {
+		t.Fatal("test helper does not wrap")
+	}
+}

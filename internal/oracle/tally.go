@@ -1,0 +1,77 @@
+package oracle
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// TopReasons is how many reasons Tally.Print lists per class.
+const TopReasons = 15
+
+// Tally counts outcomes by class, and within each finding class by
+// reason.
+type Tally struct {
+	// Programs counts every outcome added.
+	Programs int
+	counts   [numClasses]int
+	reasons  [numClasses]map[string]int
+}
+
+// Add counts one outcome.
+func (t *Tally) Add(o Outcome) {
+	t.Programs++
+	t.counts[o.Class]++
+	if !o.Class.Finding() && o.Class != KernelNoLoad && o.Class != Unsupported {
+		return
+	}
+	if t.reasons[o.Class] == nil {
+		t.reasons[o.Class] = map[string]int{}
+	}
+	t.reasons[o.Class][o.Reason()]++
+}
+
+// Count returns how many outcomes of class c were added.
+func (t *Tally) Count(c Class) int { return t.counts[c] }
+
+// Print writes the agreement table, the count of every class, and the
+// most common reasons of each class with any.
+func (t *Tally) Print(w io.Writer) {
+	kAcc := t.counts[BothAccept] + t.counts[InsnsDiffer] + t.counts[FalseReject]
+	kRej := t.counts[BothReject] + t.counts[MessageDiffers] + t.counts[FalseAccept]
+	fmt.Fprintf(w, "%-32s %8s %8s\n", "", "kernel+", "kernel-")
+	fmt.Fprintf(w, "%-32s %8d %8d\n", "vercheck accepts", t.counts[BothAccept]+t.counts[InsnsDiffer], t.counts[FalseAccept])
+	fmt.Fprintf(w, "%-32s %8d %8d\n", "vercheck rejects", t.counts[FalseReject], t.counts[BothReject]+t.counts[MessageDiffers])
+	if judged := kAcc + kRej; judged > 0 {
+		fmt.Fprintf(w, "kernel verdicts: %d of %d programs, %.1f%% accepted\n", judged, t.Programs, 100*float64(kAcc)/float64(judged))
+	}
+	for c := range numClasses {
+		fmt.Fprintf(w, "  %-16s %8d\n", c, t.counts[c])
+	}
+	for c := range numClasses {
+		t.printTop(w, c)
+	}
+}
+
+// printTop lists the most common reasons of class c.
+func (t *Tally) printTop(w io.Writer, c Class) {
+	m := t.reasons[c]
+	if len(m) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s (%d reasons):\n", c, len(m))
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b))
+	})
+	for i, k := range keys {
+		if i == TopReasons {
+			break
+		}
+		fmt.Fprintf(w, "  %6d  %s\n", m[k], k)
+	}
+}

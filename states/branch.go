@@ -254,6 +254,44 @@ func Refine(op uint8, a, b Scalar, is32 bool) (Scalar, Scalar, bool) {
 	return a, b, a.Valid() && b.Valid()
 }
 
+// RefineSelf is Refine for a register compared with itself. The kernel's
+// regs_refine_cond_op then writes through two pointers to the same
+// register, one field after the other: "r < r" lowers the maximum by one
+// and then raises the minimum by one (for every width and signedness the
+// comparison names), while every other comparison leaves the register as
+// it is. reg_bounds_sync runs once per operand, so twice here.
+func RefineSelf(op uint8, a Scalar, is32 bool) (Scalar, bool) {
+	switch op {
+	case jmpJGE, jmpJGT, jmpJSGE, jmpJSGT:
+		op = FlipJmp(op)
+	}
+	switch op {
+	case jmpJLT, jmpJSLT:
+		if is32 {
+			b := a.get32()
+			lessSelf(op, &b)
+			a.set32(b)
+		} else {
+			b := a.get64()
+			lessSelf(op, &b)
+			a.set64(b)
+		}
+	}
+	a.Sync()
+	a.Sync()
+	return a, a.Valid()
+}
+
+// lessSelf applies lessBounds to one interval standing for both operands:
+// the maximum comes from the first operand's update, the minimum from the
+// second's, which the kernel makes in that order.
+func lessSelf[S constraints.Signed, U constraints.Unsigned](op uint8, b *ival[S, U]) {
+	b1, b2 := *b, *b
+	lessBounds(op, &b1, &b2)
+	b.umax, b.umin = b1.umax, b2.umin
+	b.smax, b.smin = b1.smax, b2.smin
+}
+
 // refineEq gives both operands the intersection of their ranges and tnums.
 func refineEq(r1, r2 *Scalar, is32 bool) {
 	if is32 {

@@ -154,6 +154,38 @@ func TestRefine(t *testing.T) {
 	}
 }
 
+func TestRefineSelf(t *testing.T) {
+	// Linux 6.18.44 logs these for "r1 = r0; r1 &= 0xff" compared with
+	// itself (testdata/progs/pktrange_self_cmp.c).
+	byte8 := small(0, 0xff, 0, 255)
+	tests := []struct {
+		name string
+		op   uint8
+		a    Scalar
+		is32 bool
+		want Scalar
+	}{
+		{"gt narrows both ends", jmpJGT, byte8, false, small(0, 0xff, 1, 254)},
+		{"lt narrows both ends", jmpJLT, byte8, false, small(0, 0xff, 1, 254)},
+		{"slt32 narrows both ends", jmpJSLT, byte8, true, small(0, 0xff, 1, 254)},
+		{"ge keeps", jmpJGE, byte8, false, byte8},
+		{"le keeps", jmpJLE, byte8, false, byte8},
+		{"eq keeps", jmpJEQ, byte8, false, byte8},
+		{"set keeps", jmpJSET, byte8, false, byte8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := RefineSelf(tt.op, tt.a, tt.is32)
+			if !ok {
+				t.Fatalf("RefineSelf(%#x) reported inconsistent bounds", tt.op)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("RefineSelf(%#x) mismatch (-want +got):\n%s", tt.op, diff)
+			}
+		})
+	}
+}
+
 func TestRefineInfeasible(t *testing.T) {
 	// A minimum above its maximum fails the sanity check.
 	bad := ConstScalar(5)

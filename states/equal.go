@@ -203,7 +203,7 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 	case PtrToPacketMeta, PtrToPacket:
 		// cur must have at least old's checked range, at the same fixed
 		// offset (else alignment and range reasoning differ).
-		if old.Range > cur.Range || old.Off != cur.Off {
+		if !pktRangeCovers(old.Range, cur.Range) || old.Off != cur.Off {
 			return false
 		}
 		if !e.checkIDs(uint64(old.ID), uint64(cur.ID)) {
@@ -218,6 +218,20 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 	default:
 		return e.regsExact(old, cur)
 	}
+}
+
+// pktRangeCovers reports whether a packet pointer's checked range old is
+// implied by cur's. Negative ranges are not byte counts but the
+// AT_PKT_END/BEYOND_PKT_END marks of a comparison with pkt_end: they are
+// ordered neither with each other nor with real ranges, so regsafe (since
+// the stable fix "bpf: Fix regsafe() for pointers to packet") demands they
+// be equal. Comparing them as numbers let a stored mark cover a current
+// range 0, pruning a path on which the pointer was never checked.
+func pktRangeCovers(old, cur int32) bool {
+	if old < 0 || cur < 0 {
+		return old == cur
+	}
+	return old <= cur
 }
 
 // scalarForStack returns the scalar a full 8-byte load from slot would

@@ -109,6 +109,12 @@ func TestRegSafe(t *testing.T) {
 		{"pkt more range", pkt(0, 14, 0), pkt(0, 20, 0), NotExact, true},
 		{"pkt less range", pkt(0, 20, 0), pkt(0, 14, 0), NotExact, false},
 		{"pkt other offset", pkt(4, 14, 0), pkt(8, 14, 0), NotExact, false},
+		// AT_PKT_END (-1) and BEYOND_PKT_END (-2) only cover themselves.
+		{"pkt beyond end vs unchecked", pkt(0, -2, 0), pkt(0, 0, 0), NotExact, false},
+		{"pkt beyond end vs at end", pkt(0, -2, 0), pkt(0, -1, 0), NotExact, false},
+		{"pkt at end vs beyond end", pkt(0, -1, 0), pkt(0, -2, 0), NotExact, false},
+		{"pkt unchecked vs beyond end", pkt(0, 0, 0), pkt(0, -2, 0), NotExact, false},
+		{"pkt beyond end vs itself", pkt(0, -2, 0), pkt(0, -2, 0), NotExact, true},
 		{"pkt ids map", pkt(0, 14, 2), pkt(0, 14, 5), NotExact, true},
 		{"pkt id vs none", pkt(0, 14, 2), pkt(0, 14, 0), NotExact, false},
 		{"pkt var offset escapes", withVar(pkt(0, 14, 1), smallRange(0, 15, 0xf)), withVar(pkt(0, 14, 1), smallRange(0, 255, 0xff)), NotExact, false},

@@ -279,7 +279,9 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 		sep = ","
 	}
 	if r.IsPktPointer() {
-		b = appendUnum(append(append(b, sep...), "r="...), uint64(uint32(r.Range)))
+		// The kernel's range is a signed int printed as u64: the
+		// AT_PKT_END/BEYOND_PKT_END marks sign-extend.
+		b = appendUnum(append(append(b, sep...), "r="...), uint64(int64(r.Range)))
 		sep = ","
 	}
 	if r.Type == PtrToMem {

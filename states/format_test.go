@@ -49,6 +49,7 @@ func TestRegString(t *testing.T) {
 		{"map_value negative const var", withVar(mapValue(1, 0), ConstScalar(math.MaxUint64)), "map_value(imm=-1)"},
 		{"pkt", pkt(0, 14, 0), "pkt(r=14)"},
 		{"pkt with id and off", pkt(14, 20, 2), "pkt(id=2,off=14,r=20)"},
+		{"pkt beyond pkt_end", pkt(0, -2, 0), "pkt(r=0xfffffffffffffffe)"},
 		{"pkt_meta", ptr(PtrToPacketMeta, 0, nil), "pkt_meta(r=0)"},
 		{"pkt_end", ptr(PtrToPacketEnd, 0, nil), "pkt_end()"},
 		{"rdonly mem", ptr(PtrToMem, MemRdonly, func(r *Reg) { r.Range = 8 }), "rdonly_mem(sz=8)"},

@@ -435,12 +435,24 @@ func (s *Scalar) update32() {
 	s.set32(b)
 }
 
+// EndChangesValue reports whether a byte swap (END) changes its register
+// on a little-endian machine: all do but a 64-bit TO_LE of the 32-bit
+// class, which leaves the value as it is. scalar_byte_swap (since the 6.18
+// stable fix "bpf: Reset register ID for BPF_END value tracking") breaks
+// the register's scalar links only when it does.
+func EndChangesValue(op ALUOp) bool {
+	return op.Is64 || op.SrcX || op.Imm == swap16 || op.Imm == swap32
+}
+
 // byteSwap is the kernel's scalar_byte_swap on a little-endian machine:
 // ALU64 END (bswap) and TO_BE swap the low Imm bits through the tnum and
 // drop the ranges; TO_LE leaves the value; widths 16 and 32 then truncate
 // (coerce_reg_to_size, which syncs; ScalarALU syncs once more, as the
 // kernel does).
 func (s *Scalar) byteSwap(op ALUOp) {
+	if !EndChangesValue(op) {
+		return
+	}
 	if op.Is64 || op.SrcX {
 		s.Var = s.Var.Bswap(op.Imm)
 		*s = s.Unbounded()

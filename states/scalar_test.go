@@ -149,6 +149,7 @@ func TestScalarALU(t *testing.T) {
 			sc(0, math.MaxUint64, -7, 0, 0, math.MaxUint64, -7, 0, 0, math.MaxUint32)},
 		{"le16 truncates", ALUOp{Op: aluEnd, Imm: 16}, ConstScalar(0x12345), Scalar{}, ConstScalar(0x2345)},
 		{"bswap64", ALUOp{Op: aluEnd, Is64: true, Imm: 64}, ConstScalar(0x0102), Scalar{}, ConstScalar(0x0201_0000_0000_0000)},
+		{"le64 leaves the value", ALUOp{Op: aluEnd, Imm: 64}, urange(3, 9), Scalar{}, urange(3, 9)},
 		{"shift by variable", ALUOp{Op: aluLsh, Is64: true}, ConstScalar(1), urange(0, 3), UnknownScalar()},
 		{"shift out of range", ALUOp{Op: aluLsh}, ConstScalar(1), ConstScalar(32), UnknownScalar()},
 	}
@@ -157,6 +158,27 @@ func TestScalarALU(t *testing.T) {
 			got := ScalarALU(tt.op, tt.dst, tt.src)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ScalarALU mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEndChangesValue(t *testing.T) {
+	tests := []struct {
+		name string
+		op   ALUOp
+		want bool
+	}{
+		{"le16", ALUOp{Op: aluEnd, Imm: 16}, true},
+		{"le32", ALUOp{Op: aluEnd, Imm: 32}, true},
+		{"le64", ALUOp{Op: aluEnd, Imm: 64}, false},
+		{"be64", ALUOp{Op: aluEnd, Imm: 64, SrcX: true}, true},
+		{"bswap64", ALUOp{Op: aluEnd, Imm: 64, Is64: true}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := EndChangesValue(tt.op); got != tt.want {
+				t.Errorf("EndChangesValue(%+v) = %v, want %v", tt.op, got, tt.want)
 			}
 		})
 	}

@@ -89,9 +89,14 @@ func (e *env) checkALU(in insn.Insn) error {
 			d.MarkUnknown(false)
 			return nil
 		}
-		res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, d.Scalar, states.ConstScalar(0))
-		d.MarkUnknown(false)
-		d.Scalar = res
+		aluOp := states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}
+		// The value changes in place: its links to other scalars break
+		// (NEG through __mark_reg_known, END in scalar_byte_swap unless
+		// the swap leaves the value as it is); precision is kept.
+		if op == insn.ALUNeg || states.EndChangesValue(aluOp) {
+			d.ID, d.Off = 0, 0
+		}
+		d.Scalar = states.ScalarALU(aluOp, d.Scalar, states.ConstScalar(0))
 		return nil
 	case insn.ALUMov:
 		return e.checkMov(in, is64)

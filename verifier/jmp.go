@@ -216,6 +216,9 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		osrc = &fake2
 	}
 	thisDead, otherDead := false, false
+	if sameReg {
+		e.refineSelf(op, is32, dst, odst, other)
+	}
 	if dst.Type == states.ScalarValue && src.Type == states.ScalarValue && !sameReg {
 		ta, tb, tok := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
 		fa, fb, fok := states.Refine(states.NegateJmp(op), dst.Scalar, src.Scalar, is32)
@@ -275,6 +278,26 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	}
 	e.insnIdx++
 	return nil
+}
+
+// refineSelf narrows both edges of a comparison of scalar dst with itself
+// (reg_set_min_max with both operands one register) and passes the result
+// on to dst's linked scalars, as the kernel's sync_linked_regs does after
+// any comparison. Bounds the refinement left inconsistent are reset.
+func (e *env) refineSelf(op uint8, is32 bool, dst, odst *states.Reg, other *states.State) {
+	taken, ok := states.RefineSelf(op, odst.Scalar, is32)
+	if !ok {
+		taken = taken.Unbounded()
+	}
+	fall, ok := states.RefineSelf(states.NegateJmp(op), dst.Scalar, is32)
+	if !ok {
+		fall = fall.Unbounded()
+	}
+	odst.Scalar, dst.Scalar = taken, fall
+	if dst.ID != 0 {
+		syncLinkedRegs(e.cur, dst)
+		syncLinkedRegs(other, odst)
+	}
 }
 
 // errDeadPath ends the current path without an error (an infeasible

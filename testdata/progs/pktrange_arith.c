@@ -3,8 +3,9 @@
 /* What pointer arithmetic does to the mark a comparison with data_end
  * leaves on a packet pointer (AT_PKT_END after "p >= end", BEYOND_PKT_END
  * after "p > end"). Upstream later clears the mark on any arithmetic ("any
- * pointer arithmetic invalidates them"), but the Linux 6.18.44 kernel these
- * expectations come from does not carry that change: adding or subtracting
+ * pointer arithmetic invalidates them"), and so do 6.18.y builds with that
+ * stable fix (stablefix.PktRangeArith: the first verdict of each program
+ * below). A build without it (6.18.44-fc-v973, the "without" verdicts): adding or subtracting
  * a constant, or subtracting a non-negative variable, keeps the mark, and
  * the next comparison with data_end is decided from it. Only a variable
  * addition, or the subtraction of a possibly negative variable, resets the
@@ -12,7 +13,8 @@
 
 /* r9 at or beyond the end, moved back 64 bytes: still marked at the end,
  * so "r9 < r8" is taken as never true and the read is never reached. */
-// vercheck: accept
+// vercheck: reject "R9 offset is outside of the packet"
+// vercheck: accept without pkt-range-arith
 SEC("tc")
 __naked int at_end_survives_sub(void)
 {
@@ -40,7 +42,8 @@ __naked int at_end_survives_sub(void)
 
 /* A copy of a pointer beyond the end, 16 bytes further: still beyond, so
  * "r9 < r3" is decided and the fall-through is never walked. */
-// vercheck: accept
+// vercheck: reject "invalid read from stack R10 off=8 size=8"
+// vercheck: accept without pkt-range-arith
 SEC("xdp")
 __naked int beyond_end_survives_add(void)
 {
@@ -91,7 +94,8 @@ __naked int beyond_end_survives_add(void)
 		  __imm_const(ifindex, offsetof(struct xdp_md, ingress_ifindex)) \
 		: __clobber_all)
 
-// vercheck: accept
+// vercheck: reject "invalid read from stack R10 off=8 size=8"
+// vercheck: accept without pkt-range-arith
 SEC("xdp")
 __naked int beyond_end_survives_var_sub(void)
 {

@@ -41,6 +41,33 @@ var probes = [numFixes]asm.Instructions{
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	},
+	AtomicFetchPrecise: {
+		// fp-8 holds 1024 on the first path the walk takes, 8 on the
+		// other; the fetch brings it into r2, an offset into the stack.
+		// Only a precise fp-8 keeps the second path from being pruned
+		// against the first.
+		asm.FnGetPrandomU32.Call(),
+		asm.Mov.Imm(asm.R1, 1024),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.JEq.Imm(asm.R0, 0, "fetch"),
+		asm.Mov.Imm(asm.R1, 8),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.JEq.Imm(asm.R0, 5, "pad"),
+		asm.Mov.Imm(asm.R4, 0).WithSymbol("pad"),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.JEq.Imm(asm.R0, 6, "fetch"),
+		asm.Mov.Imm(asm.R2, 0).WithSymbol("fetch"),
+		fetchAdd(asm.RFP, -8, asm.R2),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -64),
+		asm.Add.Reg(asm.R3, asm.R2),
+		asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	},
 	Jmp32PtrNull: {
 		asm.StoreImm(asm.RFP, -8, 0, asm.Word),
 		asm.Mov.Reg(asm.R2, asm.RFP),
@@ -79,6 +106,15 @@ func iterFP0Probe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	}, nil
+}
+
+// fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
+func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {
+	const fetch = 0x01
+	return asm.Instruction{
+		OpCode: asm.OpCode(asm.StXClass).SetMode(asm.AtomicMode).SetSize(asm.DWord),
+		Dst:    dst, Src: src, Offset: off, Constant: int64(asm.Add) | fetch,
+	}
 }
 
 // kfuncID is the id of kfunc name in the running kernel's BTF.

@@ -41,14 +41,22 @@ const (
 	// the iterator that bpf_iter_num_new(r10-8) built. With it the
 	// argument is no initialised iterator.
 	IterFP0
+	// AtomicFetchPrecise: precision backtracking follows the value a
+	// fetching atomic (fetch_add, xchg, cmpxchg...) loaded from the stack
+	// into that stack slot, as it follows a fill. Without the fix the
+	// load register stays marked past the atomic and is resolved by an
+	// older write to it, so the slot is not precise and a state with a
+	// different value there can be pruned: an unsafe program accepted.
+	AtomicFetchPrecise
 	numFixes
 )
 
 // names are the fixes' names in flags, golden files and messages.
 var names = [numFixes]string{
-	PktRangeArith: "pkt-range-arith",
-	Jmp32PtrNull:  "jmp32-ptr-null",
-	IterFP0:       "iter-fp0",
+	PktRangeArith:      "pkt-range-arith",
+	Jmp32PtrNull:       "jmp32-ptr-null",
+	IterFP0:            "iter-fp0",
+	AtomicFetchPrecise: "atomic-fetch-precise",
 }
 
 // String returns the fix's name.

@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -552,16 +553,32 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 			// arithmetic the walk cannot follow.
 			return errBacktrack
 		}
+		// A fetching atomic also loads: its load register took the old
+		// value of the location. Kernels with stablefix.AtomicFetchPrecise
+		// follow that value into the stack slot as they follow a fill;
+		// older ones leave the register marked and resolve it wrongly
+		// further up (and may prune an unsafe path).
+		loaded := false
+		if load, ok := fetchLoadReg(in); ok && bt.isReg(load) && !e.opts.MissingFixes.Has(stablefix.AtomicFetchPrecise) {
+			bt.clearReg(load)
+			loaded = true
+		}
 		if !histHasFlag(h, histStackAccess) {
 			return nil
 		}
 		fr, spi := histSlot(h.Flags)
-		if !bt.isFrameSlot(fr, spi) {
-			return nil
+		stored := bt.isFrameSlot(fr, spi)
+		if stored {
+			bt.clearFrameSlot(fr, spi)
+			if in.Class() == insn.ClassSTX {
+				bt.setReg(sreg)
+			}
 		}
-		bt.clearFrameSlot(fr, spi)
-		if in.Class() == insn.ClassSTX {
-			bt.setReg(sreg)
+		if loaded {
+			bt.setFrameSlot(fr, spi)
+		}
+		if !stored && !loaded {
+			return nil
 		}
 	case insn.ClassJMP, insn.ClassJMP32:
 		return e.backtrackJmp(idx, subseq, in, h, bt)
@@ -691,4 +708,18 @@ func fmtStackMask(m uint64) string {
 		b.WriteString(strconv.Itoa(states.SlotOffset(bits.TrailingZeros64(m))))
 	}
 	return b.String()
+}
+
+// fetchLoadReg is the register a fetching atomic loads the old value
+// into (BPF_FETCH: the source register; BPF_CMPXCHG: r0); ok is false for
+// any other instruction.
+func fetchLoadReg(in insn.Insn) (reg int, ok bool) {
+	const fetch, cmpxchg = 0x01, 0xf1
+	if in.Class() != insn.ClassSTX || in.Mode() != insn.ModeATOMIC || in.Imm&fetch == 0 || in.Imm == insn.AtomicLoadAcq {
+		return 0, false
+	}
+	if in.Imm == cmpxchg {
+		return 0, true
+	}
+	return int(in.Src), true
 }

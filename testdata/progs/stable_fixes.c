@@ -148,4 +148,60 @@ __naked int fix_jmp32_ptr_checked(void)
 		: __clobber_all);
 }
 
+
+/* fp-8 holds 1024 on the path walked first, 8 on the other; a fetching
+ * atomic brings it into r2, then an offset into the stack. Only if the
+ * fetch makes fp-8 precise is the second path kept from being pruned
+ * against the first (where 1024 is out of the stack). */
+#define FETCH_PREC_BODY(fetch)						\
+	asm volatile(							\
+		"call %[bpf_get_prandom_u32];"				\
+		"r1 = 1024;"						\
+		"*(u64 *)(r10 - 8) = r1;"				\
+		"if r0 == 0 goto 1f;"					\
+		"r1 = 8;"						\
+		"*(u64 *)(r10 - 8) = r1;"				\
+		"if r0 == 5 goto +0;"					\
+		"r4 = 0;"						\
+		"r4 = 0;"						\
+		"r4 = 0;"						\
+		"r4 = 0;"						\
+		"r4 = 0;"						\
+		"if r0 == 6 goto +0;"					\
+		"1:"							\
+		"r0 = 0;"						\
+		"r2 = 0;"						\
+		fetch							\
+		"r3 = r10;"						\
+		"r3 += -64;"						\
+		"r3 += r2;"						\
+		"r0 = *(u8 *)(r3 + 0);"					\
+		"r0 = 0;"						\
+		"exit;"							\
+		: : __imm(bpf_get_prandom_u32) : __clobber_all)
+
+// vercheck: reject "invalid read from stack R3 off=960 size=1"
+// vercheck: accept without atomic-fetch-precise
+SEC("socket")
+__naked int fix_atomic_fetch_add_precise(void)
+{
+	FETCH_PREC_BODY("r2 = atomic_fetch_add((u64 *)(r10 - 8), r2);");
+}
+
+// vercheck: reject "invalid read from stack R3 off=960 size=1"
+// vercheck: accept without atomic-fetch-precise
+SEC("socket")
+__naked int fix_atomic_xchg_precise(void)
+{
+	FETCH_PREC_BODY("r2 = xchg_64(r10 - 8, r2);");
+}
+
+// vercheck: reject "invalid read from stack R3 off=960 size=1"
+// vercheck: accept without atomic-fetch-precise
+SEC("socket")
+__naked int fix_atomic_cmpxchg_precise(void)
+{
+	FETCH_PREC_BODY("r0 = cmpxchg_64(r10 - 8, r0, r2); r2 = r0;");
+}
+
 char _license[] SEC("license") = "GPL";

@@ -40,6 +40,11 @@ type Options struct {
 	// instruction, since Off selects the module BTF), or a negative number
 	// when unknown. When nil or negative, the call reads r1-r5.
 	KfuncArgs func(call Insn) int
+	// FuncInfo lists where the BTF func_info records of the program put
+	// its subprograms, by instruction; nil for a program without func
+	// info. The kernel checks the records against the subprograms the
+	// calls define (check_btf_func) before it looks at opcodes or the CFG.
+	FuncInfo []int
 	// KfuncKind classifies a kfunc call for the control-flow flags: whether
 	// it is an open-coded iterator's next, or calls a callback synchronously
 	// or asynchronously. Nil means none of these.
@@ -99,6 +104,9 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 	if err := checkSubprogs(prog, starts); err != nil {
 		return nil, err
 	}
+	if err := checkFuncInfo(starts, opts.FuncInfo); err != nil {
+		return nil, err
+	}
 	if err := checkLdImmAndOpcodes(prog); err != nil {
 		return nil, err
 	}
@@ -107,6 +115,24 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// checkFuncInfo is check_btf_func's comparison of the func_info records
+// with the subprograms: one record per subprogram, at its start. A call
+// deleted from a program with BTF leaves a record without its subprogram.
+func checkFuncInfo(starts, funcInfo []int) *Error {
+	if funcInfo == nil {
+		return nil
+	}
+	if len(funcInfo) != len(starts) {
+		return errAt(0, "number of funcs in func_info doesn't match number of subprogs")
+	}
+	for i, s := range starts {
+		if funcInfo[i] != s {
+			return errAt(s, "func_info BTF section doesn't match subprog layout in BPF program")
+		}
+	}
+	return nil
 }
 
 // findSubprogs collects subprogram starts from bpf-to-bpf calls and

@@ -170,3 +170,28 @@ func TestCheckUnprivileged(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckFuncInfo: the BTF func_info records must name the subprograms
+// the calls define, one each, at their starts (check_btf_func).
+func TestCheckFuncInfo(t *testing.T) {
+	tests := []struct {
+		name     string
+		starts   []int
+		funcInfo []int
+		want     string
+	}{
+		{"no func info", []int{0, 4}, nil, ""},
+		{"matching", []int{0, 4}, []int{0, 4}, ""},
+		{"a record without its call", []int{0}, []int{0, 4}, "number of funcs in func_info doesn't match number of subprogs"},
+		{"a record elsewhere", []int{0, 4}, []int{0, 5}, "func_info BTF section doesn't match subprog layout in BPF program"},
+	}
+	for _, tt := range tests {
+		got := ""
+		if err := checkFuncInfo(tt.starts, tt.funcInfo); err != nil {
+			got = err.Msg
+		}
+		if got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -632,7 +632,7 @@ func skipQualifier(t btf.Type) btf.Type {
 func btfKindStr(t btf.Type) string {
 	switch v := t.(type) {
 	case *btf.Void:
-		return "UNKN"
+		return "UNKNOWN"
 	case *btf.Int:
 		return "INT"
 	case *btf.Pointer:
@@ -671,7 +671,7 @@ func btfKindStr(t btf.Type) string {
 	case *btf.TypeTag:
 		return "TYPE_TAG"
 	}
-	return "UNKN"
+	return "UNKNOWN"
 }
 
 // btfName is a type's name, empty for anonymous types and void.

@@ -44,7 +44,7 @@ func TestPrepareFuncArgs(t *testing.T) {
 			globalProto{args: []globalArg{{kind: globalArgMem, memSize: 8}}}},
 		{"ctx tag on void", fn(intT, [][]string{{"arg:ctx"}}, ptr(voidT)), ebpf.SocketFilter, globalProto{args: []globalArg{{kind: globalArgCtx}}}},
 		{"void pointer", fn(intT, nil, ptr(voidT)), ebpf.SocketFilter,
-			globalProto{msg: "arg#0 reference type('UNKN ') size cannot be determined: -22"}},
+			globalProto{msg: "arg#0 reference type('UNKNOWN ') size cannot be determined: -22"}},
 		{"forward declaration", fn(intT, nil, intT, ptr(fwd)), ebpf.SocketFilter,
 			globalProto{msg: "arg#1 reference type('FWD opaque') size cannot be determined: -22"}},
 		{"void return", fn(voidT, nil, intT), ebpf.SocketFilter,

@@ -184,7 +184,7 @@ func (e *env) run() error {
 	if err := e.checkKfuncDecls(); err != nil {
 		return err
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind})
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts()})
 	if err != nil {
 		var ie *insn.Error
 		if errors.As(err, &ie) {
@@ -648,4 +648,17 @@ func (e *env) recyclePool() {
 	e.pool.Trim(maxPooledStates)
 	statePools.Put(e.pool)
 	e.pool = nil
+}
+
+// funcInfoStarts lists where the program's BTF func_info records start,
+// nil when it has none (a loader sends no func_info then).
+func (e *env) funcInfoStarts() []int {
+	if e.lp == nil || len(e.lp.Funcs) == 0 {
+		return nil
+	}
+	starts := make([]int, len(e.lp.Funcs))
+	for i, f := range e.lp.Funcs {
+		starts[i] = f.Start
+	}
+	return starts
 }

@@ -87,10 +87,9 @@ func (e *env) checkStoreAlign(in insn.Insn, strictOnce bool) error {
 	if err := e.checkRegRead(in.Dst); err != nil {
 		return err
 	}
+	// Since 6.3 an immediate store into the context is checked like a
+	// register store: the context layout says which fields take writes.
 	dstType := e.regs()[in.Dst].Type
-	if valueReg < 0 && dstType == states.PtrToCtx {
-		return e.reject(e.insnIdx, "BPF_ST stores into R%d %s is not allowed", in.Dst, regTypeStr(&e.regs()[in.Dst]))
-	}
 	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), in.SizeBytes(), accWrite, valueReg, false, strictOnce); err != nil {
 		return err
 	}

@@ -429,7 +429,13 @@ func (e *env) checkPtrAlignment(reg *states.Reg, off, size int, strictOnce bool)
 	}
 	t := reg.Var.Add(states.TnumConst(uint64(int64(reg.Off) + int64(off))))
 	if !t.IsAligned(uint64(size)) {
-		return e.reject(e.insnIdx, "misaligned %saccess off %s+%d+%d size %d", alignDesc[reg.Type], reg.Var.String(), reg.Off, off, size)
+		desc := alignDesc[reg.Type]
+		if reg.MaybeNull() {
+			// The kernel names only the exact types: a maybe-NULL
+			// pointer (an atomic on an unchecked lookup) has no name.
+			desc = ""
+		}
+		return e.reject(e.insnIdx, "misaligned %saccess off %s+%d+%d size %d", desc, reg.Var.String(), reg.Off, off, size)
 	}
 	return nil
 }

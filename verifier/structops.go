@@ -78,7 +78,7 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 		if !ok {
 			return nil, fmt.Errorf("struct_ops member %s of %s is not a function pointer", member, typ)
 		}
-		return &tracingCtx{
+		tc := &tracingCtx{
 			name:      member,
 			params:    proto.Params,
 			all:       proto.Params,
@@ -86,9 +86,35 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 			trusted:   true,
 			strict:    true,
 			opsMember: target,
-		}, nil
+		}
+		if typ == structOpsTCPCA {
+			tc.promote = sockToTCPSock(spec)
+		}
+		return tc, nil
 	}
 	return nil, fmt.Errorf("struct %s has no member %s", typ, member)
+}
+
+// sockToTCPSock is what bpf_tcp_ca_is_valid_access does to a context
+// argument: a trusted struct sock pointer is a struct tcp_sock, which a
+// congestion-control program reads through (and which names it in
+// messages). Without both types in the BTF, ids are left as they are.
+func sockToTCPSock(spec *btf.Spec) func(uint32) uint32 {
+	var sock, tcpSock *btf.Struct
+	if spec.TypeByName("sock", &sock) != nil || spec.TypeByName("tcp_sock", &tcpSock) != nil {
+		return nil
+	}
+	sockID, err1 := spec.TypeID(sock)
+	tcpID, err2 := spec.TypeID(tcpSock)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	return func(id uint32) uint32 {
+		if id == uint32(sockID) {
+			return uint32(tcpID)
+		}
+		return id
+	}
 }
 
 // structOpsNoSockopt reports the members that may not call

@@ -86,6 +86,9 @@ type tracingCtx struct {
 	sleepableHook bool
 	// opsMember is the struct_ops member ("tcp_congestion_ops:release").
 	opsMember string
+	// promote, when set, retypes a trusted pointer argument's struct (by
+	// BTF id), as an ops type's is_valid_access callback does.
+	promote func(id uint32) uint32
 }
 
 // tracingCtxCache memoises attach targets by program type, attach type and
@@ -454,6 +457,9 @@ func (e *env) loadTracingArg(dst *states.Reg, off, size int, signExt bool) error
 	} else {
 		dst.MarkPtr(states.PtrToBTFID, a.flags)
 		dst.Aux = a.id
+		if tc.promote != nil && a.flags&states.MaybeNull == 0 {
+			dst.Aux = tc.promote(a.id)
+		}
 	}
 	if a.flags&states.MaybeNull != 0 {
 		dst.ID = e.newID()

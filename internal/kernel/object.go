@@ -9,6 +9,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
+	"golang.org/x/sys/unix"
 
 	"github.com/vercheck/vercheck/loader"
 )
@@ -94,6 +95,7 @@ func loadProgram(obj *loader.Object, prog *loader.Program, branchLog bool) Resul
 func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
 	p, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size})
 	if err != nil {
+		err = withLostLog(spec, err)
 		return "", fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	defer p.Close()
@@ -246,4 +248,19 @@ func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpe
 		ps.ByteOrder = prog.Spec.ByteOrder
 	}
 	return ps, nil
+}
+
+// withLostLog recovers the log cilium/ebpf drops when the kernel answers
+// EFAULT (see rawLoadLog): when a raw reload gives a verdict, err becomes
+// a verifier error carrying that log.
+func withLostLog(spec *ebpf.ProgramSpec, err error) error {
+	var ve *ebpf.VerifierError
+	if !errors.Is(err, unix.EFAULT) || errors.As(err, &ve) && len(ve.Log) > 0 {
+		return err
+	}
+	log, rerr := rawLoadLog(spec)
+	if rerr != nil || !isVerdict(log) {
+		return err
+	}
+	return &ebpf.VerifierError{Cause: err, Log: strings.Split(log, "\n")}
 }

@@ -154,6 +154,40 @@ func TestRefine(t *testing.T) {
 	}
 }
 
+// TestRefineSame checks the edges of a register compared with itself
+// against the kernel's logs (Linux 6.18.44): r4 = prandom & mask, then
+// "if r4 OP r4 goto".
+func TestRefineSame(t *testing.T) {
+	tests := []struct {
+		name   string
+		op     uint8
+		a      Scalar
+		is32   bool
+		want   Scalar
+		wantOK bool
+	}{
+		// "R4=scalar(smin=umin=smin32=umin32=1,smax=umax=smax32=umax32=0xfffe,var_off=(0x0; 0xffff))"
+		{"sgt taken", jmpJSGT, smallRange(0, 0xffff, 0xffff), false, smallRange(1, 0xfffe, 0xffff), true},
+		{"lt taken", jmpJLT, smallRange(0, 0xffff, 0xffff), false, smallRange(1, 0xfffe, 0xffff), true},
+		{"jmp32 lt taken", jmpJLT, smallRange(0, 0xffff, 0xffff), true, smallRange(1, 0xfffe, 0xffff), true},
+		{"sle fallthrough", jmpJSLE, smallRange(0, 0xffff, 0xffff), false, smallRange(0, 0xffff, 0xffff), true},
+		{"eq", jmpJEQ, smallRange(0, 0xffff, 0xffff), false, smallRange(0, 0xffff, 0xffff), true},
+		// "R4=1": the tnum keeps only 1 of [1, 0].
+		{"gt taken on a bit", jmpJGT, smallRange(0, 1, 1), false, ConstScalar(1), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := RefineSame(tt.op, tt.a, tt.is32)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("RefineSame mismatch (-want +got):\n%s", diff)
+			}
+			if ok != tt.wantOK {
+				t.Errorf("RefineSame ok = %v, want %v", ok, tt.wantOK)
+			}
+		})
+	}
+}
+
 func TestRefineInfeasible(t *testing.T) {
 	// A minimum above its maximum fails the sanity check.
 	bad := ConstScalar(5)

@@ -109,6 +109,15 @@ type linkedReg struct {
 	isReg bool
 }
 
+// in returns the scalar l names in st.
+func (l linkedReg) in(st *states.State) *states.Reg {
+	f := st.Frames[l.frame]
+	if l.isReg {
+		return &f.Regs[l.index]
+	}
+	return &f.Stack[l.index].Spilled
+}
+
 // packLinkedRegs encodes a linked-register set for the jump history.
 func packLinkedRegs(set []linkedReg) uint64 {
 	var v uint64

@@ -205,7 +205,28 @@ func constAt(s *Scalar, is32 bool) (uint64, bool) {
 // reg_bounds_sanity_check, which happens when the edge is infeasible; the
 // 6.18 kernel then goes on with that register's Unbounded() bounds.
 func Refine(op uint8, a, b Scalar, is32 bool) (Scalar, Scalar, bool) {
-	r1, r2 := &a, &b
+	refineOperands(op, &a, &b, is32)
+	a.Sync()
+	b.Sync()
+	return a, b, a.Valid() && b.Valid()
+}
+
+// RefineSame is Refine for a register compared with itself ("if r4 s> r4").
+// The kernel refines it through two pointers to the same register, so each
+// narrowing sees the ones made before it: "r s< r" lowers the maximum and
+// then raises the minimum of the one value, where Refine on two copies
+// would keep only one of the two. Both operands are then synced, which for
+// one register is two syncs in a row.
+func RefineSame(op uint8, a Scalar, is32 bool) (Scalar, bool) {
+	refineOperands(op, &a, &a, is32)
+	a.Sync()
+	a.Sync()
+	return a, a.Valid()
+}
+
+// refineOperands is regs_refine_cond_op: it narrows *r1 and *r2, which may
+// be the same scalar, in place.
+func refineOperands(op uint8, r1, r2 *Scalar, is32 bool) {
 	switch op {
 	case jmpJGE, jmpJGT, jmpJSGE, jmpJSGT:
 		op = FlipJmp(op)
@@ -249,47 +270,6 @@ func Refine(op uint8, a, b Scalar, is32 bool) (Scalar, Scalar, bool) {
 	case jmpJLE, jmpJLT, jmpJSLE, jmpJSLT:
 		refineLess(op, r1, r2, is32)
 	}
-	a.Sync()
-	b.Sync()
-	return a, b, a.Valid() && b.Valid()
-}
-
-// RefineSelf is Refine for a register compared with itself. The kernel's
-// regs_refine_cond_op then writes through two pointers to the same
-// register, one field after the other: "r < r" lowers the maximum by one
-// and then raises the minimum by one (for every width and signedness the
-// comparison names), while every other comparison leaves the register as
-// it is. reg_bounds_sync runs once per operand, so twice here.
-func RefineSelf(op uint8, a Scalar, is32 bool) (Scalar, bool) {
-	switch op {
-	case jmpJGE, jmpJGT, jmpJSGE, jmpJSGT:
-		op = FlipJmp(op)
-	}
-	switch op {
-	case jmpJLT, jmpJSLT:
-		if is32 {
-			b := a.get32()
-			lessSelf(op, &b)
-			a.set32(b)
-		} else {
-			b := a.get64()
-			lessSelf(op, &b)
-			a.set64(b)
-		}
-	}
-	a.Sync()
-	a.Sync()
-	return a, a.Valid()
-}
-
-// lessSelf applies lessBounds to one interval standing for both operands:
-// the maximum comes from the first operand's update, the minimum from the
-// second's, which the kernel makes in that order.
-func lessSelf[S constraints.Signed, U constraints.Unsigned](op uint8, b *ival[S, U]) {
-	b1, b2 := *b, *b
-	lessBounds(op, &b1, &b2)
-	b.umax, b.umin = b1.umax, b2.umin
-	b.smax, b.smin = b1.smax, b2.smin
 }
 
 // refineEq gives both operands the intersection of their ranges and tnums.
@@ -354,15 +334,27 @@ func (b *ival[S, U]) excludeEnd(v U) {
 
 // refineLess narrows for "r1 < r2" or "r1 <= r2", unsigned or signed:
 // r1's maximum by r2's, r2's minimum by r1's.
+// When r1 and r2 are the same scalar, both narrowings apply to its one set
+// of bounds, the second seeing the first.
 func refineLess(op uint8, r1, r2 *Scalar, is32 bool) {
 	if is32 {
 		b1, b2 := r1.get32(), r2.get32()
+		if r1 == r2 {
+			lessBounds(op, &b1, &b1)
+			r1.set32(b1)
+			return
+		}
 		lessBounds(op, &b1, &b2)
 		r1.set32(b1)
 		r2.set32(b2)
 		return
 	}
 	b1, b2 := r1.get64(), r2.get64()
+	if r1 == r2 {
+		lessBounds(op, &b1, &b1)
+		r1.set64(b1)
+		return
+	}
 	lessBounds(op, &b1, &b2)
 	r1.set64(b1)
 	r2.set64(b2)

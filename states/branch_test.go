@@ -154,33 +154,35 @@ func TestRefine(t *testing.T) {
 	}
 }
 
-func TestRefineSelf(t *testing.T) {
-	// Linux 6.18.44 logs these for "r1 = r0; r1 &= 0xff" compared with
-	// itself (testdata/progs/pktrange_self_cmp.c).
-	byte8 := small(0, 0xff, 0, 255)
+// TestRefineSame checks the edges of a register compared with itself
+// against the kernel's logs (Linux 6.18.44): r4 = prandom & mask, then
+// "if r4 OP r4 goto".
+func TestRefineSame(t *testing.T) {
 	tests := []struct {
-		name string
-		op   uint8
-		a    Scalar
-		is32 bool
-		want Scalar
+		name   string
+		op     uint8
+		a      Scalar
+		is32   bool
+		want   Scalar
+		wantOK bool
 	}{
-		{"gt narrows both ends", jmpJGT, byte8, false, small(0, 0xff, 1, 254)},
-		{"lt narrows both ends", jmpJLT, byte8, false, small(0, 0xff, 1, 254)},
-		{"slt32 narrows both ends", jmpJSLT, byte8, true, small(0, 0xff, 1, 254)},
-		{"ge keeps", jmpJGE, byte8, false, byte8},
-		{"le keeps", jmpJLE, byte8, false, byte8},
-		{"eq keeps", jmpJEQ, byte8, false, byte8},
-		{"set keeps", jmpJSET, byte8, false, byte8},
+		// "R4=scalar(smin=umin=smin32=umin32=1,smax=umax=smax32=umax32=0xfffe,var_off=(0x0; 0xffff))"
+		{"sgt taken", jmpJSGT, smallRange(0, 0xffff, 0xffff), false, smallRange(1, 0xfffe, 0xffff), true},
+		{"lt taken", jmpJLT, smallRange(0, 0xffff, 0xffff), false, smallRange(1, 0xfffe, 0xffff), true},
+		{"jmp32 lt taken", jmpJLT, smallRange(0, 0xffff, 0xffff), true, smallRange(1, 0xfffe, 0xffff), true},
+		{"sle fallthrough", jmpJSLE, smallRange(0, 0xffff, 0xffff), false, smallRange(0, 0xffff, 0xffff), true},
+		{"eq", jmpJEQ, smallRange(0, 0xffff, 0xffff), false, smallRange(0, 0xffff, 0xffff), true},
+		// "R4=1": the tnum keeps only 1 of [1, 0].
+		{"gt taken on a bit", jmpJGT, smallRange(0, 1, 1), false, ConstScalar(1), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := RefineSelf(tt.op, tt.a, tt.is32)
-			if !ok {
-				t.Fatalf("RefineSelf(%#x) reported inconsistent bounds", tt.op)
-			}
+			got, ok := RefineSame(tt.op, tt.a, tt.is32)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("RefineSelf(%#x) mismatch (-want +got):\n%s", tt.op, diff)
+				t.Errorf("RefineSame mismatch (-want +got):\n%s", diff)
+			}
+			if ok != tt.wantOK {
+				t.Errorf("RefineSame ok = %v, want %v", ok, tt.wantOK)
 			}
 		})
 	}

@@ -839,6 +839,9 @@ func (e *env) processExit() (bool, error) {
 		}
 	}
 	if st.CurFrame > 0 {
+		// Leaving a function also recomputes stack liveness
+		// (process_bpf_exit_full).
+		e.updateStackLiveness()
 		callee := st.Frames[st.CurFrame]
 		r0 := callee.Regs[0]
 		if r0.Type == states.PtrToStack {

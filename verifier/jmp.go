@@ -163,8 +163,8 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	}
 	is32 := in.Class() == insn.ClassJMP32
 	// A register compared with itself is not decided from that alone (the
-	// 6.18 kernel only decides it from the value's bounds) and its bounds
-	// are not refined on either edge.
+	// 6.18 kernel only decides it from the value's bounds); its edges are
+	// refined through the one register (states.RefineSame).
 	sameReg := in.SrcIsReg() && in.Src == in.Dst && dst.Type == states.ScalarValue
 	pred := isBranchTaken(dst, src, op, is32, !e.opts.MissingFixes.Has(stablefix.Jmp32PtrNull))
 	if pred >= 0 {
@@ -217,9 +217,13 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	}
 	thisDead, otherDead := false, false
 	if sameReg {
-		e.refineSelf(op, is32, dst, odst, other)
-	}
-	if dst.Type == states.ScalarValue && src.Type == states.ScalarValue && !sameReg {
+		odst.Scalar = refinedSame(op, odst.Scalar, is32)
+		dst.Scalar = refinedSame(states.NegateJmp(op), dst.Scalar, is32)
+		if dst.ID != 0 {
+			syncLinkedRegs(e.cur, dst, linked)
+			syncLinkedRegs(other, odst, linked)
+		}
+	} else if dst.Type == states.ScalarValue && src.Type == states.ScalarValue {
 		ta, tb, tok := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
 		fa, fb, fok := states.Refine(states.NegateJmp(op), dst.Scalar, src.Scalar, is32)
 		// Bounds the refinement left inconsistent are reset, as the
@@ -233,12 +237,12 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		odst.Scalar, osrc.Scalar = ta, tb
 		dst.Scalar, src.Scalar = fa, fb
 		if in.SrcIsReg() && src.ID != 0 {
-			syncLinkedRegs(e.cur, src)
-			syncLinkedRegs(other, osrc)
+			syncLinkedRegs(e.cur, src, linked)
+			syncLinkedRegs(other, osrc, linked)
 		}
 		if dst.ID != 0 {
-			syncLinkedRegs(e.cur, dst)
-			syncLinkedRegs(other, odst)
+			syncLinkedRegs(e.cur, dst, linked)
+			syncLinkedRegs(other, odst, linked)
 		}
 	}
 	switch {
@@ -280,26 +284,6 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	return nil
 }
 
-// refineSelf narrows both edges of a comparison of scalar dst with itself
-// (reg_set_min_max with both operands one register) and passes the result
-// on to dst's linked scalars, as the kernel's sync_linked_regs does after
-// any comparison. Bounds the refinement left inconsistent are reset.
-func (e *env) refineSelf(op uint8, is32 bool, dst, odst *states.Reg, other *states.State) {
-	taken, ok := states.RefineSelf(op, odst.Scalar, is32)
-	if !ok {
-		taken = taken.Unbounded()
-	}
-	fall, ok := states.RefineSelf(states.NegateJmp(op), dst.Scalar, is32)
-	if !ok {
-		fall = fall.Unbounded()
-	}
-	odst.Scalar, dst.Scalar = taken, fall
-	if dst.ID != 0 {
-		syncLinkedRegs(e.cur, dst)
-		syncLinkedRegs(other, odst)
-	}
-}
-
 // errDeadPath ends the current path without an error (an infeasible
 // fall-through).
 var errDeadPath = &deadPath{}
@@ -319,22 +303,25 @@ func (e *env) dropLastPushed() {
 	e.pool.Put(p.st)
 }
 
-// syncLinkedRegs copies the refined bounds of known to every scalar
-// linked to it by id (sync_linked_regs).
-func syncLinkedRegs(st *states.State, known *states.Reg) {
+// syncLinkedRegs copies the refined bounds of known to every scalar of
+// linked (the set collected before the jump, collectLinkedRegs) that is
+// linked to it by id (sync_linked_regs). Scalars left out of the set, such
+// as dead registers, keep their bounds, as in the kernel.
+func syncLinkedRegs(st *states.State, known *states.Reg, linked []linkedReg) {
 	base := known.ID &^ states.AddConstID
-	forEachReg(st, func(r *states.Reg) {
+	for _, l := range linked {
+		r := l.in(st)
 		if r == known || r.Type != states.ScalarValue || r.ID&^states.AddConstID != base {
-			return
+			continue
 		}
 		// One link made by a 32-bit operation and the other by a 64-bit
 		// one: the deltas are not comparable.
 		if (r.ID^known.ID)&states.AddConstID == states.AddConstID {
-			return
+			continue
 		}
 		if (r.ID&states.AddConstID == 0 && known.ID&states.AddConstID == 0) || r.Off == known.Off {
 			*r = *known
-			return
+			continue
 		}
 		// r = known + (r.Off - known.Off)
 		id := r.ID
@@ -350,7 +337,7 @@ func syncLinkedRegs(st *states.State, known *states.Reg) {
 		r.Scalar = res
 		r.ID = id
 		r.Off = off
-	})
+	}
 }
 
 // markPtrOrNullID resolves every maybe-null pointer with id in st: to a
@@ -480,4 +467,15 @@ func markPktEnd(st *states.State, regno int, rangeOpen bool) {
 	} else {
 		r.Range = atPktEnd
 	}
+}
+
+// refinedSame is one edge of a scalar compared with itself (op, the edge's
+// operation), with bounds the refinement left inconsistent reset as the
+// kernel's sanity check does.
+func refinedSame(op uint8, s states.Scalar, is32 bool) states.Scalar {
+	r, ok := states.RefineSame(op, s, is32)
+	if !ok {
+		return r.Unbounded()
+	}
+	return r
 }

@@ -6,6 +6,7 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/states"
 )
@@ -72,17 +73,23 @@ func (e *env) setSpecialKfuncReturn(info *kfuncInfo, meta *kfuncMeta) (bool, err
 		if !meta.constantArg {
 			return true, e.internal(e.insnIdx, "bpf_rdonly_cast without a constant type id")
 		}
-		t := btfTypeByID(uint32(meta.constant))
-		if t == nil || meta.constant > uint64(^uint32(0)) {
+		// The kernel looks the type up with the low 32 bits of the
+		// constant (btf_type_by_id takes a u32) and prints it whole.
+		id := uint32(meta.constant)
+		t := btfTypeByID(id)
+		if t == nil {
 			return true, e.reject(e.insnIdx, "Unknown type ID %d passed to kfunc bpf_rdonly_cast", int64(meta.constant))
 		}
 		if !isStruct(t) {
-			// Casts to void give untrusted read-only memory of size
-			// zero; other types are refused. Neither is modelled.
-			return true, e.unsupported(e.insnIdx, "bpf_rdonly_cast to %s %s", btfKindStr(t), t.TypeName())
+			if _, isVoid := t.(*btf.Void); isVoid {
+				// Untrusted read-only memory of size zero: not
+				// modelled.
+				return true, e.unsupported(e.insnIdx, "bpf_rdonly_cast to void")
+			}
+			return true, e.reject(e.insnIdx, "kfunc bpf_rdonly_cast type ID argument must be of a struct or void")
 		}
 		r0.MarkPtr(states.PtrToBTFID, states.PtrUntrusted)
-		r0.Aux = uint32(meta.constant)
+		r0.Aux = id
 		return true, nil
 	case "bpf_dynptr_slice", "bpf_dynptr_slice_rdwr":
 		return true, e.setDynptrSliceReturn(info, meta)

@@ -17,9 +17,10 @@ import (
 // slot). A backward data-flow over each instance's subprogram turns them
 // into "may this slot still be read at or after insn i". A completed
 // checkpoint is cleaned with that answer: dead slots become invalid and so
-// match anything. The marks only ever grow, so an answer computed later is
-// never smaller: cleaning is sound as long as it happens only to states
-// whose every path has been explored.
+// match anything. As in the kernel, the answer is recomputed only at the
+// end of every path and when a function returns (bpf_update_live_stack),
+// so a checkpoint cleaned in between does not see the marks recorded
+// since on the current path.
 
 // liveInstance is one function instance: a subprogram reached through one
 // call chain. Masks have one bit per 8-byte slot; frame f's masks are for
@@ -315,7 +316,6 @@ func (e *env) cleanLiveStates(idx int, cur *states.State) {
 	if !e.store.HasUncleaned(int32(idx), callsite) {
 		return
 	}
-	first := true
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
 		// The entry's copies of the insn and of the cleaned flag spare
 		// a visit to most states.
@@ -325,10 +325,6 @@ func (e *env) cleanLiveStates(idx int, cur *states.State) {
 		st := sl.State
 		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned || !st.SameCallsites(cur) || e.incompleteReadMarks(st) {
 			return true
-		}
-		if first {
-			e.updateStackLiveness()
-			first = false
 		}
 		e.cleanMasks = e.aliveMasks(st, e.cleanMasks[:0])
 		if e.aliveFn == nil {

@@ -283,7 +283,11 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 			e.markUnknown(dst)
 		}
 	case reg.Type == states.PtrToBTFID && !reg.MaybeNull():
-		return e.checkPtrToBTFAccess(regno, off, size, t, dst)
+		// A scalar loaded through a BTF pointer is coerced to the load's
+		// size below, like any other load (check_mem_access).
+		if err := e.checkPtrToBTFAccess(regno, off, size, t, dst); err != nil {
+			return err
+		}
 	case reg.Type == states.ConstPtrToMap && !reg.MaybeNull():
 		if err := e.checkPtrToMapAccess(regno, off, size, t, dst); err != nil {
 			return err
@@ -696,15 +700,19 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 		spi := slot / states.SlotSize
 		s := &f.Stack[spi]
 		b := &s.Types[slot%states.SlotSize]
-		if t := s.Types[states.SlotSize-1]; t == states.StackDynptr || t == states.StackIter || t == states.StackIRQFlag {
-			return e.unsupported(e.insnIdx, "variable-offset write over a dynptr, iterator or irq slot")
-		}
 		// A zero written over a spilled zero keeps the spill.
 		if writingZero && *b == states.StackSpill && s.Spilled.Type == states.ScalarValue && s.Spilled.IsNull() {
 			zeroUsed = true
 			continue
 		}
+		// Any other byte the write may reach turns its whole slot into
+		// plain data if it held a spill or an object (the 6.18 stable
+		// scrub_special_slot, upstream 4639eb9e30ab): otherwise the other
+		// bytes would still read as a spill of a register that is gone.
 		s.Spilled.MarkNotInit()
+		if isStackSlotSpecial(s) {
+			scrubSlot(s)
+		}
 		newType := states.StackMisc
 		if writingZero && *b == states.StackZero {
 			newType = states.StackZero

@@ -110,6 +110,15 @@ type linkedReg struct {
 	isReg bool
 }
 
+// in returns the scalar l names in st.
+func (l linkedReg) in(st *states.State) *states.Reg {
+	f := st.Frames[l.frame]
+	if l.isReg {
+		return &f.Regs[l.index]
+	}
+	return &f.Stack[l.index].Spilled
+}
+
 // packLinkedRegs encodes a linked-register set for the jump history.
 func packLinkedRegs(set []linkedReg) uint64 {
 	var v uint64
@@ -624,6 +633,22 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 				bt.clearReg(r)
 				bt.setFrameReg(bt.frame-1, r)
 			}
+		}
+		bt.frame--
+		return nil
+	case in.JmpOp() == insn.JmpCall && e.cfg.CallsCallback(idx) && idx != subseq-1:
+		// Walking back from a callback's first instruction over the
+		// helper or kfunc that ran it leaves the callback's frame. Its
+		// r1-r5 were set by the helper, not passed by the caller, so
+		// they are dropped rather than handed to the caller; anything
+		// else still wanted in the callback's frame is a walk the
+		// kernel treats as its own bug, which stays sound here as the
+		// big-hammer fallback.
+		if bt.regMask()&^argRegsMask != 0 || bt.stackMask() != 0 || bt.frame == 0 {
+			return errBacktrack
+		}
+		for r := 1; r <= 5; r++ {
+			bt.clearReg(r)
 		}
 		bt.frame--
 		return nil

@@ -367,6 +367,11 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			continue
 		}
 		e.updateBranchCounts(e.cur)
+		// The kernel recomputes stack liveness at the end of every path,
+		// before popping the next one (bpf_update_live_stack in do_check):
+		// the checkpoints cleaned until the next path end see marks up
+		// to here only.
+		e.updateStackLiveness()
 		if !e.popStack() {
 			return nil
 		}

@@ -321,3 +321,27 @@ func TestVerifyFile(t *testing.T) {
 		t.Errorf("VerifyFile with a type override = %+v, %v", res, err)
 	}
 }
+
+// TestFuncAddressNeedsFuncInfo: the kernel refuses the ld_imm64 that takes
+// a function's address in a program without BTF func info, even when the
+// address is never used (check_ld_imm; the live kernel said so at that
+// instruction on a mutant the fuzzer found), and vercheck says the same
+// at the same instruction.
+func TestFuncAddressNeedsFuncInfo(t *testing.T) {
+	insns := asm.Instructions{
+		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc}.WithReference("cb"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("cb"),
+		asm.Return(),
+	}
+	spec := &ebpf.ProgramSpec{Name: "fnaddr", Type: ebpf.XDP, License: "GPL", Instructions: insns}
+	res, err := VerifyProgramSpec(spec, nil, nil)
+	if res == nil {
+		t.Fatalf("VerifyProgramSpec: %v", err)
+	}
+	var rej *verifier.RejectError
+	if !errors.As(err, &rej) || rej.Msg != "missing btf func_info" || rej.Insn != 0 {
+		t.Errorf("got %v, want the kernel's missing btf func_info at insn 0", err)
+	}
+}

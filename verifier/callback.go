@@ -151,15 +151,8 @@ func (e *env) checkFuncPtrArg(regno int) (int, error) {
 	if sp <= 0 || sp >= len(e.cfg.Subprogs) {
 		return -1, e.reject(e.insnIdx, "verifier bug. No program starts at insn %d", sp)
 	}
-	if len(e.lp.Funcs) == 0 {
-		// The kernel refuses a function address without BTF func info
-		// at the ld_imm64 that takes it.
-		return -1, e.reject(e.insnIdx, "missing btf func_info")
-	}
-	if e.isGlobalSubprog(sp) {
-		// The kernel refuses this at the ld_imm64 that takes the address.
-		return -1, e.reject(e.insnIdx, "callback function not static")
-	}
+	// The ld_imm64 that took the address checked the BTF func info and
+	// that the function is static.
 	return sp, nil
 }
 

@@ -125,9 +125,18 @@ func (e *env) checkLdImm(in insn.Insn) error {
 		dst.Aux = uint32(in.Imm)
 		dst.Off = in.Imm2
 	case insn.PseudoFunc:
-		dst.MarkPtr(states.PtrToFunc, 0)
 		target := e.insnIdx + int(in.Imm) + 1
-		dst.Aux = uint32(e.cfg.SubprogOf(target))
+		sp := e.cfg.SubprogOf(target)
+		// check_ld_imm refuses the address itself, whatever is done with
+		// it later: a callback needs BTF func info, and a static one.
+		if e.lp == nil || len(e.lp.Funcs) == 0 {
+			return e.reject(e.insnIdx, "missing btf func_info")
+		}
+		if e.isGlobalSubprog(sp) {
+			return e.reject(e.insnIdx, "callback function not static")
+		}
+		dst.MarkPtr(states.PtrToFunc, 0)
+		dst.Aux = uint32(sp)
 	default:
 		return e.unsupported(e.insnIdx, "ld_imm64 with pseudo source %d", in.Src)
 	}

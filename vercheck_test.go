@@ -329,10 +329,11 @@ func TestVerifyFile(t *testing.T) {
 // at the same instruction.
 func TestFuncAddressNeedsFuncInfo(t *testing.T) {
 	insns := asm.Instructions{
-		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc}.WithReference("cb"),
+		// r2 = the function at slot 4 (the ld_imm64 takes slots 0-1).
+		{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: 3},
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("cb"),
+		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	}
 	spec := &ebpf.ProgramSpec{Name: "fnaddr", Type: ebpf.XDP, License: "GPL", Instructions: insns}

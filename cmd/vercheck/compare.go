@@ -40,7 +40,8 @@ first unless :asc; file_name and prog_name sort by name.
 
 Figures: verdict, total_insns (insn_processed, insns), max_states_per_insn,
 total_states (states), peak_states (peak), duration (duration_us,
-verification_time_usec).
+verification_time_usec), and from vercheck's own files hits, misses,
+evictions, stack_depth.
 
 Flags:
 `
@@ -53,6 +54,10 @@ const (
 	figStates    = "total_states"
 	figPeak      = "peak_states"
 	figDuration  = "duration"
+	figHits      = "hits"
+	figMisses    = "misses"
+	figEvictions = "evictions"
+	figStack     = "stack_depth"
 	figFile      = "file_name"
 	figProg      = "prog_name"
 )
@@ -65,6 +70,7 @@ var figureAliases = map[string]string{
 	"total_states": figStates, "states": figStates, "peak_states": figPeak, "peak": figPeak,
 	"duration": figDuration, "duration_us": figDuration, "verification_time_usec": figDuration,
 	"file_name": figFile, "object": figFile, "prog_name": figProg, "program": figProg,
+	"hits": figHits, "misses": figMisses, "evictions": figEvictions, "stack_depth": figStack,
 }
 
 // defaultFigures are shown when -e is not given (veristat's default set).
@@ -169,6 +175,10 @@ func rowsToRecords(rows []row) []record {
 			figStates:    strconv.Itoa(r.States),
 			figPeak:      strconv.Itoa(r.Peak),
 			figDuration:  strconv.FormatInt(r.Duration, 10),
+			figHits:      strconv.Itoa(r.Hits),
+			figMisses:    strconv.Itoa(r.Misses),
+			figEvictions: strconv.Itoa(r.Evictions),
+			figStack:     strconv.Itoa(r.StackDepth),
 		}})
 	}
 	return out

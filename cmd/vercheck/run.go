@@ -130,6 +130,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	withKernel := fset.Bool("kernel", false, "also load each program into the running kernel and compare")
 	quiet := fset.Bool("q", false, "print no per-program rows: only diagnostics of rejections with -v, false accepts and the summary")
 	version := fset.Bool("version", false, "print vercheck's version and exit")
+	prof := fset.Bool("profile", false, "print each program's profile: top source lines, instructions, subprograms and loops by visits, with states stored, hits, misses, evictions, and why stored states did not match")
+	profTop := fset.Int("profile-top", 10, "rows of each --profile table")
+	profOut := fset.String("profile-out", "", "write every program's whole profile as JSON to `FILE`")
 	paths, err := parseInterleaved(fset, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -180,6 +183,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		release, *withKernel = kernelReady(stderr)
 	}
 	opts.Verifier.LogLevel = logLevel
+	opts.Verifier.Profile = *prof || *profOut != ""
 	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel}
 	if isTerminal(stderr) {
 		cfg.progress = stderr
@@ -215,6 +219,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		} else {
 			writeTable(stdout, rows, logLevel > 0)
 		}
+	}
+	if werr == nil && *prof {
+		// The tables follow the rows on a terminal; machine formats
+		// keep stdout for themselves.
+		werr = writeProfiles(summaryOut, rows, *profTop)
+	}
+	if werr == nil && *profOut != "" {
+		werr = writeProfileFile(*profOut, rows)
 	}
 	if werr != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", werr)

@@ -183,3 +183,30 @@ func TestMergeReasons(t *testing.T) {
 		t.Errorf("mergeReasons mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestBudget(t *testing.T) {
+	cfg, prog := loopProgram(t)
+	r := NewRecorder(cfg)
+	recordLoop(r)
+	p := Build(r, prog)
+	want := []string{
+		"the budget went to the loop at loop.c:2 (`x++;`): 75.0% of 8 insns, 2 iterations explored, 1 stored states",
+		"stored states in the loop did not match: 2 misses, 100% because R0's range differs (0 vs 1) from the same path's earlier loop iteration",
+	}
+	if diff := cmp.Diff(want, p.Budget()); diff != "" {
+		t.Errorf("Budget with a loop mismatch (-want +got):\n%s", diff)
+	}
+
+	// Without the loop, the hottest lines are named.
+	p.Loops = nil
+	want = []string{
+		"no loop holds the budget; the hottest places are loop.c:2 (`x++;`) 37.5%, loop.c:3 (`while (x < 3)`) 37.5%, loop.c:1 (`int x = 0;`) 12.5%",
+		want[1][:len("stored states")] + want[1][len("stored states in the loop"):],
+	}
+	if diff := cmp.Diff(want, p.Budget()); diff != "" {
+		t.Errorf("Budget without a loop mismatch (-want +got):\n%s", diff)
+	}
+	if got := (&Profile{}).Budget(); got != nil {
+		t.Errorf("Budget of an empty profile = %q, want nothing", got)
+	}
+}

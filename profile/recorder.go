@@ -69,6 +69,10 @@ func (r *Recorder) Visit(insnIdx, prev int) {
 	r.visit(insnIdx, prev)
 }
 
+// visit is Visit's work, kept out of line so that the verifier's main
+// loop, where Visit inlines, only grows by the nil test and a call.
+//
+//go:noinline
 func (r *Recorder) visit(insnIdx, prev int) {
 	r.insns[insnIdx].Visits++
 	l := r.headerOf[insnIdx]
@@ -100,6 +104,9 @@ func (r *Recorder) Miss(insnIdx int, m states.Mismatch, curFrame int, ancestor b
 	r.miss(insnIdx, m, curFrame, ancestor)
 }
 
+// miss is Miss's work, out of line for the same reason as visit.
+//
+//go:noinline
 func (r *Recorder) miss(insnIdx int, m states.Mismatch, curFrame int, ancestor bool) {
 	r.insns[insnIdx].Misses++
 	k := reasonKey{insn: int32(insnIdx), kind: m.Kind, frame: m.Frame, reg: m.Reg, slot: m.Slot, curFrame: int8(curFrame), ancestor: ancestor}

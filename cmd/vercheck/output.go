@@ -57,6 +57,9 @@ type row struct {
 	Insn        int    `json:"error_insn,omitempty"`
 	Where       string `json:"error_line,omitempty"`
 	Hint        string `json:"hint,omitempty"`
+	// Budget explains a rejection at a complexity limit: where the
+	// processed instructions went and what kept states apart.
+	Budget []string `json:"budget,omitempty"`
 	// Warnings are what the loader assumed or repaired to read the
 	// object, on the object's first row only.
 	Warnings []string `json:"warnings,omitempty"`
@@ -220,6 +223,9 @@ func writeDiagnostics(w io.Writer, rows []row, withLog bool) {
 		}
 		if r.Hint != "" {
 			fmt.Fprintf(w, "\thint: %s\n", r.Hint)
+		}
+		for _, b := range r.Budget {
+			fmt.Fprintf(w, "\tbudget: %s\n", b)
 		}
 		if withLog && r.Log != "" {
 			fmt.Fprintf(w, "%s\n", strings.TrimRight(r.Log, "\n"))

@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/profile"
+	"github.com/vercheck/vercheck/verifier"
 )
 
 // profileVersion is the version of the --profile-out file's layout.
@@ -58,6 +61,8 @@ func writeProfileFile(path string, rows []row) error {
 	}
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", " ")
+	// Source lines are full of & and <: keep them readable.
+	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
 		f.Close()
 		return fmt.Errorf("--profile-out: %w", err)
@@ -66,4 +71,24 @@ func writeProfileFile(path string, rows []row) error {
 		return fmt.Errorf("--profile-out: %w", err)
 	}
 	return nil
+}
+
+// budget explains a rejection at a complexity limit: where the budget went
+// and what kept states apart (profile.Profile.Budget). Without a profile
+// from the run, the program is verified again with one: such rejections
+// are rare and the explanation is what their developer needs. Other
+// results get nothing.
+func budget(obj *loader.Object, prog *loader.Program, res *verifier.Result, opts verifier.Options) []string {
+	if !errors.Is(res.Err, verifier.ErrComplexityLimit) || res.Stats.InsnProcessed == 0 {
+		return nil
+	}
+	p := res.Profile
+	if p == nil {
+		opts.Profile, opts.LogLevel = true, 0
+		p = verifier.Verify(obj, prog, opts).Profile
+	}
+	if p == nil {
+		return nil
+	}
+	return p.Budget()
 }

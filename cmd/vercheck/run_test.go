@@ -422,3 +422,26 @@ func TestRunSearchColumns(t *testing.T) {
 		t.Errorf("json row: misses %d, stack depths %v", rows[0].Misses, rows[0].StackDepths)
 	}
 }
+
+// TestRunBudget checks the explanation under a rejection at the 1M-insn
+// limit: the loop that took the budget and its counter, or without a loop
+// the hottest lines and the precise index that kept paths apart.
+func TestRunBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two programs at the 1M-insn limit, verified twice each")
+	}
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"../../testdata/progs/ex_budget.o"}, &stdout, &stderr); got != exitRejected {
+		t.Fatalf("exit status %d, want %d", got, exitRejected)
+	}
+	for _, want := range []string{
+		"\tbudget: the budget went to the loop at ex_budget.c:20 (`sum = sum * 31 + i;`): 100.0% of 1,000,001 insns, 166,666 iterations explored",
+		"\tbudget: stored states in the loop did not match: 833,206 misses, 100% because R2's range differs (5 vs 6, precise) from the same path's earlier loop iteration",
+		"\tbudget: no loop holds the budget; the hottest places are ex_budget.c:77 (`EX_BIT(19);`) 32.4%",
+		"\tbudget: stored states did not match: 705,544 misses, 67% because R2's range differs (0 vs 0x80000, precise)",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}

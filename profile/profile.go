@@ -168,7 +168,19 @@ func Build(r *Recorder, p Program) *Profile {
 	prof.Lines = b.lines()
 	prof.Subprogs = b.subprogs()
 	prof.Loops = b.loops()
+	// Empty lists are [] in JSON, never null: scripts iterate them.
+	prof.Insns = nonNil(prof.Insns)
+	prof.Lines = nonNil(prof.Lines)
+	prof.Loops = nonNil(prof.Loops)
 	return prof
+}
+
+// nonNil returns s, or an empty slice for nil.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // builder holds what the parts of Build share.

@@ -15,21 +15,11 @@ import (
 // profileVersion is the version of the --profile-out file's layout.
 const profileVersion = 1
 
-// profileFile is the --profile-out file: one profile per program (see
+// profileFile is the --profile-out file: one report per program (see
 // package profile for the fields).
 type profileFile struct {
 	Version  int              `json:"version"`
-	Programs []programProfile `json:"programs"`
-}
-
-// programProfile is one program's entry in the --profile-out file.
-type programProfile struct {
-	Object  string `json:"object"`
-	Program string `json:"program"`
-	Verdict string `json:"verdict"`
-	Error   string `json:"error,omitempty"`
-	// Profile is null for a program refused before its walk.
-	Profile *profile.Profile `json:"profile"`
+	Programs []profile.Report `json:"programs"`
 }
 
 // writeProfiles prints the --profile tables of every verified program.
@@ -46,29 +36,45 @@ func writeProfiles(w io.Writer, rows []row, top int) error {
 	return nil
 }
 
+// reports returns the profile report of every verified program.
+func reports(rows []row) []profile.Report {
+	out := []profile.Report{}
+	for _, r := range rows {
+		if r.Program != "" {
+			out = append(out, profile.Report{Object: r.File, Program: r.Program, Verdict: r.Verdict, Error: r.Error, Budget: r.Budget, Profile: r.Profile})
+		}
+	}
+	return out
+}
+
 // writeProfileFile writes the --profile-out file.
 func writeProfileFile(path string, rows []row) error {
-	out := profileFile{Version: profileVersion, Programs: []programProfile{}}
-	for _, r := range rows {
-		if r.Program == "" {
-			continue
-		}
-		out.Programs = append(out.Programs, programProfile{Object: r.File, Program: r.Program, Verdict: r.Verdict, Error: r.Error, Profile: r.Profile})
-	}
+	return writeFile("--profile-out", path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		// Source lines are full of & and <: keep them readable.
+		enc.SetEscapeHTML(false)
+		return enc.Encode(profileFile{Version: profileVersion, Programs: reports(rows)})
+	})
+}
+
+// writeHTMLFile writes the --html page.
+func writeHTMLFile(path string, rows []row) error {
+	return writeFile("--html", path, func(w io.Writer) error { return profile.WriteHTML(w, reports(rows)) })
+}
+
+// writeFile creates path and fills it with write; errors name the flag.
+func writeFile(flagName, path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("--profile-out: %w", err)
+		return fmt.Errorf("%s: %w", flagName, err)
 	}
-	enc := json.NewEncoder(f)
-	enc.SetIndent("", " ")
-	// Source lines are full of & and <: keep them readable.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("--profile-out: %w", err)
+		return fmt.Errorf("%s: %w", flagName, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("--profile-out: %w", err)
+		return fmt.Errorf("%s: %w", flagName, err)
 	}
 	return nil
 }

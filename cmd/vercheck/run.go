@@ -133,6 +133,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	prof := fset.Bool("profile", false, "print each program's profile: top source lines, instructions, subprograms and loops by visits, with states stored, hits, misses, evictions, and why stored states did not match")
 	profTop := fset.Int("profile-top", 10, "rows of each --profile table")
 	profOut := fset.String("profile-out", "", "write every program's whole profile as JSON to `FILE`")
+	htmlOut := fset.String("html", "", "write a self-contained page showing every program's profile to `FILE`: source lines coloured by visits, each opening on a click to its instructions and miss reasons")
 	paths, err := parseInterleaved(fset, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -183,7 +184,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		release, *withKernel = kernelReady(stderr)
 	}
 	opts.Verifier.LogLevel = logLevel
-	opts.Verifier.Profile = *prof || *profOut != ""
+	opts.Verifier.Profile = *prof || *profOut != "" || *htmlOut != ""
 	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel}
 	if isTerminal(stderr) {
 		cfg.progress = stderr
@@ -227,6 +228,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if werr == nil && *profOut != "" {
 		werr = writeProfileFile(*profOut, rows)
+	}
+	if werr == nil && *htmlOut != "" {
+		werr = writeHTMLFile(*htmlOut, rows)
 	}
 	if werr != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", werr)

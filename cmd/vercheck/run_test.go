@@ -445,3 +445,20 @@ func TestRunBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestRunHTML(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "profile.html")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"--html", out, "../../testdata/progs/bounded_loop.o"}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit status %d (stderr %s)", got, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>vercheck profile</title>", `class="src hottest"`, "for (i = 0; i &lt; 16; i&#43;&#43;) {"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

@@ -43,12 +43,24 @@
 // reached from inside the loop (a back-edge taken), its entries the visits
 // reached from outside; its counters sum those of its instructions.
 //
+// # Rendering
+//
+// [Profile.WriteText] draws the tables of vercheck --profile,
+// [Profile.Budget] explains a complexity-limit rejection in two sentences,
+// [WriteHTML] writes one self-contained page for many reports.
+//
 // # JSON
 //
 // A Profile marshals with encoding/json to the documented, stable field
-// names below; vercheck --profile-out writes one per program inside
+// names below; vercheck --profile-out writes one [Report] per program
+// inside
 //
-//	{"version": 1, "programs": [{"object": ..., "program": ..., "verdict": ..., "profile": PROFILE}]}
+//	{"version": 1, "programs": [{"object": ..., "program": ..., "verdict": ...,
+//	  "error": ..., "budget": [...], "profile": PROFILE}]}
+//
+// (error and budget only for a rejection, budget only at a complexity
+// limit: see [Profile.Budget]; profile is null for a program refused
+// before its walk).
 //
 // PROFILE:
 //

@@ -27,8 +27,9 @@ func (p *Profile) Budget() []string {
 		return nil
 	}
 	if l, ok := p.budgetLoop(); ok {
-		out := []string{fmt.Sprintf("the budget went to the loop at %s: %s of %s insns, %s iterations explored, %s stored states",
-			loopPlace(l), p.share(l.Visits), group(p.InsnProcessed), group(l.Iterations), group(l.StatesAdded))}
+		out := []string{fmt.Sprintf("the budget went to the loop at %s: %s of %s insns, %s explored, %s",
+			loopPlace(l), p.share(l.Visits), group(p.InsnProcessed), count(l.Iterations, "iteration", "iterations"),
+			count(l.StatesAdded, "state stored", "states stored"))}
 		return append(out, apartLine("in the loop", l.Misses, l.MissReasons)...)
 	}
 	out := []string{"no loop holds the budget; the hottest places are " + p.hottestPlaces()}

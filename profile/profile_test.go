@@ -152,6 +152,7 @@ func TestMissSummary(t *testing.T) {
 	}{
 		{100, reasons, "100 misses, 81% because a, 12% because b"},
 		{100, nil, "100 misses"},
+		{1, []Reason{{Count: 1, Text: "x"}}, "1 miss, 100% because x"},
 		{4312, []Reason{{Count: 4312, Text: "x"}}, "4,312 misses, 100% because x"},
 	}
 	for _, tt := range tests {
@@ -190,7 +191,7 @@ func TestBudget(t *testing.T) {
 	recordLoop(r)
 	p := Build(r, prog)
 	want := []string{
-		"the budget went to the loop at loop.c:2 (`x++;`): 75.0% of 8 insns, 2 iterations explored, 1 stored states",
+		"the budget went to the loop at loop.c:2 (`x++;`): 75.0% of 8 insns, 2 iterations explored, 1 state stored",
 		"stored states in the loop did not match: 2 misses, 100% because R0's range differs (0 vs 1) from the same path's earlier loop iteration",
 	}
 	if diff := cmp.Diff(want, p.Budget()); diff != "" {

@@ -145,7 +145,7 @@ func (p *Profile) writeMissReasons(b *strings.Builder, top int) {
 // missSummary says "4,312 misses, 81% because ..., 12% because ...".
 func missSummary(misses int, reasons []Reason) string {
 	var b strings.Builder
-	b.WriteString(group(misses) + " misses")
+	b.WriteString(count(misses, "miss", "misses"))
 	for i, r := range reasons {
 		share := float64(r.Count) / float64(misses)
 		if i >= maxReasonsShown || (i > 0 && share < minReasonShare) {
@@ -200,4 +200,12 @@ func group(n int) string {
 		s = "-" + s
 	}
 	return s
+}
+
+// count says "1 miss" or "4,312 misses".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return group(n) + " " + many
 }

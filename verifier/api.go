@@ -8,6 +8,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
@@ -55,6 +56,12 @@ type Options struct {
 	// strictest semantics, never accepting what any 6.18.y build rejects.
 	// Set it from stablefix.Probe to follow the kernel running here.
 	MissingFixes stablefix.Set
+	// Profile asks for the search's profile in Result.Profile: visits,
+	// stored states, hits, misses and evictions per instruction, and why
+	// stored states did not match (package profile). It costs time and
+	// memory; without it the verifier only tests a nil pointer at its
+	// hooks.
+	Profile bool
 	// Observe, when set, is called with the abstract state before every
 	// simulated instruction (after pruning decided to go on). It must not
 	// keep or modify st; it is meant for soundness checks in tests.
@@ -87,6 +94,10 @@ type Result struct {
 	Err error
 	// Log is the kernel-style log when Options.LogLevel > 0.
 	Log string
+	// Profile is the search's profile when Options.Profile is set and the
+	// program got as far as being walked (nil when it was refused before:
+	// an invalid instruction, an unsupported program type...).
+	Profile *profile.Profile
 }
 
 // Verdict is "accepted", "rejected", "unsupported", "timeout" (the

@@ -56,6 +56,16 @@
 // hit and miss counters per explored state and drops those that miss too
 // often; see package prune for the policy.
 //
+// # Profiling
+//
+// With Options.Profile, a profile.Recorder counts every simulated
+// instruction (a visit), every state stored, hit, miss and eviction at a
+// prune point, and for each miss the first difference between the stored
+// state and the current one (states.EqualEnv.Mismatch, compared in the
+// mode the decision used). The verifier only calls its hooks, which are
+// a nil test when profiling is off; Result.Profile is built from it
+// (package profile).
+//
 // # BTF-typed programs and kfuncs
 //
 // Tracing programs (tp_btf, fentry, fexit, fmod_ret) get their context from

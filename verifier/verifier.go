@@ -13,6 +13,7 @@ import (
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/states"
 )
@@ -99,6 +100,9 @@ type env struct {
 	// prec is precision tracking and the SCC back-edge bookkeeping
 	// (precision.go, scc.go).
 	prec precision
+	// prof records the profile when Options.Profile is set; nil
+	// otherwise, when its hooks do nothing.
+	prof *profile.Recorder
 }
 
 // Verify checks one program of an object. It never panics: an internal
@@ -135,6 +139,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	res.Stats.StackDepth = e.stackDepth
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
 	res.Log = e.log.String()
+	res.Profile = e.buildProfile()
 	if err != nil {
 		var re *RejectError
 		if errors.As(err, &re) {
@@ -217,6 +222,9 @@ func (e *env) run() error {
 	e.pool = statePools.Get().(*states.Pool)
 	e.store = prune.NewStore(len(e.prog), e.policy, e.pool)
 	e.eq.LiveRegs = cfg.LiveRegsBefore
+	if e.opts.Profile {
+		e.prof = profile.NewRecorder(cfg)
+	}
 	if e.opts.Timeout > 0 {
 		e.deadline = time.Now().Add(e.opts.Timeout)
 	}
@@ -321,6 +329,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			return e.reject(e.prevIdx, "invalid insn idx %d insn_cnt %d", e.insnIdx, len(e.prog))
 		}
 		e.insnProcessed++
+		e.prof.Visit(e.insnIdx, e.prevIdx)
 		if e.insnProcessed > MaxProcessedInsns {
 			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("BPF program is too large. Processed %d insn", e.insnProcessed), kind: ErrComplexityLimit}
 		}
@@ -499,9 +508,13 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 			}
 		}
 		e.misses++
+		if e.prof != nil {
+			e.profileMiss(idx, old, cur, loop)
+		}
 		if addNew {
 			if e.store.Miss(sl, e.cfg.ForceCheckpoint(idx)) {
 				e.evicted++
+				e.prof.Evict(idx)
 			}
 		}
 		return true
@@ -511,6 +524,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	}
 	if hit != nil {
 		e.hits++
+		e.prof.Hit(idx)
 		e.store.Hit(hit)
 		if e.cfg.JmpPoint(idx) {
 			e.pushJmpHistory(0)
@@ -524,6 +538,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 		return true, nil
 	}
 	e.store.NoteBucketLen(statesCnt)
+	e.prof.ListLen(idx, statesCnt)
 	if !addNew {
 		return false, nil
 	}
@@ -534,6 +549,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	nw.InsnIdx = int32(idx)
 	e.maybeEnterSCC(nw)
 	e.store.Add(int32(idx), callsite, nw)
+	e.prof.Add(idx)
 	if e.opts.MaxStateBytes > 0 {
 		e.stateBytes += stateBytes(nw)
 		if e.stateBytes > e.opts.MaxStateBytes {

@@ -43,7 +43,8 @@ first unless :asc; file_name and prog_name sort by name.
 
 Figures: verdict, total_insns (insn_processed, insns), max_states_per_insn,
 total_states (states), peak_states (peak), duration (duration_us,
-verification_time_usec).
+verification_time_usec), and from vercheck's own files hits, misses,
+evictions, stack_depth.
 
 Flags:
 `
@@ -56,6 +57,10 @@ const (
 	figStates    = "total_states"
 	figPeak      = "peak_states"
 	figDuration  = "duration"
+	figHits      = "hits"
+	figMisses    = "misses"
+	figEvictions = "evictions"
+	figStack     = "stack_depth"
 	figFile      = "file_name"
 	figProg      = "prog_name"
 )
@@ -68,6 +73,7 @@ var figureAliases = map[string]string{
 	"total_states": figStates, "states": figStates, "peak_states": figPeak, "peak": figPeak,
 	"duration": figDuration, "duration_us": figDuration, "verification_time_usec": figDuration,
 	"file_name": figFile, "object": figFile, "prog_name": figProg, "program": figProg,
+	"hits": figHits, "misses": figMisses, "evictions": figEvictions, "stack_depth": figStack,
 }
 
 // defaultFigures are shown when -e is not given (veristat's default set).

@@ -61,7 +61,9 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	for range jobs {
 		wg.Go(func() {
 			for t := range tasks {
-				r := toRow(verifier.Verify(t.obj, t.prog, cfg.opts.Verifier))
+				res := verifier.Verify(t.obj, t.prog, cfg.opts.Verifier)
+				r := toRow(res)
+				r.Budget = budget(t.obj, t.prog, res, cfg.opts.Verifier)
 				r.Warnings = t.out.Warnings
 				if cfg.withKernel {
 					r.Kernel = toKernelRow(kernel.LoadProgram(t.obj, t.prog))

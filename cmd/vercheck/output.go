@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/verifier"
 )
 
@@ -43,16 +44,30 @@ type row struct {
 	States    int    `json:"total_states"`
 	Peak      int    `json:"peak_states"`
 	Duration  int64  `json:"duration_us"`
-	Error     string `json:"error,omitempty"`
-	Insn      int    `json:"error_insn,omitempty"`
-	Where     string `json:"error_line,omitempty"`
-	Hint      string `json:"hint,omitempty"`
+	// Hits, Misses and Evictions count prune-point comparisons that
+	// pruned, that did not, and stored states dropped; StackDepth is the
+	// sum of the subprograms' stack depths (veristat's stack_depth) and
+	// StackDepths each one's.
+	Hits        int    `json:"hits"`
+	Misses      int    `json:"misses"`
+	Evictions   int    `json:"evictions"`
+	StackDepth  int    `json:"stack_depth"`
+	StackDepths []int  `json:"stack_depths,omitempty"`
+	Error       string `json:"error,omitempty"`
+	Insn        int    `json:"error_insn,omitempty"`
+	Where       string `json:"error_line,omitempty"`
+	Hint        string `json:"hint,omitempty"`
+	// Budget explains a rejection at a complexity limit: where the
+	// processed instructions went and what kept states apart.
+	Budget []string `json:"budget,omitempty"`
 	// Warnings are what the loader assumed or repaired to read the
 	// object, on the object's first row only.
 	Warnings []string `json:"warnings,omitempty"`
 	// Kernel holds the live kernel's figures in --kernel mode.
 	Kernel *kernelRow `json:"kernel,omitempty"`
 	Log    string     `json:"-"`
+	// Profile is the search's profile with --profile or --profile-out.
+	Profile *profile.Profile `json:"-"`
 }
 
 // kernelRow is the kernel's side of a --kernel row.
@@ -79,8 +94,16 @@ func toRow(res *verifier.Result) row {
 		States:    res.Stats.TotalStates,
 		Peak:      res.Stats.PeakStates,
 		Duration:  res.Stats.Duration.Microseconds(),
+		Hits:      res.Stats.Hits,
+		Misses:    res.Stats.Misses,
+		Evictions: res.Stats.Evicted,
 		Log:       res.Log,
+		Profile:   res.Profile,
 	}
+	for _, d := range res.Stats.StackDepth {
+		r.StackDepth += d
+	}
+	r.StackDepths = res.Stats.StackDepth
 	if res.Err != nil {
 		r.Error = res.Err.Error()
 		var re *verifier.RejectError
@@ -116,9 +139,9 @@ func toKernelRow(k kernel.Result) *kernelRow {
 
 // csvHeader names the columns as veristat does where it has the figure
 // (file_name, prog_name, verdict, total_insns, max_states_per_insn,
-// total_states, peak_states), so that `vercheck compare` and veristat -C
+// total_states, peak_states, stack_depth), so that `vercheck compare` and veristat -C
 // read either tool's files.
-var csvHeader = []string{"file_name", "prog_name", "section", "prog_type", "verdict", "total_insns", "max_states_per_insn", "total_states", "peak_states", "duration_us", "error"}
+var csvHeader = []string{"file_name", "prog_name", "section", "prog_type", "verdict", "total_insns", "max_states_per_insn", "total_states", "peak_states", "duration_us", "error", "hits", "misses", "evictions", "stack_depth"}
 
 // csvKernelHeader is appended in --kernel mode.
 var csvKernelHeader = []string{"kernel_verdict", "kernel_total_insns", "kernel_max_states_per_insn", "kernel_total_states", "kernel_peak_states", "kernel_duration_us", "kernel_error"}
@@ -135,7 +158,8 @@ func writeCSV(w io.Writer, rows []row, withKernel bool) error {
 	for _, r := range rows {
 		rec := []string{r.File, r.Program, r.Section, r.Type, r.Verdict,
 			strconv.Itoa(r.Insns), strconv.Itoa(r.MaxStates), strconv.Itoa(r.States), strconv.Itoa(r.Peak),
-			strconv.FormatInt(r.Duration, 10), r.Error}
+			strconv.FormatInt(r.Duration, 10), r.Error,
+			strconv.Itoa(r.Hits), strconv.Itoa(r.Misses), strconv.Itoa(r.Evictions), strconv.Itoa(r.StackDepth)}
 		if withKernel {
 			k := r.Kernel
 			if k == nil {
@@ -199,6 +223,9 @@ func writeDiagnostics(w io.Writer, rows []row, withLog bool) {
 		}
 		if r.Hint != "" {
 			fmt.Fprintf(w, "\thint: %s\n", r.Hint)
+		}
+		for _, b := range r.Budget {
+			fmt.Fprintf(w, "\tbudget: %s\n", b)
 		}
 		if withLog && r.Log != "" {
 			fmt.Fprintf(w, "%s\n", strings.TrimRight(r.Log, "\n"))

@@ -144,6 +144,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	columnsArg := fset.String("e", "", "columns to show, comma-separated (file_name, prog_name, verdict, total_insns, max_states_per_insn, total_states, peak_states, duration)")
 	logDir := fset.String("log-dir", "", "write each program's kernel-style log (-v's, or -vv's) to DIR/OBJECT/PROGRAM.log, in any format")
 	shardFlag := fset.String("shard", "", "verify only part i of n of the objects (i/n, from 1), for sweeps split over a CI matrix")
+	prof := fset.Bool("profile", false, "print each program's profile: top source lines, instructions, subprograms and loops by visits, with states stored, hits, misses, evictions, and why stored states did not match")
+	profTop := fset.Int("profile-top", 10, "rows of each --profile table")
+	profOut := fset.String("profile-out", "", "write every program's whole profile as JSON to `FILE`")
+	htmlOut := fset.String("html", "", "write a self-contained page showing every program's profile to `FILE`: source lines coloured by visits, each opening on a click to its instructions and miss reasons")
 	paths, err := parseInterleaved(fset, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -211,6 +215,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		logLevel = 1
 	}
 	opts.Verifier.LogLevel = logLevel
+	opts.Verifier.Profile = *prof || *profOut != "" || *htmlOut != ""
 	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel}
 	if isTerminal(stderr) {
 		cfg.progress = stderr
@@ -264,6 +269,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		} else {
 			writeTable(stdout, shown, logLevel > 0)
 		}
+	}
+	if werr == nil && *prof {
+		// The tables follow the rows on a terminal; machine formats
+		// keep stdout for themselves.
+		werr = writeProfiles(summaryOut, rows, *profTop)
+	}
+	if werr == nil && *profOut != "" {
+		werr = writeProfileFile(*profOut, rows)
+	}
+	if werr == nil && *htmlOut != "" {
+		werr = writeHTMLFile(*htmlOut, rows)
 	}
 	if werr != nil {
 		fmt.Fprintf(stderr, "vercheck: %v\n", werr)

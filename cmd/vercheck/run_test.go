@@ -415,3 +415,133 @@ func TestRunLogDir(t *testing.T) {
 		t.Errorf("flatName mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestRunProfile(t *testing.T) {
+	const loop = "../../testdata/progs/bounded_loop.o"
+	out := filepath.Join(t.TempDir(), "profile.json")
+	tests := []struct {
+		name           string
+		args           []string
+		status         int
+		stdout, stderr []string
+	}{
+		{"table", []string{"--profile", loop}, exitAccepted,
+			[]string{"bounded_loop.o: bounded_loop: accepted", "hottest source lines", "hottest instructions", "subprograms", "loops",
+				"bounded_loop.c:14 (`sum = sum * 31 + i;`): 13 misses, 100% because R2's range differs (2 vs 3, precise)"}, nil},
+		{"csv keeps stdout machine-readable", []string{"--profile", "--format", "csv", loop}, exitAccepted,
+			[]string{"file_name,"}, []string{"hottest source lines"}},
+		{"rows", []string{"--profile-top", "2", "--profile", loop}, exitAccepted, []string{"ITERATIONS"}, nil},
+		{"file", []string{"--profile-out", out, loop}, exitAccepted, nil, nil},
+		{"unwritable file", []string{"--profile-out", "/nonexistent/p.json", loop}, exitUsage, nil, []string{"--profile-out"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(tt.args, &stdout, &stderr); got != tt.status {
+				t.Fatalf("exit status %d, want %d (stderr %s)", got, tt.status, stderr.String())
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+				}
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+		})
+	}
+
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f profileFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Version != profileVersion || len(f.Programs) != 1 || f.Programs[0].Profile == nil {
+		t.Fatalf("profile file: version %d, %d programs", f.Version, len(f.Programs))
+	}
+	p := f.Programs[0].Profile
+	visits := 0
+	for _, in := range p.Insns {
+		visits += in.Visits
+	}
+	if visits != p.InsnProcessed || visits != 100 {
+		t.Errorf("visits sum to %d, insn_processed %d, want both 100", visits, p.InsnProcessed)
+	}
+}
+
+// TestRunSearchColumns checks the columns beyond veristat's that CSV and
+// JSON carry: hits, misses, evictions and the stack depth.
+func TestRunSearchColumns(t *testing.T) {
+	const loop = "../../testdata/progs/bounded_loop.o"
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"--format", "csv", loop}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit status %d", got)
+	}
+	recs, err := csv.NewReader(&stdout).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for i, h := range recs[0] {
+		got[h] = recs[1][i]
+	}
+	want := map[string]string{"hits": "0", "misses": "24", "evictions": "0", "stack_depth": "0"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("column %s = %q, want %q", k, got[k], v)
+		}
+	}
+	stdout.Reset()
+	if got := run([]string{"--format", "json", loop}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit status %d", got)
+	}
+	rows := decodeRows(t, stdout.Bytes())
+	if rows[0].Misses != 24 || rows[0].StackDepths == nil {
+		t.Errorf("json row: misses %d, stack depths %v", rows[0].Misses, rows[0].StackDepths)
+	}
+}
+
+// TestRunBudget checks the explanation under a rejection at the 1M-insn
+// limit: the loop that took the budget and its counter, or without a loop
+// the hottest lines and the precise index that kept paths apart.
+func TestRunBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two programs at the 1M-insn limit, verified twice each")
+	}
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"../../testdata/progs/ex_budget.o"}, &stdout, &stderr); got != exitRejected {
+		t.Fatalf("exit status %d, want %d", got, exitRejected)
+	}
+	for _, want := range []string{
+		"\tbudget: the budget went to the loop at ex_budget.c:20 (`sum = sum * 31 + i;`): 100.0% of 1,000,001 insns, 166,666 iterations explored",
+		"\tbudget: stored states in the loop did not match: 833,206 misses, 100% because R2's range differs (5 vs 6, precise) from the same path's earlier loop iteration",
+		"\tbudget: no loop holds the budget; the hottest places are ex_budget.c:77 (`EX_BIT(19);`) 32.4%",
+		"\tbudget: stored states did not match: 705,544 misses, 67% because R2's range differs (0 vs 0x80000, precise)",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+func TestRunHTML(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "profile.html")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"--html", out, "../../testdata/progs/bounded_loop.o"}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit status %d (stderr %s)", got, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>vercheck profile</title>", `class="src hottest"`, "for (i = 0; i &lt; 16; i&#43;&#43;) {"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

@@ -97,6 +97,10 @@ func rowRecord(r row) record {
 		values[figStates] = strconv.Itoa(r.States)
 		values[figPeak] = strconv.Itoa(r.Peak)
 		values[figDuration] = strconv.FormatInt(r.Duration, 10)
+		values[figHits] = strconv.Itoa(r.Hits)
+		values[figMisses] = strconv.Itoa(r.Misses)
+		values[figEvictions] = strconv.Itoa(r.Evictions)
+		values[figStack] = strconv.Itoa(r.StackDepth)
 	}
 	return record{file: r.File, prog: r.Program, values: values}
 }

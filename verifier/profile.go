@@ -1,0 +1,42 @@
+package verifier
+
+import (
+	"github.com/vercheck/vercheck/profile"
+	"github.com/vercheck/vercheck/states"
+)
+
+// profileMiss records why the stored state old did not prune cur at
+// prune point idx, comparing them the way isStateVisited did: an
+// ancestor (a loop iteration still open) of an iterator, may_goto or
+// callback loop in RangeWithin mode, any other ancestor the way the
+// infinite-loop check does (Exact), and a finished state in RangeWithin
+// mode when its loop's marks are incomplete (loop), NotExact otherwise.
+func (e *env) profileMiss(idx int, old, cur *states.State, loop bool) {
+	ancestor := old.Branches > 0
+	mode := states.NotExact
+	switch {
+	case ancestor && (e.isIterNextInsn(idx) || e.cfg.CallsCallback(idx) ||
+		(e.prog[idx].IsMayGoto() && old.MayGotoDepth != cur.MayGotoDepth)):
+		mode = states.RangeWithin
+	case ancestor:
+		mode = states.Exact
+	case loop:
+		mode = states.RangeWithin
+	}
+	e.prof.Miss(idx, e.eq.Mismatch(old, cur, mode), int(cur.CurFrame), ancestor)
+}
+
+// buildProfile makes the profile of the verification, nil when it was not
+// asked for or the program was refused before its walk.
+func (e *env) buildProfile() *profile.Profile {
+	if e.prof == nil {
+		return nil
+	}
+	return profile.Build(e.prof, profile.Program{
+		Insns:      e.prog,
+		Lines:      e.lp.Lines,
+		Funcs:      e.lp.Funcs,
+		StackDepth: e.stackDepth,
+		Printer:    &e.log.printer,
+	})
+}

@@ -788,7 +788,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		figs = append(figs, ref.fig)
 	}
 	if *policies != "" {
-		return runPolicies(*policies, fset.Args(), common, filters, stdout, stderr)
+		out := policyOutput{keys: keys, figs: figs, format: *format}
+		return runPolicies(*policies, fset.Args(), common, filters, out, stdout, stderr)
 	}
 	if fset.NArg() != 2 {
 		fmt.Fprintln(stderr, "vercheck compare: want two inputs (CSV files or objects)")

@@ -338,3 +338,32 @@ func TestRunCompareJSON(t *testing.T) {
 		t.Errorf("compare JSON mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestRunComparePoliciesFormats: --policies honours -s, -e and --format.
+func TestRunComparePoliciesFormats(t *testing.T) {
+	objs := []string{"../../testdata/progs/pruning.o", "../../testdata/progs/bounded_loop.o"}
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"--policies", "default,nodrop", "--format", "json", "-e", "total_insns", "-s", "total_insns_a:asc"}, objs...)
+	if got := runCompare(args, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("exit %d: %s", got, stderr.String())
+	}
+	var rows []policyRow
+	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	type run struct{ Program, Policy, Insns string }
+	var got []run
+	for _, r := range rows {
+		if len(r.Figures) != 1 || r.Allocated == 0 {
+			t.Errorf("%s/%s: figures %v, allocated %d", r.Program, r.Policy, r.Figures, r.Allocated)
+		}
+		got = append(got, run{r.Program, r.Policy, r.Figures["total_insns"]})
+	}
+	want := []run{
+		{"bounded_loop", "default", "100"}, {"bounded_loop", "nodrop", "100"},
+		{"pruning", "default", "165"}, {"pruning", "nodrop", "165"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("policy rows mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,7 +57,16 @@ func measure(obj *loader.Object, prog *loader.Program, vopts verifier.Options) (
 	return res, after.TotalAlloc - before.TotalAlloc
 }
 
-func runPolicies(list string, paths []string, common commonFlags, filters []filter, stdout, stderr io.Writer) int {
+// policyOutput is how --policies shows its runs: -s orders the programs
+// by a figure of the first policy (_a) or the second (_b), -e chooses the
+// figures of the CSV and JSON rows, --format picks table, CSV or JSON.
+type policyOutput struct {
+	keys   []sortKey
+	figs   []string
+	format string
+}
+
+func runPolicies(list string, paths []string, common commonFlags, filters []filter, out policyOutput, stdout, stderr io.Writer) int {
 	names := splitPolicies(list)
 	if len(names) == 0 || len(paths) == 0 {
 		fmt.Fprintln(stderr, "vercheck compare: --policies needs policies and objects")
@@ -106,9 +118,107 @@ func runPolicies(list string, paths []string, common commonFlags, filters []filt
 			}
 		}
 	}
-	writePolicyTable(stdout, runs, len(policies))
-	writePolicyTotals(stdout, runs, names)
+	runs = sortPolicyRuns(runs, len(policies), out.keys)
+	err = nil
+	switch out.format {
+	case "csv":
+		err = writePolicyCSV(stdout, runs, out.figs)
+	case "json":
+		err = writePolicyJSON(stdout, runs, out.figs)
+	default:
+		writePolicyTable(stdout, runs, len(policies))
+		writePolicyTotals(stdout, runs, names)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck compare: %v\n", err)
+		return exitUsage
+	}
 	return status
+}
+
+// record is a run's figures by canonical name.
+func (r policyRun) record() record {
+	return record{file: r.file, prog: r.prog, values: map[string]string{
+		figVerdict: r.verdict, figInsns: strconv.Itoa(r.insns), figMaxStates: strconv.Itoa(r.maxStates),
+		figStates: strconv.Itoa(r.states), figPeak: strconv.Itoa(r.peak),
+		figDuration: strconv.FormatInt(r.dur.Microseconds(), 10),
+	}}
+}
+
+// sortPolicyRuns orders the programs (each a group of perProg runs, one
+// per policy) by keys, the first policy's figures being side A and the
+// second's side B.
+func sortPolicyRuns(runs []policyRun, perProg int, keys []sortKey) []policyRun {
+	if len(keys) == 0 || perProg == 0 {
+		return runs
+	}
+	groups := make([]pair, 0, len(runs)/perProg)
+	start := make(map[*record]int)
+	for i := 0; i+perProg <= len(runs); i += perProg {
+		a := runs[i].record()
+		p := pair{file: runs[i].file, prog: runs[i].prog, a: &a}
+		if perProg > 1 {
+			b := runs[i+1].record()
+			p.b = &b
+		}
+		start[p.a] = i
+		groups = append(groups, p)
+	}
+	sortPairs(groups, keys)
+	out := make([]policyRun, 0, len(runs))
+	for _, g := range groups {
+		i := start[g.a]
+		out = append(out, runs[i:i+perProg]...)
+	}
+	return out
+}
+
+// policyRow is one run in the CSV and JSON output.
+type policyRow struct {
+	File      string            `json:"file_name"`
+	Program   string            `json:"prog_name"`
+	Policy    string            `json:"policy"`
+	Figures   map[string]string `json:"figures"`
+	Allocated uint64            `json:"allocated_bytes"`
+}
+
+func policyRows(runs []policyRun, figs []string) []policyRow {
+	rows := make([]policyRow, len(runs))
+	for i, r := range runs {
+		rec := r.record()
+		f := make(map[string]string, len(figs))
+		for _, fig := range figs {
+			f[fig] = rec.values[fig]
+		}
+		rows[i] = policyRow{File: r.file, Program: r.prog, Policy: r.policy, Figures: f, Allocated: r.alloc}
+	}
+	return rows
+}
+
+func writePolicyCSV(w io.Writer, runs []policyRun, figs []string) error {
+	cw := csv.NewWriter(w)
+	head := append([]string{figFile, figProg, "policy"}, figs...)
+	recs := [][]string{append(head, "allocated_bytes")}
+	for _, r := range policyRows(runs, figs) {
+		rec := []string{r.File, r.Program, r.Policy}
+		for _, fig := range figs {
+			rec = append(rec, r.Figures[fig])
+		}
+		recs = append(recs, append(rec, strconv.FormatUint(r.Allocated, 10)))
+	}
+	if err := cw.WriteAll(recs); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	return nil
+}
+
+func writePolicyJSON(w io.Writer, runs []policyRun, figs []string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(policyRows(runs, figs)); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
 }
 
 // globsOnly keeps the name globs of filters: figure filters make no sense

@@ -201,6 +201,9 @@ func notLoaded(res Result, err error) Result {
 		// The log is kept in res.Log; the error would repeat its tail.
 		reason = ve.Cause.Error()
 	}
+	// cilium/ebpf's guess for any EPERM; here a program type this build
+	// refuses is the usual reason, and the guess misleads.
+	reason = strings.TrimSuffix(reason, " (MEMLOCK may be too low, consider rlimit.RemoveMemlock)")
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		res.Errno = errno

@@ -223,7 +223,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		r0.Range = int32(meta.memSize)
 		r0.Aux = dynptrID
 		r0.RefObjID = meta.refObjID
-	case RetPtrToBTFID, RetPtrToBTFIDOrNull:
+	case RetPtrToBTFID, RetPtrToBTFIDTrusted, RetPtrToBTFIDOrNull:
 		if err := e.setRetBTFID(fn, r0); err != nil {
 			return err
 		}

@@ -14,11 +14,9 @@ import (
 	"github.com/vercheck/vercheck/states"
 )
 
-// Helper ids handled here.
-const (
-	fnGetCurrentTaskBTF = 158
-	fnSkRelease         = 86
-)
+// fnSkRelease is bpf_sk_release, whose socket argument alone may be given
+// as any socket struct (not strictly the one the prototype names).
+const fnSkRelease = 86
 
 // btfPtrArgFlags are the flag sets a PtrToBTFID register may carry to be
 // an ARG_PTR_TO_BTF_ID argument (btf_ptr_types).
@@ -26,12 +24,6 @@ var btfPtrArgFlags = [...]states.RegFlags{0, states.PtrTrusted, states.MemRCU}
 
 // btfPtrArgExpected is how check_reg_type lists btfPtrArgFlags.
 const btfPtrArgExpected = "ptr_, trusted_ptr_, rcu_ptr_"
-
-// trustedBTFReturns are the helpers whose BTF pointer return is
-// RET_PTR_TO_BTF_ID_TRUSTED; other RetPtrToBTFID helpers are not modelled.
-var trustedBTFReturns = map[int32]bool{
-	fnGetCurrentTaskBTF: true,
-}
 
 // btfVMAStruct is the struct bpf_find_vma's callback gets a pointer to.
 const btfVMAStruct = "vm_area_struct"
@@ -81,17 +73,17 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
 	return e.checkPtrOffReg(reg, regno, true)
 }
 
-// setRetBTFID sets r0 for a helper returning a BTF pointer
-// (RET_PTR_TO_BTF_ID with its flags).
+// setRetBTFID sets r0 for a helper returning a BTF pointer of vmlinux
+// (check_helper_call's RET_PTR_TO_BTF_ID case: the register takes the
+// return kind's flags; a plain return such as bpf_task_pt_regs's is the
+// legacy, untagged PTR_TO_BTF_ID).
 func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg) error {
 	var flags states.RegFlags
-	switch {
-	case fn.Ret == RetPtrToBTFIDOrNull:
+	switch fn.Ret {
+	case RetPtrToBTFIDOrNull:
 		flags = states.MaybeNull
-	case trustedBTFReturns[fn.ID]:
+	case RetPtrToBTFIDTrusted:
 		flags = states.PtrTrusted
-	default:
-		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, fn.ID)
 	}
 	t := btfStructByName(fn.RetBTFName)
 	id := uint32(0)

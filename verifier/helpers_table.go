@@ -203,7 +203,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	155: {Name: "bpf_redirect_peer", ID: 155, Ret: RetInteger, Args: [5]ArgType{ArgAnything, ArgAnything}},
 	156: {Name: "bpf_task_storage_get", ID: 156, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "task_struct"}},
 	157: {Name: "bpf_task_storage_delete", ID: 157, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "task_struct"}},
-	158: {Name: "bpf_get_current_task_btf", ID: 158, Ret: RetPtrToBTFID, RetBTFName: "task_struct", GPLOnly: true},
+	158: {Name: "bpf_get_current_task_btf", ID: 158, Ret: RetPtrToBTFIDTrusted, RetBTFName: "task_struct", GPLOnly: true},
 	159: {Name: "bpf_bprm_opts_set", ID: 159, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgAnything}, ArgBTFName: [5]string{"linux_binprm"}},
 	160: {Name: "bpf_ktime_get_coarse_ns", ID: 160, Ret: RetInteger},
 	161: {Name: "bpf_ima_inode_hash", ID: 161, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToUninitMem, ArgConstSize}, ArgBTFName: [5]string{"inode"}, MightSleep: true, Gate: GateIMA},

@@ -137,6 +137,7 @@ type walkKind uint8
 const (
 	walkScalar walkKind = iota // plain data: the load yields a scalar
 	walkPtr                    // a pointer to a struct: a new BTF pointer
+	walkStruct                 // a nested struct starting at the offset (btfNestedStruct only)
 )
 
 // walkResult is the outcome of btfStructWalk.
@@ -150,6 +151,8 @@ type walkResult struct {
 	field string
 	// parent is the name of the struct holding the pointer member.
 	parent string
+	// nested is the struct or union found by a walkStruct.
+	nested btf.Type
 }
 
 // errWalkUnsupported marks struct shapes the walk does not model.
@@ -166,6 +169,26 @@ var errWalkUnsupported = errors.New("struct layout not modelled")
 // walk untrusted, as in the kernel: scalar reads there skip the end-of-member
 // check, and pointers found there are not modelled.
 func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
+	return structWalk(t, off, size, false)
+}
+
+// btfNestedStruct is the one-byte btf_struct_walk that btf_struct_ids_match
+// makes at off: the struct or union member (or array element) starting
+// exactly there, found by descending through the members holding off. ok is
+// false when a scalar, a pointer or nothing lies there.
+func btfNestedStruct(t btf.Type, off int) (btf.Type, bool, error) {
+	res, msg, err := structWalk(t, off, 1, true)
+	if err != nil || msg != "" || res.kind != walkStruct {
+		return nil, false, err
+	}
+	return res.nested, true, nil
+}
+
+// structWalk is btf_struct_walk; stopAtStruct makes it return WALK_STRUCT
+// for a nested struct starting at the offset, as the kernel's walk does,
+// instead of going on into it (as btf_struct_access's loop goes on with
+// offset 0 in the nested struct, which reaches the same field).
+func structWalk(t btf.Type, off, size int, stopAtStruct bool) (walkResult, string, error) {
 	untrusted := false
 	for depth := 0; depth < maxStructWalkDepth; depth++ {
 		t = skipModifiers(t)
@@ -237,6 +260,9 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 				mtype = elem
 			}
 			if isStruct(mtype) {
+				if stopAtStruct && off == moff {
+					return walkResult{kind: walkStruct, nested: mtype}, "", nil
+				}
 				off -= moff
 				next = mtype
 				break

@@ -62,15 +62,15 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
 	if want == nil || have == nil {
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d: struct %s not in kernel BTF", regno, fn.Name, fn.ID, wantName)
 	}
-	if reg.Off != 0 {
-		// btf_struct_ids_match would walk to the struct at that offset.
-		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d at a fixed offset into struct %s", regno, fn.Name, fn.ID, have.TypeName())
-	}
 	strict := fn.ReleaseArg == int8(regno) && fn.ID != fnSkRelease
-	if !btfStructIDsMatch(have, want, strict) {
+	same, err := btfStructIDsMatch(have, int(reg.Off), want, strict)
+	if err != nil {
+		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d at off %d into struct %s: %v", regno, fn.Name, fn.ID, reg.Off, have.TypeName(), err)
+	}
+	if !same {
 		return e.reject(e.insnIdx, "R%d is of type %s but %s is expected", regno, have.TypeName(), wantName)
 	}
-	return e.checkPtrOffReg(reg, regno, true)
+	return e.checkFuncArgRegOff(reg, regno, fn.ReleaseArg == int8(regno))
 }
 
 // setRetBTFID sets r0 for a helper returning a BTF pointer of vmlinux

@@ -427,7 +427,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 				return e.reject(e.insnIdx, "R%d must be a rcu pointer", regno)
 			}
 		}
-		if err := e.checkKfuncArgRegOff(reg, regno, meta.flags&kfRelease != 0 && reg.RefObjID != 0); err != nil {
+		if err := e.checkFuncArgRegOff(reg, regno, meta.flags&kfRelease != 0 && reg.RefObjID != 0); err != nil {
 			return err
 		}
 		switch kind {
@@ -623,8 +623,9 @@ func reg2BTFName(t states.RegType) string {
 	return ""
 }
 
-// checkKfuncArgRegOff is check_func_arg_reg_off for a kfunc argument.
-func (e *env) checkKfuncArgRegOff(reg *states.Reg, regno int, release bool) error {
+// checkFuncArgRegOff is check_func_arg_reg_off for a helper or kfunc
+// argument; release is an argument whose reference the call releases.
+func (e *env) checkFuncArgRegOff(reg *states.Reg, regno int, release bool) error {
 	if release {
 		if reg.Off != 0 {
 			return e.reject(e.insnIdx, "R%d must have zero offset when passed to release func or trusted arg to kfunc", regno)
@@ -668,10 +669,10 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 	}
 	regType = skipModifiers(regType)
 	strict := (meta.flags&kfRelease != 0 && reg.RefObjID != 0) || nocastAlias(regType.TypeName(), refName)
-	if reg.Off != 0 {
-		return e.unsupported(e.insnIdx, "kfunc %s argument at a field offset", info.name)
+	same, err := btfStructIDsMatch(regType, int(reg.Off), ref, strict)
+	if err != nil {
+		return e.unsupported(e.insnIdx, "kfunc %s argument at off %d into struct %s: %v", info.name, reg.Off, regType.TypeName(), err)
 	}
-	same := btfStructIDsMatch(regType, ref, strict)
 	if !same && !isProjectionOf(refName, regType.TypeName()) {
 		return e.reject(e.insnIdx, "kernel function %s args#%d expected pointer to %s %s but R%d has a pointer to %s %s",
 			info.name, i, btfKindStr(ref), refName, regno, btfKindStr(regType), regType.TypeName())
@@ -679,27 +680,29 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 	return nil
 }
 
-// btfStructIDsMatch is btf_struct_ids_match at offset 0: the same type, or
-// (unless strict) a type whose first member, recursively, is it.
-func btfStructIDsMatch(have, want btf.Type, strict bool) bool {
-	for depth := 0; depth < maxStructWalkDepth && have != nil; depth++ {
-		if have == want {
-			return true
-		}
-		if strict {
-			return false
-		}
-		members, _, _ := structMembers(have)
-		if len(members) == 0 || members[0].Offset != 0 {
-			return false
-		}
-		next := skipModifiers(members[0].Type)
-		if !isStruct(next) {
-			return false
-		}
-		have = next
+// btfStructIDsMatch is btf_struct_ids_match: a pointer to have at offset
+// off is a pointer to want when it is want itself at offset 0 or, unless
+// strict, when the struct found at off (btfNestedStruct), or recursively
+// the one starting that struct, is want. An error says the walk met a
+// shape vercheck does not model.
+func btfStructIDsMatch(have btf.Type, off int, want btf.Type, strict bool) (bool, error) {
+	if off == 0 && have == want {
+		return true, nil
 	}
-	return false
+	if strict {
+		return false, nil
+	}
+	for depth := 0; depth < maxStructWalkDepth; depth++ {
+		next, ok, err := btfNestedStruct(have, off)
+		if err != nil || !ok {
+			return false, err
+		}
+		if next == want {
+			return true, nil
+		}
+		have, off = next, 0
+	}
+	return false, nil
 }
 
 // nocastAlias is btf_type_ids_nocast_alias: "x___flavor" and "x" name the

@@ -40,6 +40,13 @@
 //     "2/1"): the type is guessed from the object, see [GuessProgramType],
 //     and the guess is reported in [Object.Warnings].
 //
+// Modern objects need one repair of their own: BTF map-in-map definitions
+// written __array(values, some_typedef_t) name the inner map through a
+// typedef, which libbpf skips and cilium/ebpf refuses; the pointer in the
+// object's BTF is repointed to the struct behind the typedef (see
+// resolveValuesTypedefs). [LoadCollectionSpec] gives the cilium/ebpf spec of
+// an object so repaired.
+//
 // Every repair is listed in [Object.Warnings] so a user can tell what the
 // loader had to assume.
 //

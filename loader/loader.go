@@ -193,16 +193,7 @@ func Open(path string, opts Options) (*Object, error) {
 // returns an error when the object as a whole cannot be read; problems of one
 // program are reported in its [Program.Err].
 func Parse(path string, data []byte, opts Options) (*Object, error) {
-	info, err := inspectELF(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-
-	patched, warnings := info.fillZeroSizes(data)
-	patched, bound := info.bindDefinedWeakObjects(patched)
-	warnings = append(warnings, bound...)
-
-	spec, err := loadSpec(patched)
+	info, spec, warnings, err := repairAndLoad(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -213,6 +204,44 @@ func Parse(path string, data []byte, opts Options) (*Object, error) {
 	}
 	obj.Warnings = append(warnings, obj.Warnings...)
 	return obj, nil
+}
+
+// LoadCollectionSpec reads the BPF ELF object at path with cilium/ebpf
+// after the repairs [Parse] makes (zero-sized symbols, defined weak
+// symbols, map definitions naming their values through a typedef): the
+// spec a loader such as libbpf would load, for callers that hand it to the
+// kernel themselves. It returns the repairs made, as [Object.Warnings]
+// lists them.
+func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	_, spec, warnings, err := repairAndLoad(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return spec, warnings, nil
+}
+
+// repairAndLoad repairs what toolchains leave behind that cilium/ebpf does
+// not read (see the package documentation), then reads the object with
+// cilium/ebpf.
+func repairAndLoad(data []byte) (*elfInfo, *ebpf.CollectionSpec, []string, error) {
+	info, err := inspectELF(data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	patched, warnings := info.fillZeroSizes(data)
+	patched, bound := info.bindDefinedWeakObjects(patched)
+	warnings = append(warnings, bound...)
+	patched, resolved := info.resolveValuesTypedefs(patched)
+	warnings = append(warnings, resolved...)
+	spec, err := loadSpec(patched)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return info, spec, warnings, nil
 }
 
 // FromCollectionSpec prepares the programs and maps of a spec that was

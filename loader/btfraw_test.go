@@ -1,0 +1,44 @@
+package loader
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/google/go-cmp/cmp"
+)
+
+// progsDir holds the C test programs and their objects.
+var progsDir = filepath.Join("..", "testdata", "progs")
+
+// TestValuesTypedef opens an object whose map-in-map definitions name the
+// inner map through typedefs (__array(values, some_typedef_t)), which
+// cilium/ebpf alone refuses, and checks the inner map each outer map gets.
+func TestValuesTypedef(t *testing.T) {
+	obj, err := Open(filepath.Join(progsDir, "mod_loader_values.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type inner struct {
+		Outer                        string
+		Type                         ebpf.MapType
+		KeySize, ValueSize, Capacity uint32
+	}
+	var got []inner
+	for _, m := range obj.Maps {
+		if m.Inner != nil {
+			got = append(got, inner{m.Name, m.Inner.Type, m.Inner.KeySize, m.Inner.ValueSize, m.Inner.MaxEntries})
+		}
+	}
+	want := []inner{
+		{"outer_by_const_typedef", ebpf.Hash, 4, 8, 16},
+		{"outer_by_typedef", ebpf.Hash, 4, 8, 16},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("inner maps (-want +got):\n%s", diff)
+	}
+	wantWarning := "BTF: map definitions declare their values through a typedef, resolved as libbpf does: outer_by_const_typedef (inner_counts), outer_by_typedef (inner_counts)"
+	if diff := cmp.Diff([]string{wantWarning}, obj.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

@@ -54,11 +54,9 @@ func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool, kconfi
 	slices.Sort(names)
 	for _, name := range names {
 		m := convertMap(name, spec.Maps[name])
-		if m.MaxEntries == 0 {
-			if n := runtimeMaxEntries(m.Type); n != 0 {
-				m.MaxEntries = n
-				t.warnings = append(t.warnings, fmt.Sprintf("map %s: max_entries 0 (its loader sets it at run time): assumed %d", name, n))
-			}
+		t.assumeRuntimeMaxEntries("map "+name, m)
+		if m.Inner != nil {
+			t.assumeRuntimeMaxEntries("inner map of "+name, m.Inner)
 		}
 		t.add(name, m)
 	}
@@ -83,6 +81,20 @@ func runtimeMaxEntries(t ebpf.MapType) uint32 {
 		return uint32(os.Getpagesize())
 	}
 	return 1
+}
+
+// assumeRuntimeMaxEntries gives map m (named what in the warning) the size
+// runtimeMaxEntries assumes when the object leaves it at 0: an outer map
+// and the inner map of a map-in-map alike, such as a ring buffer per CPU
+// whose size the loader picks.
+func (t *mapTable) assumeRuntimeMaxEntries(what string, m *Map) {
+	if m.MaxEntries != 0 {
+		return
+	}
+	if n := runtimeMaxEntries(m.Type); n != 0 {
+		m.MaxEntries = n
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: max_entries 0 (its loader sets it at run time): assumed %d", what, n))
+	}
 }
 
 func (t *mapTable) add(name string, m *Map) {

@@ -193,7 +193,7 @@ func Open(path string, opts Options) (*Object, error) {
 // returns an error when the object as a whole cannot be read; problems of one
 // program are reported in its [Program.Err].
 func Parse(path string, data []byte, opts Options) (*Object, error) {
-	info, spec, warnings, err := repairAndLoad(data)
+	info, spec, warnings, err := repairAndLoad(data, opts.TypeOverride != ebpf.UnspecifiedProgram)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -217,7 +217,7 @@ func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	_, spec, warnings, err := repairAndLoad(data)
+	_, spec, warnings, err := repairAndLoad(data, false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -226,8 +226,9 @@ func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 
 // repairAndLoad repairs what toolchains leave behind that cilium/ebpf does
 // not read (see the package documentation), then reads the object with
-// cilium/ebpf.
-func repairAndLoad(data []byte) (*elfInfo, *ebpf.CollectionSpec, []string, error) {
+// cilium/ebpf. textPrograms asks for the global functions of a text-only
+// object as programs (see exposeTextPrograms).
+func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSpec, []string, error) {
 	info, err := inspectELF(data)
 	if err != nil {
 		return nil, nil, nil, err
@@ -237,9 +238,16 @@ func repairAndLoad(data []byte) (*elfInfo, *ebpf.CollectionSpec, []string, error
 	warnings = append(warnings, bound...)
 	patched, resolved := info.resolveValuesTypedefs(patched)
 	warnings = append(warnings, resolved...)
+	exposed := false
+	if textPrograms && info.textOnly() {
+		patched, exposed = info.exposeTextPrograms(patched)
+	}
 	spec, err := loadSpec(patched)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if exposed {
+		warnings = append(warnings, info.restoreTextPrograms(spec))
 	}
 	return info, spec, warnings, nil
 }
@@ -293,7 +301,7 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 			cmp.Compare(a.SectionName, b.SectionName), cmp.Compare(a.Name, b.Name))
 	})
 	if len(specs) == 0 {
-		return nil, fmt.Errorf("%s: %w (functions only in .text are not programs)", path, ErrNoPrograms)
+		return nil, fmt.Errorf("%s: %w (functions only in .text are not programs unless a program type is given for them)", path, ErrNoPrograms)
 	}
 
 	target := newTargetBTF(opts.TargetBTF)
@@ -308,10 +316,11 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 
 // hasUntypedSection reports whether some program section names no program
 // type: the mark of objects loaded by iproute2, which takes the type from
-// its command line.
+// its command line. The .text functions of a text-only object are no such
+// mark.
 func hasUntypedSection(spec *ebpf.CollectionSpec) bool {
 	for _, ps := range spec.Programs {
-		if ps != nil && ps.Type == ebpf.UnspecifiedProgram {
+		if ps != nil && ps.Type == ebpf.UnspecifiedProgram && ps.SectionName != textSection {
 			return true
 		}
 	}

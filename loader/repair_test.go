@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -40,5 +41,44 @@ func TestValuesTypedef(t *testing.T) {
 	wantWarning := "BTF: map definitions declare their values through a typedef, resolved as libbpf does: outer_by_const_typedef (inner_counts), outer_by_typedef (inner_counts)"
 	if diff := cmp.Diff([]string{wantWarning}, obj.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestTextOnlyObject opens an object whose functions all live in .text:
+// without a program type it has no programs; with one, its global
+// functions are programs of that type, their static callees subprograms
+// with line and function info.
+func TestTextOnlyObject(t *testing.T) {
+	path := filepath.Join("testdata", "text_only.o")
+	if _, err := Open(path, Options{}); !errors.Is(err, ErrNoPrograms) {
+		t.Fatalf("Open without a type: %v, want %v", err, ErrNoPrograms)
+	}
+	obj, err := Open(path, Options{TypeOverride: ebpf.SocketFilter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type prog struct {
+		Name, Section string
+		Type          ebpf.ProgramType
+		Funcs         []string
+		Lines         bool
+	}
+	var got []prog
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			t.Fatalf("%s: %v", p.Name, p.Err)
+		}
+		var funcs []string
+		for _, f := range p.Funcs {
+			funcs = append(funcs, f.Name)
+		}
+		got = append(got, prog{p.Name, p.Section, p.Type, funcs, len(p.Lines) > 0 && p.Lines[0].Line != 0})
+	}
+	want := []prog{
+		{"first", ".text", ebpf.SocketFilter, []string{"first", "twice"}, true},
+		{"second", ".text", ebpf.SocketFilter, []string{"second"}, true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("programs (-want +got):\n%s", diff)
 	}
 }

@@ -87,8 +87,11 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if err := e.checkHelperTarget(id, fn.Name); err != nil {
 		return err
 	}
-	if fn.MightSleep && !isSleepable(e) {
+	if fn.MightSleep && !e.inSleepable() {
 		return e.reject(e.insnIdx, "helper call might sleep in a non-sleepable prog")
+	}
+	if fn.MightSleep && e.cur.ActiveRCU {
+		return e.reject(e.insnIdx, "sleepable helper %s#%d in rcu_read_lock region", fn.Name, id)
 	}
 	if fn.Ret == RetUnsupported {
 		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, id)
@@ -837,6 +840,9 @@ func (e *env) processExit() (bool, error) {
 			r := refs[0]
 			return false, e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d\nBPF_EXIT instruction in main prog would lead to reference leak", r.ID, r.InsnIdx)
 		}
+		if err := e.checkRCULeak("BPF_EXIT instruction in main prog"); err != nil {
+			return false, err
+		}
 	}
 	if st.CurFrame > 0 {
 		callee := st.Frames[st.CurFrame]
@@ -950,6 +956,15 @@ func (e *env) checkResourceLeak(what string) error {
 	}
 	if e.cur.ActiveLocks > 0 {
 		return e.reject(e.insnIdx, "%s cannot be used inside bpf_spin_lock-ed region", what)
+	}
+	return e.checkRCULeak(what)
+}
+
+// checkRCULeak is the RCU part of check_resource_leak: no path may leave
+// the program (or tail call away) inside an RCU read section.
+func (e *env) checkRCULeak(what string) error {
+	if e.cur.ActiveRCU {
+		return e.reject(e.insnIdx, "%s cannot be used inside bpf_rcu_read_lock-ed region", what)
 	}
 	return nil
 }

@@ -146,6 +146,7 @@ func (e *env) checkGlobalSubprog(sp int) error {
 	states.InitFrame(st.Frames[0], states.MainCallSite, 0, int32(sp))
 	st.FirstInsnIdx = int32(start)
 	st.LastInsnIdx = -1
+	st.InSleepable = isSleepable(e)
 	regs := &st.Frames[0].Regs
 	for i, a := range p.args {
 		r := &regs[i+1]

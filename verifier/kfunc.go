@@ -162,6 +162,12 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_strcspn":    {0, hookCommon},
 	"bpf_strstr":     {0, hookCommon},
 	"bpf_strnstr":    {0, hookCommon},
+	// RCU read sections (rcu.go) and the sleepable copies of user
+	// strings, in the common set.
+	kfuncRCUReadLock:              {0, hookCommon},
+	kfuncRCUReadUnlock:            {0, hookCommon},
+	"bpf_copy_from_user_str":      {kfSleepable, hookCommon},
+	"bpf_copy_from_user_task_str": {kfSleepable, hookCommon},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
@@ -320,16 +326,18 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if def.flags&kfDestructive != 0 {
 		return e.unsupported(e.insnIdx, "kfunc %s (flags %#x)", info.name, def.flags)
 	}
-	sleepable := isSleepable(e)
-	if def.flags&kfSleepable != 0 && !sleepable {
+	if def.flags&kfSleepable != 0 && !e.inSleepable() {
 		return e.reject(e.insnIdx, "program must be sleepable to call sleepable kfunc %s", info.name)
-	}
-	if sleepable {
-		return e.unsupported(e.insnIdx, "kfunc %s in a sleepable program", info.name)
 	}
 	meta := kfuncMeta{name: info.name, flags: def.flags}
 	if err := e.checkKfuncArgs(info, &meta); err != nil {
 		return err
+	}
+	if err := e.updateRCULock(info.name, def.flags&kfSleepable != 0); err != nil {
+		return err
+	}
+	if def.flags&kfRCUProtected != 0 && !e.inRCU() {
+		return e.reject(e.insnIdx, "kernel func %s requires RCU critical section protection", info.name)
 	}
 	regs := e.regs()
 	if meta.releaseReg > 0 {

@@ -284,7 +284,9 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 			e.markUnknown(dst)
 		}
 	case reg.Type == states.PtrToBTFID && !reg.MaybeNull():
-		return e.checkPtrToBTFAccess(regno, off, size, t, dst)
+		if err := e.checkPtrToBTFAccess(regno, off, size, t, dst); err != nil {
+			return err
+		}
 	case reg.Type == states.ConstPtrToMap && !reg.MaybeNull():
 		if err := e.checkPtrToMapAccess(regno, off, size, t, dst); err != nil {
 			return err

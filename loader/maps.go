@@ -232,7 +232,7 @@ func (t *mapTable) resolveLegacyTails(spec *ebpf.CollectionSpec, info *elfInfo, 
 				t.warnings = append(t.warnings, fmt.Sprintf("%s: dropped bpf_map_def tail (inner_map_idx=%d numa_node=%d)", m.Name, w[0], w[1]))
 			}
 			if isMapInMap(m.Type) {
-				inner = info.legacyMapByOrdinal(m.Name, int(w[0]))
+				inner = info.legacyMapByIndex(int(w[0]))
 			}
 		case len(w) >= iproute2TailMinWords:
 			if w[0] != 0 || w[1] != 0 || w[2] != 0 {
@@ -256,21 +256,11 @@ func (t *mapTable) resolveLegacyTails(spec *ebpf.CollectionSpec, info *elfInfo, 
 	}
 }
 
-// legacyMapByOrdinal returns the map at position ordinal in the same legacy
-// maps section as the map called name.
-func (info *elfInfo) legacyMapByOrdinal(name string, ordinal int) string {
-	if info == nil {
+// legacyMapByIndex returns the map a legacy inner_map_idx names: the map
+// at that position in legacyOrder.
+func (info *elfInfo) legacyMapByIndex(idx int) string {
+	if info == nil || idx < 0 || idx >= len(info.legacyOrder) {
 		return ""
 	}
-	self, ok := info.legacyMaps[name]
-	if !ok {
-		return ""
-	}
-	for _, n := range info.legacyOrder {
-		m := info.legacyMaps[n]
-		if m.section == self.section && m.ordinal == ordinal {
-			return n
-		}
-	}
-	return ""
+	return info.legacyOrder[idx]
 }

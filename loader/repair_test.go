@@ -82,3 +82,24 @@ func TestTextOnlyObject(t *testing.T) {
 		t.Errorf("programs (-want +got):\n%s", diff)
 	}
 }
+
+// TestLegacyMapByIndex checks that a legacy inner_map_idx counts the map
+// symbols of every legacy maps section in section order, then offset: the
+// single "maps" section of bpf_load.c objects and the "maps/<name>"
+// sections of PREVAIL's alike.
+func TestLegacyMapByIndex(t *testing.T) {
+	info := &elfInfo{legacyMaps: map[string]legacyMapSym{
+		"outer": {section: 4, offset: 0},
+		"inner": {section: 5, offset: 0},
+		"first": {section: 3, offset: 28},
+		"zero":  {section: 3, offset: 0},
+	}}
+	info.orderLegacyMaps()
+	var got []string
+	for i := range 5 {
+		got = append(got, info.legacyMapByIndex(i))
+	}
+	if diff := cmp.Diff([]string{"zero", "first", "outer", "inner", ""}, got); diff != "" {
+		t.Errorf("maps by index (-want +got):\n%s", diff)
+	}
+}

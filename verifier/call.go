@@ -810,6 +810,10 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 		if st.ActiveLocks > 0 {
 			return e.reject(e.insnIdx, "global function calls are not allowed while holding a lock,\nuse static function instead")
 		}
+		if e.subprogEffects(sp)&effectMightSleep != 0 && (st.ActiveRCU || st.ActivePreemptLocks > 0 || !e.inSleepable()) {
+			return e.reject(e.insnIdx, "global functions that may sleep are not allowed in non-sleepable context,\n"+
+				"i.e., in a RCU/IRQ/preempt-disabled section, or in\na non-sleepable BPF program context")
+		}
 		return e.callGlobal(sp)
 	}
 	caller := st.Frames[st.CurFrame]

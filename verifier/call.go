@@ -49,6 +49,8 @@ type callMeta struct {
 	// argRefObjID is the reference an argument carries (meta->ref_obj_id
 	// as check_func_arg records it), which a pointer cast passes on.
 	argRefObjID uint32
+	// kptr is the kptr field bpf_kptr_xchg's first argument points to.
+	kptr *kptrField
 }
 
 // ptrCastHelpers are is_ptr_cast_function: helpers returning another view
@@ -93,9 +95,6 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if fn.MightSleep && e.cur.ActiveRCU {
 		return e.reject(e.insnIdx, "sleepable helper %s#%d in rcu_read_lock region", fn.Name, id)
 	}
-	if fn.Ret == RetUnsupported {
-		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, id)
-	}
 	if fn.Callback {
 		return e.checkCallbackHelperCall(fn)
 	}
@@ -134,12 +133,9 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		if err := e.unmarkStackSlotsDynptr(int(fn.ReleaseArg)); err != nil {
 			return err
 		}
-	} else if fn.ReleaseArg > 0 {
-		r := &regs[fn.ReleaseArg]
+	} else if r := &regs[fn.ReleaseArg]; fn.ReleaseArg > 0 && !(id == fnKptrXchg && r.IsNull()) {
+		// bpf_kptr_xchg may move NULL into its kptr: nothing to release.
 		if r.RefObjID == 0 {
-			if r.IsNull() {
-				return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", fn.ReleaseArg)
-			}
 			return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", fn.ReleaseArg)
 		}
 		if err := e.releaseReference(r.RefObjID); err != nil {
@@ -227,7 +223,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		r0.Aux = dynptrID
 		r0.RefObjID = meta.refObjID
 	case RetPtrToBTFID, RetPtrToBTFIDTrusted, RetPtrToBTFIDOrNull:
-		if err := e.setRetBTFID(fn, r0); err != nil {
+		if err := e.setRetBTFID(fn, r0, meta.kptr); err != nil {
 			return err
 		}
 	default:
@@ -357,6 +353,8 @@ func (e *env) expectedStr(a ArgType) string {
 		return "ringbuf_mem"
 	case ArgPtrToTimer, ArgPtrToConstStr:
 		return "map_value"
+	case ArgPtrToKptr:
+		return "map_value, ptr_"
 	case ArgPtrToSpinLock:
 		return "map_value, ptr_"
 	case ArgPtrToMapKey, ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull,
@@ -587,7 +585,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return typeErr()
 		}
 	case ArgPtrToBTFID, ArgPtrToBTFIDOrNull:
-		return e.checkBTFIDArg(i, fn, a)
+		return e.checkBTFIDArg(i, fn, a, meta.kptr)
+	case ArgPtrToKptr:
+		return e.checkKptrXchgDest(regno, meta)
 	case ArgPtrToDynptr:
 		return e.checkDynptrArg(regno, fn)
 	default:
@@ -714,7 +714,7 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		if err := e.checkMemRegion(regno, int(reg.Off), size, int(m.ValueSize), zeroOK); err != nil {
 			return err
 		}
-		return e.checkMapFields(regno, int(reg.Off), size)
+		return e.checkMapFields(regno, int(reg.Off), size, false)
 	case states.PtrToMem:
 		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
 			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
@@ -1001,7 +1001,7 @@ const btfSockCommon = "sock_common"
 func (e *env) checkBTFSockCommonArg(i int, fn *HelperProto) error {
 	p := *fn
 	p.ArgBTFName[i] = btfSockCommon
-	return e.checkBTFIDArg(i, &p, ArgPtrToBTFID)
+	return e.checkBTFIDArg(i, &p, ArgPtrToBTFID, nil)
 }
 
 // checkGetFuncIP is check_get_func_ip: bpf_get_func_ip needs a probe

@@ -29,8 +29,10 @@ const btfPtrArgExpected = "ptr_, trusted_ptr_, rcu_ptr_"
 const btfVMAStruct = "vm_area_struct"
 
 // checkBTFIDArg is check_reg_type and check_func_arg_reg_off for an
-// ARG_PTR_TO_BTF_ID (or _OR_NULL) argument i.
-func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
+// ARG_PTR_TO_BTF_ID (or _OR_NULL) argument i. The pointer bpf_kptr_xchg
+// moves into kptr (not nil) must match the kptr's struct instead of the
+// prototype's.
+func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType, kptr *kptrField) error {
 	regno := i + 1
 	reg := &e.regs()[regno]
 	orNull := a == ArgPtrToBTFIDOrNull
@@ -53,8 +55,15 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
 	if !ok {
 		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), btfPtrArgExpected)
 	}
-	if reg.MaybeNull() && !orNull {
+	release := fn.ReleaseArg == int8(regno)
+	if reg.MaybeNull() && (!orNull || release) {
 		return e.reject(e.insnIdx, "Possibly NULL pointer passed to helper arg%d", regno)
+	}
+	if fn.ID == fnKptrXchg {
+		if err := e.mapKptrMatchType(kptr, reg, regno); err != nil {
+			return err
+		}
+		return e.checkFuncArgRegOff(reg, regno, release)
 	}
 	wantName := fn.ArgBTFName[i]
 	want := btfStructByName(wantName)
@@ -62,7 +71,7 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
 	if want == nil || have == nil {
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d: struct %s not in kernel BTF", regno, fn.Name, fn.ID, wantName)
 	}
-	strict := fn.ReleaseArg == int8(regno) && fn.ID != fnSkRelease
+	strict := release && fn.ID != fnSkRelease
 	same, err := btfStructIDsMatch(have, int(reg.Off), want, strict)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d at off %d into struct %s: %v", regno, fn.Name, fn.ID, reg.Off, have.TypeName(), err)
@@ -70,14 +79,15 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
 	if !same {
 		return e.reject(e.insnIdx, "R%d is of type %s but %s is expected", regno, have.TypeName(), wantName)
 	}
-	return e.checkFuncArgRegOff(reg, regno, fn.ReleaseArg == int8(regno))
+	return e.checkFuncArgRegOff(reg, regno, release)
 }
 
 // setRetBTFID sets r0 for a helper returning a BTF pointer of vmlinux
 // (check_helper_call's RET_PTR_TO_BTF_ID case: the register takes the
 // return kind's flags; a plain return such as bpf_task_pt_regs's is the
-// legacy, untagged PTR_TO_BTF_ID).
-func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg) error {
+// legacy, untagged PTR_TO_BTF_ID). bpf_kptr_xchg returns the struct of
+// its kptr.
+func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg, kptr *kptrField) error {
 	var flags states.RegFlags
 	switch fn.Ret {
 	case RetPtrToBTFIDOrNull:
@@ -85,9 +95,10 @@ func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg) error {
 	case RetPtrToBTFIDTrusted:
 		flags = states.PtrTrusted
 	}
-	t := btfStructByName(fn.RetBTFName)
 	id := uint32(0)
-	if t != nil {
+	if fn.ID == fnKptrXchg {
+		id = kptr.target
+	} else if t := btfStructByName(fn.RetBTFName); t != nil {
 		id = btfTypeID(t)
 	}
 	if id == 0 {

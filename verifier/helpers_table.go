@@ -239,7 +239,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	191: {Name: "bpf_copy_from_user_task", ID: 191, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything, ArgPtrToBTFID, ArgAnything}, ArgBTFName: [5]string{"", "", "", "task_struct"}, GPLOnly: true, MightSleep: true},
 	192: {Name: "bpf_skb_set_tstamp", ID: 192, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgAnything}},
 	193: {Name: "bpf_ima_file_hash", ID: 193, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToUninitMem, ArgConstSize}, ArgBTFName: [5]string{"file"}, MightSleep: true, Gate: GateIMA},
-	194: {Name: "bpf_kptr_xchg", ID: 194, Ret: RetUnsupported, Args: [5]ArgType{ArgPtrToKptr, ArgPtrToBTFIDOrNull}, ReleaseArg: 2},
+	194: {Name: "bpf_kptr_xchg", ID: 194, Ret: RetPtrToBTFIDOrNull, Args: [5]ArgType{ArgPtrToKptr, ArgPtrToBTFIDOrNull}, ReleaseArg: 2, Acquire: true},
 	195: {Name: "bpf_map_lookup_percpu_elem", ID: 195, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToMapKey, ArgAnything}, PktAccess: true},
 	196: {Name: "bpf_skc_to_mptcp_sock", ID: 196, Ret: RetPtrToBTFIDOrNull, RetBTFName: "mptcp_sock", Args: [5]ArgType{ArgPtrToSockCommon}},
 	197: {Name: "bpf_dynptr_from_mem", ID: 197, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything, ArgPtrToDynptr}},

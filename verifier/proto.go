@@ -73,7 +73,6 @@ const (
 	RetPtrToBTFID        // a plain (legacy) BTF pointer of RetBTFName: walks from it are not trusted
 	RetPtrToBTFIDTrusted // a trusted BTF pointer of RetBTFName (RET_PTR_TO_BTF_ID_TRUSTED)
 	RetPtrToDynptrMemOrNull
-	RetUnsupported // a kind vercheck does not model
 )
 
 // HelperProto is the prototype of one helper function, as data.

@@ -41,12 +41,15 @@ type elfSymbol struct {
 // elfInfo is what the package reads from the ELF file itself, next to
 // cilium/ebpf: symbol positions, sizes and bindings.
 type elfInfo struct {
-	order      binary.ByteOrder
-	is64       bool
-	sections   []*elf.SectionHeader
-	symbols    []elfSymbol
-	symtabOff  uint64
-	symtabEnt  uint64
+	order     binary.ByteOrder
+	is64      bool
+	sections  []*elf.SectionHeader
+	symbols   []elfSymbol
+	symtabOff uint64
+	symtabEnt uint64
+	// strtabIdx is the section index of the symbol names (the symbol
+	// table's sh_link).
+	strtabIdx  int
 	funcPos    map[string]symPos
 	weak       map[string]bool
 	legacyMaps map[string]legacyMapSym
@@ -135,7 +138,7 @@ func inspectELF(data []byte) (info *elfInfo, err error) {
 		hdr := s.SectionHeader
 		info.sections = append(info.sections, &hdr)
 		if s.Type == elf.SHT_SYMTAB {
-			info.symtabOff, info.symtabEnt = s.Offset, s.Entsize
+			info.symtabOff, info.symtabEnt, info.strtabIdx = s.Offset, s.Entsize, int(s.Link)
 		}
 	}
 

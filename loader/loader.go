@@ -238,6 +238,8 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	warnings = append(warnings, bound...)
 	patched, resolved := info.resolveValuesTypedefs(patched)
 	warnings = append(warnings, resolved...)
+	patched, renamed := info.renameDuplicateFuncs(patched)
+	warnings = append(warnings, renamed...)
 	exposed := false
 	if textPrograms && info.textOnly() {
 		patched, exposed = info.exposeTextPrograms(patched)

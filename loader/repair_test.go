@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -101,5 +102,37 @@ func TestLegacyMapByIndex(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"zero", "first", "outer", "inner", ""}, got); diff != "" {
 		t.Errorf("maps by index (-want +got):\n%s", diff)
+	}
+}
+
+// TestDuplicateStaticFuncs opens an object linked from two units that each
+// define a static twice(): each program must be linked with its own unit's
+// function.
+func TestDuplicateStaticFuncs(t *testing.T) {
+	obj, err := Open(filepath.Join("testdata", "linked.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string][]string)
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			t.Fatalf("%s: %v", p.Name, p.Err)
+		}
+		for _, f := range p.Funcs {
+			got[p.Name] = append(got[p.Name], f.Name)
+		}
+	}
+	want := map[string][]string{"first": {"first", "twice"}, "second": {"second", "twice"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("functions (-want +got):\n%s", diff)
+	}
+	// second's twice is x + x + 1: its last instruction before exit is
+	// an or.
+	second := obj.Programs[1].Instructions
+	if op := second[len(second)-2].OpCode; op.ALUOp() != asm.Or {
+		t.Errorf("second links %v before its exit, want its own twice() (an or)", second[len(second)-2])
+	}
+	if diff := cmp.Diff([]string{"ELF: functions of one name from several linked units renamed (twice -> twice.2)"}, obj.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -40,6 +40,21 @@
 //     "2/1"): the type is guessed from the object, see [GuessProgramType],
 //     and the guess is reported in [Object.Warnings].
 //
+// Modern objects need repairs of their own:
+//
+//   - BTF map-in-map definitions written __array(values, some_typedef_t)
+//     name the inner map through a typedef, which libbpf skips and
+//     cilium/ebpf refuses; the pointer in the object's BTF is repointed to
+//     the struct behind the typedef (see resolveValuesTypedefs).
+//   - Objects linked from several units (bpftool gen object) may hold
+//     static functions of one name; all but one are renamed (see
+//     renameDuplicateFuncs).
+//   - Objects built without SEC() keep every function in .text; with a
+//     program type given, their global functions become programs (see
+//     exposeTextPrograms).
+//
+// [LoadCollectionSpec] gives the cilium/ebpf spec of an object so repaired.
+//
 // Every repair is listed in [Object.Warnings] so a user can tell what the
 // loader had to assume.
 //

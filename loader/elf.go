@@ -41,25 +41,29 @@ type elfSymbol struct {
 // elfInfo is what the package reads from the ELF file itself, next to
 // cilium/ebpf: symbol positions, sizes and bindings.
 type elfInfo struct {
-	order       binary.ByteOrder
-	is64        bool
-	sections    []*elf.SectionHeader
-	symbols     []elfSymbol
-	symtabOff   uint64
-	symtabEnt   uint64
-	funcPos     map[string]symPos
-	weak        map[string]bool
-	legacyMaps  map[string]legacyMapSym
-	legacyOrder []string // legacy map symbols by section then offset
+	order     binary.ByteOrder
+	is64      bool
+	sections  []*elf.SectionHeader
+	symbols   []elfSymbol
+	symtabOff uint64
+	symtabEnt uint64
+	// strtabIdx is the section index of the symbol names (the symbol
+	// table's sh_link).
+	strtabIdx  int
+	funcPos    map[string]symPos
+	weak       map[string]bool
+	legacyMaps map[string]legacyMapSym
+	// legacyOrder lists the legacy map symbols by section, then offset:
+	// the order of the map array a legacy loader builds (bpf_load.c from
+	// its one "maps" section, PREVAIL's from every "maps/<name>"
+	// section), which inner_map_idx indexes.
+	legacyOrder []string
 }
 
 // legacyMapSym is a map symbol in a legacy "maps" section.
 type legacyMapSym struct {
 	section int
 	offset  uint64
-	// ordinal is the position among the section's map symbols, ordered by
-	// offset: bpf_load.c's inner_map_idx counts in this order.
-	ordinal int
 }
 
 // Where the ELF64 header keeps the section header table (the ELF
@@ -134,7 +138,7 @@ func inspectELF(data []byte) (info *elfInfo, err error) {
 		hdr := s.SectionHeader
 		info.sections = append(info.sections, &hdr)
 		if s.Type == elf.SHT_SYMTAB {
-			info.symtabOff, info.symtabEnt = s.Offset, s.Entsize
+			info.symtabOff, info.symtabEnt, info.strtabIdx = s.Offset, s.Entsize, int(s.Link)
 		}
 	}
 
@@ -225,13 +229,6 @@ func (info *elfInfo) orderLegacyMaps() {
 		}
 		return strings.Compare(a, b)
 	})
-	ordinal := make(map[int]int)
-	for _, n := range names {
-		m := info.legacyMaps[n]
-		m.ordinal = ordinal[m.section]
-		ordinal[m.section]++
-		info.legacyMaps[n] = m
-	}
 	info.legacyOrder = names
 }
 

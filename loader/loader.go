@@ -193,16 +193,7 @@ func Open(path string, opts Options) (*Object, error) {
 // returns an error when the object as a whole cannot be read; problems of one
 // program are reported in its [Program.Err].
 func Parse(path string, data []byte, opts Options) (*Object, error) {
-	info, err := inspectELF(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-
-	patched, warnings := info.fillZeroSizes(data)
-	patched, bound := info.bindDefinedWeakObjects(patched)
-	warnings = append(warnings, bound...)
-
-	spec, err := loadSpec(patched)
+	info, spec, warnings, err := repairAndLoad(data, opts.TypeOverride != ebpf.UnspecifiedProgram)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -213,6 +204,54 @@ func Parse(path string, data []byte, opts Options) (*Object, error) {
 	}
 	obj.Warnings = append(warnings, obj.Warnings...)
 	return obj, nil
+}
+
+// LoadCollectionSpec reads the BPF ELF object at path with cilium/ebpf
+// after the repairs [Parse] makes (zero-sized symbols, defined weak
+// symbols, map definitions naming their values through a typedef): the
+// spec a loader such as libbpf would load, for callers that hand it to the
+// kernel themselves. It returns the repairs made, as [Object.Warnings]
+// lists them.
+func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	_, spec, warnings, err := repairAndLoad(data, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return spec, warnings, nil
+}
+
+// repairAndLoad repairs what toolchains leave behind that cilium/ebpf does
+// not read (see the package documentation), then reads the object with
+// cilium/ebpf. textPrograms asks for the global functions of a text-only
+// object as programs (see exposeTextPrograms).
+func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSpec, []string, error) {
+	info, err := inspectELF(data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	patched, warnings := info.fillZeroSizes(data)
+	patched, bound := info.bindDefinedWeakObjects(patched)
+	warnings = append(warnings, bound...)
+	patched, resolved := info.resolveValuesTypedefs(patched)
+	warnings = append(warnings, resolved...)
+	patched, renamed := info.renameDuplicateFuncs(patched)
+	warnings = append(warnings, renamed...)
+	exposed := false
+	if textPrograms && info.textOnly() {
+		patched, exposed = info.exposeTextPrograms(patched)
+	}
+	spec, err := loadSpec(patched)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if exposed {
+		warnings = append(warnings, info.restoreTextPrograms(spec))
+	}
+	return info, spec, warnings, nil
 }
 
 // FromCollectionSpec prepares the programs and maps of a spec that was
@@ -264,7 +303,7 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 			cmp.Compare(a.SectionName, b.SectionName), cmp.Compare(a.Name, b.Name))
 	})
 	if len(specs) == 0 {
-		return nil, fmt.Errorf("%s: %w (functions only in .text are not programs)", path, ErrNoPrograms)
+		return nil, fmt.Errorf("%s: %w (functions only in .text are not programs unless a program type is given for them)", path, ErrNoPrograms)
 	}
 
 	target := newTargetBTF(opts.TargetBTF)
@@ -279,10 +318,11 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 
 // hasUntypedSection reports whether some program section names no program
 // type: the mark of objects loaded by iproute2, which takes the type from
-// its command line.
+// its command line. The .text functions of a text-only object are no such
+// mark.
 func hasUntypedSection(spec *ebpf.CollectionSpec) bool {
 	for _, ps := range spec.Programs {
-		if ps != nil && ps.Type == ebpf.UnspecifiedProgram {
+		if ps != nil && ps.Type == ebpf.UnspecifiedProgram && ps.SectionName != textSection {
 			return true
 		}
 	}

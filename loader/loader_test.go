@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -289,5 +290,43 @@ func TestIsGPLCompatible(t *testing.T) {
 		if diff := cmp.Diff(tt.want, IsGPLCompatible(tt.license)); diff != "" {
 			t.Errorf("IsGPLCompatible(%q) mismatch (-want +got):\n%s", tt.license, diff)
 		}
+	}
+}
+
+// TestRuntimeMaxEntries checks the sizes assumed for maps an object leaves
+// at max_entries 0 for its loader to set: outer maps and inner maps alike
+// (a ring buffer per CPU in an array of maps).
+func TestRuntimeMaxEntries(t *testing.T) {
+	ringbuf := &ebpf.MapSpec{Name: "rb", Type: ebpf.RingBuf}
+	spec := &ebpf.CollectionSpec{
+		Maps: map[string]*ebpf.MapSpec{
+			"ringbufs": {Name: "ringbufs", Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, InnerMap: ringbuf},
+			"events":   {Name: "events", Type: ebpf.RingBuf},
+			"storage":  {Name: "storage", Type: ebpf.TaskStorage, KeySize: 4, ValueSize: 8},
+		},
+		Programs: map[string]*ebpf.ProgramSpec{
+			"entry": {Name: "entry", Type: ebpf.SocketFilter, License: "GPL", Instructions: asm.Instructions{
+				asm.Mov.Imm(asm.R0, 0).WithSymbol("entry"), asm.Return(),
+			}},
+		},
+	}
+	obj, err := FromCollectionSpec("synthetic.o", spec, Options{TargetBTF: "/nonexistent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := uint32(os.Getpagesize())
+	got := make(map[string]uint32)
+	for _, m := range obj.Maps {
+		got[m.Name] = m.MaxEntries
+		if m.Inner != nil {
+			got[m.Name+".inner"] = m.Inner.MaxEntries
+		}
+	}
+	want := map[string]uint32{"events": page, "ringbufs": 1, "ringbufs.inner": page, "storage": 0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("max_entries (-want +got):\n%s", diff)
+	}
+	if ringbuf.MaxEntries != 0 {
+		t.Errorf("inner map spec modified: max_entries %d", ringbuf.MaxEntries)
 	}
 }

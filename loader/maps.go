@@ -54,11 +54,9 @@ func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool, kconfi
 	slices.Sort(names)
 	for _, name := range names {
 		m := convertMap(name, spec.Maps[name])
-		if m.MaxEntries == 0 {
-			if n := runtimeMaxEntries(m.Type); n != 0 {
-				m.MaxEntries = n
-				t.warnings = append(t.warnings, fmt.Sprintf("map %s: max_entries 0 (its loader sets it at run time): assumed %d", name, n))
-			}
+		t.assumeRuntimeMaxEntries("map "+name, m)
+		if m.Inner != nil {
+			t.assumeRuntimeMaxEntries("inner map of "+name, m.Inner)
 		}
 		t.add(name, m)
 	}
@@ -83,6 +81,20 @@ func runtimeMaxEntries(t ebpf.MapType) uint32 {
 		return uint32(os.Getpagesize())
 	}
 	return 1
+}
+
+// assumeRuntimeMaxEntries gives map m (named what in the warning) the size
+// runtimeMaxEntries assumes when the object leaves it at 0: an outer map
+// and the inner map of a map-in-map alike, such as a ring buffer per CPU
+// whose size the loader picks.
+func (t *mapTable) assumeRuntimeMaxEntries(what string, m *Map) {
+	if m.MaxEntries != 0 {
+		return
+	}
+	if n := runtimeMaxEntries(m.Type); n != 0 {
+		m.MaxEntries = n
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: max_entries 0 (its loader sets it at run time): assumed %d", what, n))
+	}
 }
 
 func (t *mapTable) add(name string, m *Map) {
@@ -220,7 +232,7 @@ func (t *mapTable) resolveLegacyTails(spec *ebpf.CollectionSpec, info *elfInfo, 
 				t.warnings = append(t.warnings, fmt.Sprintf("%s: dropped bpf_map_def tail (inner_map_idx=%d numa_node=%d)", m.Name, w[0], w[1]))
 			}
 			if isMapInMap(m.Type) {
-				inner = info.legacyMapByOrdinal(m.Name, int(w[0]))
+				inner = info.legacyMapByIndex(int(w[0]))
 			}
 		case len(w) >= iproute2TailMinWords:
 			if w[0] != 0 || w[1] != 0 || w[2] != 0 {
@@ -244,21 +256,11 @@ func (t *mapTable) resolveLegacyTails(spec *ebpf.CollectionSpec, info *elfInfo, 
 	}
 }
 
-// legacyMapByOrdinal returns the map at position ordinal in the same legacy
-// maps section as the map called name.
-func (info *elfInfo) legacyMapByOrdinal(name string, ordinal int) string {
-	if info == nil {
+// legacyMapByIndex returns the map a legacy inner_map_idx names: the map
+// at that position in legacyOrder.
+func (info *elfInfo) legacyMapByIndex(idx int) string {
+	if info == nil || idx < 0 || idx >= len(info.legacyOrder) {
 		return ""
 	}
-	self, ok := info.legacyMaps[name]
-	if !ok {
-		return ""
-	}
-	for _, n := range info.legacyOrder {
-		m := info.legacyMaps[n]
-		if m.section == self.section && m.ordinal == ordinal {
-			return n
-		}
-	}
-	return ""
+	return info.legacyOrder[idx]
 }

@@ -146,6 +146,7 @@ type walkKind uint8
 const (
 	walkScalar walkKind = iota // plain data: the load yields a scalar
 	walkPtr                    // a pointer to a struct: a new BTF pointer
+	walkStruct                 // a nested struct starting at the offset (btfNestedStruct only)
 )
 
 // walkResult is the outcome of btfStructWalk.
@@ -157,8 +158,8 @@ type walkResult struct {
 	flags states.RegFlags
 	// field is the member name the pointer was read from.
 	field string
-	// parent is the name of the struct holding the pointer member.
-	parent string
+	// nested is the struct or union found by a walkStruct.
+	nested btf.Type
 }
 
 // errWalkUnsupported marks struct shapes the walk does not model.
@@ -175,6 +176,26 @@ var errWalkUnsupported = errors.New("struct layout not modelled")
 // walk untrusted, as in the kernel: scalar reads there skip the end-of-member
 // check, and pointers found there are not modelled.
 func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
+	return structWalk(t, off, size, false)
+}
+
+// btfNestedStruct is the one-byte btf_struct_walk that btf_struct_ids_match
+// makes at off: the struct or union member (or array element) starting
+// exactly there, found by descending through the members holding off. ok is
+// false when a scalar, a pointer or nothing lies there.
+func btfNestedStruct(t btf.Type, off int) (btf.Type, bool, error) {
+	res, msg, err := structWalk(t, off, 1, true)
+	if err != nil || msg != "" || res.kind != walkStruct {
+		return nil, false, err
+	}
+	return res.nested, true, nil
+}
+
+// structWalk is btf_struct_walk; stopAtStruct makes it return WALK_STRUCT
+// for a nested struct starting at the offset, as the kernel's walk does,
+// instead of going on into it (as btf_struct_access's loop goes on with
+// offset 0 in the nested struct, which reaches the same field).
+func structWalk(t btf.Type, off, size int, stopAtStruct bool) (walkResult, string, error) {
 	untrusted := false
 	for depth := 0; depth < maxStructWalkDepth; depth++ {
 		t = skipModifiers(t)
@@ -246,6 +267,9 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 				mtype = elem
 			}
 			if isStruct(mtype) {
+				if stopAtStruct && off == moff {
+					return walkResult{kind: walkStruct, nested: mtype}, "", nil
+				}
 				off -= moff
 				next = mtype
 				break
@@ -281,7 +305,7 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 				if id == 0 {
 					return walkResult{}, "", errWalkUnsupported
 				}
-				return walkResult{kind: walkPtr, id: id, flags: fl, field: m.Name, parent: tname}, "", nil
+				return walkResult{kind: walkPtr, id: id, flags: fl, field: m.Name}, "", nil
 			}
 			if off+size > trueEnd && !untrusted {
 				return walkResult{}, fmt.Sprintf("access beyond the end of member %s (mend:%d) in struct %s with off %d size %d", logTypeName(m.Name), trueEnd, tname, off, size), nil
@@ -344,36 +368,43 @@ func flexArrayTail(members []btf.Member, off int) (next btf.Type, scalar, ok boo
 	return elem, false, true
 }
 
-// Fields whose pointers keep their parent's trust, or become RCU protected
-// (the kernel's BTF_TYPE_SAFE_* lists). Keyed by "struct.field".
-var (
-	btfSafeTrusted = map[string]bool{
-		"bpf_iter_meta.seq":   true,
-		"bpf_iter__task.task": true,
-		"linux_binprm.file":   true,
-		"file.f_inode":        true,
-		"dentry.d_inode":      true,
-	}
-	btfSafeTrustedOrNull = map[string]bool{
-		"socket.sk":              true,
-		"vm_area_struct.vm_mm":   true,
-		"vm_area_struct.vm_file": true,
-	}
-	btfSafeRCU = map[string]bool{
-		"task_struct.cpus_ptr":       true,
-		"task_struct.cgroups":        true,
-		"task_struct.real_parent":    true,
-		"task_struct.group_leader":   true,
-		"cgroup.kn":                  true,
-		"css_set.dfl_cgrp":           true,
-		"cgroup_subsys_state.cgroup": true,
-	}
-	btfSafeRCUOrNull = map[string]bool{
-		"mm_struct.exe_file": true,
-		"sk_buff.sk":         true,
-		"request_sock.sk":    true,
-	}
+// Kinds of field safety the kernel declares for pointer fields, as the
+// suffixes of the structs it emits into its BTF for them
+// (BTF_TYPE_SAFE_TRUSTED and friends: "task_struct__safe_rcu" lists the
+// task fields that are RCU protected).
+const (
+	safeTrusted       = "__safe_trusted"
+	safeTrustedOrNull = "__safe_trusted_or_null"
+	safeRCU           = "__safe_rcu"
+	safeRCUOrNull     = "__safe_rcu_or_null"
 )
+
+// safeFieldCache memoises the safe-field structs by name.
+var safeFieldCache sync.Map // map[string][]btf.Member
+
+// btfSafeField is btf_nested_type_is_trusted: whether the kernel's
+// "<struct>" + suffix struct lists a pointer member named field that points
+// to the type target, where struct is the type the walked register points
+// to (not the nested struct holding the field).
+func btfSafeField(regType btf.Type, suffix, field string, target uint32) bool {
+	name := regType.TypeName() + suffix
+	v, ok := safeFieldCache.Load(name)
+	if !ok {
+		var members []btf.Member
+		var st *btf.Struct
+		if spec, err := vmlinux(); err == nil && spec.TypeByName(name, &st) == nil {
+			members = st.Members
+		}
+		v, _ = safeFieldCache.LoadOrStore(name, members)
+	}
+	for _, m := range v.([]btf.Member) {
+		p, ok := m.Type.(*btf.Pointer)
+		if ok && m.Name == field && btfTypeID(skipModifiers(p.Target)) == target {
+			return true
+		}
+	}
+	return false
+}
 
 // isTrustedBTF is is_trusted_reg for a BTF pointer: referenced, or carrying
 // only trusted modifiers.
@@ -441,40 +472,47 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 		e.markUnknown(dst)
 		return nil
 	}
-	if isSleepable(e) {
-		return e.unsupported(e.insnIdx, "pointer walk in a sleepable program")
-	}
-	flags := res.flags
-	key := res.parent + "." + res.field
-	switch {
-	case reg.Flags&states.PtrUntrusted != 0:
-		flags = states.PtrUntrusted
-	case isTrustedBTF(reg) || reg.Flags&states.MemRCU != 0:
-		// Non-sleepable programs always run inside an RCU read
-		// section, so the kernel's in_rcu_cs holds.
-		switch {
-		case btfSafeTrusted[key]:
-			flags |= states.PtrTrusted
-		case btfSafeTrustedOrNull[key]:
-			flags |= states.PtrTrusted | states.MaybeNull
-		case btfSafeRCU[key]:
-			flags |= states.MemRCU
-		case flags&states.MemRCU != 0 || btfSafeRCUOrNull[key]:
-			flags |= states.MemRCU | states.MaybeNull
-			if btfSafeRCUOrNull[key] {
-				flags &^= states.PtrUntrusted
-			}
-		case flags&(states.MemPercpu|states.MemUser) != 0:
-		default:
-			flags &^= trustedModifiers | states.MemRCU
-		}
-	default:
-		flags &^= trustedModifiers | states.MemRCU
-	}
-	dst.MarkPtr(states.PtrToBTFID, flags)
+	dst.MarkPtr(states.PtrToBTFID, e.walkedPtrFlags(reg, res))
 	dst.Aux = res.id
-	if flags&states.MaybeNull != 0 {
+	if dst.Flags&states.MaybeNull != 0 {
 		dst.ID = e.newID()
 	}
 	return nil
+}
+
+// walkedPtrFlags is the trust check_ptr_to_btf_access gives a pointer read
+// from field res of the struct reg points to. Walking a trusted or RCU
+// pointer keeps trust only through the fields the kernel lists
+// (BTF_TYPE_SAFE_*, see btfSafeField); inside an RCU read section (always, for a
+// non-sleepable path) RCU fields and __rcu pointers become RCU pointers and
+// other fields plain legacy pointers, while outside one every other field
+// is untrusted. Walking a plain pointer gives a plain pointer, an untrusted
+// one an untrusted one.
+func (e *env) walkedPtrFlags(reg *states.Reg, res walkResult) states.RegFlags {
+	flags := res.flags
+	regType := btfTypeByID(reg.Aux)
+	safe := func(suffix string) bool {
+		return regType != nil && btfSafeField(regType, suffix, res.field, res.id)
+	}
+	switch {
+	case reg.Flags&states.PtrUntrusted != 0:
+		return states.PtrUntrusted
+	case !isTrustedBTF(reg) && reg.Flags&states.MemRCU == 0:
+		return flags &^ (trustedModifiers | states.MemRCU)
+	case safe(safeTrusted):
+		return flags | states.PtrTrusted
+	case safe(safeTrustedOrNull):
+		return flags | states.PtrTrusted | states.MaybeNull
+	case !e.inRCU() || reg.MaybeNull():
+		return states.PtrUntrusted
+	case safe(safeRCU):
+		return flags | states.MemRCU
+	case safe(safeRCUOrNull):
+		return (flags | states.MemRCU | states.MaybeNull) &^ states.PtrUntrusted
+	case flags&states.MemRCU != 0:
+		return flags | states.MaybeNull
+	case flags&(states.MemPercpu|states.MemUser) != 0:
+		return flags
+	}
+	return flags &^ (trustedModifiers | states.MemRCU)
 }

@@ -49,6 +49,8 @@ type callMeta struct {
 	// argRefObjID is the reference an argument carries (meta->ref_obj_id
 	// as check_func_arg records it), which a pointer cast passes on.
 	argRefObjID uint32
+	// kptr is the kptr field bpf_kptr_xchg's first argument points to.
+	kptr *kptrField
 }
 
 // ptrCastHelpers are is_ptr_cast_function: helpers returning another view
@@ -87,11 +89,11 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if err := e.checkHelperTarget(id, fn.Name); err != nil {
 		return err
 	}
-	if fn.MightSleep && !isSleepable(e) {
+	if fn.MightSleep && !e.inSleepable() {
 		return e.reject(e.insnIdx, "helper call might sleep in a non-sleepable prog")
 	}
-	if fn.Ret == RetUnsupported {
-		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, id)
+	if fn.MightSleep && e.cur.ActiveRCU {
+		return e.reject(e.insnIdx, "sleepable helper %s#%d in rcu_read_lock region", fn.Name, id)
 	}
 	if fn.Callback {
 		return e.checkCallbackHelperCall(fn)
@@ -131,12 +133,9 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		if err := e.unmarkStackSlotsDynptr(int(fn.ReleaseArg)); err != nil {
 			return err
 		}
-	} else if fn.ReleaseArg > 0 {
-		r := &regs[fn.ReleaseArg]
+	} else if r := &regs[fn.ReleaseArg]; fn.ReleaseArg > 0 && !(id == fnKptrXchg && r.IsNull()) {
+		// bpf_kptr_xchg may move NULL into its kptr: nothing to release.
 		if r.RefObjID == 0 {
-			if r.IsNull() {
-				return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", fn.ReleaseArg)
-			}
 			return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", fn.ReleaseArg)
 		}
 		if err := e.releaseReference(r.RefObjID); err != nil {
@@ -223,8 +222,8 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		r0.Range = int32(meta.memSize)
 		r0.Aux = dynptrID
 		r0.RefObjID = meta.refObjID
-	case RetPtrToBTFID, RetPtrToBTFIDOrNull:
-		if err := e.setRetBTFID(fn, r0); err != nil {
+	case RetPtrToBTFID, RetPtrToBTFIDTrusted, RetPtrToBTFIDOrNull:
+		if err := e.setRetBTFID(fn, r0, meta.kptr); err != nil {
 			return err
 		}
 	default:
@@ -354,6 +353,8 @@ func (e *env) expectedStr(a ArgType) string {
 		return "ringbuf_mem"
 	case ArgPtrToTimer, ArgPtrToConstStr:
 		return "map_value"
+	case ArgPtrToKptr:
+		return "map_value, ptr_"
 	case ArgPtrToSpinLock:
 		return "map_value, ptr_"
 	case ArgPtrToMapKey, ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull,
@@ -584,7 +585,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return typeErr()
 		}
 	case ArgPtrToBTFID, ArgPtrToBTFIDOrNull:
-		return e.checkBTFIDArg(i, fn, a)
+		return e.checkBTFIDArg(i, fn, a, meta.kptr)
+	case ArgPtrToKptr:
+		return e.checkKptrXchgDest(regno, meta)
 	case ArgPtrToDynptr:
 		return e.checkDynptrArg(regno, fn)
 	default:
@@ -711,7 +714,7 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		if err := e.checkMemRegion(regno, int(reg.Off), size, int(m.ValueSize), zeroOK); err != nil {
 			return err
 		}
-		return e.checkMapFields(regno, int(reg.Off), size)
+		return e.checkMapFields(regno, int(reg.Off), size, false)
 	case states.PtrToMem:
 		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
 			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
@@ -807,6 +810,10 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 		if st.ActiveLocks > 0 {
 			return e.reject(e.insnIdx, "global function calls are not allowed while holding a lock,\nuse static function instead")
 		}
+		if e.subprogEffects(sp)&effectMightSleep != 0 && (st.ActiveRCU || st.ActivePreemptLocks > 0 || !e.inSleepable()) {
+			return e.reject(e.insnIdx, "global functions that may sleep are not allowed in non-sleepable context,\n"+
+				"i.e., in a RCU/IRQ/preempt-disabled section, or in\na non-sleepable BPF program context")
+		}
 		return e.callGlobal(sp)
 	}
 	caller := st.Frames[st.CurFrame]
@@ -836,6 +843,9 @@ func (e *env) processExit() (bool, error) {
 		if refs := e.ptrRefs(); len(refs) > 0 {
 			r := refs[0]
 			return false, e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d\nBPF_EXIT instruction in main prog would lead to reference leak", r.ID, r.InsnIdx)
+		}
+		if err := e.checkRCULeak("BPF_EXIT instruction in main prog"); err != nil {
+			return false, err
 		}
 	}
 	if st.CurFrame > 0 {
@@ -954,6 +964,15 @@ func (e *env) checkResourceLeak(what string) error {
 	if e.cur.ActiveLocks > 0 {
 		return e.reject(e.insnIdx, "%s cannot be used inside bpf_spin_lock-ed region", what)
 	}
+	return e.checkRCULeak(what)
+}
+
+// checkRCULeak is the RCU part of check_resource_leak: no path may leave
+// the program (or tail call away) inside an RCU read section.
+func (e *env) checkRCULeak(what string) error {
+	if e.cur.ActiveRCU {
+		return e.reject(e.insnIdx, "%s cannot be used inside bpf_rcu_read_lock-ed region", what)
+	}
 	return nil
 }
 
@@ -985,7 +1004,7 @@ const btfSockCommon = "sock_common"
 func (e *env) checkBTFSockCommonArg(i int, fn *HelperProto) error {
 	p := *fn
 	p.ArgBTFName[i] = btfSockCommon
-	return e.checkBTFIDArg(i, &p, ArgPtrToBTFID)
+	return e.checkBTFIDArg(i, &p, ArgPtrToBTFID, nil)
 }
 
 // checkGetFuncIP is check_get_func_ip: bpf_get_func_ip needs a probe

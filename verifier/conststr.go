@@ -31,7 +31,7 @@ func (e *env) checkConstStrArg(regno int) error {
 	if err := e.checkMemRegion(regno, int(reg.Off), size, int(m.ValueSize), false); err != nil {
 		return err
 	}
-	if err := e.checkMapFields(regno, int(reg.Off), size); err != nil {
+	if err := e.checkMapFields(regno, int(reg.Off), size, false); err != nil {
 		return err
 	}
 	if _, ok := constString(m.Contents, int(reg.Off)+int(reg.Var.Value)); !ok {

@@ -305,6 +305,20 @@ func rawTracepointCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, 
 	return ctxScalarAccess, true
 }
 
+// syscallCtxLimit is U16_MAX: a syscall program's context is the caller's
+// buffer, of a size only known at run time (bpf_prog_test_run checks it
+// against the largest offset the program uses), up to 64 KiB.
+const syscallCtxLimit = 1<<16 - 1
+
+// syscallCtx is syscall_prog_is_valid_access: any aligned read or write
+// inside the first 64 KiB.
+func syscallCtx(off, size int, _ bool, _ ebpf.AttachType) (CtxAccess, bool) {
+	if off < 0 || off >= syscallCtxLimit || size <= 0 || off%size != 0 {
+		return CtxAccess{}, false
+	}
+	return ctxScalarAccess, true
+}
+
 // perfEventCtx is pe_prog_is_valid_access: registers are read whole,
 // sample_period and addr also narrowly.
 func perfEventCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
@@ -840,6 +854,8 @@ func ctxLayout(pt ebpf.ProgramType) (check ctxAccessFunc, size int) {
 		return cgroupDeviceCtx, cgroupDevSize
 	case ebpf.CGroupSockopt:
 		return sockoptCtx, sockoptSize
+	case ebpf.Syscall:
+		return syscallCtx, syscallCtxLimit
 	}
 	return nil, 0
 }

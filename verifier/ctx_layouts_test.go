@@ -118,7 +118,7 @@ func TestCtxLayout(t *testing.T) {
 }
 
 func TestCtxLayoutUnmodelled(t *testing.T) {
-	for _, pt := range []ebpf.ProgramType{ebpf.LSM, ebpf.StructOps, ebpf.Tracing, ebpf.Extension, ebpf.Syscall} {
+	for _, pt := range []ebpf.ProgramType{ebpf.LSM, ebpf.StructOps, ebpf.Tracing, ebpf.Extension} {
 		if check, size := ctxLayout(pt); check != nil || size != 0 {
 			t.Errorf("ctxLayout(%v) = (%v, %d), want (nil, 0)", pt, check != nil, size)
 		}
@@ -148,7 +148,7 @@ func TestCtxLayoutLiveKernel(t *testing.T) {
 		{ebpf.CGroupDevice, ebpf.AttachCGroupDevice}, {ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt},
 		{ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt}, {ebpf.SkReuseport, ebpf.AttachSkReuseportSelect},
 		{ebpf.SkReuseport, ebpf.AttachSkReuseportSelectOrMigrate}, {ebpf.RawTracepointWritable, 0},
-		{ebpf.Netfilter, ebpf.AttachNetfilter},
+		{ebpf.Netfilter, ebpf.AttachNetfilter}, {ebpf.Syscall, 0},
 	}
 	for _, lt := range types {
 		check, csize := ctxLayout(lt.pt)

@@ -98,14 +98,25 @@
 // program and map types allowed. A map load that no relocation bound is a
 // file descriptor of the loading process, which vercheck cannot resolve.
 //
+// # Sleepable programs and RCU
+//
+// A sleepable program (".s" sections, syscall programs) runs outside an RCU
+// read section unless it opens one with bpf_rcu_read_lock (rcu.go): there
+// pointers read through trusted ones are untrusted unless the kernel lists
+// the field as safe (its "<struct>__safe_*" BTF structs), RCU-protected
+// kfuncs are refused, and bpf_rcu_read_unlock turns RCU pointers untrusted.
+// Sleepable trampolines attach only to the running kernel's
+// error-injectable functions (sleepable.go).
+//
 // # What is not modelled
 //
-// Features vercheck does not model yet (bpf_rcu_read_lock, sleepable
-// tracing and LSM programs, kfuncs and BTF pointer walks in sleepable
-// programs, load flags other than those above, BPF_F_TEST_RND_HI32 and
-// BPF_F_XDP_HAS_FRAGS, kfuncs outside its table, struct_ops types other
-// than tcp_congestion_ops, writes to LSM contexts, kptrs, arena,
-// list/rbtree kfuncs, stores through BTF pointers where a program type
-// allows some) are rejected with an error wrapping ErrUnsupported whose
-// message starts with "unsupported:". They are never accepted.
+// Features vercheck does not model yet (sleepable fentry/fexit where the
+// kernel's error-injection list cannot be read, load flags other than those
+// above, BPF_F_TEST_RND_HI32 and BPF_F_XDP_HAS_FRAGS, kfuncs outside its
+// table, struct_ops types other than tcp_congestion_ops, writes to LSM
+// contexts, kptrs to the program's own structs and per-CPU kptrs, arena,
+// list/rbtree kfuncs, typed ksyms and the per-CPU
+// pointer helpers, stores through BTF pointers where a program type allows
+// some) are rejected with an error wrapping ErrUnsupported whose message
+// starts with "unsupported:". They are never accepted.
 package verifier

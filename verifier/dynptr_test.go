@@ -122,7 +122,7 @@ func TestBTFIDHelperArgs(t *testing.T) {
 			asm.Mov.Imm(asm.R3, 8), asm.Mov.Imm(asm.R4, 0),
 			asm.FnGetTaskStack.Call(),
 			asm.Mov.Imm(asm.R0, 0), asm.Return()),
-			progOutcome{"unsupported", "unsupported: argument 1 of helper bpf_get_task_stack#141 at a fixed offset into struct task_struct"}},
+			progOutcome{"rejected", "R1 is of type task_struct but task_struct is expected"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,11 +14,9 @@ import (
 	"github.com/vercheck/vercheck/states"
 )
 
-// Helper ids handled here.
-const (
-	fnGetCurrentTaskBTF = 158
-	fnSkRelease         = 86
-)
+// fnSkRelease is bpf_sk_release, whose socket argument alone may be given
+// as any socket struct (not strictly the one the prototype names).
+const fnSkRelease = 86
 
 // btfPtrArgFlags are the flag sets a PtrToBTFID register may carry to be
 // an ARG_PTR_TO_BTF_ID argument (btf_ptr_types).
@@ -27,18 +25,14 @@ var btfPtrArgFlags = [...]states.RegFlags{0, states.PtrTrusted, states.MemRCU}
 // btfPtrArgExpected is how check_reg_type lists btfPtrArgFlags.
 const btfPtrArgExpected = "ptr_, trusted_ptr_, rcu_ptr_"
 
-// trustedBTFReturns are the helpers whose BTF pointer return is
-// RET_PTR_TO_BTF_ID_TRUSTED; other RetPtrToBTFID helpers are not modelled.
-var trustedBTFReturns = map[int32]bool{
-	fnGetCurrentTaskBTF: true,
-}
-
 // btfVMAStruct is the struct bpf_find_vma's callback gets a pointer to.
 const btfVMAStruct = "vm_area_struct"
 
 // checkBTFIDArg is check_reg_type and check_func_arg_reg_off for an
-// ARG_PTR_TO_BTF_ID (or _OR_NULL) argument i.
-func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
+// ARG_PTR_TO_BTF_ID (or _OR_NULL) argument i. The pointer bpf_kptr_xchg
+// moves into kptr (not nil) must match the kptr's struct instead of the
+// prototype's.
+func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType, kptr *kptrField) error {
 	regno := i + 1
 	reg := &e.regs()[regno]
 	orNull := a == ArgPtrToBTFIDOrNull
@@ -61,8 +55,15 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
 	if !ok {
 		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), btfPtrArgExpected)
 	}
-	if reg.MaybeNull() && !orNull {
+	release := fn.ReleaseArg == int8(regno)
+	if reg.MaybeNull() && (!orNull || release) {
 		return e.reject(e.insnIdx, "Possibly NULL pointer passed to helper arg%d", regno)
+	}
+	if fn.ID == fnKptrXchg {
+		if err := e.mapKptrMatchType(kptr, reg, regno); err != nil {
+			return err
+		}
+		return e.checkFuncArgRegOff(reg, regno, release)
 	}
 	wantName := fn.ArgBTFName[i]
 	want := btfStructByName(wantName)
@@ -70,32 +71,34 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType) error {
 	if want == nil || have == nil {
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d: struct %s not in kernel BTF", regno, fn.Name, fn.ID, wantName)
 	}
-	if reg.Off != 0 {
-		// btf_struct_ids_match would walk to the struct at that offset.
-		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d at a fixed offset into struct %s", regno, fn.Name, fn.ID, have.TypeName())
+	strict := release && fn.ID != fnSkRelease
+	same, err := btfStructIDsMatch(have, int(reg.Off), want, strict)
+	if err != nil {
+		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d at off %d into struct %s: %v", regno, fn.Name, fn.ID, reg.Off, have.TypeName(), err)
 	}
-	strict := fn.ReleaseArg == int8(regno) && fn.ID != fnSkRelease
-	if !btfStructIDsMatch(have, want, strict) {
+	if !same {
 		return e.reject(e.insnIdx, "R%d is of type %s but %s is expected", regno, have.TypeName(), wantName)
 	}
-	return e.checkPtrOffReg(reg, regno, true)
+	return e.checkFuncArgRegOff(reg, regno, release)
 }
 
-// setRetBTFID sets r0 for a helper returning a BTF pointer
-// (RET_PTR_TO_BTF_ID with its flags).
-func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg) error {
+// setRetBTFID sets r0 for a helper returning a BTF pointer of vmlinux
+// (check_helper_call's RET_PTR_TO_BTF_ID case: the register takes the
+// return kind's flags; a plain return such as bpf_task_pt_regs's is the
+// legacy, untagged PTR_TO_BTF_ID). bpf_kptr_xchg returns the struct of
+// its kptr.
+func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg, kptr *kptrField) error {
 	var flags states.RegFlags
-	switch {
-	case fn.Ret == RetPtrToBTFIDOrNull:
+	switch fn.Ret {
+	case RetPtrToBTFIDOrNull:
 		flags = states.MaybeNull
-	case trustedBTFReturns[fn.ID]:
+	case RetPtrToBTFIDTrusted:
 		flags = states.PtrTrusted
-	default:
-		return e.unsupported(e.insnIdx, "helper %s#%d (return kind)", fn.Name, fn.ID)
 	}
-	t := btfStructByName(fn.RetBTFName)
 	id := uint32(0)
-	if t != nil {
+	if fn.ID == fnKptrXchg {
+		id = kptr.target
+	} else if t := btfStructByName(fn.RetBTFName); t != nil {
 		id = btfTypeID(t)
 	}
 	if id == 0 {

@@ -97,7 +97,8 @@ type globalState struct {
 	called   []bool
 	verified []bool
 	protos   map[int]*globalProto
-	pktData  map[int]bool
+	// effects memoises subprogEffects by subprogram.
+	effects map[int]subprogEffect
 }
 
 // checkProgram verifies the main program, then every global subprogram it
@@ -146,6 +147,7 @@ func (e *env) checkGlobalSubprog(sp int) error {
 	states.InitFrame(st.Frames[0], states.MainCallSite, 0, int32(sp))
 	st.FirstInsnIdx = int32(start)
 	st.LastInsnIdx = -1
+	st.InSleepable = isSleepable(e)
 	regs := &st.Frames[0].Regs
 	for i, a := range p.args {
 		r := &regs[i+1]
@@ -196,7 +198,7 @@ func (e *env) callGlobal(sp int) error {
 		return err
 	}
 	e.log.printf("Func#%d ('%s') is global and assumed valid.\n", sp, name)
-	if e.subprogChangesPktData(sp) {
+	if e.subprogEffects(sp)&effectChangesPktData != 0 {
 		e.clearAllPktPointers()
 	}
 	e.globals.called[sp] = true
@@ -682,47 +684,86 @@ func btfName(t btf.Type) string {
 	return t.TypeName()
 }
 
-// subprogChangesPktData reports whether subprogram sp, or anything it
-// calls, may call a helper that moves packet data (the kernel's
-// changes_pkt_data, propagated from callees). Callbacks it passes to
-// helpers count too: a superset of the kernel's answer, never less.
-func (e *env) subprogChangesPktData(sp int) bool {
-	if e.globals.pktData == nil {
-		e.globals.pktData = make(map[int]bool)
-	}
-	if v, ok := e.globals.pktData[sp]; ok {
+// subprogEffect is what calling a subprogram may do that its caller must
+// know (the kernel's bpf_subprog_info flags, which check_cfg sets from the
+// calls in each subprogram and merges from callee to caller).
+type subprogEffect uint8
+
+const (
+	// effectChangesPktData: a helper that moves packet data
+	// (changes_pkt_data).
+	effectChangesPktData subprogEffect = 1 << iota
+	// effectMightSleep: a helper or kfunc that may sleep (might_sleep).
+	effectMightSleep
+)
+
+// subprogEffects returns the effects of subprogram sp and everything it
+// calls. Callbacks it passes to helpers count too, as check_cfg visits
+// their loads like calls.
+func (e *env) subprogEffects(sp int) subprogEffect {
+	if v, ok := e.globals.effects[sp]; ok {
 		return v
+	}
+	if e.globals.effects == nil {
+		e.globals.effects = make(map[int]subprogEffect)
 	}
 	seen := make([]bool, len(e.cfg.Subprogs))
 	work := []int{sp}
 	seen[sp] = true
-	found := false
-	for len(work) > 0 && !found {
+	var found subprogEffect
+	for len(work) > 0 {
 		cur := work[len(work)-1]
 		work = work[:len(work)-1]
 		s := e.cfg.Subprogs[cur]
 		for i := s.Start; i < s.End && i < len(e.prog); i++ {
 			in := e.prog[i]
+			found |= e.callEffect(in)
 			target := -1
-			switch {
-			case in.Class() == insn.ClassJMP && in.JmpOp() == insn.JmpCall && in.Src == insn.PseudoCall,
-				in.IsLdImm64() && in.Src == insn.PseudoFunc:
+			if in.Class() == insn.ClassJMP && in.JmpOp() == insn.JmpCall && in.Src == insn.PseudoCall ||
+				in.IsLdImm64() && in.Src == insn.PseudoFunc {
 				target = i + int(in.Imm) + 1
-			case in.Class() == insn.ClassJMP && in.JmpOp() == insn.JmpCall && in.Src == 0:
-				if fn, ok := helperProto(in.Imm); ok && fn.ChangesPktData {
-					found = true
-				}
 			}
-			if target >= 0 {
-				if c := e.cfg.SubprogOf(target); c >= 0 && !seen[c] {
-					seen[c] = true
-					work = append(work, c)
-				}
+			if c := e.cfg.SubprogOf(target); target >= 0 && c >= 0 && !seen[c] {
+				seen[c] = true
+				work = append(work, c)
 			}
 		}
 	}
-	e.globals.pktData[sp] = found
+	e.globals.effects[sp] = found
 	return found
+}
+
+// callEffect is what the helper or kfunc call in may do (visit_insn's
+// marks): move packet data, or sleep. A helper's packet change counts
+// whatever the program type; its sleeping, like a kfunc's, only when the
+// program type may call it (visit_insn asks the type's prototype).
+func (e *env) callEffect(in insn.Insn) subprogEffect {
+	if in.Class() != insn.ClassJMP || in.JmpOp() != insn.JmpCall {
+		return 0
+	}
+	var eff subprogEffect
+	switch {
+	case in.Src == 0:
+		fn, ok := helperProtoFor(e.progType, e.attach, in.Imm)
+		if !ok {
+			return 0
+		}
+		if fn.ChangesPktData {
+			eff |= effectChangesPktData
+		}
+		if allowed, _ := helperAllowed(e.progType, e.attach, in.Imm); allowed && fn.MightSleep {
+			eff |= effectMightSleep
+		}
+	case in.IsKfuncCall() && in.Off == 0:
+		info, err := resolveKfunc(in.Imm)
+		if err != nil {
+			return 0
+		}
+		if def, ok := kfuncTable[info.name]; ok && def.allowedIn(e.progType) && def.flags&kfSleepable != 0 {
+			eff |= effectMightSleep
+		}
+	}
+	return eff
 }
 
 // checkGlobalReturn is check_return_code at the exit of a global

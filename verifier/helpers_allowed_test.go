@@ -9,6 +9,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/loader"
 )
 
 func TestHelperAllowed(t *testing.T) {
@@ -96,7 +98,12 @@ func skipIfNoBPF(t *testing.T) {
 // liveLoad loads a program into the running kernel and returns the
 // verifier's log on rejection.
 func liveLoad(lt liveProgramType, insns asm.Instructions) (string, error) {
-	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: lt.pt, AttachType: lt.at, Instructions: insns, License: "GPL"})
+	spec := &ebpf.ProgramSpec{Type: lt.pt, AttachType: lt.at, Instructions: insns, License: "GPL"}
+	if lt.pt == ebpf.Syscall {
+		// The kernel loads syscall programs only as sleepable ones.
+		spec.Flags = loader.FlagSleepable
+	}
+	p, err := ebpf.NewProgram(spec)
 	if err == nil {
 		p.Close()
 		return "", nil

@@ -200,7 +200,8 @@ func (e *env) newIter(meta *kfuncMeta, regno int, typ btf.Type, typeID uint32, n
 	e.cur.Refs = append(e.cur.Refs, states.Ref{ID: id, InsnIdx: int32(e.insnIdx)})
 	var flags states.RegFlags
 	if meta.flags&kfRCUProtected != 0 {
-		// Non-sleepable programs are always in an RCU critical section.
+		// An RCU-protected iterator (made inside an RCU read section,
+		// checkKfuncCall sees to that) is valid until the section ends.
 		flags = states.MemRCU
 	}
 	for i := 0; i < nrSlots; i++ {

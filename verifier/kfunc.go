@@ -162,6 +162,12 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_strcspn":    {0, hookCommon},
 	"bpf_strstr":     {0, hookCommon},
 	"bpf_strnstr":    {0, hookCommon},
+	// RCU read sections (rcu.go) and the sleepable copies of user
+	// strings, in the common set.
+	kfuncRCUReadLock:              {0, hookCommon},
+	kfuncRCUReadUnlock:            {0, hookCommon},
+	"bpf_copy_from_user_str":      {kfSleepable, hookCommon},
+	"bpf_copy_from_user_task_str": {kfSleepable, hookCommon},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
@@ -320,16 +326,18 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if def.flags&kfDestructive != 0 {
 		return e.unsupported(e.insnIdx, "kfunc %s (flags %#x)", info.name, def.flags)
 	}
-	sleepable := isSleepable(e)
-	if def.flags&kfSleepable != 0 && !sleepable {
+	if def.flags&kfSleepable != 0 && !e.inSleepable() {
 		return e.reject(e.insnIdx, "program must be sleepable to call sleepable kfunc %s", info.name)
-	}
-	if sleepable {
-		return e.unsupported(e.insnIdx, "kfunc %s in a sleepable program", info.name)
 	}
 	meta := kfuncMeta{name: info.name, flags: def.flags}
 	if err := e.checkKfuncArgs(info, &meta); err != nil {
 		return err
+	}
+	if err := e.updateRCULock(info.name, def.flags&kfSleepable != 0); err != nil {
+		return err
+	}
+	if def.flags&kfRCUProtected != 0 && !e.inRCU() {
+		return e.reject(e.insnIdx, "kernel func %s requires RCU critical section protection", info.name)
 	}
 	regs := e.regs()
 	if meta.releaseReg > 0 {
@@ -427,7 +435,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 				return e.reject(e.insnIdx, "R%d must be a rcu pointer", regno)
 			}
 		}
-		if err := e.checkKfuncArgRegOff(reg, regno, meta.flags&kfRelease != 0 && reg.RefObjID != 0); err != nil {
+		if err := e.checkFuncArgRegOff(reg, regno, meta.flags&kfRelease != 0 && reg.RefObjID != 0); err != nil {
 			return err
 		}
 		switch kind {
@@ -623,8 +631,9 @@ func reg2BTFName(t states.RegType) string {
 	return ""
 }
 
-// checkKfuncArgRegOff is check_func_arg_reg_off for a kfunc argument.
-func (e *env) checkKfuncArgRegOff(reg *states.Reg, regno int, release bool) error {
+// checkFuncArgRegOff is check_func_arg_reg_off for a helper or kfunc
+// argument; release is an argument whose reference the call releases.
+func (e *env) checkFuncArgRegOff(reg *states.Reg, regno int, release bool) error {
 	if release {
 		if reg.Off != 0 {
 			return e.reject(e.insnIdx, "R%d must have zero offset when passed to release func or trusted arg to kfunc", regno)
@@ -668,10 +677,10 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 	}
 	regType = skipModifiers(regType)
 	strict := (meta.flags&kfRelease != 0 && reg.RefObjID != 0) || nocastAlias(regType.TypeName(), refName)
-	if reg.Off != 0 {
-		return e.unsupported(e.insnIdx, "kfunc %s argument at a field offset", info.name)
+	same, err := btfStructIDsMatch(regType, int(reg.Off), ref, strict)
+	if err != nil {
+		return e.unsupported(e.insnIdx, "kfunc %s argument at off %d into struct %s: %v", info.name, reg.Off, regType.TypeName(), err)
 	}
-	same := btfStructIDsMatch(regType, ref, strict)
 	if !same && !isProjectionOf(refName, regType.TypeName()) {
 		return e.reject(e.insnIdx, "kernel function %s args#%d expected pointer to %s %s but R%d has a pointer to %s %s",
 			info.name, i, btfKindStr(ref), refName, regno, btfKindStr(regType), regType.TypeName())
@@ -679,27 +688,29 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 	return nil
 }
 
-// btfStructIDsMatch is btf_struct_ids_match at offset 0: the same type, or
-// (unless strict) a type whose first member, recursively, is it.
-func btfStructIDsMatch(have, want btf.Type, strict bool) bool {
-	for depth := 0; depth < maxStructWalkDepth && have != nil; depth++ {
-		if have == want {
-			return true
-		}
-		if strict {
-			return false
-		}
-		members, _, _ := structMembers(have)
-		if len(members) == 0 || members[0].Offset != 0 {
-			return false
-		}
-		next := skipModifiers(members[0].Type)
-		if !isStruct(next) {
-			return false
-		}
-		have = next
+// btfStructIDsMatch is btf_struct_ids_match: a pointer to have at offset
+// off is a pointer to want when it is want itself at offset 0 or, unless
+// strict, when the struct found at off (btfNestedStruct), or recursively
+// the one starting that struct, is want. An error says the walk met a
+// shape vercheck does not model.
+func btfStructIDsMatch(have btf.Type, off int, want btf.Type, strict bool) (bool, error) {
+	if off == 0 && have == want {
+		return true, nil
 	}
-	return false
+	if strict {
+		return false, nil
+	}
+	for depth := 0; depth < maxStructWalkDepth; depth++ {
+		next, ok, err := btfNestedStruct(have, off)
+		if err != nil || !ok {
+			return false, err
+		}
+		if next == want {
+			return true, nil
+		}
+		have, off = next, 0
+	}
+	return false, nil
 }
 
 // nocastAlias is btf_type_ids_nocast_alias: "x___flavor" and "x" name the

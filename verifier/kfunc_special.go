@@ -54,7 +54,7 @@ func (e *env) cssTaskIterAllowed() bool {
 			return true
 		}
 	}
-	return isSleepable(e)
+	return e.inSleepable()
 }
 
 // setSpecialKfuncReturn is check_special_kfunc for the kfuncs vercheck

@@ -135,10 +135,10 @@ func TestKfuncCalls(t *testing.T) {
 			asm.Return(),
 		}}, progOutcome{"rejected", "cannot call kernel function from non-GPL compatible program"}},
 		{"kfunc not modelled", tpBTF(
-			kfuncCall(kfuncID(t, "bpf_rcu_read_lock")),
+			kfuncCall(kfuncID(t, "bpf_preempt_disable")),
 			asm.Mov.Imm(asm.R0, 0),
 			asm.Return(),
-		), progOutcome{"unsupported", "unsupported: kfunc bpf_rcu_read_lock"}},
+		), progOutcome{"unsupported", "unsupported: kfunc bpf_preempt_disable"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,6 +280,52 @@ func TestBTFStructWalkKernelRules(t *testing.T) {
 			got := result{Scalar: msg == "" && res.kind == walkScalar, Msg: msg}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("walk mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBTFStructIDsMatch(t *testing.T) {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	path := &btf.Struct{Name: "path", Size: 16, Members: []btf.Member{
+		{Name: "mnt", Type: &btf.Pointer{Target: u64}, Offset: 0},
+		{Name: "dentry", Type: &btf.Pointer{Target: u64}, Offset: 64},
+	}}
+	pathUnion := &btf.Union{Size: 16, Members: []btf.Member{
+		{Name: "f_path", Type: &btf.Const{Type: path}, Offset: 0},
+		{Name: "__f_path", Type: path, Offset: 0},
+	}}
+	file := &btf.Struct{Name: "file", Size: 40, Members: []btf.Member{
+		{Name: "f_lock", Type: u64, Offset: 0},
+		{Name: "f_op", Type: &btf.Pointer{Target: u64}, Offset: 64},
+		{Name: "", Type: pathUnion, Offset: 128},
+		{Name: "paths", Type: &btf.Array{Type: path, Nelems: 1}, Offset: 256},
+	}}
+	wrap := &btf.Struct{Name: "wrap", Size: 40, Members: []btf.Member{{Name: "f", Type: file, Offset: 0}}}
+	tests := []struct {
+		name   string
+		have   btf.Type
+		off    int
+		strict bool
+		want   bool
+	}{
+		{"the struct itself", path, 0, false, true},
+		{"through an anonymous union", file, 16, false, true},
+		{"an array element", file, 32, false, true},
+		{"nested struct at offset 0, then its member", wrap, 16, false, true},
+		{"a scalar member", file, 0, false, false},
+		{"a pointer member", file, 8, false, false},
+		{"inside the path, not at its start", file, 24, false, false},
+		{"strict match does not walk", file, 16, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := btfStructIDsMatch(tt.have, tt.off, path, tt.strict)
+			if err != nil {
+				t.Fatalf("match: %v", err)
+			}
+			if got != tt.want {
+				t.Errorf("btfStructIDsMatch(%s, %d) = %v, want %v", tt.have.TypeName(), tt.off, got, tt.want)
 			}
 		})
 	}

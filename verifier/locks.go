@@ -22,9 +22,9 @@ package verifier
 // that two lookups in one map stay two different locks.
 //
 // vercheck reads the record from the map's BTF value type (a struct, or a
-// data section). Fields found inside nested structs or arrays, and field
-// kinds it does not model (kptrs), make the map's accesses unsupported
-// rather than guessed.
+// data section). Fields found inside nested structs or arrays make the
+// map's accesses unsupported rather than guessed; so do the kptr kinds
+// vercheck does not model (kptr.go), at their own accesses.
 
 import (
 	"github.com/cilium/ebpf"
@@ -37,18 +37,17 @@ import (
 
 // Helper ids of the lock and timer helpers.
 const (
-	fnSpinLock           = 93
-	fnSpinUnlock         = 94
-	fnTimerInit          = 169
-	fnTimerSetCallback   = 170
-	fnTimerStart         = 171
-	fnTimerCancel        = 172
-	fnFindVMA            = 180
-	fnUserRingbufDrain   = 209
-	lockNameSpin         = "bpf_spin"
-	fieldNameSpinLock    = "bpf_spin_lock"
-	fieldNameTimer       = "bpf_timer"
-	fieldNameKptrUnknown = "kptr"
+	fnSpinLock         = 93
+	fnSpinUnlock       = 94
+	fnTimerInit        = 169
+	fnTimerSetCallback = 170
+	fnTimerStart       = 171
+	fnTimerCancel      = 172
+	fnFindVMA          = 180
+	fnUserRingbufDrain = 209
+	lockNameSpin       = "bpf_spin"
+	fieldNameSpinLock  = "bpf_spin_lock"
+	fieldNameTimer     = "bpf_timer"
 )
 
 // fieldKind is the kind of a special map value field (btf_field_type).
@@ -60,8 +59,8 @@ const (
 	// fieldOther is a kernel-managed field vercheck does not model beyond
 	// refusing direct access to it (lists, rbtrees, workqueues...).
 	fieldOther
-	// fieldKptr is a kptr: the kernel allows some loads and stores of it,
-	// which vercheck does not model.
+	// fieldKptr is a kptr (kptr.go): the kernel allows some loads and
+	// stores of it.
 	fieldKptr
 )
 
@@ -71,6 +70,8 @@ type mapField struct {
 	// name is the kernel's btf_field_type_name, used in messages.
 	name      string
 	off, size uint32
+	// kptr describes a fieldKptr.
+	kptr *kptrField
 }
 
 // mapRecord is what vercheck knows of a map value's special fields (the
@@ -99,11 +100,6 @@ var specialStructs = map[string]fieldKind{
 	"bpf_rb_root":       fieldOther,
 	"bpf_rb_node":       fieldOther,
 	"bpf_refcount":      fieldOther,
-}
-
-// kptrTags are the BTF type tags that make a pointer member a kptr.
-var kptrTags = map[string]bool{
-	"kptr": true, "kptr_untrusted": true, "percpu_kptr": true, "uptr": true,
 }
 
 // recordOf returns the special-field record of m, computing it once.
@@ -147,16 +143,16 @@ func buildRecord(m *loader.Map) *mapRecord {
 		return r
 	}
 	for _, mb := range top {
-		kind, name, size := classifyField(mb.typ)
-		if kind == 0 {
+		f := classifyField(mb.typ)
+		if f.kind == 0 {
 			if containsSpecial(mb.typ, 0) {
 				r.unsupported = "a special field nested in a struct or array of the map value"
 			}
 			continue
 		}
-		f := mapField{kind: kind, name: name, off: mb.off, size: size}
+		f.off = mb.off
 		r.fields = append(r.fields, f)
-		switch kind {
+		switch f.kind {
 		case fieldSpinLock:
 			if r.spinLockOff >= 0 {
 				r.unsupported = "two bpf_spin_lock fields in one map value"
@@ -167,32 +163,29 @@ func buildRecord(m *loader.Map) *mapRecord {
 				r.unsupported = "two bpf_timer fields in one map value"
 			}
 			r.timerOff = int64(f.off)
+		case fieldKptr:
+			if !kptrMapTypes[m.Type] {
+				r.unsupported = "kptr in a " + m.Type.String() + " map value"
+			}
 		}
 	}
 	return r
 }
 
 // classifyField says whether t (a member's type) is itself a special
-// field, with its message name and size.
-func classifyField(t btf.Type) (fieldKind, string, uint32) {
+// field: its kind, message name and size (offset unset), or a zero kind.
+func classifyField(t btf.Type) mapField {
 	switch v := skipModifiers(t).(type) {
 	case *btf.Struct:
 		if k, ok := specialStructs[v.Name]; ok {
-			return k, v.Name, v.Size
+			return mapField{kind: k, name: v.Name, size: v.Size}
 		}
 	case *btf.Pointer:
-		for tt := v.Target; ; {
-			tag, ok := tt.(*btf.TypeTag)
-			if !ok {
-				break
-			}
-			if kptrTags[tag.Value] {
-				return fieldKptr, fieldNameKptrUnknown, pointerSize
-			}
-			tt = tag.Type
+		if k := parseKptr(v); k != nil {
+			return mapField{kind: fieldKptr, name: k.kind.fieldName(), size: pointerSize, kptr: k}
 		}
 	}
-	return 0, "", 0
+	return mapField{}
 }
 
 // maxFieldNesting bounds the walk of nested member types.
@@ -204,24 +197,24 @@ func containsSpecial(t btf.Type, depth int) bool {
 	if depth > maxFieldNesting {
 		return true
 	}
-	if k, _, _ := classifyField(t); k != 0 {
+	if classifyField(t).kind != 0 {
 		return depth > 0
 	}
 	switch v := btf.UnderlyingType(t).(type) {
 	case *btf.Struct:
 		for _, mb := range v.Members {
-			if k, _, _ := classifyField(mb.Type); k != 0 || containsSpecial(mb.Type, depth+1) {
+			if classifyField(mb.Type).kind != 0 || containsSpecial(mb.Type, depth+1) {
 				return true
 			}
 		}
 	case *btf.Union:
 		for _, mb := range v.Members {
-			if k, _, _ := classifyField(mb.Type); k != 0 || containsSpecial(mb.Type, depth+1) {
+			if classifyField(mb.Type).kind != 0 || containsSpecial(mb.Type, depth+1) {
 				return true
 			}
 		}
 	case *btf.Array:
-		if k, _, _ := classifyField(v.Type); k != 0 {
+		if classifyField(v.Type).kind != 0 {
 			return true
 		}
 		return containsSpecial(v.Type, depth+1)
@@ -233,8 +226,9 @@ func containsSpecial(t btf.Type, depth int) bool {
 const pointerSize = 8
 
 // checkMapFields is the special-field part of check_map_access: no byte
-// of the access [smin+off, umax+off+size) may touch a special field.
-func (e *env) checkMapFields(regno, off, size int) error {
+// of the access [smin+off, umax+off+size) may touch a special field, but
+// for a load or store (direct) of exactly a kptr.
+func (e *env) checkMapFields(regno, off, size int, direct bool) error {
 	reg := &e.regs()[regno]
 	rec := e.recordOf(e.mapAt(reg))
 	if len(rec.fields) == 0 && rec.unsupported == "" {
@@ -245,12 +239,16 @@ func (e *env) checkMapFields(regno, off, size int) error {
 	}
 	lo := reg.SMin + int64(off)
 	hi := int64(reg.UMax) + int64(off) + int64(size)
-	for _, f := range rec.fields {
-		if lo < int64(f.off)+int64(f.size) && int64(f.off) < hi {
-			if f.kind == fieldKptr {
-				return e.unsupported(e.insnIdx, "access to a kptr field of a map value")
-			}
+	for i := range rec.fields {
+		f := &rec.fields[i]
+		if lo >= int64(f.off)+int64(f.size) || int64(f.off) >= hi {
+			continue
+		}
+		if f.kind != fieldKptr {
 			return e.reject(e.insnIdx, "%s cannot be accessed directly by load/store", f.name)
+		}
+		if err := e.checkKptrFieldAccess(reg, off, size, f, direct); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -380,13 +378,13 @@ func kernelMapName(m *loader.Map) string {
 	return n
 }
 
-// fnKptrXchg is bpf_kptr_xchg, which the kernel allows under a lock.
+// fnKptrXchg is bpf_kptr_xchg (kptr.go).
 const fnKptrXchg = 194
 
 // checkCallUnderLock is the do_check rule for calls while a lock is held:
-// only bpf_spin_unlock and static subprograms may be called (global
-// ones are refused by checkFuncCall). The kfuncs and helpers the kernel
-// also allows there (graph and iterator kfuncs, bpf_kptr_xchg) are not
+// only bpf_spin_unlock and static subprograms may be called (global ones
+// are refused by checkFuncCall); 6.18 refuses bpf_kptr_xchg there too. The
+// kfuncs the kernel also allows there (graph and iterator kfuncs) are not
 // modelled.
 func (e *env) checkCallUnderLock(in insn.Insn) error {
 	if e.cur.ActiveLocks == 0 {
@@ -398,11 +396,8 @@ func (e *env) checkCallUnderLock(in insn.Insn) error {
 	case insn.PseudoKfuncCall:
 		return e.unsupported(e.insnIdx, "kfunc call while holding a lock")
 	}
-	switch in.Imm {
-	case fnSpinUnlock:
+	if in.Imm == fnSpinUnlock {
 		return nil
-	case fnKptrXchg:
-		return e.unsupported(e.insnIdx, "bpf_kptr_xchg while holding a lock")
 	}
 	return e.reject(e.insnIdx, "function calls are not allowed while holding a lock")
 }

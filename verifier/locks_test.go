@@ -19,10 +19,10 @@ func TestBuildRecord(t *testing.T) {
 	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
 	timer := &btf.Struct{Name: "bpf_timer", Size: 16, Members: []btf.Member{{Name: "a", Type: u64}, {Name: "b", Type: u64, Offset: 64}}}
 	listHead := &btf.Struct{Name: "bpf_list_head", Size: 16}
-	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: &btf.Struct{Name: "task_struct"}}}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: &btf.Struct{Name: "prog_local"}}}
 	nested := &btf.Struct{Name: "inner", Size: 8, Members: []btf.Member{{Name: "l", Type: lock}}}
 	value := func(members ...btf.Member) *loader.Map {
-		return &loader.Map{Name: "m", Spec: &ebpf.MapSpec{Value: &btf.Struct{Name: "v", Size: 64, Members: members}}}
+		return &loader.Map{Name: "m", Type: ebpf.Hash, Spec: &ebpf.MapSpec{Value: &btf.Struct{Name: "v", Size: 64, Members: members}}}
 	}
 	type got struct {
 		HasBTF                bool
@@ -50,7 +50,8 @@ func TestBuildRecord(t *testing.T) {
 			btf.Member{Name: "p", Type: kptr, Offset: 128},
 		), got{HasBTF: true, Fields: []mapField{
 			{kind: fieldOther, name: "bpf_list_head", off: 0, size: 16},
-			{kind: fieldKptr, name: "kptr", off: 16, size: 8},
+			{kind: fieldKptr, name: "kptr", off: 16, size: 8,
+				kptr: &kptrField{kind: kptrRef, unsupported: "kptr to struct prog_local of the program's BTF"}},
 		}, SpinLockOff: -1, TimerOff: -1}},
 		{"nested lock", value(btf.Member{Name: "in", Type: nested}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
 			Unsupported: "a special field nested in a struct or array of the map value"}},
@@ -66,7 +67,7 @@ func TestBuildRecord(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := buildRecord(tt.m)
 			g := got{r.hasBTF, r.fields, r.spinLockOff, r.timerOff, r.unsupported}
-			if diff := cmp.Diff(tt.want, g, cmp.AllowUnexported(mapField{})); diff != "" {
+			if diff := cmp.Diff(tt.want, g, cmp.AllowUnexported(mapField{}, kptrField{})); diff != "" {
 				t.Errorf("record mismatch (-want +got):\n%s", diff)
 			}
 		})

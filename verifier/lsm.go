@@ -147,14 +147,16 @@ func (e *env) checkLSMHook(tc *tracingCtx) error {
 }
 
 // lsmHelpers is bpf_lsm_func_proto's set on top of the tracing set: the
-// inode and socket storages, spin locks, bpf_bprm_opts_set; the trampoline
-// helpers (function arguments, attach cookie) for LSM_MAC only; the cgroup
-// helpers (local storage, retval) for LSM_CGROUP only. The hook-dependent
-// sockopt helpers and the sleepable-only IMA hashes are left out.
+// inode and socket storages, spin locks, bpf_bprm_opts_set, the IMA hashes
+// (which their gate keeps to sleepable hooks); the trampoline helpers
+// (function arguments, attach cookie) for LSM_MAC only; the cgroup helpers
+// (local storage, retval) for LSM_CGROUP only. The hook-dependent sockopt
+// helpers are left out.
 func lsmHelpers(at ebpf.AttachType) helperSet {
 	s := helpersTracing.union(newHelperSet(
 		asm.FnInodeStorageGet, asm.FnInodeStorageDelete, asm.FnSkStorageGet,
 		asm.FnSkStorageDelete, asm.FnSpinLock, asm.FnSpinUnlock, asm.FnBprmOptsSet,
+		asm.FnImaInodeHash, asm.FnImaFileHash,
 	))
 	if at == ebpf.AttachLSMCgroup {
 		s = s.without(asm.FnGetAttachCookie)

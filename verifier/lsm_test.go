@@ -25,13 +25,17 @@ func needLSMHooks(t *testing.T, hooks ...string) {
 // to load trampoline programs, so these cases could not be checked against
 // a live kernel (see lsm.go).
 func TestLSMPrograms(t *testing.T) {
-	needLSMHooks(t, "file_open", "file_free_security", "inode_xattr_skipcap", "vm_enough_memory", "sk_free_security")
+	needLSMHooks(t, "file_open", "file_free_security", "inode_xattr_skipcap", "vm_enough_memory", "sk_free_security", "inode_permission")
 	prog := func(at ebpf.AttachType, hook string, insns ...asm.Instruction) *loader.Program {
 		return &loader.Program{Name: "p", Type: ebpf.LSM, AttachType: at, AttachTo: hook,
 			Section: "lsm/" + hook, GPLCompatible: true, Instructions: insns}
 	}
 	mac := func(hook string, insns ...asm.Instruction) *loader.Program {
 		return prog(ebpf.AttachLSMMac, hook, insns...)
+	}
+	sleepable := func(p *loader.Program) *loader.Program {
+		p.Section, p.Flags = "lsm.s/"+p.AttachTo, loader.FlagSleepable
+		return p
 	}
 	exit := asm.Return()
 	ret := func(v int32) asm.Instruction { return asm.Mov.Imm(asm.R0, v) }
@@ -82,11 +86,15 @@ func TestLSMPrograms(t *testing.T) {
 		{"disabled hook", mac("vm_enough_memory", ret(0), exit), progOutcome{Verdict: "rejected"},
 			"points to disabled hook bpf_lsm_vm_enough_memory"},
 		{"not a hook", mac("verify_prog", ret(0), exit), progOutcome{Verdict: "unsupported"}, "not an LSM hook"},
-		{"sleepable", func() *loader.Program {
-			p := mac("file_open", ret(0), exit)
-			p.Section, p.Flags = "lsm.s/file_open", loader.FlagSleepable
-			return p
-		}(), progOutcome{Verdict: "unsupported"}, "sleepable"},
+		{"sleepable", sleepable(mac("file_open", ret(0), exit)), progOutcome{Verdict: "accepted"}, ""},
+		{"sleepable on a hook that cannot sleep", sleepable(mac("inode_permission", ret(0), exit)),
+			progOutcome{Verdict: "rejected"}, "bpf_lsm_inode_permission is not sleepable"},
+		{"IMA hash from a sleepable hook", sleepable(mac("file_open",
+			asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
+			asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, -32), asm.Mov.Imm(asm.R3, 32),
+			asm.FnImaFileHash.Call(), ret(0), exit)), progOutcome{Verdict: "accepted"}, ""},
+		{"IMA hash from a hook that cannot sleep", mac("inode_permission", asm.FnImaInodeHash.Call(), ret(0), exit),
+			progOutcome{Verdict: "rejected"}, "helper call is not allowed in probe"},
 		{"mac cannot get retval", mac("file_open", asm.FnGetRetval.Call(), ret(0), exit),
 			progOutcome{Verdict: "rejected"}, "program of this type cannot use helper bpf_get_retval#186"},
 		{"mac reads function arguments count", mac("file_open", asm.FnGetFuncArgCnt.Call(), ret(0), exit),

@@ -160,8 +160,11 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 		if err := e.checkMemRegion(regno, off, size, int(m.ValueSize), false); err != nil {
 			return err
 		}
-		if err := e.checkMapFields(regno, off, size); err != nil {
+		if err := e.checkMapFields(regno, off, size, true); err != nil {
 			return err
+		}
+		if f := e.kptrAt(reg, off); f != nil {
+			return e.checkMapKptrAccess(f, valueReg, dst)
 		}
 		if dst != nil {
 			if reg.Var.IsConst() && m.ReadOnly && m.Contents != nil {

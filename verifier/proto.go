@@ -69,10 +69,10 @@ const (
 	RetPtrToAllocMemOrNull // ringbuf record of the size in arg2 (acquired)
 	RetPtrToMemOrBTFID     // per-cpu pointer helpers
 	RetPtrToMemOrNull
-	RetPtrToBTFIDOrNull
-	RetPtrToBTFID
+	RetPtrToBTFIDOrNull  // a BTF pointer of RetBTFName, or NULL
+	RetPtrToBTFID        // a plain (legacy) BTF pointer of RetBTFName: walks from it are not trusted
+	RetPtrToBTFIDTrusted // a trusted BTF pointer of RetBTFName (RET_PTR_TO_BTF_ID_TRUSTED)
 	RetPtrToDynptrMemOrNull
-	RetUnsupported // a kind vercheck does not model
 )
 
 // HelperProto is the prototype of one helper function, as data.

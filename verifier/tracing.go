@@ -360,9 +360,6 @@ func (e *env) tracingCtxLayout() (ctxAccessFunc, int, error) {
 			return nil, 0, e.unsupported(0, "program type %s attach type %s", e.progType, e.attach)
 		}
 	}
-	if isSleepable(e) {
-		return nil, 0, e.unsupported(0, "sleepable %s program", e.progType)
-	}
 	if err := e.checkAttachRules(); err != nil {
 		return nil, 0, err
 	}
@@ -414,8 +411,12 @@ func (e *env) checkAttachRules() error {
 }
 
 // checkTargetRules checks the resolved target against the program type's
-// own rules (LSM hooks the kernel disables).
+// own rules (LSM hooks the kernel disables, targets a sleepable program may
+// not attach to).
 func (e *env) checkTargetRules(tc *tracingCtx) error {
+	if err := e.checkSleepableTarget(tc); err != nil {
+		return err
+	}
 	if e.progType == ebpf.LSM {
 		return e.checkLSMHook(tc)
 	}

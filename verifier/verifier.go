@@ -308,6 +308,7 @@ func (e *env) initialState() *states.State {
 	st := e.pool.Get()
 	st.FirstInsnIdx = 0
 	st.LastInsnIdx = -1
+	st.InSleepable = isSleepable(e)
 	st.Frames[0].Regs[1].MarkPtr(states.PtrToCtx, 0)
 	return st
 }

@@ -10,10 +10,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/internal/progtest"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
 )
 
@@ -109,7 +108,7 @@ func collect(dir string, stderr io.Writer, verbose bool) ([]progtest.Golden, err
 	}
 	var gs []progtest.Golden
 	for _, obj := range objs {
-		spec, err := ebpf.LoadCollectionSpec(obj)
+		spec, _, err := loader.LoadCollectionSpec(obj)
 		if err != nil {
 			return nil, fmt.Errorf("object %s: %w", obj, err)
 		}

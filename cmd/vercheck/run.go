@@ -70,7 +70,7 @@ type commonFlags struct {
 }
 
 func (c *commonFlags) register(fset *flag.FlagSet) {
-	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type (e.g. xdp, sched_cls, socket_filter)")
+	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type, and for the global functions of objects whose functions all live in .text (e.g. xdp, sched_cls, socket_filter)")
 	fset.StringVar(&c.btfPath, "btf", "", "target BTF for CO-RE relocations (default /sys/kernel/btf/vmlinux)")
 	fset.StringVar(&c.kconfig, "kconfig", "", "kernel config for extern __kconfig variables (default: the running kernel's)")
 	fset.StringVar(&c.progFlags, "prog-flags", "", "program load flags added to those the section implies: names (strict_alignment, any_alignment, test_state_freq, sleepable, xdp_has_frags) and numbers, comma-separated")

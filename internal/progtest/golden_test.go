@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cilium/ebpf"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
 )
 
@@ -190,7 +190,7 @@ func loadLive(t *testing.T, exps []Expectation, missing stablefix.Set) map[key]G
 	}
 	got := make(map[key]Golden)
 	for obj := range objs {
-		spec, err := ebpf.LoadCollectionSpec(filepath.Join(progsDir, obj))
+		spec, _, err := loader.LoadCollectionSpec(filepath.Join(progsDir, obj))
 		if err != nil {
 			t.Fatalf("%s: %v", obj, err)
 		}

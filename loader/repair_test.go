@@ -1,0 +1,138 @@
+package loader
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/google/go-cmp/cmp"
+)
+
+// progsDir holds the C test programs and their objects.
+var progsDir = filepath.Join("..", "testdata", "progs")
+
+// TestValuesTypedef opens an object whose map-in-map definitions name the
+// inner map through typedefs (__array(values, some_typedef_t)), which
+// cilium/ebpf alone refuses, and checks the inner map each outer map gets.
+func TestValuesTypedef(t *testing.T) {
+	obj, err := Open(filepath.Join(progsDir, "mod_loader_values.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type inner struct {
+		Outer                        string
+		Type                         ebpf.MapType
+		KeySize, ValueSize, Capacity uint32
+	}
+	var got []inner
+	for _, m := range obj.Maps {
+		if m.Inner != nil {
+			got = append(got, inner{m.Name, m.Inner.Type, m.Inner.KeySize, m.Inner.ValueSize, m.Inner.MaxEntries})
+		}
+	}
+	want := []inner{
+		{"outer_by_const_typedef", ebpf.Hash, 4, 8, 16},
+		{"outer_by_typedef", ebpf.Hash, 4, 8, 16},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("inner maps (-want +got):\n%s", diff)
+	}
+	wantWarning := "BTF: map definitions declare their values through a typedef, resolved as libbpf does: outer_by_const_typedef (inner_counts), outer_by_typedef (inner_counts)"
+	if diff := cmp.Diff([]string{wantWarning}, obj.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestTextOnlyObject opens an object whose functions all live in .text:
+// without a program type it has no programs; with one, its global
+// functions are programs of that type, their static callees subprograms
+// with line and function info.
+func TestTextOnlyObject(t *testing.T) {
+	path := filepath.Join("testdata", "text_only.o")
+	if _, err := Open(path, Options{}); !errors.Is(err, ErrNoPrograms) {
+		t.Fatalf("Open without a type: %v, want %v", err, ErrNoPrograms)
+	}
+	obj, err := Open(path, Options{TypeOverride: ebpf.SocketFilter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type prog struct {
+		Name, Section string
+		Type          ebpf.ProgramType
+		Funcs         []string
+		Lines         bool
+	}
+	var got []prog
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			t.Fatalf("%s: %v", p.Name, p.Err)
+		}
+		var funcs []string
+		for _, f := range p.Funcs {
+			funcs = append(funcs, f.Name)
+		}
+		got = append(got, prog{p.Name, p.Section, p.Type, funcs, len(p.Lines) > 0 && p.Lines[0].Line != 0})
+	}
+	want := []prog{
+		{"first", ".text", ebpf.SocketFilter, []string{"first", "twice"}, true},
+		{"second", ".text", ebpf.SocketFilter, []string{"second"}, true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("programs (-want +got):\n%s", diff)
+	}
+}
+
+// TestLegacyMapByIndex checks that a legacy inner_map_idx counts the map
+// symbols of every legacy maps section in section order, then offset: the
+// single "maps" section of bpf_load.c objects and the "maps/<name>"
+// sections of PREVAIL's alike.
+func TestLegacyMapByIndex(t *testing.T) {
+	info := &elfInfo{legacyMaps: map[string]legacyMapSym{
+		"outer": {section: 4, offset: 0},
+		"inner": {section: 5, offset: 0},
+		"first": {section: 3, offset: 28},
+		"zero":  {section: 3, offset: 0},
+	}}
+	info.orderLegacyMaps()
+	var got []string
+	for i := range 5 {
+		got = append(got, info.legacyMapByIndex(i))
+	}
+	if diff := cmp.Diff([]string{"zero", "first", "outer", "inner", ""}, got); diff != "" {
+		t.Errorf("maps by index (-want +got):\n%s", diff)
+	}
+}
+
+// TestDuplicateStaticFuncs opens an object linked from two units that each
+// define a static twice(): each program must be linked with its own unit's
+// function.
+func TestDuplicateStaticFuncs(t *testing.T) {
+	obj, err := Open(filepath.Join("testdata", "linked.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string][]string)
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			t.Fatalf("%s: %v", p.Name, p.Err)
+		}
+		for _, f := range p.Funcs {
+			got[p.Name] = append(got[p.Name], f.Name)
+		}
+	}
+	want := map[string][]string{"first": {"first", "twice"}, "second": {"second", "twice"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("functions (-want +got):\n%s", diff)
+	}
+	// second's twice is x + x + 1: its last instruction before exit is
+	// an or.
+	second := obj.Programs[1].Instructions
+	if op := second[len(second)-2].OpCode; op.ALUOp() != asm.Or {
+		t.Errorf("second links %v before its exit, want its own twice() (an or)", second[len(second)-2])
+	}
+	if diff := cmp.Diff([]string{"ELF: functions of one name from several linked units renamed (twice -> twice.2)"}, obj.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

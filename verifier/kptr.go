@@ -1,0 +1,276 @@
+package verifier
+
+// Kptrs: kernel object pointers kept in map values (btf_find_kptr,
+// check_map_kptr_access, map_kptr_match_type, process_kptr_func and the
+// bpf_kptr_xchg parts of check_helper_call).
+//
+// A pointer member tagged "kptr_untrusted" holds a kernel object the map
+// does not own: the program stores a pointer of that struct (or NULL)
+// into it, and a load gives an untrusted pointer that may be NULL. One
+// tagged "kptr" holds a reference the map owns: only bpf_kptr_xchg moves a
+// referenced object in (releasing the program's reference) and the old one
+// out (acquiring it); a plain load gives an RCU pointer that may be NULL
+// inside an RCU read section when the struct is RCU protected, an
+// untrusted one otherwise. Kptrs to structs of the program's own BTF
+// (objects of bpf_obj_new), per-CPU kptrs and uptrs are not modelled.
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// kptrKind is the kind of a kptr field (its type tag).
+type kptrKind uint8
+
+const (
+	kptrUnref  kptrKind = iota + 1 // "kptr_untrusted" (BPF_KPTR_UNREF)
+	kptrRef                        // "kptr" (BPF_KPTR_REF)
+	kptrPercpu                     // "percpu_kptr" (BPF_KPTR_PERCPU)
+	kptrUptr                       // "uptr" (BPF_UPTR)
+)
+
+// kptrTags maps the BTF type tags of kptr fields to their kind.
+var kptrTags = map[string]kptrKind{
+	"kptr_untrusted": kptrUnref, "kptr": kptrRef, "percpu_kptr": kptrPercpu, "uptr": kptrUptr,
+}
+
+// kptrFieldName is btf_field_type_name for a kptr kind.
+func (k kptrKind) fieldName() string {
+	switch k {
+	case kptrPercpu:
+		return "percpu_kptr"
+	case kptrUptr:
+		return "uptr"
+	}
+	return "kptr"
+}
+
+// kptrField is what the kernel's btf_field_kptr says of a kptr field.
+type kptrField struct {
+	kind kptrKind
+	// target is the vmlinux id of the struct the kptr points to.
+	target uint32
+	// unsupported says why vercheck does not model the field (the map may
+	// not even be created by the kernel).
+	unsupported string
+}
+
+// kptrDtorStructs are the kernel structs a referenced kptr may point to:
+// those with a destructor kfunc registered (btf_find_dtor_kfunc), which
+// the map calls on the objects it still owns when it is freed.
+var kptrDtorStructs = map[string]bool{
+	"task_struct": true, "cgroup": true, "bpf_cpumask": true, "bpf_crypto_ctx": true,
+}
+
+// rcuProtectedStructs are rcu_protected_types: kernel objects freed only
+// after an RCU grace period, so a referenced kptr to one may be read
+// without a reference inside an RCU read section.
+var rcuProtectedStructs = map[string]bool{
+	"cgroup": true, "bpf_cpumask": true, "task_struct": true, "bpf_crypto_ctx": true,
+}
+
+// kptrMapTypes are the map types whose values may hold kptrs
+// (map_check_btf's BPF_KPTR case).
+var kptrMapTypes = map[ebpf.MapType]bool{
+	ebpf.Hash: true, ebpf.PerCPUHash: true, ebpf.LRUHash: true, ebpf.LRUCPUHash: true,
+	ebpf.Array: true, ebpf.PerCPUArray: true, ebpf.SkStorage: true, ebpf.InodeStorage: true,
+	ebpf.TaskStorage: true, ebpf.CgroupStorage: true,
+}
+
+// parseKptr is btf_find_kptr and btf_parse_kptr for a pointer member: the
+// kptr it declares, or nil when it is no kptr. The pointed-to struct is
+// looked up by name in vmlinux, as the kernel does.
+func parseKptr(p *btf.Pointer) *kptrField {
+	tag, ok := p.Target.(*btf.TypeTag)
+	if !ok {
+		return nil
+	}
+	kind, known := kptrTags[tag.Value]
+	f := &kptrField{kind: kind}
+	target := skipModifiers(tag.Type)
+	switch {
+	case !known:
+		f.unsupported = "kptr field with the unknown tag " + tag.Value
+	case kind == kptrPercpu || kind == kptrUptr:
+		f.unsupported = kind.fieldName() + " fields"
+	case !isStruct(target) || target.TypeName() == "":
+		f.unsupported = "kptr to something that is not a named struct"
+	default:
+		k := btfStructByName(target.TypeName())
+		if k != nil {
+			f.target = btfTypeID(k)
+		}
+		switch {
+		case f.target == 0:
+			f.unsupported = "kptr to struct " + target.TypeName() + " of the program's BTF"
+		case kind == kptrRef && !kptrDtorStructs[target.TypeName()]:
+			f.unsupported = "referenced kptr to struct " + target.TypeName() + ", which has no destructor"
+		}
+	}
+	return f
+}
+
+// checkKptrFieldAccess is the kptr case of check_map_access: an access of
+// size bytes at off (into the value, fixed and variable offset of reg
+// aside) touching kptr field f. direct is false for a helper's access.
+func (e *env) checkKptrFieldAccess(reg *states.Reg, off, size int, f *mapField, direct bool) error {
+	name := f.kptr.kind.fieldName()
+	switch {
+	case !direct:
+		return e.reject(e.insnIdx, "%s cannot be accessed indirectly by helper", name)
+	case !reg.Var.IsConst():
+		return e.reject(e.insnIdx, "%s access cannot have variable offset", name)
+	case int64(f.off) != int64(off)+int64(reg.Var.Value):
+		return e.reject(e.insnIdx, "%s access misaligned expected=%d off=%d", name, f.off, uint64(int64(off)+int64(reg.Var.Value)))
+	case size != pointerSize:
+		return e.reject(e.insnIdx, "%s access size must be BPF_DW", name)
+	}
+	return nil
+}
+
+// kptrAt returns the kptr field the access at off through map value
+// pointer reg starts exactly at (btf_record_find), or nil.
+func (e *env) kptrAt(reg *states.Reg, off int) *mapField {
+	if !reg.Var.IsConst() {
+		return nil
+	}
+	at := int64(off) + int64(reg.Var.Value)
+	rec := e.recordOf(e.mapAt(reg))
+	for i := range rec.fields {
+		if f := &rec.fields[i]; f.kptr != nil && int64(f.off) == at {
+			return f
+		}
+	}
+	return nil
+}
+
+// checkMapKptrAccess is check_map_kptr_access: the load or store of the
+// current instruction at kptr field f, loading into dst or storing from
+// valueReg (-1 for an immediate store).
+func (e *env) checkMapKptrAccess(f *mapField, valueReg int, dst *states.Reg) error {
+	in := e.prog[e.insnIdx]
+	k := f.kptr
+	if in.Mode() != insn.ModeMEM {
+		return e.reject(e.insnIdx, "kptr in map can only be accessed using BPF_MEM instruction mode")
+	}
+	if k.unsupported != "" {
+		return e.unsupported(e.insnIdx, "%s", k.unsupported)
+	}
+	if in.Class() != insn.ClassLDX && k.kind == kptrRef {
+		return e.reject(e.insnIdx, "store to referenced kptr disallowed")
+	}
+	switch in.Class() {
+	case insn.ClassLDX:
+		dst.MarkPtr(states.PtrToBTFID, e.kptrLoadFlags(k))
+		dst.Aux = k.target
+		dst.ID = e.newID()
+	case insn.ClassSTX:
+		if val := &e.regs()[valueReg]; !val.IsNull() {
+			return e.mapKptrMatchType(k, val, valueReg)
+		}
+	case insn.ClassST:
+		if in.Imm != 0 {
+			return e.reject(e.insnIdx, "BPF_ST imm must be 0 when storing to kptr at off=%d", f.off)
+		}
+	default:
+		return e.reject(e.insnIdx, "kptr in map can only be accessed using BPF_LDX/BPF_STX/BPF_ST")
+	}
+	return nil
+}
+
+// kptrLoadFlags is btf_ld_kptr_type for a kptr to a kernel struct: the
+// loaded pointer may be NULL, and is an RCU pointer when the map owns an
+// RCU-protected object and the path is in an RCU read section, untrusted
+// otherwise.
+func (e *env) kptrLoadFlags(k *kptrField) states.RegFlags {
+	if k.kind == kptrRef && rcuProtectedStructs[btfTypeName(k.target)] && e.inRCU() {
+		return states.MaybeNull | states.MemRCU
+	}
+	return states.MaybeNull | states.PtrUntrusted
+}
+
+// mapKptrMatchType is map_kptr_match_type: the pointer in regno, stored
+// into kptr k or exchanged into it, must point to k's struct (exactly, for
+// a referenced kptr) and carry no flag but those the kptr kind permits.
+func (e *env) mapKptrMatchType(k *kptrField, reg *states.Reg, regno int) error {
+	perm := states.MaybeNull | states.PtrTrusted | states.MemRCU
+	if k.kind == kptrUnref {
+		perm |= states.PtrUntrusted
+	}
+	target := btfTypeByID(k.target)
+	ok := reg.Type == states.PtrToBTFID && reg.Flags&^perm == 0
+	regName := ""
+	if ok {
+		regName = btfTypeName(reg.Aux)
+		if err := e.checkPtrOffReg(reg, regno, true); err != nil {
+			return err
+		}
+		same, err := btfStructIDsMatch(btfTypeByID(reg.Aux), int(reg.Off), target, k.kind != kptrUnref)
+		if err != nil {
+			return e.unsupported(e.insnIdx, "kptr store of a pointer at off %d into struct %s: %v", reg.Off, regName, err)
+		}
+		ok = same
+	}
+	if ok {
+		return nil
+	}
+	name := btfTypeName(k.target)
+	msg := sprintf("invalid kptr access, R%d type=%s%s expected=ptr_%s", regno, regTypeStr(reg), regName, name)
+	if k.kind == kptrUnref {
+		msg += sprintf(" or untrusted_ptr_%s", name)
+	}
+	return e.reject(e.insnIdx, "%s", msg)
+}
+
+// checkKptrXchgDest is process_kptr_func for bpf_kptr_xchg's first
+// argument: a map value pointer exactly at a referenced kptr field, whose
+// field the call's meta remembers.
+func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
+	reg := &e.regs()[regno]
+	if reg.Type != states.PtrToMapValue || reg.MaybeNull() {
+		if reg.Type == states.PtrToBTFID && reg.Flags&states.MemAlloc != 0 {
+			return e.unsupported(e.insnIdx, "bpf_kptr_xchg into an allocated object")
+		}
+		return e.reject(e.insnIdx, "R%d type=%s expected=map_value, ptr_", regno, regTypeStr(reg))
+	}
+	m := e.mapAt(reg)
+	rec := e.recordOf(m)
+	if !rec.hasBTF {
+		return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use bpf_kptr_xchg", kernelMapName(m))
+	}
+	if rec.unsupported != "" {
+		return e.unsupported(e.insnIdx, "bpf_kptr_xchg: %s", rec.unsupported)
+	}
+	if !reg.Var.IsConst() {
+		return e.reject(e.insnIdx, "R%d doesn't have constant offset. kptr has to be at the constant offset", regno)
+	}
+	if !rec.hasKptr() {
+		return e.reject(e.insnIdx, "R%d has no valid kptr", regno)
+	}
+	f := e.kptrAt(reg, int(reg.Off))
+	at := int64(reg.Off) + int64(reg.Var.Value)
+	switch {
+	case f == nil:
+		return e.reject(e.insnIdx, "off=%d doesn't point to kptr", at)
+	case f.kptr.unsupported != "":
+		return e.unsupported(e.insnIdx, "%s", f.kptr.unsupported)
+	case f.kptr.kind != kptrRef:
+		return e.reject(e.insnIdx, "off=%d kptr isn't referenced kptr", at)
+	}
+	meta.mapIdx = int(reg.Aux)
+	meta.kptr = f.kptr
+	return nil
+}
+
+// hasKptr reports whether the record holds a kptr field of any kind.
+func (r *mapRecord) hasKptr() bool {
+	for _, f := range r.fields {
+		if f.kptr != nil {
+			return true
+		}
+	}
+	return false
+}

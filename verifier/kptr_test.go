@@ -1,0 +1,41 @@
+package verifier
+
+import (
+	"testing"
+
+	"github.com/cilium/ebpf/btf"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestParseKptr checks the kptr a tagged pointer member declares: its kind,
+// the vmlinux struct it points to, and why vercheck leaves some alone.
+func TestParseKptr(t *testing.T) {
+	if _, err := vmlinux(); err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	task := btfTypeID(btfStructByName("task_struct"))
+	ptr := func(tag, target string) *btf.Pointer {
+		return &btf.Pointer{Target: &btf.TypeTag{Value: tag, Type: &btf.Struct{Name: target}}}
+	}
+	tests := []struct {
+		name string
+		p    *btf.Pointer
+		want *kptrField
+	}{
+		{"untagged", &btf.Pointer{Target: &btf.Struct{Name: "task_struct"}}, nil},
+		{"unreferenced", ptr("kptr_untrusted", "task_struct"), &kptrField{kind: kptrUnref, target: task}},
+		{"referenced", ptr("kptr", "task_struct"), &kptrField{kind: kptrRef, target: task}},
+		{"referenced without destructor", ptr("kptr", "file"), &kptrField{kind: kptrRef, target: btfTypeID(btfStructByName("file")),
+			unsupported: "referenced kptr to struct file, which has no destructor"}},
+		{"program struct", ptr("kptr", "my_node"), &kptrField{kind: kptrRef, unsupported: "kptr to struct my_node of the program's BTF"}},
+		{"per-CPU", ptr("percpu_kptr", "task_struct"), &kptrField{kind: kptrPercpu, unsupported: "percpu_kptr fields"}},
+		{"unknown tag", ptr("kptr_weird", "task_struct"), &kptrField{unsupported: "kptr field with the unknown tag kptr_weird"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, parseKptr(tt.p), cmp.AllowUnexported(kptrField{})); diff != "" {
+				t.Errorf("kptr mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

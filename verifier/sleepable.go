@@ -1,0 +1,74 @@
+package verifier
+
+// Where a sleepable program may attach (the sleepable part of the kernel's
+// bpf_check_attach_target): iterators and struct_ops anywhere, LSM programs
+// to the hooks that may sleep, trampolines (fentry, fexit, fmod_ret) to the
+// functions the running kernel lists as error-injectable, which can sleep
+// because they are annotated for fault injection from process context.
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/cilium/ebpf"
+)
+
+// errorInjectionList is where the kernel lists its error-injectable
+// functions (debugfs).
+const errorInjectionList = "/sys/kernel/debug/error_injection/list"
+
+// nonSleepableErrorInject are error-injectable functions that run in atomic
+// context: no sleepable program may attach to them
+// (btf_non_sleepable_error_inject).
+var nonSleepableErrorInject = map[string]bool{
+	"__filemap_add_folio": true, "should_fail_alloc_page": true, "should_failslab": true,
+}
+
+// errorInjectable memoises the running kernel's error-injectable functions.
+var errorInjectable = sync.OnceValues(readErrorInjectionList)
+
+// readErrorInjectionList reads the function names of errorInjectionList.
+func readErrorInjectionList() (map[string]bool, error) {
+	f, err := os.Open(errorInjectionList)
+	if err != nil {
+		return nil, fmt.Errorf("read the kernel's error-injection list: %w", err)
+	}
+	defer f.Close()
+	fns := make(map[string]bool)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if name, _, _ := strings.Cut(sc.Text(), "\t"); name != "" {
+			fns[strings.TrimSpace(name)] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the kernel's error-injection list: %w", err)
+	}
+	return fns, nil
+}
+
+// checkSleepableTarget refuses a sleepable program's attach target that
+// may not sleep ("%s is not sleepable", the target's name).
+func (e *env) checkSleepableTarget(tc *tracingCtx) error {
+	if !isSleepable(e) {
+		return nil
+	}
+	ok := true
+	switch {
+	case e.progType == ebpf.LSM:
+		ok = tc.sleepableHook
+	case e.progType == ebpf.Tracing && e.attach != ebpf.AttachTraceIter:
+		fns, err := errorInjectable()
+		if err != nil {
+			return e.unsupported(0, "sleepable %s program: %v", e.attach, err)
+		}
+		ok = fns[tc.name] && !nonSleepableErrorInject[tc.name]
+	}
+	if !ok {
+		return e.reject(0, "%s is not sleepable", tc.name)
+	}
+	return nil
+}

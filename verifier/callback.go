@@ -110,7 +110,13 @@ func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
 			return err
 		}
 	case fnLoop:
-		// Whether the loop is over depends on r1's exact bound.
+		// Whether the loop is over depends on r1's exact bound. The
+		// kernel marks it precise whatever it holds, and a pointer
+		// there (nr_loops is ARG_ANYTHING) trips its backtracking
+		// sanity check: the load fails (EFAULT).
+		if regs[1].Type != states.ScalarValue {
+			return e.reject(e.insnIdx, "verifier bug: backtracking misuse")
+		}
 		if err := e.markChainPrecision(1); err != nil {
 			return err
 		}

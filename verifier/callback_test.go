@@ -63,3 +63,46 @@ func TestCorpusGlobalsAndCallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestLoopCountPointer: bpf_loop's count is ARG_ANYTHING, but the kernel
+// marks it precise and its backtracking refuses a pointer there (a
+// verifier_bug, EFAULT). The program is callback.o's cb_loop_stop without
+// the load of its count, so r1 still holds the context (the case the
+// mutation fuzzer found).
+func TestLoopCountPointer(t *testing.T) {
+	obj, err := loader.Open("../testdata/progs/callback.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range obj.Programs {
+		if p.Name != "cb_loop_stop" {
+			continue
+		}
+		kept := p.Instructions[:0:0]
+		removed := false
+		for _, ins := range p.Instructions {
+			// r1 = *(u32 *)(r1 + len): the count, dropped once.
+			if !removed && ins.Dst == 1 && ins.Src == 1 && ins.OpCode.Class().IsLoad() && !ins.OpCode.IsDWordLoad() {
+				removed = true
+				continue
+			}
+			kept = append(kept, ins)
+		}
+		if !removed {
+			t.Fatal("cb_loop_stop has no load of its count from the context")
+		}
+		res := verifier.Verify(obj, p.WithInstructions(kept), verifier.Options{})
+		if diff := cmp.Diff("verifier bug: backtracking misuse", errMsg(res)); diff != "" {
+			t.Errorf("verdict mismatch (-want +got):\n%s", diff)
+		}
+		return
+	}
+	t.Fatal("cb_loop_stop not found")
+}
+
+func errMsg(r *verifier.Result) string {
+	if r.Err == nil {
+		return ""
+	}
+	return r.Err.Error()
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 	"golang.org/x/sys/unix"
 )
 
@@ -52,8 +53,10 @@ const rawLogSize = 1 << 16
 func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
 	needsLoader := func(ins asm.Instruction) bool {
 		// kfuncs need cilium/ebpf's BTF resolution; a map named but not
-		// yet created would reach the kernel as a bogus fd.
-		return ins.IsKfuncCall() || ins.IsLoadFromMap() && ins.Map() == nil
+		// yet created would reach the kernel as a bogus fd; and without
+		// its BTF func info a program is another program (function
+		// addresses are refused: "missing btf func_info").
+		return ins.IsKfuncCall() || ins.IsLoadFromMap() && ins.Map() == nil || btf.FuncMetadata(&ins) != nil
 	}
 	if spec.AttachTo != "" || spec.AttachTarget != nil || slices.ContainsFunc(spec.Instructions, needsLoader) {
 		return "", errors.New("raw reload: the program needs BTF, an attach target or maps not created yet")

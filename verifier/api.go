@@ -64,7 +64,9 @@ type Options struct {
 	Profile bool
 	// Observe, when set, is called with the abstract state before every
 	// simulated instruction (after pruning decided to go on). It must not
-	// keep or modify st; it is meant for soundness checks in tests.
+	// keep or modify st. It exposes the abstract domain raw, for soundness
+	// checks by concrete execution (internal/soundness); Profile is the
+	// supported view of the search for tools and reports.
 	Observe func(insnIdx int, st *states.State)
 }
 

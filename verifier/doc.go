@@ -108,6 +108,16 @@
 // Sleepable trampolines attach only to the running kernel's
 // error-injectable functions (sleepable.go).
 //
+// # Kernel builds
+//
+// Builds of one 6.18 release differ by the stable fixes they carry, and
+// some fixes change verdicts. Options.MissingFixes names the fixes the
+// target kernel lacks (package stablefix, which also probes the running
+// kernel); the zero value applies every fix, the strictest semantics.
+// Each fix is one guarded branch in the code of the operation it changes
+// (pointer arithmetic, is_branch_taken, the iterator slot lookup,
+// precision backtracking through atomics).
+//
 // # What is not modelled
 //
 // Features vercheck does not model yet (sleepable fentry/fexit where the

@@ -31,6 +31,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -103,6 +104,19 @@ func (e *ProgramError) Error() string {
 
 // Unwrap returns the verifier's error.
 func (e *ProgramError) Unwrap() error { return e.Result.Err }
+
+// Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return
+// for the program (EACCES for most rejections, EINVAL for malformed
+// programs and bad arguments, E2BIG at the size limits...), for loaders
+// that branch on it; see verifier.Result.Errno.
+func (e *ProgramError) Errno() syscall.Errno { return e.Result.Errno() }
+
+// Is reports whether target is the program's errno, so that
+// errors.Is(err, unix.EACCES) works on what VerifyCollectionSpec returns.
+func (e *ProgramError) Is(target error) bool {
+	errno, ok := target.(syscall.Errno)
+	return ok && errno == e.Errno()
+}
 
 // VerifyCollectionSpec verifies every program of spec, with the maps spec
 // declares, as the kernel would verify them when spec is loaded. It returns

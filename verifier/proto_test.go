@@ -226,8 +226,3 @@ func liveVerdict(lt protoLiveType, insns asm.Instructions, m *ebpf.Map, license 
 	}
 	return kernel.DecisiveLine(strings.Join(ve.Log, "\n")), true
 }
-
-// lastLine returns the last line of s.
-func lastLine(s string) string {
-	return s[strings.LastIndexByte(s, '\n')+1:]
-}

@@ -50,8 +50,9 @@ type Result struct {
 	// trailer. It is not a rejection: there is nothing to compare a
 	// verdict with. Err says why and Errno holds the errno, if any.
 	NotLoaded bool
-	// Errno is the error number of a load that was not a verdict (0 when
-	// the failure had none, such as a missing map in the spec).
+	// Errno is the error number of a rejection, or of a load that was not
+	// a verdict (0 when the failure had none, such as a missing map in the
+	// spec).
 	Errno syscall.Errno
 	// Err is the decisive line of the verifier log for a rejection (the last
 	// line before the statistics trailer), or why the kernel could not load
@@ -171,6 +172,8 @@ func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uin
 		return res
 	}
 	res.Err = DecisiveLine(log)
+	// The errno of a rejection is what a loader branches on.
+	errors.As(err, &res.Errno)
 	if !branchLog {
 		return res
 	}

@@ -61,8 +61,8 @@ func TestLoadCollectionSpecLive(t *testing.T) {
 	}
 	// The kernel rounds each frame's stack depth up to a multiple of 8.
 	want := []Result{
-		{Program: "no_r0", Err: "R0 !read_ok", InsnProcessed: 1, StackDepth: "0", Release: release},
-		{Program: "null_deref", Err: "R0 invalid mem access 'map_value_or_null'", InsnProcessed: 7, StackDepth: "8", Release: release},
+		{Program: "no_r0", Errno: unix.EACCES, Err: "R0 !read_ok", InsnProcessed: 1, StackDepth: "0", Release: release},
+		{Program: "null_deref", Errno: unix.EACCES, Err: "R0 invalid mem access 'map_value_or_null'", InsnProcessed: 7, StackDepth: "8", Release: release},
 		{Program: "ok", Accepted: true, InsnProcessed: 2, StackDepth: "0", Release: release},
 	}
 	opts := cmpopts.IgnoreFields(Result{}, "Log", "VerificationTime")
@@ -131,7 +131,7 @@ func TestJudgeNoVerdict(t *testing.T) {
 		{
 			name: "rejection",
 			err:  &ebpf.VerifierError{Cause: unix.EACCES, Log: rejection},
-			want: Result{Program: "p", Err: "R1 !read_ok", StackDepth: "0", VerificationTime: 46 * time.Microsecond},
+			want: Result{Program: "p", Errno: unix.EACCES, Err: "R1 !read_ok", StackDepth: "0", VerificationTime: 46 * time.Microsecond},
 		},
 	}
 	for _, tt := range tests {

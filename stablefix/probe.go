@@ -3,6 +3,7 @@ package stablefix
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -21,66 +22,85 @@ const (
 	xdpDataEnd = 4
 )
 
-// probes are, per fix, an XDP program the kernel rejects with the fix and
-// accepts without it. They are the programs the fixes were found with.
-// Those that call kfuncs are built by iterFP0Probe.
-var probes = [numFixes]asm.Instructions{
-	PktRangeArith: {
-		asm.LoadMem(asm.R9, asm.R1, xdpData, asm.Word),
-		asm.LoadMem(asm.R8, asm.R1, xdpDataEnd, asm.Word),
-		asm.Add.Imm(asm.R9, 64),
-		asm.JGE.Reg(asm.R9, asm.R8, "beyond"),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Return(),
-		// r9 >= data_end: BEYOND_PKT_END. Moving r9 back must forget it.
-		asm.Add.Imm(asm.R9, -64).WithSymbol("beyond"),
-		asm.JLT.Reg(asm.R9, asm.R8, "read"),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Return(),
-		asm.LoadMem(asm.R0, asm.R9, 0, asm.Byte).WithSymbol("read"),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Return(),
-	},
-	AtomicFetchPrecise: {
-		// fp-8 holds 1024 on the first path the walk takes, 8 on the
-		// other; the fetch brings it into r2, an offset into the stack.
-		// Only a precise fp-8 keeps the second path from being pruned
-		// against the first.
-		asm.FnGetPrandomU32.Call(),
-		asm.Mov.Imm(asm.R1, 1024),
-		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
-		asm.JEq.Imm(asm.R0, 0, "fetch"),
-		asm.Mov.Imm(asm.R1, 8),
-		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
-		asm.JEq.Imm(asm.R0, 5, "pad"),
-		asm.Mov.Imm(asm.R4, 0).WithSymbol("pad"),
-		asm.Mov.Imm(asm.R4, 0),
-		asm.Mov.Imm(asm.R4, 0),
-		asm.Mov.Imm(asm.R4, 0),
-		asm.Mov.Imm(asm.R4, 0),
-		asm.JEq.Imm(asm.R0, 6, "fetch"),
-		asm.Mov.Imm(asm.R2, 0).WithSymbol("fetch"),
-		fetchAdd(asm.RFP, -8, asm.R2),
-		asm.Mov.Reg(asm.R3, asm.RFP),
-		asm.Add.Imm(asm.R3, -64),
-		asm.Add.Reg(asm.R3, asm.R2),
-		asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Return(),
-	},
-	Jmp32PtrNull: {
-		asm.StoreImm(asm.RFP, -8, 0, asm.Word),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm32(asm.R0, 0, "low_half_zero"),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Return(),
-		// Reached only when the JMP32 compare is explored.
-		asm.LoadMem(asm.R0, asm.R0, 1000, asm.DWord).WithSymbol("low_half_zero"),
-		asm.Return(),
-	},
+// probes build, per fix, an XDP program the kernel rejects with the fix
+// and accepts without it: the programs the fixes were found with. Most
+// are fixed instructions; those that call kfuncs need the kernel's BTF.
+var probes = [numFixes]func() (asm.Instructions, error){
+	PktRangeArith:      fixed(pktRangeArithProbe),
+	Jmp32PtrNull:       fixed(jmp32PtrNullProbe),
+	IterFP0:            iterFP0Probe,
+	AtomicFetchPrecise: fixed(atomicFetchPreciseProbe),
+}
+
+// fixed turns a probe that needs nothing into a builder; each caller gets
+// its own copy to link and load.
+func fixed(insns asm.Instructions) func() (asm.Instructions, error) {
+	return func() (asm.Instructions, error) { return slices.Clone(insns), nil }
+}
+
+// pktRangeArithProbe reads through a packet pointer moved back after a
+// comparison left it beyond data_end.
+var pktRangeArithProbe = asm.Instructions{
+	asm.LoadMem(asm.R9, asm.R1, xdpData, asm.Word),
+	asm.LoadMem(asm.R8, asm.R1, xdpDataEnd, asm.Word),
+	asm.Add.Imm(asm.R9, 64),
+	asm.JGE.Reg(asm.R9, asm.R8, "beyond"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+	// r9 >= data_end: BEYOND_PKT_END. Moving r9 back must forget it.
+	asm.Add.Imm(asm.R9, -64).WithSymbol("beyond"),
+	asm.JLT.Reg(asm.R9, asm.R8, "read"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+	asm.LoadMem(asm.R0, asm.R9, 0, asm.Byte).WithSymbol("read"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// atomicFetchPreciseProbe offsets a stack pointer by a value a fetching
+// atomic loaded from a slot that differs between two paths.
+var atomicFetchPreciseProbe = asm.Instructions{
+	// fp-8 holds 1024 on the first path the walk takes, 8 on the
+	// other; the fetch brings it into r2, an offset into the stack.
+	// Only a precise fp-8 keeps the second path from being pruned
+	// against the first.
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Imm(asm.R1, 1024),
+	asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+	asm.JEq.Imm(asm.R0, 0, "fetch"),
+	asm.Mov.Imm(asm.R1, 8),
+	asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+	asm.JEq.Imm(asm.R0, 5, "pad"),
+	asm.Mov.Imm(asm.R4, 0).WithSymbol("pad"),
+	asm.Mov.Imm(asm.R4, 0),
+	asm.Mov.Imm(asm.R4, 0),
+	asm.Mov.Imm(asm.R4, 0),
+	asm.Mov.Imm(asm.R4, 0),
+	asm.JEq.Imm(asm.R0, 6, "fetch"),
+	asm.Mov.Imm(asm.R2, 0).WithSymbol("fetch"),
+	fetchAdd(asm.RFP, -8, asm.R2),
+	asm.Mov.Reg(asm.R3, asm.RFP),
+	asm.Add.Imm(asm.R3, -64),
+	asm.Add.Reg(asm.R3, asm.R2),
+	asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// jmp32PtrNullProbe reads out of bounds on the edge of a JMP32 compare of
+// a non-NULL map value with 0.
+var jmp32PtrNullProbe = asm.Instructions{
+	asm.StoreImm(asm.RFP, -8, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -8),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+	asm.FnMapLookupElem.Call(),
+	asm.JEq.Imm32(asm.R0, 0, "low_half_zero"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+	// Reached only when the JMP32 compare is explored.
+	asm.LoadMem(asm.R0, asm.R0, 1000, asm.DWord).WithSymbol("low_half_zero"),
+	asm.Return(),
 }
 
 // iterFP0Probe builds an iterator with bpf_iter_num_new(fp-8) and
@@ -139,12 +159,9 @@ func kfuncCall(id btf.TypeID) asm.Instruction {
 // ProbeProgram returns the probe of f as a collection: one XDP program,
 // named after the fix, and the maps it uses.
 func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
-	insns := probes[f]
-	if f == IterFP0 {
-		var err error
-		if insns, err = iterFP0Probe(); err != nil {
-			return nil, fmt.Errorf("probe %s: %w", f, err)
-		}
+	insns, err := probes[f]()
+	if err != nil {
+		return nil, fmt.Errorf("probe %s: %w", f, err)
 	}
 	name := "probe_" + fmt.Sprint(uint8(f))
 	spec := &ebpf.CollectionSpec{

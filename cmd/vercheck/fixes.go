@@ -10,12 +10,9 @@ import (
 // fixesAuto asks the running kernel which stable fixes it carries.
 const fixesAuto = "auto"
 
-// probeKernelFixes is stablefix.Probe, replaceable in tests.
-var probeKernelFixes = stablefix.Probe
-
 // probed caches one probe per process: compare modes resolve their
 // options more than once.
-var probed = sync.OnceValues(func() (stablefix.Set, error) { return probeKernelFixes() })
+var probed = sync.OnceValues(stablefix.Probe)
 
 // fixSemantics says which stable fixes a run applies and why.
 type fixSemantics struct {

@@ -55,6 +55,7 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	// without BTF is no error here: the programs that need it say so.
 	_ = verifier.Prepare()
 	perFile := make([][]row, len(files))
+	warnings := make([][]string, len(files))
 	prog := newProgress(cfg.progress, len(files))
 	tasks := make(chan task, jobs*objectsAhead)
 	var wg sync.WaitGroup
@@ -64,7 +65,6 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 				res := verifier.Verify(t.obj, t.prog, cfg.opts.Verifier)
 				r := toRow(res)
 				r.Budget = budget(t.obj, t.prog, res, cfg.opts.Verifier)
-				r.Warnings = t.out.Warnings
 				if cfg.withKernel {
 					r.Kernel = toKernelRow(kernel.LoadProgram(t.obj, t.prog))
 				}
@@ -86,14 +86,12 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 			prog.done(f)
 			continue
 		}
+		warnings[i] = obj.Warnings
 		if len(obj.Programs) == 0 {
 			prog.done(f)
 			continue
 		}
 		perFile[i] = make([]row, len(obj.Programs))
-		// The loader's warnings go with the object's first row: once per
-		// object, never lost with the object.
-		perFile[i][0].Warnings = obj.Warnings
 		left := new(atomic.Int32)
 		left.Store(int32(len(obj.Programs)))
 		for j, p := range obj.Programs {
@@ -105,7 +103,12 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	prog.finish()
 
 	var rows []row
-	for _, r := range perFile {
+	for i, r := range perFile {
+		if len(r) > 0 && warnings[i] != nil {
+			// The loader's warnings go with the object's first row:
+			// once per object.
+			r[0].Warnings = warnings[i]
+		}
 		rows = append(rows, r...)
 	}
 	return rows, unreadable

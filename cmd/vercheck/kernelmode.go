@@ -92,6 +92,10 @@ type kernelSummary struct {
 	Exact  int
 	// TimeRatios are vercheck/kernel verification times, sorted.
 	TimeRatios []float64
+	// TimeSum and KernelTimeSum are the summed verification times of the
+	// programs in TimeRatios: the ratio a sweep pays, which the median
+	// of per-program ratios (small programs, fixed costs) does not show.
+	TimeSum, KernelTimeSum time.Duration
 	// Worst are the programs furthest from the kernel's insn_processed.
 	Worst []row
 }
@@ -138,6 +142,8 @@ func summarizeKernel(rows []row, release string) kernelSummary {
 		s.Ratios = append(s.Ratios, q)
 		if t := ratio(float64(r.Duration), float64(r.Kernel.Duration)); !math.IsNaN(t) && r.Kernel.Duration > 0 {
 			s.TimeRatios = append(s.TimeRatios, t)
+			s.TimeSum += time.Duration(r.Duration) * time.Microsecond
+			s.KernelTimeSum += time.Duration(r.Kernel.Duration) * time.Microsecond
 		}
 	}
 	slices.Sort(s.Ratios)
@@ -248,8 +254,10 @@ func writeKernelSummary(w io.Writer, s kernelSummary) {
 		s.SameMessage, s.BothRejected, percent(s.SameMessage, s.BothRejected))
 	fmt.Fprintf(w, "  insn_processed vercheck/kernel over %d programs with the same verdict: median %s, p90 %s, exact %d (%.1f%%)\n",
 		len(s.Ratios), fmtRatio(quantile(s.Ratios, 0.5)), fmtRatio(quantile(s.Ratios, p90)), s.Exact, percent(s.Exact, len(s.Ratios)))
-	fmt.Fprintf(w, "  verification time vercheck/kernel: median %s, p90 %s\n",
-		fmtRatio(quantile(s.TimeRatios, 0.5)), fmtRatio(quantile(s.TimeRatios, p90)))
+	fmt.Fprintf(w, "  verification time vercheck/kernel: median %s, p90 %s; summed %s / %s = %s\n",
+		fmtRatio(quantile(s.TimeRatios, 0.5)), fmtRatio(quantile(s.TimeRatios, p90)),
+		s.TimeSum.Round(time.Millisecond), s.KernelTimeSum.Round(time.Millisecond),
+		fmtRatio(ratio(float64(s.TimeSum), float64(s.KernelTimeSum))))
 	if len(s.Worst) > 0 {
 		fmt.Fprintf(w, "  furthest from the kernel's insn_processed:\n")
 		for _, r := range s.Worst {

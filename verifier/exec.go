@@ -23,13 +23,11 @@ func (e *env) step() (exit bool, err error) {
 			return false, err
 		}
 	}
-	if ferr := insn.CheckFields(in); ferr != nil {
-		return false, e.reject(e.insnIdx, "%s", ferr.Msg)
-	}
-	for _, r := range []uint8{in.Dst, in.Src} {
-		if in.Class() != insn.ClassLD && r >= states.NumRegs && !(in.IsJmpClass() && in.JmpOp() == insn.JmpCall) {
-			return false, e.reject(e.insnIdx, "R%d is invalid", r)
+	if !e.encodingOK.has(e.insnIdx) {
+		if err := e.checkEncoding(in); err != nil {
+			return false, err
 		}
+		e.encodingOK.set(e.insnIdx)
 	}
 	switch in.Class() {
 	case insn.ClassALU, insn.ClassALU64:
@@ -301,3 +299,29 @@ func (e *env) checkAtomic(in insn.Insn) error {
 	}
 	return e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accWrite, -1, false, true)
 }
+
+// checkEncoding checks what depends on the instruction alone: reserved
+// fields and register numbers. The kernel checks them each time do_check
+// reaches the instruction, but the answer never changes, so step asks
+// once per instruction (env.encodingOK) and the error still appears where
+// the walk first reaches it.
+func (e *env) checkEncoding(in insn.Insn) error {
+	if ferr := insn.CheckFields(in); ferr != nil {
+		return e.reject(e.insnIdx, "%s", ferr.Msg)
+	}
+	for _, r := range []uint8{in.Dst, in.Src} {
+		if in.Class() != insn.ClassLD && r >= states.NumRegs && !(in.IsJmpClass() && in.JmpOp() == insn.JmpCall) {
+			return e.reject(e.insnIdx, "R%d is invalid", r)
+		}
+	}
+	return nil
+}
+
+// insnSet is a set of instruction indices.
+type insnSet []uint64
+
+func newInsnSet(n int) insnSet { return make(insnSet, (n+63)/64) }
+
+func (s insnSet) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
+
+func (s insnSet) set(i int) { s[i>>6] |= 1 << (i & 63) }

@@ -72,6 +72,9 @@ type env struct {
 	// auxPtr remembers the pointer type each load/store insn was first
 	// checked with ("same insn cannot be used with different pointers").
 	auxPtr []states.RegType
+	// encodingOK holds the instructions whose encoding (fields, register
+	// numbers) step has already checked.
+	encodingOK insnSet
 
 	// records caches the special fields of each map's value (locks.go).
 	records map[*loader.Map]*mapRecord
@@ -155,6 +158,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 // newEnv prepares the verification of one decoded program.
 func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Options) *env {
 	e := &env{prog: code, lp: prog, maps: append([]*loader.Map(nil), obj.Maps...), progType: prog.Type, attach: prog.AttachType, opts: opts}
+	e.encodingOK = newInsnSet(len(code))
 	e.log.level = opts.LogLevel
 	e.log.printer.Map = func(aux uint32) (states.MapInfo, bool) {
 		if int(aux) < len(e.maps) {

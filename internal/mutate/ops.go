@@ -30,6 +30,13 @@ var operators = []operator{
 	{"frame pointer argument", rewrites(frameArgument)},
 	{"null check removed", rewrites(removeNullCheck)},
 	{"bounds off by one", boundsOffByOne},
+	{"alu operation", rewrites(aluOperation)},
+	{"source operand", rewrites(sourceOperand)},
+	{"access size", rewrites(accessSize)},
+	{"load or store", rewrites(loadOrStore)},
+	{"atomic operation", rewrites(atomicOperation)},
+	{"helper", rewrites(otherHelper)},
+	{"clobber operand", clobberOperand},
 	{"goto +0", insertGotoZero},
 	{"insert", insertCopy},
 	{"delete", deleteInsn},
@@ -346,6 +353,12 @@ func spillWidth(in insn.Insn) []insn.Insn {
 	if !isStackAccess(in) {
 		return nil
 	}
+	return otherSizes(in)
+}
+
+// otherSizes returns in with each other access size (no 8-byte
+// sign-extending load).
+func otherSizes(in insn.Insn) []insn.Insn {
 	var out []insn.Insn
 	for _, sz := range sizeCodes {
 		if sz == in.Op&0x18 || (in.Mode() == insn.ModeMEMSX && sz == insn.SizeDW) {
@@ -467,4 +480,169 @@ func deleteInsn(prog []insn.Insn, i int) []edit {
 		return nil
 	}
 	return []edit{deletion(i, prog[i].Width())}
+}
+
+// aluOps are the ALU operations aluOperation chooses from; neg and the
+// byte swaps have operand rules of their own and are left out.
+var aluOps = []uint8{insn.ALUAdd, insn.ALUSub, insn.ALUMul, insn.ALUDiv, insn.ALUOr, insn.ALUAnd,
+	insn.ALULsh, insn.ALURsh, insn.ALUMod, insn.ALUXor, insn.ALUMov, insn.ALUArsh}
+
+// aluOperation replaces an ALU instruction's operation by each other one
+// with the same operands, signed division and modulo included: pointer
+// arithmetic the kernel forbids (|=, <<= on a pointer), scalar bounds of
+// every operation, a division by a register that may be zero.
+func aluOperation(in insn.Insn) []insn.Insn {
+	if (in.Class() != insn.ClassALU && in.Class() != insn.ClassALU64) || in.ALUOp() == insn.ALUNeg || in.ALUOp() == insn.ALUEnd {
+		return nil
+	}
+	var out []insn.Insn
+	for _, op := range aluOps {
+		v := in
+		v.Op = in.Op&^0xf0 | op
+		v.Off = 0
+		out = append(out, v)
+		if op == insn.ALUDiv || op == insn.ALUMod {
+			v.Off = insn.OffSigned
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// sourceOperand turns an immediate operand into each register (r10
+// included) and a register operand into the immediates 0, 1 and -1, for
+// ALU instructions and conditional jumps: a pointer where a constant was,
+// a comparison of two registers that the verifier links, a constant where
+// a register's bounds were learnt.
+func sourceOperand(in insn.Insn) []insn.Insn {
+	isALU := (in.Class() == insn.ClassALU || in.Class() == insn.ClassALU64) && in.ALUOp() != insn.ALUNeg && in.ALUOp() != insn.ALUEnd
+	if !isALU && !isConditional(in) {
+		return nil
+	}
+	var out []insn.Insn
+	if in.SrcIsReg() {
+		for _, imm := range []int32{0, 1, -1} {
+			v := in
+			v.Op &^= insn.SrcX
+			v.Src, v.Imm, v.Off = 0, imm, in.Off
+			if isALU {
+				v.Off = 0
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	for r := insn.R0; r <= insn.R10; r++ {
+		v := in
+		v.Op |= insn.SrcX
+		v.Src, v.Imm = r, 0
+		out = append(out, v)
+	}
+	return out
+}
+
+// accessSize changes the size of any plain memory access (context
+// fields' narrow-access rules, the end of a map value or packet), where
+// spillWidth only changes stack accesses.
+func accessSize(in insn.Insn) []insn.Insn {
+	if !isMemAccess(in) || in.Mode() == insn.ModeATOMIC || isStackAccess(in) {
+		return nil
+	}
+	return otherSizes(in)
+}
+
+// loadOrStore turns a load into a store of the loaded register through
+// the same pointer and offset, and a store into the matching load: writes
+// to read-only memory (the context's read-only fields, a read-only map, a
+// packet in a program that may not write it), reads of what was only
+// ever written.
+func loadOrStore(in insn.Insn) []insn.Insn {
+	size := in.Op & 0x18
+	switch {
+	case in.Class() == insn.ClassLDX && in.Mode() == insn.ModeMEM:
+		return []insn.Insn{{Op: insn.ClassSTX | insn.ModeMEM | size, Dst: in.Src, Src: in.Dst, Off: in.Off}}
+	case in.Class() == insn.ClassSTX && in.Mode() == insn.ModeMEM:
+		return []insn.Insn{{Op: insn.ClassLDX | insn.ModeMEM | size, Dst: in.Src, Src: in.Dst, Off: in.Off}}
+	case in.Class() == insn.ClassST && in.Mode() == insn.ModeMEM:
+		return []insn.Insn{{Op: insn.ClassLDX | insn.ModeMEM | size, Dst: insn.R0, Src: in.Dst, Off: in.Off}}
+	}
+	return nil
+}
+
+// atomicOps are the operations of STX|ATOMIC, in the imm field.
+var atomicOps = []int32{insn.AtomicAdd, insn.AtomicOr, insn.AtomicAnd, insn.AtomicXor,
+	insn.AtomicAdd | insn.AtomicFetch, insn.AtomicOr | insn.AtomicFetch, insn.AtomicAnd | insn.AtomicFetch,
+	insn.AtomicXor | insn.AtomicFetch, insn.AtomicXchg, insn.AtomicCmpXchg, insn.AtomicLoadAcq, insn.AtomicStoreRel}
+
+// atomicOperation replaces an atomic instruction's operation by each
+// other one, and a plain register store by each atomic one: fetches that
+// write a register (r0 for cmpxchg), atomics on memory that must not take
+// them, acquire/release forms.
+func atomicOperation(in insn.Insn) []insn.Insn {
+	if in.Class() != insn.ClassSTX || (in.Mode() != insn.ModeATOMIC && in.Mode() != insn.ModeMEM) {
+		return nil
+	}
+	var out []insn.Insn
+	for _, op := range atomicOps {
+		v := in
+		v.Op = in.Op&^0xe0 | insn.ModeATOMIC
+		v.Imm = op
+		out = append(out, v)
+	}
+	return out
+}
+
+// maxHelperID is one past the last helper number of Linux 6.18
+// (__BPF_FUNC_MAX_ID).
+const maxHelperID = 212
+
+// otherHelper calls each other helper with the same arguments: argument
+// kinds the program did not prepare, helpers its program type may not
+// call, return kinds its code did not expect.
+func otherHelper(in insn.Insn) []insn.Insn {
+	if !in.IsHelperCall() {
+		return nil
+	}
+	out := make([]insn.Insn, 0, maxHelperID)
+	for id := int32(1); id < maxHelperID; id++ {
+		v := in
+		v.Imm = id
+		out = append(out, v)
+	}
+	return out
+}
+
+// clobberValues are the constants clobberOperand writes.
+var clobberValues = []int32{0, 1, -1, 8}
+
+// clobberOperand inserts, before instruction i, a write of a constant or
+// of the frame pointer to a register i reads: NULL or a small number as a
+// helper or kfunc argument (r1-r5 before a call), a scalar where a
+// pointer was, the frame pointer where a map value was.
+func clobberOperand(prog []insn.Insn, i int) []edit {
+	in := prog[i]
+	if in.Filler {
+		return nil
+	}
+	var regs []uint8
+	switch {
+	case in.Op == insn.ClassJMP|insn.JmpCall:
+		regs = []uint8{insn.R1, insn.R2, insn.R3, insn.R4, insn.R5}
+	case in.Op == insn.ClassJMP|insn.JmpExit:
+		regs = []uint8{insn.R0}
+	default:
+		for _, r := range operandRegs(&in) {
+			if *r != insn.R10 {
+				regs = append(regs, *r)
+			}
+		}
+	}
+	var out []edit
+	for _, r := range regs {
+		for _, k := range clobberValues {
+			out = append(out, insertion(i, insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcK, Dst: r, Imm: k}))
+		}
+		out = append(out, insertion(i, insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: r, Src: insn.R10}))
+	}
+	return out
 }

@@ -77,6 +77,20 @@ func TestRewriters(t *testing.T) {
 		{"if r == 0 falls through", removeNullCheck, jeq(0, 0, 5), []insn.Insn{ja(0)}},
 		{"if r != 0 always jumps", removeNullCheck, insn.Insn{Op: insn.ClassJMP | insn.JmpJNE, Off: 5}, []insn.Insn{ja(5)}},
 		{"a comparison with 1 is no null check", removeNullCheck, jeq(0, 1, 5), nil},
+		{"load to store", loadOrStore, ldx(insn.ModeMEM, insn.SizeW, 1, 2, 4), []insn.Insn{stx(insn.SizeW, 2, 1, 4)}},
+		{"store to load", loadOrStore, stx(insn.SizeB, 2, 1, 4), []insn.Insn{ldx(insn.ModeMEM, insn.SizeB, 1, 2, 4)}},
+		{"no store of a sign-extending load", loadOrStore, ldx(insn.ModeMEMSX, insn.SizeW, 1, 2, 4), nil},
+		{"access sizes off the stack", accessSize, ldx(insn.ModeMEMSX, insn.SizeW, 1, 2, 4), []insn.Insn{
+			ldx(insn.ModeMEMSX, insn.SizeB, 1, 2, 4), ldx(insn.ModeMEMSX, insn.SizeH, 1, 2, 4)}},
+		{"stack sizes are spill widths", accessSize, stx(insn.SizeDW, insn.R10, 1, -8), nil},
+		{"register operand to immediates", sourceOperand, jmpReg(insn.ClassJMP, insn.JmpJGT, 1, 2, 3), []insn.Insn{
+			{Op: insn.ClassJMP | insn.JmpJGT, Dst: 1, Off: 3}, {Op: insn.ClassJMP | insn.JmpJGT, Dst: 1, Imm: 1, Off: 3},
+			{Op: insn.ClassJMP | insn.JmpJGT, Dst: 1, Imm: -1, Off: 3}}},
+		{"no source operand of an exit", sourceOperand, exit(), nil},
+		{"one helper for another", func(in insn.Insn) []insn.Insn { return otherHelper(in)[:2] }, helper(5), []insn.Insn{helper(1), helper(2)}},
+		{"no helper for a bpf-to-bpf call", otherHelper, call(5), nil},
+		{"atomic from a store", func(in insn.Insn) []insn.Insn { return atomicOperation(in)[:1] }, stx(insn.SizeDW, 2, 1, 0),
+			[]insn.Insn{{Op: insn.ClassSTX | insn.ModeATOMIC | insn.SizeDW, Dst: 2, Src: 1, Imm: insn.AtomicAdd}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,6 +98,23 @@ func TestRewriters(t *testing.T) {
 				t.Errorf("variants mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestALUOperation: every other operation, signed division and modulo
+// included, with the operands kept.
+func TestALUOperation(t *testing.T) {
+	got := aluOperation(addImm(1, 3))
+	if n := len(aluOps) + 2; len(got) != n {
+		t.Fatalf("%d variants, want %d", len(got), n)
+	}
+	for _, v := range got {
+		if v.Dst != 1 || v.Imm != 3 || v.Class() != insn.ClassALU64 {
+			t.Errorf("operands changed: %v", v)
+		}
+	}
+	if got := aluOperation(insn.Insn{Op: insn.ClassALU64 | insn.ALUNeg, Dst: 1}); got != nil {
+		t.Errorf("neg has variants: %v", got)
 	}
 }
 
@@ -122,6 +153,9 @@ func TestStructuralOperators(t *testing.T) {
 		{"goto +0", insertGotoZero, pkt, 3, []edit{insertion(3, ja(0))}},
 		{"copies of the neighbours", insertCopy, pkt, 1, []edit{insertion(1, pkt[0])}},
 		{"delete", deleteInsn, pkt, 3, []edit{deletion(3, 1)}},
+		{"clobber a compared register", clobberOperand, prog(jeq(1, 0, 1), exit()), 0, []edit{
+			insertion(0, mov(1, 0)), insertion(0, mov(1, 1)), insertion(0, mov(1, -1)), insertion(0, mov(1, 8)),
+			insertion(0, movReg(insn.ClassALU64, 1, insn.R10, 0))}},
 		{"delete both halves", deleteInsn, ld, 0, []edit{deletion(0, 2)}},
 		{"nothing starts in a second half", deleteInsn, ld, 1, nil},
 	}

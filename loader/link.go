@@ -75,18 +75,12 @@ func newTargetBTF(path string) *targetBTF {
 
 func (t *targetBTF) get() (*btf.Spec, error) {
 	t.once.Do(func() {
-		f, err := os.Open(t.path)
-		if err != nil {
-			t.err = fmt.Errorf("%w: %w", ErrNoTargetBTF, err)
-			return
-		}
-		defer f.Close()
 		defer func() {
 			if r := recover(); r != nil {
 				t.err = fmt.Errorf("%w: %s: %v", ErrNoTargetBTF, t.path, r)
 			}
 		}()
-		spec, err := btf.LoadSpecFromReader(f)
+		spec, err := t.load()
 		if err != nil {
 			t.err = fmt.Errorf("%w: %s: %w", ErrNoTargetBTF, t.path, err)
 			return
@@ -94,6 +88,28 @@ func (t *targetBTF) get() (*btf.Spec, error) {
 		t.spec = spec
 	})
 	return t.spec, t.err
+}
+
+// load parses the target's BTF. The running kernel's is mapped rather than
+// read (btf.LoadKernelSpec): its pages are the page cache's, not the
+// heap's, which a long sweep would otherwise carry at twice its size.
+func (t *targetBTF) load() (*btf.Spec, error) {
+	if t.path == defaultTargetBTF {
+		return btf.LoadKernelSpec()
+	}
+	f, err := os.Open(t.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return btf.LoadSpecFromReader(f)
+}
+
+// KernelBTF returns the running kernel's BTF, parsed once per process and
+// shared by every object's CO-RE relocations and by the verifier's
+// BTF-typed checks.
+func KernelBTF() (*btf.Spec, error) {
+	return newTargetBTF("").get()
 }
 
 // prepareProgram links one program spec into a Program. Failures specific

@@ -21,6 +21,8 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/loader"
+
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -35,13 +37,13 @@ const bitsPerByte = 8
 // kernel bounds its own loop; deeper types are not walked.
 const maxStructWalkDepth = 32
 
-// kernelBTF loads the vmlinux BTF once per process. loadKernelBTF is a
-// variable so tests can run without kernel BTF.
+// kernelBTF is the vmlinux BTF, the loader's copy (one parse per process).
+// loadKernelBTF is a variable so tests can run without kernel BTF.
 var (
 	kernelBTFOnce sync.Once
 	kernelBTFSpec *btf.Spec
 	kernelBTFErr  error
-	loadKernelBTF = btf.LoadKernelSpec
+	loadKernelBTF = loader.KernelBTF
 )
 
 // Prepare does the once-per-process setup that verification of some

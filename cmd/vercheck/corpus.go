@@ -37,18 +37,14 @@ type task struct {
 	left *atomic.Int32
 }
 
-// objectsAhead is how many tasks may wait for a worker, beyond one per
-// worker: enough to keep every worker busy, few enough that only a handful
-// of objects are open at once, whatever the number of objects in the run.
-const objectsAhead = 2
-
 // verifyAll loads the objects one after another and verifies their
 // programs on cfg.jobs workers; rows come back in input order (objects as
 // given, programs in the object's order) whatever order the workers finish
-// in. An object is opened only when the workers are about to need it and
-// is garbage once its last program is verified, so a sweep over ten
-// thousand objects holds a few at a time, not all of them. It also returns
-// the files that could not be read as objects.
+// in. At most one object per worker is open at a time: the next one is
+// opened when an earlier one's last program is verified, and is garbage
+// from then on, so a sweep over ten thousand objects needs the memory of
+// its largest objects, not of all of them (with -j 1, of its largest one).
+// It also returns the files that could not be read as objects.
 func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	jobs := max(cfg.jobs, 1)
 	// Set-up costs stay out of the first program's duration. A kernel
@@ -57,7 +53,9 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	perFile := make([][]row, len(files))
 	warnings := make([][]string, len(files))
 	prog := newProgress(cfg.progress, len(files))
-	tasks := make(chan task, jobs*objectsAhead)
+	tasks := make(chan task, jobs)
+	// open holds one token per object being verified.
+	open := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Go(func() {
@@ -71,14 +69,17 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 				*t.out = r
 				if t.left.Add(-1) == 0 {
 					prog.done(t.obj.Path)
+					<-open
 				}
 			}
 		})
 	}
 	var unreadable []string
 	for i, f := range files {
+		open <- struct{}{}
 		obj, err := vercheck.OpenFile(f, &cfg.opts)
 		if err != nil {
+			<-open
 			unreadable = append(unreadable, f)
 			// The row names the file; the loader's message does too.
 			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "vercheck: "), f+": ")
@@ -88,6 +89,7 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 		}
 		warnings[i] = obj.Warnings
 		if len(obj.Programs) == 0 {
+			<-open
 			prog.done(f)
 			continue
 		}

@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/verifier"
 )
 
 func TestReadRecords(t *testing.T) {
@@ -365,5 +368,26 @@ func TestRunComparePoliciesFormats(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("policy rows mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestMeasureStartsCold: the same program verified twice in a row
+// allocates about as much the second time; without the cold start the
+// second run reused the first run's states and reported a fraction.
+func TestMeasureStartsCold(t *testing.T) {
+	obj, err := loader.Open("../../testdata/progs/pruning.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := obj.Programs[0]
+	for _, p := range obj.Programs {
+		if len(p.Instructions) > len(prog.Instructions) {
+			prog = p
+		}
+	}
+	_, first := measure(obj, prog, verifier.Options{})
+	_, second := measure(obj, prog, verifier.Options{})
+	if lo, hi := float64(first)*0.8, float64(first)*1.25; float64(second) < lo || float64(second) > hi {
+		t.Errorf("allocated %d bytes, then %d for the same program: outside [%.0f, %.0f]", first, second, lo, hi)
 	}
 }

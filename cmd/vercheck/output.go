@@ -289,7 +289,17 @@ func (s summary) String() string {
 	}
 	return fmt.Sprintf("%d programs: %d accepted, %d rejected, %d unsupported%s, %d errors; %d objects unreadable; insn_processed %d; verification time %s (wall %s)",
 		s.Programs, s.Accepted, s.Rejected, s.Unsupported, timeouts, s.Errors, s.LoadFailures, s.Insns,
-		s.CPU.Round(time.Millisecond), s.Wall.Round(time.Millisecond))
+		roundDuration(s.CPU), roundDuration(s.Wall))
+}
+
+// roundDuration rounds d for a summary line: to the millisecond from one
+// second up, to the microsecond below, so that a small run does not read
+// "0s".
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
 }
 
 // writeWarnings prints the loader's warnings, once per object.

@@ -22,6 +22,18 @@ import (
 // like a program the kernel could not load. rawLoadLog loads the program
 // once more through bpf(2) directly, with a log buffer of its own.
 
+// needsAttachBTF reports whether loading spec needs the BTF id of its
+// attach target, which only cilium/ebpf's loader resolves: tracing, LSM,
+// extension and struct_ops programs. Other programs name a target (a
+// raw tracepoint, a kprobe) only for attaching, after the load.
+func needsAttachBTF(spec *ebpf.ProgramSpec) bool {
+	switch spec.Type {
+	case ebpf.Tracing, ebpf.LSM, ebpf.Extension, ebpf.StructOps:
+		return true
+	}
+	return spec.AttachTarget != nil
+}
+
 // progLoadAttr is the prefix of union bpf_attr that BPF_PROG_LOAD reads,
 // up to expected_attach_type.
 type progLoadAttr struct {
@@ -53,12 +65,19 @@ const rawLogSize = 1 << 16
 func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
 	needsLoader := func(ins asm.Instruction) bool {
 		// kfuncs need cilium/ebpf's BTF resolution; a map named but not
-		// yet created would reach the kernel as a bogus fd; and without
-		// its BTF func info a program is another program (function
-		// addresses are refused: "missing btf func_info").
-		return ins.IsKfuncCall() || ins.IsLoadFromMap() && ins.Map() == nil || btf.FuncMetadata(&ins) != nil
+		// yet created would reach the kernel as a bogus fd.
+		return ins.IsKfuncCall() || ins.IsLoadFromMap() && ins.Map() == nil
 	}
-	if spec.AttachTo != "" || spec.AttachTarget != nil || slices.ContainsFunc(spec.Instructions, needsLoader) {
+	// Without its BTF func info a program of several functions is another
+	// program (global functions are verified apart, function addresses
+	// are refused: "missing btf func_info"). The main function's own func
+	// info changes nothing the verifier decides (do_check_common reads
+	// BTF arguments for subprograms and extensions only): such a program
+	// is reloaded without BTF, which costs its log only the source lines.
+	subprogs := slices.ContainsFunc(spec.Instructions[min(1, len(spec.Instructions)):], func(ins asm.Instruction) bool {
+		return btf.FuncMetadata(&ins) != nil
+	})
+	if needsAttachBTF(spec) || subprogs || slices.ContainsFunc(spec.Instructions, needsLoader) {
 		return "", errors.New("raw reload: the program needs BTF, an attach target or maps not created yet")
 	}
 	insns := slices.Clone(spec.Instructions)

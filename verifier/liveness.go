@@ -349,7 +349,12 @@ func (e *env) stackAliveForCleaning(frame, _ int, spi int) bool {
 }
 
 // aliveMasks appends, for each frame of st, the slots that may still be
-// read on some path from st (frame f is asked of every instance of st's chain at or above f: the top one at st's insn, the outer ones right after their call insn).
+// read on some path from st. Frame f is asked of every instance of st's
+// chain at or above f: the top one at st's insn, the outer ones at their
+// call insn. As in the kernel's bpf_stack_slot_alive, an outer instance is
+// asked right after a plain call, but before a call that calls a callback:
+// the callback may run again, so what it reads at its entry (through its
+// ctx pointer into the caller's stack) stays alive while it runs.
 func (e *env) aliveMasks(st *states.State, masks []uint64) []uint64 {
 	for f := 0; f <= int(st.CurFrame); f++ {
 		masks = append(masks, 0)
@@ -358,7 +363,10 @@ func (e *env) aliveMasks(st *states.State, masks []uint64) []uint64 {
 		inst := e.instanceFor(st, k)
 		pos := int(st.InsnIdx)
 		if k < int(st.CurFrame) {
-			pos = int(st.Frames[k+1].CallSite) + 1
+			pos = int(st.Frames[k+1].CallSite)
+			if !e.cfg.CallsCallback(pos) {
+				pos++
+			}
 		}
 		if pos >= len(e.prog) {
 			continue

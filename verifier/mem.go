@@ -768,7 +768,12 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 	return e.checkStackReadFixed(f, int(reg.FrameNo), off, size, dstReg)
 }
 
-// checkStackReadFixed is check_stack_read_fixed_off.
+// checkStackReadFixed is check_stack_read_fixed_off. A fill copies the
+// spilled register as it is: unlike a spill or a register move, 6.18 gives
+// an id-less spilled scalar no id on a fill, so a later bounds check on the
+// filled register does not narrow the slot (and a widened loop counter in
+// the stack stays unknown from one callback or iterator iteration to the
+// next).
 func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg int) error {
 	slot := -off - 1
 	spi := slot / states.SlotSize
@@ -789,9 +794,6 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 				return nil
 			}
 			if size <= spillSize && off%states.SlotSize == 0 {
-				if size == 4 && spillSize == 4 && regWidth(sp) <= 32 {
-					e.assignScalarIDBeforeMov(sp)
-				}
 				regs[dstReg] = *sp
 				if regWidth(sp) > size*8 {
 					regs[dstReg].ID = 0
@@ -822,7 +824,6 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 			return nil
 		}
 		if dstReg >= 0 {
-			e.assignScalarIDBeforeMov(sp)
 			regs[dstReg] = *sp
 			e.pushJmpHistory(stackAccessFlag(frameNo, spi))
 		}

@@ -23,6 +23,9 @@ type runConfig struct {
 	jobs int
 	// withKernel also loads each program into the running kernel.
 	withKernel bool
+	// kernelLogLevel, when set with withKernel, keeps the kernel's own log
+	// of that level for each program (--log-dir writes it beside ours).
+	kernelLogLevel int
 	// progress, when set, receives a progress line (terminals only).
 	progress io.Writer
 }
@@ -65,6 +68,9 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 				r.Budget = budget(t.obj, t.prog, res, cfg.opts.Verifier)
 				if cfg.withKernel {
 					r.Kernel = toKernelRow(kernel.LoadProgram(t.obj, t.prog))
+					if cfg.kernelLogLevel > 0 {
+						r.Kernel.Log, _ = kernel.ProgramLog(t.obj, t.prog, cfg.kernelLogLevel)
+					}
 				}
 				*t.out = r
 				if t.left.Add(-1) == 0 {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,5 +101,26 @@ func TestRunKernelLive(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "verdict agreement: 2/2") {
 		t.Errorf("summary on stderr lacks the agreement:\n%s", stderr.String())
+	}
+}
+
+// TestRunKernelLogDir: with --kernel, --log-dir keeps the kernel's own log
+// of the same level beside vercheck's, both ending in the same rejection.
+func TestRunKernelLogDir(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("kernel verifier not usable here: %v", err)
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	run([]string{"--kernel", "-v", "--log-dir", dir, "../../testdata/progs/map_lookup_unchecked.o"}, &stdout, &stderr)
+	const msg = "R0 invalid mem access 'map_value_or_null'"
+	for _, name := range []string{"map_lookup_unchecked.log", "map_lookup_unchecked.kernel.log"} {
+		b, err := os.ReadFile(filepath.Join(dir, "testdata_progs_map_lookup_unchecked.o", name))
+		if err != nil {
+			t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+		}
+		if !strings.Contains(string(b), msg) {
+			t.Errorf("%s lacks %q:\n%s", name, msg, b)
+		}
 	}
 }

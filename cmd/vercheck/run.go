@@ -142,7 +142,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sortArg := fset.String("s", "", "sort rows: FIGURE with ^ (ascending) or v (descending), |FIGURE| by absolute value, comma-separated")
 	limit := fset.Int("n", 0, "show at most N rows (after -f and -s)")
 	columnsArg := fset.String("e", "", "columns to show, comma-separated (file_name, prog_name, verdict, total_insns, max_states_per_insn, total_states, peak_states, duration)")
-	logDir := fset.String("log-dir", "", "write each program's kernel-style log (-v's, or -vv's) to DIR/OBJECT/PROGRAM.log, in any format")
+	logDir := fset.String("log-dir", "", "write each program's kernel-style log (-v's, or -vv's) to DIR/OBJECT/PROGRAM.log, in any format; with --kernel, the kernel's own log of the same level to PROGRAM.kernel.log")
 	shardFlag := fset.String("shard", "", "verify only part i of n of the objects (i/n, from 1), for sweeps split over a CI matrix")
 	prof := fset.Bool("profile", false, "print each program's profile: top source lines, instructions, subprograms and loops by visits, with states stored, hits, misses, evictions, and why stored states did not match")
 	profTop := fset.Int("profile-top", 10, "rows of each --profile table")
@@ -217,6 +217,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts.Verifier.LogLevel = logLevel
 	opts.Verifier.Profile = *prof || *profOut != "" || *htmlOut != ""
 	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel}
+	if *logDir != "" {
+		cfg.kernelLogLevel = logLevel
+	}
 	if isTerminal(stderr) {
 		cfg.progress = stderr
 	}

@@ -63,6 +63,35 @@ func LoadProgramVerdict(obj *loader.Object, prog *loader.Program) Result {
 	return withRelease(loadProgram(obj, prog, false))
 }
 
+// ProgramLog loads prog into the running kernel once more with the
+// kernel's own log at level (1: the branches of every explored path, 2:
+// every instruction) and returns that log, accepted or rejected, for a
+// side-by-side reading with vercheck's log of the same level.
+func ProgramLog(obj *loader.Object, prog *loader.Program, level int) (string, error) {
+	if prog.Err != nil {
+		return "", prog.Err
+	}
+	maps, err := createMaps(obj, prog)
+	if err != nil {
+		return "", err
+	}
+	defer closeMaps(maps)
+	spec, err := programSpec(prog, maps)
+	if err != nil {
+		return "", err
+	}
+	lv := ebpf.LogLevelBranch
+	if level >= 2 {
+		lv = ebpf.LogLevelInstruction
+	}
+	log, err := loadSpec(spec, lv|ebpf.LogLevelStats, branchLogSize)
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		return strings.Join(ve.Log, "\n"), nil
+	}
+	return log, err
+}
+
 // withRelease fills in the running kernel's release.
 func withRelease(r Result) Result {
 	if rel, err := Release(); err == nil {

@@ -40,7 +40,7 @@ func cfgSVG(id string, p *Profile) template.HTML {
 	width := svgBlockW + 2*svgMargin
 	var s strings.Builder
 	fmt.Fprintf(&s, `<svg class="cfg" width="%d" height="%d" viewBox="0 0 %d %d">`, width, height, width, height)
-	fmt.Fprintf(&s, `<defs><marker id="%[1]s-arrow" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="#555"/></marker>` +
+	fmt.Fprintf(&s, `<defs><marker id="%[1]s-arrow" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="#555"/></marker>`+
 		`<marker id="%[1]s-back" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="#c00"/></marker></defs>`, id)
 	writeLoopBands(&s, p, ys)
 	writeSubprogNames(&s, p, ys)

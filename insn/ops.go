@@ -114,3 +114,16 @@ func (i Insn) Width() int {
 	}
 	return 1
 }
+
+// IsConditional reports a conditional jump: a JMP or JMP32 that is not
+// ja, call, exit or may_goto.
+func (i Insn) IsConditional() bool {
+	if !i.IsJmpClass() {
+		return false
+	}
+	switch i.JmpOp() {
+	case JmpJA, JmpCall, JmpExit, JmpJCOND:
+		return false
+	}
+	return true
+}

@@ -19,8 +19,8 @@ var browsers = []string{"chromium", "chromium-browser", "google-chrome", "google
 const browserTimeout = 60 * time.Second
 
 // TestHTMLInBrowser opens the page in a real browser: it loads without a
-// console error, the hottest line is highlighted, and a click on it shows
-// its miss reasons.
+// console error, the hottest line is highlighted, a click on it shows its
+// miss reasons, and the control-flow graph is drawn with its loop marked.
 func TestHTMLInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
@@ -82,6 +82,12 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	hiddenAfter := eval(`document.getElementById('p0-l1-d').hidden`)
 	reasons := eval(`document.querySelector('#p0-l1-d .reasons').innerText`)
+	// The CFG: drawn (a nonzero box), one group per basic block, the
+	// loop framed, its back-edge drawn.
+	svgHeight := eval(`document.querySelector('#p0 svg.cfg').getBoundingClientRect().height`)
+	blocks := eval(`Array.from(document.querySelectorAll('#p0 svg.cfg g.block')).map(g => g.dataset.start + (g.classList.contains('in-loop') ? 'L' : '')).join(',')`)
+	loopBox := eval(`document.querySelector('#p0 svg.cfg g.loop rect').getBBox().height`)
+	backEdges := eval(`document.querySelectorAll('#p0 svg.cfg path.back').length`)
 	cancel()
 	<-done
 
@@ -93,6 +99,15 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	if s, _ := reasons.(string); !strings.Contains(s, "R0's range differs (0 vs 1)") {
 		t.Errorf("the click shows %q, want the line's miss reasons", reasons)
+	}
+	if h, _ := svgHeight.(float64); h <= 0 {
+		t.Errorf("the CFG's svg has height %v, want it drawn", svgHeight)
+	}
+	if blocks != "0,1L,3" {
+		t.Errorf("CFG blocks %v, want 0,1L,3 (the loop's block marked)", blocks)
+	}
+	if h, _ := loopBox.(float64); h <= 0 || backEdges != float64(1) {
+		t.Errorf("loop frame height %v and %v back-edges, want a frame and one back-edge", loopBox, backEdges)
 	}
 	if len(console) > 0 {
 		t.Errorf("console errors: %q", console)

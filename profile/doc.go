@@ -47,7 +47,10 @@
 //
 // [Profile.WriteText] draws the tables of vercheck --profile,
 // [Profile.Budget] explains a complexity-limit rejection in two sentences,
-// [WriteHTML] writes one self-contained page for many reports.
+// [WriteHTML] writes one self-contained page for many reports, with each
+// program's control-flow graph drawn as inline SVG (blocks coloured by
+// visits, loops marked), and [Compare] says which lines and loops grew or
+// shrank between two builds.
 //
 // # JSON
 //
@@ -73,6 +76,9 @@
 //	subprogs: [{index, name, start, end, stack_depth, <counters>}]
 //	loops:    [{scc, header, file, line, source, size, entries, iterations,
 //	            <counters>, miss_reasons}]
+//	blocks:   [{start, end, subprog, loop, succs, <counters>}]
+//	                                                    basic blocks of the CFG, in order;
+//	                                                    loop is the SCC, succs block indices
 //	miss_reasons: [{kind, where, old, cur, precise, ancestor, count, text}],
 //	            most frequent first
 //

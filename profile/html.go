@@ -66,6 +66,8 @@ type htmlProgram struct {
 	// the program has no line info.
 	Files []htmlFile
 	Insns []htmlRow
+	// CFG is the control-flow graph drawn as inline SVG.
+	CFG template.HTML
 }
 
 // htmlFile is one source file's lines.
@@ -93,7 +95,7 @@ type htmlRow struct {
 // newHTMLProgram lays out one report.
 func newHTMLProgram(id string, r Report) htmlProgram {
 	p := r.Profile
-	hp := htmlProgram{Report: r, ID: id}
+	hp := htmlProgram{Report: r, ID: id, CFG: cfgSVG(id, p)}
 	maxVisits := 0
 	for _, in := range p.Insns {
 		maxVisits = max(maxVisits, in.Visits)
@@ -151,6 +153,15 @@ func heat(n, most int) template.CSS {
 	if n == 0 || most == 0 {
 		return ""
 	}
+	return template.CSS("background-color: " + heatColor(n, most))
+}
+
+// heatColor is the colour of n visits when the hottest has most ("" for
+// none), shared by the source lines and the CFG's blocks.
+func heatColor(n, most int) string {
+	if n == 0 || most == 0 {
+		return ""
+	}
 	a := math.Log1p(float64(n)) / math.Log1p(float64(most))
-	return template.CSS(fmt.Sprintf("background-color: rgba(230, 80, 20, %.2f)", 0.08+0.62*a))
+	return fmt.Sprintf("rgba(230, 80, 20, %.2f)", 0.08+0.62*a)
 }

@@ -34,6 +34,10 @@ func TestWriteHTML(t *testing.T) {
 		`<td class="n">⋯</td>`,
 		`return x &lt; 3 &amp;&amp; y;`,
 		`<h3>loops</h3>`,
+		// The CFG: three blocks, the loop's framed with its header.
+		`<svg class="cfg"`,
+		`<g class="block in-loop" data-start="1">`,
+		`loop @1 ×2</text>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

@@ -137,6 +137,8 @@ type Profile struct {
 	Lines    []Line    `json:"lines"`
 	Subprogs []Subprog `json:"subprogs"`
 	Loops    []Loop    `json:"loops"`
+	// Blocks are the basic blocks of the control-flow graph, in order.
+	Blocks []Block `json:"blocks"`
 }
 
 // Program is what Build needs to know of the verified program.
@@ -168,6 +170,7 @@ func Build(r *Recorder, p Program) *Profile {
 	prof.Lines = b.lines()
 	prof.Subprogs = b.subprogs()
 	prof.Loops = b.loops()
+	prof.Blocks = b.blocks()
 	// Empty lists are [] in JSON, never null: scripts iterate them.
 	prof.Insns = nonNil(prof.Insns)
 	prof.Lines = nonNil(prof.Lines)

@@ -89,6 +89,11 @@ func TestBuild(t *testing.T) {
 		Subprogs: []Subprog{{Index: 0, Name: "count", Start: 0, End: 4, Counters: Counters{Visits: 8, StatesAdded: 1, Misses: 2, MaxStates: 1}}},
 		Loops: []Loop{{SCC: 1, Header: 1, File: "/src/loop.c", Line: 2, Source: "x++;", Size: 2, Entries: 1, Iterations: 2,
 			Counters: Counters{Visits: 6, StatesAdded: 1, Misses: 2, MaxStates: 1}, MissReasons: reasons}},
+		Blocks: []Block{
+			{Start: 0, End: 1, Succs: []int{1}, Counters: Counters{Visits: 1}},
+			{Start: 1, End: 3, Loop: 1, Succs: []int{2, 1}, Counters: Counters{Visits: 6, StatesAdded: 1, Misses: 2, MaxStates: 1}},
+			{Start: 3, End: 4, Succs: []int{}, Counters: Counters{Visits: 1}},
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Build mismatch (-want +got):\n%s", diff)

@@ -12,6 +12,7 @@ import (
 	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
+	"github.com/vercheck/vercheck/why"
 )
 
 // Kernel limits reproduced by vercheck.
@@ -62,6 +63,13 @@ type Options struct {
 	// memory; without it the verifier only tests a nil pointer at its
 	// hooks.
 	Profile bool
+	// Why asks, for a rejection, for its explanation in Result.Why: the
+	// failing path's instructions and branch decisions, and the backward
+	// slice from the faulting register to the instruction that gave it
+	// its kind or range (package why). It records every path's registers
+	// as the walk goes; without it the verifier only tests a nil pointer
+	// per instruction.
+	Why bool
 	// Observe, when set, is called with the abstract state before every
 	// simulated instruction (after pruning decided to go on). It must not
 	// keep or modify st. It exposes the abstract domain raw, for soundness
@@ -100,6 +108,9 @@ type Result struct {
 	// program got as far as being walked (nil when it was refused before:
 	// an invalid instruction, an unsupported program type...).
 	Profile *profile.Profile
+	// Why explains a rejection when Options.Why is set (nil for an
+	// accepted program).
+	Why *why.Explanation
 }
 
 // Verdict is "accepted", "rejected", "unsupported", "timeout" (the

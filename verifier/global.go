@@ -134,6 +134,9 @@ func (e *env) checkGlobalSubprog(sp int) error {
 	e.endPass()
 	start := e.cfg.Subprogs[sp].Start
 	e.subprog = sp
+	// A failing global function's log starts at the function: the
+	// caller's last path, still in a level-1 log, explains nothing of it.
+	e.log.newPass()
 	e.log.printf("Validating %s() func#%d...\n", e.subprogName(sp), sp)
 	p := e.prepareGlobalArgs(sp)
 	if p.unsupported != "" {
@@ -174,6 +177,7 @@ func (e *env) checkGlobalSubprog(sp int) error {
 // endPass releases what one verification pass leaves behind (the kernel's
 // free_states): the explored states and the last path's state.
 func (e *env) endPass() {
+	e.path.truncate(0)
 	e.store.Release()
 	for len(e.stack) > 0 {
 		e.pool.Put(e.stack[len(e.stack)-1].st)

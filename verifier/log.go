@@ -115,6 +115,15 @@ func (l *logger) after(e *env) {
 	l.printf("%s\n", string(b))
 }
 
+// newPass starts the log of a new verification pass (a global function
+// verified on its own): at level 1, the log of the failing path only, so
+// the previous pass's last path goes.
+func (l *logger) newPass() {
+	if l.level == 1 {
+		l.b.Reset()
+	}
+}
+
 func (l *logger) popped(e *env) {
 	if l.level == 0 {
 		return

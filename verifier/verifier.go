@@ -16,6 +16,7 @@ import (
 	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/states"
+	"github.com/vercheck/vercheck/why"
 )
 
 // Checkpoint heuristics that live outside the prune policy.
@@ -35,6 +36,9 @@ type pending struct {
 	st       *states.State
 	insn     int
 	prevInsn int
+	// pathLen is the length of the recorded path when it was pushed
+	// (Options.Why), the prefix it resumes from.
+	pathLen int
 }
 
 // env is the verification of one program (the kernel's bpf_verifier_env,
@@ -106,6 +110,9 @@ type env struct {
 	// prof records the profile when Options.Profile is set; nil
 	// otherwise, when its hooks do nothing.
 	prof *profile.Recorder
+	// path records the current path when Options.Why is set; nil
+	// otherwise.
+	path *pathRecorder
 }
 
 // Verify checks one program of an object. It never panics: an internal
@@ -126,7 +133,11 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	}
 	code, err := insn.FromAsm(prog.Instructions)
 	if err != nil {
-		res.Err = &RejectError{Msg: err.Error()}
+		re := &RejectError{Msg: err.Error()}
+		res.Err = re
+		if opts.Why {
+			res.Why = why.Build(why.Input{Err: why.Error{Insn: re.Insn, Msg: re.Msg}})
+		}
 		return res
 	}
 	e := newEnv(obj, prog, code, opts)
@@ -138,6 +149,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		res.Stats.TotalStates = st.TotalStates
 		res.Stats.PeakStates = st.PeakStates
 	}
+	res.Why = e.explain(err)
 	e.release()
 	res.Stats.StackDepth = e.stackDepth
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
@@ -228,6 +240,9 @@ func (e *env) run() error {
 	e.eq.LiveRegs = cfg.LiveRegsBefore
 	if e.opts.Profile {
 		e.prof = profile.NewRecorder(cfg)
+	}
+	if e.opts.Why {
+		e.path = &pathRecorder{}
 	}
 	if e.opts.Timeout > 0 {
 		e.deadline = time.Now().Add(e.opts.Timeout)
@@ -328,6 +343,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 	e.cur = entry
 	e.insnIdx = start
 	e.prevIdx = -1
+	e.path.truncate(0)
 	e.log.initial(e)
 	for {
 		if e.insnIdx < 0 || e.insnIdx >= len(e.prog) {
@@ -335,6 +351,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		}
 		e.insnProcessed++
 		e.prof.Visit(e.insnIdx, e.prevIdx)
+		if e.path != nil {
+			e.path.visit(e.insnIdx, e.cur)
+		}
 		if e.insnProcessed > MaxProcessedInsns {
 			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("BPF program is too large. Processed %d insn", e.insnProcessed), kind: ErrComplexityLimit}
 		}
@@ -399,7 +418,7 @@ func (e *env) pushJmpHistory(flags uint32) { e.pushJmpHistoryEntry(flags, 0) }
 // pushStack saves a copy of the current state to resume at insn later.
 func (e *env) pushStack(insnIdx, prevIdx int) (*states.State, error) {
 	st := e.pool.Clone(e.cur)
-	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx})
+	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx, pathLen: e.path.len()})
 	if len(e.stack) > MaxJmpSeq {
 		return nil, &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex.", len(e.stack)), kind: ErrComplexityLimit}
 	}
@@ -424,6 +443,7 @@ func (e *env) popStack() bool {
 	e.cur = p.st
 	e.insnIdx = p.insn
 	e.prevIdx = p.prevInsn
+	e.path.truncate(p.pathLen)
 	e.log.popped(e)
 	return true
 }

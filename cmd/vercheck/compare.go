@@ -29,6 +29,11 @@ and shows each figure's A and B value, difference and percent, like
 veristat -C. Object paths are compared relative to each side's common
 directory; two objects are joined by program name alone.
 
+With --profile, A and B are two builds (objects, or vercheck --profile-out
+files): per program joined by name, shows which source lines and loops grew
+or shrank in visits, matched by their text since line numbers move, the
+largest absolute change first (a table, or JSON with --format json).
+
 With --policies, verifies each program once per pruning policy (one after
 the other, so time and allocation are comparable) and shows each policy's
 figures next to the first policy's. Policies are separated by commas, or by
@@ -754,6 +759,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	figArg := fset.String("e", strings.Join(defaultFigures, ","), "figures to show, comma-separated")
 	format := fset.String("format", "table", "output format: table, csv or json")
 	policies := fset.String("policies", "", "compare pruning policies on the given objects instead of two inputs")
+	profileDiff := fset.Bool("profile", false, "compare the profiles of two builds (objects or --profile-out files): which source lines and loops grew or shrank in visits, per program")
+	profileTop := fset.Int("profile-top", 20, "rows per program with --profile (0: all)")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitAccepted
@@ -795,6 +802,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "vercheck compare: want two inputs (CSV files or objects)")
 		fset.Usage()
 		return exitUsage
+	}
+	if *profileDiff {
+		return runProfileCompare(fset.Args(), common, *format, *profileTop, stdout, stderr)
 	}
 
 	sides := make([][]record, 2)

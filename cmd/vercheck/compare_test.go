@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -389,5 +390,56 @@ func TestMeasureStartsCold(t *testing.T) {
 	_, second := measure(obj, prog, verifier.Options{})
 	if lo, hi := float64(first)*0.8, float64(first)*1.25; float64(second) < lo || float64(second) > hi {
 		t.Errorf("allocated %d bytes, then %d for the same program: outside [%.0f, %.0f]", first, second, lo, hi)
+	}
+}
+
+// TestCompareProfile compares the profiles of two builds given as
+// --profile-out files: the table and the JSON name the line that grew.
+func TestCompareProfile(t *testing.T) {
+	dir := t.TempDir()
+	obj := "../../testdata/progs/bounded_loop.o"
+	a := filepath.Join(dir, "a.json")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"-q", "--profile-out", a, obj}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	// Build B: the loop's body visited twice as often.
+	data, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f profileFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	body := &f.Programs[0].Profile.Lines[2]
+	body.Visits *= 2
+	b := filepath.Join(dir, "b.json")
+	out, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if got := runCompare([]string{"--profile", a, b}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	want := fmt.Sprintf("+%d", body.Visits/2)
+	if !strings.Contains(stdout.String(), "bounded_loop: insn_processed 100 -> 100 (+0)") || !strings.Contains(stdout.String(), want) ||
+		!strings.Contains(stdout.String(), strings.TrimSpace(body.Source)) {
+		t.Errorf("table lacks the grown line (%s %s):\n%s", want, body.Source, stdout.String())
+	}
+	stdout.Reset()
+	if got := runCompare([]string{"--profile", "--format", "json", a, b}, &stdout, &stderr); got != exitAccepted {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	var cf profileCompareFile
+	if err := json.Unmarshal(stdout.Bytes(), &cf); err != nil {
+		t.Fatal(err)
+	}
+	if len(cf.Programs) != 1 || len(cf.Programs[0].Changes) != 1 || cf.Programs[0].Changes[0].Diff != body.Visits/2 {
+		t.Errorf("json %+v, want one change of %d", cf, body.Visits/2)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/verifier"
+	"github.com/vercheck/vercheck/why"
 )
 
 // Verdicts of a row. The first four are verifier.Result.Verdict's; a row
@@ -68,6 +69,8 @@ type row struct {
 	Log    string     `json:"-"`
 	// Profile is the search's profile with --profile or --profile-out.
 	Profile *profile.Profile `json:"-"`
+	// Why explains a rejection with --why.
+	Why *why.Explanation `json:"why,omitempty"`
 }
 
 // kernelRow is the kernel's side of a --kernel row.
@@ -99,6 +102,7 @@ func toRow(res *verifier.Result) row {
 		Evictions: res.Stats.Evicted,
 		Log:       res.Log,
 		Profile:   res.Profile,
+		Why:       res.Why,
 	}
 	for _, d := range res.Stats.StackDepth {
 		r.StackDepth += d
@@ -221,11 +225,16 @@ func writeDiagnostics(w io.Writer, rows []row, withLog bool) {
 		} else {
 			fmt.Fprintf(w, "%s: %s\n", where, firstLines(r.Error))
 		}
-		if r.Hint != "" {
+		if r.Hint != "" && r.Why == nil {
+			// --why gives its own hint, keyed on the cause it found.
 			fmt.Fprintf(w, "\thint: %s\n", r.Hint)
 		}
 		for _, b := range r.Budget {
 			fmt.Fprintf(w, "\tbudget: %s\n", b)
+		}
+		if r.Why != nil {
+			// Errors of w surface where the table is flushed.
+			_ = r.Why.WriteText(w, "\t")
 		}
 		if withLog && r.Log != "" {
 			fmt.Fprintf(w, "%s\n", strings.TrimRight(r.Log, "\n"))

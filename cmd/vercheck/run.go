@@ -148,6 +148,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	profTop := fset.Int("profile-top", 10, "rows of each --profile table")
 	profOut := fset.String("profile-out", "", "write every program's whole profile as JSON to `FILE`")
 	htmlOut := fset.String("html", "", "write a self-contained page showing every program's profile to `FILE`: source lines coloured by visits, each opening on a click to its instructions and miss reasons")
+	explain := fset.Bool("why", false, "explain each rejection: the failing instruction and registers, the backward slice to the instruction that gave the faulting register its kind or range, the branch decisions on the path, and a hint for that cause")
 	paths, err := parseInterleaved(fset, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -216,6 +217,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Verifier.LogLevel = logLevel
 	opts.Verifier.Profile = *prof || *profOut != "" || *htmlOut != ""
+	opts.Verifier.Why = *explain
 	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel}
 	if *logDir != "" {
 		cfg.kernelLogLevel = logLevel

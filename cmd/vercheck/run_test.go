@@ -545,3 +545,36 @@ func TestRunHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWhy checks --why in the table (the explanation under the
+// diagnostic) and in JSON (a "why" object on the program's row).
+func TestRunWhy(t *testing.T) {
+	obj := "../../testdata/progs/map_lookup_unchecked.o"
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"--why", obj}, &stdout, &stderr); got != exitRejected {
+		t.Fatalf("status %d, stderr %s", got, stderr.String())
+	}
+	for _, want := range []string{"why: null_unchecked", "6: (85) call bpf_map_lookup_elem#1", "hint: compare R0 with 0"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	stdout.Reset()
+	if got := run([]string{"--why", "--format", "json", obj}, &stdout, &stderr); got != exitRejected {
+		t.Fatalf("status %d, stderr %s", got, stderr.String())
+	}
+	var rows []struct {
+		Why struct {
+			Cause  string `json:"cause"`
+			Origin struct {
+				Insn int `json:"insn"`
+			} `json:"origin"`
+		} `json:"why"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Why.Cause != "null_unchecked" || rows[0].Why.Origin.Insn != 6 {
+		t.Errorf("json rows %+v, want one with cause null_unchecked from insn 6", rows)
+	}
+}

@@ -117,23 +117,11 @@ func signExtMov(in insn.Insn) []insn.Insn {
 	return out
 }
 
-// isConditional reports whether in is a conditional jump.
-func isConditional(in insn.Insn) bool {
-	if !in.IsJmpClass() {
-		return false
-	}
-	switch in.JmpOp() {
-	case insn.JmpJA, insn.JmpCall, insn.JmpExit, insn.JmpJCOND:
-		return false
-	}
-	return true
-}
-
 // jumpWidth moves a conditional jump between the 64-bit and the 32-bit
 // class, and a goto between its 16-bit (goto) and 32-bit (gotol) forms.
 func jumpWidth(in insn.Insn) []insn.Insn {
 	switch {
-	case isConditional(in):
+	case in.IsConditional():
 		in.Op ^= insn.ClassJMP ^ insn.ClassJMP32
 		return []insn.Insn{in}
 	case in.Op == insn.ClassJMP|insn.JmpJA:
@@ -175,7 +163,7 @@ var (
 // (the branches swap), the other strictness (an off-by-one in a bounds
 // check) and the other signedness (a signed check of an unsigned bound).
 func flipCondition(in insn.Insn) []insn.Insn {
-	if !isConditional(in) {
+	if !in.IsConditional() {
 		return nil
 	}
 	op := in.JmpOp()
@@ -198,7 +186,7 @@ func hasImmediate(in insn.Insn) bool {
 	case insn.ClassALU, insn.ClassALU64:
 		return !in.SrcIsReg() && in.ALUOp() != insn.ALUNeg && in.ALUOp() != insn.ALUEnd
 	case insn.ClassJMP, insn.ClassJMP32:
-		return isConditional(in) && !in.SrcIsReg()
+		return in.IsConditional() && !in.SrcIsReg()
 	case insn.ClassST:
 		return in.Mode() == insn.ModeMEM
 	case insn.ClassLD:
@@ -259,7 +247,7 @@ func edgeOffsets(in insn.Insn) []insn.Insn {
 	case isMemAccess(in):
 		size := int16(in.SizeBytes())
 		values = []int16{0, 1, -1, size, -size, in.Off + size, in.Off - size, math.MaxInt16, math.MinInt16}
-	case isConditional(in) || in.Op == insn.ClassJMP|insn.JmpJA:
+	case in.IsConditional() || in.Op == insn.ClassJMP|insn.JmpJA:
 		values = []int16{0, -1}
 	default:
 		return nil
@@ -278,7 +266,7 @@ func operandRegs(in *insn.Insn) []*uint8 {
 		}
 		return []*uint8{&in.Dst}
 	case insn.ClassJMP, insn.ClassJMP32:
-		if !isConditional(*in) {
+		if !in.IsConditional() {
 			return nil
 		}
 		if in.SrcIsReg() {
@@ -392,7 +380,7 @@ func stackSlot(in insn.Insn) []insn.Insn {
 func frameArgument(in insn.Insn) []insn.Insn {
 	switch {
 	case (in.Class() == insn.ClassALU || in.Class() == insn.ClassALU64) && in.SrcIsReg(),
-		isConditional(in) && in.SrcIsReg(),
+		in.IsConditional() && in.SrcIsReg(),
 		in.Class() == insn.ClassSTX && isMemAccess(in):
 		if in.Src == insn.R10 {
 			return nil
@@ -407,7 +395,7 @@ func frameArgument(in insn.Insn) []insn.Insn {
 // the path on which the register was known to be non-zero: "if r == 0
 // goto" falls through always, "if r != 0 goto" always jumps.
 func removeNullCheck(in insn.Insn) []insn.Insn {
-	if !isConditional(in) || in.SrcIsReg() || in.Imm != 0 {
+	if !in.IsConditional() || in.SrcIsReg() || in.Imm != 0 {
 		return nil
 	}
 	switch in.JmpOp() {
@@ -438,7 +426,7 @@ func boundsOffByOne(prog []insn.Insn, i int) []edit {
 	}
 	for k := i + 1; k < len(prog) && k <= i+boundsWindow; k++ {
 		c := prog[k]
-		if isConditional(c) && c.SrcIsReg() && (c.Dst == in.Dst || c.Src == in.Dst) {
+		if c.IsConditional() && c.SrcIsReg() && (c.Dst == in.Dst || c.Src == in.Dst) {
 			more, less := in, in
 			more.Imm++
 			less.Imm--
@@ -516,7 +504,7 @@ func aluOperation(in insn.Insn) []insn.Insn {
 // a register's bounds were learnt.
 func sourceOperand(in insn.Insn) []insn.Insn {
 	isALU := (in.Class() == insn.ClassALU || in.Class() == insn.ClassALU64) && in.ALUOp() != insn.ALUNeg && in.ALUOp() != insn.ALUEnd
-	if !isALU && !isConditional(in) {
+	if !isALU && !in.IsConditional() {
 		return nil
 	}
 	var out []insn.Insn

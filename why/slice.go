@@ -235,8 +235,17 @@ func rangeText(s *states.Scalar) string {
 // explainPacket explains a packet access past the proven range: the step
 // that last set the range of the pointer.
 func (a *analysis) explainPacket(x *Explanation, r uint8) {
-	t := a.trace(r, propPktRange)
 	v := &a.path[a.last].Regs[r]
+	in := a.in.Insns[a.path[a.last].Insn]
+	if base, isMem := memBase(in); isMem && base == r && v.Var.IsConst() && int64(v.Off)+int64(v.Var.Value)+int64(in.Off) >= 0 &&
+		int64(v.Off)+int64(v.Var.Value)+int64(in.Off)+int64(in.SizeBytes()) <= int64(v.Range) {
+		// The access lies inside the proven range: no comparison is
+		// missing, the access itself is refused here (a packet write in
+		// a program type that may only read packets, an atomic on one).
+		x.Cause, x.NoSlice = Static, fmt.Sprintf("R%d's access lies within the %d bytes proven: the program type or the instruction's kind is refused, whatever the range", r, v.Range)
+		return
+	}
+	t := a.trace(r, propPktRange)
 	x.Cause = PacketUnchecked
 	if t.origin >= 0 && a.in.Insns[a.path[t.origin].Insn].IsConditional() {
 		x.Cause = PacketRangeShort

@@ -34,6 +34,11 @@ const (
 	KernelNoLoad
 	// Unsupported: vercheck does not model a feature the program uses.
 	Unsupported
+	// BothSlow: vercheck reached its time limit on a program the kernel
+	// itself took longer than that limit to verify, and vercheck was not
+	// more than twice as slow per processed instruction: a limit too
+	// short for the program, not vercheck being slow.
+	BothSlow
 	// FalseAccept: vercheck accepts, the kernel rejects with a verifier
 	// message. The worst bug vercheck can have.
 	FalseAccept
@@ -52,7 +57,7 @@ const (
 
 var classNames = [numClasses]string{
 	BothAccept: "both-accept", BothReject: "both-reject", KernelNoLoad: "kernel-no-load",
-	Unsupported: "unsupported", FalseAccept: "false-accept", VercheckError: "vercheck-error",
+	Unsupported: "unsupported", BothSlow: "both-slow", FalseAccept: "false-accept", VercheckError: "vercheck-error",
 	VercheckHang: "vercheck-hang", FalseReject: "false-reject", MessageDiffers: "message-differs",
 	InsnsDiffer: "insns-differ",
 }
@@ -105,6 +110,9 @@ func Judge(obj *loader.Object, prog *loader.Program, opts Options) Outcome {
 	vres, hung := verifyWithin(obj, prog, verifier.Options{Timeout: opts.Timeout, LogLevel: level, MissingFixes: opts.MissingFixes})
 	o := Outcome{Vercheck: vres, Kernel: kres}
 	o.Class = classify(vres, kres, hung)
+	if o.Class == VercheckHang && kernelAsSlow(vres, kres, opts.Timeout) {
+		o.Class = BothSlow
+	}
 	return o
 }
 
@@ -123,6 +131,23 @@ func verifyWithin(obj *loader.Object, prog *loader.Program, opts verifier.Option
 	case <-time.After(hangGrace * timeout):
 		return &verifier.Result{Program: prog.Name, Err: fmt.Errorf("no result after %v: %w", hangGrace*timeout, verifier.ErrTimeout)}, true
 	}
+}
+
+// slowerFactor is how much slower per processed instruction than the
+// kernel vercheck may be before a timeout counts as a hang.
+const slowerFactor = 2
+
+// kernelAsSlow reports whether a vercheck timeout is the limit's doing:
+// vercheck stopped itself at its limit (it did not hang inside an
+// instruction), the kernel's own verification took longer than that
+// limit, and vercheck processed instructions at least half as fast.
+func kernelAsSlow(v *verifier.Result, k kernel.Result, timeout time.Duration) bool {
+	if timeout <= 0 || k.NotLoaded || k.VerificationTime < timeout || v.Stats.InsnProcessed == 0 || k.InsnProcessed == 0 {
+		return false
+	}
+	perV := float64(v.Stats.Duration) / float64(v.Stats.InsnProcessed)
+	perK := float64(k.VerificationTime) / float64(k.InsnProcessed)
+	return perV <= slowerFactor*perK
 }
 
 // classify sorts a pair of verdicts into its class.

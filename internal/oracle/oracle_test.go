@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -103,5 +104,32 @@ func TestClassNames(t *testing.T) {
 	}
 	if !errors.Is(failed(verifier.ErrTimeout).Err, verifier.ErrTimeout) {
 		t.Fatal("test helper does not wrap")
+	}
+}
+
+// TestKernelAsSlow: a vercheck timeout is the limit's doing only when the
+// kernel took longer than the limit and vercheck was at most twice as
+// slow per processed instruction.
+func TestKernelAsSlow(t *testing.T) {
+	stopped := func(insns int, d time.Duration) *verifier.Result {
+		return &verifier.Result{Stats: verifier.Stats{InsnProcessed: insns, Duration: d}}
+	}
+	slowKernel := kernel.Result{InsnProcessed: 1000001, VerificationTime: 22 * time.Second}
+	tests := []struct {
+		name string
+		v    *verifier.Result
+		k    kernel.Result
+		want bool
+	}{
+		{"faster per insn than the kernel", stopped(548865, 3*time.Second), slowKernel, true},
+		{"over twice as slow per insn", stopped(221185, 10*time.Second), slowKernel, false},
+		{"the kernel finished within the limit", stopped(548865, 3*time.Second), kernel.Result{InsnProcessed: 1000001, VerificationTime: 2 * time.Second}, false},
+		{"no result at all", &verifier.Result{}, slowKernel, false},
+		{"the kernel gave no verdict", stopped(548865, 3*time.Second), kernel.Result{NotLoaded: true, VerificationTime: 22 * time.Second}, false},
+	}
+	for _, tt := range tests {
+		if got := kernelAsSlow(tt.v, tt.k, 3*time.Second); got != tt.want {
+			t.Errorf("%s: kernelAsSlow = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

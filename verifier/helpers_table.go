@@ -221,7 +221,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	173: {Name: "bpf_get_func_ip", ID: 173, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}, GPLOnly: true},
 	174: {Name: "bpf_get_attach_cookie", ID: 174, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}},
 	175: {Name: "bpf_task_pt_regs", ID: 175, Ret: RetPtrToBTFID, RetBTFName: "pt_regs", Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"task_struct"}, GPLOnly: true},
-	176: {Name: "bpf_get_branch_snapshot", ID: 176, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}, GPLOnly: true},
+	176: {Name: "bpf_get_branch_snapshot", ID: 176, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero}, GPLOnly: true},
 	177: {Name: "bpf_trace_vprintk", ID: 177, Ret: RetInteger, Args: [5]ArgType{ArgPtrToMem, ArgConstSize, ArgPtrToMemOrNull, ArgConstSizeOrZero}, GPLOnly: true},
 	178: {Name: "bpf_skc_to_unix_sock", ID: 178, Ret: RetPtrToBTFIDOrNull, RetBTFName: "unix_sock", Args: [5]ArgType{ArgPtrToBTFIDSockCommon}},
 	179: {Name: "bpf_kallsyms_lookup_name", ID: 179, Ret: RetInteger, Args: [5]ArgType{ArgPtrToMem, ArgConstSizeOrZero, ArgAnything, ArgPtrToLong}},

@@ -358,7 +358,7 @@ func (e *env) expectedStr(a ArgType) string {
 	case ArgPtrToSpinLock:
 		return "map_value, ptr_"
 	case ArgPtrToMapKey, ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull,
-		ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToUninitMemOrNull, ArgPtrToFixedMem,
+		ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToWritableMem, ArgPtrToWritableMemOrNull, ArgPtrToFixedMem,
 		ArgPtrToInt, ArgPtrToLong:
 		// Integer out-arguments are fixed-size memory arguments in 6.18.
 		return memTypes
@@ -400,7 +400,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 	}
 	// An or-NULL memory kind takes a maybe-NULL pointer as it is (the
 	// kernel folds PTR_MAYBE_NULL away before comparing the types).
-	orNullMem := a == ArgPtrToMemOrNull || a == ArgPtrToUninitMemOrNull || a == ArgPtrToMapValueOrNull
+	orNullMem := a == ArgPtrToMemOrNull || a == ArgPtrToWritableMemOrNull || a == ArgPtrToMapValueOrNull
 	isMemArg := func() bool {
 		switch reg.Type {
 		case states.PtrToStack, states.PtrToMapValue, states.PtrToMapKey, states.PtrToMem, states.PtrToBuf:
@@ -466,8 +466,8 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return typeErr()
 		}
 		return e.checkConstStrArg(regno)
-	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToUninitMemOrNull:
-		if (a == ArgPtrToMemOrNull || a == ArgPtrToUninitMemOrNull) && reg.IsNull() {
+	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToWritableMem, ArgPtrToWritableMemOrNull:
+		if (a == ArgPtrToMemOrNull || a == ArgPtrToWritableMemOrNull) && reg.IsNull() {
 			return nil
 		}
 		if !isMemArg() {
@@ -496,10 +496,11 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if reg.Type != states.ScalarValue {
 			return typeErr()
 		}
-		// A writable or-NULL buffer is written in place (MEM_WRITE without
-		// MEM_UNINIT): its stack bytes must already be readable.
-		uninit := fn.Args[i-1] == ArgPtrToUninitMem
-		write := uninit || fn.Args[i-1] == ArgPtrToUninitMemOrNull
+		// A writable buffer without MEM_UNINIT is written in place: its
+		// stack bytes must already be readable.
+		prev := fn.Args[i-1]
+		uninit := prev == ArgPtrToUninitMem
+		write := uninit || prev == ArgPtrToWritableMem || prev == ArgPtrToWritableMemOrNull
 		return e.checkMemSizeReg(regno, uninit, write, a == ArgConstSizeOrZero, meta)
 	case ArgConstAllocSizeOrZero:
 		if reg.Type != states.ScalarValue {

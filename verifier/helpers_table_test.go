@@ -88,7 +88,7 @@ func TestHelperNamesMatchUAPI(t *testing.T) {
 // arguments name their type where the kernel fixes one.
 func TestHelperProtoConsistency(t *testing.T) {
 	memArgs := map[ArgType]bool{ArgPtrToMem: true, ArgPtrToMemOrNull: true, ArgPtrToUninitMem: true,
-		ArgPtrToUninitMemOrNull: true}
+		ArgPtrToWritableMem: true, ArgPtrToWritableMemOrNull: true}
 	for id := int32(1); id <= maxHelperID; id++ {
 		p, _ := helperProto(id)
 		for i, a := range p.Args {

@@ -47,11 +47,17 @@ const (
 	ArgPtrToMapValueOrNull
 	// ArgPtrToBTFIDOrNull is a BTF-typed kernel pointer or NULL.
 	ArgPtrToBTFIDOrNull
-	// ArgPtrToUninitMemOrNull is writable memory (size in the next arg) or
-	// NULL.
-	ArgPtrToUninitMemOrNull
+	// ArgPtrToWritableMemOrNull is ArgPtrToWritableMem or NULL
+	// (ARG_PTR_TO_MEM_OR_NULL | MEM_WRITE).
+	ArgPtrToWritableMemOrNull
 	// ArgPtrToBTFIDSockCommonOrNull is ArgPtrToBTFIDSockCommon or NULL.
 	ArgPtrToBTFIDSockCommonOrNull
+	// ArgPtrToWritableMem is memory the helper reads and writes in place,
+	// size in the next arg (ARG_PTR_TO_MEM | MEM_WRITE, without
+	// MEM_UNINIT): unlike ArgPtrToUninitMem its stack bytes are read
+	// (marked live, initialised unless uninitialised stack may be read)
+	// and then clobbered, spills included.
+	ArgPtrToWritableMem
 )
 
 // RetType is what a helper returns in r0.

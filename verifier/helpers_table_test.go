@@ -204,7 +204,9 @@ func TestHelperArgCountFor(t *testing.T) {
 		want int
 	}{
 		{ebpf.SchedCLS, asm.FnGetCgroupClassid, 1},
+		{ebpf.SchedCLS, asm.FnGetPrandomU32, 0},
 		{ebpf.SocketFilter, asm.FnGetCgroupClassid, 0},
+		{ebpf.XDP, asm.FnSkbCgroupId, -1}, // not callable there: r1-r5
 		{ebpf.SchedCLS, asm.FnSkbStoreBytes, 5},
 		{ebpf.SchedCLS, 0, -1},
 	}

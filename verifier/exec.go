@@ -288,10 +288,14 @@ func (e *env) checkAtomic(in insn.Insn) error {
 		}
 		// The old value goes to the load register, checked as a
 		// destination before the memory (check_reg_arg DST_OP): a
-		// fetch into r10 is a write of the frame pointer.
+		// fetch into r10 is a write of the frame pointer, and the
+		// register is an unknown scalar from here on, so that an
+		// atomic whose base register is also its load register (r0 of
+		// cmpxchg, src == dst of a fetch) goes through a scalar.
 		if err := e.checkRegWrite(uint8(loadReg)); err != nil {
 			return err
 		}
+		e.markUnknown(&regs[loadReg])
 	}
 	// Read then write the location, as the kernel checks it.
 	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accRead, loadReg, false, true); err != nil {

@@ -271,8 +271,12 @@ func (e *env) settleNotNull(r *states.Reg) bool {
 }
 
 // mayPointToSpinLock is reg_may_point_to_spin_lock: a map value pointer
-// whose map holds a lock keeps its id once proven non-NULL.
+// whose map holds a lock, or an allocated object whose struct does, keeps
+// its id once proven non-NULL.
 func (e *env) mayPointToSpinLock(r *states.Reg) bool {
+	if r.Type == states.PtrToBTFID && r.Flags&states.MemAlloc != 0 && isLocalAux(r.Aux) {
+		return e.localRecord(e.btfTypeOf(r.Aux)).spinLockOff >= 0
+	}
 	if r.Type != states.PtrToMapValue || int(r.Aux) >= len(e.maps) {
 		return false
 	}

@@ -473,6 +473,9 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	if reg.Flags&states.MemPercpu != 0 {
 		return e.reject(e.insnIdx, "R%d is ptr_%s access percpu memory: off=%d", regno, tname, off)
 	}
+	if t == accWrite && reg.Flags&states.PtrUntrusted != 0 {
+		return e.reject(e.insnIdx, "only read is supported")
+	}
 	if reg.Flags&states.MemAlloc != 0 {
 		return e.checkAllocAccess(reg, st, off, size, t, dst)
 	}
@@ -517,7 +520,7 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 // one an untrusted one.
 func (e *env) walkedPtrFlags(reg *states.Reg, res walkResult) states.RegFlags {
 	flags := res.flags
-	regType := btfTypeByID(reg.Aux)
+	regType := e.btfTypeOf(reg.Aux)
 	safe := func(suffix string) bool {
 		return regType != nil && btfSafeField(regType, suffix, res.field, res.id)
 	}

@@ -205,9 +205,6 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 // btf_struct_access, which refuses the struct's special fields and reads
 // pointer members as scalars.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
-	if at == accWrite && reg.Flags&states.PtrUntrusted != 0 {
-		return e.reject(e.insnIdx, "only read is supported")
-	}
 	if reg.Flags&states.MemRCU == 0 && reg.RefObjID == 0 {
 		return e.reject(e.insnIdx, "verifier internal error: ref_obj_id for allocated object must be non-zero")
 	}
@@ -225,4 +222,30 @@ func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at ac
 		e.markUnknown(dst)
 	}
 	return nil
+}
+
+// loadLocalKptr is btf_ld_kptr_type for a kptr to a program struct: the
+// loaded object may be NULL; it is an RCU-protected allocated object
+// inside an RCU read section when it is a referenced kptr to a
+// refcounted struct (rcu_safe_kptr), untrusted otherwise.
+func (e *env) loadLocalKptr(k *kptrField, dst *states.Reg) error {
+	flags := states.MaybeNull | states.PtrUntrusted
+	if k.kind == kptrRef && e.localRecord(k.local).hasField(fieldRefcount) && e.inRCU() {
+		// Graph nodes would also make it a non-owning reference.
+		return e.unsupported(e.insnIdx, "load of a kptr to refcounted struct %s in an RCU read section", k.local.TypeName())
+	}
+	dst.MarkPtr(states.PtrToBTFID, flags)
+	dst.Aux = e.localAux(k.local)
+	dst.ID = e.newID()
+	return nil
+}
+
+// hasField reports whether the record holds a field of the kind.
+func (r *mapRecord) hasField(kind fieldKind) bool {
+	for _, f := range r.fields {
+		if f.kind == kind {
+			return true
+		}
+	}
+	return false
 }

@@ -64,6 +64,9 @@ const (
 	// fieldKptr is a kptr (kptr.go): the kernel allows some loads and
 	// stores of it.
 	fieldKptr
+	// fieldRefcount is a struct bpf_refcount: it makes kptrs to the
+	// struct RCU protected (rcu_safe_kptr).
+	fieldRefcount
 )
 
 // mapField is one special field of a map value.
@@ -101,7 +104,7 @@ var specialStructs = map[string]fieldKind{
 	"bpf_list_node":     fieldOther,
 	"bpf_rb_root":       fieldOther,
 	"bpf_rb_node":       fieldOther,
-	"bpf_refcount":      fieldOther,
+	"bpf_refcount":      fieldRefcount,
 }
 
 // recordOf returns the special-field record of m, computing it once.

@@ -159,9 +159,11 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 
 	insns := slices.Clone(ps.Instructions)
 	var errs []error
-	if err := applyCORE(insns, bo, target); err != nil {
+	localTypes, err := applyCORE(insns, bo, target)
+	if err != nil {
 		errs = append(errs, fmt.Errorf("apply CO-RE relocations: %w", err))
 	}
+	prog.LocalTypes = localTypes
 	unbound, rerrs := rewriteReferences(insns, spec, maps, target, info)
 	prog.UnboundMapLoads = unbound
 	errs = append(errs, rerrs...)
@@ -181,8 +183,10 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 // applyCORE applies every CO-RE relocation of insns against the target BTF.
 // Relocations that cannot be satisfied poison their instruction, as libbpf
 // and cilium/ebpf do; the verifier then rejects the program only if the
-// poisoned instruction is reachable.
-func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF) error {
+// poisoned instruction is reachable. It returns the program's own types
+// that bpf_core_type_id_local relocations turned into immediates, by the
+// id each was given.
+func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF) (map[uint32]btf.Type, error) {
 	var relos []*btf.CORERelocation
 	var reloInsns []*asm.Instruction
 	for i := range insns {
@@ -192,23 +196,31 @@ func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF) e
 		}
 	}
 	if len(relos) == 0 {
-		return nil
+		return nil, nil
 	}
 	kernel, err := target.get()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var b btf.Builder
-	fixups, err := btf.CORERelocate(relos, []*btf.Spec{kernel}, bo, b.Add)
+	local := map[uint32]btf.Type{}
+	addLocal := func(t btf.Type) (btf.TypeID, error) {
+		id, err := b.Add(t)
+		if err == nil {
+			local[uint32(id)] = t
+		}
+		return id, err
+	}
+	fixups, err := btf.CORERelocate(relos, []*btf.Spec{kernel}, bo, addLocal)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, f := range fixups {
 		if err := f.Apply(reloInsns[i]); err != nil {
-			return fmt.Errorf("fixup for %s: %w", relos[i], err)
+			return nil, fmt.Errorf("fixup for %s: %w", relos[i], err)
 		}
 	}
-	return nil
+	return local, nil
 }
 
 // rewriteReferences turns map, global data, .kconfig and kfunc references

@@ -109,6 +109,10 @@ type Program struct {
 	Lines []Line
 	// Funcs lists the BTF function info: where each subprogram starts.
 	Funcs []Func
+	// LocalTypes are the program's own BTF types whose ids
+	// bpf_core_type_id_local relocations wrote into instructions, by that
+	// id (the argument bpf_obj_new passes to the kernel).
+	LocalTypes map[uint32]btf.Type
 	// Spec is the cilium/ebpf program spec (before linking and rewriting).
 	Spec *ebpf.ProgramSpec
 	// Err is set when this program could not be prepared; the other

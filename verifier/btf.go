@@ -178,7 +178,18 @@ var errWalkUnsupported = errors.New("struct layout not modelled")
 // walk untrusted, as in the kernel: scalar reads there skip the end-of-member
 // check, and pointers found there are not modelled.
 func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
-	return structWalk(t, off, size, false)
+	return structWalk(t, off, size, walkOpts{})
+}
+
+// walkOpts are the variants of the struct walk.
+type walkOpts struct {
+	// stopAtStruct makes the walk return a nested struct starting at the
+	// offset (btfNestedStruct).
+	stopAtStruct bool
+	// local walks a type of the program's BTF for an allocated object:
+	// no flexible array tail is walked, and a pointer member is plain
+	// data (btf_struct_access returns SCALAR_VALUE for WALK_PTR there).
+	local bool
 }
 
 // btfNestedStruct is the one-byte btf_struct_walk that btf_struct_ids_match
@@ -186,7 +197,7 @@ func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 // exactly there, found by descending through the members holding off. ok is
 // false when a scalar, a pointer or nothing lies there.
 func btfNestedStruct(t btf.Type, off int) (btf.Type, bool, error) {
-	res, msg, err := structWalk(t, off, 1, true)
+	res, msg, err := structWalk(t, off, 1, walkOpts{stopAtStruct: true})
 	if err != nil || msg != "" || res.kind != walkStruct {
 		return nil, false, err
 	}
@@ -197,7 +208,7 @@ func btfNestedStruct(t btf.Type, off int) (btf.Type, bool, error) {
 // for a nested struct starting at the offset, as the kernel's walk does,
 // instead of going on into it (as btf_struct_access's loop goes on with
 // offset 0 in the nested struct, which reaches the same field).
-func structWalk(t btf.Type, off, size int, stopAtStruct bool) (walkResult, string, error) {
+func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, error) {
 	untrusted := false
 	for depth := 0; depth < maxStructWalkDepth; depth++ {
 		t = skipModifiers(t)
@@ -211,6 +222,9 @@ func structWalk(t btf.Type, off, size int, stopAtStruct bool) (walkResult, strin
 		}
 		if off+size > int(tsize) {
 			next, scalar, ok := flexArrayTail(members, off)
+			if opts.local {
+				ok = false
+			}
 			if !ok {
 				return walkResult{}, fmt.Sprintf("access beyond struct %s at off %d size %d", tname, off, size), nil
 			}
@@ -269,7 +283,7 @@ func structWalk(t btf.Type, off, size int, stopAtStruct bool) (walkResult, strin
 				mtype = elem
 			}
 			if isStruct(mtype) {
-				if stopAtStruct && off == moff {
+				if opts.stopAtStruct && off == moff {
 					return walkResult{kind: walkStruct, nested: mtype}, "", nil
 				}
 				off -= moff
@@ -284,6 +298,14 @@ func structWalk(t btf.Type, off, size int, stopAtStruct bool) (walkResult, strin
 					// Pointers read through a union are untrusted:
 					// not modelled.
 					return walkResult{}, "", errWalkUnsupported
+				}
+				if opts.local {
+					if !isStruct(skipModifiers(p.Target)) {
+						// Newer kernels read pointers to anything
+						// but a struct as memory: not modelled.
+						return walkResult{}, "", errWalkUnsupported
+					}
+					return walkResult{kind: walkScalar}, "", nil
 				}
 				var fl states.RegFlags
 				if tag, ok := p.Target.(*btf.TypeTag); ok {
@@ -431,12 +453,12 @@ const trustedModifiers = states.MemAlloc | states.PtrTrusted
 // pointer in regno, setting dst on a load.
 func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Reg) error {
 	reg := &e.regs()[regno]
-	st := btfTypeByID(reg.Aux)
+	st := e.btfTypeOf(reg.Aux)
 	if st == nil {
 		return e.unsupported(e.insnIdx, "BTF type id %d not in kernel BTF", reg.Aux)
 	}
 	tname := st.TypeName()
-	if !e.lp.GPLCompatible {
+	if !e.lp.GPLCompatible && !isLocalAux(reg.Aux) {
 		return e.reject(e.insnIdx, "Cannot access kernel 'struct %s' from non-GPL compatible program", tname)
 	}
 	if off < 0 {
@@ -450,6 +472,12 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	}
 	if reg.Flags&states.MemPercpu != 0 {
 		return e.reject(e.insnIdx, "R%d is ptr_%s access percpu memory: off=%d", regno, tname, off)
+	}
+	if t == accWrite && reg.Flags&states.PtrUntrusted != 0 {
+		return e.reject(e.insnIdx, "only read is supported")
+	}
+	if reg.Flags&states.MemAlloc != 0 {
+		return e.checkAllocAccess(reg, st, off, size, t, dst)
 	}
 	if t == accWrite {
 		switch e.progType {
@@ -492,7 +520,7 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 // one an untrusted one.
 func (e *env) walkedPtrFlags(reg *states.Reg, res walkResult) states.RegFlags {
 	flags := res.flags
-	regType := btfTypeByID(reg.Aux)
+	regType := e.btfTypeOf(reg.Aux)
 	safe := func(suffix string) bool {
 		return regType != nil && btfSafeField(regType, suffix, res.field, res.id)
 	}

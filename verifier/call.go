@@ -565,7 +565,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return err
 		}
 	case ArgPtrToSpinLock, ArgPtrToTimer:
-		if reg.Type != states.PtrToMapValue || reg.MaybeNull() {
+		// spin_lock_types also takes an allocated object.
+		lockInObj := a == ArgPtrToSpinLock && isAllocObj(reg)
+		if (reg.Type != states.PtrToMapValue || reg.MaybeNull()) && !lockInObj {
 			return typeErr()
 		}
 		if a == ArgPtrToTimer {

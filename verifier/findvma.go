@@ -43,6 +43,13 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType, kptr *kptrField) 
 	if orNull {
 		flags &^= states.MaybeNull
 	}
+	// An allocated object is bpf_kptr_xchg's source like a plain BTF
+	// pointer (check_reg_type), but one that may be NULL matches no case
+	// of its later switch.
+	xchgObj := fn.ID == fnKptrXchg && regno == 2 && reg.Flags&states.MemAlloc != 0
+	if xchgObj {
+		flags &^= states.MemAlloc | states.MemPercpu
+	}
 	ok := false
 	if reg.Type == states.PtrToBTFID {
 		for _, f := range btfPtrArgFlags {
@@ -56,6 +63,9 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType, kptr *kptrField) 
 		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), btfPtrArgExpected)
 	}
 	release := fn.ReleaseArg == int8(regno)
+	if xchgObj && reg.MaybeNull() {
+		return e.reject(e.insnIdx, "verifier internal error: invalid PTR_TO_BTF_ID register for type match")
+	}
 	if reg.MaybeNull() && (!orNull || release) {
 		return e.reject(e.insnIdx, "Possibly NULL pointer passed to helper arg%d", regno)
 	}
@@ -96,6 +106,12 @@ func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg, kptr *kptrField) erro
 		flags = states.PtrTrusted
 	}
 	id := uint32(0)
+	if fn.ID == fnKptrXchg && kptr.local != nil {
+		// An object of the program's type comes out allocated.
+		r0.MarkPtr(states.PtrToBTFID, flags|states.MemAlloc)
+		r0.Aux = e.localAux(kptr.local)
+		return nil
+	}
 	if fn.ID == fnKptrXchg {
 		id = kptr.target
 	} else if t := btfStructByName(fn.RetBTFName); t != nil {

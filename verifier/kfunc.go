@@ -144,6 +144,10 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_dynptr_is_rdonly":  {0, hookCommon},
 	"bpf_dynptr_size":       {0, hookCommon},
 	"bpf_dynptr_clone":      {0, hookCommon},
+	// kernel/bpf/helpers.c: objects of the program's own types
+	// (localobj.go), in the generic set.
+	kfuncObjNew:  {kfAcquire | kfRetNull, hooksGeneric},
+	kfuncObjDrop: {kfRelease, hooksGeneric},
 	// Casts and lookups of the common set (kfunc_special.go).
 	"bpf_cast_to_kern_ctx": {0, hookCommon},
 	"bpf_rdonly_cast":      {0, hookCommon},
@@ -427,7 +431,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		if kind == kfArgNull {
 			continue
 		}
-		if kind == kfArgBTFID && !isTrustedBTF(reg) {
+		if (kind == kfArgBTFID || kind == kfArgAlloc) && !isTrustedBTF(reg) {
 			if meta.flags&kfRCU == 0 {
 				return e.reject(e.insnIdx, "R%d must be referenced or trusted", regno)
 			}
@@ -461,6 +465,10 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			}
 		case kfArgBTFID:
 			if err := e.checkKfuncBTFArg(info, meta, i, reg, ref, refName); err != nil {
+				return err
+			}
+		case kfArgAlloc:
+			if err := e.checkAllocArg(info, i, reg); err != nil {
 				return err
 			}
 		case kfArgMem:
@@ -511,6 +519,7 @@ const (
 	kfArgMemSize
 	kfArgIter
 	kfArgDynptr
+	kfArgAlloc
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
@@ -523,7 +532,7 @@ var specialKfuncArgStructs = map[string]bool{
 
 // specialKfuncArgSuffixes are parameter-name suffixes with their own
 // argument kinds: not modelled.
-var specialKfuncArgSuffixes = []string{"__str", "__map", "__alloc", "__refcounted_kptr", "__irq_flag", "__prog", "__aux", "__uninit"}
+var specialKfuncArgSuffixes = []string{"__str", "__map", "__refcounted_kptr", "__irq_flag", "__prog", "__aux", "__uninit"}
 
 // kfuncPtrArgKind is get_kfunc_ptr_arg_type.
 func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, ref btf.Type, refName string, nullable bool) (kfArgKind, error) {
@@ -540,6 +549,9 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	}
 	if nullable && reg.IsNull() {
 		return kfArgNull, nil
+	}
+	if strings.HasSuffix(p.Name, "__alloc") {
+		return kfArgAlloc, nil
 	}
 	if refName == dynptrStructName && isStruct(ref) {
 		return kfArgDynptr, nil
@@ -668,7 +680,7 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 	}
 	var regType btf.Type
 	if reg.Type == states.PtrToBTFID {
-		regType = btfTypeByID(reg.Aux)
+		regType = e.btfTypeOf(reg.Aux)
 	} else {
 		regType = btfStructByName(reg2BTFName(reg.Type))
 	}
@@ -807,8 +819,12 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	ptr, isPtr := t.(*btf.Pointer)
 	if isPtr {
 		done, err := e.setSpecialKfuncReturn(info, meta)
-		if err != nil || done {
+		if err != nil {
 			return err
+		}
+		if done {
+			e.markKfuncReturnRef(meta)
+			return nil
 		}
 	}
 	if meta.flags&kfAcquire != 0 && (!isPtr || !isStruct(skipModifiers(ptr.Target))) {
@@ -864,6 +880,15 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		r0.MarkPtr(states.PtrToBTFID, flags)
 		r0.Aux = id
 	}
+	e.markKfuncReturnRef(meta)
+	return nil
+}
+
+// markKfuncReturnRef is the tail of check_kfunc_call for a pointer
+// result: a KF_RET_NULL result may be NULL, a KF_ACQUIRE one holds a new
+// reference (whose id, for a maybe-NULL result, is also the register's).
+func (e *env) markKfuncReturnRef(meta *kfuncMeta) {
+	r0 := &e.regs()[0]
 	if meta.flags&kfRetNull != 0 {
 		r0.Flags |= states.MaybeNull
 		r0.ID = e.newID()
@@ -876,7 +901,6 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		}
 		r0.RefObjID = rid
 	}
-	return nil
 }
 
 // kfuncCallName names the kernel function a kfunc call targets, for the

@@ -93,6 +93,8 @@ func (e *env) setSpecialKfuncReturn(info *kfuncInfo, meta *kfuncMeta) (bool, err
 		return true, nil
 	case "bpf_dynptr_slice", "bpf_dynptr_slice_rdwr":
 		return true, e.setDynptrSliceReturn(info, meta)
+	case kfuncObjNew:
+		return true, e.setObjNewReturn(meta)
 	}
 	return false, nil
 }
@@ -126,10 +128,6 @@ func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	r0.Aux = meta.dynptr.id | dynptrSliceKfunc
 	if meta.dynptr.typ.isPacket() {
 		r0.Aux |= dynptrSlicePkt
-	}
-	if meta.flags&kfRetNull != 0 {
-		r0.Flags |= states.MaybeNull
-		r0.ID = e.newID()
 	}
 	return nil
 }

@@ -11,8 +11,14 @@ package verifier
 // referenced object in (releasing the program's reference) and the old one
 // out (acquiring it); a plain load gives an RCU pointer that may be NULL
 // inside an RCU read section when the struct is RCU protected, an
-// untrusted one otherwise. Kptrs to structs of the program's own BTF
-// (objects of bpf_obj_new), per-CPU kptrs and uptrs are not modelled.
+// untrusted one otherwise. A kptr to a struct of the program's own BTF
+// holds an object of bpf_obj_new (localobj.go): bpf_kptr_xchg takes it
+// out as an allocated object the program owns; a plain load gives an
+// untrusted pointer (an RCU-protected allocated one for a refcounted
+// struct inside an RCU read section). Moving such an object in is
+// unsupported: the kernel then compares the BTF object the map was
+// created with and the program's, one object under libbpf, two under
+// cilium/ebpf. Per-CPU kptrs and uptrs are not modelled.
 
 import (
 	"github.com/cilium/ebpf"
@@ -53,6 +59,9 @@ type kptrField struct {
 	kind kptrKind
 	// target is the vmlinux id of the struct the kptr points to.
 	target uint32
+	// local is the program struct the kptr points to when vmlinux has
+	// none of that name (btf_parse_kptr: an object of bpf_obj_new).
+	local btf.Type
 	// unsupported says why vercheck does not model the field (the map may
 	// not even be created by the kernel).
 	unsupported string
@@ -105,7 +114,7 @@ func parseKptr(p *btf.Pointer) *kptrField {
 		}
 		switch {
 		case f.target == 0:
-			f.unsupported = "kptr to struct " + target.TypeName() + " of the program's BTF"
+			f.local = target
 		case kind == kptrRef && !kptrDtorStructs[target.TypeName()]:
 			f.unsupported = "referenced kptr to struct " + target.TypeName() + ", which has no destructor"
 		}
@@ -164,6 +173,9 @@ func (e *env) checkMapKptrAccess(f *mapField, valueReg int, dst *states.Reg) err
 	}
 	switch in.Class() {
 	case insn.ClassLDX:
+		if k.local != nil {
+			return e.loadLocalKptr(k, dst)
+		}
 		dst.MarkPtr(states.PtrToBTFID, e.kptrLoadFlags(k))
 		dst.Aux = k.target
 		dst.ID = e.newID()
@@ -196,33 +208,66 @@ func (e *env) kptrLoadFlags(k *kptrField) states.RegFlags {
 // into kptr k or exchanged into it, must point to k's struct (exactly, for
 // a referenced kptr) and carry no flag but those the kptr kind permits.
 func (e *env) mapKptrMatchType(k *kptrField, reg *states.Reg, regno int) error {
+	// A kernel object may carry trust flags, an object of the program's
+	// types only its allocation flag.
 	perm := states.MaybeNull | states.PtrTrusted | states.MemRCU
 	if k.kind == kptrUnref {
 		perm |= states.PtrUntrusted
 	}
-	target := btfTypeByID(k.target)
+	if isLocalAux(reg.Aux) {
+		perm = states.MaybeNull | states.MemAlloc
+	}
 	ok := reg.Type == states.PtrToBTFID && reg.Flags&^perm == 0
 	regName := ""
 	if ok {
-		regName = btfTypeName(reg.Aux)
+		regName = e.btfNameOf(reg.Aux)
 		if err := e.checkPtrOffReg(reg, regno, true); err != nil {
 			return err
 		}
-		same, err := btfStructIDsMatch(btfTypeByID(reg.Aux), int(reg.Off), target, k.kind != kptrUnref)
+		same, err := e.kptrTypeMatch(k, reg)
 		if err != nil {
-			return e.unsupported(e.insnIdx, "kptr store of a pointer at off %d into struct %s: %v", reg.Off, regName, err)
+			return err
 		}
 		ok = same
 	}
 	if ok {
 		return nil
 	}
-	name := btfTypeName(k.target)
+	name := k.targetName()
 	msg := sprintf("invalid kptr access, R%d type=%s%s expected=ptr_%s", regno, regTypeStr(reg), regName, name)
 	if k.kind == kptrUnref {
 		msg += sprintf(" or untrusted_ptr_%s", name)
 	}
 	return e.reject(e.insnIdx, "%s", msg)
+}
+
+// targetName is the name of the struct the kptr points to.
+func (k *kptrField) targetName() string {
+	if k.local != nil {
+		return k.local.TypeName()
+	}
+	return btfTypeName(k.target)
+}
+
+// kptrTypeMatch is the btf_struct_ids_match of map_kptr_match_type: a
+// kernel pointer matches a kernel kptr's struct (or, for an untrusted
+// kptr, the struct at its offset); a program's object never matches a
+// kernel struct, nor a kernel pointer a program struct. Whether an
+// object of the program's BTF matches a kptr to a program struct depends
+// on the loader (see the package comment of kptr.go): unsupported.
+func (e *env) kptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
+	regLocal := isLocalAux(reg.Aux)
+	switch {
+	case regLocal && k.local != nil:
+		return false, e.unsupported(e.insnIdx, "kptr store or bpf_kptr_xchg of an object of the program's type %s into a map (the map's and the program's BTF objects are one or two by loader)", e.btfNameOf(reg.Aux))
+	case regLocal || k.local != nil:
+		return false, nil
+	}
+	same, err := btfStructIDsMatch(btfTypeByID(reg.Aux), int(reg.Off), btfTypeByID(k.target), k.kind != kptrUnref)
+	if err != nil {
+		return false, e.unsupported(e.insnIdx, "kptr store of a pointer at off %d into struct %s: %v", reg.Off, btfTypeName(reg.Aux), err)
+	}
+	return same, nil
 }
 
 // checkKptrXchgDest is process_kptr_func for bpf_kptr_xchg's first

@@ -14,7 +14,11 @@ func TestParseKptr(t *testing.T) {
 		t.Skipf("no kernel BTF: %v", err)
 	}
 	task := btfTypeID(btfStructByName("task_struct"))
+	myNode := &btf.Struct{Name: "my_node"}
 	ptr := func(tag, target string) *btf.Pointer {
+		if target == myNode.Name {
+			return &btf.Pointer{Target: &btf.TypeTag{Value: tag, Type: myNode}}
+		}
 		return &btf.Pointer{Target: &btf.TypeTag{Value: tag, Type: &btf.Struct{Name: target}}}
 	}
 	tests := []struct {
@@ -27,7 +31,7 @@ func TestParseKptr(t *testing.T) {
 		{"referenced", ptr("kptr", "task_struct"), &kptrField{kind: kptrRef, target: task}},
 		{"referenced without destructor", ptr("kptr", "file"), &kptrField{kind: kptrRef, target: btfTypeID(btfStructByName("file")),
 			unsupported: "referenced kptr to struct file, which has no destructor"}},
-		{"program struct", ptr("kptr", "my_node"), &kptrField{kind: kptrRef, unsupported: "kptr to struct my_node of the program's BTF"}},
+		{"program struct", ptr("kptr", "my_node"), &kptrField{kind: kptrRef, local: myNode}},
 		{"per-CPU", ptr("percpu_kptr", "task_struct"), &kptrField{kind: kptrPercpu, unsupported: "percpu_kptr fields"}},
 		{"unknown tag", ptr("kptr_weird", "task_struct"), &kptrField{unsupported: "kptr field with the unknown tag kptr_weird"}},
 	}

@@ -27,6 +27,8 @@ package verifier
 // vercheck does not model (kptr.go), at their own accesses.
 
 import (
+	"strings"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
@@ -62,6 +64,9 @@ const (
 	// fieldKptr is a kptr (kptr.go): the kernel allows some loads and
 	// stores of it.
 	fieldKptr
+	// fieldRefcount is a struct bpf_refcount: it makes kptrs to the
+	// struct RCU protected (rcu_safe_kptr).
+	fieldRefcount
 )
 
 // mapField is one special field of a map value.
@@ -99,7 +104,7 @@ var specialStructs = map[string]fieldKind{
 	"bpf_list_node":     fieldOther,
 	"bpf_rb_root":       fieldOther,
 	"bpf_rb_node":       fieldOther,
-	"bpf_refcount":      fieldOther,
+	"bpf_refcount":      fieldRefcount,
 }
 
 // recordOf returns the special-field record of m, computing it once.
@@ -271,8 +276,12 @@ func (e *env) settleNotNull(r *states.Reg) bool {
 }
 
 // mayPointToSpinLock is reg_may_point_to_spin_lock: a map value pointer
-// whose map holds a lock keeps its id once proven non-NULL.
+// whose map holds a lock, or an allocated object whose struct does, keeps
+// its id once proven non-NULL.
 func (e *env) mayPointToSpinLock(r *states.Reg) bool {
+	if r.Type == states.PtrToBTFID && r.Flags&states.MemAlloc != 0 && isLocalAux(r.Aux) {
+		return e.localRecord(e.btfTypeOf(r.Aux)).spinLockOff >= 0
+	}
 	if r.Type != states.PtrToMapValue || int(r.Aux) >= len(e.maps) {
 		return false
 	}
@@ -286,26 +295,15 @@ func (e *env) processSpinLock(regno int, lock bool) error {
 	if !reg.Var.IsConst() {
 		return e.reject(e.insnIdx, "R%d doesn't have constant offset. %s_lock has to be at the constant offset", regno, lockNameSpin)
 	}
-	if reg.Type != states.PtrToMapValue {
-		return e.unsupported(e.insnIdx, "bpf_spin_lock in an allocated object")
-	}
-	m := e.mapAt(reg)
-	rec := e.recordOf(m)
-	if !rec.hasBTF {
-		return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s_lock", kernelMapName(m), lockNameSpin)
-	}
-	if rec.unsupported != "" {
-		return e.unsupported(e.insnIdx, "bpf_spin_lock: %s", rec.unsupported)
-	}
-	if rec.spinLockOff < 0 {
-		return e.reject(e.insnIdx, "map '%s' has no valid %s_lock", kernelMapName(m), lockNameSpin)
+	rec, ptr, err := e.spinLockRecord(reg)
+	if err != nil {
+		return err
 	}
 	at := int64(reg.Var.Value) + int64(reg.Off)
 	if at != rec.spinLockOff {
 		return e.reject(e.insnIdx, "off %d doesn't point to 'struct %s_lock' that is at %d", at, lockNameSpin, rec.spinLockOff)
 	}
 	st := e.cur
-	ptr := reg.Aux + 1
 	if lock {
 		if st.ActiveLocks > 0 && e.findLock(0, 0, false) >= 0 {
 			return e.reject(e.insnIdx, "Locking two bpf_spin_locks are not allowed")
@@ -336,6 +334,38 @@ func (e *env) processSpinLock(regno int, lock bool) error {
 		}
 	}
 	return nil
+}
+
+// lockPtrProgBTF is the lock owner (Ref.Ptr) of a lock in an allocated
+// object: the kernel names it by the program's BTF, the same for every
+// object; a map's locks are named by the map index plus one.
+const lockPtrProgBTF = ^uint32(0)
+
+// spinLockRecord is the part of process_spin_lock that finds the record
+// holding the lock the pointer in reg names, and the lock's owner.
+func (e *env) spinLockRecord(reg *states.Reg) (*mapRecord, uint32, error) {
+	if reg.Type != states.PtrToMapValue {
+		rec := e.localRecord(e.btfTypeOf(reg.Aux))
+		if rec.unsupported != "" {
+			return nil, 0, e.unsupported(e.insnIdx, "bpf_spin_lock: %s", rec.unsupported)
+		}
+		if rec.spinLockOff < 0 {
+			return nil, 0, e.reject(e.insnIdx, "local 'kptr' has no valid %s_lock", lockNameSpin)
+		}
+		return rec, lockPtrProgBTF, nil
+	}
+	m := e.mapAt(reg)
+	rec := e.recordOf(m)
+	if !rec.hasBTF {
+		return nil, 0, e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s_lock", kernelMapName(m), lockNameSpin)
+	}
+	if rec.unsupported != "" {
+		return nil, 0, e.unsupported(e.insnIdx, "bpf_spin_lock: %s", rec.unsupported)
+	}
+	if rec.spinLockOff < 0 {
+		return nil, 0, e.reject(e.insnIdx, "map '%s' has no valid %s_lock", kernelMapName(m), lockNameSpin)
+	}
+	return rec, reg.Aux + 1, nil
 }
 
 // findLock returns the index in the current refs of the lock with id and
@@ -378,14 +408,26 @@ func kernelMapName(m *loader.Map) string {
 	return n
 }
 
+// kfuncSpinAllowed is kfunc_spin_allowed, by name: the kfuncs a program
+// may call while it holds a bpf_spin_lock.
+func kfuncSpinAllowed(name string) bool {
+	for _, p := range []string{"bpf_list_", "bpf_rbtree_", "bpf_refcount_acquire", "bpf_iter_num_", "bpf_res_spin_", "bpf_arena_", "bpf_stream_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // fnKptrXchg is bpf_kptr_xchg (kptr.go).
 const fnKptrXchg = 194
 
 // checkCallUnderLock is the do_check rule for calls while a lock is held:
-// only bpf_spin_unlock and static subprograms may be called (global ones
-// are refused by checkFuncCall); 6.18 refuses bpf_kptr_xchg there too. The
-// kfuncs the kernel also allows there (graph and iterator kfuncs) are not
-// modelled.
+// only bpf_spin_unlock, static subprograms (global ones are refused by
+// checkFuncCall) and the kfuncs of kfunc_spin_allowed may be called; 6.18
+// refuses bpf_kptr_xchg there too. The allowed kfuncs (graph, numeric
+// iterator, resilient lock, arena and stream kfuncs) are not modelled
+// under a lock.
 func (e *env) checkCallUnderLock(in insn.Insn) error {
 	if e.cur.ActiveLocks == 0 {
 		return nil
@@ -394,7 +436,10 @@ func (e *env) checkCallUnderLock(in insn.Insn) error {
 	case insn.PseudoCall:
 		return nil
 	case insn.PseudoKfuncCall:
-		return e.unsupported(e.insnIdx, "kfunc call while holding a lock")
+		if name := kfuncCallName(in); name == "" || kfuncSpinAllowed(name) {
+			return e.unsupported(e.insnIdx, "kfunc call while holding a lock")
+		}
+		return e.reject(e.insnIdx, "function calls are not allowed while holding a lock")
 	}
 	if in.Imm == fnSpinUnlock {
 		return nil

@@ -19,7 +19,8 @@ func TestBuildRecord(t *testing.T) {
 	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
 	timer := &btf.Struct{Name: "bpf_timer", Size: 16, Members: []btf.Member{{Name: "a", Type: u64}, {Name: "b", Type: u64, Offset: 64}}}
 	listHead := &btf.Struct{Name: "bpf_list_head", Size: 16}
-	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: &btf.Struct{Name: "prog_local"}}}
+	progLocal := &btf.Struct{Name: "prog_local"}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: progLocal}}
 	nested := &btf.Struct{Name: "inner", Size: 8, Members: []btf.Member{{Name: "l", Type: lock}}}
 	value := func(members ...btf.Member) *loader.Map {
 		return &loader.Map{Name: "m", Type: ebpf.Hash, Spec: &ebpf.MapSpec{Value: &btf.Struct{Name: "v", Size: 64, Members: members}}}
@@ -51,7 +52,7 @@ func TestBuildRecord(t *testing.T) {
 		), got{HasBTF: true, Fields: []mapField{
 			{kind: fieldOther, name: "bpf_list_head", off: 0, size: 16},
 			{kind: fieldKptr, name: "kptr", off: 16, size: 8,
-				kptr: &kptrField{kind: kptrRef, unsupported: "kptr to struct prog_local of the program's BTF"}},
+				kptr: &kptrField{kind: kptrRef, local: progLocal}},
 		}, SpinLockOff: -1, TimerOff: -1}},
 		{"nested lock", value(btf.Member{Name: "in", Type: nested}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
 			Unsupported: "a special field nested in a struct or array of the map value"}},

@@ -82,6 +82,8 @@ type env struct {
 
 	// records caches the special fields of each map's value (locks.go).
 	records map[*loader.Map]*mapRecord
+	// local holds the program types BTF pointers point to (localobj.go).
+	local localTypes
 
 	ctxCheck ctxAccessFunc
 	ctxSize  int
@@ -229,7 +231,7 @@ func (e *env) run() error {
 			return err
 		}
 	}
-	e.log.printer.BTFName = btfTypeName
+	e.log.printer.BTFName = e.btfNameOf
 	if e.ctxCheck == nil {
 		return e.unsupported(0, "program type %s", e.progType)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -225,6 +226,9 @@ func withoutLinkMetadata(ins asm.Instruction) asm.Instruction {
 	if fn := btf.FuncMetadata(&ins); fn != nil {
 		out = btf.WithFuncMetadata(out, fn)
 	}
+	if relo := btf.CORERelocationMetadata(&ins); relo != nil {
+		out = btf.WithCORERelocationMetadata(out, relo)
+	}
 	return out
 }
 
@@ -243,13 +247,14 @@ func boundMapLoad(prog *loader.Program, iter *asm.InstructionIterator) bool {
 // programSpec builds the spec handed to the kernel: vercheck's linked
 // instructions with each bound map load bound to the created map. CO-RE
 // relocations were applied by the loader, so their metadata is removed
-// to keep cilium/ebpf from applying them a second time.
+// to keep cilium/ebpf from applying them a second time; but for
+// bpf_core_type_id_local (keepLocalTypeID).
 func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpec, error) {
 	insns := slices.Clone(prog.Instructions)
 	iter := insns.Iterate()
 	for iter.Next() {
 		i, ins := iter.Index, iter.Ins
-		if btf.CORERelocationMetadata(ins) != nil {
+		if relo := btf.CORERelocationMetadata(ins); relo != nil && !keepLocalTypeID(ins, relo) {
 			*ins = btf.WithCORERelocationMetadata(*ins, nil)
 		}
 		if isResolvedConstant(ins) {
@@ -277,6 +282,32 @@ func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpe
 		ps.ByteOrder = prog.Spec.ByteOrder
 	}
 	return ps, nil
+}
+
+// keepLocalTypeID restores the immediate of a bpf_core_type_id_local
+// relocation to the object's own type id and reports true, so that
+// cilium/ebpf relocates it again: the id the kernel must see is the one
+// the type gets in the BTF cilium/ebpf builds and loads with the program,
+// not the one the loader's own numbering gave it.
+func keepLocalTypeID(ins *asm.Instruction, relo *btf.CORERelocation) bool {
+	var kind, rest string
+	desc := relo.String()
+	open, comma := strings.IndexByte(desc, '('), strings.IndexByte(desc, ',')
+	if open < 0 || comma < open {
+		return false
+	}
+	kind = desc[open+1 : comma]
+	at := strings.LastIndex(desc, "local_id=")
+	if kind != "local_type_id" || at < 0 {
+		return false
+	}
+	rest = strings.TrimSuffix(desc[at+len("local_id="):], ")")
+	id, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil {
+		return false
+	}
+	ins.Constant = id
+	return true
 }
 
 // withLostLog recovers the log cilium/ebpf drops when the kernel answers

@@ -1,0 +1,251 @@
+package verifier
+
+// Objects of the program's own BTF types: bpf_obj_new_impl allocates one,
+// bpf_obj_drop_impl frees it (the kernel's check_special_kfunc part for
+// KF_bpf_obj_new_impl, the KF_ARG_PTR_TO_ALLOC_BTF_ID case of
+// check_kfunc_args, and the MEM_ALLOC paths of check_ptr_to_btf_access and
+// btf_struct_access).
+//
+// bpf_obj_new(type) passes bpf_core_type_id_local(type): the type's id in
+// the program's BTF. The result is PTR_TO_BTF_ID | MEM_ALLOC of that
+// struct, maybe NULL, holding a reference the program must give back to
+// bpf_obj_drop. The program may read and write the object's fields, but
+// not its special fields (locks, list and rbtree parts, kptrs: the
+// struct's btf_struct_meta record), and a pointer member reads as a
+// scalar: an allocated object never yields a kernel pointer.
+//
+// A register pointing to a program type keeps, in Reg.Aux, localTypeBit
+// with the type's index in the env's table, so that it never equals a
+// vmlinux id: regsafe compares the two as the kernel compares (btf,
+// btf_id) pairs.
+
+import (
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/states"
+)
+
+// localTypeBit marks a Reg.Aux naming a type of the program's BTF.
+const localTypeBit uint32 = 1 << 31
+
+// localTypes is the env's table of program types that registers point to.
+type localTypes struct {
+	types []btf.Type
+	ids   map[btf.Type]uint32
+	// records caches each struct's btf_struct_meta record.
+	records map[btf.Type]*mapRecord
+}
+
+// isLocalAux reports whether aux names a program type.
+func isLocalAux(aux uint32) bool {
+	return aux&localTypeBit != 0
+}
+
+// localAux returns the Reg.Aux of program type t, giving it one on first
+// sight.
+func (e *env) localAux(t btf.Type) uint32 {
+	lt := &e.local
+	if id, ok := lt.ids[t]; ok {
+		return id
+	}
+	if lt.ids == nil {
+		lt.ids = map[btf.Type]uint32{}
+	}
+	id := localTypeBit | uint32(len(lt.types))
+	lt.types = append(lt.types, t)
+	lt.ids[t] = id
+	return id
+}
+
+// btfTypeOf is btf_type_by_id(reg->btf, reg->btf_id): the struct a BTF
+// pointer's Aux names, of vmlinux or of the program.
+func (e *env) btfTypeOf(aux uint32) btf.Type {
+	if !isLocalAux(aux) {
+		return btfTypeByID(aux)
+	}
+	i := int(aux &^ localTypeBit)
+	if i >= len(e.local.types) {
+		return nil
+	}
+	return e.local.types[i]
+}
+
+// btfNameOf is the name the log prints for a BTF pointer's type.
+func (e *env) btfNameOf(aux uint32) string {
+	t := e.btfTypeOf(aux)
+	if t == nil {
+		return ""
+	}
+	return t.TypeName()
+}
+
+// isAllocObj reports a pointer to an allocated object of the program's
+// own type, owned (PTR_TO_BTF_ID | MEM_ALLOC exactly).
+func isAllocObj(r *states.Reg) bool {
+	return r.Type == states.PtrToBTFID && r.Flags == states.MemAlloc
+}
+
+// localRecord is btf_find_struct_meta(...)->record for program struct t:
+// its special fields. The kernel makes a record only for structs with a
+// special field among their own members (btf_parse_struct_metas); one
+// nested deeper makes the struct unsupported here.
+func (e *env) localRecord(t btf.Type) *mapRecord {
+	lt := &e.local
+	if r, ok := lt.records[t]; ok {
+		return r
+	}
+	if lt.records == nil {
+		lt.records = map[btf.Type]*mapRecord{}
+	}
+	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1}
+	s, _ := skipModifiers(t).(*btf.Struct)
+	if s != nil {
+		for _, m := range s.Members {
+			f := classifyField(m.Type)
+			if f.kind == 0 {
+				if containsSpecial(m.Type, 0) {
+					r.unsupported = "a special field nested in a struct or array of an allocated object"
+				}
+				continue
+			}
+			f.off = uint32(m.Offset.Bytes())
+			r.fields = append(r.fields, f)
+			if f.kind == fieldSpinLock {
+				r.spinLockOff = int64(f.off)
+			}
+		}
+	}
+	lt.records[t] = r
+	return r
+}
+
+// Messages of the bpf_obj_new return check.
+const (
+	msgObjNewStruct = "bpf_obj_new/bpf_percpu_obj_new type ID argument must be of a struct"
+)
+
+// setObjNewReturn is the KF_bpf_obj_new_impl part of check_special_kfunc:
+// the constant argument names a struct of the program's BTF, and r0
+// points to a new object of it (the caller adds maybe-NULL and the
+// reference, as for any acquiring kfunc).
+func (e *env) setObjNewReturn(meta *kfuncMeta) error {
+	if !meta.constantArg {
+		return e.internal(e.insnIdx, "bpf_obj_new without a constant type id")
+	}
+	if meta.constant != uint64(uint32(meta.constant)) {
+		return e.reject(e.insnIdx, "local type ID argument must be in range [0, U32_MAX]")
+	}
+	id := uint32(meta.constant)
+	t, ok := e.lp.LocalTypes[id]
+	switch {
+	case ok:
+	case id == 0 && len(e.lp.Funcs) > 0:
+		// Type 0 is void in any BTF the program is loaded with.
+		return e.reject(e.insnIdx, msgObjNewStruct)
+	default:
+		// Which type the kernel finds depends on the BTF the loader
+		// builds for the program: only the ids of
+		// bpf_core_type_id_local relocations are known.
+		return e.unsupported(e.insnIdx, "bpf_obj_new type id %d that no bpf_core_type_id_local relocation gives", id)
+	}
+	if _, isStruct := skipModifiers(t).(*btf.Struct); !isStruct || skipModifiers(t) != t {
+		return e.reject(e.insnIdx, msgObjNewStruct)
+	}
+	if rec := e.localRecord(t); rec.unsupported != "" {
+		return e.unsupported(e.insnIdx, "bpf_obj_new: %s", rec.unsupported)
+	}
+	r0 := &e.regs()[0]
+	r0.MarkPtr(states.PtrToBTFID, states.MemAlloc)
+	r0.Aux = e.localAux(t)
+	return nil
+}
+
+// checkAllocArg is the KF_ARG_PTR_TO_ALLOC_BTF_ID case of
+// check_kfunc_args: bpf_obj_drop takes an owned allocated object.
+func (e *env) checkAllocArg(info *kfuncInfo, i int, reg *states.Reg) error {
+	switch {
+	case isAllocObj(reg):
+		if info.name != kfuncObjDrop {
+			return e.reject(e.insnIdx, "arg#%d expected for bpf_obj_drop_impl()", i)
+		}
+	case reg.Type == states.PtrToBTFID && reg.Flags == states.MemAlloc|states.MemPercpu:
+		return e.unsupported(e.insnIdx, "per-CPU allocated objects")
+	default:
+		return e.reject(e.insnIdx, "arg#%d expected pointer to allocated object", i)
+	}
+	if reg.RefObjID == 0 {
+		return e.reject(e.insnIdx, "allocated object must be referenced")
+	}
+	return nil
+}
+
+// Names of the kfuncs of allocated objects.
+const (
+	kfuncObjNew  = "bpf_obj_new_impl"
+	kfuncObjDrop = "bpf_obj_drop_impl"
+)
+
+// checkAllocFieldAccess is the MEM_ALLOC part of btf_struct_access: no
+// access may touch a special field of the object's struct.
+func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
+	rec := e.localRecord(t)
+	if rec.unsupported != "" {
+		return e.unsupported(e.insnIdx, "allocated object access: %s", rec.unsupported)
+	}
+	for _, f := range rec.fields {
+		if off < int(f.off+f.size) && int(f.off) < off+size {
+			return e.reject(e.insnIdx, "direct access to %s is disallowed", f.name)
+		}
+	}
+	return nil
+}
+
+// checkAllocAccess is check_ptr_to_btf_access for a pointer to an
+// allocated object (MEM_ALLOC): reads and writes go through the default
+// btf_struct_access, which refuses the struct's special fields and reads
+// pointer members as scalars.
+func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
+	if reg.Flags&states.MemRCU == 0 && reg.RefObjID == 0 {
+		return e.reject(e.insnIdx, "verifier internal error: ref_obj_id for allocated object must be non-zero")
+	}
+	if err := e.checkAllocFieldAccess(t, off, size); err != nil {
+		return err
+	}
+	res, msg, err := structWalk(t, off, size, walkOpts{local: true})
+	if err != nil {
+		return e.unsupported(e.insnIdx, "access to struct %s at off %d size %d: %v", t.TypeName(), off, size, err)
+	}
+	if msg != "" {
+		return e.reject(e.insnIdx, "%s", msg)
+	}
+	if dst != nil && res.kind == walkScalar {
+		e.markUnknown(dst)
+	}
+	return nil
+}
+
+// loadLocalKptr is btf_ld_kptr_type for a kptr to a program struct: the
+// loaded object may be NULL; it is an RCU-protected allocated object
+// inside an RCU read section when it is a referenced kptr to a
+// refcounted struct (rcu_safe_kptr), untrusted otherwise.
+func (e *env) loadLocalKptr(k *kptrField, dst *states.Reg) error {
+	flags := states.MaybeNull | states.PtrUntrusted
+	if k.kind == kptrRef && e.localRecord(k.local).hasField(fieldRefcount) && e.inRCU() {
+		// Graph nodes would also make it a non-owning reference.
+		return e.unsupported(e.insnIdx, "load of a kptr to refcounted struct %s in an RCU read section", k.local.TypeName())
+	}
+	dst.MarkPtr(states.PtrToBTFID, flags)
+	dst.Aux = e.localAux(k.local)
+	dst.ID = e.newID()
+	return nil
+}
+
+// hasField reports whether the record holds a field of the kind.
+func (r *mapRecord) hasField(kind fieldKind) bool {
+	for _, f := range r.fields {
+		if f.kind == kind {
+			return true
+		}
+	}
+	return false
+}

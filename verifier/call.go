@@ -521,13 +521,15 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if !isMemArg() {
 			return typeErr()
 		}
-		size := int(fn.ArgSize[i])
+		// Fixed-size memory (the syncookie helpers' headers) is read
+		// (MEM_RDONLY); the integer out-arguments are written.
+		size, t := int(fn.ArgSize[i]), accRead
 		if a == ArgPtrToInt {
-			size = 4
+			size, t = 4, accWrite
 		} else if a == ArgPtrToLong {
-			size = 8
+			size, t = 8, accWrite
 		}
-		if err := e.checkHelperMemAccess(regno, size, accWrite, false, meta); err != nil {
+		if err := e.checkHelperMemAccess(regno, size, t, false, meta); err != nil {
 			return err
 		}
 		if a == ArgPtrToInt || a == ArgPtrToLong {

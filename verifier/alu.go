@@ -365,7 +365,9 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 	switch ptr.Type {
 	case states.PtrToCtx, states.PtrToMapValue, states.PtrToMapKey, states.PtrToStack,
 		states.PtrToPacketMeta, states.PtrToPacket, states.PtrToTPBuffer, states.PtrToBTFID,
-		states.PtrToMem, states.PtrToBuf, states.PtrToFunc:
+		states.PtrToMem, states.PtrToBuf, states.PtrToFunc, states.ConstPtrToDynptr:
+		// A callback's dynptr_ptr may move too; the helper that takes it
+		// then refuses the offset (check_func_arg_reg_off).
 	case states.PtrToFlowKeys:
 		if !known {
 			return e.reject(e.insnIdx, "R%d pointer arithmetic on %s prohibited", dstNo, regTypeStr(ptr))

@@ -584,6 +584,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 	off += int(reg.Var.Value)
 	slot := -off - 1
 	spi := slot / states.SlotSize
+	e.log.markSlotScratched(spi)
 	if err := e.destroyIfDynptrSlot(f, spi); err != nil {
 		return err
 	}
@@ -701,6 +702,7 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 	for i := minOff; i < maxOff; i++ {
 		slot := -i - 1
 		spi := slot / states.SlotSize
+		e.log.markSlotScratched(spi)
 		s := &f.Stack[spi]
 		b := &s.Types[slot%states.SlotSize]
 		// A zero written over a spilled zero keeps the spill.

@@ -35,6 +35,9 @@ type pending struct {
 	st       *states.State
 	insn     int
 	prevInsn int
+	// logPos is the log's length when the branch was pushed: a level-1
+	// log rewinds to it when the branch is popped (push_stack's log_pos).
+	logPos int
 }
 
 // env is the verification of one program (the kernel's bpf_verifier_env,
@@ -141,6 +144,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	e.release()
 	res.Stats.StackDepth = e.stackDepth
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
+	e.log.stats(time.Since(start), e.stackDepth, e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
 	res.Log = e.log.String()
 	res.Profile = e.buildProfile()
 	if err != nil {
@@ -328,7 +332,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 	e.cur = entry
 	e.insnIdx = start
 	e.prevIdx = -1
-	e.log.initial(e)
+	e.log.beginCheck()
 	for {
 		if e.insnIdx < 0 || e.insnIdx >= len(e.prog) {
 			return e.reject(e.prevIdx, "invalid insn idx %d insn_cnt %d", e.insnIdx, len(e.prog))
@@ -367,9 +371,6 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			var err error
 			exit, err = e.step()
 			e.commitStackWrites(e.prevIdx)
-			if err == nil {
-				e.log.after(e)
-			}
 			if err == errDeadPath {
 				exit, err = true, nil
 			}
@@ -380,6 +381,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		if !exit {
 			continue
 		}
+		e.log.markAllScratched()
 		e.updateBranchCounts(e.cur)
 		// The kernel recomputes stack liveness at the end of every path,
 		// before popping the next one (bpf_update_live_stack in do_check):
@@ -387,6 +389,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		// to here only.
 		e.updateStackLiveness()
 		if !e.popStack() {
+			e.log.endCheck()
 			return nil
 		}
 	}
@@ -399,7 +402,7 @@ func (e *env) pushJmpHistory(flags uint32) { e.pushJmpHistoryEntry(flags, 0) }
 // pushStack saves a copy of the current state to resume at insn later.
 func (e *env) pushStack(insnIdx, prevIdx int) (*states.State, error) {
 	st := e.pool.Clone(e.cur)
-	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx})
+	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx, logPos: e.log.pos()})
 	if len(e.stack) > MaxJmpSeq {
 		return nil, &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex.", len(e.stack)), kind: ErrComplexityLimit}
 	}
@@ -424,7 +427,7 @@ func (e *env) popStack() bool {
 	e.cur = p.st
 	e.insnIdx = p.insn
 	e.prevIdx = p.prevInsn
-	e.log.popped(e)
+	e.log.popped(p.logPos)
 	return true
 }
 
@@ -608,13 +611,8 @@ func (e *env) stateString(st *states.State) string {
 // lineAt returns the source line of raw instruction idx: like the
 // kernel's find_linfo, the last line-info record at or before idx.
 func lineAt(p *loader.Program, idx int) loader.Line {
-	if idx >= len(p.Lines) {
-		idx = len(p.Lines) - 1
-	}
-	for ; idx >= 0; idx-- {
-		if p.Lines[idx].Line != 0 || p.Lines[idx].File != "" {
-			return p.Lines[idx]
-		}
+	if rec := lineRecordAt(p.Lines, idx); rec >= 0 {
+		return p.Lines[rec]
 	}
 	return loader.Line{}
 }

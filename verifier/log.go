@@ -174,9 +174,15 @@ func (l *logger) insn(e *env) {
 	}
 	l.lineInfo(e, e.insnIdx)
 	l.prevLogPos = l.pos()
-	l.printf("%s\n", insn.Format(e.insnIdx, e.prog[e.insnIdx]))
+	l.printf("%s\n", logInsn(e.insnIdx, e.prog[e.insnIdx]))
 	l.prevInsnPrintPos = l.pos() - l.prevLogPos
 	l.prevLogPos = l.pos()
+}
+
+// logInsn is verbose_insn's line for insn idx: "idx: (op) text", kfunc
+// calls named by their BTF function.
+func logInsn(idx int, in insn.Insn) string {
+	return fmt.Sprintf("%d: (%02x) %s", idx, in.Op, in.Disasm(kfuncCallName))
 }
 
 // insnState is print_insn_state: the scratched state, as a comment on the
@@ -195,13 +201,19 @@ func (l *logger) insnState(e *env) {
 }
 
 // lineInfo is verbose_linfo: the source line of insn idx, unless it is the
-// line-info record printed last.
+// line-info record printed last or another record of the same file and
+// line (the log prints no columns, so it would only repeat itself).
 func (l *logger) lineInfo(e *env, idx int) {
 	rec := lineRecordAt(e.lp.Lines, idx)
 	if rec < 0 || rec == l.prevLine {
 		return
 	}
 	ln := e.lp.Lines[rec]
+	if l.prevLine >= 0 {
+		if prev := e.lp.Lines[l.prevLine]; prev.File == ln.File && prev.Line == ln.Line {
+			return
+		}
+	}
 	l.printf("; %s @ %s:%d\n", strings.TrimLeft(ln.Source, " \t\n\v\f\r"), baseName(ln.File), ln.Line)
 	l.prevLine = rec
 }

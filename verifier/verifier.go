@@ -222,6 +222,7 @@ func (e *env) run() error {
 		}
 	}
 	e.log.printer.BTFName = btfTypeName
+	e.log.printer.DynptrType = func(aux uint32) string { return dynptrType(aux).String() }
 	if e.ctxCheck == nil {
 		return e.unsupported(0, "program type %s", e.progType)
 	}

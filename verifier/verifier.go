@@ -167,7 +167,7 @@ func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Opt
 	e.log.printer.Map = func(aux uint32) (states.MapInfo, bool) {
 		if int(aux) < len(e.maps) {
 			m := e.maps[aux]
-			return states.MapInfo{Name: m.Name, KeySize: m.KeySize, ValueSize: m.ValueSize}, true
+			return states.MapInfo{Name: kernelObjName(m.Name), KeySize: m.KeySize, ValueSize: m.ValueSize}, true
 		}
 		return states.MapInfo{}, false
 	}
@@ -177,6 +177,18 @@ func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Opt
 		e.policy = prune.DefaultPolicy()
 	}
 	return e
+}
+
+// objNameLen is BPF_OBJ_NAME_LEN: the kernel keeps a map's name in that
+// many bytes, its NUL included.
+const objNameLen = 16
+
+// kernelObjName is the name the kernel keeps for an object named name.
+func kernelObjName(name string) string {
+	if len(name) >= objNameLen {
+		return name[:objNameLen-1]
+	}
+	return name
 }
 
 // release gives every state back for reuse by later verifications.

@@ -748,6 +748,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 		for i := minOff; i < maxOff+size; i++ {
 			slot := -i - 1
 			e.markStackRead(int(reg.FrameNo), slot/states.SlotSize)
+			e.log.markSlotScratched(slot / states.SlotSize)
 			s := &f.Stack[slot/states.SlotSize]
 			b := s.Types[slot%states.SlotSize]
 			// Only STACK_ZERO bytes count, not a spilled zero
@@ -780,6 +781,7 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 	slot := -off - 1
 	spi := slot / states.SlotSize
 	e.markStackRead(frameNo, spi)
+	e.log.markSlotScratched(spi)
 	s := &f.Stack[spi]
 	regs := e.regs()
 	if s.IsSpilledReg() {

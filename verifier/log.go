@@ -115,6 +115,39 @@ func (l *logger) appendState(s *states.State, i int, all bool) {
 	}
 }
 
+// preamble is what a level-2 log holds before the search: the functions
+// (check_subprogs) and the registers live before each insn
+// (compute_live_registers), with the insn's loop (SCC) when it has one.
+func (l *logger) preamble(e *env) {
+	if l.level < 2 {
+		return
+	}
+	for i, sp := range e.cfg.Subprogs {
+		l.printf("func#%d @%d\n", i, sp.Start)
+	}
+	l.printf("Live regs before insn:\n")
+	for i := 0; i < len(e.prog); i++ {
+		if scc := e.cfg.SCC(i); scc != 0 {
+			l.printf("%3d ", scc)
+		} else {
+			l.printf("    ")
+		}
+		l.printf("%3d: ", i)
+		live := e.cfg.LiveRegsBefore(i)
+		for r := 0; r < states.RegFP; r++ {
+			if live&(1<<r) != 0 {
+				l.buf = strconv.AppendInt(l.buf, int64(r), 10)
+			} else {
+				l.buf = append(l.buf, '.')
+			}
+		}
+		l.printf(" (%02x) %s\n", e.prog[i].Op, e.prog[i].Disasm(kfuncCallName))
+		if e.prog[i].IsLdImm64() {
+			i++
+		}
+	}
+}
+
 // beginCheck starts a do_check_common pass: no source line printed yet,
 // and the entry frame is new (init_func_state marks it scratched).
 func (l *logger) beginCheck() {

@@ -249,6 +249,7 @@ func (e *env) run() error {
 	if e.opts.Timeout > 0 {
 		e.deadline = time.Now().Add(e.opts.Timeout)
 	}
+	e.log.preamble(e)
 	return e.checkProgram()
 }
 

@@ -40,14 +40,19 @@ var (
 	// commentGap is the blank before a state comment, which depends on the
 	// length of the instruction text.
 	commentGap = regexp.MustCompile(` +;`)
+	// trailingBlanks end some kernel lines ("subseq_idx -1 "); cilium/ebpf
+	// trims them from the log of a rejected program only.
+	trailingBlanks = regexp.MustCompile(`(?m)[ \t]+$`)
 )
 
 // normaliseLog makes a vercheck log and a kernel log of the same search
 // comparable: the verification time goes, map addresses and map indexes
 // become MAP (and the blank before the state comment of such a line one
-// space, as the two differ in length), and the log ends with one newline.
+// space, as the two differ in length), lines lose trailing blanks, and the
+// log ends with one newline.
 func normaliseLog(log string) string {
 	log = verificationTime.ReplaceAllString(log, "verification time N usec")
+	log = trailingBlanks.ReplaceAllString(log, "")
 	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
 	for i, l := range lines {
 		if mapAddress.MatchString(l) {

@@ -451,7 +451,8 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		}
 		if e.log.level >= 2 {
 			for fr := bt.frame; fr >= 0; fr-- {
-				e.log.printf("mark_precise: frame%d: parent state regs=%s stack=%s\n", fr, fmtRegMask(bt.regs[fr]), fmtStackMask(bt.stack[fr]))
+				e.log.printf("mark_precise: frame%d: parent state regs=%s stack=%s: ", fr, fmtRegMask(bt.regs[fr]), fmtStackMask(bt.stack[fr]))
+				e.log.appendState(st, fr, true)
 			}
 		}
 		if bt.empty() {

@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -50,6 +51,8 @@ type logger struct {
 	// prevLine is env->prev_linfo, the index of the last line-info record
 	// printed; -1 for none.
 	prevLine int
+	// errorLogged is set once a rejection's message is in the log.
+	errorLogged bool
 }
 
 // String returns the log.
@@ -293,8 +296,21 @@ func (l *logger) returnedTo(e *env) {
 	l.appendState(e.cur, int(e.cur.CurFrame), true)
 }
 
+// errorf logs the message of a rejection.
 func (l *logger) errorf(msg string) {
 	l.printf("%s\n", msg)
+	l.errorLogged = true
+}
+
+// rejected logs the message of a rejection made without errorf (the
+// load-time checks return theirs directly), as the kernel's verbose does
+// at the point of failure.
+func (l *logger) rejected(err error) {
+	var re *RejectError
+	if l.errorLogged || !errors.As(err, &re) {
+		return
+	}
+	l.errorf(re.Msg)
 }
 
 // stats appends print_verification_stats: the trailer the kernel writes

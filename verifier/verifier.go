@@ -144,6 +144,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	e.release()
 	res.Stats.StackDepth = e.stackDepth
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
+	e.log.rejected(err)
 	e.log.stats(time.Since(start), e.stackDepth, e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
 	res.Log = e.log.String()
 	res.Profile = e.buildProfile()

@@ -33,8 +33,12 @@ type Printer struct {
 	// Map returns the map with index aux (Reg.Aux of a map pointer).
 	Map func(aux uint32) (MapInfo, bool)
 	// BTFName returns the name of the BTF type id (Reg.Aux of a
-	// PtrToBTFID).
+	// PtrToBTFID, of an iterator's slots).
 	BTFName func(id uint32) string
+	// DynptrType returns the name of a dynptr type (Reg.Aux of a
+	// dynptr's slots): "local", "ringbuf". Without it, dynptr slots print
+	// as their byte kinds.
+	DynptrType func(aux uint32) string
 }
 
 // regTypeNames are the kernel's base type names (reg_type_str).
@@ -330,32 +334,31 @@ func (p *Printer) AppendFrameScratched(b []byte, s *State, i int, regs uint16, s
 		b = strconv.AppendInt(append(b, " R"...), int64(r), 10)
 		b = p.AppendReg(append(b, '='), &f.Regs[r], f.FrameNo)
 	}
-	for spi := range f.Stack {
+	for spi := 0; spi < len(f.Stack); spi++ {
 		sl := &f.Stack[spi]
 		if slots&(1<<spi) == 0 || !sl.IsValid() {
 			continue
 		}
-		var chars [SlotSize]byte
-		for j, t := range sl.Types {
-			chars[j] = t.String()[0]
-		}
-		n := SlotSize
 		switch sl.Types[lastByte] {
 		case StackSpill:
-			// Only the bytes below the spilled part print as characters;
-			// the spilled register follows.
-			for n = 0; n < SlotSize && sl.Types[n] != StackSpill; n++ {
+			b = appendSlotChars(b, sl, spi)
+			b = p.AppendReg(b, &sl.Spilled, f.FrameNo)
+		case StackDynptr:
+			if p.DynptrType == nil || spi+1 >= len(f.Stack) {
+				b = appendSlotChars(b, sl, spi)
+				continue
 			}
+			// A dynptr prints once, at its first (higher) slot.
+			spi++
+			b = p.appendDynptr(b, &f.Stack[spi].Spilled, spi)
 		case StackIter:
 			// Only the iterator's main slot holds its reference.
 			if sl.Spilled.RefObjID == 0 {
 				continue
 			}
-		}
-		b = strconv.AppendInt(append(b, " fp"...), int64(SlotOffset(spi)), 10)
-		b = append(append(b, '='), chars[:n]...)
-		if sl.Types[lastByte] == StackSpill {
-			b = p.AppendReg(b, &sl.Spilled, f.FrameNo)
+			b = p.appendIter(b, &sl.Spilled, spi)
+		default:
+			b = appendSlotChars(b, sl, spi)
 		}
 	}
 	if len(s.Refs) > 0 && s.Refs[0].ID != 0 {
@@ -373,6 +376,69 @@ func (p *Printer) AppendFrameScratched(b []byte, s *State, i int, regs uint16, s
 		b = append(b, " async_cb"...)
 	}
 	return b
+}
+
+// appendSlotChars appends " fp-N=" and the byte kinds of a slot; for a
+// spilled register only the bytes below the spilled part, which the
+// register's own print follows.
+func appendSlotChars(b []byte, sl *Slot, spi int) []byte {
+	b = strconv.AppendInt(append(b, " fp"...), int64(SlotOffset(spi)), 10)
+	b = append(b, '=')
+	for _, t := range sl.Types {
+		if sl.Types[lastByte] == StackSpill && t == StackSpill {
+			break
+		}
+		b = append(b, t.String()[0])
+	}
+	return b
+}
+
+// appendDynptr appends the dynptr whose first slot is spi, as
+// print_verifier_state: " fp-16=dynptr_ringbuf(id=1,ref_id=2,dynptr_id=1)".
+// The kernel's dynptr_id shares its bytes with the slot's first_slot flag,
+// so the first slot always shows dynptr_id=1.
+func (p *Printer) appendDynptr(b []byte, r *Reg, spi int) []byte {
+	b = strconv.AppendInt(append(b, " fp"...), int64(SlotOffset(spi)), 10)
+	b = append(append(append(b, "=dynptr_"...), p.DynptrType(r.Aux)...), '(')
+	sep := ""
+	if r.ID != 0 {
+		b = strconv.AppendUint(append(b, "id="...), uint64(r.ID), 10)
+		sep = ","
+	}
+	if r.RefObjID != 0 {
+		b = strconv.AppendUint(append(append(b, sep...), "ref_id="...), uint64(r.RefObjID), 10)
+		sep = ","
+	}
+	if r.Off != 0 {
+		b = strconv.AppendInt(append(append(b, sep...), "dynptr_id="...), int64(r.Off), 10)
+	}
+	return append(b, ')')
+}
+
+// iterStateNames are iter_state_str's names of the iterator states.
+var iterStateNames = [...]string{IterInvalid: "<invalid>", IterActive: "active", IterDrained: "drained"}
+
+// appendIter appends the iterator whose main slot is spi:
+// " fp-8=iter_num(ref_id=1,state=active,depth=0)".
+func (p *Printer) appendIter(b []byte, r *Reg, spi int) []byte {
+	name := ""
+	if p.BTFName != nil {
+		name = p.BTFName(r.Aux)
+	}
+	const prefix = "bpf_iter_"
+	if len(name) >= len(prefix) && name[:len(prefix)] == prefix {
+		name = name[len(prefix):]
+	}
+	state := "<unknown>"
+	if r.Off >= 0 && int(r.Off) < len(iterStateNames) {
+		state = iterStateNames[r.Off]
+	}
+	b = strconv.AppendInt(append(b, " fp"...), int64(SlotOffset(spi)), 10)
+	b = append(append(append(b, "=iter_"...), name...), "(ref_id="...)
+	b = strconv.AppendUint(b, uint64(r.RefObjID), 10)
+	b = append(append(append(b, ",state="...), state...), ",depth="...)
+	b = strconv.AppendUint(b, uint64(uint32(r.Range)), 10)
+	return append(b, ')')
 }
 
 // String returns r in the log's form, without map sizes.

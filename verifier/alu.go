@@ -21,6 +21,7 @@ func (e *env) checkRegRead(r uint8) error {
 	if r >= states.NumRegs {
 		return e.reject(e.insnIdx, "R%d is invalid", r)
 	}
+	e.log.markRegScratched(r)
 	if e.regs()[r].Type == states.NotInit {
 		return e.reject(e.insnIdx, "R%d !read_ok", r)
 	}
@@ -32,6 +33,7 @@ func (e *env) checkRegWrite(r uint8) error {
 	if r >= states.NumRegs {
 		return e.reject(e.insnIdx, "R%d is invalid", r)
 	}
+	e.log.markRegScratched(r)
 	if r == states.RegFP {
 		return e.reject(e.insnIdx, "frame pointer is read only")
 	}

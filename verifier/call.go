@@ -876,6 +876,9 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 	for r := 0; r <= 5; r++ {
 		caller.Regs[r].MarkNotInit()
 	}
+	// The callee's frame is new: the log shows all of it next
+	// (init_func_state).
+	e.log.markAllScratched()
 	e.log.call(e)
 	e.insnIdx = target
 	return nil
@@ -910,11 +913,14 @@ func (e *env) processExit() (bool, error) {
 			return false, e.returnFromCallback()
 		}
 		caller := st.Frames[st.CurFrame-1]
+		e.log.returned(e, int(callee.CallSite)+1)
 		caller.Regs[0] = r0
 		e.insnIdx = int(callee.CallSite) + 1
 		st.Frames[st.CurFrame] = nil
 		st.CurFrame--
 		e.pool.PutFrame(callee)
+		e.log.returnedTo(e)
+		e.log.printState = true
 		return false, nil
 	}
 	if st.Frames[0].InAsyncCallbackFn {

@@ -199,6 +199,8 @@ func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
 	caller := st.Frames[st.CurFrame]
 	callee := e.pool.Frame()
 	states.InitFrame(callee, int32(e.insnIdx), st.CurFrame+1, int32(sp))
+	// A new frame shows whole in the log (init_func_state).
+	e.log.markAllScratched()
 	setup(e, caller, callee)
 	callee.InCallbackFn = true
 	callee.CallbackRetMin, callee.CallbackRetMax = callbackRetMin, callbackRetMax
@@ -232,9 +234,11 @@ func (e *env) returnFromCallback() error {
 		return e.reject(e.insnIdx, "verifier bug: in callback at %d, callsite %d !calls_callback", e.insnIdx, callSite)
 	}
 	e.insnIdx = callSite
+	e.log.returned(e, callSite)
 	st.Frames[st.CurFrame] = nil
 	st.CurFrame--
 	e.pool.PutFrame(callee)
+	e.log.returnedTo(e)
 	if prev := e.prevLoopEntry(st, callSite); prev != nil {
 		widenLoopScalars(prev, st)
 	}

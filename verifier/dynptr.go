@@ -298,7 +298,7 @@ func (e *env) processDynptrFunc(regno int, spec dynptrArgSpec) error {
 	if reg.Type == states.PtrToStack {
 		spi, _, _ := e.dynptrSlotIndex(reg)
 		for i := 0; i < dynptrNrSlots; i++ {
-			e.markStackRead(int(reg.FrameNo), spi-i)
+			e.markStackObjRead(int(reg.FrameNo), spi-i)
 		}
 	}
 	return nil
@@ -402,6 +402,8 @@ func (e *env) destroyIfDynptrSlot(f *states.Frame, spi int) error {
 	if dynptrType(d.Aux).refcounted() {
 		return e.reject(e.insnIdx, "cannot overwrite referenced dynptr")
 	}
+	e.log.markSlotScratched(spi)
+	e.log.markSlotScratched(spi - 1)
 	for i := 0; i < dynptrNrSlots; i++ {
 		for b := range f.Stack[spi-i].Types {
 			f.Stack[spi-i].Types[b] = states.StackInvalid

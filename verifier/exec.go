@@ -59,17 +59,23 @@ func (e *env) step() (exit bool, err error) {
 			if err := e.checkCallUnderLock(in); err != nil {
 				return false, err
 			}
+			var err error
 			switch in.Src {
 			case insn.PseudoCall:
-				return false, e.checkFuncCall(in)
+				err = e.checkFuncCall(in)
 			case insn.PseudoKfuncCall:
-				if err := e.checkKfuncCall(in); err != nil {
-					return false, err
-				}
+				err = e.checkKfuncCall(in)
 			default:
-				if err := e.checkHelperCall(in); err != nil {
-					return false, err
-				}
+				err = e.checkHelperCall(in)
+			}
+			if err != nil {
+				return false, err
+			}
+			// Whatever the call, r0 shows in the log after it
+			// (do_check_insn).
+			e.log.markRegScratched(0)
+			if in.Src == insn.PseudoCall {
+				return false, nil
 			}
 		case insn.JmpJA:
 			if in.Class() == insn.ClassJMP {

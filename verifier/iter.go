@@ -164,7 +164,7 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 		return e.reject(e.insnIdx, "expected an RCU CS when using %s", info.name)
 	}
 	for i := 0; i < nrSlots; i++ {
-		e.markStackRead(int(reg.FrameNo), spi-i)
+		e.markStackObjRead(int(reg.FrameNo), spi-i)
 	}
 	meta.iter = iterMeta{valid: true, frame: int(reg.FrameNo), spi: spi}
 	meta.refObjID = f.Stack[spi].Spilled.RefObjID
@@ -259,6 +259,7 @@ func (e *env) destroyIter(f *states.Frame, spi, nrSlots int) error {
 	}
 	for i := 0; i < nrSlots; i++ {
 		f.Stack[spi-i].Invalidate()
+		e.log.markSlotScratched(spi - i)
 	}
 	return nil
 }

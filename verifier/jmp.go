@@ -180,12 +180,10 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		}
 	}
 	if pred == 1 {
-		e.log.branchState(e)
 		e.insnIdx += int(in.Off) + 1
 		return nil
 	}
 	if pred == 0 {
-		e.log.branchState(e)
 		e.insnIdx++
 		return nil
 	}
@@ -271,7 +269,6 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 			return e.reject(e.insnIdx, "R%d pointer comparison prohibited", in.Dst)
 		}
 	}
-	e.log.branchState(e)
 	if otherDead {
 		// The taken edge is infeasible: drop it again.
 		e.dropLastPushed()

@@ -153,6 +153,13 @@ func chainLink(f *states.Frame) int32 {
 	return f.CallSite
 }
 
+// markStackObjRead is mark_stack_slot_obj_read: a dynptr or iterator
+// argument reads its slot, which the log then shows.
+func (e *env) markStackObjRead(frame, spi int) {
+	e.markStackRead(frame, spi)
+	e.log.markSlotScratched(spi)
+}
+
 // markStackRead records that the current insn reads slot spi of frame.
 func (e *env) markStackRead(frame, spi int) {
 	if spi < 0 || spi >= 64 {

@@ -584,6 +584,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 	off += int(reg.Var.Value)
 	slot := -off - 1
 	spi := slot / states.SlotSize
+	e.log.markSlotScratched(spi)
 	if err := e.destroyIfDynptrSlot(f, spi); err != nil {
 		return err
 	}
@@ -701,6 +702,7 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 	for i := minOff; i < maxOff; i++ {
 		slot := -i - 1
 		spi := slot / states.SlotSize
+		e.log.markSlotScratched(spi)
 		s := &f.Stack[spi]
 		b := &s.Types[slot%states.SlotSize]
 		// A zero written over a spilled zero keeps the spill.
@@ -746,6 +748,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 		for i := minOff; i < maxOff+size; i++ {
 			slot := -i - 1
 			e.markStackRead(int(reg.FrameNo), slot/states.SlotSize)
+			e.log.markSlotScratched(slot / states.SlotSize)
 			s := &f.Stack[slot/states.SlotSize]
 			b := s.Types[slot%states.SlotSize]
 			// Only STACK_ZERO bytes count, not a spilled zero
@@ -778,6 +781,7 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 	slot := -off - 1
 	spi := slot / states.SlotSize
 	e.markStackRead(frameNo, spi)
+	e.log.markSlotScratched(spi)
 	s := &f.Stack[spi]
 	regs := e.regs()
 	if s.IsSpilledReg() {

@@ -451,7 +451,8 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		}
 		if e.log.level >= 2 {
 			for fr := bt.frame; fr >= 0; fr-- {
-				e.log.printf("mark_precise: frame%d: parent state regs=%s stack=%s\n", fr, fmtRegMask(bt.regs[fr]), fmtStackMask(bt.stack[fr]))
+				e.log.printf("mark_precise: frame%d: parent state regs=%s stack=%s: ", fr, fmtRegMask(bt.regs[fr]), fmtStackMask(bt.stack[fr]))
+				e.log.appendState(st, fr, true)
 			}
 		}
 		if bt.empty() {
@@ -513,7 +514,7 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 		return nil
 	}
 	if e.log.level >= 2 {
-		e.log.printf("mark_precise: frame%d: regs=%s stack=%s before %s\n", bt.frame, fmtRegMask(bt.regMask()), fmtStackMask(bt.stackMask()), insn.Format(idx, in))
+		e.log.printf("mark_precise: frame%d: regs=%s stack=%s before %s\n", bt.frame, fmtRegMask(bt.regMask()), fmtStackMask(bt.stackMask()), logInsn(idx, in))
 	}
 	bt.syncLinked(h, e.prec.scratch)
 	dreg, sreg := int(in.Dst), int(in.Src)

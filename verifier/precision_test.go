@@ -145,6 +145,8 @@ var precisionProgs = map[string]asm.Instructions{
 
 var (
 	markBefore = regexp.MustCompile(`^(mark_precise: frame\d+: regs=\S* stack=\S* before \d+):`)
+	// markParent is a parent state line, whose state dump is stripped.
+	markParent = regexp.MustCompile(`^(mark_precise: frame\d+: parent state regs=\S* stack=[-0-9,]*):`)
 	markOther  = regexp.MustCompile(`^mark_precise: frame\d+: (last_idx|parent state|falling back)`)
 )
 
@@ -155,6 +157,8 @@ func precisionTrace(log string, processed int) []string {
 	for _, l := range strings.Split(log, "\n") {
 		l = strings.TrimRight(l, " ")
 		if m := markBefore.FindStringSubmatch(l); m != nil {
+			out = append(out, m[1])
+		} else if m := markParent.FindStringSubmatch(l); m != nil {
 			out = append(out, m[1])
 		} else if markOther.MatchString(l) {
 			out = append(out, l)

@@ -136,6 +136,8 @@ func (e *env) pushAsyncCallback(sp int, setup calleeSetup) error {
 	st.InsnIdx = int32(e.cfg.Subprogs[sp].Start)
 	callee := st.Frames[0]
 	states.InitFrame(callee, states.MainCallSite, 0, int32(sp))
+	// A new frame shows whole in the log (init_func_state).
+	e.log.markAllScratched()
 	callee.AsyncEntryCnt = caller.AsyncEntryCnt + 1
 	setup(e, caller, callee)
 	callee.InAsyncCallbackFn = true

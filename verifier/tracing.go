@@ -423,6 +423,21 @@ func (e *env) checkTargetRules(tc *tracingCtx) error {
 	return nil
 }
 
+// logCtxArgType is the line btf_ctx_access logs when a load of a hook's
+// argument yields a pointer to a BTF struct; arguments an iterator's
+// ctx_arg_info types return before it.
+func (e *env) logCtxArgType(tc *tracingCtx, off int, id uint32) {
+	t := btfTypeByID(id)
+	if t == nil || len(tc.argInfo) > 0 {
+		return
+	}
+	kind := "STRUCT"
+	if _, ok := t.(*btf.Union); ok {
+		kind = "UNION"
+	}
+	e.log.printf("func '%s' arg%d has btf_id %d type %s '%s'\n", tc.name, off/ptrSize, id, kind, t.TypeName())
+}
+
 // loadTracingArg sets dst from a load of size bytes (sign-extended when
 // signExt) of the BTF-typed slot at context offset off, after the context
 // checker allowed it.
@@ -456,6 +471,7 @@ func (e *env) loadTracingArg(dst *states.Reg, off, size int, signExt bool) error
 	if a.buffer {
 		dst.MarkPtr(states.PtrToBuf, a.flags)
 	} else {
+		e.logCtxArgType(tc, off, a.id)
 		dst.MarkPtr(states.PtrToBTFID, a.flags)
 		dst.Aux = a.id
 		if tc.promote != nil && a.flags&states.MaybeNull == 0 {

@@ -39,6 +39,9 @@ type pending struct {
 	// pathLen is the length of the recorded path when it was pushed
 	// (Options.Why), the prefix it resumes from.
 	pathLen int
+	// logPos is the log's length when the branch was pushed: a level-1
+	// log rewinds to it when the branch is popped (push_stack's log_pos).
+	logPos int
 }
 
 // env is the verification of one program (the kernel's bpf_verifier_env,
@@ -155,6 +158,8 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	e.release()
 	res.Stats.StackDepth = e.stackDepth
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
+	e.log.rejected(err)
+	e.log.stats(time.Since(start), e.stackDepth, e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
 	res.Log = e.log.String()
 	res.Profile = e.buildProfile()
 	if err != nil {
@@ -177,7 +182,7 @@ func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Opt
 	e.log.printer.Map = func(aux uint32) (states.MapInfo, bool) {
 		if int(aux) < len(e.maps) {
 			m := e.maps[aux]
-			return states.MapInfo{Name: m.Name, KeySize: m.KeySize, ValueSize: m.ValueSize}, true
+			return states.MapInfo{Name: kernelObjName(m.Name), KeySize: m.KeySize, ValueSize: m.ValueSize}, true
 		}
 		return states.MapInfo{}, false
 	}
@@ -187,6 +192,18 @@ func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Opt
 		e.policy = prune.DefaultPolicy()
 	}
 	return e
+}
+
+// objNameLen is BPF_OBJ_NAME_LEN: the kernel keeps a map's name in that
+// many bytes, its NUL included.
+const objNameLen = 16
+
+// kernelObjName is the name the kernel keeps for an object named name.
+func kernelObjName(name string) string {
+	if len(name) >= objNameLen {
+		return name[:objNameLen-1]
+	}
+	return name
 }
 
 // release gives every state back for reuse by later verifications.
@@ -232,6 +249,7 @@ func (e *env) run() error {
 		}
 	}
 	e.log.printer.BTFName = e.btfNameOf
+	e.log.printer.DynptrType = func(aux uint32) string { return dynptrType(aux).String() }
 	if e.ctxCheck == nil {
 		return e.unsupported(0, "program type %s", e.progType)
 	}
@@ -249,6 +267,7 @@ func (e *env) run() error {
 	if e.opts.Timeout > 0 {
 		e.deadline = time.Now().Add(e.opts.Timeout)
 	}
+	e.log.preamble(e)
 	return e.checkProgram()
 }
 
@@ -346,7 +365,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 	e.insnIdx = start
 	e.prevIdx = -1
 	e.path.truncate(0)
-	e.log.initial(e)
+	e.log.beginCheck()
 	for {
 		if e.insnIdx < 0 || e.insnIdx >= len(e.prog) {
 			return e.reject(e.prevIdx, "invalid insn idx %d insn_cnt %d", e.insnIdx, len(e.prog))
@@ -388,9 +407,6 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			var err error
 			exit, err = e.step()
 			e.commitStackWrites(e.prevIdx)
-			if err == nil {
-				e.log.after(e)
-			}
 			if err == errDeadPath {
 				exit, err = true, nil
 			}
@@ -401,6 +417,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		if !exit {
 			continue
 		}
+		e.log.markAllScratched()
 		e.updateBranchCounts(e.cur)
 		// The kernel recomputes stack liveness at the end of every path,
 		// before popping the next one (bpf_update_live_stack in do_check):
@@ -408,6 +425,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		// to here only.
 		e.updateStackLiveness()
 		if !e.popStack() {
+			e.log.endCheck()
 			return nil
 		}
 	}
@@ -420,7 +438,7 @@ func (e *env) pushJmpHistory(flags uint32) { e.pushJmpHistoryEntry(flags, 0) }
 // pushStack saves a copy of the current state to resume at insn later.
 func (e *env) pushStack(insnIdx, prevIdx int) (*states.State, error) {
 	st := e.pool.Clone(e.cur)
-	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx, pathLen: e.path.len()})
+	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx, pathLen: e.path.len(), logPos: e.log.pos()})
 	if len(e.stack) > MaxJmpSeq {
 		return nil, &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex.", len(e.stack)), kind: ErrComplexityLimit}
 	}
@@ -446,7 +464,7 @@ func (e *env) popStack() bool {
 	e.insnIdx = p.insn
 	e.prevIdx = p.prevInsn
 	e.path.truncate(p.pathLen)
-	e.log.popped(e)
+	e.log.popped(p.logPos)
 	return true
 }
 
@@ -630,13 +648,8 @@ func (e *env) stateString(st *states.State) string {
 // lineAt returns the source line of raw instruction idx: like the
 // kernel's find_linfo, the last line-info record at or before idx.
 func lineAt(p *loader.Program, idx int) loader.Line {
-	if idx >= len(p.Lines) {
-		idx = len(p.Lines) - 1
-	}
-	for ; idx >= 0; idx-- {
-		if p.Lines[idx].Line != 0 || p.Lines[idx].File != "" {
-			return p.Lines[idx]
-		}
+	if rec := lineRecordAt(p.Lines, idx); rec >= 0 {
+		return p.Lines[rec]
 	}
 	return loader.Line{}
 }

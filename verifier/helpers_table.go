@@ -169,7 +169,7 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	121: {Name: "bpf_xdp_output", ID: 121, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgConstMapPtr, ArgAnything, ArgPtrToMem, ArgConstSizeOrZero}, ArgBTFName: [5]string{"xdp_buff"}, GPLOnly: true},
 	122: {Name: "bpf_get_netns_cookie", ID: 122, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtxOrNull}},
 	123: {Name: "bpf_get_current_ancestor_cgroup_id", ID: 123, Ret: RetInteger, Args: [5]ArgType{ArgAnything}},
-	124: {Name: "bpf_sk_assign", ID: 124, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSockCommon, ArgAnything}},
+	124: {Name: "bpf_sk_assign", ID: 124, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToBTFIDSockCommon, ArgAnything}},
 	125: {Name: "bpf_ktime_get_boot_ns", ID: 125, Ret: RetInteger},
 	126: {Name: "bpf_seq_printf", ID: 126, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToMem, ArgConstSize, ArgPtrToMemOrNull, ArgConstSizeOrZero}, ArgBTFName: [5]string{"seq_file"}, GPLOnly: true},
 	127: {Name: "bpf_seq_write", ID: 127, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToMem, ArgConstSizeOrZero}, ArgBTFName: [5]string{"seq_file"}, GPLOnly: true},

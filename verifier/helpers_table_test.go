@@ -146,7 +146,7 @@ func TestHelperProtoFor(t *testing.T) {
 			argsOf{Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything},
 				ArgBTFName: [5]string{"", "sock"}, Gate: GateSkStorageTracing}},
 		{"sk_assign in tc", ebpf.SchedCLS, 0, asm.FnSkAssign,
-			argsOf{Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSockCommon, ArgAnything}}},
+			argsOf{Args: [5]ArgType{ArgPtrToCtx, ArgPtrToBTFIDSockCommon, ArgAnything}}},
 		{"sk_assign in sk_lookup", ebpf.SkLookup, ebpf.AttachSkLookup, asm.FnSkAssign,
 			argsOf{Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSocketOrNull, ArgAnything}}},
 		{"xdp_get_buff_len in xdp", ebpf.XDP, 0, asm.FnXdpGetBuffLen, argsOf{Args: [5]ArgType{ArgPtrToCtx}}},

@@ -114,7 +114,8 @@ func normalizeVerdict(v string) string {
 	return v
 }
 
-// readRecords reads a CSV with a header naming its columns.
+// readRecords reads a CSV with a header naming its columns; copies of the
+// header further down (CSVs of several shards concatenated) are skipped.
 func readRecords(r io.Reader) ([]record, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -142,6 +143,9 @@ func readRecords(r io.Reader) ([]record, error) {
 	}
 	var out []record
 	for _, rec := range recs[1:] {
+		if slices.Equal(rec, recs[0]) {
+			continue // the header again: shard CSVs concatenated with cat
+		}
 		r := record{values: make(map[string]string)}
 		for i, v := range rec {
 			c, ok := cols[i]

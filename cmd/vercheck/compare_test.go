@@ -37,6 +37,14 @@ func TestReadRecords(t *testing.T) {
 				{file: "d/b.o", prog: "f", values: map[string]string{"verdict": "accepted", "total_insns": "42", "duration": "9"}},
 			},
 		},
+		{
+			name: "shard CSVs concatenated: the repeated header is no row",
+			csv:  "file_name,prog_name,total_insns\na.o,p,1\nfile_name,prog_name,total_insns\nb.o,q,2\n",
+			want: []record{
+				{file: "a.o", prog: "p", values: map[string]string{"total_insns": "1"}},
+				{file: "b.o", prog: "q", values: map[string]string{"total_insns": "2"}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

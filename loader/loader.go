@@ -342,5 +342,27 @@ func (p *Program) WithInstructions(insns asm.Instructions) *Program {
 	cp := *p
 	cp.Instructions = insns
 	cp.Lines, cp.Funcs = lineAndFuncInfo(insns)
+	cp.LocalTypes = relocatedLocalTypes(p.LocalTypes, insns)
 	return &cp
+}
+
+// relocatedLocalTypes keeps the local types whose ids an instruction of
+// insns still holds through its CO-RE relocation. An id the instructions
+// only hold as a plain constant names whatever type the loader's BTF has
+// at that id, which only the loader knows (cilium/ebpf renumbers the types
+// it loads): such ids are no local types.
+func relocatedLocalTypes(types map[uint32]btf.Type, insns asm.Instructions) map[uint32]btf.Type {
+	var out map[uint32]btf.Type
+	for i := range insns {
+		id := uint32(insns[i].Constant)
+		t, ok := types[id]
+		if !ok || btf.CORERelocationMetadata(&insns[i]) == nil {
+			continue
+		}
+		if out == nil {
+			out = make(map[uint32]btf.Type)
+		}
+		out[id] = t
+	}
+	return out
 }

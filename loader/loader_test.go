@@ -330,3 +330,34 @@ func TestRuntimeMaxEntries(t *testing.T) {
 		t.Errorf("inner map spec modified: max_entries %d", ringbuf.MaxEntries)
 	}
 }
+
+// TestWithInstructionsLocalTypes: a program rebuilt from its instructions
+// keeps the local types its CO-RE relocations name, and drops them when
+// the instructions no longer carry the relocations (a bare constant names
+// whatever the loader's BTF has at that id).
+func TestWithInstructionsLocalTypes(t *testing.T) {
+	obj, err := Open("../testdata/progs/lo_objnew.o", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prog *Program
+	for _, p := range obj.Programs {
+		if len(p.LocalTypes) > 0 {
+			prog = p
+			break
+		}
+	}
+	if prog == nil {
+		t.Fatal("no program with local types")
+	}
+	if got := prog.WithInstructions(prog.Instructions).LocalTypes; len(got) != len(prog.LocalTypes) {
+		t.Errorf("same instructions: %d local types, want %d", len(got), len(prog.LocalTypes))
+	}
+	bare := make(asm.Instructions, len(prog.Instructions))
+	for i, ins := range prog.Instructions {
+		bare[i] = asm.Instruction{OpCode: ins.OpCode, Dst: ins.Dst, Src: ins.Src, Offset: ins.Offset, Constant: ins.Constant}
+	}
+	if got := prog.WithInstructions(bare).LocalTypes; len(got) != 0 {
+		t.Errorf("instructions without relocations: %d local types, want 0", len(got))
+	}
+}

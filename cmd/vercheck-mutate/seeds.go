@@ -160,8 +160,16 @@ func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
 		if k < 0 || m.Origin[slot] < 0 {
 			continue
 		}
-		if src := s.oldAt(m.Origin[slot]).Source(); src != nil {
+		old := s.oldAt(m.Origin[slot])
+		if src := old.Source(); src != nil {
 			ins[k] = ins[k].WithSource(src)
+		}
+		// An instruction kept as it was keeps its CO-RE relocation, so
+		// that the type ids bpf_core_type_id_local wrote stay the local
+		// types they name for both verifiers (the kernel's loader
+		// relocates them again); a changed one is a plain constant.
+		if relo := btf.CORERelocationMetadata(old); relo != nil && sameInsn(ins[k], old) {
+			ins[k] = btf.WithCORERelocationMetadata(ins[k], relo)
 		}
 	}
 	taken := map[int]bool{}
@@ -186,6 +194,12 @@ func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
 		}
 	}
 	return s.prog.WithInstructions(ins), nil
+}
+
+// sameInsn reports whether a and b are the same instruction, whatever
+// their metadata.
+func sameInsn(a asm.Instruction, b *asm.Instruction) bool {
+	return a.OpCode == b.OpCode && a.Dst == b.Dst && a.Src == b.Src && a.Offset == b.Offset && a.Constant == b.Constant
 }
 
 // oldAt returns the seed's asm instruction at kernel slot i.

@@ -37,6 +37,7 @@ var operators = []operator{
 	{"atomic operation", rewrites(atomicOperation)},
 	{"helper", rewrites(otherHelper)},
 	{"clobber operand", clobberOperand},
+	{"path-dependent base", pathDependentBase},
 	{"goto +0", insertGotoZero},
 	{"insert", insertCopy},
 	{"delete", deleteInsn},
@@ -633,4 +634,33 @@ func clobberOperand(prog []insn.Insn, i int) []edit {
 		out = append(out, insertion(i, insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: r, Src: insn.R10}))
 	}
 	return out
+}
+
+// helperGetPrandomU32 is bpf_get_prandom_u32's helper id.
+const helperGetPrandomU32 = 7
+
+// pathDependentBase makes the base register of a memory access depend on
+// the path: before the access it inserts a random draw and a branch on it
+// that, on one edge, replaces the base by the frame pointer. The same
+// instruction then sees two pointer kinds, which the kernel refuses for
+// the context and sockets ("same insn cannot be used with different
+// pointers") and checks against the stack's rules otherwise. Only bases
+// in r6-r9 are used: the call clobbers r0-r5.
+func pathDependentBase(prog []insn.Insn, i int) []edit {
+	in := prog[i]
+	if in.Filler || !isMemAccess(in) {
+		return nil
+	}
+	base := in.Dst
+	if in.Class() == insn.ClassLDX {
+		base = in.Src
+	}
+	if base < insn.R6 || base > insn.R9 {
+		return nil
+	}
+	return []edit{insertion(i,
+		insn.Insn{Op: insn.ClassJMP | insn.JmpCall, Imm: helperGetPrandomU32},
+		insn.Insn{Op: insn.ClassJMP | insn.JmpJGT | insn.SrcK, Dst: insn.R0, Imm: 1, Off: 1},
+		insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: base, Src: insn.R10},
+	)}
 }

@@ -153,6 +153,9 @@ func TestStructuralOperators(t *testing.T) {
 		{"goto +0", insertGotoZero, pkt, 3, []edit{insertion(3, ja(0))}},
 		{"copies of the neighbours", insertCopy, pkt, 1, []edit{insertion(1, pkt[0])}},
 		{"delete", deleteInsn, pkt, 3, []edit{deletion(3, 1)}},
+		{"path-dependent base", pathDependentBase, prog(ldx(insn.ModeMEM, insn.SizeW, 0, 6, 4), exit()), 0, []edit{insertion(0,
+			helper(7), insn.Insn{Op: insn.ClassJMP | insn.JmpJGT, Dst: 0, Imm: 1, Off: 1}, movReg(insn.ClassALU64, 6, insn.R10, 0))}},
+		{"no path-dependent argument register", pathDependentBase, prog(ldx(insn.ModeMEM, insn.SizeW, 0, 1, 4), exit()), 0, nil},
 		{"clobber a compared register", clobberOperand, prog(jeq(1, 0, 1), exit()), 0, []edit{
 			insertion(0, mov(1, 0)), insertion(0, mov(1, 1)), insertion(0, mov(1, -1)), insertion(0, mov(1, 8)),
 			insertion(0, movReg(insn.ClassALU64, 1, insn.R10, 0))}},

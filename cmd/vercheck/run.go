@@ -135,7 +135,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	verbose := fset.Bool("v", false, "print a kernel-style log of the failing path of each rejected program")
 	verbose2 := fset.Bool("vv", false, "print the full kernel-style log (every state) of each program")
 	withKernel := fset.Bool("kernel", false, "also load each program into the running kernel and compare")
-	quiet := fset.Bool("q", false, "print no per-program rows: only diagnostics of rejections with -v, false accepts and the summary")
+	quiet := fset.Bool("q", false, "print no per-program rows and no loader warnings: only diagnostics of rejections with -v, false accepts and the summary")
 	version := fset.Bool("version", false, "print vercheck's version and exit")
 	var filterArgs listFlag
 	fset.Var(&filterArgs, "f", "show only programs passing: FIGURE OP VALUE, or a [OBJECT/]PROGRAM glob, ! to exclude (repeatable)")
@@ -230,7 +230,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rows, unreadable := verifyAll(files, cfg)
 	sum := summarize(rows, time.Since(start))
 
-	writeWarnings(stderr, rows)
+	if !*quiet {
+		// -q keeps stderr for what went wrong; JSON rows still carry
+		// the warnings.
+		writeWarnings(stderr, rows)
+	}
 	if *logDir != "" {
 		if err := writeLogDir(*logDir, rows); err != nil {
 			fmt.Fprintf(stderr, "vercheck: %v\n", err)

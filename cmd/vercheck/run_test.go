@@ -334,6 +334,12 @@ func TestRunShowsLoaderWarnings(t *testing.T) {
 	if len(rows) == 0 || len(rows[0].Warnings) != 1 {
 		t.Errorf("first row's warnings = %v, want one", rows)
 	}
+	stdout.Reset()
+	stderr.Reset()
+	run([]string{"-q", obj}, &stdout, &stderr)
+	if strings.Contains(stderr.String(), "warning:") {
+		t.Errorf("-q still prints loader warnings:\n%s", stderr.String())
+	}
 }
 
 // TestRunShards: --shard 1/2 and 2/2 split the objects of a run between

@@ -357,10 +357,8 @@ func (e *env) expectedStr(a ArgType) string {
 		return "map_value, ptr_"
 	case ArgPtrToSpinLock:
 		return "map_value, ptr_"
-	case ArgPtrToMapKey, ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull,
-		ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToWritableMem, ArgPtrToWritableMemOrNull, ArgPtrToFixedMem,
-		ArgPtrToInt, ArgPtrToLong:
-		// Integer out-arguments are fixed-size memory arguments in 6.18.
+	}
+	if isMemTypesArg(a) {
 		return memTypes
 	}
 	return "fp"
@@ -368,15 +366,16 @@ func (e *env) expectedStr(a ArgType) string {
 
 // isMemTypesArg reports whether the kernel checks argument kind a against
 // mem_types (compatible_reg_types: map keys and values, memory, fixed-size
-// memory, the integer out-arguments), the list that ends in trusted_ptr_.
+// memory, and the integer out-arguments, which are fixed-size memory in
+// 6.18), the list that ends in trusted_ptr_.
 func isMemTypesArg(a ArgType) bool {
-	return memTypesArgs[a]
-}
-
-var memTypesArgs = map[ArgType]bool{
-	ArgPtrToMapKey: true, ArgPtrToMapValue: true, ArgPtrToUninitMapValue: true, ArgPtrToMapValueOrNull: true,
-	ArgPtrToMem: true, ArgPtrToMemOrNull: true, ArgPtrToUninitMem: true, ArgPtrToWritableMem: true,
-	ArgPtrToWritableMemOrNull: true, ArgPtrToFixedMem: true, ArgPtrToInt: true, ArgPtrToLong: true,
+	switch a {
+	case ArgPtrToMapKey, ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull,
+		ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToWritableMem, ArgPtrToWritableMemOrNull, ArgPtrToFixedMem,
+		ArgPtrToInt, ArgPtrToLong:
+		return true
+	}
+	return false
 }
 
 // isTrustedBTFMem reports whether reg is the trusted BTF pointer mem_types

@@ -69,28 +69,39 @@ func LoadProgramVerdict(obj *loader.Object, prog *loader.Program) Result {
 // every instruction) and returns that log, accepted or rejected, for a
 // side-by-side reading with vercheck's log of the same level.
 func ProgramLog(obj *loader.Object, prog *loader.Program, level int) (string, error) {
-	if prog.Err != nil {
-		return "", prog.Err
-	}
-	maps, err := createMaps(obj, prog)
-	if err != nil {
-		return "", err
-	}
-	defer closeMaps(maps)
-	spec, err := programSpec(prog, maps)
-	if err != nil {
-		return "", err
-	}
 	lv := ebpf.LogLevelBranch
 	if level >= 2 {
 		lv = ebpf.LogLevelInstruction
 	}
-	log, err := loadSpec(spec, lv|ebpf.LogLevelStats, branchLogSize)
-	var ve *ebpf.VerifierError
-	if errors.As(err, &ve) {
-		return strings.Join(ve.Log, "\n"), nil
-	}
+	var log string
+	err := withSpec(obj, prog, func(spec *ebpf.ProgramSpec) error {
+		var err error
+		log, err = loadSpec(spec, lv|ebpf.LogLevelStats, branchLogSize)
+		var ve *ebpf.VerifierError
+		if errors.As(err, &ve) {
+			log, err = strings.Join(ve.Log, "\n"), nil
+		}
+		return err
+	})
 	return log, err
+}
+
+// withSpec creates prog's maps in the kernel, calls fn with the program
+// spec that refers to them, and closes the maps again.
+func withSpec(obj *loader.Object, prog *loader.Program, fn func(*ebpf.ProgramSpec) error) error {
+	if prog.Err != nil {
+		return prog.Err
+	}
+	maps, err := createMaps(obj, prog)
+	if err != nil {
+		return err
+	}
+	defer closeMaps(maps)
+	spec, err := programSpec(prog, maps)
+	if err != nil {
+		return err
+	}
+	return fn(spec)
 }
 
 // withRelease fills in the running kernel's release.
@@ -103,22 +114,16 @@ func withRelease(r Result) Result {
 
 func loadProgram(obj *loader.Object, prog *loader.Program, branchLog bool) Result {
 	res := Result{Program: prog.Name}
-	if prog.Err != nil {
-		return notLoaded(res, prog.Err)
-	}
-	maps, err := createMaps(obj, prog)
-	if err != nil {
-		return notLoaded(res, err)
-	}
-	defer closeMaps(maps)
-	spec, err := programSpec(prog, maps)
-	if err != nil {
-		return notLoaded(res, err)
-	}
-
-	return judge(res, branchLog, func(level ebpf.LogLevel, size uint32) (string, error) {
-		return loadSpec(spec, level, size)
+	err := withSpec(obj, prog, func(spec *ebpf.ProgramSpec) error {
+		res = judge(res, branchLog, func(level ebpf.LogLevel, size uint32) (string, error) {
+			return loadSpec(spec, level, size)
+		})
+		return nil
 	})
+	if err != nil {
+		return notLoaded(res, err)
+	}
+	return res
 }
 
 // loadSpec loads one program and returns its verifier log.

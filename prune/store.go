@@ -106,7 +106,6 @@ type Store struct {
 	freeSlots int32 // head of the recycled-slot list
 	buckets   []bucket
 	freeHead  int32 // head of the free list
-	index     map[*states.State]int32
 
 	stats Stats
 	// legacyPeak is the pre-6.15 peak_states counter.
@@ -122,7 +121,6 @@ func NewStore(progLen int, p Policy, pool Releaser) *Store {
 		freeSlots: noEntry,
 		freeHead:  noEntry,
 		buckets:   make([]bucket, max(progLen, 1)),
-		index:     make(map[*states.State]int32),
 	}
 	for i := range s.buckets {
 		s.buckets[i] = bucket{head: noEntry}
@@ -153,19 +151,15 @@ func (s *Store) Entry(idx int32) *Entry {
 // EntryOf returns the entry holding st, or nil when st is not stored (the
 // current state of a path never is).
 func (s *Store) EntryOf(st *states.State) *Entry {
-	idx, ok := s.index[st]
-	if !ok {
+	if st.StoreEntry == 0 {
 		return nil
 	}
-	return s.at(idx)
+	return s.at(st.StoreEntry - 1)
 }
 
 // IndexOf returns the slab index of the entry holding st, or -1.
 func (s *Store) IndexOf(st *states.State) int32 {
-	if idx, ok := s.index[st]; ok {
-		return idx
-	}
-	return noEntry
+	return st.StoreEntry - 1
 }
 
 func (s *Store) at(idx int32) *Entry {
@@ -308,10 +302,10 @@ func (s *Store) BranchesDone(st *states.State) {
 	if s.policy.Freeing != FreeBranches {
 		return
 	}
-	idx, ok := s.index[st]
-	if !ok {
+	if st.StoreEntry == 0 {
 		return
 	}
+	idx := st.StoreEntry - 1
 	s.maybeFree(idx, s.at(idx))
 }
 
@@ -328,7 +322,7 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 	if !e.Cleaned {
 		s.buckets[e.bucket].uncleaned++
 	}
-	s.index[st] = idx
+	st.StoreEntry = idx + 1
 	s.stats.TotalStates++
 	s.stats.Explored++
 	s.stats.Live++
@@ -371,8 +365,11 @@ func (s *Store) Stats() Stats {
 func (s *Store) Release() {
 	for i := int32(0); i < s.used; i++ {
 		e := s.at(i)
-		if e.State != nil && s.pool != nil {
-			s.pool.Put(e.State)
+		if e.State != nil {
+			e.State.StoreEntry = 0
+			if s.pool != nil {
+				s.pool.Put(e.State)
+			}
 		}
 		*e = Entry{}
 	}
@@ -382,7 +379,6 @@ func (s *Store) Release() {
 	for i := range s.buckets {
 		s.buckets[i] = bucket{head: noEntry}
 	}
-	clear(s.index)
 	s.stats.Live = 0
 }
 
@@ -407,7 +403,7 @@ func (s *Store) Recycle() {
 
 // release returns e's state to the pool and recycles its slot.
 func (s *Store) release(idx int32, e *Entry) {
-	delete(s.index, e.State)
+	e.State.StoreEntry = 0
 	if s.pool != nil {
 		s.pool.Put(e.State)
 	}

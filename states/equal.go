@@ -508,6 +508,9 @@ func (e *EqualEnv) regsSafe(old, cur *Frame, insn int, mode ExactMode) bool {
 	if e.LiveRegs != nil {
 		live = e.LiveRegs(insn)
 	}
+	if mode == NotExact && old.sum.regsValid {
+		live &= old.sum.inited
+	}
 	for i := range old.Regs {
 		if live&(1<<i) != 0 && !e.regSafe(&old.Regs[i], &cur.Regs[i], mode) {
 			return false

@@ -52,10 +52,36 @@ func TestSealSummary(t *testing.T) {
 			}
 			words = append(words, binary.LittleEndian.Uint64(b[:]))
 		}
-		want := stackSummary{words: words, invalid: tt.invalid, misc: tt.misc, plain: tt.plain, valid: true}
+		// NewState's only initialised register is the frame pointer.
+		want := stackSummary{words: words, invalid: tt.invalid, misc: tt.misc, plain: tt.plain, inited: 1 << RegFP, regsValid: true, valid: true}
 		if diff := cmp.Diff(want, s.Frames[0].sum, allowFrame, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s: summary mismatch (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// TestSealRegisters checks the summary's initialised registers: set by
+// Seal, narrowed by Clean as it resets dead registers, and what regsSafe
+// relies on to skip a checkpoint's NotInit registers.
+func TestSealRegisters(t *testing.T) {
+	s := NewState()
+	f := s.Frames[0]
+	f.Regs[1].MarkConst(1)
+	f.Regs[6].MarkConst(6)
+	s.Seal()
+	if got, want := f.sum.inited, uint16(1<<1|1<<6|1<<RegFP); !f.sum.regsValid || got != want {
+		t.Fatalf("after Seal: inited %#x (valid %v), want %#x", got, f.sum.regsValid, want)
+	}
+	s.Clean(&EqualEnv{LiveRegs: func(int) uint16 { return 1 << 6 }})
+	if got, want := f.sum.inited, uint16(1<<6|1<<RegFP); got != want {
+		t.Errorf("after Clean: inited %#x, want %#x", got, want)
+	}
+	// A stack too large for the slot summary still gets the registers.
+	big := NewState()
+	big.Frames[0].Stack = make([]Slot, maxSlots+1)
+	big.Seal()
+	if fb := big.Frames[0]; fb.sum.valid || !fb.sum.regsValid || fb.sum.inited != 1<<RegFP {
+		t.Errorf("large stack: valid %v regsValid %v inited %#x", fb.sum.valid, fb.sum.regsValid, fb.sum.inited)
 	}
 }
 
@@ -70,12 +96,12 @@ func TestSealDroppedByCopyAndReset(t *testing.T) {
 		if !src.Frames[i].sum.valid {
 			t.Errorf("frame %d of the sealed state has no summary", i)
 		}
-		if clone.Frames[i].sum.valid || dst.Frames[i].sum.valid {
+		if clone.Frames[i].sum.valid || dst.Frames[i].sum.valid || clone.Frames[i].sum.regsValid || dst.Frames[i].sum.regsValid {
 			t.Errorf("frame %d: a copy of a sealed state is sealed", i)
 		}
 	}
 	p.Put(src)
-	if f := p.Frame(); f.sum.valid {
+	if f := p.Frame(); f.sum.valid || f.sum.regsValid {
 		t.Errorf("a recycled frame keeps its summary")
 	}
 }

@@ -83,6 +83,7 @@ func (s *State) CopyFrom(src *State) {
 	refs := s.Refs
 	hist := s.JmpHistory
 	*s = *src
+	s.StoreEntry = 0
 	s.Frames = frames
 	s.Refs = append(refs[:0], src.Refs...)
 	s.JmpHistory = append(hist[:0], src.JmpHistory...)
@@ -130,6 +131,13 @@ func (s *State) Seal() {
 // seal computes f's stack summary.
 func (f *Frame) seal() {
 	f.sum.reset()
+	var inited uint16
+	for i := range f.Regs {
+		if f.Regs[i].Type != NotInit {
+			inited |= 1 << i
+		}
+	}
+	f.sum.inited, f.sum.regsValid = inited, true
 	if len(f.Stack) > 64 {
 		return
 	}
@@ -157,7 +165,7 @@ func (f *Frame) seal() {
 			plain |= bit
 		}
 	}
-	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, valid: true}
+	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, inited: inited, regsValid: true, valid: true}
 }
 
 // forEachScalar calls fn for every scalar register of the frames
@@ -216,6 +224,7 @@ func (s *State) Clean(env *EqualEnv) {
 		for r := 0; r < RegFP; r++ {
 			if live&(1<<r) == 0 {
 				f.Regs[r].MarkNotInit()
+				f.sum.inited &^= 1 << r
 			}
 		}
 		if env == nil || env.StackAlive == nil {

@@ -160,8 +160,8 @@ type Frame struct {
 	// from a callback that registers itself again.
 	AsyncEntryCnt int32
 
-	// sum caches, for a sealed checkpoint, which slots stackSafe can
-	// skip (see State.Seal).
+	// sum caches, for a sealed checkpoint, which registers regsSafe and
+	// which slots stackSafe can skip (see State.Seal).
 	sum stackSummary
 }
 
@@ -173,9 +173,18 @@ type Frame struct {
 // (isPlain). It is only meaningful when valid is set, which only
 // State.Seal and State.Clean do; every copy and reset clears it, keeping
 // the capacity of words for the next seal.
+//
+// inited has bit i set when register i is not NotInit; it is meaningful when
+// regsValid is set, which seal does whatever the stack's size (valid
+// covers only the stack part, which is left out beyond 64 slots). A
+// NotInit register of a checkpoint subsumes anything in a NotExact
+// comparison, so regsSafe skips those registers without reading them: a
+// cleaned checkpoint has many.
 type stackSummary struct {
 	words                []uint64
 	invalid, misc, plain uint64
+	inited               uint16
+	regsValid            bool
 	valid                bool
 }
 
@@ -222,7 +231,13 @@ type State struct {
 	// Parent is the checkpoint this state descends from.
 	Parent *State
 	// Branches counts paths below this state that are still open.
-	Branches     int32
+	Branches int32
+	// StoreEntry is, while an explored-state store holds this state as a
+	// checkpoint, the index of its entry plus one; 0 otherwise. Only the
+	// store writes it (the kernel finds the list node around a state with
+	// container_of; a field spares a map lookup per checkpoint). A copy
+	// of a stored state is not stored.
+	StoreEntry   int32
 	InsnIdx      int32
 	FirstInsnIdx int32
 	LastInsnIdx  int32

@@ -506,10 +506,12 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	loop := false
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
 		statesCnt++
-		old := sl.State
-		if int(old.InsnIdx) != idx {
+		// The entry's copy of the insn spares a visit to the states of
+		// colliding instructions.
+		if int(sl.Insn) != idx {
 			return true
 		}
+		old := sl.State
 		if old.Branches > 0 {
 			// old is an ancestor of cur on the current path: a loop.
 			switch {

@@ -144,7 +144,7 @@ func (f *Frame) seal() {
 	var invalid, misc, plain uint64
 	words := f.sum.words
 	if n := len(f.Stack); cap(words) < n {
-		words = make([]uint64, n, maxSlots)
+		words = make([]uint64, n)
 	} else {
 		words = words[:n]
 	}

@@ -148,6 +148,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	profTop := fset.Int("profile-top", 10, "rows of each --profile table")
 	profOut := fset.String("profile-out", "", "write every program's whole profile as JSON to `FILE`")
 	htmlOut := fset.String("html", "", "write a self-contained page showing every program's profile to `FILE`: source lines coloured by visits, each opening on a click to its instructions and miss reasons")
+	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the run to `FILE`, for go tool pprof (with -j 1 it is one core's verification, as the kernel's)")
+	memProfile := fset.String("memprofile", "", "write a heap profile (allocations of the whole run) to `FILE`, for go tool pprof")
 	explain := fset.Bool("why", false, "explain each rejection: the failing instruction and registers, the backward slice to the instruction that gave the faulting register its kind or range, the branch decisions on the path, and a hint for that cause")
 	paths, err := parseInterleaved(fset, args)
 	switch {
@@ -226,9 +228,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.progress = stderr
 	}
 
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck: %v\n", err)
+		return exitUsage
+	}
 	start := time.Now()
 	rows, unreadable := verifyAll(files, cfg)
 	sum := summarize(rows, time.Since(start))
+	if err := stopProfiles(); err != nil {
+		fmt.Fprintf(stderr, "vercheck: %v\n", err)
+		return exitUsage
+	}
 
 	if !*quiet {
 		// -q keeps stderr for what went wrong; JSON rows still carry

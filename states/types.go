@@ -135,11 +135,19 @@ const NumRegs = 11
 const MaxCallFrames = 8
 
 // Frame is the state of one call frame.
+//
+// Its pointer fields come first: the garbage collector scans an object
+// only up to its last pointer, so the kilobyte of registers after them,
+// which hold none, is never scanned.
 type Frame struct {
-	Regs [NumRegs]Reg
 	// Stack holds the allocated slots; Stack[spi] covers bytes
 	// [fp-8*(spi+1), fp-8*spi). Its length is the allocated stack / 8.
 	Stack []Slot
+	// sum caches, for a sealed checkpoint, which registers regsSafe and
+	// which slots stackSafe can skip (see State.Seal).
+	sum stackSummary
+
+	Regs [NumRegs]Reg
 	// CallSite is the instruction index of the call that created this
 	// frame, or -1 for the main program.
 	CallSite int32
@@ -159,10 +167,6 @@ type Frame struct {
 	// program, one more at each bpf_timer_set_callback. It tells a loop
 	// from a callback that registers itself again.
 	AsyncEntryCnt int32
-
-	// sum caches, for a sealed checkpoint, which registers regsSafe and
-	// which slots stackSafe can skip (see State.Seal).
-	sum stackSummary
 }
 
 // stackSummary describes a sealed frame's stack compactly, so that a

@@ -58,6 +58,8 @@ type elfInfo struct {
 	// its one "maps" section, PREVAIL's from every "maps/<name>"
 	// section), which inner_map_idx indexes.
 	legacyOrder []string
+	// typedKsyms are the ksyms declared with a type, by name (ksyms.go).
+	typedKsyms map[string]typedKsym
 }
 
 // legacyMapSym is a map symbol in a legacy "maps" section.

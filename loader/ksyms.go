@@ -29,15 +29,16 @@ const btfKsymsSection = ".ksyms"
 // BTF object.
 const pseudoBTFID = asm.R3
 
-// typedKsym is what the object declares of one typed ksym: the chain of
-// BTF kinds its type is made of (libbpf compares it with the kernel's).
-type typedKsym struct {
+// ksymDecl is what the object declares of one ksym variable: for a
+// typed one, the chain of BTF kinds its type is made of (libbpf compares
+// it with the kernel's); nil for a typeless one.
+type ksymDecl struct {
 	shape []int
 }
 
 // untypeKsyms returns data with every variable of the .ksyms datasec
-// repointed at void, and records in info those whose type was more than
-// modifiers of void. data itself is never modified.
+// repointed at void, and records them in info, typed when their type was
+// more than modifiers of void. data itself is never modified.
 func (info *elfInfo) untypeKsyms(data []byte) []byte {
 	b := info.parseRawBTF(data)
 	if b == nil {
@@ -51,16 +52,21 @@ func (info *elfInfo) untypeKsyms(data []byte) []byte {
 		pos := b.typeStart[id]
 		for i := range b.vlenAt(pos) {
 			v := b.order.Uint32(b.data[pos+btfTypeLen+12*i:])
-			if b.kind(v) != btfKindVar || b.ref(v) == 0 {
+			if b.kind(v) != btfKindVar {
 				continue
+			}
+			if info.ksyms == nil {
+				info.ksyms = map[string]ksymDecl{}
 			}
 			// `const void` is typeless too (libbpf skips the modifiers),
 			// but cilium/ebpf wants the void itself.
+			k := ksymDecl{}
 			if b.skipMods(b.ref(v)) != 0 {
-				if info.typedKsyms == nil {
-					info.typedKsyms = map[string]typedKsym{}
-				}
-				info.typedKsyms[b.name(v)] = typedKsym{shape: b.shape(b.ref(v))}
+				k.shape = b.shape(b.ref(v))
+			}
+			info.ksyms[b.name(v)] = k
+			if b.ref(v) == 0 {
+				continue
 			}
 			if out == nil {
 				out = slices.Clone(data)
@@ -153,7 +159,7 @@ var errKsym = errors.New("extern (var ksym)")
 // rewriteTypedKsymLoad links a load of typed ksym name as libbpf does: the
 // kernel variable's BTF id with BPF_PSEUDO_BTF_ID (vmlinux's BTF, so no
 // module fd), or the constant 0 for a weak ksym the kernel does not have.
-func rewriteTypedKsymLoad(ins *asm.Instruction, name string, k typedKsym, target *targetBTF, weak bool) error {
+func rewriteTypedKsymLoad(ins *asm.Instruction, name string, k ksymDecl, target *targetBTF, weak bool) error {
 	kernel, err := target.get()
 	if err != nil {
 		return err
@@ -180,15 +186,48 @@ func rewriteTypedKsymLoad(ins *asm.Instruction, name string, k typedKsym, target
 
 // typedKsym returns the typed ksym the object declares by name, or nil
 // (info is nil for a spec read without the ELF file).
-func (info *elfInfo) typedKsym(name string) *typedKsym {
+func (info *elfInfo) typedKsym(name string) *ksymDecl {
 	if info == nil {
 		return nil
 	}
-	k, ok := info.typedKsyms[name]
-	if !ok {
+	k, ok := info.ksyms[name]
+	if !ok || k.shape == nil {
 		return nil
 	}
 	return &k
+}
+
+// isTypelessKsym reports whether the object declares name as a typeless
+// ksym variable.
+func (info *elfInfo) isTypelessKsym(name string) bool {
+	if info == nil {
+		return false
+	}
+	k, ok := info.ksyms[name]
+	return ok && k.shape == nil
+}
+
+// resolveTypelessKsymLoad links a load of typeless ksym name as libbpf and
+// cilium/ebpf do: the symbol's kallsyms address, or 0 for a weak symbol
+// the kernel does not have. The address matters to the verifier only by
+// being known and not zero, which a branch on it may test.
+func resolveTypelessKsymLoad(ins *asm.Instruction, name string, weak bool) error {
+	syms, err := KernelSymbols()
+	if err != nil {
+		return err
+	}
+	addr, ok := syms[name]
+	switch {
+	case !ok && weak:
+		ins.Constant = 0
+	case !ok:
+		return fmt.Errorf("extern '%s' (strong): not resolved: not in kallsyms", name)
+	case addr == 0:
+		return fmt.Errorf("extern '%s': the kernel hides its kallsyms address (kptr_restrict)", name)
+	default:
+		ins.Constant = int64(addr)
+	}
+	return nil
 }
 
 // WithoutLinkMetadata returns ins with only the metadata that survives

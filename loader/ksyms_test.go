@@ -72,3 +72,37 @@ func btfVarName(kernel *btf.Spec, id int64) string {
 	}
 	return t.TypeName()
 }
+
+// TestTypelessKsyms checks that a load of a typeless ksym's address gets
+// the symbol's kallsyms address, and 0 for a weak symbol the kernel lacks.
+func TestTypelessKsyms(t *testing.T) {
+	syms, err := KernelSymbols()
+	if err != nil {
+		t.Skipf("no kallsyms: %v", err)
+	}
+	if syms["bpf_map_put"] == 0 {
+		t.Skip("kallsyms hides bpf_map_put's address")
+	}
+	obj, err := Open(filepath.Join(progsDir, "pc_ksym_typeless.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]int64{
+		"pc_ksym_typeless_present": {int64(syms["bpf_map_put"])},
+		"pc_ksym_typeless_missing": {0},
+	}
+	got := map[string][]int64{}
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			t.Fatal(p.Err)
+		}
+		for _, ins := range p.Instructions {
+			if ins.OpCode.IsDWordLoad() {
+				got[p.Name] = append(got[p.Name], ins.Constant)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("address loads (-want +got):\n%s", diff)
+	}
+}

@@ -19,15 +19,13 @@ package verifier
 // CONFIG_KALLSYMS_ALL) refuses the program.
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strings"
 	"sync"
 
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -45,34 +43,9 @@ type ksymVar struct {
 // percpuDatasec is the vmlinux datasec of per-CPU variables.
 const percpuDatasec = ".data..percpu"
 
-// kallsymsPath lists the running kernel's symbols.
-const kallsymsPath = "/proc/kallsyms"
-
-// kernelSymbols memoises the names kallsyms_lookup_name finds.
-var kernelSymbols = sync.OnceValues(readKallsyms)
-
-// readKallsyms reads the symbol names of kallsymsPath (those of modules
-// are listed with their module's name after them, and found too).
-func readKallsyms() (map[string]bool, error) {
-	f, err := os.Open(kallsymsPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the kernel's symbols: %w", err)
-	}
-	defer f.Close()
-	names := make(map[string]bool)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// "address type name [module]"
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 3 {
-			names[fields[2]] = true
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read the kernel's symbols: %w", err)
-	}
-	return names, nil
-}
+// kernelSymbols is the running kernel's kallsyms (a variable so tests can
+// give symbols this kernel lacks).
+var kernelSymbols = loader.KernelSymbols
 
 // percpuVars memoises the variables of vmlinux's per-CPU datasec
 // (find_btf_percpu_datasec).
@@ -116,7 +89,7 @@ func (e *env) checkPseudoBTFID(i int, in insn.Insn) (ksymVar, error) {
 	if err != nil {
 		return ksymVar{}, e.unsupported(i, "ld_imm64 of kernel symbol %s: %v", t.TypeName(), err)
 	}
-	if !syms[t.TypeName()] {
+	if _, ok := syms[t.TypeName()]; !ok {
 		return ksymVar{}, &RejectError{Insn: i, Msg: fmt.Sprintf("ldimm64 failed to find the address for kernel symbol '%s'.", t.TypeName())}
 	}
 	if isFunc {

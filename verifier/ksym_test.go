@@ -19,8 +19,8 @@ func TestKsymTyping(t *testing.T) {
 		t.Skipf("no kernel BTF: %v", err)
 	}
 	saved := kernelSymbols
-	kernelSymbols = func() (map[string]bool, error) {
-		return map[string]bool{"runqueues": true, "bpf_prog_active": true}, nil
+	kernelSymbols = func() (map[string]uint64, error) {
+		return map[string]uint64{"runqueues": 1, "bpf_prog_active": 2}, nil
 	}
 	t.Cleanup(func() { kernelSymbols = saved })
 	obj, err := loader.Open("../testdata/progs/pc_ksym.o", loader.Options{})

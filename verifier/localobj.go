@@ -191,7 +191,6 @@ func (e *env) checkPercpuObjType(t *btf.Struct) error {
 	return nil
 }
 
-
 // checkAllocArg is the KF_ARG_PTR_TO_ALLOC_BTF_ID case of
 // check_kfunc_args: bpf_obj_drop takes an owned allocated object.
 func (e *env) checkAllocArg(info *kfuncInfo, i int, reg *states.Reg) error {

@@ -315,4 +315,114 @@ int pc_pkptr_put_not_percpu(struct __sk_buff *skb)
 	return 0;
 }
 
+extern void bpf_rcu_read_lock(void) __ksym;
+extern void bpf_rcu_read_unlock(void) __ksym;
+
+// vercheck: reject "R1 type=untrusted_ptr_ expected=percpu_ptr_, percpu_rcu_ptr_, percpu_trusted_ptr_"
+SEC("syscall")
+int pc_pkptr_sleepable_untrusted(void *ctx)
+{
+	struct pc_elem *e = pc_lookup();
+	struct pc_val __percpu_kptr *p;
+	struct pc_val *v;
+
+	if (!e)
+		return 0;
+	p = e->pc;
+	if (!p)
+		return 0;
+	v = bpf_this_cpu_ptr(p);
+	return v->a;
+}
+
+// vercheck: accept
+SEC("syscall")
+int pc_pkptr_sleepable_rcu(void *ctx)
+{
+	struct pc_elem *e = pc_lookup();
+	struct pc_val __percpu_kptr *p;
+	struct pc_val *v;
+	int ret = 0;
+
+	if (!e)
+		return 0;
+	bpf_rcu_read_lock();
+	p = e->pc;
+	if (p) {
+		v = bpf_per_cpu_ptr(p, 0);
+		ret = v->a;
+	}
+	bpf_rcu_read_unlock();
+	return ret;
+}
+
+// vercheck: accept
+SEC("syscall")
+int pc_pobj_sleepable_new(void *ctx)
+{
+	struct pc_val __percpu_kptr *p = bpf_percpu_obj_new(struct pc_val);
+
+	if (p)
+		bpf_percpu_obj_drop(p);
+	return 0;
+}
+
+// vercheck: reject "access beyond struct pc_val at off 40 size 8"
+SEC("tc")
+int pc_pkptr_copy_beyond(struct __sk_buff *skb)
+{
+	struct pc_elem *e = pc_lookup();
+	struct pc_val __percpu_kptr *p;
+	struct pc_val *v;
+
+	if (!e)
+		return 0;
+	p = e->pc;
+	if (!p)
+		return 0;
+	v = bpf_this_cpu_ptr(p);
+	*(volatile long *)((char *)v + 40) = 1;
+	return 0;
+}
+
+// vercheck: reject "R1 must be referenced or trusted"
+SEC("tc")
+int pc_pkptr_drop_copy(struct __sk_buff *skb)
+{
+	struct pc_elem *e = pc_lookup();
+	struct pc_val __percpu_kptr *p;
+	struct pc_val *v;
+
+	if (!e)
+		return 0;
+	p = e->pc;
+	if (!p)
+		return 0;
+	v = bpf_this_cpu_ptr(p);
+	bpf_percpu_obj_drop(v);
+	return 0;
+}
+
+// vercheck: reject "only read is supported"
+SEC("syscall")
+int pc_pkptr_copy_after_unlock(void *ctx)
+{
+	struct pc_elem *e = pc_lookup();
+	struct pc_val __percpu_kptr *p;
+	struct pc_val *v;
+
+	if (!e)
+		return 0;
+	bpf_rcu_read_lock();
+	p = e->pc;
+	if (!p) {
+		bpf_rcu_read_unlock();
+		return 0;
+	}
+	v = bpf_this_cpu_ptr(p);
+	bpf_rcu_read_unlock();
+	v->a = 1;
+	return 0;
+}
+
 char _license[] SEC("license") = "GPL";

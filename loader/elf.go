@@ -58,6 +58,9 @@ type elfInfo struct {
 	// its one "maps" section, PREVAIL's from every "maps/<name>"
 	// section), which inner_map_idx indexes.
 	legacyOrder []string
+	// ksyms are the ksym variables the object declares, by name
+	// (ksyms.go).
+	ksyms map[string]ksymDecl
 }
 
 // legacyMapSym is a map symbol in a legacy "maps" section.

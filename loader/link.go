@@ -258,6 +258,14 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 			if err := rewriteKfuncCall(ins, ref, target, info); err != nil {
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
+		case ins.OpCode.IsDWordLoad() && ref != "" && info.typedKsym(ref) != nil:
+			if err := rewriteTypedKsymLoad(ins, ref, *info.typedKsym(ref), target, info.weak[ref]); err != nil {
+				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
+			}
+		case ins.OpCode.IsDWordLoad() && ref != "" && info.isTypelessKsym(ref):
+			if err := resolveTypelessKsymLoad(ins, ref, info.weak[ref]); err != nil {
+				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
+			}
 		case ins.OpCode.IsDWordLoad() && ref != "" && isKfunc(spec, ref):
 			// Address of a kfunc (bpf_ksym_exists): cilium/ebpf loads the
 			// BTF id as a constant, or zero for a missing weak kfunc.

@@ -212,17 +212,20 @@ func Parse(path string, data []byte, opts Options) (*Object, error) {
 
 // LoadCollectionSpec reads the BPF ELF object at path with cilium/ebpf
 // after the repairs [Parse] makes (zero-sized symbols, defined weak
-// symbols, map definitions naming their values through a typedef): the
-// spec a loader such as libbpf would load, for callers that hand it to the
-// kernel themselves. It returns the repairs made, as [Object.Warnings]
+// symbols, map definitions naming their values through a typedef, typed
+// ksyms linked against the running kernel's BTF): the spec a loader such
+// as libbpf would load, for callers that hand it to the kernel themselves. It returns the repairs made, as [Object.Warnings]
 // lists them.
 func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	_, spec, warnings, err := repairAndLoad(data, false)
+	info, spec, warnings, err := repairAndLoad(data, false)
 	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := info.linkTypedKsyms(spec, newTargetBTF("")); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return spec, warnings, nil
@@ -244,6 +247,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	warnings = append(warnings, resolved...)
 	patched, renamed := info.renameDuplicateFuncs(patched)
 	warnings = append(warnings, renamed...)
+	patched = info.untypeKsyms(patched)
 	exposed := false
 	if textPrograms && info.textOnly() {
 		patched, exposed = info.exposeTextPrograms(patched)

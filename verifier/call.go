@@ -51,6 +51,9 @@ type callMeta struct {
 	argRefObjID uint32
 	// kptr is the kptr field bpf_kptr_xchg's first argument points to.
 	kptr *kptrField
+	// retBTFID is the type of the per-CPU object a per-CPU pointer
+	// helper's argument points to (meta->ret_btf_id).
+	retBTFID uint32
 }
 
 // ptrCastHelpers are is_ptr_cast_function: helpers returning another view
@@ -168,6 +171,13 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		}
 		dynptrID, meta.refObjID = did, ref
 	}
+	percpuAlloc := false
+	if id == fnPerCPUPtr || id == fnThisCPUPtr {
+		var err error
+		if percpuAlloc, err = e.percpuAllocArg(&regs[1]); err != nil {
+			return err
+		}
+	}
 	for r := 1; r <= 5; r++ {
 		regs[r].MarkNotInit()
 	}
@@ -224,6 +234,10 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		r0.RefObjID = meta.refObjID
 	case RetPtrToBTFID, RetPtrToBTFIDTrusted, RetPtrToBTFIDOrNull:
 		if err := e.setRetBTFID(fn, r0, meta.kptr); err != nil {
+			return err
+		}
+	case RetPtrToMemOrBTFID:
+		if err := e.setRetMemOrBTFID(r0, &meta, percpuRetFlags(id), percpuAlloc); err != nil {
 			return err
 		}
 	default:
@@ -636,6 +650,8 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		return e.checkBTFIDArg(i, fn, a, meta.kptr)
 	case ArgPtrToKptr:
 		return e.checkKptrXchgDest(regno, meta)
+	case ArgPtrToPercpuBTFID:
+		return e.checkPercpuBTFArg(regno, reg, meta)
 	case ArgPtrToDynptr:
 		return e.checkDynptrArg(regno, fn)
 	default:

@@ -124,9 +124,8 @@
 // kernel's error-injection list cannot be read, load flags other than those
 // above, BPF_F_TEST_RND_HI32 and BPF_F_XDP_HAS_FRAGS, kfuncs outside its
 // table, struct_ops types other than tcp_congestion_ops, writes to LSM
-// contexts, kptrs to the program's own structs and per-CPU kptrs, arena,
-// list/rbtree kfuncs, typed ksyms and the per-CPU
-// pointer helpers, stores through BTF pointers where a program type allows
-// some) are rejected with an error wrapping ErrUnsupported whose message
+// contexts, moving objects of the program's own structs into kptrs,
+// uptrs, arena, list/rbtree kfuncs, ksyms of kernel modules, stores
+// through BTF pointers where a program type allows some) are rejected with an error wrapping ErrUnsupported whose message
 // starts with "unsupported:". They are never accepted.
 package verifier

@@ -45,6 +45,8 @@ var einvalMessages = []string{
 	"timer pointer in", "*doesn't match map pointer in",
 	"bpf_obj_new/bpf_percpu_obj_new", "local type ID argument must be", "*expected pointer to allocated object",
 	"*expected for bpf_obj_drop_impl()", "allocated object must be referenced",
+	"*expected for bpf_percpu_obj_drop_impl()", "bpf_percpu_obj_new type",
+	"*isn't KIND_VAR or KIND_FUNC", "ldimm64 unable to resolve the size of type", "unable to resolve the size of type",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return
@@ -76,6 +78,11 @@ func messageErrno(msg string) syscall.Errno {
 		return errnoENOTSUPP
 	case strings.HasPrefix(msg, "fd_idx without fd_array is invalid"), strings.HasPrefix(msg, "expected an RCU CS when using"):
 		return syscall.EPROTO
+	case strings.HasPrefix(msg, "ldimm64 failed to find the address"), strings.HasPrefix(msg, "ldimm64 insn specifies invalid btf_id"):
+		// check_pseudo_btf_id: a symbol or BTF id it cannot find.
+		return syscall.ENOENT
+	case strings.HasPrefix(msg, "Helper has invalid btf/btf_id"):
+		return syscall.EFAULT
 	}
 	for _, m := range einvalMessages {
 		if piece, ok := strings.CutPrefix(m, "*"); ok && strings.Contains(msg, piece) || strings.HasPrefix(msg, m) {

@@ -110,7 +110,7 @@ func (e *env) step() (exit bool, err error) {
 }
 
 // checkLdImm simulates ld_imm64: a constant, a map pointer, a pointer into
-// a map's value, or a subprogram address.
+// a map's value, a subprogram address, or a kernel object's address.
 func (e *env) checkLdImm(in insn.Insn) error {
 	if err := e.checkRegWrite(in.Dst); err != nil {
 		return err
@@ -141,6 +141,8 @@ func (e *env) checkLdImm(in insn.Insn) error {
 		}
 		dst.MarkPtr(states.PtrToFunc, 0)
 		dst.Aux = uint32(sp)
+	case insn.PseudoBTFID:
+		e.loadKsym(dst)
 	default:
 		return e.unsupported(e.insnIdx, "ld_imm64 with pseudo source %d", in.Src)
 	}

@@ -107,8 +107,13 @@ func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg, kptr *kptrField) erro
 	}
 	id := uint32(0)
 	if fn.ID == fnKptrXchg && kptr.local != nil {
-		// An object of the program's type comes out allocated.
-		r0.MarkPtr(states.PtrToBTFID, flags|states.MemAlloc)
+		// An object of the program's type comes out allocated, per-CPU
+		// from a per-CPU kptr.
+		flags |= states.MemAlloc
+		if kptr.kind == kptrPercpu {
+			flags |= states.MemPercpu
+		}
+		r0.MarkPtr(states.PtrToBTFID, flags)
 		r0.Aux = e.localAux(kptr.local)
 		return nil
 	}

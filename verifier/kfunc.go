@@ -146,8 +146,10 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_dynptr_clone":      {0, hookCommon},
 	// kernel/bpf/helpers.c: objects of the program's own types
 	// (localobj.go), in the generic set.
-	kfuncObjNew:  {kfAcquire | kfRetNull, hooksGeneric},
-	kfuncObjDrop: {kfRelease, hooksGeneric},
+	kfuncObjNew:        {kfAcquire | kfRetNull, hooksGeneric},
+	kfuncObjDrop:       {kfRelease, hooksGeneric},
+	kfuncPercpuObjNew:  {kfAcquire | kfRetNull, hooksGeneric},
+	kfuncPercpuObjDrop: {kfRelease, hooksGeneric},
 	// Casts and lookups of the common set (kfunc_special.go).
 	"bpf_cast_to_kern_ctx": {0, hookCommon},
 	"bpf_rdonly_cast":      {0, hookCommon},

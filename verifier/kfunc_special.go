@@ -93,8 +93,8 @@ func (e *env) setSpecialKfuncReturn(info *kfuncInfo, meta *kfuncMeta) (bool, err
 		return true, nil
 	case "bpf_dynptr_slice", "bpf_dynptr_slice_rdwr":
 		return true, e.setDynptrSliceReturn(info, meta)
-	case kfuncObjNew:
-		return true, e.setObjNewReturn(meta)
+	case kfuncObjNew, kfuncPercpuObjNew:
+		return true, e.setObjNewReturn(meta, info.name == kfuncPercpuObjNew)
 	}
 	return false, nil
 }

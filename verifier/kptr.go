@@ -18,7 +18,10 @@ package verifier
 // struct inside an RCU read section). Moving such an object in is
 // unsupported: the kernel then compares the BTF object the map was
 // created with and the program's, one object under libbpf, two under
-// cilium/ebpf. Per-CPU kptrs and uptrs are not modelled.
+// cilium/ebpf. A per-CPU kptr ("percpu_kptr") holds an object of
+// bpf_percpu_obj_new the map owns, as a referenced kptr does; a plain load
+// gives an RCU-protected per-CPU pointer (percpu.go) inside an RCU read
+// section, an untrusted one outside. Uptrs are not modelled.
 
 import (
 	"github.com/cilium/ebpf"
@@ -103,7 +106,7 @@ func parseKptr(p *btf.Pointer) *kptrField {
 	switch {
 	case !known:
 		f.unsupported = "kptr field with the unknown tag " + tag.Value
-	case kind == kptrPercpu || kind == kptrUptr:
+	case kind == kptrUptr:
 		f.unsupported = kind.fieldName() + " fields"
 	case !isStruct(target) || target.TypeName() == "":
 		f.unsupported = "kptr to something that is not a named struct"
@@ -115,11 +118,19 @@ func parseKptr(p *btf.Pointer) *kptrField {
 		switch {
 		case f.target == 0:
 			f.local = target
+		case kind == kptrPercpu:
+			f.unsupported = "percpu_kptr to kernel struct " + target.TypeName()
 		case kind == kptrRef && !kptrDtorStructs[target.TypeName()]:
 			f.unsupported = "referenced kptr to struct " + target.TypeName() + ", which has no destructor"
 		}
 	}
 	return f
+}
+
+// owning reports whether the map owns the object the kptr holds (a
+// referenced or per-CPU kptr): only bpf_kptr_xchg moves one in or out.
+func (k *kptrField) owning() bool {
+	return k.kind == kptrRef || k.kind == kptrPercpu
 }
 
 // checkKptrFieldAccess is the kptr case of check_map_access: an access of
@@ -168,7 +179,7 @@ func (e *env) checkMapKptrAccess(f *mapField, valueReg int, dst *states.Reg) err
 	if k.unsupported != "" {
 		return e.unsupported(e.insnIdx, "%s", k.unsupported)
 	}
-	if in.Class() != insn.ClassLDX && k.kind == kptrRef {
+	if in.Class() != insn.ClassLDX && k.owning() {
 		return e.reject(e.insnIdx, "store to referenced kptr disallowed")
 	}
 	switch in.Class() {
@@ -216,11 +227,20 @@ func (e *env) mapKptrMatchType(k *kptrField, reg *states.Reg, regno int) error {
 	}
 	if isLocalAux(reg.Aux) {
 		perm = states.MaybeNull | states.MemAlloc
+		if k.kind == kptrPercpu {
+			perm |= states.MemPercpu
+		}
 	}
 	ok := reg.Type == states.PtrToBTFID && reg.Flags&^perm == 0
 	regName := ""
 	if ok {
 		regName = e.btfNameOf(reg.Aux)
+		// A per-CPU kptr reads back as per-CPU memory: only per-CPU
+		// objects go in, and only into one (6.18 checks this once it
+		// has the name the message prints).
+		ok = (k.kind == kptrPercpu) == (reg.Flags&states.MemPercpu != 0)
+	}
+	if ok {
 		if err := e.checkPtrOffReg(reg, regno, true); err != nil {
 			return err
 		}
@@ -252,12 +272,18 @@ func (k *kptrField) targetName() string {
 // kptrTypeMatch is the btf_struct_ids_match of map_kptr_match_type: a
 // kernel pointer matches a kernel kptr's struct (or, for an untrusted
 // kptr, the struct at its offset); a program's object never matches a
-// kernel struct, nor a kernel pointer a program struct. Whether an
-// object of the program's BTF matches a kptr to a program struct depends
-// on the loader (see the package comment of kptr.go): unsupported.
+// kernel struct, nor a kernel pointer a program struct, nor, for a
+// referenced or per-CPU kptr, another program struct. Whether an object
+// of the program's BTF matches a kptr to its own struct depends on the
+// loader (see the package comment of kptr.go): unsupported.
 func (e *env) kptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
 	regLocal := isLocalAux(reg.Aux)
 	switch {
+	case regLocal && k.local != nil && k.kind != kptrUnref && e.btfTypeOf(reg.Aux) != k.local:
+		// A referenced or per-CPU kptr wants its own type exactly (a
+		// strict btf_struct_ids_match): another type of the program
+		// never matches, in one BTF object or two.
+		return false, nil
 	case regLocal && k.local != nil:
 		return false, e.unsupported(e.insnIdx, "kptr store or bpf_kptr_xchg of an object of the program's type %s into a map (the map's and the program's BTF objects are one or two by loader)", e.btfNameOf(reg.Aux))
 	case regLocal || k.local != nil:
@@ -302,7 +328,7 @@ func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 		return e.reject(e.insnIdx, "off=%d doesn't point to kptr", at)
 	case f.kptr.unsupported != "":
 		return e.unsupported(e.insnIdx, "%s", f.kptr.unsupported)
-	case f.kptr.kind != kptrRef:
+	case !f.kptr.owning():
 		return e.reject(e.insnIdx, "off=%d kptr isn't referenced kptr", at)
 	}
 	meta.mapIdx = int(reg.Aux)

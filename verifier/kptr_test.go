@@ -32,7 +32,9 @@ func TestParseKptr(t *testing.T) {
 		{"referenced without destructor", ptr("kptr", "file"), &kptrField{kind: kptrRef, target: btfTypeID(btfStructByName("file")),
 			unsupported: "referenced kptr to struct file, which has no destructor"}},
 		{"program struct", ptr("kptr", "my_node"), &kptrField{kind: kptrRef, local: myNode}},
-		{"per-CPU", ptr("percpu_kptr", "task_struct"), &kptrField{kind: kptrPercpu, unsupported: "percpu_kptr fields"}},
+		{"per-CPU", ptr("percpu_kptr", "my_node"), &kptrField{kind: kptrPercpu, local: myNode}},
+		{"per-CPU kernel struct", ptr("percpu_kptr", "task_struct"), &kptrField{kind: kptrPercpu, target: task,
+			unsupported: "percpu_kptr to kernel struct task_struct"}},
 		{"unknown tag", ptr("kptr_weird", "task_struct"), &kptrField{unsupported: "kptr field with the unknown tag kptr_weird"}},
 	}
 	for _, tt := range tests {

@@ -124,11 +124,12 @@ const (
 	msgObjNewStruct = "bpf_obj_new/bpf_percpu_obj_new type ID argument must be of a struct"
 )
 
-// setObjNewReturn is the KF_bpf_obj_new_impl part of check_special_kfunc:
-// the constant argument names a struct of the program's BTF, and r0
-// points to a new object of it (the caller adds maybe-NULL and the
-// reference, as for any acquiring kfunc).
-func (e *env) setObjNewReturn(meta *kfuncMeta) error {
+// setObjNewReturn is the KF_bpf_obj_new_impl and
+// KF_bpf_percpu_obj_new_impl part of check_special_kfunc: the constant
+// argument names a struct of the program's BTF, and r0 points to a new
+// object of it, per-CPU for bpf_percpu_obj_new (the caller adds
+// maybe-NULL and the reference, as for any acquiring kfunc).
+func (e *env) setObjNewReturn(meta *kfuncMeta, percpu bool) error {
 	if !meta.constantArg {
 		return e.internal(e.insnIdx, "bpf_obj_new without a constant type id")
 	}
@@ -151,12 +152,42 @@ func (e *env) setObjNewReturn(meta *kfuncMeta) error {
 	if _, isStruct := skipModifiers(t).(*btf.Struct); !isStruct || skipModifiers(t) != t {
 		return e.reject(e.insnIdx, msgObjNewStruct)
 	}
+	if percpu {
+		if err := e.checkPercpuObjType(t.(*btf.Struct)); err != nil {
+			return err
+		}
+	}
 	if rec := e.localRecord(t); rec.unsupported != "" {
 		return e.unsupported(e.insnIdx, "bpf_obj_new: %s", rec.unsupported)
 	}
+	flags := states.MemAlloc
+	if percpu {
+		flags |= states.MemPercpu
+	}
 	r0 := &e.regs()[0]
-	r0.MarkPtr(states.PtrToBTFID, states.MemAlloc)
+	r0.MarkPtr(states.PtrToBTFID, flags)
 	r0.Aux = e.localAux(t)
+	return nil
+}
+
+// maxPercpuObjSize is BPF_GLOBAL_PERCPU_MA_MAX_SIZE, the largest object
+// bpf_percpu_obj_new allocates.
+const maxPercpuObjSize = 512
+
+// checkPercpuObjType is the KF_bpf_percpu_obj_new_impl part of
+// check_special_kfunc: a per-CPU object is small, made of scalars only
+// (nested structs and arrays of them included), and has no special field
+// (no btf_struct_meta: a bpf_spin_lock is a struct of scalars).
+func (e *env) checkPercpuObjType(t *btf.Struct) error {
+	if t.Size > maxPercpuObjSize {
+		return e.reject(e.insnIdx, "bpf_percpu_obj_new type size (%d) is greater than %d", t.Size, maxPercpuObjSize)
+	}
+	if !isScalarStruct(t, 0) {
+		return e.reject(e.insnIdx, "bpf_percpu_obj_new type ID argument must be of a struct of scalars")
+	}
+	if len(e.localRecord(t).fields) > 0 {
+		return e.reject(e.insnIdx, "bpf_percpu_obj_new type ID argument must not contain special fields")
+	}
 	return nil
 }
 
@@ -169,7 +200,9 @@ func (e *env) checkAllocArg(info *kfuncInfo, i int, reg *states.Reg) error {
 			return e.reject(e.insnIdx, "arg#%d expected for bpf_obj_drop_impl()", i)
 		}
 	case reg.Type == states.PtrToBTFID && reg.Flags == states.MemAlloc|states.MemPercpu:
-		return e.unsupported(e.insnIdx, "per-CPU allocated objects")
+		if info.name != kfuncPercpuObjDrop {
+			return e.reject(e.insnIdx, "arg#%d expected for bpf_percpu_obj_drop_impl()", i)
+		}
 	default:
 		return e.reject(e.insnIdx, "arg#%d expected pointer to allocated object", i)
 	}
@@ -181,8 +214,10 @@ func (e *env) checkAllocArg(info *kfuncInfo, i int, reg *states.Reg) error {
 
 // Names of the kfuncs of allocated objects.
 const (
-	kfuncObjNew  = "bpf_obj_new_impl"
-	kfuncObjDrop = "bpf_obj_drop_impl"
+	kfuncObjNew        = "bpf_obj_new_impl"
+	kfuncObjDrop       = "bpf_obj_drop_impl"
+	kfuncPercpuObjNew  = "bpf_percpu_obj_new_impl"
+	kfuncPercpuObjDrop = "bpf_percpu_obj_drop_impl"
 )
 
 // checkAllocFieldAccess is the MEM_ALLOC part of btf_struct_access: no
@@ -225,11 +260,16 @@ func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at ac
 }
 
 // loadLocalKptr is btf_ld_kptr_type for a kptr to a program struct: the
-// loaded object may be NULL; it is an RCU-protected allocated object
-// inside an RCU read section when it is a referenced kptr to a
-// refcounted struct (rcu_safe_kptr), untrusted otherwise.
+// loaded object may be NULL; inside an RCU read section it is an
+// RCU-protected per-CPU object for a per-CPU kptr, an RCU-protected
+// allocated object for a referenced kptr to a refcounted struct
+// (rcu_safe_kptr); untrusted otherwise.
 func (e *env) loadLocalKptr(k *kptrField, dst *states.Reg) error {
 	flags := states.MaybeNull | states.PtrUntrusted
+	if k.kind == kptrPercpu && e.inRCU() {
+		// A per-CPU kptr is always RCU safe (rcu_safe_kptr).
+		flags = states.MaybeNull | states.MemRCU | states.MemPercpu
+	}
 	if k.kind == kptrRef && e.localRecord(k.local).hasField(fieldRefcount) && e.inRCU() {
 		// Graph nodes would also make it a non-owning reference.
 		return e.unsupported(e.insnIdx, "load of a kptr to refcounted struct %s in an RCU read section", k.local.TypeName())

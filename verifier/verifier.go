@@ -87,6 +87,9 @@ type env struct {
 	records map[*loader.Map]*mapRecord
 	// local holds the program types BTF pointers point to (localobj.go).
 	local localTypes
+	// ksyms holds what each ld_imm64 of a kernel BTF object loads, by
+	// instruction (ksym.go).
+	ksyms map[int]ksymVar
 
 	ctxCheck ctxAccessFunc
 	ctxSize  int
@@ -302,7 +305,14 @@ func (e *env) checkLdImm64() error {
 			// index into, so resolve_pseudo_ldimm64 stops here.
 			return &RejectError{Insn: i, Msg: "fd_idx without fd_array is invalid"}
 		case insn.PseudoBTFID:
-			return e.unsupported(i, "ld_imm64 of a kernel BTF object (ksym)")
+			k, err := e.checkPseudoBTFID(i, in)
+			if err != nil {
+				return err
+			}
+			if e.ksyms == nil {
+				e.ksyms = map[int]ksymVar{}
+			}
+			e.ksyms[i] = k
 		default:
 			return &RejectError{Insn: i, Msg: fmt.Sprintf("unrecognized bpf_ld_imm64 insn")}
 		}

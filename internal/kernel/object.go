@@ -207,35 +207,22 @@ func MapSpec(m *loader.Map) *ebpf.MapSpec {
 	return ms
 }
 
-// isResolvedConstant reports whether ins is a helper call or a plain 64-bit
-// constant load. The loader turns a missing weak kfunc into a poisoned
-// helper call and a kfunc address into a constant, but the instruction
-// keeps cilium/ebpf's kfunc metadata, which would make cilium/ebpf try to
-// resolve it again (and refuse, since it is no kfunc any more).
+// isResolvedConstant reports whether ins is a helper call, a plain 64-bit
+// constant load or a load of a kernel variable's BTF id. The loader turns
+// a missing weak kfunc into a poisoned helper call, a kfunc address into a
+// constant and a typed ksym into a BTF id, but the instruction keeps
+// cilium/ebpf's kfunc or ksym metadata, which would make cilium/ebpf try
+// to resolve it again (refusing a kfunc that is none any more, or
+// overwriting the BTF id with a kallsyms address).
 func isResolvedConstant(ins *asm.Instruction) bool {
 	helperCall := ins.OpCode.JumpOp() == asm.Call && ins.Src == asm.R0
-	constLoad := ins.OpCode.IsDWordLoad() && ins.Src == asm.R0
+	constLoad := ins.OpCode.IsDWordLoad() && (ins.Src == asm.R0 || ins.Src == pseudoBTFID)
 	return helperCall || constLoad
 }
 
-// withoutLinkMetadata returns ins with only the metadata that survives
-// linking: its symbol, source line and BTF function info.
-func withoutLinkMetadata(ins asm.Instruction) asm.Instruction {
-	out := asm.Instruction{OpCode: ins.OpCode, Dst: ins.Dst, Src: ins.Src, Offset: ins.Offset, Constant: ins.Constant}
-	if sym := ins.Symbol(); sym != "" {
-		out = out.WithSymbol(sym)
-	}
-	if src := ins.Source(); src != nil {
-		out = out.WithSource(src)
-	}
-	if fn := btf.FuncMetadata(&ins); fn != nil {
-		out = btf.WithFuncMetadata(out, fn)
-	}
-	if relo := btf.CORERelocationMetadata(&ins); relo != nil {
-		out = btf.WithCORERelocationMetadata(out, relo)
-	}
-	return out
-}
+// pseudoBTFID is BPF_PSEUDO_BTF_ID, the src_reg of an ld_imm64 of a kernel
+// BTF object.
+const pseudoBTFID = asm.R3
 
 // isReferenceArray reports whether a map's values are other kernel objects.
 func isReferenceArray(t ebpf.MapType) bool {
@@ -263,7 +250,7 @@ func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpe
 			*ins = btf.WithCORERelocationMetadata(*ins, nil)
 		}
 		if isResolvedConstant(ins) {
-			*ins = withoutLinkMetadata(*ins)
+			*ins = loader.WithoutLinkMetadata(*ins)
 		}
 		if !boundMapLoad(prog, iter) {
 			continue

@@ -62,6 +62,24 @@ type Variant struct {
 	Msg    string
 }
 
+// hiddenSymbolMsg is the kernel's refusal of a ksym whose address
+// kallsyms does not give (check_pseudo_btf_id); its verdict depends on the
+// kernel's configuration (data symbols need CONFIG_KALLSYMS_ALL), not on
+// the verifier.
+var hiddenSymbolMsg = regexp.MustCompile(`failed to find the address for kernel symbol '([^']+)'`)
+
+// HiddenKernelSymbol returns the kernel symbol whose missing kallsyms
+// address the expected rejection is about, if it is one: a kernel whose
+// kallsyms lists that symbol gives another verdict, and tests skip the
+// program there.
+func (e Expectation) HiddenKernelSymbol() (string, bool) {
+	m := hiddenSymbolMsg.FindStringSubmatch(e.Msg)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
 // On returns the expectation for a kernel that lacks the fixes missing:
 // the first variant whose fix is missing, else e itself.
 func (e Expectation) On(missing stablefix.Set) Expectation {

@@ -184,3 +184,21 @@ func TestCasesCheckedIn(t *testing.T) {
 		}
 	}
 }
+
+func TestHiddenKernelSymbol(t *testing.T) {
+	tests := []struct {
+		msg  string
+		sym  string
+		want bool
+	}{
+		{"ldimm64 failed to find the address for kernel symbol 'runqueues'.", "runqueues", true},
+		{"R0 invalid mem access 'map_value_or_null'", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		sym, ok := Expectation{Msg: tt.msg}.HiddenKernelSymbol()
+		if sym != tt.sym || ok != tt.want {
+			t.Errorf("HiddenKernelSymbol(%q) = %q, %v; want %q, %v", tt.msg, sym, ok, tt.sym, tt.want)
+		}
+	}
+}

@@ -27,12 +27,33 @@ struct sd_val {
 	struct sd_obj __kptr *owned;
 };
 
+/* A refcounted struct loads the same way. */
+struct bpf_refcount {
+	__u32 __opaque[1];
+} __attribute__((aligned(4)));
+
+struct sd_rc_obj {
+	__u64 a;
+	struct bpf_refcount r;
+};
+
+struct sd_rc_val {
+	struct sd_rc_obj __kptr *owned;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, int);
 	__type(value, struct sd_val);
 } sd_objs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct sd_rc_val);
+} sd_rc_objs SEC(".maps");
 
 static __always_inline struct sd_val *sd_lookup(void)
 {
@@ -53,6 +74,18 @@ int sd_local_obj_new_drop(struct __sk_buff *skb)
 	return 0;
 }
 
+/* The same for the refcounted struct. */
+// vercheck: accept
+SEC("tc")
+int sd_local_rc_obj_new_drop(struct __sk_buff *skb)
+{
+	struct sd_rc_obj *o = bpf_obj_new(struct sd_rc_obj);
+
+	if (o)
+		bpf_obj_drop(o);
+	return 0;
+}
+
 /* Written through once checked. */
 // vercheck: accept
 SEC("tc")
@@ -67,6 +100,24 @@ int sd_local_kptr_rcu_write(struct __sk_buff *skb)
 	if (!o)
 		return 0;
 	o->a = o->b + 1;
+	return 0;
+}
+
+/* The same through a kptr to a refcounted struct. */
+// vercheck: accept
+SEC("tc")
+int sd_local_kptr_rcu_refcounted_write(struct __sk_buff *skb)
+{
+	int k = 0;
+	struct sd_rc_val *v = bpf_map_lookup_elem(&sd_rc_objs, &k);
+	struct sd_rc_obj *o;
+
+	if (!v)
+		return 0;
+	o = v->owned;
+	if (!o)
+		return 0;
+	o->a = 2;
 	return 0;
 }
 

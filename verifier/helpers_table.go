@@ -255,8 +255,8 @@ var helperTable = [maxHelperID + 1]HelperProto{
 	207: {Name: "bpf_tcp_raw_check_syncookie_ipv6", ID: 207, Ret: RetInteger, Args: [5]ArgType{ArgPtrToFixedMem, ArgPtrToFixedMem}, ArgSize: [5]int32{40, 20}, GPLOnly: true, PktAccess: true},
 	208: {Name: "bpf_ktime_get_tai_ns", ID: 208, Ret: RetInteger},
 	209: {Name: "bpf_user_ringbuf_drain", ID: 209, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToFunc, ArgPtrToStackOrNull, ArgAnything}, Callback: true},
-	210: {Name: "bpf_cgrp_storage_get", ID: 210, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFID, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "cgroup"}},
-	211: {Name: "bpf_cgrp_storage_delete", ID: 211, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFID}, ArgBTFName: [5]string{"", "cgroup"}},
+	210: {Name: "bpf_cgrp_storage_get", ID: 210, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "cgroup"}},
+	211: {Name: "bpf_cgrp_storage_delete", ID: 211, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "cgroup"}},
 }
 
 // helperVariant is a prototype some program types use for a helper id

@@ -55,3 +55,26 @@ __naked int sd_cgrp_storage_get_number(void)
 	"exit;"
 	:: __imm(bpf_cgrp_storage_get), __imm_addr(sd_cgrp_store) : __clobber_all);
 }
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} sd_task_store SEC(".maps");
+
+/* With NULL accepted, the map's type is checked after the arguments. */
+// vercheck: reject "cannot pass map_type 29 into func bpf_cgrp_storage_get#210"
+SEC("tp_btf/task_newtask")
+__naked int sd_cgrp_storage_get_task_map(void)
+{
+	asm volatile (
+	"r1 = %[sd_task_store] ll;"
+	"r2 = 0;"
+	"r3 = 0;"
+	"r4 = 0;"
+	"call %[bpf_cgrp_storage_get];"
+	"r0 = 0;"
+	"exit;"
+	:: __imm(bpf_cgrp_storage_get), __imm_addr(sd_task_store) : __clobber_all);
+}

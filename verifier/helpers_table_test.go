@@ -30,7 +30,7 @@ func TestHelperProto(t *testing.T) {
 		{51, HelperProto{Name: "bpf_redirect_map", ID: 51, Ret: RetInteger,
 			Args: [5]ArgType{ArgConstMapPtr, ArgAnything, ArgAnything}}},
 		{84, HelperProto{Name: "bpf_sk_lookup_tcp", ID: 84, Ret: RetPtrToSocketOrNull,
-			Args:      [5]ArgType{ArgPtrToCtx, ArgPtrToMem, ArgConstSize, ArgAnything, ArgAnything},
+			Args:      [5]ArgType{ArgPtrToCtx, ArgPtrToMem, ArgConstSizeOrZero, ArgAnything, ArgAnything},
 			PktAccess: true, Acquire: true}},
 		{86, HelperProto{Name: "bpf_sk_release", ID: 86, Ret: RetInteger,
 			Args: [5]ArgType{ArgPtrToBTFIDSockCommon}, ReleaseArg: 1}},

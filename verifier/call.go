@@ -392,6 +392,50 @@ func isMemTypesArg(a ArgType) bool {
 	return false
 }
 
+// isMemArgReg is check_reg_type for a memory argument of kind a: after
+// folding away the flags the kind allows (MEM_RDONLY for read-only memory,
+// PTR_MAYBE_NULL for an or-NULL kind, a dynptr slice's DYNPTR_TYPE_* for
+// any ARG_PTR_TO_MEM base), reg must be exactly one of mem_types (the
+// trusted BTF pointer aside, see isTrustedBTFMem). So read-only memory
+// (rdonly_mem, rdonly_buf) goes only where the helper reads, and a
+// bpf_dynptr_slice(_rdwr) slice is no map key or value.
+func isMemArgReg(reg *states.Reg, a ArgType, orNull bool) bool {
+	flags := reg.Flags
+	switch a {
+	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToFixedMem:
+		// Memory the helper only reads: the fixed-size headers of the
+		// syncookie helpers too, which the running 6.18 takes read-only.
+		flags &^= states.MemRdonly
+	}
+	if orNull {
+		flags &^= states.MaybeNull
+	}
+	switch reg.Type {
+	case states.PtrToMem:
+		if reg.Aux&dynptrSliceKfunc != 0 && !isArgPtrToMemBase(a) {
+			return false
+		}
+		return flags == 0 || flags == states.MemRingbuf
+	case states.PtrToStack, states.PtrToMapValue, states.PtrToMapKey, states.PtrToBuf,
+		states.PtrToPacket, states.PtrToPacketMeta:
+		return flags == 0
+	}
+	return false
+}
+
+// isArgPtrToMemBase reports whether the kernel's argument type behind kind
+// a has base type ARG_PTR_TO_MEM (plain, uninitialised, written,
+// fixed-size memory and the integer out-arguments), unlike map keys and
+// values.
+func isArgPtrToMemBase(a ArgType) bool {
+	switch a {
+	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToWritableMem, ArgPtrToWritableMemOrNull,
+		ArgPtrToFixedMem, ArgPtrToInt, ArgPtrToLong:
+		return true
+	}
+	return false
+}
+
 // isTrustedBTFMem reports whether reg is the trusted BTF pointer mem_types
 // lists (PTR_TO_BTF_ID | PTR_TRUSTED), maybe NULL for an or-NULL kind.
 func isTrustedBTFMem(reg *states.Reg, orNull bool) bool {
@@ -458,15 +502,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		}
 		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), e.expectedStr(a))
 	}
-	isMemArg := func() bool {
-		switch reg.Type {
-		case states.PtrToStack, states.PtrToMapValue, states.PtrToMapKey, states.PtrToMem, states.PtrToBuf:
-			return !reg.MaybeNull() || orNullMem
-		case states.PtrToPacket, states.PtrToPacketMeta:
-			return true
-		}
-		return false
-	}
+	isMemArg := func() bool { return isMemArgReg(reg, a, orNullMem) }
 	if reg.RefObjID != 0 {
 		meta.argRefObjID = reg.RefObjID
 	}

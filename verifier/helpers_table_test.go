@@ -30,7 +30,7 @@ func TestHelperProto(t *testing.T) {
 		{51, HelperProto{Name: "bpf_redirect_map", ID: 51, Ret: RetInteger,
 			Args: [5]ArgType{ArgConstMapPtr, ArgAnything, ArgAnything}}},
 		{84, HelperProto{Name: "bpf_sk_lookup_tcp", ID: 84, Ret: RetPtrToSocketOrNull,
-			Args:      [5]ArgType{ArgPtrToCtx, ArgPtrToMem, ArgConstSize, ArgAnything, ArgAnything},
+			Args:      [5]ArgType{ArgPtrToCtx, ArgPtrToMem, ArgConstSizeOrZero, ArgAnything, ArgAnything},
 			PktAccess: true, Acquire: true}},
 		{86, HelperProto{Name: "bpf_sk_release", ID: 86, Ret: RetInteger,
 			Args: [5]ArgType{ArgPtrToBTFIDSockCommon}, ReleaseArg: 1}},
@@ -43,7 +43,7 @@ func TestHelperProto(t *testing.T) {
 		{206, HelperProto{Name: "bpf_tcp_raw_check_syncookie_ipv4", ID: 206, Ret: RetInteger,
 			Args: [5]ArgType{ArgPtrToFixedMem, ArgPtrToFixedMem}, ArgSize: [5]int32{20, 20}, GPLOnly: true, PktAccess: true}},
 		{211, HelperProto{Name: "bpf_cgrp_storage_delete", ID: 211, Ret: RetInteger,
-			Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFID}, ArgBTFName: [5]string{"", "cgroup"}}},
+			Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "cgroup"}}},
 	}
 	for _, tt := range tests {
 		got, ok := helperProto(tt.id)

@@ -260,19 +260,24 @@ func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at ac
 }
 
 // loadLocalKptr is btf_ld_kptr_type for a kptr to a program struct: the
-// loaded object may be NULL; inside an RCU read section it is an
-// RCU-protected per-CPU object for a per-CPU kptr, an RCU-protected
-// allocated object for a referenced kptr to a refcounted struct
-// (rcu_safe_kptr); untrusted otherwise.
+// loaded object may be NULL. Inside an RCU read section a per-CPU kptr
+// is an RCU-protected per-CPU object, and a referenced kptr an
+// RCU-protected allocated object (rcu_safe_kptr: rcu_protected_object holds
+// for every type of the program's BTF), which the program may write
+// through (check_ptr_to_btf_access lets MEM_ALLOC objects be written) but
+// owns no reference to; outside one, and for an untrusted kptr, it is an
+// untrusted pointer.
 func (e *env) loadLocalKptr(k *kptrField, dst *states.Reg) error {
 	flags := states.MaybeNull | states.PtrUntrusted
 	if k.kind == kptrPercpu && e.inRCU() {
-		// A per-CPU kptr is always RCU safe (rcu_safe_kptr).
 		flags = states.MaybeNull | states.MemRCU | states.MemPercpu
 	}
-	if k.kind == kptrRef && e.localRecord(k.local).hasField(fieldRefcount) && e.inRCU() {
-		// Graph nodes would also make it a non-owning reference.
-		return e.unsupported(e.insnIdx, "load of a kptr to refcounted struct %s in an RCU read section", k.local.TypeName())
+	if k.kind == kptrRef && e.inRCU() {
+		if e.localRecord(k.local).hasGraphNode() {
+			// The kernel makes it a non-owning reference too (NON_OWN_REF).
+			return e.unsupported(e.insnIdx, "load of a kptr to struct %s, a graph node, in an RCU read section", k.local.TypeName())
+		}
+		flags = states.MaybeNull | states.MemRCU | states.MemAlloc
 	}
 	dst.MarkPtr(states.PtrToBTFID, flags)
 	dst.Aux = e.localAux(k.local)
@@ -280,10 +285,11 @@ func (e *env) loadLocalKptr(k *kptrField, dst *states.Reg) error {
 	return nil
 }
 
-// hasField reports whether the record holds a field of the kind.
-func (r *mapRecord) hasField(kind fieldKind) bool {
+// hasGraphNode reports whether the record holds a list or rbtree node
+// (btf_record_has_field(rec, BPF_GRAPH_NODE)).
+func (r *mapRecord) hasGraphNode() bool {
 	for _, f := range r.fields {
-		if f.kind == kind {
+		if f.name == "bpf_list_node" || f.name == "bpf_rb_node" {
 			return true
 		}
 	}

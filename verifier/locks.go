@@ -64,8 +64,8 @@ const (
 	// fieldKptr is a kptr (kptr.go): the kernel allows some loads and
 	// stores of it.
 	fieldKptr
-	// fieldRefcount is a struct bpf_refcount: it makes kptrs to the
-	// struct RCU protected (rcu_safe_kptr).
+	// fieldRefcount is a struct bpf_refcount: a program reads and writes
+	// it only through the refcount kfuncs.
 	fieldRefcount
 )
 

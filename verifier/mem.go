@@ -614,7 +614,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 		tmp.MarkConst(uint64(int64(in.Imm)))
 		saveRegisterState(s, &tmp, size)
 		e.pushJmpHistory(stackAccessFlag(int(reg.FrameNo), spi))
-	case val != nil && val.IsPointer():
+	case val != nil && isSpillable(val.Type):
 		if size != states.SlotSize {
 			return e.reject(e.insnIdx, "invalid size of register spill")
 		}
@@ -652,6 +652,18 @@ func scrubSlot(s *states.Slot) {
 			s.Types[i] = states.StackMisc
 		}
 	}
+}
+
+// isSpillable is is_spillable_regtype: the pointers a stack store keeps as
+// a spilled register. A pointer to a callback's dynptr or to a writable
+// tracepoint buffer is stored as plain data (STACK_MISC), of any size, and
+// reads back as a scalar.
+func isSpillable(t states.RegType) bool {
+	switch t {
+	case states.NotInit, states.ScalarValue, states.ConstPtrToDynptr, states.PtrToTPBuffer:
+		return false
+	}
+	return true
 }
 
 // saveRegisterState spills r into the top size bytes of slot s.

@@ -514,6 +514,9 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	// becomes a back-edge. Like the kernel, it keeps its value from one
 	// entry to the next.
 	loop := false
+	// Whether idx calls an iterator's next kfunc depends on idx alone:
+	// asked once, not for each stored state.
+	iterNext := e.isIterNextInsn(idx)
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
 		statesCnt++
 		// The entry's copy of the insn spares a visit to the states of
@@ -525,7 +528,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 		if old.Branches > 0 {
 			// old is an ancestor of cur on the current path: a loop.
 			switch {
-			case e.isIterNextInsn(idx):
+			case iterNext:
 				// An iterator loop converges when an active state is
 				// within the previous iteration's; the iterator's
 				// contract (next eventually returns NULL for good)

@@ -37,6 +37,7 @@ var operators = []operator{
 	{"atomic operation", rewrites(atomicOperation)},
 	{"helper", rewrites(otherHelper)},
 	{"clobber operand", clobberOperand},
+	{"spill round trip", spillRoundTrip},
 	{"path-dependent base", pathDependentBase},
 	{"goto +0", insertGotoZero},
 	{"insert", insertCopy},
@@ -609,29 +610,56 @@ var clobberValues = []int32{0, 1, -1, 8}
 // helper or kfunc argument (r1-r5 before a call), a scalar where a
 // pointer was, the frame pointer where a map value was.
 func clobberOperand(prog []insn.Insn, i int) []edit {
-	in := prog[i]
-	if in.Filler {
-		return nil
-	}
-	var regs []uint8
-	switch {
-	case in.Op == insn.ClassJMP|insn.JmpCall:
-		regs = []uint8{insn.R1, insn.R2, insn.R3, insn.R4, insn.R5}
-	case in.Op == insn.ClassJMP|insn.JmpExit:
-		regs = []uint8{insn.R0}
-	default:
-		for _, r := range operandRegs(&in) {
-			if *r != insn.R10 {
-				regs = append(regs, *r)
-			}
-		}
-	}
 	var out []edit
-	for _, r := range regs {
+	for _, r := range usedRegs(prog[i]) {
 		for _, k := range clobberValues {
 			out = append(out, insertion(i, insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcK, Dst: r, Imm: k}))
 		}
 		out = append(out, insertion(i, insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: r, Src: insn.R10}))
+	}
+	return out
+}
+
+// usedRegs are the registers other than r10 that instruction in uses as
+// operands: r1-r5 of a call, r0 of an exit.
+func usedRegs(in insn.Insn) []uint8 {
+	if in.Filler {
+		return nil
+	}
+	switch {
+	case in.Op == insn.ClassJMP|insn.JmpCall:
+		return []uint8{insn.R1, insn.R2, insn.R3, insn.R4, insn.R5}
+	case in.Op == insn.ClassJMP|insn.JmpExit:
+		return []uint8{insn.R0}
+	}
+	var regs []uint8
+	for _, r := range operandRegs(&in) {
+		if *r != insn.R10 {
+			regs = append(regs, *r)
+		}
+	}
+	return regs
+}
+
+// roundTripSlot is the stack offset spillRoundTrip stores at: the lowest
+// slot, which few programs use, so the round trip seldom overwrites data
+// the program keeps.
+const roundTripSlot = -512
+
+// spillRoundTrip inserts, before instruction i, a store of a register i
+// uses to the stack and a load of it back, whole (a spill and fill, which
+// must keep the register's type and bounds for the pointers the kernel
+// spills, and make a scalar of the others) or through its low four bytes
+// (no spill of a pointer; of a scalar, a narrowing one).
+func spillRoundTrip(prog []insn.Insn, i int) []edit {
+	var out []edit
+	for _, r := range usedRegs(prog[i]) {
+		for _, size := range []uint8{insn.SizeDW, insn.SizeW} {
+			out = append(out, insertion(i,
+				insn.Insn{Op: insn.ClassSTX | insn.ModeMEM | size, Dst: insn.R10, Src: r, Off: roundTripSlot},
+				insn.Insn{Op: insn.ClassLDX | insn.ModeMEM | size, Dst: r, Src: insn.R10, Off: roundTripSlot},
+			))
+		}
 	}
 	return out
 }

@@ -159,6 +159,10 @@ func TestStructuralOperators(t *testing.T) {
 		{"clobber a compared register", clobberOperand, prog(jeq(1, 0, 1), exit()), 0, []edit{
 			insertion(0, mov(1, 0)), insertion(0, mov(1, 1)), insertion(0, mov(1, -1)), insertion(0, mov(1, 8)),
 			insertion(0, movReg(insn.ClassALU64, 1, insn.R10, 0))}},
+		{"spill round trip of the returned register", spillRoundTrip, prog(exit()), 0, []edit{
+			insertion(0, stx(insn.SizeDW, insn.R10, 0, -512), ldx(insn.ModeMEM, insn.SizeDW, 0, insn.R10, -512)),
+			insertion(0, stx(insn.SizeW, insn.R10, 0, -512), ldx(insn.ModeMEM, insn.SizeW, 0, insn.R10, -512))}},
+		{"no round trip of the frame pointer", spillRoundTrip, prog(stx(insn.SizeDW, insn.R10, insn.R10, -8), exit()), 0, nil},
 		{"delete both halves", deleteInsn, ld, 0, []edit{deletion(0, 2)}},
 		{"nothing starts in a second half", deleteInsn, ld, 1, nil},
 	}

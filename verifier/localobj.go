@@ -97,7 +97,10 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 	if lt.records == nil {
 		lt.records = map[btf.Type]*mapRecord{}
 	}
-	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1}
+	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, refcountOff: -1}
+	// A struct whose record is being built is its own graph's node
+	// type at most: the cycle ends here.
+	lt.records[t] = r
 	s, _ := skipModifiers(t).(*btf.Struct)
 	if s != nil {
 		for _, m := range s.Members {
@@ -109,13 +112,21 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 				continue
 			}
 			f.off = uint32(m.Offset.Bytes())
+			if f.kind == fieldListHead || f.kind == fieldRBRoot {
+				f.root = e.parseGraphRoot(m, f.kind)
+			}
 			r.fields = append(r.fields, f)
-			if f.kind == fieldSpinLock {
+			switch f.kind {
+			case fieldSpinLock:
 				r.spinLockOff = int64(f.off)
+			case fieldRefcount:
+				r.refcountOff = int64(f.off)
 			}
 		}
 	}
-	lt.records[t] = r
+	if r.unsupported == "" {
+		r.unsupported = graphRecordProblem(r)
+	}
 	return r
 }
 
@@ -205,7 +216,7 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 // btf_struct_access, which refuses the struct's special fields and reads
 // pointer members as scalars.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
-	if reg.Flags&states.MemRCU == 0 && reg.RefObjID == 0 {
+	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 {
 		return e.reject(e.insnIdx, "verifier internal error: ref_obj_id for allocated object must be non-zero")
 	}
 	if err := e.checkAllocFieldAccess(t, off, size); err != nil {

@@ -67,6 +67,12 @@ const (
 	// fieldRefcount is a struct bpf_refcount: it makes kptrs to the
 	// struct RCU protected (rcu_safe_kptr).
 	fieldRefcount
+	// fieldListHead and fieldRBRoot are graph roots, fieldListNode and
+	// fieldRBNode graph nodes (graph.go).
+	fieldListHead
+	fieldRBRoot
+	fieldListNode
+	fieldRBNode
 )
 
 // mapField is one special field of a map value.
@@ -77,6 +83,8 @@ type mapField struct {
 	off, size uint32
 	// kptr describes a fieldKptr.
 	kptr *kptrField
+	// root describes a graph root (fieldListHead, fieldRBRoot).
+	root *graphRoot
 }
 
 // mapRecord is what vercheck knows of a map value's special fields (the
@@ -85,9 +93,9 @@ type mapRecord struct {
 	// hasBTF is set when the map was created with a BTF value type.
 	hasBTF bool
 	fields []mapField
-	// spinLockOff and timerOff are the offsets of the lock and the timer,
-	// or -1.
-	spinLockOff, timerOff int64
+	// spinLockOff, timerOff and refcountOff are the offsets of the lock,
+	// the timer and the bpf_refcount, or -1.
+	spinLockOff, timerOff, refcountOff int64
 	// unsupported says why the record could not be read faithfully; the
 	// map's value accesses are then unsupported.
 	unsupported string
@@ -100,10 +108,10 @@ var specialStructs = map[string]fieldKind{
 	"bpf_res_spin_lock": fieldOther,
 	"bpf_wq":            fieldOther,
 	"bpf_task_work":     fieldOther,
-	"bpf_list_head":     fieldOther,
-	"bpf_list_node":     fieldOther,
-	"bpf_rb_root":       fieldOther,
-	"bpf_rb_node":       fieldOther,
+	"bpf_list_head":     fieldListHead,
+	"bpf_list_node":     fieldListNode,
+	"bpf_rb_root":       fieldRBRoot,
+	"bpf_rb_node":       fieldRBNode,
 	"bpf_refcount":      fieldRefcount,
 }
 
@@ -122,7 +130,7 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 
 // buildRecord reads the special fields of m's BTF value type.
 func buildRecord(m *loader.Map) *mapRecord {
-	r := &mapRecord{spinLockOff: -1, timerOff: -1}
+	r := &mapRecord{spinLockOff: -1, timerOff: -1, refcountOff: -1}
 	if m == nil || m.Spec == nil || m.Spec.Value == nil {
 		return r
 	}
@@ -142,13 +150,23 @@ func buildRecord(m *loader.Map) *mapRecord {
 		}
 	case *btf.Datasec:
 		for _, vs := range v.Vars {
-			top = append(top, member{vs.Type, vs.Offset})
+			// btf_find_datasec_var looks at each variable's type.
+			t := vs.Type
+			if v, ok := t.(*btf.Var); ok {
+				t = v.Type
+			}
+			top = append(top, member{t, vs.Offset})
 		}
 	default:
 		return r
 	}
 	for _, mb := range top {
 		f := classifyField(mb.typ)
+		if f.kind == fieldListNode || f.kind == fieldRBNode {
+			// Graph nodes are special only in allocated objects
+			// (map_check_btf does not ask btf_parse_fields for them).
+			continue
+		}
 		if f.kind == 0 {
 			if containsSpecial(mb.typ, 0) {
 				r.unsupported = "a special field nested in a struct or array of the map value"
@@ -172,6 +190,8 @@ func buildRecord(m *loader.Map) *mapRecord {
 			if !kptrMapTypes[m.Type] {
 				r.unsupported = "kptr in a " + m.Type.String() + " map value"
 			}
+		case fieldListHead, fieldRBRoot:
+			r.unsupported = msgMapGraphRoot
 		}
 	}
 	return r
@@ -324,6 +344,7 @@ func (e *env) processSpinLock(regno int, lock bool) error {
 		return e.reject(e.insnIdx, "%s_unlock cannot be out of order", lockNameSpin)
 	}
 	st.Refs = append(st.Refs[:i], st.Refs[i+1:]...)
+	e.invalidateNonOwningRefs()
 	st.ActiveLocks--
 	st.ActiveLockID, st.ActiveLockPtr = 0, 0
 	// The most recent remaining lock becomes the active one.
@@ -436,6 +457,9 @@ func (e *env) checkCallUnderLock(in insn.Insn) error {
 	case insn.PseudoCall:
 		return nil
 	case insn.PseudoKfuncCall:
+		if isGraphCallUnderLockAllowed(in) {
+			return nil
+		}
 		if name := kfuncCallName(in); name == "" || kfuncSpinAllowed(name) {
 			return e.unsupported(e.insnIdx, "kfunc call while holding a lock")
 		}

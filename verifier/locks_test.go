@@ -19,6 +19,7 @@ func TestBuildRecord(t *testing.T) {
 	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
 	timer := &btf.Struct{Name: "bpf_timer", Size: 16, Members: []btf.Member{{Name: "a", Type: u64}, {Name: "b", Type: u64, Offset: 64}}}
 	listHead := &btf.Struct{Name: "bpf_list_head", Size: 16}
+	listNode := &btf.Struct{Name: "bpf_list_node", Size: 24}
 	progLocal := &btf.Struct{Name: "prog_local"}
 	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: progLocal}}
 	nested := &btf.Struct{Name: "inner", Size: 8, Members: []btf.Member{{Name: "l", Type: lock}}}
@@ -50,10 +51,14 @@ func TestBuildRecord(t *testing.T) {
 			btf.Member{Name: "head", Type: listHead},
 			btf.Member{Name: "p", Type: kptr, Offset: 128},
 		), got{HasBTF: true, Fields: []mapField{
-			{kind: fieldOther, name: "bpf_list_head", off: 0, size: 16},
+			{kind: fieldListHead, name: "bpf_list_head", off: 0, size: 16},
 			{kind: fieldKptr, name: "kptr", off: 16, size: 8,
 				kptr: &kptrField{kind: kptrRef, local: progLocal}},
-		}, SpinLockOff: -1, TimerOff: -1}},
+		}, SpinLockOff: -1, TimerOff: -1, Unsupported: msgMapGraphRoot}},
+		{"list node is no map field", value(btf.Member{Name: "n", Type: listNode}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
+		{"lock in a data section", &loader.Map{Name: ".data.A", Type: ebpf.Array, Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".data.A", Size: 16,
+			Vars: []btf.VarSecinfo{{Type: &btf.Var{Name: "glock", Type: lock}, Offset: 8, Size: 4}}}}},
+			got{HasBTF: true, Fields: []mapField{{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4}}, SpinLockOff: 8, TimerOff: -1}},
 		{"nested lock", value(btf.Member{Name: "in", Type: nested}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
 			Unsupported: "a special field nested in a struct or array of the map value"}},
 		{"lock array", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,

@@ -288,6 +288,11 @@ func (e *env) checkLdImm64() error {
 				return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
 			}
 			if msg := e.mapProgIncompatibility(e.maps[in.Imm]); msg != "" {
+				if rec := e.recordOf(e.maps[in.Imm]); rec.unsupported == msgMapGraphRoot {
+					// Whether the kernel sees the map's lock at
+					// all depends on the loader (graph.go).
+					return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
+				}
 				return &RejectError{Insn: i, Msg: msg}
 			}
 			if in.Src == insn.PseudoMapValue {

@@ -37,21 +37,29 @@ package verifier
 // Loader dependence: roots in allocated objects are parsed from the
 // program's BTF, which every loader builds from the object file. A root
 // in a map value (global data included) is parsed from the BTF the map was
-// created with: libbpf creates every map with the object's whole BTF, so
-// the __contains struct is found and the map's BTF is the program's;
-// cilium/ebpf creates each map with a BTF of its key and value types
-// alone, where the struct is usually missing (the map then has no special
-// fields at all: btf_parse_fields fails and map_check_btf keeps the
-// error), and never the program's BTF object (node arguments then fail
-// btf_struct_ids_match). The verdict depends on the loader, so the
-// accesses of such a map are unsupported (msgMapGraphRoot).
+// created with (Options.MapBTF). libbpf creates every map with the
+// object's whole BTF, the very BTF object its programs are loaded with:
+// the __contains struct is found and is the programs' own. cilium/ebpf
+// creates each map with a BTF of its key and value types alone, a BTF
+// object of its own: the struct is missing unless the value refers to it.
+// Then a struct holding a root makes the BTF, and the map, fail to load,
+// while a root that is a variable of a data section makes the map's
+// record an error, kept by map_check_btf: the map has no special fields
+// at all (no lock, no root, no kptr). When the struct is there, its
+// nodes are not the programs' (btf_struct_ids_match compares BTF
+// objects): unsupported. Without a loader model every map value with a
+// root is unsupported (msgMapGraphRoot).
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -102,25 +110,28 @@ func nodeKindOf(root fieldKind) fieldKind {
 // bpf_rb_node.
 const graphNodeAlign = 8
 
-// parseGraphRoot is btf_find_graph_root and btf_parse_graph_root for root
-// member m of a program struct: its __contains tag names a program struct
-// and that struct's node member. It returns nil when the kernel would
-// refuse the program's BTF (the record then says unsupported).
-func (e *env) parseGraphRoot(m btf.Member, kind fieldKind) *graphRoot {
-	var tags []string
-	for _, t := range m.Tags {
+// parseGraphRoot is btf_find_graph_root and btf_parse_graph_root for a
+// root of the kind declared with tags: its __contains tag names a program
+// struct and that struct's node member. It returns nil when the kernel
+// would refuse the BTF (the record then says unsupported).
+func (e *env) parseGraphRoot(tags []string, kind fieldKind) *graphRoot {
+	var values []string
+	for _, t := range tags {
 		if v, ok := strings.CutPrefix(t, "contains:"); ok {
-			tags = append(tags, v)
+			values = append(values, v)
 		}
 	}
-	if len(tags) != 1 {
+	if len(values) != 1 {
 		return nil
 	}
-	typeName, nodeName, ok := strings.Cut(tags[0], ":")
+	typeName, nodeName, ok := strings.Cut(values[0], ":")
 	if !ok || nodeName == "" {
 		return nil
 	}
 	value := e.programStruct(typeName)
+	if e.opts.MapBTF == MapBTFObject {
+		value = objectStruct(e.lp.ObjectTypes, typeName)
+	}
 	if value == nil {
 		return nil
 	}
@@ -139,49 +150,212 @@ func (e *env) parseGraphRoot(m btf.Member, kind fieldKind) *graphRoot {
 	return root
 }
 
+// graphMapTypes are the map types whose values may hold graph roots
+// (map_check_btf's BPF_LIST_HEAD and BPF_RB_ROOT case).
+var graphMapTypes = map[ebpf.MapType]bool{ebpf.Hash: true, ebpf.LRUHash: true, ebpf.Array: true}
+
+// resolveMapGraphRoots finishes the record of a map whose value holds
+// graph roots, as the loader model in the options says (see the package
+// comment above).
+func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
+	switch e.opts.MapBTF {
+	case MapBTFObject:
+		if r.unsupported != "" {
+			return
+		}
+		if !graphMapTypes[m.Type] {
+			r.unsupported = "a graph root in a " + m.Type.String() + " map value (the kernel refuses the map)"
+			r.refused = true
+			return
+		}
+		for i := range r.fields {
+			if f := &r.fields[i]; f.kind == fieldListHead || f.kind == fieldRBRoot {
+				f.root = e.parseGraphRoot(f.tags, f.kind)
+			}
+		}
+		r.unsupported = graphRecordProblem(r)
+	case MapBTFKeyValue:
+		if msg, refused := keyValueGraphProblem(m); msg != "" {
+			r.unsupported, r.refused = msg, refused
+			return
+		}
+		// btf_parse_fields failed: the map has no special fields.
+		*r = mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, refcountOff: -1}
+	default:
+		r.unsupported = msgMapGraphRoot
+	}
+}
+
+// isGraphRootType reports whether t is a bpf_list_head or bpf_rb_root, or
+// an array of them.
+func isGraphRootType(t btf.Type) bool {
+	for range maxFieldNesting {
+		a, ok := skipModifiers(t).(*btf.Array)
+		if !ok {
+			break
+		}
+		t = a.Type
+	}
+	k := classifyField(t).kind
+	return k == fieldListHead || k == fieldRBRoot
+}
+
+// containsGraphRoot reports whether a graph root is anywhere in t.
+func containsGraphRoot(t btf.Type, depth int) bool {
+	if depth > maxFieldNesting {
+		return false
+	}
+	if isGraphRootType(t) {
+		return true
+	}
+	switch v := btf.UnderlyingType(t).(type) {
+	case *btf.Struct:
+		return slices.ContainsFunc(v.Members, func(m btf.Member) bool { return containsGraphRoot(m.Type, depth+1) })
+	case *btf.Union:
+		return slices.ContainsFunc(v.Members, func(m btf.Member) bool { return containsGraphRoot(m.Type, depth+1) })
+	case *btf.Array:
+		return containsGraphRoot(v.Type, depth+1)
+	case *btf.Var:
+		return containsGraphRoot(v.Type, depth+1)
+	case *btf.Datasec:
+		return slices.ContainsFunc(v.Vars, func(vs btf.VarSecinfo) bool { return containsGraphRoot(vs.Type, depth+1) })
+	}
+	return false
+}
+
+// keyValueGraphProblem says why a map with graph roots, created with a
+// BTF of its key and value types alone, is not modelled, and whether the
+// kernel refuses the map; "" when its record is simply an error: the
+// roots are variables of a data section and none of the structs they
+// contain is in that BTF. A struct with a root of its own in that BTF has
+// a btf_struct_meta, whose parsing fails (the kernel refuses the BTF, and
+// the map) unless the struct it contains is there, whose nodes are then
+// another BTF object's than the program's.
+func keyValueGraphProblem(m *loader.Map) (string, bool) {
+	reach := reachableTypes(m.Spec.Key, m.Spec.Value)
+	names := map[string]bool{}
+	var rootMembers []btf.Member
+	for t := range reach {
+		if s, ok := t.(*btf.Struct); ok {
+			names[s.Name] = true
+			for _, mb := range s.Members {
+				if isGraphRootType(mb.Type) {
+					rootMembers = append(rootMembers, mb)
+				}
+			}
+		}
+	}
+	if len(rootMembers) > 0 {
+		for _, mb := range rootMembers {
+			if !names[containsName(mb.Tags)] {
+				return "a struct with a graph root whose struct is not in the map's own BTF (cilium/ebpf): the kernel refuses the BTF and the map", true
+			}
+		}
+		return "a struct with a graph root in the map's own BTF (cilium/ebpf): its nodes are another BTF object's than the program's", false
+	}
+	ds, _ := btf.UnderlyingType(m.Spec.Value).(*btf.Datasec)
+	if ds == nil {
+		return msgMapGraphRoot, false
+	}
+	for _, vs := range ds.Vars {
+		v, ok := vs.Type.(*btf.Var)
+		if !ok || !isGraphRootType(v.Type) {
+			continue
+		}
+		if name := containsName(v.Tags); names[name] {
+			return "a graph root whose struct " + name + " is in the map's own BTF (cilium/ebpf), another BTF object than the program's", false
+		}
+	}
+	return "", false
+}
+
+// containsName is the struct name a __contains declaration tag among tags
+// names, or "".
+func containsName(tags []string) string {
+	for _, tag := range tags {
+		if value, ok := strings.CutPrefix(tag, "contains:"); ok {
+			name, _, _ := strings.Cut(value, ":")
+			return name
+		}
+	}
+	return ""
+}
+
 // programStruct is btf_find_by_name_kind(prog BTF, name, STRUCT), among
 // the types the program's bpf_core_type_id_local relocations name and the
 // types they reach: those are in the BTF every loader gives the kernel.
 // Two different structs of that name, or none, give nil.
 func (e *env) programStruct(name string) *btf.Struct {
 	var found *btf.Struct
+	for t := range reachableTypes(slices.Collect(maps.Values(e.lp.LocalTypes))...) {
+		if s, ok := t.(*btf.Struct); ok && s.Name == name {
+			if found != nil {
+				return nil
+			}
+			found = s
+		}
+	}
+	return found
+}
+
+// reachableTypes are the types a BTF with roots holds: the roots and every
+// type they refer to (members, pointer targets, array elements, variables
+// of a data section), modifiers skipped. A decl tag refers to its type,
+// not the other way round: the struct a __contains tag names is in it
+// only if something else refers to it.
+func reachableTypes(roots ...btf.Type) map[btf.Type]bool {
 	seen := map[btf.Type]bool{}
-	var walk func(t btf.Type, depth int) bool
-	walk = func(t btf.Type, depth int) bool {
+	var walk func(t btf.Type, depth int)
+	walk = func(t btf.Type, depth int) {
+		t = skipModifiers(t)
 		if t == nil || seen[t] || depth > maxFieldNesting {
-			return true
+			return
 		}
 		seen[t] = true
-		t = skipModifiers(t)
 		switch v := t.(type) {
 		case *btf.Struct:
-			if v.Name == name {
-				if found != nil && found != v {
-					return false
-				}
-				found = v
-			}
 			for _, m := range v.Members {
-				if !walk(m.Type, depth+1) {
-					return false
-				}
+				walk(m.Type, depth+1)
 			}
 		case *btf.Union:
 			for _, m := range v.Members {
-				if !walk(m.Type, depth+1) {
-					return false
-				}
+				walk(m.Type, depth+1)
 			}
 		case *btf.Pointer:
-			return walk(v.Target, depth+1)
+			walk(v.Target, depth+1)
 		case *btf.Array:
-			return walk(v.Type, depth+1)
+			walk(v.Type, depth+1)
+		case *btf.Var:
+			walk(v.Type, depth+1)
+		case *btf.Datasec:
+			for _, vs := range v.Vars {
+				walk(vs.Type, depth+1)
+			}
 		}
-		return true
 	}
-	for _, t := range e.lp.LocalTypes {
-		if !walk(t, 0) {
-			return nil
+	for _, t := range roots {
+		walk(t, 0)
+	}
+	return seen
+}
+
+// objectStruct is btf_find_by_name_kind(object BTF, name, STRUCT): the
+// struct of that name with the smallest id in the object's BTF, the one
+// libbpf loads programs and maps with.
+func objectStruct(types *btf.Spec, name string) *btf.Struct {
+	if types == nil {
+		return nil
+	}
+	var found *btf.Struct
+	foundID := btf.TypeID(0)
+	for t := range types.All() {
+		s, ok := t.(*btf.Struct)
+		if !ok || s.Name != name {
+			continue
+		}
+		id, err := types.TypeID(s)
+		if err == nil && (found == nil || id < foundID) {
+			found, foundID = s, id
 		}
 	}
 	return found

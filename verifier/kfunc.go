@@ -208,7 +208,9 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 		return hookNetfilter
 	case ebpf.StructOps:
 		return hookStructOps
-	case ebpf.Tracing, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.PerfEvent, ebpf.LSM:
+	case ebpf.Tracing, ebpf.TracePoint, ebpf.PerfEvent, ebpf.LSM:
+		// Raw tracepoints have no hook of their own: only the common
+		// set is theirs.
 		return hookTracing
 	case ebpf.Syscall:
 		return hookSyscall

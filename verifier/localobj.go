@@ -113,7 +113,7 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 			}
 			f.off = uint32(m.Offset.Bytes())
 			if f.kind == fieldListHead || f.kind == fieldRBRoot {
-				f.root = e.parseGraphRoot(m, f.kind)
+				f.root = e.parseGraphRoot(m.Tags, f.kind)
 			}
 			r.fields = append(r.fields, f)
 			switch f.kind {

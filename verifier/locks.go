@@ -85,6 +85,9 @@ type mapField struct {
 	kptr *kptrField
 	// root describes a graph root (fieldListHead, fieldRBRoot).
 	root *graphRoot
+	// tags are a map value root's declaration tags, kept for the
+	// __contains tag until the loader model resolves it (recordOf).
+	tags []string
 }
 
 // mapRecord is what vercheck knows of a map value's special fields (the
@@ -99,6 +102,9 @@ type mapRecord struct {
 	// unsupported says why the record could not be read faithfully; the
 	// map's value accesses are then unsupported.
 	unsupported string
+	// refused is set when the kernel would not create the map at all:
+	// a program naming it cannot be loaded.
+	refused bool
 }
 
 // specialStructs maps the kernel object structs to their field kind.
@@ -121,6 +127,9 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 		return r
 	}
 	r := buildRecord(m)
+	if m != nil && m.Spec != nil && containsGraphRoot(m.Spec.Value, 0) {
+		e.resolveMapGraphRoots(m, r)
+	}
 	if e.records == nil {
 		e.records = map[*loader.Map]*mapRecord{}
 	}
@@ -136,8 +145,9 @@ func buildRecord(m *loader.Map) *mapRecord {
 	}
 	r.hasBTF = true
 	type member struct {
-		typ btf.Type
-		off uint32
+		typ  btf.Type
+		off  uint32
+		tags []string
 	}
 	var top []member
 	switch v := btf.UnderlyingType(m.Spec.Value).(type) {
@@ -146,16 +156,16 @@ func buildRecord(m *loader.Map) *mapRecord {
 			if mb.BitfieldSize != 0 || mb.Offset%8 != 0 {
 				continue
 			}
-			top = append(top, member{mb.Type, uint32(mb.Offset.Bytes())})
+			top = append(top, member{mb.Type, uint32(mb.Offset.Bytes()), mb.Tags})
 		}
 	case *btf.Datasec:
 		for _, vs := range v.Vars {
 			// btf_find_datasec_var looks at each variable's type.
-			t := vs.Type
-			if v, ok := t.(*btf.Var); ok {
-				t = v.Type
+			mb := member{typ: vs.Type, off: vs.Offset}
+			if v, ok := vs.Type.(*btf.Var); ok {
+				mb.typ, mb.tags = v.Type, v.Tags
 			}
-			top = append(top, member{t, vs.Offset})
+			top = append(top, mb)
 		}
 	default:
 		return r
@@ -191,7 +201,7 @@ func buildRecord(m *loader.Map) *mapRecord {
 				r.unsupported = "kptr in a " + m.Type.String() + " map value"
 			}
 		case fieldListHead, fieldRBRoot:
-			r.unsupported = msgMapGraphRoot
+			r.fields[len(r.fields)-1].tags = mb.tags
 		}
 	}
 	return r

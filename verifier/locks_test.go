@@ -54,7 +54,7 @@ func TestBuildRecord(t *testing.T) {
 			{kind: fieldListHead, name: "bpf_list_head", off: 0, size: 16},
 			{kind: fieldKptr, name: "kptr", off: 16, size: 8,
 				kptr: &kptrField{kind: kptrRef, local: progLocal}},
-		}, SpinLockOff: -1, TimerOff: -1, Unsupported: msgMapGraphRoot}},
+		}, SpinLockOff: -1, TimerOff: -1}},
 		{"list node is no map field", value(btf.Member{Name: "n", Type: listNode}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
 		{"lock in a data section", &loader.Map{Name: ".data.A", Type: ebpf.Array, Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".data.A", Size: 16,
 			Vars: []btf.VarSecinfo{{Type: &btf.Var{Name: "glock", Type: lock}, Offset: 8, Size: 4}}}}},

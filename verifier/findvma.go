@@ -109,7 +109,7 @@ func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg, kptr *kptrField) erro
 	if fn.ID == fnKptrXchg && kptr.local != nil {
 		// An object of the program's type comes out allocated.
 		r0.MarkPtr(states.PtrToBTFID, flags|states.MemAlloc)
-		r0.Aux = e.localAux(kptr.local)
+		r0.Aux = e.kptrObjectAux(kptr)
 		return nil
 	}
 	if fn.ID == fnKptrXchg {

@@ -433,6 +433,13 @@ func (e *env) inRBTreeCallback() bool {
 // refcounted objects, and less callbacks.
 func (e *env) checkGraphArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, kind kfArgKind) error {
 	regno := i + 1
+	if reg.Type == states.PtrToBTFID && e.local.fromMap[reg.Aux] &&
+		(e.opts.MapBTF == MapBTFUnknown || (kind != kfArgListNode && kind != kfArgRBNode)) {
+		// A node of the map's BTF object fails the node check below;
+		// as a root or refcounted object it would bring that BTF's
+		// records along.
+		return e.unsupported(e.insnIdx, "%s argument taken out of a map's kptr: its BTF is the map's, the program's or not by loader (--map-btf)", info.name)
+	}
 	switch kind {
 	case kfArgListHead, kfArgRBRoot:
 		if reg.Type != states.PtrToMapValue && !isAllocObj(reg) {
@@ -569,7 +576,9 @@ func (e *env) processGraphNode(meta *kfuncMeta, regno int, reg *states.Reg, root
 	}
 	root := meta.root.root
 	have := e.btfTypeOf(reg.Aux)
-	if have != root.value {
+	// btf_struct_ids_match compares BTF objects and ids: an object of a
+	// map's own BTF is not the program's struct (kptrObjectAux).
+	if reg.Aux != e.localAux(root.value) {
 		return e.reject(e.insnIdx, "operation on %s expects arg#1 %s at offset=%d in struct %s, but arg is at offset=%d in struct %s",
 			graphTypeNames[rootKind], name, root.nodeOff, root.value.TypeName(), off, have.TypeName())
 	}

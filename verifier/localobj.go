@@ -22,6 +22,7 @@ package verifier
 import (
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -32,6 +33,12 @@ const localTypeBit uint32 = 1 << 31
 type localTypes struct {
 	types []btf.Type
 	ids   map[btf.Type]uint32
+	// mapIDs are the Aux values of objects that come out of a map's kptr
+	// when the map's BTF may be another BTF object than the program's
+	// (kptrObjectAux), by struct and map.
+	mapIDs map[mapType]uint32
+	// fromMap marks those Aux values.
+	fromMap map[uint32]bool
 	// records caches each struct's btf_struct_meta record.
 	records map[btf.Type]*mapRecord
 }
@@ -54,6 +61,36 @@ func (e *env) localAux(t btf.Type) uint32 {
 	id := localTypeBit | uint32(len(lt.types))
 	lt.types = append(lt.types, t)
 	lt.ids[t] = id
+	return id
+}
+
+// mapType names a struct of one map's BTF.
+type mapType struct {
+	t btf.Type
+	m *loader.Map
+}
+
+// kptrObjectAux is the Aux of an object taken out of, or loaded from, kptr
+// k: a type of the map's BTF. Under libbpf that is the program's BTF, and
+// the object's type the program's own; otherwise the map's struct is
+// another BTF object's, which btf_struct_ids_match never matches with the
+// program's: it gets an Aux of its own, the same for every kptr of the
+// map.
+func (e *env) kptrObjectAux(k *kptrField) uint32 {
+	if e.opts.MapBTF == MapBTFObject {
+		return e.localAux(k.local)
+	}
+	lt := &e.local
+	key := mapType{k.local, k.owner}
+	if id, ok := lt.mapIDs[key]; ok {
+		return id
+	}
+	if lt.mapIDs == nil {
+		lt.mapIDs, lt.fromMap = map[mapType]uint32{}, map[uint32]bool{}
+	}
+	id := localTypeBit | uint32(len(lt.types))
+	lt.types = append(lt.types, k.local)
+	lt.mapIDs[key], lt.fromMap[id] = id, true
 	return id
 }
 
@@ -246,7 +283,7 @@ func (e *env) loadLocalKptr(k *kptrField, dst *states.Reg) error {
 		return e.unsupported(e.insnIdx, "load of a kptr to refcounted struct %s in an RCU read section", k.local.TypeName())
 	}
 	dst.MarkPtr(states.PtrToBTFID, flags)
-	dst.Aux = e.localAux(k.local)
+	dst.Aux = e.kptrObjectAux(k)
 	dst.ID = e.newID()
 	return nil
 }

@@ -184,6 +184,9 @@ func buildRecord(m *loader.Map) *mapRecord {
 			continue
 		}
 		f.off = mb.off
+		if f.kptr != nil {
+			f.kptr.owner = m
+		}
 		r.fields = append(r.fields, f)
 		switch f.kind {
 		case fieldSpinLock:

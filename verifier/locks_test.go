@@ -26,6 +26,10 @@ func TestBuildRecord(t *testing.T) {
 	value := func(members ...btf.Member) *loader.Map {
 		return &loader.Map{Name: "m", Type: ebpf.Hash, Spec: &ebpf.MapSpec{Value: &btf.Struct{Name: "v", Size: 64, Members: members}}}
 	}
+	headAndKptr := value(
+		btf.Member{Name: "head", Type: listHead},
+		btf.Member{Name: "p", Type: kptr, Offset: 128},
+	)
 	type got struct {
 		HasBTF                bool
 		Fields                []mapField
@@ -47,13 +51,10 @@ func TestBuildRecord(t *testing.T) {
 			{kind: fieldSpinLock, name: "bpf_spin_lock", off: 4, size: 4},
 			{kind: fieldTimer, name: "bpf_timer", off: 8, size: 16},
 		}, SpinLockOff: 4, TimerOff: 8}},
-		{"list head and kptr", value(
-			btf.Member{Name: "head", Type: listHead},
-			btf.Member{Name: "p", Type: kptr, Offset: 128},
-		), got{HasBTF: true, Fields: []mapField{
+		{"list head and kptr", headAndKptr, got{HasBTF: true, Fields: []mapField{
 			{kind: fieldListHead, name: "bpf_list_head", off: 0, size: 16},
 			{kind: fieldKptr, name: "kptr", off: 16, size: 8,
-				kptr: &kptrField{kind: kptrRef, local: progLocal}},
+				kptr: &kptrField{kind: kptrRef, local: progLocal, owner: headAndKptr}},
 		}, SpinLockOff: -1, TimerOff: -1}},
 		{"list node is no map field", value(btf.Member{Name: "n", Type: listNode}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
 		{"lock in a data section", &loader.Map{Name: ".data.A", Type: ebpf.Array, Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".data.A", Size: 16,

@@ -173,7 +173,7 @@ func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
 				f.root = e.parseGraphRoot(f.tags, f.kind)
 			}
 		}
-		r.unsupported = graphRecordProblem(r)
+		r.unsupported = e.graphRecordProblem(r)
 	case MapBTFKeyValue:
 		if msg, refused := keyValueGraphProblem(m); msg != "" {
 			r.unsupported, r.refused = msg, refused
@@ -361,11 +361,14 @@ func objectStruct(types *btf.Spec, name string) *btf.Struct {
 	return found
 }
 
-// graphRecordProblem is the end of btf_parse_fields for a program struct:
-// roots need a bpf_spin_lock beside them, and a struct that is both a
-// list and a tree node needs a bpf_refcount. It returns why the kernel
-// would refuse the program's BTF, or "".
-func graphRecordProblem(r *mapRecord) string {
+// graphRecordProblem is the end of btf_parse_fields for a program struct
+// or map value, and btf_check_and_fixup_fields: roots need a
+// bpf_spin_lock beside them, a struct that is both a list and a tree
+// node needs a bpf_refcount, and a struct that is both a node and a root
+// may not own roots (ownership stays acyclic). It returns why the kernel
+// would refuse the BTF, or "".
+func (e *env) graphRecordProblem(r *mapRecord) string {
+	node := r.hasField(fieldListNode) || r.hasField(fieldRBNode)
 	if r.hasField(fieldListNode) && r.hasField(fieldRBNode) && r.refcountOff < 0 {
 		return "a struct both list and rbtree node without a bpf_refcount (the kernel refuses the BTF)"
 	}
@@ -373,14 +376,22 @@ func graphRecordProblem(r *mapRecord) string {
 		if f.kind != fieldListHead && f.kind != fieldRBRoot {
 			continue
 		}
-		if f.root == nil {
+		switch {
+		case f.root == nil:
 			return "a graph root whose __contains tag the kernel cannot resolve (it refuses the BTF)"
-		}
-		if r.spinLockOff < 0 {
+		case r.spinLockOff < 0:
 			return "a graph root without a bpf_spin_lock (the kernel refuses the BTF)"
+		case node && e.ownsRoots(f.root.value):
+			return "a graph node and root whose nodes are roots too (the kernel refuses the BTF: ELOOP)"
 		}
 	}
 	return ""
+}
+
+// ownsRoots reports whether struct t holds a graph root.
+func (e *env) ownsRoots(t btf.Type) bool {
+	rec := e.localRecord(t)
+	return rec.hasField(fieldListHead) || rec.hasField(fieldRBRoot)
 }
 
 // isListAPI is is_bpf_list_api_kfunc.

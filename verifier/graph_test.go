@@ -98,3 +98,44 @@ func TestMapGraphRoots(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphRecordProblems checks the BTF the kernel refuses for the
+// graph fields of a program struct: a root needs its __contains struct
+// and a lock beside it, a node of two kinds a bpf_refcount, and a node
+// that is a root may not own roots (ELOOP).
+func TestGraphRecordProblems(t *testing.T) {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4}
+	head := &btf.Struct{Name: "bpf_list_head", Size: 16}
+	lnode := &btf.Struct{Name: "bpf_list_node", Size: 24}
+	rnode := &btf.Struct{Name: "bpf_rb_node", Size: 32}
+	elem := &btf.Struct{Name: "elem", Size: 32, Members: []btf.Member{{Name: "k", Type: u64}, {Name: "node", Type: lnode, Offset: 64}}}
+	root := func(name, contains string, members ...btf.Member) *btf.Struct {
+		return &btf.Struct{Name: name, Size: 64, Members: append(members,
+			btf.Member{Name: "head", Type: head, Offset: 256, Tags: []string{"contains:" + contains}})}
+	}
+	self := root("self", "self:node", btf.Member{Name: "node", Type: lnode}, btf.Member{Name: "lock", Type: lock, Offset: 192})
+	tests := []struct {
+		name string
+		t    *btf.Struct
+		want string
+	}{
+		{"root", root("r", "elem:node", btf.Member{Name: "lock", Type: lock}), ""},
+		{"no lock", root("r", "elem:node"), "a graph root without a bpf_spin_lock (the kernel refuses the BTF)"},
+		{"unknown struct", root("r", "nope:node", btf.Member{Name: "lock", Type: lock}),
+			"a graph root whose __contains tag the kernel cannot resolve (it refuses the BTF)"},
+		{"wrong node name", root("r", "elem:k", btf.Member{Name: "lock", Type: lock}),
+			"a graph root whose __contains tag the kernel cannot resolve (it refuses the BTF)"},
+		{"two node kinds", &btf.Struct{Name: "both", Size: 64, Members: []btf.Member{{Name: "l", Type: lnode}, {Name: "r", Type: rnode, Offset: 192}}},
+			"a struct both list and rbtree node without a bpf_refcount (the kernel refuses the BTF)"},
+		{"ownership cycle", self, "a graph node and root whose nodes are roots too (the kernel refuses the BTF: ELOOP)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &env{lp: &loader.Program{LocalTypes: map[uint32]btf.Type{1: tt.t, 2: elem}}}
+			if diff := cmp.Diff(tt.want, e.localRecord(tt.t).unsupported); diff != "" {
+				t.Errorf("record problem (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -162,7 +162,7 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 		}
 	}
 	if r.unsupported == "" {
-		r.unsupported = graphRecordProblem(r)
+		r.unsupported = e.graphRecordProblem(r)
 	}
 	return r
 }

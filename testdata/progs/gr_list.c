@@ -250,4 +250,53 @@ int gr_list_node_access(struct __sk_buff *skb)
 	return v;
 }
 
+/* A list of objects that hold lists: a node may own roots whose nodes
+ * own none (the kernel refuses ownership cycles). */
+struct gr_inner {
+	long k;
+	struct bpf_list_node node;
+};
+
+struct gr_mid {
+	struct bpf_list_node node;
+	struct bpf_spin_lock lock;
+	struct bpf_list_head head __contains(gr_inner, node);
+};
+
+struct gr_top {
+	struct bpf_spin_lock lock;
+	struct bpf_list_head head __contains(gr_mid, node);
+};
+
+// vercheck: accept
+SEC("tc")
+int gr_list_in_list(struct __sk_buff *skb)
+{
+	struct gr_top *t = bpf_obj_new(struct gr_top);
+	struct gr_mid *m;
+	struct gr_inner *i;
+
+	if (!t)
+		return 0;
+	m = bpf_obj_new(struct gr_mid);
+	if (!m) {
+		bpf_obj_drop(t);
+		return 0;
+	}
+	i = bpf_obj_new(struct gr_inner);
+	if (!i) {
+		bpf_obj_drop(t);
+		bpf_obj_drop(m);
+		return 0;
+	}
+	bpf_spin_lock(&m->lock);
+	bpf_list_push_front(&m->head, &i->node);
+	bpf_spin_unlock(&m->lock);
+	bpf_spin_lock(&t->lock);
+	bpf_list_push_front(&t->head, &m->node);
+	bpf_spin_unlock(&t->lock);
+	bpf_obj_drop(t);
+	return 0;
+}
+
 char _license[] SEC("license") = "GPL";

@@ -34,10 +34,21 @@ package verifier
 // callback is verified like bpf_loop's, with two non-owning node
 // references, and may not lock, unlock or remove (in_rbtree_lock_required_cb).
 //
+// The kernel refuses a BTF whose graph fields break its rules
+// (btf_parse_fields, btf_check_and_fixup_fields): a root without a lock
+// beside it or whose __contains names no struct with such a node member,
+// a struct both list and tree node without a bpf_refcount, a node that is
+// a root of roots (ownership cycles). vercheck says unsupported there.
+//
 // Loader dependence: roots in allocated objects are parsed from the
-// program's BTF, which every loader builds from the object file. A root
-// in a map value (global data included) is parsed from the BTF the map was
-// created with (Options.MapBTF). libbpf creates every map with the
+// program's BTF. libbpf's is the object's whole BTF; cilium/ebpf's holds
+// the types the program's relocations name, and those they refer to: a
+// __contains struct the program never allocates is missing there, and
+// the kernel refuses the program. vercheck looks the name up among those
+// types (the object's BTF under Options.MapBTF libbpf), and says
+// unsupported when it is not there. A root in a map value (global data
+// included) is parsed from the BTF the map was created with
+// (Options.MapBTF). libbpf creates every map with the
 // object's whole BTF, the very BTF object its programs are loaded with:
 // the __contains struct is found and is the programs' own. cilium/ebpf
 // creates each map with a BTF of its key and value types alone, a BTF
@@ -48,7 +59,10 @@ package verifier
 // at all (no lock, no root, no kptr). When the struct is there, its
 // nodes are not the programs' (btf_struct_ids_match compares BTF
 // objects): unsupported. Without a loader model every map value with a
-// root is unsupported (msgMapGraphRoot).
+// root is unsupported (msgMapGraphRoot). So are graph kfuncs on objects
+// taken out of a map's kptr (kptrObjectAux), which are types of the map's
+// BTF: only as nodes under cilium/ebpf, where they fail the node check,
+// are they modelled.
 
 import (
 	"maps"

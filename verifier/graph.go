@@ -459,10 +459,10 @@ func (e *env) inRBTreeCallback() bool {
 func (e *env) checkGraphArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, kind kfArgKind) error {
 	regno := i + 1
 	if reg.Type == states.PtrToBTFID && e.local.fromMap[reg.Aux] &&
-		(e.opts.MapBTF == MapBTFUnknown || (kind != kfArgListNode && kind != kfArgRBNode)) {
-		// A node of the map's BTF object fails the node check below;
-		// as a root or refcounted object it would bring that BTF's
-		// records along.
+		(e.opts.MapBTF == MapBTFUnknown || kind == kfArgListHead || kind == kfArgRBRoot) {
+		// A node of the map's BTF object fails the node check below,
+		// and bpf_refcount_acquire keeps its BTF; a root would bring
+		// that BTF's graph records along.
 		return e.unsupported(e.insnIdx, "%s argument taken out of a map's kptr: its BTF is the map's, the program's or not by loader (--map-btf)", info.name)
 	}
 	switch kind {
@@ -607,7 +607,7 @@ func (e *env) processGraphNode(meta *kfuncMeta, regno int, reg *states.Reg, root
 		return e.reject(e.insnIdx, "operation on %s expects arg#1 %s at offset=%d in struct %s, but arg is at offset=%d in struct %s",
 			graphTypeNames[rootKind], name, root.nodeOff, root.value.TypeName(), off, have.TypeName())
 	}
-	meta.argType = have
+	meta.argAux = reg.Aux
 	if off != int64(root.nodeOff) {
 		return e.reject(e.insnIdx, "arg#1 offset=%d, but expected %s at offset=%d in struct %s", off, name, root.nodeOff, root.value.TypeName())
 	}
@@ -633,7 +633,7 @@ func (e *env) checkRefcountedArg(meta *kfuncMeta, i int, reg *states.Reg) error 
 		return e.reject(e.insnIdx, "arg#%d doesn't point to a type with bpf_refcount field", i)
 	}
 	meta.argOwningRef = reg.Flags&states.NonOwnRef == 0 && reg.RefObjID != 0
-	meta.argType = t
+	meta.argAux = reg.Aux
 	return nil
 }
 
@@ -716,11 +716,11 @@ func (e *env) setGraphReturn(info *kfuncInfo, meta *kfuncMeta) (bool, error) {
 	r0 := &e.regs()[0]
 	switch {
 	case info.name == kfuncRefcountAcquire:
-		if meta.argType == nil {
+		if meta.argAux == 0 {
 			return true, e.internal(e.insnIdx, "bpf_refcount_acquire without an argument type")
 		}
 		r0.MarkPtr(states.PtrToBTFID, states.MemAlloc)
-		r0.Aux = e.localAux(meta.argType)
+		r0.Aux = meta.argAux
 	case isGraphAPI(info.name):
 		if meta.root == nil || meta.root.root == nil {
 			return true, e.internal(e.insnIdx, "%s without its root", info.name)

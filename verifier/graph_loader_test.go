@@ -29,22 +29,25 @@ func TestGraphLoaderModels(t *testing.T) {
 		want  map[string]string // program: "" accepted, a rejection message, or unsupported
 	}{
 		{verifier.MapBTFUnknown, map[string]string{
-			"gr_map_global_push": unsupported,
-			"gr_map_struct_push": unsupported,
-			"gr_map_kptr_push":   unsupported,
-			"gr_map_kptr_stash":  unsupported,
+			"gr_map_global_push":      unsupported,
+			"gr_map_struct_push":      unsupported,
+			"gr_map_kptr_push":        unsupported,
+			"gr_map_kptr_stash":       unsupported,
+			"gr_map_kptr_rcu_acquire": unsupported,
 		}},
 		{verifier.MapBTFObject, map[string]string{
-			"gr_map_global_push": "",
-			"gr_map_struct_push": "",
-			"gr_map_kptr_push":   "",
-			"gr_map_kptr_stash":  "",
+			"gr_map_global_push":      "",
+			"gr_map_struct_push":      "",
+			"gr_map_kptr_push":        "",
+			"gr_map_kptr_stash":       "",
+			"gr_map_kptr_rcu_acquire": "",
 		}},
 		{verifier.MapBTFKeyValue, map[string]string{
-			"gr_map_global_push": "map '.dataA' has no valid bpf_spin_lock",
-			"gr_map_struct_push": unsupported,
-			"gr_map_kptr_push":   "operation on bpf_list_head expects arg#1 bpf_list_node at offset=8 in struct gr_mnode, but arg is at offset=8 in struct gr_mnode",
-			"gr_map_kptr_stash":  "invalid kptr access, R2 type=ptr_gr_mnode expected=ptr_gr_mnode",
+			"gr_map_global_push":      "map '.dataA' has no valid bpf_spin_lock",
+			"gr_map_struct_push":      unsupported,
+			"gr_map_kptr_push":        "operation on bpf_list_head expects arg#1 bpf_list_node at offset=8 in struct gr_mnode, but arg is at offset=8 in struct gr_mnode",
+			"gr_map_kptr_stash":       "invalid kptr access, R2 type=ptr_gr_mnode expected=ptr_gr_mnode",
+			"gr_map_kptr_rcu_acquire": "",
 		}},
 	}
 	for _, tt := range tests {

@@ -328,9 +328,9 @@ type kfuncMeta struct {
 	// root is the graph root argument's field (arg_list_head.field,
 	// arg_rbtree_root.field).
 	root *mapField
-	// argType is the struct of the node or refcounted argument
-	// (arg_btf_id).
-	argType btf.Type
+	// argAux is the Aux (BTF object and struct: arg_btf, arg_btf_id) of
+	// the node or refcounted argument.
+	argAux uint32
 	// subprog is the callback argument's subprogram.
 	subprog int
 	// argOwningRef is set when bpf_refcount_acquire gets an owning

@@ -273,14 +273,21 @@ func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at ac
 }
 
 // loadLocalKptr is btf_ld_kptr_type for a kptr to a program struct: the
-// loaded object may be NULL; it is an RCU-protected allocated object
-// inside an RCU read section when it is a referenced kptr to a
-// refcounted struct (rcu_safe_kptr), untrusted otherwise.
+// loaded object may be NULL; inside an RCU read section a referenced kptr
+// to a refcounted struct (rcu_safe_kptr) gives an RCU-protected allocated
+// object, a non-owning reference when the struct is a graph node; any
+// other load an untrusted pointer. The object is a type of the map's BTF
+// (kptrObjectAux).
 func (e *env) loadLocalKptr(k *kptrField, dst *states.Reg) error {
 	flags := states.MaybeNull | states.PtrUntrusted
-	if k.kind == kptrRef && e.localRecord(k.local).hasField(fieldRefcount) && e.inRCU() {
-		// Graph nodes would also make it a non-owning reference.
-		return e.unsupported(e.insnIdx, "load of a kptr to refcounted struct %s in an RCU read section", k.local.TypeName())
+	if rec := e.localRecord(k.local); k.kind == kptrRef && rec.refcountOff >= 0 && e.inRCU() {
+		if rec.unsupported != "" {
+			return e.unsupported(e.insnIdx, "load of a kptr to struct %s: %s", k.local.TypeName(), rec.unsupported)
+		}
+		flags = states.MaybeNull | states.MemRCU | states.MemAlloc
+		if rec.hasField(fieldListNode) || rec.hasField(fieldRBNode) {
+			flags |= states.NonOwnRef
+		}
 	}
 	dst.MarkPtr(states.PtrToBTFID, flags)
 	dst.Aux = e.kptrObjectAux(k)

@@ -127,4 +127,54 @@ int gr_map_kptr_stash(struct __sk_buff *skb)
 	return 0;
 }
 
+struct gr_rcnode {
+	long key;
+	struct bpf_rb_node node;
+	struct bpf_refcount ref;
+};
+
+struct gr_rcstash {
+	struct gr_rcnode __attribute__((btf_type_tag("kptr"))) *p;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, int);
+	__type(value, struct gr_rcstash);
+	__uint(max_entries, 1);
+} gr_rcstash SEC(".maps");
+
+extern void bpf_rcu_read_lock(void) __ksym;
+extern void bpf_rcu_read_unlock(void) __ksym;
+
+/* A refcounted kptr loaded inside an RCU read section is an RCU-protected
+ * non-owning reference of the map's BTF: bpf_refcount_acquire keeps it. */
+SEC("tc")
+int gr_map_kptr_rcu_acquire(struct __sk_buff *skb)
+{
+	struct gr_rcstash *s;
+	struct gr_rcnode *n, *m;
+	int zero = 0;
+	long k = 0;
+
+	/* Names the struct in full: clang gives the BTF of a struct only
+	 * pointed to a forward declaration. */
+	m = bpf_obj_new(struct gr_rcnode);
+	if (m)
+		bpf_obj_drop(m);
+	s = bpf_map_lookup_elem(&gr_rcstash, &zero);
+	if (!s)
+		return 0;
+	bpf_rcu_read_lock();
+	n = s->p;
+	if (n) {
+		k = n->key;
+		m = bpf_refcount_acquire(n);
+		if (m)
+			bpf_obj_drop(m);
+	}
+	bpf_rcu_read_unlock();
+	return k;
+}
+
 char _license[] SEC("license") = "GPL";

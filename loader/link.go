@@ -130,6 +130,7 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 		GPLCompatible: IsGPLCompatible(license),
 		Flags:         ps.Flags | opts.ProgFlags,
 		Spec:          ps,
+		ObjectTypes:   spec.Types,
 	}
 	defer func() {
 		if r := recover(); r != nil {

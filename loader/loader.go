@@ -115,6 +115,10 @@ type Program struct {
 	LocalTypes map[uint32]btf.Type
 	// Spec is the cilium/ebpf program spec (before linking and rewriting).
 	Spec *ebpf.ProgramSpec
+	// ObjectTypes is the object's whole BTF (nil without one): libbpf
+	// loads every program and map with it, where cilium/ebpf gives a
+	// program only the types its relocations and function info name.
+	ObjectTypes *btf.Spec
 	// Err is set when this program could not be prepared; the other
 	// programs of the object are still usable.
 	Err error
@@ -248,6 +252,8 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	patched, renamed := info.renameDuplicateFuncs(patched)
 	warnings = append(warnings, renamed...)
 	patched = info.untypeKsyms(patched)
+	patched, bss := info.renameBSSSections(patched)
+	warnings = append(warnings, bss...)
 	exposed := false
 	if textPrograms && info.textOnly() {
 		patched, exposed = info.exposeTextPrograms(patched)

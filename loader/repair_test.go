@@ -7,6 +7,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -133,6 +134,47 @@ func TestDuplicateStaticFuncs(t *testing.T) {
 		t.Errorf("second links %v before its exit, want its own twice() (an or)", second[len(second)-2])
 	}
 	if diff := cmp.Diff([]string{"ELF: functions of one name from several linked units renamed (twice -> twice.2)"}, obj.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestBSSSections opens an object with globals in a ".bss.G" section,
+// which cilium/ebpf alone refuses: the section is a zero-filled data map
+// of its own named ".dataG", its BTF data section describing the lock
+// and the counter, and the programs load through it.
+func TestBSSSections(t *testing.T) {
+	obj, err := Open(filepath.Join(progsDir, "gr_global.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type section struct {
+		Name      string
+		ValueSize uint32
+		Vars      []string
+	}
+	var got []section
+	for _, m := range obj.Maps {
+		ds, ok := m.Spec.Value.(*btf.Datasec)
+		if !ok {
+			continue
+		}
+		s := section{Name: m.Name, ValueSize: m.ValueSize}
+		for _, v := range ds.Vars {
+			s.Vars = append(s.Vars, v.Type.TypeName())
+		}
+		got = append(got, s)
+	}
+	want := []section{{Name: ".dataG", ValueSize: 16, Vars: []string{"gr_glock", "gr_counter"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("data sections (-want +got):\n%s", diff)
+	}
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			t.Errorf("%s: %v", p.Name, p.Err)
+		}
+	}
+	wantWarning := "ELF: section .bss.G read as a data section named .dataG, as libbpf reads .bss.* sections"
+	if diff := cmp.Diff([]string{wantWarning}, obj.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -68,6 +68,10 @@ const (
 	PtrTrusted
 	MemAlloc
 	MemUninit
+	// NonOwnRef marks a non-owning reference to an allocated object that
+	// a graph (list, rbtree) owns: valid only while the lock protecting
+	// the graph is held (the kernel's NON_OWN_REF).
+	NonOwnRef
 )
 
 // Reg is the abstract state of one register (or of a spilled register in a

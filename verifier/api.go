@@ -70,6 +70,10 @@ type Options struct {
 	// as the walk goes; without it the verifier only tests a nil pointer
 	// per instruction.
 	Why bool
+	// MapBTF is the BTF the loader creates maps with, which decides what
+	// the kernel makes of graph roots in map values (graph.go). The zero
+	// value leaves the programs whose verdict depends on it unsupported.
+	MapBTF MapBTF
 	// Observe, when set, is called with the abstract state before every
 	// simulated instruction (after pruning decided to go on). It must not
 	// keep or modify st. It exposes the abstract domain raw, for soundness
@@ -77,6 +81,24 @@ type Options struct {
 	// supported view of the search for tools and reports.
 	Observe func(insnIdx int, st *states.State)
 }
+
+// MapBTF names the BTF a loader creates a map with: the kernel finds the
+// special fields of its values in it (map_check_btf), and graph roots
+// (bpf_list_head, bpf_rb_root) name the struct of their nodes there by
+// name.
+type MapBTF uint8
+
+// The loaders' map BTFs.
+const (
+	// MapBTFUnknown leaves graph roots in map values unsupported.
+	MapBTFUnknown MapBTF = iota
+	// MapBTFObject is libbpf's: every map is created with the object's
+	// whole BTF, the very BTF object the programs are loaded with.
+	MapBTFObject
+	// MapBTFKeyValue is cilium/ebpf's: each map is created with a BTF of
+	// its key and value types alone, a BTF object of its own.
+	MapBTFKeyValue
+)
 
 // Stats are the kernel's verification figures plus vercheck's own.
 type Stats struct {

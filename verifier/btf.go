@@ -444,9 +444,8 @@ func isTrustedBTF(r *states.Reg) bool {
 	return r.Flags&trustedModifiers != 0 && r.Flags&^trustedModifiers == 0
 }
 
-// trustedModifiers are BPF_REG_TRUSTED_MODIFIERS (NON_OWN_REF is not
-// modelled).
-const trustedModifiers = states.MemAlloc | states.PtrTrusted
+// trustedModifiers are BPF_REG_TRUSTED_MODIFIERS.
+const trustedModifiers = states.MemAlloc | states.PtrTrusted | states.NonOwnRef
 
 // checkPtrToBTFAccess is check_ptr_to_btf_access: a load or store of size
 // bytes at off (the register's fixed offset included) through the BTF

@@ -668,6 +668,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if a == ArgPtrToTimer {
 			return e.processTimerArg(regno, meta)
 		}
+		if e.inRBTreeCallback() {
+			return e.reject(e.insnIdx, "can't spin_{lock,unlock} in rbtree cb")
+		}
 		switch fn.ID {
 		case fnSpinLock:
 			return e.processSpinLock(regno, true)

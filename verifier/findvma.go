@@ -114,7 +114,7 @@ func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg, kptr *kptrField) erro
 			flags |= states.MemPercpu
 		}
 		r0.MarkPtr(states.PtrToBTFID, flags)
-		r0.Aux = e.localAux(kptr.local)
+		r0.Aux = e.kptrObjectAux(kptr)
 		return nil
 	}
 	if fn.ID == fnKptrXchg {

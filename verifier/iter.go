@@ -52,7 +52,8 @@ const iterFlags = kfIterNew | kfIterNext | kfIterDestroy
 const iterArgIdx = 0
 
 // kfuncKind classifies a kfunc call for the control-flow analysis: an
-// iterator's next call is a prune point and a forced checkpoint.
+// iterator's next call is a prune point and a forced checkpoint, a call
+// of bpf_rbtree_add_impl runs its less callback.
 func kfuncKind(call insn.Insn) insn.KfuncKind {
 	if call.Off != 0 {
 		return insn.KfuncPlain
@@ -63,6 +64,10 @@ func kfuncKind(call insn.Insn) insn.KfuncKind {
 	}
 	if kfuncTable[info.name].flags&kfIterNext != 0 {
 		return insn.KfuncIterNext
+	}
+	if info.name == kfuncRBAdd {
+		// is_sync_callback_calling_kfunc.
+		return insn.KfuncSyncCB
 	}
 	return insn.KfuncPlain
 }

@@ -150,6 +150,20 @@ var kfuncTable = map[string]kfuncDef{
 	kfuncObjDrop:       {kfRelease, hooksGeneric},
 	kfuncPercpuObjNew:  {kfAcquire | kfRetNull, hooksGeneric},
 	kfuncPercpuObjDrop: {kfRelease, hooksGeneric},
+	// The graph kfuncs (graph.go), in the generic set.
+	kfuncListPushFront:   {0, hooksGeneric},
+	kfuncListPushBack:    {0, hooksGeneric},
+	kfuncListPopFront:    {kfAcquire | kfRetNull, hooksGeneric},
+	kfuncListPopBack:     {kfAcquire | kfRetNull, hooksGeneric},
+	kfuncListFront:       {kfRetNull, hooksGeneric},
+	kfuncListBack:        {kfRetNull, hooksGeneric},
+	kfuncRBAdd:           {0, hooksGeneric},
+	kfuncRBRemove:        {kfAcquire | kfRetNull, hooksGeneric},
+	kfuncRBFirst:         {kfRetNull, hooksGeneric},
+	kfuncRBRoot:          {kfRetNull, hooksGeneric},
+	kfuncRBLeft:          {kfRetNull, hooksGeneric},
+	kfuncRBRight:         {kfRetNull, hooksGeneric},
+	kfuncRefcountAcquire: {kfAcquire | kfRetNull | kfRCU, hooksGeneric},
 	// Casts and lookups of the common set (kfunc_special.go).
 	"bpf_cast_to_kern_ctx": {0, hookCommon},
 	"bpf_rdonly_cast":      {0, hookCommon},
@@ -196,7 +210,9 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 		return hookNetfilter
 	case ebpf.StructOps:
 		return hookStructOps
-	case ebpf.Tracing, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.PerfEvent, ebpf.LSM:
+	case ebpf.Tracing, ebpf.TracePoint, ebpf.PerfEvent, ebpf.LSM:
+		// Raw tracepoints have no hook of their own: only the common
+		// set is theirs.
 		return hookTracing
 	case ebpf.Syscall:
 		return hookSyscall
@@ -311,6 +327,25 @@ type kfuncMeta struct {
 	dynptr dynptrMeta
 	// kernCtxID is the kernel context struct bpf_cast_to_kern_ctx returns.
 	kernCtxID uint32
+	// root is the graph root argument's field (arg_list_head.field,
+	// arg_rbtree_root.field).
+	root *mapField
+	// argAux is the Aux (BTF object and struct: arg_btf, arg_btf_id) of
+	// the node or refcounted argument.
+	argAux uint32
+	// subprog is the callback argument's subprogram.
+	subprog int
+	// argOwningRef is set when bpf_refcount_acquire gets an owning
+	// reference: its result cannot be NULL then.
+	argOwningRef bool
+}
+
+// retNull is is_kfunc_ret_null: the result may be NULL.
+func (m *kfuncMeta) retNull() bool {
+	if m.name == kfuncRefcountAcquire && m.argOwningRef {
+		return false
+	}
+	return m.flags&kfRetNull != 0
 }
 
 // checkKfuncCall is check_kfunc_call.
@@ -350,6 +385,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 		if err := e.releaseReference(regs[meta.releaseReg].RefObjID); err != nil {
 			return err
 		}
+	}
+	if err := e.graphCallEffects(info, &meta); err != nil {
+		return err
 	}
 	for r := 0; r <= maxKfuncArgs; r++ {
 		regs[r].MarkNotInit()
@@ -473,6 +511,10 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			if err := e.checkAllocArg(info, i, reg); err != nil {
 				return err
 			}
+		case kfArgListHead, kfArgListNode, kfArgRBRoot, kfArgRBNode, kfArgRefcounted, kfArgCallback:
+			if err := e.checkGraphArg(info, meta, i, reg, kind); err != nil {
+				return err
+			}
 		case kfArgMem:
 			size, err := btf.Sizeof(ref)
 			if err != nil {
@@ -522,19 +564,24 @@ const (
 	kfArgIter
 	kfArgDynptr
 	kfArgAlloc
+	kfArgListHead
+	kfArgListNode
+	kfArgRBRoot
+	kfArgRBNode
+	kfArgRefcounted
+	kfArgCallback
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
 // argument kinds (dynptrs, graph roots and nodes, timers...): not modelled.
 var specialKfuncArgStructs = map[string]bool{
-	"bpf_list_head": true, "bpf_list_node": true,
-	"bpf_rb_root": true, "bpf_rb_node": true, "bpf_wq": true, "bpf_timer": true,
+	"bpf_wq": true, "bpf_timer": true,
 	"bpf_task_work": true, "bpf_res_spin_lock": true, "bpf_refcount": true,
 }
 
 // specialKfuncArgSuffixes are parameter-name suffixes with their own
 // argument kinds: not modelled.
-var specialKfuncArgSuffixes = []string{"__str", "__map", "__refcounted_kptr", "__irq_flag", "__prog", "__aux", "__uninit"}
+var specialKfuncArgSuffixes = []string{"__str", "__map", "__irq_flag", "__prog", "__aux", "__uninit"}
 
 // kfuncPtrArgKind is get_kfunc_ptr_arg_type.
 func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, ref btf.Type, refName string, nullable bool) (kfArgKind, error) {
@@ -555,18 +602,25 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	if strings.HasSuffix(p.Name, "__alloc") {
 		return kfArgAlloc, nil
 	}
+	if strings.HasSuffix(p.Name, "__refcounted_kptr") {
+		return kfArgRefcounted, nil
+	}
 	if refName == dynptrStructName && isStruct(ref) {
 		return kfArgDynptr, nil
 	}
 	if (meta.flags&iterFlags != 0 && i == iterArgIdx) || (meta.flags&iterFlags == 0 && strings.HasSuffix(p.Name, "__iter")) {
 		return kfArgIter, nil
 	}
+	if k, ok := graphArgKinds[refName]; ok && isStruct(ref) {
+		return k, nil
+	}
 	for _, s := range specialKfuncArgSuffixes {
 		if strings.HasSuffix(p.Name, s) {
 			return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
 		}
 	}
-	if _, ok := ref.(*btf.FuncProto); ok || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
+	_, callback := ref.(*btf.FuncProto)
+	if (callback && info.name != kfuncRBAdd) || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
 		return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
 	}
 	if reg.Type == states.PtrToBTFID || reg2BTFName(reg.Type) != "" {
@@ -574,6 +628,9 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 			return 0, e.reject(e.insnIdx, "kernel function %s args#%d pointer type %s %s is not supported", info.name, i, btfKindStr(ref), refName)
 		}
 		return kfArgBTFID, nil
+	}
+	if callback {
+		return kfArgCallback, nil
 	}
 	memSize := false
 	if i+1 < len(params) {
@@ -663,7 +720,7 @@ func (e *env) checkFuncArgRegOff(reg *states.Reg, regno int, release bool) error
 			return nil
 		}
 	case states.PtrToBTFID:
-		if reg.Flags&^(states.MemAlloc|states.PtrTrusted|states.MemRCU) == 0 {
+		if reg.Flags&^(states.MemAlloc|states.PtrTrusted|states.MemRCU|states.NonOwnRef) == 0 {
 			return e.checkPtrOffReg(reg, regno, true)
 		}
 	}
@@ -826,6 +883,9 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		}
 		if done {
 			e.markKfuncReturnRef(meta)
+			if meta.flags&kfAcquire == 0 && returnsGraphNode(info) {
+				e.setNonOwning(r0)
+			}
 			return nil
 		}
 	}
@@ -891,14 +951,15 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 // reference (whose id, for a maybe-NULL result, is also the register's).
 func (e *env) markKfuncReturnRef(meta *kfuncMeta) {
 	r0 := &e.regs()[0]
-	if meta.flags&kfRetNull != 0 {
+	retNull := meta.retNull()
+	if retNull {
 		r0.Flags |= states.MaybeNull
 		r0.ID = e.newID()
 	}
 	if meta.flags&kfAcquire != 0 {
 		rid := e.newID()
 		e.cur.Refs = append(e.cur.Refs, states.Ref{ID: rid, InsnIdx: int32(e.insnIdx)})
-		if meta.flags&kfRetNull != 0 {
+		if retNull {
 			r0.ID = rid
 		}
 		r0.RefObjID = rid

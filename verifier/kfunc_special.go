@@ -96,7 +96,7 @@ func (e *env) setSpecialKfuncReturn(info *kfuncInfo, meta *kfuncMeta) (bool, err
 	case kfuncObjNew, kfuncPercpuObjNew:
 		return true, e.setObjNewReturn(meta, info.name == kfuncPercpuObjNew)
 	}
-	return false, nil
+	return e.setGraphReturn(info, meta)
 }
 
 // setDynptrSliceReturn sets r0 for bpf_dynptr_slice(_rdwr): memory of the

@@ -15,19 +15,22 @@ package verifier
 // holds an object of bpf_obj_new (localobj.go): bpf_kptr_xchg takes it
 // out as an allocated object the program owns; a plain load gives an
 // untrusted pointer (an RCU-protected allocated one for a refcounted
-// struct inside an RCU read section). Moving such an object in is
-// unsupported: the kernel then compares the BTF object the map was
-// created with and the program's, one object under libbpf, two under
-// cilium/ebpf. A per-CPU kptr ("percpu_kptr") holds an object of
-// bpf_percpu_obj_new the map owns, as a referenced kptr does; a plain load
-// gives an RCU-protected per-CPU pointer (percpu.go) inside an RCU read
-// section, an untrusted one outside. Uptrs are not modelled.
+// struct inside an RCU read section). Moving such an object in makes the
+// kernel compare the BTF object the map was created with and the
+// program's, one object under libbpf, two under cilium/ebpf: modelled as
+// Options.MapBTF says, unsupported without it (localKptrTypeMatch). An
+// object taken out is likewise a type of the map's BTF (kptrObjectAux).
+// A per-CPU kptr ("percpu_kptr") holds an object of bpf_percpu_obj_new the
+// map owns, as a referenced kptr does; a plain load gives an RCU-protected
+// per-CPU pointer (percpu.go) inside an RCU read section, an untrusted one
+// outside. Uptrs are not modelled.
 
 import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -68,6 +71,9 @@ type kptrField struct {
 	// unsupported says why vercheck does not model the field (the map may
 	// not even be created by the kernel).
 	unsupported string
+	// owner is the map whose value holds the field: its BTF is the
+	// field's (kptrObjectAux).
+	owner *loader.Map
 }
 
 // kptrDtorStructs are the kernel structs a referenced kptr may point to:
@@ -275,7 +281,7 @@ func (k *kptrField) targetName() string {
 // kernel struct, nor a kernel pointer a program struct, nor, for a
 // referenced or per-CPU kptr, another program struct. Whether an object
 // of the program's BTF matches a kptr to its own struct depends on the
-// loader (see the package comment of kptr.go): unsupported.
+// loader (localKptrTypeMatch).
 func (e *env) kptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
 	regLocal := isLocalAux(reg.Aux)
 	switch {
@@ -285,7 +291,7 @@ func (e *env) kptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
 		// never matches, in one BTF object or two.
 		return false, nil
 	case regLocal && k.local != nil:
-		return false, e.unsupported(e.insnIdx, "kptr store or bpf_kptr_xchg of an object of the program's type %s into a map (the map's and the program's BTF objects are one or two by loader)", e.btfNameOf(reg.Aux))
+		return e.localKptrTypeMatch(k, reg)
 	case regLocal || k.local != nil:
 		return false, nil
 	}
@@ -294,6 +300,27 @@ func (e *env) kptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
 		return false, e.unsupported(e.insnIdx, "kptr store of a pointer at off %d into struct %s: %v", reg.Off, btfTypeName(reg.Aux), err)
 	}
 	return same, nil
+}
+
+// localKptrTypeMatch is btf_struct_ids_match for an object of the
+// program's BTF moved into a kptr to a program struct: the kptr's struct
+// is the map BTF's (Options.MapBTF). Under libbpf that is the program's
+// BTF object, and the object must be of the kptr's struct, at offset 0;
+// under cilium/ebpf it is another BTF object, which nothing of the
+// program's matches; without a loader model it is unsupported.
+func (e *env) localKptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
+	switch e.opts.MapBTF {
+	case MapBTFObject:
+		if reg.Off != 0 && k.kind == kptrUnref {
+			return false, e.unsupported(e.insnIdx, "kptr store of an object of the program's type %s at off %d", e.btfNameOf(reg.Aux), reg.Off)
+		}
+		return reg.Off == 0 && e.btfTypeOf(reg.Aux) == k.local, nil
+	case MapBTFKeyValue:
+		// Only an object of the map's own BTF: one taken out of a
+		// kptr of the same map.
+		return reg.Off == 0 && reg.Aux == e.kptrObjectAux(k), nil
+	}
+	return false, e.unsupported(e.insnIdx, "kptr store or bpf_kptr_xchg of an object of the program's type %s into a map (the map's and the program's BTF objects are one or two by loader: --map-btf)", e.btfNameOf(reg.Aux))
 }
 
 // checkKptrXchgDest is process_kptr_func for bpf_kptr_xchg's first

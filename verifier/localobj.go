@@ -22,6 +22,7 @@ package verifier
 import (
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -32,6 +33,12 @@ const localTypeBit uint32 = 1 << 31
 type localTypes struct {
 	types []btf.Type
 	ids   map[btf.Type]uint32
+	// mapIDs are the Aux values of objects that come out of a map's kptr
+	// when the map's BTF may be another BTF object than the program's
+	// (kptrObjectAux), by struct and map.
+	mapIDs map[mapType]uint32
+	// fromMap marks those Aux values.
+	fromMap map[uint32]bool
 	// records caches each struct's btf_struct_meta record.
 	records map[btf.Type]*mapRecord
 }
@@ -54,6 +61,36 @@ func (e *env) localAux(t btf.Type) uint32 {
 	id := localTypeBit | uint32(len(lt.types))
 	lt.types = append(lt.types, t)
 	lt.ids[t] = id
+	return id
+}
+
+// mapType names a struct of one map's BTF.
+type mapType struct {
+	t btf.Type
+	m *loader.Map
+}
+
+// kptrObjectAux is the Aux of an object taken out of, or loaded from, kptr
+// k: a type of the map's BTF. Under libbpf that is the program's BTF, and
+// the object's type the program's own; otherwise the map's struct is
+// another BTF object's, which btf_struct_ids_match never matches with the
+// program's: it gets an Aux of its own, the same for every kptr of the
+// map.
+func (e *env) kptrObjectAux(k *kptrField) uint32 {
+	if e.opts.MapBTF == MapBTFObject {
+		return e.localAux(k.local)
+	}
+	lt := &e.local
+	key := mapType{k.local, k.owner}
+	if id, ok := lt.mapIDs[key]; ok {
+		return id
+	}
+	if lt.mapIDs == nil {
+		lt.mapIDs, lt.fromMap = map[mapType]uint32{}, map[uint32]bool{}
+	}
+	id := localTypeBit | uint32(len(lt.types))
+	lt.types = append(lt.types, k.local)
+	lt.mapIDs[key], lt.fromMap[id] = id, true
 	return id
 }
 
@@ -97,7 +134,10 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 	if lt.records == nil {
 		lt.records = map[btf.Type]*mapRecord{}
 	}
-	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1}
+	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, refcountOff: -1}
+	// A struct whose record is being built is its own graph's node
+	// type at most: the cycle ends here.
+	lt.records[t] = r
 	s, _ := skipModifiers(t).(*btf.Struct)
 	if s != nil {
 		for _, m := range s.Members {
@@ -109,13 +149,21 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 				continue
 			}
 			f.off = uint32(m.Offset.Bytes())
+			if f.kind == fieldListHead || f.kind == fieldRBRoot {
+				f.root = e.parseGraphRoot(m.Tags, f.kind)
+			}
 			r.fields = append(r.fields, f)
-			if f.kind == fieldSpinLock {
+			switch f.kind {
+			case fieldSpinLock:
 				r.spinLockOff = int64(f.off)
+			case fieldRefcount:
+				r.refcountOff = int64(f.off)
 			}
 		}
 	}
-	lt.records[t] = r
+	if r.unsupported == "" {
+		r.unsupported = e.graphRecordProblem(r)
+	}
 	return r
 }
 
@@ -240,7 +288,7 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 // btf_struct_access, which refuses the struct's special fields and reads
 // pointer members as scalars.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
-	if reg.Flags&states.MemRCU == 0 && reg.RefObjID == 0 {
+	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 {
 		return e.reject(e.insnIdx, "verifier internal error: ref_obj_id for allocated object must be non-zero")
 	}
 	if err := e.checkAllocFieldAccess(t, off, size); err != nil {
@@ -263,33 +311,36 @@ func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at ac
 // loaded object may be NULL. Inside an RCU read section a per-CPU kptr
 // is an RCU-protected per-CPU object, and a referenced kptr an
 // RCU-protected allocated object (rcu_safe_kptr: rcu_protected_object holds
-// for every type of the program's BTF), which the program may write
-// through (check_ptr_to_btf_access lets MEM_ALLOC objects be written) but
-// owns no reference to; outside one, and for an untrusted kptr, it is an
-// untrusted pointer.
+// for every type of the program's BTF, refcounted or not), which the
+// program may write through (check_ptr_to_btf_access lets MEM_ALLOC objects
+// be written) but owns no reference to, a non-owning reference when the
+// struct is a graph node; outside one, and for an untrusted kptr, it is an
+// untrusted pointer. The object is a type of the map's BTF
+// (kptrObjectAux).
 func (e *env) loadLocalKptr(k *kptrField, dst *states.Reg) error {
 	flags := states.MaybeNull | states.PtrUntrusted
 	if k.kind == kptrPercpu && e.inRCU() {
 		flags = states.MaybeNull | states.MemRCU | states.MemPercpu
 	}
-	if k.kind == kptrRef && e.inRCU() {
-		if e.localRecord(k.local).hasGraphNode() {
-			// The kernel makes it a non-owning reference too (NON_OWN_REF).
-			return e.unsupported(e.insnIdx, "load of a kptr to struct %s, a graph node, in an RCU read section", k.local.TypeName())
+	if rec := e.localRecord(k.local); k.kind == kptrRef && e.inRCU() {
+		if rec.unsupported != "" {
+			return e.unsupported(e.insnIdx, "load of a kptr to struct %s: %s", k.local.TypeName(), rec.unsupported)
 		}
 		flags = states.MaybeNull | states.MemRCU | states.MemAlloc
+		if rec.hasField(fieldListNode) || rec.hasField(fieldRBNode) {
+			flags |= states.NonOwnRef
+		}
 	}
 	dst.MarkPtr(states.PtrToBTFID, flags)
-	dst.Aux = e.localAux(k.local)
+	dst.Aux = e.kptrObjectAux(k)
 	dst.ID = e.newID()
 	return nil
 }
 
-// hasGraphNode reports whether the record holds a list or rbtree node
-// (btf_record_has_field(rec, BPF_GRAPH_NODE)).
-func (r *mapRecord) hasGraphNode() bool {
+// hasField reports whether the record holds a field of the kind.
+func (r *mapRecord) hasField(kind fieldKind) bool {
 	for _, f := range r.fields {
-		if f.name == "bpf_list_node" || f.name == "bpf_rb_node" {
+		if f.kind == kind {
 			return true
 		}
 	}

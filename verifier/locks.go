@@ -67,6 +67,12 @@ const (
 	// fieldRefcount is a struct bpf_refcount: a program reads and writes
 	// it only through the refcount kfuncs.
 	fieldRefcount
+	// fieldListHead and fieldRBRoot are graph roots, fieldListNode and
+	// fieldRBNode graph nodes (graph.go).
+	fieldListHead
+	fieldRBRoot
+	fieldListNode
+	fieldRBNode
 )
 
 // mapField is one special field of a map value.
@@ -77,6 +83,11 @@ type mapField struct {
 	off, size uint32
 	// kptr describes a fieldKptr.
 	kptr *kptrField
+	// root describes a graph root (fieldListHead, fieldRBRoot).
+	root *graphRoot
+	// tags are a map value root's declaration tags, kept for the
+	// __contains tag until the loader model resolves it (recordOf).
+	tags []string
 }
 
 // mapRecord is what vercheck knows of a map value's special fields (the
@@ -85,12 +96,15 @@ type mapRecord struct {
 	// hasBTF is set when the map was created with a BTF value type.
 	hasBTF bool
 	fields []mapField
-	// spinLockOff and timerOff are the offsets of the lock and the timer,
-	// or -1.
-	spinLockOff, timerOff int64
+	// spinLockOff, timerOff and refcountOff are the offsets of the lock,
+	// the timer and the bpf_refcount, or -1.
+	spinLockOff, timerOff, refcountOff int64
 	// unsupported says why the record could not be read faithfully; the
 	// map's value accesses are then unsupported.
 	unsupported string
+	// refused is set when the kernel would not create the map at all:
+	// a program naming it cannot be loaded.
+	refused bool
 }
 
 // specialStructs maps the kernel object structs to their field kind.
@@ -100,10 +114,10 @@ var specialStructs = map[string]fieldKind{
 	"bpf_res_spin_lock": fieldOther,
 	"bpf_wq":            fieldOther,
 	"bpf_task_work":     fieldOther,
-	"bpf_list_head":     fieldOther,
-	"bpf_list_node":     fieldOther,
-	"bpf_rb_root":       fieldOther,
-	"bpf_rb_node":       fieldOther,
+	"bpf_list_head":     fieldListHead,
+	"bpf_list_node":     fieldListNode,
+	"bpf_rb_root":       fieldRBRoot,
+	"bpf_rb_node":       fieldRBNode,
 	"bpf_refcount":      fieldRefcount,
 }
 
@@ -113,6 +127,9 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 		return r
 	}
 	r := buildRecord(m)
+	if m != nil && m.Spec != nil && containsGraphRoot(m.Spec.Value, 0) {
+		e.resolveMapGraphRoots(m, r)
+	}
 	if e.records == nil {
 		e.records = map[*loader.Map]*mapRecord{}
 	}
@@ -122,14 +139,15 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 
 // buildRecord reads the special fields of m's BTF value type.
 func buildRecord(m *loader.Map) *mapRecord {
-	r := &mapRecord{spinLockOff: -1, timerOff: -1}
+	r := &mapRecord{spinLockOff: -1, timerOff: -1, refcountOff: -1}
 	if m == nil || m.Spec == nil || m.Spec.Value == nil {
 		return r
 	}
 	r.hasBTF = true
 	type member struct {
-		typ btf.Type
-		off uint32
+		typ  btf.Type
+		off  uint32
+		tags []string
 	}
 	var top []member
 	switch v := btf.UnderlyingType(m.Spec.Value).(type) {
@@ -138,17 +156,27 @@ func buildRecord(m *loader.Map) *mapRecord {
 			if mb.BitfieldSize != 0 || mb.Offset%8 != 0 {
 				continue
 			}
-			top = append(top, member{mb.Type, uint32(mb.Offset.Bytes())})
+			top = append(top, member{mb.Type, uint32(mb.Offset.Bytes()), mb.Tags})
 		}
 	case *btf.Datasec:
 		for _, vs := range v.Vars {
-			top = append(top, member{vs.Type, vs.Offset})
+			// btf_find_datasec_var looks at each variable's type.
+			mb := member{typ: vs.Type, off: vs.Offset}
+			if v, ok := vs.Type.(*btf.Var); ok {
+				mb.typ, mb.tags = v.Type, v.Tags
+			}
+			top = append(top, mb)
 		}
 	default:
 		return r
 	}
 	for _, mb := range top {
 		f := classifyField(mb.typ)
+		if f.kind == fieldListNode || f.kind == fieldRBNode {
+			// Graph nodes are special only in allocated objects
+			// (map_check_btf does not ask btf_parse_fields for them).
+			continue
+		}
 		if f.kind == 0 {
 			if containsSpecial(mb.typ, 0) {
 				r.unsupported = "a special field nested in a struct or array of the map value"
@@ -156,6 +184,9 @@ func buildRecord(m *loader.Map) *mapRecord {
 			continue
 		}
 		f.off = mb.off
+		if f.kptr != nil {
+			f.kptr.owner = m
+		}
 		r.fields = append(r.fields, f)
 		switch f.kind {
 		case fieldSpinLock:
@@ -172,6 +203,8 @@ func buildRecord(m *loader.Map) *mapRecord {
 			if !kptrMapTypes[m.Type] {
 				r.unsupported = "kptr in a " + m.Type.String() + " map value"
 			}
+		case fieldListHead, fieldRBRoot:
+			r.fields[len(r.fields)-1].tags = mb.tags
 		}
 	}
 	return r
@@ -324,6 +357,7 @@ func (e *env) processSpinLock(regno int, lock bool) error {
 		return e.reject(e.insnIdx, "%s_unlock cannot be out of order", lockNameSpin)
 	}
 	st.Refs = append(st.Refs[:i], st.Refs[i+1:]...)
+	e.invalidateNonOwningRefs()
 	st.ActiveLocks--
 	st.ActiveLockID, st.ActiveLockPtr = 0, 0
 	// The most recent remaining lock becomes the active one.
@@ -436,6 +470,9 @@ func (e *env) checkCallUnderLock(in insn.Insn) error {
 	case insn.PseudoCall:
 		return nil
 	case insn.PseudoKfuncCall:
+		if isGraphCallUnderLockAllowed(in) {
+			return nil
+		}
 		if name := kfuncCallName(in); name == "" || kfuncSpinAllowed(name) {
 			return e.unsupported(e.insnIdx, "kfunc call while holding a lock")
 		}

@@ -19,12 +19,17 @@ func TestBuildRecord(t *testing.T) {
 	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
 	timer := &btf.Struct{Name: "bpf_timer", Size: 16, Members: []btf.Member{{Name: "a", Type: u64}, {Name: "b", Type: u64, Offset: 64}}}
 	listHead := &btf.Struct{Name: "bpf_list_head", Size: 16}
+	listNode := &btf.Struct{Name: "bpf_list_node", Size: 24}
 	progLocal := &btf.Struct{Name: "prog_local"}
 	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: progLocal}}
 	nested := &btf.Struct{Name: "inner", Size: 8, Members: []btf.Member{{Name: "l", Type: lock}}}
 	value := func(members ...btf.Member) *loader.Map {
 		return &loader.Map{Name: "m", Type: ebpf.Hash, Spec: &ebpf.MapSpec{Value: &btf.Struct{Name: "v", Size: 64, Members: members}}}
 	}
+	headAndKptr := value(
+		btf.Member{Name: "head", Type: listHead},
+		btf.Member{Name: "p", Type: kptr, Offset: 128},
+	)
 	type got struct {
 		HasBTF                bool
 		Fields                []mapField
@@ -46,14 +51,15 @@ func TestBuildRecord(t *testing.T) {
 			{kind: fieldSpinLock, name: "bpf_spin_lock", off: 4, size: 4},
 			{kind: fieldTimer, name: "bpf_timer", off: 8, size: 16},
 		}, SpinLockOff: 4, TimerOff: 8}},
-		{"list head and kptr", value(
-			btf.Member{Name: "head", Type: listHead},
-			btf.Member{Name: "p", Type: kptr, Offset: 128},
-		), got{HasBTF: true, Fields: []mapField{
-			{kind: fieldOther, name: "bpf_list_head", off: 0, size: 16},
+		{"list head and kptr", headAndKptr, got{HasBTF: true, Fields: []mapField{
+			{kind: fieldListHead, name: "bpf_list_head", off: 0, size: 16},
 			{kind: fieldKptr, name: "kptr", off: 16, size: 8,
-				kptr: &kptrField{kind: kptrRef, local: progLocal}},
+				kptr: &kptrField{kind: kptrRef, local: progLocal, owner: headAndKptr}},
 		}, SpinLockOff: -1, TimerOff: -1}},
+		{"list node is no map field", value(btf.Member{Name: "n", Type: listNode}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
+		{"lock in a data section", &loader.Map{Name: ".data.A", Type: ebpf.Array, Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".data.A", Size: 16,
+			Vars: []btf.VarSecinfo{{Type: &btf.Var{Name: "glock", Type: lock}, Offset: 8, Size: 4}}}}},
+			got{HasBTF: true, Fields: []mapField{{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4}}, SpinLockOff: 8, TimerOff: -1}},
 		{"nested lock", value(btf.Member{Name: "in", Type: nested}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
 			Unsupported: "a special field nested in a struct or array of the map value"}},
 		{"lock array", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,

@@ -290,7 +290,15 @@ func (e *env) checkLdImm64() error {
 				// has none to offer.
 				return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
 			}
+			if rec := e.recordOf(e.maps[in.Imm]); rec.refused {
+				return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
+			}
 			if msg := e.mapProgIncompatibility(e.maps[in.Imm]); msg != "" {
+				if rec := e.recordOf(e.maps[in.Imm]); rec.unsupported == msgMapGraphRoot {
+					// Whether the kernel sees the map's lock at
+					// all depends on the loader (graph.go).
+					return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
+				}
 				return &RejectError{Insn: i, Msg: msg}
 			}
 			if in.Src == insn.PseudoMapValue {
@@ -336,6 +344,9 @@ func isTracingProgType(t ebpf.ProgramType) bool {
 // program type may not use m, or "".
 func (e *env) mapProgIncompatibility(m *loader.Map) string {
 	rec := e.recordOf(m)
+	if (rec.hasField(fieldListHead) || rec.hasField(fieldRBRoot)) && isTracingProgType(e.progType) {
+		return "tracing progs cannot use bpf_{list_head,rb_root} yet"
+	}
 	if rec.spinLockOff >= 0 {
 		if e.progType == ebpf.SocketFilter {
 			return "socket filter progs cannot use bpf_spin_lock yet"

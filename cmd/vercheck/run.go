@@ -65,8 +65,18 @@ type commonFlags struct {
 	// applied is what options made of --fixes.
 	applied            fixSemantics
 	progFlags, license string
-	timeout            time.Duration
-	jobs               int
+	// mapBTF is the --map-btf flag: the loader whose map BTF to model.
+	mapBTF  string
+	timeout time.Duration
+	jobs    int
+}
+
+// mapBTFModels are the --map-btf values: the loaders whose map BTF the
+// verifier can model.
+var mapBTFModels = map[string]verifier.MapBTF{
+	"":       verifier.MapBTFUnknown,
+	"libbpf": verifier.MapBTFObject,
+	"cilium": verifier.MapBTFKeyValue,
 }
 
 func (c *commonFlags) register(fset *flag.FlagSet) {
@@ -78,6 +88,7 @@ func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.DurationVar(&c.timeout, "timeout", 60*time.Second, "time limit per program (0: none)")
 	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
 	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
+	fset.StringVar(&c.mapBTF, "map-btf", "", "loader whose map BTF to model for bpf_list_head/bpf_rb_root in map values and globals: libbpf (the object's BTF) or cilium (cilium/ebpf: the key and value types alone; what --kernel loads with); default: such programs are unsupported")
 	fset.StringVar(&c.fixes, "fixes", fixesAuto, "6.18.y stable fixes to apply: auto (those of the running kernel; all where it cannot be asked), all, none, or a list ("+stablefix.Everything.String()+")")
 }
 
@@ -110,7 +121,11 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 	if err != nil {
 		return vercheck.Options{}, err
 	}
-	opts.Verifier = verifier.Options{Policy: &policy, Timeout: c.timeout, MissingFixes: c.applied.Missing}
+	mapBTF, ok := mapBTFModels[c.mapBTF]
+	if !ok {
+		return vercheck.Options{}, fmt.Errorf("--map-btf: unknown loader %q (libbpf, cilium)", c.mapBTF)
+	}
+	opts.Verifier = verifier.Options{Policy: &policy, Timeout: c.timeout, MissingFixes: c.applied.Missing, MapBTF: mapBTF}
 	return opts, nil
 }
 

@@ -119,6 +119,7 @@ func TestRunBadInput(t *testing.T) {
 		{"no workers", []string{"-j", "0", "../../testdata/progs/straight_line.o"}, exitUsage},
 		{"negative workers", []string{"-j", "-3", "../../testdata/progs/straight_line.o"}, exitUsage},
 		{"unknown fix", []string{"--fixes", "nope", "../../testdata/progs/straight_line.o"}, exitUsage},
+		{"unknown map BTF loader", []string{"--map-btf", "nope", "../../testdata/progs/straight_line.o"}, exitUsage},
 		{"bad btf", []string{"--btf", "/nonexistent", "../../testdata/progs/straight_line.o"}, exitUsage},
 		{"bad prog flags", []string{"--prog-flags", "strict_alignment,nope", "x.o"}, exitUsage},
 	}

@@ -47,6 +47,10 @@ var einvalMessages = []string{
 	"*expected for bpf_obj_drop_impl()", "allocated object must be referenced",
 	"*expected for bpf_percpu_obj_drop_impl()", "bpf_percpu_obj_new type",
 	"*isn't KIND_VAR or KIND_FUNC", "ldimm64 unable to resolve the size of type", "unable to resolve the size of type",
+	"*must be held for bpf_", "*not found at offset=", "operation on bpf_", "arg#1 offset=",
+	"*can only take non-owning or refcounted", "*doesn't point to a type with bpf_refcount field",
+	"*is neither owning or non-owning ref", "*not allowed in rbtree cb", "*expected pointer to map value or allocated object",
+	"*expected pointer to func", "*cannot use bpf_{list_head,rb_root} yet", "*doesn't have constant offset",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

@@ -402,6 +402,36 @@ func (e *env) graphRecordProblem(r *mapRecord) string {
 	return ""
 }
 
+// checkObjectBTF is the graph part of btf_parse_struct_metas when the
+// program is loaded with the object's whole BTF (libbpf): the kernel
+// parses the special fields of every struct of it, and refuses the BTF,
+// and with it the program, when one breaks the graph rules, even a struct
+// the program never uses.
+func (e *env) checkObjectBTF() error {
+	if e.opts.MapBTF != MapBTFObject || e.lp.ObjectTypes == nil {
+		return nil
+	}
+	for t := range e.lp.ObjectTypes.All() {
+		s, ok := t.(*btf.Struct)
+		if !ok || !slices.ContainsFunc(s.Members, func(m btf.Member) bool { return isGraphField(m.Type) }) {
+			continue
+		}
+		if msg := e.graphRecordProblem(e.localRecord(s)); msg != "" {
+			return e.unsupported(0, "the object's BTF, which libbpf loads the program with, has struct %s with %s", s.Name, msg)
+		}
+	}
+	return nil
+}
+
+// isGraphField reports whether t is a graph root or node.
+func isGraphField(t btf.Type) bool {
+	switch classifyField(t).kind {
+	case fieldListHead, fieldRBRoot, fieldListNode, fieldRBNode:
+		return true
+	}
+	return false
+}
+
 // ownsRoots reports whether struct t holds a graph root.
 func (e *env) ownsRoots(t btf.Type) bool {
 	rec := e.localRecord(t)

@@ -227,6 +227,9 @@ func (e *env) run() error {
 	if err := e.checkKfuncDecls(); err != nil {
 		return err
 	}
+	if err := e.checkObjectBTF(); err != nil {
+		return err
+	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts()})
 	if err != nil {
 		var ie *insn.Error

@@ -324,6 +324,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *withKernel || logLevel > 0 {
 		fmt.Fprintln(summaryOut, common.applied.Note)
 	}
+	if *withKernel && common.mapBTF == "libbpf" {
+		// The kernel side loads through cilium/ebpf (internal/kernel).
+		fmt.Fprintln(summaryOut, "map BTF: libbpf's (--map-btf libbpf), but the kernel side loads through cilium/ebpf: graph roots and local kptrs in maps may disagree (--map-btf cilium to compare)")
+	}
 	if *withKernel {
 		ks := summarizeKernel(rows, release)
 		writeKernelSummary(summaryOut, ks)

@@ -335,4 +335,58 @@ int gr_rb_less_rcu_unlock(struct __sk_buff *skb)
 	return 0;
 }
 
+/* A refcounted struct may be a node of a list and of a tree at once:
+ * bpf_refcount_acquire gives the second reference to link. */
+struct gr_both {
+	long key;
+	struct bpf_list_node l;
+	struct bpf_rb_node r;
+	struct bpf_refcount ref;
+};
+
+struct gr_both_roots {
+	struct bpf_spin_lock lock;
+	struct bpf_rb_root tree __contains(gr_both, r);
+	struct bpf_list_head list __contains(gr_both, l);
+};
+
+static _Bool gr_less_both(struct bpf_rb_node *a, const struct bpf_rb_node *b)
+{
+	return container_of(a, struct gr_both, r)->key < container_of(b, struct gr_both, r)->key;
+}
+
+// vercheck: accept
+SEC("tc")
+int gr_rc_list_and_tree(struct __sk_buff *skb)
+{
+	struct gr_both_roots *g;
+	struct gr_both *n, *m;
+	struct bpf_rb_node *f;
+	struct bpf_list_node *l;
+
+	g = bpf_obj_new(struct gr_both_roots);
+	if (!g)
+		return 0;
+	n = bpf_obj_new(struct gr_both);
+	if (!n) {
+		bpf_obj_drop(g);
+		return 0;
+	}
+	m = bpf_refcount_acquire(n);
+	bpf_spin_lock(&g->lock);
+	bpf_rbtree_add(&g->tree, &n->r, gr_less_both);
+	bpf_list_push_back(&g->list, &m->l);
+	f = bpf_rbtree_first(&g->tree);
+	if (f)
+		f = bpf_rbtree_remove(&g->tree, f);
+	l = bpf_list_pop_front(&g->list);
+	bpf_spin_unlock(&g->lock);
+	if (f)
+		bpf_obj_drop(container_of(f, struct gr_both, r));
+	if (l)
+		bpf_obj_drop(container_of(l, struct gr_both, l));
+	bpf_obj_drop(g);
+	return 0;
+}
+
 char _license[] SEC("license") = "GPL";

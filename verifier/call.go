@@ -508,6 +508,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if !isMemArg() {
 			return typeErr()
 		}
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
+		}
 		if meta.mapIdx < 0 {
 			return e.reject(e.insnIdx, "invalid map_ptr to access map->key")
 		}
@@ -529,6 +532,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		}
 		if !isMemArg() {
 			return typeErr()
+		}
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
 		}
 		if meta.mapIdx < 0 {
 			return e.reject(e.insnIdx, "invalid map_ptr to access map->value")
@@ -552,9 +558,15 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if !isMemArg() {
 			return typeErr()
 		}
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
+		}
 	case ArgPtrToFixedMem, ArgPtrToInt, ArgPtrToLong:
 		if !isMemArg() {
 			return typeErr()
+		}
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
 		}
 		// Fixed-size memory (the syncookie helpers' headers) is read
 		// (MEM_RDONLY); the integer out-arguments are written.

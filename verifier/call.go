@@ -522,6 +522,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if !isMemArg() {
 			return typeErr()
 		}
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
+		}
 		if meta.mapIdx < 0 {
 			return e.reject(e.insnIdx, "invalid map_ptr to access map->key")
 		}
@@ -543,6 +546,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		}
 		if !isMemArg() {
 			return typeErr()
+		}
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
 		}
 		if meta.mapIdx < 0 {
 			return e.reject(e.insnIdx, "invalid map_ptr to access map->value")
@@ -566,9 +572,15 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if !isMemArg() {
 			return typeErr()
 		}
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
+		}
 	case ArgPtrToFixedMem, ArgPtrToInt, ArgPtrToLong:
 		if !isMemArg() {
 			return typeErr()
+		}
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
 		}
 		// Fixed-size memory (the syncookie helpers' headers) is read
 		// (MEM_RDONLY); the integer out-arguments are written.

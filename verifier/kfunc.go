@@ -704,6 +704,11 @@ func reg2BTFName(t states.RegType) string {
 
 // checkFuncArgRegOff is check_func_arg_reg_off for a helper or kfunc
 // argument; release is an argument whose reference the call releases.
+// The kernel switches on the register's exact type: the kinds listed in
+// argOffsetFree may point anywhere into their object, the BTF pointers of
+// argFixedOffBTF at a fixed offset, every other type (a dynptr slice a
+// kfunc returned, which carries its DYNPTR_TYPE_* flag, included) only at
+// the object's start.
 func (e *env) checkFuncArgRegOff(reg *states.Reg, regno int, release bool) error {
 	if release {
 		if reg.Off != 0 {
@@ -711,20 +716,42 @@ func (e *env) checkFuncArgRegOff(reg *states.Reg, regno int, release bool) error
 		}
 		return e.checkPtrOffReg(reg, regno, false)
 	}
-	switch reg.Type {
-	case states.PtrToStack, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToMapKey,
-		states.PtrToMapValue, states.PtrToBuf, states.PtrToArena, states.ScalarValue:
+	switch {
+	case argOffsetFree(reg):
 		return nil
-	case states.PtrToMem:
-		if reg.Flags&^(states.MemRdonly|states.MemRingbuf) == 0 {
-			return nil
-		}
-	case states.PtrToBTFID:
-		if reg.Flags&^(states.MemAlloc|states.PtrTrusted|states.MemRCU|states.NonOwnRef) == 0 {
-			return e.checkPtrOffReg(reg, regno, true)
-		}
+	case reg.Type == states.PtrToBTFID && argFixedOffBTF(reg.Flags):
+		return e.checkPtrOffReg(reg, regno, true)
 	}
 	return e.checkPtrOffReg(reg, regno, false)
+}
+
+// argOffsetFree lists the exact register types check_func_arg_reg_off
+// lets carry any fixed and variable offset.
+func argOffsetFree(reg *states.Reg) bool {
+	switch reg.Type {
+	case states.ScalarValue:
+		return true
+	case states.PtrToStack, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToMapKey,
+		states.PtrToMapValue, states.PtrToArena:
+		return reg.Flags == 0
+	case states.PtrToBuf:
+		return reg.Flags == 0 || reg.Flags == states.MemRdonly
+	case states.PtrToMem:
+		plain := reg.Flags == 0 || reg.Flags == states.MemRdonly || reg.Flags == states.MemRingbuf
+		return plain && reg.Aux&dynptrSliceKfunc == 0
+	}
+	return false
+}
+
+// argFixedOffBTF lists the flags of the BTF pointers check_func_arg_reg_off
+// lets carry a fixed offset, by exact type as its switch does.
+func argFixedOffBTF(flags states.RegFlags) bool {
+	switch flags {
+	case 0, states.MemAlloc, states.PtrTrusted, states.MemRCU,
+		states.MemAlloc | states.NonOwnRef, states.MemAlloc | states.NonOwnRef | states.MemRCU:
+		return true
+	}
+	return false
 }
 
 // checkKfuncBTFArg checks a BTF pointer argument's type against the

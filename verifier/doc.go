@@ -126,7 +126,8 @@
 // table, struct_ops types other than tcp_congestion_ops, writes to LSM
 // contexts, kptrs to the program's own structs and per-CPU kptrs, arena,
 // list/rbtree kfuncs, typed ksyms and the per-CPU
-// pointer helpers, stores through BTF pointers where a program type allows
+// pointer helpers, exception callbacks (bpf_throw itself is modelled:
+// exception.go), stores through BTF pointers where a program type allows
 // some) are rejected with an error wrapping ErrUnsupported whose message
 // starts with "unsupported:". They are never accepted.
 package verifier

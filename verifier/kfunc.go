@@ -172,6 +172,8 @@ var kfuncTable = map[string]kfuncDef{
 	kfuncRCUReadUnlock:            {0, hookCommon},
 	"bpf_copy_from_user_str":      {kfSleepable, hookCommon},
 	"bpf_copy_from_user_task_str": {kfSleepable, hookCommon},
+	// BPF exceptions (exception.go), in the generic set.
+	kfuncThrow: {0, hooksGeneric},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
@@ -346,6 +348,13 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	regs := e.regs()
 	if meta.releaseReg > 0 {
 		if err := e.releaseReference(regs[meta.releaseReg].RefObjID); err != nil {
+			return err
+		}
+	}
+	if info.name == kfuncThrow {
+		// Without an exception callback (checkExceptionCallback
+		// leaves none) the cookie is what the program returns.
+		if err := e.checkExitValue(1); err != nil {
 			return err
 		}
 	}

@@ -76,6 +76,9 @@ type env struct {
 	// asyncCallback marks the subprograms registered as asynchronous
 	// callbacks (bpf_timer_set_callback), roots of the stack-depth walk.
 	asyncCallback []bool
+	// callbackSubprog marks the subprograms entered as callbacks,
+	// synchronous or not (the kernel's is_cb): they may not throw.
+	callbackSubprog []bool
 	// auxPtr remembers the pointer type each load/store insn was first
 	// checked with ("same insn cannot be used with different pointers").
 	auxPtr []states.RegType
@@ -222,6 +225,9 @@ func (e *env) run() error {
 		return &RejectError{Msg: fmt.Sprintf("program has %d instructions, more than the %d a program may have", len(e.prog), MaxProcessedInsns), kind: ErrComplexityLimit}
 	}
 	if err := e.checkKfuncDecls(); err != nil {
+		return err
+	}
+	if err := e.checkExceptionCallback(); err != nil {
 		return err
 	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts()})

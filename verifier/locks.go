@@ -141,8 +141,14 @@ func buildRecord(m *loader.Map) *mapRecord {
 			top = append(top, member{mb.Type, uint32(mb.Offset.Bytes())})
 		}
 	case *btf.Datasec:
+		// A global data section's members are its variables: the
+		// fields are the variables' types (btf_find_datasec_var).
 		for _, vs := range v.Vars {
-			top = append(top, member{vs.Type, vs.Offset})
+			t := vs.Type
+			if v, ok := t.(*btf.Var); ok {
+				t = v.Type
+			}
+			top = append(top, member{t, vs.Offset})
 		}
 	default:
 		return r

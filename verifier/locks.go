@@ -93,6 +93,10 @@ type mapRecord struct {
 	unsupported string
 }
 
+// graphRoots are the special structs that hold a collection of the
+// program's own objects.
+var graphRoots = map[string]bool{"bpf_list_head": true, "bpf_rb_root": true}
+
 // specialStructs maps the kernel object structs to their field kind.
 var specialStructs = map[string]fieldKind{
 	"bpf_spin_lock":     fieldSpinLock,
@@ -163,6 +167,15 @@ func buildRecord(m *loader.Map) *mapRecord {
 		}
 		f.off = mb.off
 		r.fields = append(r.fields, f)
+		if graphRoots[f.name] {
+			// btf_parse_graph_root looks the node type named by the
+			// field's "contains:" decl tag up in the map's BTF; where
+			// it fails the kernel keeps the map with no record at
+			// all (map_check_btf ignores the error), so not even its
+			// lock is valid. Whether it fails depends on the BTF the
+			// loader hands over with the map.
+			r.unsupported = "a " + f.name + " in the map value (graph roots are not modelled)"
+		}
 		switch f.kind {
 		case fieldSpinLock:
 			if r.spinLockOff >= 0 {

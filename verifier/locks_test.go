@@ -53,7 +53,13 @@ func TestBuildRecord(t *testing.T) {
 			{kind: fieldOther, name: "bpf_list_head", off: 0, size: 16},
 			{kind: fieldKptr, name: "kptr", off: 16, size: 8,
 				kptr: &kptrField{kind: kptrRef, local: progLocal}},
-		}, SpinLockOff: -1, TimerOff: -1}},
+		}, SpinLockOff: -1, TimerOff: -1, Unsupported: "a bpf_list_head in the map value (graph roots are not modelled)"}},
+		{"global data", &loader.Map{Name: ".data.A", Type: ebpf.Array, Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".data.A", Size: 16, Vars: []btf.VarSecinfo{
+			{Type: &btf.Var{Name: "cnt", Type: u64}, Offset: 0, Size: 8},
+			{Type: &btf.Var{Name: "lock", Type: lock}, Offset: 8, Size: 4},
+		}}}}, got{HasBTF: true, Fields: []mapField{
+			{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4},
+		}, SpinLockOff: 8, TimerOff: -1}},
 		{"nested lock", value(btf.Member{Name: "in", Type: nested}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
 			Unsupported: "a special field nested in a struct or array of the map value"}},
 		{"lock array", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,

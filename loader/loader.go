@@ -244,6 +244,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	warnings = append(warnings, resolved...)
 	patched, renamed := info.renameDuplicateFuncs(patched)
 	warnings = append(warnings, renamed...)
+	patched, bss := info.renameNamedBSS(patched)
 	exposed := false
 	if textPrograms && info.textOnly() {
 		patched, exposed = info.exposeTextPrograms(patched)
@@ -252,6 +253,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	restoreNamedBSS(spec, bss)
 	if exposed {
 		warnings = append(warnings, info.restoreTextPrograms(spec))
 	}

@@ -95,6 +95,9 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if fn.MightSleep && e.cur.ActiveRCU {
 		return e.reject(e.insnIdx, "sleepable helper %s#%d in rcu_read_lock region", fn.Name, id)
 	}
+	if fn.MightSleep && e.cur.ActivePreemptLocks > 0 {
+		return e.reject(e.insnIdx, "sleepable helper %s#%d in non-preemptible region", fn.Name, id)
+	}
 	if fn.Callback {
 		return e.checkCallbackHelperCall(fn)
 	}
@@ -997,7 +1000,7 @@ func (e *env) lookupAcquires(id int32, meta *callMeta) bool {
 // checkResourceLeak is check_resource_leak for an instruction (what)
 // that leaves the program, or may leave it without returning to this
 // frame. With checkLock, no spin lock, RCU read section or preempt-disabled
-// section may be open. References are checked in the main program only (a
+// section (preempt.go) may be open. References are checked in the main program only (a
 // subprogram's caller may still release them), except at an exceptional
 // exit, which never returns to the callers; the kernel checks in that
 // order.
@@ -1013,6 +1016,9 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 	}
 	if checkLock && st.ActiveRCU {
 		return e.reject(e.insnIdx, "%s cannot be used inside bpf_rcu_read_lock-ed region", what)
+	}
+	if checkLock && st.ActivePreemptLocks > 0 {
+		return e.reject(e.insnIdx, "%s cannot be used inside bpf_preempt_disable-ed region", what)
 	}
 	return nil
 }

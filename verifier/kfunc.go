@@ -170,6 +170,8 @@ var kfuncTable = map[string]kfuncDef{
 	// strings, in the common set.
 	kfuncRCUReadLock:              {0, hookCommon},
 	kfuncRCUReadUnlock:            {0, hookCommon},
+	kfuncPreemptDisable:           {0, hookCommon},
+	kfuncPreemptEnable:            {0, hookCommon},
 	"bpf_copy_from_user_str":      {kfSleepable, hookCommon},
 	"bpf_copy_from_user_task_str": {kfSleepable, hookCommon},
 	// BPF exceptions (exception.go), in the generic set.
@@ -340,6 +342,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 		return err
 	}
 	if err := e.updateRCULock(info.name, def.flags&kfSleepable != 0); err != nil {
+		return err
+	}
+	if err := e.updatePreemptLock(info.name, def.flags&kfSleepable != 0); err != nil {
 		return err
 	}
 	if def.flags&kfRCUProtected != 0 && !e.inRCU() {

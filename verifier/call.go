@@ -449,7 +449,11 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 	}
 	isMemArg := func() bool {
 		switch reg.Type {
-		case states.PtrToStack, states.PtrToMapValue, states.PtrToMapKey, states.PtrToMem, states.PtrToBuf:
+		case states.PtrToMem:
+			// No memory kind the kernel lists is untrusted
+			// (check_reg_type keeps PTR_UNTRUSTED when it compares).
+			return (!reg.MaybeNull() || orNullMem) && reg.Flags&states.PtrUntrusted == 0
+		case states.PtrToStack, states.PtrToMapValue, states.PtrToMapKey, states.PtrToBuf:
 			return !reg.MaybeNull() || orNullMem
 		case states.PtrToPacket, states.PtrToPacketMeta:
 			return true

@@ -293,8 +293,8 @@ func (e *env) checkLdImm64() error {
 				// has none to offer.
 				return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
 			}
-			if msg := e.mapProgIncompatibility(e.maps[in.Imm]); msg != "" {
-				return &RejectError{Insn: i, Msg: msg}
+			if err := e.checkMapProgCompat(i, e.maps[in.Imm]); err != nil {
+				return err
 			}
 			if in.Src == insn.PseudoMapValue {
 				m := e.maps[in.Imm]
@@ -327,26 +327,32 @@ func isTracingProgType(t ebpf.ProgramType) bool {
 	return false
 }
 
-// mapProgIncompatibility is the part of check_map_prog_compatibility that
-// the load makes when the program first names a map: the reason this
-// program type may not use m, or "".
-func (e *env) mapProgIncompatibility(m *loader.Map) string {
+// checkMapProgCompat is the part of check_map_prog_compatibility that the
+// load makes when the program's insn i first names map m: whether this
+// program type may use it.
+func (e *env) checkMapProgCompat(i int, m *loader.Map) error {
 	rec := e.recordOf(m)
-	if rec.spinLockOff >= 0 {
-		if e.progType == ebpf.SocketFilter {
-			return "socket filter progs cannot use bpf_spin_lock yet"
-		}
-		if isTracingProgType(e.progType) {
-			return "tracing progs cannot use bpf_spin_lock yet"
-		}
+	msg := ""
+	switch {
+	case rec.spinLockOff >= 0 && e.progType == ebpf.SocketFilter:
+		msg = "socket filter progs cannot use bpf_spin_lock yet"
+	case rec.spinLockOff >= 0 && isTracingProgType(e.progType):
+		msg = "tracing progs cannot use bpf_spin_lock yet"
+	case rec.timerOff >= 0 && isTracingProgType(e.progType):
+		msg = "tracing progs cannot use bpf_timer yet"
 	}
-	if rec.timerOff >= 0 && isTracingProgType(e.progType) {
-		return "tracing progs cannot use bpf_timer yet"
+	if msg != "" && rec.unsupported != "" {
+		// The kernel may hold no record for the map at all (see
+		// graphRoots), and then no field to refuse.
+		return e.unsupported(i, "map %s: %s", m.Name, rec.unsupported)
 	}
-	if isSleepable(e) && !sleepableMapTypes[m.Type] {
-		return "Sleepable programs can only use array, hash, ringbuf and local storage maps"
+	if msg == "" && isSleepable(e) && !sleepableMapTypes[m.Type] {
+		msg = "Sleepable programs can only use array, hash, ringbuf and local storage maps"
 	}
-	return ""
+	if msg != "" {
+		return &RejectError{Insn: i, Msg: msg}
+	}
+	return nil
 }
 
 // initialState builds the state at the entry of the main program.

@@ -567,6 +567,13 @@ func isProgCtxType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
 	if !ok || name == "" {
 		return false
 	}
+	if pt == ebpf.Kprobe && name == kprobeCtxTypedef {
+		// The kernel compares the name with the context's declared type
+		// first, the typedef, then with the struct it resolves to: a
+		// struct named like the typedef passes (a workaround older
+		// programs use).
+		return true
+	}
 	return name == want || ctxProjections[want] == name
 }
 

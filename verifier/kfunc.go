@@ -38,6 +38,10 @@ const (
 	kfIterNew                             // open-coded iterator constructor
 	kfIterNext                            // open-coded iterator step
 	kfIterDestroy                         // open-coded iterator destructor
+	// kfIterProgOnly is not a KF_* flag but the filter of the kfunc's
+	// registration (tracing_iter_filter): only BPF iterator programs may
+	// call it.
+	kfIterProgOnly
 )
 
 // kfuncHooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
@@ -194,6 +198,11 @@ var kfuncTable = map[string]kfuncDef{
 	kfuncPreemptEnable:            {0, hookCommon},
 	"bpf_copy_from_user_str":      {kfSleepable, hookCommon},
 	"bpf_copy_from_user_task_str": {kfSleepable, hookCommon},
+	// net/core/filter.c: the socket address of a cgroup sock_addr
+	// program (registered for its type, which shares the cgroup hook),
+	// and the socket an iterator visits.
+	"bpf_sock_addr_set_sun_path": {0, hookCgroupSKB},
+	"bpf_sock_destroy":           {kfIterProgOnly, hookTracing},
 	// BPF exceptions (exception.go), in the generic set.
 	kfuncThrow: {0, hooksGeneric},
 }
@@ -348,7 +357,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if !ok {
 		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
 	}
-	if !def.allowedIn(e.progType) {
+	if !def.allowedIn(e.progType) || def.flags&kfIterProgOnly != 0 && e.attach != ebpf.AttachTraceIter {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
 	if def.flags&kfDestructive != 0 {

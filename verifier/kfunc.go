@@ -203,6 +203,10 @@ var kfuncTable = map[string]kfuncDef{
 	// and the socket an iterator visits.
 	"bpf_sock_addr_set_sun_path": {0, hookCgroupSKB},
 	"bpf_sock_destroy":           {kfIterProgOnly, hookTracing},
+	// net/bpf/test_run.c, built into vmlinux: releases of the test
+	// objects whose kptrs maps may hold.
+	"bpf_kfunc_call_test_release": {kfRelease, hookTC | hookTracing | hookSyscall},
+	"bpf_kfunc_call_memb_release": {kfRelease, hookTC | hookTracing | hookSyscall},
 	// BPF exceptions (exception.go), in the generic set.
 	kfuncThrow: {0, hooksGeneric},
 }

@@ -131,41 +131,13 @@ func buildRecord(m *loader.Map) *mapRecord {
 		return r
 	}
 	r.hasBTF = true
-	type member struct {
-		typ btf.Type
-		off uint32
-	}
-	var top []member
-	switch v := btf.UnderlyingType(m.Spec.Value).(type) {
-	case *btf.Struct:
-		for _, mb := range v.Members {
-			if mb.BitfieldSize != 0 || mb.Offset%8 != 0 {
-				continue
-			}
-			top = append(top, member{mb.Type, uint32(mb.Offset.Bytes())})
-		}
-	case *btf.Datasec:
-		// A global data section's members are its variables: the
-		// fields are the variables' types (btf_find_datasec_var).
-		for _, vs := range v.Vars {
-			t := vs.Type
-			if v, ok := t.(*btf.Var); ok {
-				t = v.Type
-			}
-			top = append(top, member{t, vs.Offset})
-		}
-	default:
+	fields, ok := findFields(btf.UnderlyingType(m.Spec.Value), 0)
+	if !ok || len(fields) > btfFieldsMax {
+		// btf_parse_fields fails and map_check_btf keeps the map with
+		// no record at all: its value is plain memory.
 		return r
 	}
-	for _, mb := range top {
-		f := classifyField(mb.typ)
-		if f.kind == 0 {
-			if containsSpecial(mb.typ, 0) {
-				r.unsupported = "a special field nested in a struct or array of the map value"
-			}
-			continue
-		}
-		f.off = mb.off
+	for _, f := range fields {
 		r.fields = append(r.fields, f)
 		if graphRoots[f.name] {
 			// btf_parse_graph_root looks the node type named by the
@@ -214,6 +186,102 @@ func classifyField(t btf.Type) mapField {
 
 // maxFieldNesting bounds the walk of nested member types.
 const maxFieldNesting = 16
+
+// btfFieldsMax is BTF_FIELDS_MAX: the most special fields a record holds.
+const btfFieldsMax = 11
+
+// maxFieldResolveDepth is MAX_RESOLVE_DEPTH, how deep btf_find_field
+// follows arrays and nested structs.
+const maxFieldResolveDepth = 32
+
+// fieldMember is a member of a struct or union, or a variable of a
+// Datasec, as btf_find_field sees it.
+type fieldMember struct {
+	typ btf.Type
+	off uint32
+}
+
+// fieldMembers lists the members btf_find_field looks at in t: those of
+// a struct or union at a whole byte, or the variables of a Datasec
+// (btf_find_datasec_var), whose fields are the variables' types.
+func fieldMembers(t btf.Type) []fieldMember {
+	var out []fieldMember
+	switch v := t.(type) {
+	case *btf.Struct, *btf.Union:
+		members, _, _ := structMembers(v)
+		for _, mb := range members {
+			if mb.BitfieldSize == 0 && mb.Offset%8 == 0 {
+				out = append(out, fieldMember{mb.Type, uint32(mb.Offset.Bytes())})
+			}
+		}
+	case *btf.Datasec:
+		for _, vs := range v.Vars {
+			t := vs.Type
+			if v, ok := t.(*btf.Var); ok {
+				t = v.Type
+			}
+			out = append(out, fieldMember{t, vs.Offset})
+		}
+	}
+	return out
+}
+
+// findFields is btf_find_field over the members of t (a struct, union or
+// Datasec) at nesting level: every special field, with its offset in t.
+// Arrays are flattened and nested structs walked (btf_find_field_one,
+// btf_find_nested_struct), their fields repeated per element where the
+// kernel allows it (btf_repeat_fields: kptrs and graph roots only). ok is
+// false where the kernel's search fails: a repetition it refuses, or
+// nesting past MAX_RESOLVE_DEPTH.
+func findFields(t btf.Type, level int) (fields []mapField, ok bool) {
+	for _, mb := range fieldMembers(t) {
+		elem, nelems := flattenArray(skipModifiers(mb.typ))
+		if nelems == 0 {
+			continue
+		}
+		var found []mapField
+		stride := uint32(0)
+		if f := classifyField(elem); f.kind != 0 {
+			found, stride = []mapField{f}, f.size
+		} else if isStruct(skipModifiers(elem)) {
+			if level+1 >= maxFieldResolveDepth {
+				return nil, false
+			}
+			nested, ok := findFields(skipModifiers(elem), level+1)
+			if !ok {
+				return nil, false
+			}
+			found = nested
+			if size, err := btf.Sizeof(elem); err == nil {
+				stride = uint32(size)
+			}
+		}
+		if len(found) == 0 {
+			continue
+		}
+		if nelems > 1 && !repeatableFields(found) {
+			return nil, false
+		}
+		for i := 0; i < nelems; i++ {
+			for _, f := range found {
+				f.off += mb.off + uint32(i)*stride
+				fields = append(fields, f)
+			}
+		}
+	}
+	return fields, true
+}
+
+// repeatableFields reports whether btf_repeat_fields repeats every field
+// of fs over an array's elements: kptrs and graph roots only.
+func repeatableFields(fs []mapField) bool {
+	for _, f := range fs {
+		if f.kind != fieldKptr && !graphRoots[f.name] {
+			return false
+		}
+	}
+	return true
+}
 
 // containsSpecial reports whether a special field appears anywhere inside
 // t (a nested struct, union or array member).

@@ -60,10 +60,16 @@ func TestBuildRecord(t *testing.T) {
 		}}}}, got{HasBTF: true, Fields: []mapField{
 			{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4},
 		}, SpinLockOff: 8, TimerOff: -1}},
-		{"nested lock", value(btf.Member{Name: "in", Type: nested}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
-			Unsupported: "a special field nested in a struct or array of the map value"}},
-		{"lock array", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
-			Unsupported: "a special field nested in a struct or array of the map value"}},
+		{"nested lock", value(btf.Member{Name: "x", Type: u64}, btf.Member{Name: "in", Type: nested, Offset: 64}), got{HasBTF: true,
+			Fields:      []mapField{{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4}},
+			SpinLockOff: 8, TimerOff: -1}},
+		{"lock array: no record", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
+		{"kptr array in a nested struct", value(btf.Member{Name: "in", Type: &btf.Struct{Name: "holder", Size: 16, Members: []btf.Member{
+			{Name: "ps", Type: &btf.Array{Type: kptr, Nelems: 2}},
+		}}}), got{HasBTF: true, Fields: []mapField{
+			{kind: fieldKptr, name: "kptr", off: 0, size: 8, kptr: &kptrField{kind: kptrRef, local: progLocal}},
+			{kind: fieldKptr, name: "kptr", off: 8, size: 8, kptr: &kptrField{kind: kptrRef, local: progLocal}},
+		}, SpinLockOff: -1, TimerOff: -1}},
 		{"two locks", value(btf.Member{Name: "a", Type: lock}, btf.Member{Name: "b", Type: lock, Offset: 32}), got{HasBTF: true,
 			Fields: []mapField{
 				{kind: fieldSpinLock, name: "bpf_spin_lock", off: 0, size: 4},

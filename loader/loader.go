@@ -252,8 +252,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	patched, renamed := info.renameDuplicateFuncs(patched)
 	warnings = append(warnings, renamed...)
 	patched = info.untypeKsyms(patched)
-	patched, bss := info.renameBSSSections(patched)
-	warnings = append(warnings, bss...)
+	patched, bss := info.renameNamedBSS(patched)
 	exposed := false
 	if textPrograms && info.textOnly() {
 		patched, exposed = info.exposeTextPrograms(patched)
@@ -262,6 +261,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	restoreNamedBSS(spec, bss)
 	if exposed {
 		warnings = append(warnings, info.restoreTextPrograms(spec))
 	}

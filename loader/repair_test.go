@@ -140,8 +140,9 @@ func TestDuplicateStaticFuncs(t *testing.T) {
 
 // TestBSSSections opens an object with globals in a ".bss.G" section,
 // which cilium/ebpf alone refuses: the section is a zero-filled data map
-// of its own named ".dataG", its BTF data section describing the lock
-// and the counter, and the programs load through it.
+// of its own named ".bss.G" as libbpf names it, its BTF data section
+// describing the lock and the counter, and the programs load through it,
+// without a warning (libbpf reads such sections as they are).
 func TestBSSSections(t *testing.T) {
 	obj, err := Open(filepath.Join(progsDir, "gr_global.o"), Options{})
 	if err != nil {
@@ -164,7 +165,7 @@ func TestBSSSections(t *testing.T) {
 		}
 		got = append(got, s)
 	}
-	want := []section{{Name: ".dataG", ValueSize: 16, Vars: []string{"gr_glock", "gr_counter"}}}
+	want := []section{{Name: ".bss.G", ValueSize: 16, Vars: []string{"gr_glock", "gr_counter"}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("data sections (-want +got):\n%s", diff)
 	}
@@ -173,8 +174,7 @@ func TestBSSSections(t *testing.T) {
 			t.Errorf("%s: %v", p.Name, p.Err)
 		}
 	}
-	wantWarning := "ELF: section .bss.G read as a data section named .dataG, as libbpf reads .bss.* sections"
-	if diff := cmp.Diff([]string{wantWarning}, obj.Warnings); diff != "" {
-		t.Errorf("warnings (-want +got):\n%s", diff)
+	if len(obj.Warnings) != 0 {
+		t.Errorf("warnings: %q", obj.Warnings)
 	}
 }

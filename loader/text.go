@@ -76,15 +76,7 @@ func (info *elfInfo) exposeTextPrograms(data []byte) (out []byte, ok bool) {
 		copy(out[pos:], textProgramsSection)
 		renamed = true
 	}
-	if b := info.parseRawBTF(out); b != nil {
-		strs := out[b.strOff : b.strOff+b.strLen]
-		name := append([]byte(textSection), 0)
-		for i := 0; i+len(name) <= len(strs); i++ {
-			if (i == 0 || strs[i-1] == 0) && bytes.Equal(strs[i:i+len(name)], name) {
-				copy(strs[i:], textProgramsSection)
-			}
-		}
-	}
+	info.renameBTFString(out, textSection, textProgramsSection)
 	return out, renamed
 }
 

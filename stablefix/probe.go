@@ -30,6 +30,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	Jmp32PtrNull:       fixed(jmp32PtrNullProbe),
 	IterFP0:            iterFP0Probe,
 	AtomicFetchPrecise: fixed(atomicFetchPreciseProbe),
+	ThrowLockCheck:     throwLockCheckProbe,
 }
 
 // fixed turns a probe that needs nothing into a builder; each caller gets
@@ -107,11 +108,7 @@ var jmp32PtrNullProbe = asm.Instructions{
 // destroys it through fp+0. kfuncs are called by their id in the kernel's
 // BTF, so the probe needs that BTF.
 func iterFP0Probe() (asm.Instructions, error) {
-	newID, err := kfuncID("bpf_iter_num_new")
-	if err != nil {
-		return nil, err
-	}
-	destroyID, err := kfuncID("bpf_iter_num_destroy")
+	ids, err := kfuncIDs("bpf_iter_num_new", "bpf_iter_num_destroy")
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +117,28 @@ func iterFP0Probe() (asm.Instructions, error) {
 		asm.Add.Imm(asm.R1, -8),
 		asm.Mov.Imm(asm.R2, 0),
 		asm.Mov.Imm(asm.R3, 10),
-		kfuncCall(newID),
+		kfuncCall(ids[0]),
 		asm.Mov.Reg(asm.R1, asm.RFP),
-		kfuncCall(destroyID),
+		kfuncCall(ids[1]),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}, nil
+}
+
+// throwLockCheckProbe throws from a subprogram inside an RCU read section
+// it opened.
+func throwLockCheckProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_rcu_read_lock", "bpf_throw")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Call.Label("throwing"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		kfuncCall(ids[0]).WithSymbol("throwing"),
+		asm.Mov.Imm(asm.R1, 0),
+		kfuncCall(ids[1]),
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	}, nil
@@ -137,17 +153,23 @@ func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {
 	}
 }
 
-// kfuncID is the id of kfunc name in the running kernel's BTF.
-func kfuncID(name string) (btf.TypeID, error) {
+// kfuncIDs are the ids of the named kfuncs in the running kernel's BTF.
+func kfuncIDs(names ...string) ([]btf.TypeID, error) {
 	spec, err := btf.LoadKernelSpec()
 	if err != nil {
-		return 0, fmt.Errorf("kernel BTF: %w", err)
+		return nil, fmt.Errorf("kernel BTF: %w", err)
 	}
-	var fn *btf.Func
-	if err := spec.TypeByName(name, &fn); err != nil {
-		return 0, fmt.Errorf("kfunc %s: %w", name, err)
+	ids := make([]btf.TypeID, len(names))
+	for i, name := range names {
+		var fn *btf.Func
+		if err := spec.TypeByName(name, &fn); err != nil {
+			return nil, fmt.Errorf("kfunc %s: %w", name, err)
+		}
+		if ids[i], err = spec.TypeID(fn); err != nil {
+			return nil, fmt.Errorf("kfunc %s: %w", name, err)
+		}
 	}
-	return spec.TypeID(fn)
+	return ids, nil
 }
 
 // kfuncCall calls the kernel function with BTF id id (BPF_PSEUDO_KFUNC_CALL

@@ -48,6 +48,14 @@ const (
 	// older write to it, so the slot is not precise and a state with a
 	// different value there can be pruned: an unsafe program accepted.
 	AtomicFetchPrecise
+	// ThrowLockCheck: bpf_throw in a subprogram checks the RCU, IRQ and
+	// preempt sections still open, as an exit from the main program
+	// does, and says "bpf_throw" in its leak messages ("bpf: Fix
+	// exception exit lock checking for subprogs"). Without the fix an
+	// exceptional exit from a subprogram inside bpf_rcu_read_lock (or
+	// bpf_preempt_disable) is accepted, and the messages of a throw name
+	// "BPF_EXIT instruction in main prog".
+	ThrowLockCheck
 	numFixes
 )
 
@@ -57,6 +65,7 @@ var names = [numFixes]string{
 	Jmp32PtrNull:       "jmp32-ptr-null",
 	IterFP0:            "iter-fp0",
 	AtomicFetchPrecise: "atomic-fetch-precise",
+	ThrowLockCheck:     "throw-lock-check",
 }
 
 // String returns the fix's name.

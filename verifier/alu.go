@@ -362,6 +362,11 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 	if ptr.MaybeNull() {
 		return e.reject(e.insnIdx, "R%d pointer arithmetic on %s prohibited, null-check it first", dstNo, regTypeStr(ptr))
 	}
+	if isRdonlyUntrustedMem(ptr) {
+		// Loads through untrusted memory are probe reads: the kernel
+		// tracks no offset and leaves the destination as it was.
+		return nil
+	}
 	known := off.Var.IsConst()
 	smin, smax, umin, umax := off.SMin, off.SMax, off.UMin, off.UMax
 	switch ptr.Type {

@@ -146,9 +146,10 @@ func structMembers(t btf.Type) ([]btf.Member, uint32, string) {
 type walkKind uint8
 
 const (
-	walkScalar walkKind = iota // plain data: the load yields a scalar
-	walkPtr                    // a pointer to a struct: a new BTF pointer
-	walkStruct                 // a nested struct starting at the offset (btfNestedStruct only)
+	walkScalar       walkKind = iota // plain data: the load yields a scalar
+	walkPtr                          // a pointer to a struct: a new BTF pointer
+	walkStruct                       // a nested struct starting at the offset (btfNestedStruct only)
+	walkPtrUntrusted                 // a pointer to anything but a struct: untrusted read-only memory
 )
 
 // walkResult is the outcome of btfStructWalk.
@@ -176,7 +177,7 @@ var errWalkUnsupported = errors.New("struct layout not modelled")
 // Reads that start in a hole, or straddle into a member from the bytes
 // before it, find no field. Crossing a union of several members makes the
 // walk untrusted, as in the kernel: scalar reads there skip the end-of-member
-// check, and pointers found there are not modelled.
+// check, and pointers found there are untrusted.
 func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 	return structWalk(t, off, size, walkOpts{})
 }
@@ -294,11 +295,6 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 				if msize != size || off != moff {
 					return walkResult{}, fmt.Sprintf("cannot access ptr member %s with moff %d in struct %s with off %d size %d", logTypeName(m.Name), moff, tname, off, size), nil
 				}
-				if untrusted {
-					// Pointers read through a union are untrusted:
-					// not modelled.
-					return walkResult{}, "", errWalkUnsupported
-				}
 				if opts.local {
 					if !isStruct(skipModifiers(p.Target)) {
 						// Newer kernels read pointers to anything
@@ -318,12 +314,14 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 						fl = states.MemRCU
 					}
 				}
+				if untrusted {
+					// Walking a union of several members yields
+					// untrusted pointers (btf_struct_walk).
+					fl |= states.PtrUntrusted
+				}
 				target := skipModifiers(p.Target)
 				if !isStruct(target) {
-					// Pointers to anything but a struct are not
-					// modelled (newer kernels make them untrusted
-					// read-only memory).
-					return walkResult{}, "", errWalkUnsupported
+					return walkResult{kind: walkPtrUntrusted}, "", nil
 				}
 				id := btfTypeID(target)
 				if id == 0 {
@@ -497,8 +495,15 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	if dst == nil {
 		return nil
 	}
-	if res.kind == walkScalar {
+	switch res.kind {
+	case walkScalar:
 		e.markUnknown(dst)
+		return nil
+	case walkPtrUntrusted:
+		// btf_struct_access's PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED,
+		// of size 0 (mark_btf_ld_reg).
+		dst.MarkPtr(states.PtrToMem, states.MemRdonly|states.PtrUntrusted)
+		dst.Range = 0
 		return nil
 	}
 	dst.MarkPtr(states.PtrToBTFID, e.walkedPtrFlags(reg, res))

@@ -77,6 +77,9 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}
 	allowed, known := helperAllowed(e.progType, e.attach, id)
+	if !allowed && e.progType == ebpf.Tracing && e.attach == ebpf.AttachTraceIter {
+		allowed = iterTargetHelpers(e.lp.AttachTo).has(id)
+	}
 	if !known {
 		return e.unsupported(e.insnIdx, "helper %s#%d in a %s program", fn.Name, id, e.progType)
 	}
@@ -97,6 +100,9 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	}
 	if fn.MightSleep && e.cur.ActiveRCU {
 		return e.reject(e.insnIdx, "sleepable helper %s#%d in rcu_read_lock region", fn.Name, id)
+	}
+	if fn.MightSleep && e.cur.ActivePreemptLocks > 0 {
+		return e.reject(e.insnIdx, "sleepable helper %s#%d in non-preemptible region", fn.Name, id)
 	}
 	if fn.Callback {
 		return e.checkCallbackHelperCall(fn)
@@ -146,7 +152,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		}
 	}
 	if id == fnTailCall {
-		if err := e.checkResourceLeak("tail_call"); err != nil {
+		if err := e.checkResourceLeak(false, true, "tail_call"); err != nil {
 			return err
 		}
 	}
@@ -954,17 +960,8 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 // or the program's return code check.
 func (e *env) processExit() (bool, error) {
 	st := e.cur
-	if st.CurFrame == 0 {
-		if st.ActiveLocks > 0 {
-			return false, e.reject(e.insnIdx, "BPF_EXIT instruction in main prog cannot be used inside bpf_spin_lock-ed region")
-		}
-		if refs := e.ptrRefs(); len(refs) > 0 {
-			r := refs[0]
-			return false, e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d\nBPF_EXIT instruction in main prog would lead to reference leak", r.ID, r.InsnIdx)
-		}
-		if err := e.checkRCULeak("BPF_EXIT instruction in main prog"); err != nil {
-			return false, err
-		}
+	if err := e.checkResourceLeak(false, st.CurFrame == 0, "BPF_EXIT instruction in main prog"); err != nil {
+		return false, err
 	}
 	if st.CurFrame > 0 {
 		// Leaving a function also recomputes stack liveness
@@ -989,48 +986,46 @@ func (e *env) processExit() (bool, error) {
 		e.log.printState = true
 		return false, nil
 	}
-	if st.Frames[0].InAsyncCallbackFn {
-		return true, e.checkAsyncReturn()
-	}
-	if e.subprog != 0 {
-		return true, e.checkGlobalReturn()
-	}
-	if err := e.checkReturnCode(); err != nil {
+	if err := e.checkExitValue(0); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
+// checkExitValue is check_return_code: the value in register regno (r0
+// at an exit, the cookie in r1 at bpf_throw) as the verification's entry
+// returns it: from an asynchronous callback, from a global subprogram
+// verified on its own, or from the program.
+func (e *env) checkExitValue(regno int) error {
+	if e.cur.Frames[0].InAsyncCallbackFn {
+		return e.checkAsyncReturn(regno)
+	}
+	if e.subprog != 0 {
+		return e.checkGlobalReturn(regno)
+	}
+	return e.checkReturnCode(regno)
+}
+
 // checkReturnCode is check_return_code for the main program.
-func (e *env) checkReturnCode() error {
-	if done, err := e.checkBTFReturnCode(); done {
+func (e *env) checkReturnCode(regno int) error {
+	if done, err := e.checkBTFReturnCode(regno); done {
 		return err
 	}
-	if err := e.checkRegRead(0); err != nil {
+	if err := e.checkRegRead(uint8(regno)); err != nil {
 		return err
 	}
 	lo, hi, ok := retRange(e.progType, e.attach)
 	if !ok {
 		return nil
 	}
-	r0 := &e.regs()[0]
-	if r0.Type != states.ScalarValue {
-		return e.reject(e.insnIdx, "At program exit the register R0 is not a known value (%s)", regTypeStr(r0))
-	}
-	if err := e.markChainPrecision(0); err != nil {
-		return err
-	}
-	if lo <= r0.SMin && r0.SMax <= hi {
-		return nil
-	}
-	return e.rejectOutOfRange("At program exit", r0, lo, hi)
+	return e.enforceReturnRange(regno, retvalRange{min: lo, max: hi, ok: true}, false, "")
 }
 
-// rejectOutOfRange is the kernel's verbose_invalid_scalar: R0 left a
-// function (ctx says which kind of exit) outside the range [lo, hi] it
-// must be in.
-func (e *env) rejectOutOfRange(ctx string, r0 *states.Reg, lo, hi int64) error {
-	msg := ctx + " the register R0 has"
+// rejectOutOfRange is the kernel's verbose_invalid_scalar: register regno
+// left a function (ctx says which kind of exit) outside the range [lo, hi]
+// it must be in.
+func (e *env) rejectOutOfRange(ctx string, regno int, r0 *states.Reg, lo, hi int64) error {
+	msg := ctx + sprintf(" the register R%d has", regno)
 	unknown := true
 	if r0.SMin > minInt64 {
 		msg += sprintf(" smin=%d", r0.SMin)
@@ -1073,26 +1068,27 @@ func (e *env) lookupAcquires(id int32, meta *callMeta) bool {
 }
 
 // checkResourceLeak is check_resource_leak for an instruction (what)
-// that may leave the program without returning to this frame: in the main
-// program no reference may be held (a subprogram's caller may still
-// release it), and no spin lock may be held anywhere.
-func (e *env) checkResourceLeak(what string) error {
-	if e.cur.CurFrame == 0 {
+// that leaves the program, or may leave it without returning to this
+// frame. With checkLock, no spin lock, RCU read section or preempt-disabled
+// section (preempt.go) may be open. References are checked in the main program only (a
+// subprogram's caller may still release them), except at an exceptional
+// exit, which never returns to the callers; the kernel checks in that
+// order.
+func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) error {
+	st := e.cur
+	if checkLock && st.ActiveLocks > 0 {
+		return e.reject(e.insnIdx, "%s cannot be used inside bpf_spin_lock-ed region", what)
+	}
+	if exceptionExit || st.CurFrame == 0 {
 		if refs := e.ptrRefs(); len(refs) > 0 {
 			return e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d\n%s would lead to reference leak", refs[0].ID, refs[0].InsnIdx, what)
 		}
 	}
-	if e.cur.ActiveLocks > 0 {
-		return e.reject(e.insnIdx, "%s cannot be used inside bpf_spin_lock-ed region", what)
-	}
-	return e.checkRCULeak(what)
-}
-
-// checkRCULeak is the RCU part of check_resource_leak: no path may leave
-// the program (or tail call away) inside an RCU read section.
-func (e *env) checkRCULeak(what string) error {
-	if e.cur.ActiveRCU {
+	if checkLock && st.ActiveRCU {
 		return e.reject(e.insnIdx, "%s cannot be used inside bpf_rcu_read_lock-ed region", what)
+	}
+	if checkLock && st.ActivePreemptLocks > 0 {
+		return e.reject(e.insnIdx, "%s cannot be used inside bpf_preempt_disable-ed region", what)
 	}
 	return nil
 }

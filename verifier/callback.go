@@ -203,6 +203,7 @@ func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
 	e.log.markAllScratched()
 	setup(e, caller, callee)
 	callee.InCallbackFn = true
+	e.markCallbackSubprog(sp)
 	callee.CallbackRetMin, callee.CallbackRetMax = callbackRetMin, callbackRetMax
 	st.CurFrame++
 	st.Frames[st.CurFrame] = callee
@@ -227,7 +228,7 @@ func (e *env) returnFromCallback() error {
 	}
 	lo, hi := int64(callee.CallbackRetMin), int64(callee.CallbackRetMax)
 	if r0.SMin < lo || r0.SMax > hi {
-		return e.rejectOutOfRange("At callback return", r0, lo, hi)
+		return e.rejectOutOfRange("At callback return", 0, r0, lo, hi)
 	}
 	callSite := int(callee.CallSite)
 	if !e.cfg.CallsCallback(callSite) {

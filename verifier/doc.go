@@ -124,8 +124,10 @@
 // kernel's error-injection list cannot be read, load flags other than those
 // above, BPF_F_TEST_RND_HI32 and BPF_F_XDP_HAS_FRAGS, kfuncs outside its
 // table, struct_ops types other than tcp_congestion_ops, writes to LSM
-// contexts, moving objects of the program's own structs into kptrs,
-// uptrs, arena, list/rbtree kfuncs, ksyms of kernel modules, stores
-// through BTF pointers where a program type allows some) are rejected with an error wrapping ErrUnsupported whose message
+// contexts, moving objects of the program's own structs into kptrs
+// without a loader model, uptrs, arena, graph roots in map values without
+// a loader model, ksyms of kernel modules, exception callbacks (bpf_throw
+// itself is modelled: exception.go), stores through BTF pointers where a
+// program type allows some) are rejected with an error wrapping ErrUnsupported whose message
 // starts with "unsupported:". They are never accepted.
 package verifier

@@ -19,7 +19,8 @@ const (
 var einvalMessages = []string{
 	"At callback return the register", "At program exit the register", "At subprogram exit the register",
 	"At async callback return the register",
-	"BPF_EXIT instruction in main prog would lead to reference leak", "BPF_LD_[ABS|IND] would lead to reference leak",
+	"*would lead to reference leak", "*cannot be called from callback subprog", "unmatched attempt to enable preemption",
+	"*must have global linkage",
 	"Caller passes invalid args into func#", "Dynptr has to be an uninitialized dynptr", "Expected an initialized dynptr as arg #",
 	"*is not a scalar", "*must be a rcu pointer", "*must be a known constant", "*must be referenced or trusted",
 	"Unknown type ID", "*expected pointer to ctx, but got", "*expected pointer to stack or const struct bpf_dynptr",
@@ -87,6 +88,11 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.ENOENT
 	case strings.HasPrefix(msg, "Helper has invalid btf/btf_id"):
 		return syscall.EFAULT
+	case strings.HasPrefix(msg, "exception callback") && strings.HasSuffix(msg, "could not be found in BTF"):
+		// bpf_find_exception_callback_insn_off passes the BTF lookup's error on.
+		return syscall.ENOENT
+	case strings.HasPrefix(msg, "multiple exception callback tags"):
+		return syscall.EEXIST
 	}
 	for _, m := range einvalMessages {
 		if piece, ok := strings.CutPrefix(m, "*"); ok && strings.Contains(msg, piece) || strings.HasPrefix(msg, m) {

@@ -71,6 +71,9 @@ func (e *env) step() (exit bool, err error) {
 			if err != nil {
 				return false, err
 			}
+			if in.Src == insn.PseudoKfuncCall && isThrowCall(in) {
+				return e.processThrow()
+			}
 			// Whatever the call, r0 shows in the log after it
 			// (do_check_insn).
 			e.log.markRegScratched(0)
@@ -170,7 +173,7 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 		return err
 	}
 	// The load may end the program at run time: nothing may be held.
-	if err := e.checkResourceLeak("BPF_LD_[ABS|IND]"); err != nil {
+	if err := e.checkResourceLeak(false, true, "BPF_LD_[ABS|IND]"); err != nil {
 		return err
 	}
 	if regs[6].Type != states.PtrToCtx {

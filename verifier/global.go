@@ -567,6 +567,13 @@ func isProgCtxType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
 	if !ok || name == "" {
 		return false
 	}
+	if pt == ebpf.Kprobe && name == kprobeCtxTypedef {
+		// The kernel compares the name with the context's declared type
+		// first, the typedef, then with the struct it resolves to: a
+		// struct named like the typedef passes (a workaround older
+		// programs use).
+		return true
+	}
 	return name == want || ctxProjections[want] == name
 }
 
@@ -771,14 +778,15 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 }
 
 // checkGlobalReturn is check_return_code at the exit of a global
-// subprogram verified on its own: r0 must be a readable scalar.
-func (e *env) checkGlobalReturn() error {
-	if err := e.checkRegRead(0); err != nil {
+// subprogram verified on its own: register regno (r0) must be a readable
+// scalar.
+func (e *env) checkGlobalReturn(regno int) error {
+	if err := e.checkRegRead(uint8(regno)); err != nil {
 		return err
 	}
-	r0 := &e.regs()[0]
-	if r0.Type != states.ScalarValue {
-		return e.reject(e.insnIdx, "At subprogram exit the register R0 is not a scalar value (%s)", regTypeStr(r0))
+	reg := &e.regs()[regno]
+	if reg.Type != states.ScalarValue {
+		return e.reject(e.insnIdx, "At subprogram exit the register R%d is not a scalar value (%s)", regno, regTypeStr(reg))
 	}
 	return nil
 }

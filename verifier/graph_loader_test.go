@@ -43,7 +43,7 @@ func TestGraphLoaderModels(t *testing.T) {
 			"gr_map_kptr_rcu_acquire": "",
 		}},
 		{verifier.MapBTFKeyValue, map[string]string{
-			"gr_map_global_push":      "map '.dataA' has no valid bpf_spin_lock",
+			"gr_map_global_push":      "map '.bss.A' has no valid bpf_spin_lock",
 			"gr_map_struct_push":      unsupported,
 			"gr_map_kptr_push":        "operation on bpf_list_head expects arg#1 bpf_list_node at offset=8 in struct gr_mnode, but arg is at offset=8 in struct gr_mnode",
 			"gr_map_kptr_stash":       "invalid kptr access, R2 type=ptr_gr_mnode expected=ptr_gr_mnode",

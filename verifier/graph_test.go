@@ -31,8 +31,8 @@ func TestMapGraphRoots(t *testing.T) {
 			{Type: &btf.Var{Name: "glock", Type: lock}, Offset: 0, Size: 4},
 			{Type: &btf.Var{Name: "ghead", Type: head, Tags: contains}, Offset: 8, Size: 16},
 		}, extra...)
-		return &loader.Map{Name: ".dataA", Type: ebpf.Array, ValueSize: 64,
-			Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".dataA", Size: 64, Vars: vars}}}
+		return &loader.Map{Name: ".bss.A", Type: ebpf.Array, ValueSize: 64,
+			Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".bss.A", Size: 64, Vars: vars}}}
 	}
 	structValue := &loader.Map{Name: "m", Type: ebpf.Array, ValueSize: 24, Spec: &ebpf.MapSpec{Value: &btf.Struct{Name: "v", Size: 24,
 		Members: []btf.Member{{Name: "lock", Type: lock}, {Name: "head", Type: head, Offset: 64, Tags: contains}}}}}

@@ -192,6 +192,18 @@ func tracingAttachHelpers(at ebpf.AttachType) helperSet {
 	return helperSet{}
 }
 
+// iterTargetHelpers are the helpers an iterator's target adds for its
+// programs (bpf_iter_get_func_proto asks the target's get_func_proto):
+// the tcp and unix socket iterators may set and read options of the socket
+// they visit.
+func iterTargetHelpers(target string) helperSet {
+	switch target {
+	case "tcp", "unix":
+		return newHelperSet(asm.FnSetsockopt, asm.FnGetsockopt)
+	}
+	return helperSet{}
+}
+
 // The helper sets. Each per-type set lists what the type adds to
 // helpersCommon (and to the parent set its comment names).
 var (

@@ -309,6 +309,13 @@ var (
 	}
 )
 
+// The socket option helpers on a BTF socket (bpf_sk_setsockopt_proto,
+// bpf_sk_getsockopt_proto).
+var (
+	skSetsockoptProto = HelperProto{Name: "bpf_setsockopt", ID: 49, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToMem, ArgConstSize}}
+	skGetsockoptProto = HelperProto{Name: "bpf_getsockopt", ID: 57, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToUninitMem, ArgConstSize}}
+)
+
 // helperVariants lists, per helper id, the prototypes program types use
 // instead of the helperTable entry (the kernel's per-type *_func_proto
 // returning a different bpf_func_proto for the same id).
@@ -329,23 +336,30 @@ var helperVariants = map[int32][]helperVariant{
 	int32(asm.FnGetSocketCookie): {{types: append([]ebpf.ProgramType{ebpf.SkReuseport, ebpf.Syscall}, typesTracingLike...),
 		proto: HelperProto{Name: "bpf_get_socket_cookie", ID: 46, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommonOrNull}}}},
 	// bpf_sk_setsockopt_proto and bpf_sk_getsockopt_proto: cgroup
-	// setsockopt hooks change the socket itself (ctx->sk), not the context.
-	int32(asm.FnSetsockopt): {{types: []ebpf.ProgramType{ebpf.CGroupSockopt, ebpf.StructOps},
-		proto: HelperProto{Name: "bpf_setsockopt", ID: 49, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToMem, ArgConstSize}}}},
-	int32(asm.FnGetsockopt): {{types: []ebpf.ProgramType{ebpf.CGroupSockopt, ebpf.StructOps},
-		proto: HelperProto{Name: "bpf_getsockopt", ID: 57, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToUninitMem, ArgConstSize}}}},
+	// setsockopt hooks change the socket itself (ctx->sk), not the
+	// context; so do the socket iterators that may call them
+	// (iterTargetHelpers).
+	int32(asm.FnSetsockopt): {
+		{types: []ebpf.ProgramType{ebpf.CGroupSockopt, ebpf.StructOps}, proto: skSetsockoptProto},
+		{types: []ebpf.ProgramType{ebpf.Tracing}, attach: []ebpf.AttachType{ebpf.AttachTraceIter}, proto: skSetsockoptProto},
+	},
+	int32(asm.FnGetsockopt): {
+		{types: []ebpf.ProgramType{ebpf.CGroupSockopt, ebpf.StructOps}, proto: skGetsockoptProto},
+		{types: []ebpf.ProgramType{ebpf.Tracing}, attach: []ebpf.AttachType{ebpf.AttachTraceIter}, proto: skGetsockoptProto},
+	},
 	int32(asm.FnSkStorageGet): {
 		// bpf_sk_storage_get_cg_sock_proto: the context is the socket.
 		{types: []ebpf.ProgramType{ebpf.CGroupSock},
 			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToCtx, ArgPtrToMapValueOrNull, ArgAnything}}},
-		// bpf_sk_storage_get_tracing_proto: a BTF struct sock or NULL,
-		// from programs that do not trace the storage itself.
+		// bpf_sk_storage_get_tracing_proto: a BTF struct sock_common
+		// (or a struct that starts with one, such as struct sock) or
+		// NULL, from programs that do not trace the storage itself.
 		{types: []ebpf.ProgramType{ebpf.Tracing},
-			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "sock"}, Gate: GateSkStorageTracing}},
+			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}},
 	},
 	// bpf_sk_storage_delete_tracing_proto.
 	int32(asm.FnSkStorageDelete): {{types: []ebpf.ProgramType{ebpf.Tracing},
-		proto: HelperProto{Name: "bpf_sk_storage_delete", ID: 108, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "sock"}, Gate: GateSkStorageTracing}}},
+		proto: HelperProto{Name: "bpf_sk_storage_delete", ID: 108, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}}},
 	// bpf_sk_lookup_assign_proto: a full socket or NULL (to clear).
 	int32(asm.FnSkAssign): {{types: []ebpf.ProgramType{ebpf.SkLookup},
 		proto: HelperProto{Name: "bpf_sk_assign", ID: 124, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSocketOrNull, ArgAnything}}}},

@@ -144,7 +144,7 @@ func TestHelperProtoFor(t *testing.T) {
 			argsOf{Args: [5]ArgType{ArgConstMapPtr, ArgPtrToCtx, ArgPtrToMapValueOrNull, ArgAnything}}},
 		{"sk_storage_get in tracing", ebpf.Tracing, ebpf.AttachTraceRawTp, asm.FnSkStorageGet,
 			argsOf{Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything},
-				ArgBTFName: [5]string{"", "sock"}, Gate: GateSkStorageTracing}},
+				ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}},
 		{"sk_assign in tc", ebpf.SchedCLS, 0, asm.FnSkAssign,
 			argsOf{Args: [5]ArgType{ArgPtrToCtx, ArgPtrToBTFIDSockCommon, ArgAnything}}},
 		{"sk_assign in sk_lookup", ebpf.SkLookup, ebpf.AttachSkLookup, asm.FnSkAssign,

@@ -38,6 +38,10 @@ const (
 	kfIterNew                             // open-coded iterator constructor
 	kfIterNext                            // open-coded iterator step
 	kfIterDestroy                         // open-coded iterator destructor
+	// kfIterProgOnly is not a KF_* flag but the filter of the kfunc's
+	// registration (tracing_iter_filter): only BPF iterator programs may
+	// call it.
+	kfIterProgOnly
 )
 
 // kfuncHooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
@@ -101,12 +105,32 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_task_from_vpid":    {kfAcquire | kfRetNull, hooksGeneric},
 	"bpf_cgroup_ancestor":   {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
 	// kernel/bpf/cpumask.c.
-	"bpf_cpumask_create":   {kfAcquire | kfRetNull, hooksCpumask},
-	"bpf_cpumask_acquire":  {kfAcquire, hooksCpumask},
-	"bpf_cpumask_release":  {kfRelease, hooksCpumask},
-	"bpf_cpumask_first":    {kfRCU, hooksCpumask},
-	"bpf_cpumask_test_cpu": {kfRCU, hooksCpumask},
-	"bpf_cpumask_set_cpu":  {kfRCU, hooksCpumask},
+	"bpf_cpumask_create":             {kfAcquire | kfRetNull, hooksCpumask},
+	"bpf_cpumask_acquire":            {kfAcquire, hooksCpumask},
+	"bpf_cpumask_release":            {kfRelease, hooksCpumask},
+	"bpf_cpumask_first":              {kfRCU, hooksCpumask},
+	"bpf_cpumask_first_zero":         {kfRCU, hooksCpumask},
+	"bpf_cpumask_first_and":          {kfRCU, hooksCpumask},
+	"bpf_cpumask_set_cpu":            {kfRCU, hooksCpumask},
+	"bpf_cpumask_clear_cpu":          {kfRCU, hooksCpumask},
+	"bpf_cpumask_test_cpu":           {kfRCU, hooksCpumask},
+	"bpf_cpumask_test_and_set_cpu":   {kfRCU, hooksCpumask},
+	"bpf_cpumask_test_and_clear_cpu": {kfRCU, hooksCpumask},
+	"bpf_cpumask_setall":             {kfRCU, hooksCpumask},
+	"bpf_cpumask_clear":              {kfRCU, hooksCpumask},
+	"bpf_cpumask_and":                {kfRCU, hooksCpumask},
+	"bpf_cpumask_or":                 {kfRCU, hooksCpumask},
+	"bpf_cpumask_xor":                {kfRCU, hooksCpumask},
+	"bpf_cpumask_equal":              {kfRCU, hooksCpumask},
+	"bpf_cpumask_intersects":         {kfRCU, hooksCpumask},
+	"bpf_cpumask_subset":             {kfRCU, hooksCpumask},
+	"bpf_cpumask_empty":              {kfRCU, hooksCpumask},
+	"bpf_cpumask_full":               {kfRCU, hooksCpumask},
+	"bpf_cpumask_copy":               {kfRCU, hooksCpumask},
+	"bpf_cpumask_any_distribute":     {kfRCU, hooksCpumask},
+	"bpf_cpumask_any_and_distribute": {kfRCU, hooksCpumask},
+	"bpf_cpumask_weight":             {kfRCU, hooksCpumask},
+	"bpf_cpumask_populate":           {kfRCU, hooksCpumask},
 	// net/netfilter/nf_conntrack_bpf.c.
 	"bpf_xdp_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
 	"bpf_skb_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
@@ -186,8 +210,21 @@ var kfuncTable = map[string]kfuncDef{
 	// strings, in the common set.
 	kfuncRCUReadLock:              {0, hookCommon},
 	kfuncRCUReadUnlock:            {0, hookCommon},
+	kfuncPreemptDisable:           {0, hookCommon},
+	kfuncPreemptEnable:            {0, hookCommon},
 	"bpf_copy_from_user_str":      {kfSleepable, hookCommon},
 	"bpf_copy_from_user_task_str": {kfSleepable, hookCommon},
+	// net/core/filter.c: the socket address of a cgroup sock_addr
+	// program (registered for its type, which shares the cgroup hook),
+	// and the socket an iterator visits.
+	"bpf_sock_addr_set_sun_path": {0, hookCgroupSKB},
+	"bpf_sock_destroy":           {kfIterProgOnly, hookTracing},
+	// net/bpf/test_run.c, built into vmlinux: releases of the test
+	// objects whose kptrs maps may hold.
+	"bpf_kfunc_call_test_release": {kfRelease, hookTC | hookTracing | hookSyscall},
+	"bpf_kfunc_call_memb_release": {kfRelease, hookTC | hookTracing | hookSyscall},
+	// BPF exceptions (exception.go), in the generic set.
+	kfuncThrow: {0, hooksGeneric},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
@@ -361,7 +398,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if !ok {
 		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
 	}
-	if !def.allowedIn(e.progType) {
+	if !def.allowedIn(e.progType) || def.flags&kfIterProgOnly != 0 && e.attach != ebpf.AttachTraceIter {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
 	if def.flags&kfDestructive != 0 {
@@ -377,6 +414,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if err := e.updateRCULock(info.name, def.flags&kfSleepable != 0); err != nil {
 		return err
 	}
+	if err := e.updatePreemptLock(info.name, def.flags&kfSleepable != 0); err != nil {
+		return err
+	}
 	if def.flags&kfRCUProtected != 0 && !e.inRCU() {
 		return e.reject(e.insnIdx, "kernel func %s requires RCU critical section protection", info.name)
 	}
@@ -388,6 +428,13 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	}
 	if err := e.graphCallEffects(info, &meta); err != nil {
 		return err
+	}
+	if info.name == kfuncThrow {
+		// Without an exception callback (checkExceptionCallback
+		// leaves none) the cookie is what the program returns.
+		if err := e.checkExitValue(1); err != nil {
+			return err
+		}
 	}
 	for r := 0; r <= maxKfuncArgs; r++ {
 		regs[r].MarkNotInit()

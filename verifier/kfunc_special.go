@@ -13,19 +13,32 @@ import (
 
 // kernCtxStruct is the kernel struct behind each program type's context
 // (the kern_ctx_type column of the kernel's bpf_types.h), for the program
-// types whose bpf_cast_to_kern_ctx result vercheck models.
+// types whose kernel context is a struct. The others' (u64 arrays, void)
+// bpf_cast_to_kern_ctx results are not modelled.
 var kernCtxStruct = map[ebpf.ProgramType]string{
-	ebpf.SocketFilter: "sk_buff",
-	ebpf.SchedCLS:     "sk_buff",
-	ebpf.SchedACT:     "sk_buff",
-	ebpf.CGroupSKB:    "sk_buff",
-	ebpf.LWTIn:        "sk_buff",
-	ebpf.LWTOut:       "sk_buff",
-	ebpf.LWTXmit:      "sk_buff",
-	ebpf.LWTSeg6Local: "sk_buff",
-	ebpf.SkSKB:        "sk_buff",
-	ebpf.XDP:          "xdp_buff",
-	ebpf.CGroupSock:   "sock",
+	ebpf.SocketFilter:   "sk_buff",
+	ebpf.SchedCLS:       "sk_buff",
+	ebpf.SchedACT:       "sk_buff",
+	ebpf.CGroupSKB:      "sk_buff",
+	ebpf.LWTIn:          "sk_buff",
+	ebpf.LWTOut:         "sk_buff",
+	ebpf.LWTXmit:        "sk_buff",
+	ebpf.LWTSeg6Local:   "sk_buff",
+	ebpf.SkSKB:          "sk_buff",
+	ebpf.XDP:            "xdp_buff",
+	ebpf.CGroupSock:     "sock",
+	ebpf.CGroupSockAddr: "bpf_sock_addr_kern",
+	ebpf.SockOps:        "bpf_sock_ops_kern",
+	ebpf.SkMsg:          "sk_msg",
+	ebpf.FlowDissector:  "bpf_flow_dissector",
+	ebpf.Kprobe:         "pt_regs",
+	ebpf.PerfEvent:      "bpf_perf_event_data_kern",
+	ebpf.CGroupDevice:   "bpf_cgroup_dev_ctx",
+	ebpf.CGroupSysctl:   "bpf_sysctl_kern",
+	ebpf.CGroupSockopt:  "bpf_sockopt_kern",
+	ebpf.SkReuseport:    "sk_reuseport_kern",
+	ebpf.SkLookup:       "bpf_sk_lookup_kern",
+	ebpf.Netfilter:      "bpf_nf_ctx",
 }
 
 // kernCtxArg is the bpf_cast_to_kern_ctx part of the context argument

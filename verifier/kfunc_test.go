@@ -135,10 +135,10 @@ func TestKfuncCalls(t *testing.T) {
 			asm.Return(),
 		}}, progOutcome{"rejected", "cannot call kernel function from non-GPL compatible program"}},
 		{"kfunc not modelled", tpBTF(
-			kfuncCall(kfuncID(t, "bpf_preempt_disable")),
+			kfuncCall(kfuncID(t, "bpf_verify_pkcs7_signature")),
 			asm.Mov.Imm(asm.R0, 0),
 			asm.Return(),
-		), progOutcome{"unsupported", "unsupported: kfunc bpf_preempt_disable"}},
+		), progOutcome{"unsupported", "unsupported: kfunc bpf_verify_pkcs7_signature"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,8 +202,10 @@ func TestBTFStructWalk(t *testing.T) {
 	}}
 	type result struct {
 		Scalar bool
-		Msg    string
-		Err    bool
+		// UntrustedMem is a pointer to something other than a struct.
+		UntrustedMem bool
+		Msg          string
+		Err          bool
 	}
 	tests := []struct {
 		name      string
@@ -218,12 +220,13 @@ func TestBTFStructWalk(t *testing.T) {
 		{"past the struct", 36, 8, result{Msg: "access beyond struct outer at off 36 size 8"}},
 		{"padding", 28, 4, result{Msg: "struct outer doesn't have field at offset 28"}},
 		{"narrow pointer read", 32, 4, result{Msg: "cannot access ptr member p with moff 32 in struct outer with off 32 size 4"}},
-		{"pointer to a scalar", 32, 8, result{Err: true}},
+		{"pointer to a scalar", 32, 8, result{UntrustedMem: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, msg, err := btfStructWalk(outer, tt.off, tt.size)
-			got := result{Scalar: err == nil && msg == "" && res.kind == walkScalar, Msg: msg, Err: err != nil}
+			ok := err == nil && msg == ""
+			got := result{Scalar: ok && res.kind == walkScalar, UntrustedMem: ok && res.kind == walkPtrUntrusted, Msg: msg, Err: err != nil}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("walk mismatch (-want +got):\n%s", diff)
 			}

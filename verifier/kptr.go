@@ -78,9 +78,11 @@ type kptrField struct {
 
 // kptrDtorStructs are the kernel structs a referenced kptr may point to:
 // those with a destructor kfunc registered (btf_find_dtor_kfunc), which
-// the map calls on the objects it still owns when it is freed.
+// the map calls on the objects it still owns when it is freed. The
+// prog_test_* structs are net/bpf/test_run.c's, built into vmlinux.
 var kptrDtorStructs = map[string]bool{
 	"task_struct": true, "cgroup": true, "bpf_cpumask": true, "bpf_crypto_ctx": true,
+	"prog_test_ref_kfunc": true, "prog_test_member": true,
 }
 
 // rcuProtectedStructs are rcu_protected_types: kernel objects freed only
@@ -88,6 +90,7 @@ var kptrDtorStructs = map[string]bool{
 // without a reference inside an RCU read section.
 var rcuProtectedStructs = map[string]bool{
 	"cgroup": true, "bpf_cpumask": true, "task_struct": true, "bpf_crypto_ctx": true,
+	"prog_test_ref_kfunc": true,
 }
 
 // kptrMapTypes are the map types whose values may hold kptrs

@@ -107,6 +107,10 @@ type mapRecord struct {
 	refused bool
 }
 
+// graphRoots are the special structs that hold a collection of the
+// program's own objects.
+var graphRoots = map[string]bool{"bpf_list_head": true, "bpf_rb_root": true}
+
 // specialStructs maps the kernel object structs to their field kind.
 var specialStructs = map[string]fieldKind{
 	"bpf_spin_lock":     fieldSpinLock,
@@ -144,46 +148,13 @@ func buildRecord(m *loader.Map) *mapRecord {
 		return r
 	}
 	r.hasBTF = true
-	type member struct {
-		typ  btf.Type
-		off  uint32
-		tags []string
-	}
-	var top []member
-	switch v := btf.UnderlyingType(m.Spec.Value).(type) {
-	case *btf.Struct:
-		for _, mb := range v.Members {
-			if mb.BitfieldSize != 0 || mb.Offset%8 != 0 {
-				continue
-			}
-			top = append(top, member{mb.Type, uint32(mb.Offset.Bytes()), mb.Tags})
-		}
-	case *btf.Datasec:
-		for _, vs := range v.Vars {
-			// btf_find_datasec_var looks at each variable's type.
-			mb := member{typ: vs.Type, off: vs.Offset}
-			if v, ok := vs.Type.(*btf.Var); ok {
-				mb.typ, mb.tags = v.Type, v.Tags
-			}
-			top = append(top, mb)
-		}
-	default:
+	fields, ok := findFields(btf.UnderlyingType(m.Spec.Value), 0)
+	if !ok || len(fields) > btfFieldsMax {
+		// btf_parse_fields fails and map_check_btf keeps the map with
+		// no record at all: its value is plain memory.
 		return r
 	}
-	for _, mb := range top {
-		f := classifyField(mb.typ)
-		if f.kind == fieldListNode || f.kind == fieldRBNode {
-			// Graph nodes are special only in allocated objects
-			// (map_check_btf does not ask btf_parse_fields for them).
-			continue
-		}
-		if f.kind == 0 {
-			if containsSpecial(mb.typ, 0) {
-				r.unsupported = "a special field nested in a struct or array of the map value"
-			}
-			continue
-		}
-		f.off = mb.off
+	for _, f := range fields {
 		if f.kptr != nil {
 			f.kptr.owner = m
 		}
@@ -203,8 +174,6 @@ func buildRecord(m *loader.Map) *mapRecord {
 			if !kptrMapTypes[m.Type] {
 				r.unsupported = "kptr in a " + m.Type.String() + " map value"
 			}
-		case fieldListHead, fieldRBRoot:
-			r.fields[len(r.fields)-1].tags = mb.tags
 		}
 	}
 	return r
@@ -228,6 +197,106 @@ func classifyField(t btf.Type) mapField {
 
 // maxFieldNesting bounds the walk of nested member types.
 const maxFieldNesting = 16
+
+// btfFieldsMax is BTF_FIELDS_MAX: the most special fields a record holds.
+const btfFieldsMax = 11
+
+// maxFieldResolveDepth is MAX_RESOLVE_DEPTH, how deep btf_find_field
+// follows arrays and nested structs.
+const maxFieldResolveDepth = 32
+
+// fieldMember is a member of a struct or union, or a variable of a
+// Datasec, as btf_find_field sees it.
+type fieldMember struct {
+	typ  btf.Type
+	off  uint32
+	tags []string // declaration tags: a graph root's "contains:"
+}
+
+// fieldMembers lists the members btf_find_field looks at in t: those of
+// a struct or union at a whole byte, or the variables of a Datasec
+// (btf_find_datasec_var), whose fields are the variables' types.
+func fieldMembers(t btf.Type) []fieldMember {
+	var out []fieldMember
+	switch v := t.(type) {
+	case *btf.Struct, *btf.Union:
+		members, _, _ := structMembers(v)
+		for _, mb := range members {
+			if mb.BitfieldSize == 0 && mb.Offset%8 == 0 {
+				out = append(out, fieldMember{mb.Type, uint32(mb.Offset.Bytes()), mb.Tags})
+			}
+		}
+	case *btf.Datasec:
+		for _, vs := range v.Vars {
+			mb := fieldMember{typ: vs.Type, off: vs.Offset}
+			if v, ok := vs.Type.(*btf.Var); ok {
+				mb.typ, mb.tags = v.Type, v.Tags
+			}
+			out = append(out, mb)
+		}
+	}
+	return out
+}
+
+// findFields is btf_find_field over the members of t (a struct, union or
+// Datasec) at nesting level: every special field, with its offset in t.
+// Arrays are flattened and nested structs walked (btf_find_field_one,
+// btf_find_nested_struct), their fields repeated per element where the
+// kernel allows it (btf_repeat_fields: kptrs and graph roots only). ok is
+// false where the kernel's search fails: a repetition it refuses, or
+// nesting past MAX_RESOLVE_DEPTH.
+func findFields(t btf.Type, level int) (fields []mapField, ok bool) {
+	for _, mb := range fieldMembers(t) {
+		elem, nelems := flattenArray(skipModifiers(mb.typ))
+		if nelems == 0 {
+			continue
+		}
+		var found []mapField
+		stride := uint32(0)
+		if f := classifyField(elem); f.kind != 0 && f.kind != fieldListNode && f.kind != fieldRBNode {
+			// Graph nodes are special only in allocated objects: a map's
+			// btf_parse_fields is not asked for them.
+			f.tags = mb.tags
+			found, stride = []mapField{f}, f.size
+		} else if isStruct(skipModifiers(elem)) {
+			if level+1 >= maxFieldResolveDepth {
+				return nil, false
+			}
+			nested, ok := findFields(skipModifiers(elem), level+1)
+			if !ok {
+				return nil, false
+			}
+			found = nested
+			if size, err := btf.Sizeof(elem); err == nil {
+				stride = uint32(size)
+			}
+		}
+		if len(found) == 0 {
+			continue
+		}
+		if nelems > 1 && !repeatableFields(found) {
+			return nil, false
+		}
+		for i := 0; i < nelems; i++ {
+			for _, f := range found {
+				f.off += mb.off + uint32(i)*stride
+				fields = append(fields, f)
+			}
+		}
+	}
+	return fields, true
+}
+
+// repeatableFields reports whether btf_repeat_fields repeats every field
+// of fs over an array's elements: kptrs and graph roots only.
+func repeatableFields(fs []mapField) bool {
+	for _, f := range fs {
+		if f.kind != fieldKptr && !graphRoots[f.name] {
+			return false
+		}
+	}
+	return true
+}
 
 // containsSpecial reports whether a special field appears anywhere inside
 // t (a nested struct, union or array member).

@@ -30,6 +30,9 @@ func TestBuildRecord(t *testing.T) {
 		btf.Member{Name: "head", Type: listHead},
 		btf.Member{Name: "p", Type: kptr, Offset: 128},
 	)
+	kptrArray := value(btf.Member{Name: "in", Type: &btf.Struct{Name: "holder", Size: 16, Members: []btf.Member{
+		{Name: "ps", Type: &btf.Array{Type: kptr, Nelems: 2}},
+	}}})
 	type got struct {
 		HasBTF                bool
 		Fields                []mapField
@@ -57,13 +60,20 @@ func TestBuildRecord(t *testing.T) {
 				kptr: &kptrField{kind: kptrRef, local: progLocal, owner: headAndKptr}},
 		}, SpinLockOff: -1, TimerOff: -1}},
 		{"list node is no map field", value(btf.Member{Name: "n", Type: listNode}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
-		{"lock in a data section", &loader.Map{Name: ".data.A", Type: ebpf.Array, Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".data.A", Size: 16,
-			Vars: []btf.VarSecinfo{{Type: &btf.Var{Name: "glock", Type: lock}, Offset: 8, Size: 4}}}}},
-			got{HasBTF: true, Fields: []mapField{{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4}}, SpinLockOff: 8, TimerOff: -1}},
-		{"nested lock", value(btf.Member{Name: "in", Type: nested}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
-			Unsupported: "a special field nested in a struct or array of the map value"}},
-		{"lock array", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1,
-			Unsupported: "a special field nested in a struct or array of the map value"}},
+		{"global data", &loader.Map{Name: ".data.A", Type: ebpf.Array, Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".data.A", Size: 16, Vars: []btf.VarSecinfo{
+			{Type: &btf.Var{Name: "cnt", Type: u64}, Offset: 0, Size: 8},
+			{Type: &btf.Var{Name: "lock", Type: lock}, Offset: 8, Size: 4},
+		}}}}, got{HasBTF: true, Fields: []mapField{
+			{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4},
+		}, SpinLockOff: 8, TimerOff: -1}},
+		{"nested lock", value(btf.Member{Name: "x", Type: u64}, btf.Member{Name: "in", Type: nested, Offset: 64}), got{HasBTF: true,
+			Fields:      []mapField{{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4}},
+			SpinLockOff: 8, TimerOff: -1}},
+		{"lock array: no record", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
+		{"kptr array in a nested struct", kptrArray, got{HasBTF: true, Fields: []mapField{
+			{kind: fieldKptr, name: "kptr", off: 0, size: 8, kptr: &kptrField{kind: kptrRef, local: progLocal, owner: kptrArray}},
+			{kind: fieldKptr, name: "kptr", off: 8, size: 8, kptr: &kptrField{kind: kptrRef, local: progLocal, owner: kptrArray}},
+		}, SpinLockOff: -1, TimerOff: -1}},
 		{"two locks", value(btf.Member{Name: "a", Type: lock}, btf.Member{Name: "b", Type: lock, Offset: 32}), got{HasBTF: true,
 			Fields: []mapField{
 				{kind: fieldSpinLock, name: "bpf_spin_lock", off: 0, size: 4},

@@ -170,13 +170,13 @@ func lsmHelpers(at ebpf.AttachType) helperSet {
 const lsmCgroupVoidNote = "Note, BPF_LSM_CGROUP that attach to void LSM hooks can't modify return value!"
 
 // checkLSMReturnCode is check_return_code for LSM programs.
-func (e *env) checkLSMReturnCode(tc *tracingCtx) error {
+func (e *env) checkLSMReturnCode(tc *tracingCtx, regno int) error {
 	void := isVoid(skipModifiers(tc.ret))
 	if e.attach != ebpf.AttachLSMCgroup && void {
 		// Nothing reads the return value of a void hook.
 		return nil
 	}
-	if err := e.checkRegRead(0); err != nil {
+	if err := e.checkRegRead(uint8(regno)); err != nil {
 		return err
 	}
 	if e.attach == ebpf.AttachLSMCgroup {
@@ -188,10 +188,10 @@ func (e *env) checkLSMReturnCode(tc *tracingCtx) error {
 		if void {
 			note = lsmCgroupVoidNote
 		}
-		return e.enforceReturnRange(r, false, note)
+		return e.enforceReturnRange(regno, r, false, note)
 	}
 	if !tc.retval.ok {
 		return nil
 	}
-	return e.enforceReturnRange(tc.retval, true, "")
+	return e.enforceReturnRange(regno, tc.retval, true, "")
 }

@@ -180,8 +180,11 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
 			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
 		}
-		if err := e.checkMemRegion(regno, off, size, memSize(reg), false); err != nil {
-			return err
+		// Untrusted memory is read by probe instructions: no bounds.
+		if !isRdonlyUntrustedMem(reg) {
+			if err := e.checkMemRegion(regno, off, size, memSize(reg), false); err != nil {
+				return err
+			}
 		}
 		if dst != nil {
 			e.markUnknown(dst)
@@ -498,6 +501,13 @@ func (e *env) checkMemRegion(regno, off, size, memSize int, zeroOK bool) error {
 		return e.reject(e.insnIdx, "%s\nR%d max value is outside of the allowed memory range", e.memAccessMsg(regno, int(hi), size, memSize), regno)
 	}
 	return nil
+}
+
+// isRdonlyUntrustedMem reports whether reg is read-only untrusted memory
+// (rdonly_untrusted_mem): what a BTF walk gives for a pointer to anything
+// but a struct. The kernel reads it with probe instructions.
+func isRdonlyUntrustedMem(reg *states.Reg) bool {
+	return reg.Type == states.PtrToMem && reg.Flags&states.MemRdonly != 0 && reg.Flags&states.PtrUntrusted != 0
 }
 
 // memSize is the size of the memory a PtrToMem points to: the kernel's

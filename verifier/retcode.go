@@ -84,7 +84,7 @@ type retvalRange struct {
 // checkBTFReturnCode is check_return_code for the program types whose exit
 // rules come from the attach target's BTF (LSM, struct_ops). done is false
 // for the other types, which retRange describes.
-func (e *env) checkBTFReturnCode() (done bool, err error) {
+func (e *env) checkBTFReturnCode(regno int) (done bool, err error) {
 	if e.progType != ebpf.LSM && e.progType != ebpf.StructOps {
 		return false, nil
 	}
@@ -93,41 +93,42 @@ func (e *env) checkBTFReturnCode() (done bool, err error) {
 		return true, e.unsupported(e.insnIdx, "attach target of %s: %v", e.progType, err)
 	}
 	if e.progType == ebpf.LSM {
-		return true, e.checkLSMReturnCode(tc)
+		return true, e.checkLSMReturnCode(tc, regno)
 	}
-	return true, e.checkStructOpsReturnCode(tc)
+	return true, e.checkStructOpsReturnCode(tc, regno)
 }
 
 // checkStructOpsReturnCode is check_return_code for struct_ops programs:
 // nothing for a void member; for a member returning a pointer, R0 must be
 // NULL (a referenced pointer of the member's type is not modelled); any
 // value otherwise.
-func (e *env) checkStructOpsReturnCode(tc *tracingCtx) error {
+func (e *env) checkStructOpsReturnCode(tc *tracingCtx, regno int) error {
 	ret := skipModifiers(tc.ret)
 	if isVoid(ret) {
 		return nil
 	}
-	if err := e.checkRegRead(0); err != nil {
+	if err := e.checkRegRead(uint8(regno)); err != nil {
 		return err
 	}
 	if _, ptr := ret.(*btf.Pointer); !ptr {
 		return nil
 	}
-	if r0 := &e.regs()[0]; r0.Type != states.ScalarValue && r0.RefObjID != 0 {
+	if reg := &e.regs()[regno]; reg.Type != states.ScalarValue && reg.RefObjID != 0 {
 		return e.unsupported(e.insnIdx, "struct_ops program returning a referenced pointer")
 	}
-	return e.enforceReturnRange(retvalRange{ok: true}, false, "")
+	return e.enforceReturnRange(regno, retvalRange{ok: true}, false, "")
 }
 
-// enforceReturnRange checks R0 against r at program exit: a scalar, made
-// precise, whose 64-bit (or, for is32, 32-bit) signed bounds lie inside r.
-// note is a second line the kernel prints after an out-of-range message.
-func (e *env) enforceReturnRange(r retvalRange, is32 bool, note string) error {
-	r0 := &e.regs()[0]
+// enforceReturnRange checks register regno against r at program exit: a
+// scalar, made precise, whose 64-bit (or, for is32, 32-bit) signed bounds
+// lie inside r. note is a second line the kernel prints after an
+// out-of-range message.
+func (e *env) enforceReturnRange(regno int, r retvalRange, is32 bool, note string) error {
+	r0 := &e.regs()[regno]
 	if r0.Type != states.ScalarValue {
-		return e.reject(e.insnIdx, "At program exit the register R0 is not a known value (%s)", regTypeStr(r0))
+		return e.reject(e.insnIdx, "At program exit the register R%d is not a known value (%s)", regno, regTypeStr(r0))
 	}
-	if err := e.markChainPrecision(0); err != nil {
+	if err := e.markChainPrecision(regno); err != nil {
 		return err
 	}
 	within := r.min <= r0.SMin && r0.SMax <= r.max
@@ -137,7 +138,7 @@ func (e *env) enforceReturnRange(r retvalRange, is32 bool, note string) error {
 	if within {
 		return nil
 	}
-	err := e.rejectOutOfRange("At program exit", r0, r.min, r.max)
+	err := e.rejectOutOfRange("At program exit", regno, r0, r.min, r.max)
 	if re, ok := err.(*RejectError); ok && note != "" {
 		re.Msg += "\n" + note
 	}

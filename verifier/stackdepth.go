@@ -135,6 +135,9 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 		callee := -1
 		for ; i < end && i < len(e.prog); i++ {
 			in := e.prog[i]
+			if err := e.throwInCallback(i, sp, callers[:frame]); err != nil {
+				return err
+			}
 			if !in.IsPseudoCall() && !in.IsPseudoFunc() {
 				continue
 			}

@@ -116,6 +116,7 @@ func (e *env) pushAsyncCallback(sp int, setup calleeSetup) error {
 	if sp < len(e.asyncCallback) {
 		e.asyncCallback[sp] = true
 	}
+	e.markCallbackSubprog(sp)
 	st, err := e.pushStack(e.cfg.Subprogs[sp].Start, e.insnIdx)
 	if err != nil {
 		return err
@@ -146,23 +147,23 @@ func (e *env) pushAsyncCallback(sp int, setup calleeSetup) error {
 }
 
 // checkAsyncReturn is check_return_code for the exit of an asynchronous
-// callback: r0 must be a scalar in the callback's range.
-func (e *env) checkAsyncReturn() error {
-	if err := e.checkRegRead(0); err != nil {
+// callback: register regno (r0) must be a scalar in the callback's range.
+func (e *env) checkAsyncReturn(regno int) error {
+	if err := e.checkRegRead(uint8(regno)); err != nil {
 		return err
 	}
 	f := e.cur.Frames[0]
-	r0 := &e.regs()[0]
+	reg := &e.regs()[regno]
 	const ctx = "At async callback return"
-	if r0.Type != states.ScalarValue {
-		return e.reject(e.insnIdx, "%s the register R0 is not a known value (%s)", ctx, regTypeStr(r0))
+	if reg.Type != states.ScalarValue {
+		return e.reject(e.insnIdx, "%s the register R%d is not a known value (%s)", ctx, regno, regTypeStr(reg))
 	}
-	if err := e.markChainPrecision(0); err != nil {
+	if err := e.markChainPrecision(regno); err != nil {
 		return err
 	}
 	lo, hi := int64(f.CallbackRetMin), int64(f.CallbackRetMax)
-	if lo <= r0.SMin && r0.SMax <= hi {
+	if lo <= reg.SMin && reg.SMax <= hi {
 		return nil
 	}
-	return e.rejectOutOfRange(ctx, r0, lo, hi)
+	return e.rejectOutOfRange(ctx, regno, reg, lo, hi)
 }

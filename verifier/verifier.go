@@ -76,6 +76,9 @@ type env struct {
 	// asyncCallback marks the subprograms registered as asynchronous
 	// callbacks (bpf_timer_set_callback), roots of the stack-depth walk.
 	asyncCallback []bool
+	// callbackSubprog marks the subprograms entered as callbacks,
+	// synchronous or not (the kernel's is_cb): they may not throw.
+	callbackSubprog []bool
 	// auxPtr remembers the pointer type each load/store insn was first
 	// checked with ("same insn cannot be used with different pointers").
 	auxPtr []states.RegType
@@ -230,6 +233,9 @@ func (e *env) run() error {
 	if err := e.checkObjectBTF(); err != nil {
 		return err
 	}
+	if err := e.checkExceptionCallback(); err != nil {
+		return err
+	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts()})
 	if err != nil {
 		var ie *insn.Error
@@ -296,13 +302,8 @@ func (e *env) checkLdImm64() error {
 			if rec := e.recordOf(e.maps[in.Imm]); rec.refused {
 				return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
 			}
-			if msg := e.mapProgIncompatibility(e.maps[in.Imm]); msg != "" {
-				if rec := e.recordOf(e.maps[in.Imm]); rec.unsupported == msgMapGraphRoot {
-					// Whether the kernel sees the map's lock at
-					// all depends on the loader (graph.go).
-					return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
-				}
-				return &RejectError{Insn: i, Msg: msg}
+			if err := e.checkMapProgCompat(i, e.maps[in.Imm]); err != nil {
+				return err
 			}
 			if in.Src == insn.PseudoMapValue {
 				m := e.maps[in.Imm]
@@ -342,29 +343,34 @@ func isTracingProgType(t ebpf.ProgramType) bool {
 	return false
 }
 
-// mapProgIncompatibility is the part of check_map_prog_compatibility that
-// the load makes when the program first names a map: the reason this
-// program type may not use m, or "".
-func (e *env) mapProgIncompatibility(m *loader.Map) string {
+// checkMapProgCompat is the part of check_map_prog_compatibility that the
+// load makes when the program's insn i first names map m: whether this
+// program type may use it.
+func (e *env) checkMapProgCompat(i int, m *loader.Map) error {
 	rec := e.recordOf(m)
-	if (rec.hasField(fieldListHead) || rec.hasField(fieldRBRoot)) && isTracingProgType(e.progType) {
-		return "tracing progs cannot use bpf_{list_head,rb_root} yet"
+	msg := ""
+	switch {
+	case (rec.hasField(fieldListHead) || rec.hasField(fieldRBRoot)) && isTracingProgType(e.progType):
+		msg = "tracing progs cannot use bpf_{list_head,rb_root} yet"
+	case rec.spinLockOff >= 0 && e.progType == ebpf.SocketFilter:
+		msg = "socket filter progs cannot use bpf_spin_lock yet"
+	case rec.spinLockOff >= 0 && isTracingProgType(e.progType):
+		msg = "tracing progs cannot use bpf_spin_lock yet"
+	case rec.timerOff >= 0 && isTracingProgType(e.progType):
+		msg = "tracing progs cannot use bpf_timer yet"
 	}
-	if rec.spinLockOff >= 0 {
-		if e.progType == ebpf.SocketFilter {
-			return "socket filter progs cannot use bpf_spin_lock yet"
-		}
-		if isTracingProgType(e.progType) {
-			return "tracing progs cannot use bpf_spin_lock yet"
-		}
+	if msg != "" && rec.unsupported != "" {
+		// The kernel may hold no record for the map at all (see
+		// graphRoots), and then no field to refuse.
+		return e.unsupported(i, "map %s: %s", m.Name, rec.unsupported)
 	}
-	if rec.timerOff >= 0 && isTracingProgType(e.progType) {
-		return "tracing progs cannot use bpf_timer yet"
+	if msg == "" && isSleepable(e) && !sleepableMapTypes[m.Type] {
+		msg = "Sleepable programs can only use array, hash, ringbuf and local storage maps"
 	}
-	if isSleepable(e) && !sleepableMapTypes[m.Type] {
-		return "Sleepable programs can only use array, hash, ringbuf and local storage maps"
+	if msg != "" {
+		return &RejectError{Insn: i, Msg: msg}
 	}
-	return ""
+	return nil
 }
 
 // initialState builds the state at the entry of the main program.

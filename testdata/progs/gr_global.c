@@ -1,7 +1,7 @@
 #include "gr_graph.h"
 
 /* Globals in a section of their own (".bss.NAME", libbpf's custom data
- * sections, which the loader reads as cilium/ebpf's ".dataNAME"): a
+ * sections, which the loader reads as libbpf does): a
  * bpf_spin_lock there is the map value's lock, found through the BTF data
  * section's variables. A less callback may not lock or unlock. */
 

@@ -1,0 +1,114 @@
+package loader
+
+import (
+	"bytes"
+	"debug/elf"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+)
+
+// Named zero-initialised data sections. A global placed in ".bss.<name>"
+// (the kernel selftests' private(name): hidden variables that want a map
+// of their own, often for a bpf_spin_lock) is a map of its own to libbpf,
+// named after the section, as ".data.<name>" and ".rodata.<name>" are.
+// cilium/ebpf reads ".data*" and ".rodata*" sections but of the .bss ones
+// only ".bss" itself, and refuses a relocation into any other. The loader
+// renames each such section, in the ELF section names and in the BTF
+// string table that names its Datasec, to a name of the same length
+// cilium/ebpf reads as data (".bss.x" to ".datax"), and gives the map,
+// its Datasec, its variables and the instructions that refer to it their
+// name back afterwards.
+
+// namedBSSPrefix starts the names of named .bss sections.
+const namedBSSPrefix = ".bss."
+
+// namedBSSStandIn replaces namedBSSPrefix while cilium/ebpf reads the
+// object: a data section prefix of the same length.
+const namedBSSStandIn = ".data"
+
+// renameNamedBSS returns data with every named .bss section renamed to
+// its stand-in, and the original names by stand-in. data itself is never
+// modified. A section whose stand-in name is taken, or whose name is not
+// where the headers say, keeps its name.
+func (info *elfInfo) renameNamedBSS(data []byte) ([]byte, map[string]string) {
+	taken := make(map[string]bool, len(info.sections))
+	for _, s := range info.sections {
+		taken[s.Name] = true
+	}
+	var out []byte
+	renamed := map[string]string{}
+	for _, s := range info.sections {
+		rest, ok := strings.CutPrefix(s.Name, namedBSSPrefix)
+		standIn := namedBSSStandIn + rest
+		if !ok || taken[standIn] || (s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_PROGBITS) {
+			continue
+		}
+		pos, ok := info.sectionNameOffset(s, data)
+		if !ok || pos+len(s.Name) > len(data) || !bytes.Equal(data[pos:pos+len(s.Name)], []byte(s.Name)) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(data)
+		}
+		copy(out[pos:], standIn)
+		taken[standIn] = true
+		renamed[standIn] = s.Name
+	}
+	if out == nil {
+		return data, nil
+	}
+	for standIn, name := range renamed {
+		info.renameBTFString(out, name, standIn)
+	}
+	return out, renamed
+}
+
+// renameBTFString rewrites, in place in out, every string of the BTF
+// string table that is exactly from to to, which has the same length.
+func (info *elfInfo) renameBTFString(out []byte, from, to string) {
+	b := info.parseRawBTF(out)
+	if b == nil {
+		return
+	}
+	strs := out[b.strOff : b.strOff+b.strLen]
+	name := append([]byte(from), 0)
+	for i := 0; i+len(name) <= len(strs); i++ {
+		if (i == 0 || strs[i-1] == 0) && bytes.Equal(strs[i:i+len(name)], name) {
+			copy(strs[i:], to)
+		}
+	}
+}
+
+// restoreNamedBSS gives the maps cilium/ebpf made of renamed sections
+// their section's name back: the map, its Datasec value type, its
+// variables and the instructions that refer to it.
+func restoreNamedBSS(spec *ebpf.CollectionSpec, renamed map[string]string) {
+	for standIn, name := range renamed {
+		if ms, ok := spec.Maps[standIn]; ok {
+			delete(spec.Maps, standIn)
+			ms.Name = name
+			if ds, ok := ms.Value.(*btf.Datasec); ok {
+				ds.Name = name
+			}
+			spec.Maps[name] = ms
+		}
+	}
+	for _, v := range spec.Variables {
+		if name, ok := renamed[v.SectionName]; ok {
+			v.SectionName = name
+		}
+	}
+	for _, ps := range spec.Programs {
+		if ps == nil {
+			continue
+		}
+		for i := range ps.Instructions {
+			if name, ok := renamed[ps.Instructions[i].Reference()]; ok {
+				ps.Instructions[i] = ps.Instructions[i].WithReference(name)
+			}
+		}
+	}
+}

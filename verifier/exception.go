@@ -1,0 +1,128 @@
+package verifier
+
+// BPF exceptions: the bpf_throw kfunc and exception callbacks.
+//
+// bpf_throw(cookie) unwinds every frame and ends the program at once. The
+// kernel verifies it as an exit from wherever it is called
+// (process_bpf_exit_full with exception_exit): no return to the callers,
+// no R0 check, but nothing may be left held, in any frame. Without an
+// exception callback the cookie becomes the program's return value, so
+// check_kfunc_call checks r1 as check_return_code checks r0 at an exit.
+// A callback may not throw (its caller, a helper, would be unwound too):
+// check_max_stack_depth refuses that after the walk.
+//
+// An exception callback is a global function named by the main program's
+// "exception_callback:NAME" BTF decl tag, which the kernel verifies as a
+// second entry point. vercheck does not model one: a program whose
+// callback reaches the kernel is unsupported.
+
+import (
+	"strings"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/stablefix"
+)
+
+// kfuncThrow is the kfunc that raises an exception.
+const kfuncThrow = "bpf_throw"
+
+// exceptionCallbackTag is the prefix of the decl tag that names the main
+// program's exception callback (bpf_experimental.h's __exception_cb).
+const exceptionCallbackTag = "exception_callback:"
+
+// isThrowCall reports whether in calls bpf_throw (is_bpf_throw_kfunc).
+func isThrowCall(in insn.Insn) bool {
+	if !in.IsKfuncCall() || in.Off != 0 {
+		return false
+	}
+	info, err := resolveKfunc(in.Imm)
+	return err == nil && info.name == kfuncThrow
+}
+
+// processThrow is process_bpf_exit_full for the exceptional exit of a
+// bpf_throw call that passed check_kfunc_call: the path ends here, from
+// any frame. Every frame's references must be released; with
+// stablefix.ThrowLockCheck a throw from a subprogram also checks the open
+// sections, as an exit from the main program does, and names bpf_throw in
+// its messages.
+func (e *env) processThrow() (bool, error) {
+	checkLock, what := true, kfuncThrow
+	if e.opts.MissingFixes.Has(stablefix.ThrowLockCheck) {
+		checkLock, what = e.cur.CurFrame == 0, "BPF_EXIT instruction in main prog"
+	}
+	if err := e.checkResourceLeak(true, checkLock, what); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// checkExceptionCallback is bpf_find_exception_callback_insn_off, run when
+// the kernel collects subprograms and kfunc calls: the main program's
+// "exception_callback:NAME" decl tag must name a global function in the
+// program's BTF. cilium/ebpf hands the kernel BTF for the functions linked
+// into the program only, and nothing calls an exception callback, so
+// there NAME is usually not found (libbpf appends the callback and its
+// callees, which vercheck does not model either).
+func (e *env) checkExceptionCallback() error {
+	if len(e.lp.Funcs) == 0 || e.lp.Funcs[0].BTF == nil {
+		return nil
+	}
+	name, found := "", 0
+	for _, tag := range e.lp.Funcs[0].BTF.Tags {
+		if cb, ok := strings.CutPrefix(tag, exceptionCallbackTag); ok {
+			name = cb
+			found++
+		}
+	}
+	switch {
+	case found == 0:
+		return nil
+	case found > 1:
+		return &RejectError{Msg: "multiple exception callback tags for main subprog"}
+	}
+	for _, fn := range e.lp.Funcs[1:] {
+		if fn.Name != name {
+			continue
+		}
+		if !fn.Global {
+			return &RejectError{Msg: sprintf("exception callback '%s' must have global linkage", name)}
+		}
+		return e.unsupported(0, "exception callback %s", name)
+	}
+	return &RejectError{Msg: sprintf("exception callback '%s' could not be found in BTF", name)}
+}
+
+// throwInCallback is the bpf_throw part of check_max_stack_depth's walk:
+// insn i of subprogram sp, reached through the chain of callers, calls
+// bpf_throw while sp or one of its callers is a callback. It returns the
+// kernel's rejection, or nil.
+func (e *env) throwInCallback(i, sp int, callers []stackWalkFrame) error {
+	if !isThrowCall(e.prog[i]) {
+		return nil
+	}
+	inCallback := e.isCallbackSubprog(sp)
+	for _, c := range callers {
+		inCallback = inCallback || e.isCallbackSubprog(c.sp)
+	}
+	if !inCallback {
+		return nil
+	}
+	return &RejectError{Insn: i, Msg: sprintf("bpf_throw kfunc (insn %d) cannot be called from callback subprog %d", i, sp)}
+}
+
+// markCallbackSubprog records that subprogram sp is entered as a callback
+// (push_callback_call's is_cb).
+func (e *env) markCallbackSubprog(sp int) {
+	if e.callbackSubprog == nil {
+		e.callbackSubprog = make([]bool, len(e.cfg.Subprogs))
+	}
+	if sp < len(e.callbackSubprog) {
+		e.callbackSubprog[sp] = true
+	}
+}
+
+// isCallbackSubprog reports whether subprogram sp was entered as a
+// callback, synchronous or not, on some path (the kernel's is_cb).
+func (e *env) isCallbackSubprog(sp int) bool {
+	return sp < len(e.callbackSubprog) && e.callbackSubprog[sp]
+}

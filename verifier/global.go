@@ -257,30 +257,13 @@ func (e *env) checkGlobalArgs(sp int) error {
 	return nil
 }
 
-// checkArgRegOff is check_func_arg_reg_off for an argument of no
-// particular helper kind: the pointer kinds that allow offsets pass, the
-// others must point at their object's start.
+// checkArgRegOff is check_func_arg_reg_off for an argument of a global
+// function (ARG_DONTCARE). BTF object pointers are not modelled there.
 func (e *env) checkArgRegOff(reg *states.Reg, regno int) error {
-	switch reg.Type {
-	case states.PtrToStack, states.PtrToPacket, states.PtrToPacketMeta,
-		states.PtrToMapKey, states.PtrToMapValue:
-		if reg.Flags == 0 {
-			return nil
-		}
-	case states.PtrToMem:
-		if reg.Flags == 0 || reg.Flags == states.MemRdonly || reg.Flags == states.MemRingbuf {
-			return nil
-		}
-	case states.PtrToBuf:
-		if reg.Flags == 0 || reg.Flags == states.MemRdonly {
-			return nil
-		}
-	case states.PtrToArena, states.ScalarValue:
-		return nil
-	case states.PtrToBTFID:
+	if reg.Type == states.PtrToBTFID {
 		return e.unsupported(e.insnIdx, "BTF object pointer passed to a global function")
 	}
-	return e.checkPtrOffReg(reg, regno, false)
+	return e.checkFuncArgRegOff(reg, regno, false)
 }
 
 // checkMemReg is check_mem_reg: NULL passes; otherwise size bytes at the

@@ -45,6 +45,7 @@ var einvalMessages = []string{
 	"timer pointer in", "*doesn't match map pointer in",
 	"bpf_obj_new/bpf_percpu_obj_new", "local type ID argument must be", "*expected pointer to allocated object",
 	"*expected for bpf_obj_drop_impl()", "allocated object must be referenced",
+	"same insn cannot be used with different pointers",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return
@@ -61,6 +62,10 @@ func (r *Result) Errno() syscall.Errno {
 		return syscall.ETIMEDOUT
 	case r.Err == nil:
 		return 0
+	}
+	var re *RejectError
+	if errors.As(r.Err, &re) && re.errno != 0 {
+		return re.errno
 	}
 	return messageErrno(lastLine(r.Err.Error()))
 }

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
@@ -197,7 +198,12 @@ func (e *env) callGlobal(sp int) error {
 	if err := e.checkGlobalArgs(sp); err != nil {
 		var re *RejectError
 		if errors.As(err, &re) && re.kind == nil {
-			return e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
+			// The call fails with the error number of the check that
+			// failed (btf_check_subprog_call's), EINVAL but for an
+			// offset check.
+			outer := e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
+			outer.(*RejectError).errno = re.errno
+			return outer
 		}
 		return err
 	}
@@ -263,7 +269,13 @@ func (e *env) checkArgRegOff(reg *states.Reg, regno int) error {
 	if reg.Type == states.PtrToBTFID {
 		return e.unsupported(e.insnIdx, "BTF object pointer passed to a global function")
 	}
-	return e.checkFuncArgRegOff(reg, regno, false)
+	err := e.checkFuncArgRegOff(reg, regno, false)
+	var re *RejectError
+	if errors.As(err, &re) {
+		// __check_ptr_off_reg's EACCES is what the load returns.
+		re.errno = syscall.EACCES
+	}
+	return err
 }
 
 // checkMemReg is check_mem_reg: NULL passes; otherwise size bytes at the

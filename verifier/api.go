@@ -3,6 +3,7 @@ package verifier
 import (
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -164,6 +165,9 @@ type RejectError struct {
 	State string
 	// kind is a sentinel (ErrUnsupported, ErrComplexityLimit...) or nil.
 	kind error
+	// errno, when set, is the kernel's error number for this rejection
+	// where the message alone does not decide it (see Result.Errno).
+	errno syscall.Errno
 }
 
 // Error returns the kernel-style message (for an unsupported feature, it

@@ -18,6 +18,7 @@ func TestMessageErrno(t *testing.T) {
 		{"func bpf_get_func_ip#173 not supported for program type 5", errnoENOTSUPP},
 		{"expected an RCU CS when using bpf_iter_task_next", syscall.EPROTO},
 		{"kernel func bpf_copy_from_user_str is sleepable within rcu_read_lock region", syscall.EACCES},
+		{"same insn cannot be used with different pointers", syscall.EINVAL},
 	}
 	for _, tt := range tests {
 		if got := messageErrno(tt.msg); got != tt.want {

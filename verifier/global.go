@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
@@ -197,7 +198,12 @@ func (e *env) callGlobal(sp int) error {
 	if err := e.checkGlobalArgs(sp); err != nil {
 		var re *RejectError
 		if errors.As(err, &re) && re.kind == nil {
-			return e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
+			// The call fails with the error number of the check that
+			// failed (btf_check_subprog_call's), EINVAL but for an
+			// offset check.
+			outer := e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
+			outer.(*RejectError).errno = re.errno
+			return outer
 		}
 		return err
 	}
@@ -257,30 +263,19 @@ func (e *env) checkGlobalArgs(sp int) error {
 	return nil
 }
 
-// checkArgRegOff is check_func_arg_reg_off for an argument of no
-// particular helper kind: the pointer kinds that allow offsets pass, the
-// others must point at their object's start.
+// checkArgRegOff is check_func_arg_reg_off for an argument of a global
+// function (ARG_DONTCARE). BTF object pointers are not modelled there.
 func (e *env) checkArgRegOff(reg *states.Reg, regno int) error {
-	switch reg.Type {
-	case states.PtrToStack, states.PtrToPacket, states.PtrToPacketMeta,
-		states.PtrToMapKey, states.PtrToMapValue:
-		if reg.Flags == 0 {
-			return nil
-		}
-	case states.PtrToMem:
-		if reg.Flags == 0 || reg.Flags == states.MemRdonly || reg.Flags == states.MemRingbuf {
-			return nil
-		}
-	case states.PtrToBuf:
-		if reg.Flags == 0 || reg.Flags == states.MemRdonly {
-			return nil
-		}
-	case states.PtrToArena, states.ScalarValue:
-		return nil
-	case states.PtrToBTFID:
+	if reg.Type == states.PtrToBTFID {
 		return e.unsupported(e.insnIdx, "BTF object pointer passed to a global function")
 	}
-	return e.checkPtrOffReg(reg, regno, false)
+	err := e.checkFuncArgRegOff(reg, regno, false)
+	var re *RejectError
+	if errors.As(err, &re) {
+		// __check_ptr_off_reg's EACCES is what the load returns.
+		re.errno = syscall.EACCES
+	}
+	return err
 }
 
 // checkMemReg is check_mem_reg: NULL passes; otherwise size bytes at the

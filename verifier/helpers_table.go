@@ -294,9 +294,10 @@ func (v *helperVariant) applies(pt ebpf.ProgramType, at ebpf.AttachType) bool {
 
 // Program type groups the variants name.
 var (
-	// typesTracingLike are the BTF-typed tracing families whose helper
-	// protos come from tracing_prog_func_proto.
-	typesTracingLike = []ebpf.ProgramType{ebpf.Tracing, ebpf.LSM}
+	// typesTracingLike are the program types whose helper protos come
+	// from tracing_prog_func_proto: the BTF-typed tracing families, and
+	// syscall programs (syscall_prog_func_proto falls back to it).
+	typesTracingLike = []ebpf.ProgramType{ebpf.Tracing, ebpf.LSM, ebpf.Syscall}
 	// typesCurrentClassid are the program types whose
 	// bpf_get_cgroup_classid reads the current task's class id (no
 	// argument): every type but the tc and lwt ones, which read the skb's.
@@ -333,7 +334,7 @@ var helperVariants = map[int32][]helperVariant{
 	int32(asm.FnGetCgroupClassid): {{types: typesCurrentClassid,
 		proto: HelperProto{Name: "bpf_get_cgroup_classid", ID: 17, Ret: RetInteger}}},
 	// bpf_get_socket_ptr_cookie_proto: a BTF socket, or NULL (cookie 0).
-	int32(asm.FnGetSocketCookie): {{types: append([]ebpf.ProgramType{ebpf.SkReuseport, ebpf.Syscall}, typesTracingLike...),
+	int32(asm.FnGetSocketCookie): {{types: append([]ebpf.ProgramType{ebpf.SkReuseport}, typesTracingLike...),
 		proto: HelperProto{Name: "bpf_get_socket_cookie", ID: 46, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommonOrNull}}}},
 	// bpf_sk_setsockopt_proto and bpf_sk_getsockopt_proto: cgroup
 	// setsockopt hooks change the socket itself (ctx->sk), not the
@@ -353,18 +354,20 @@ var helperVariants = map[int32][]helperVariant{
 			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToCtx, ArgPtrToMapValueOrNull, ArgAnything}}},
 		// bpf_sk_storage_get_tracing_proto: a BTF struct sock_common
 		// (or a struct that starts with one, such as struct sock) or
-		// NULL, from programs that do not trace the storage itself.
-		{types: []ebpf.ProgramType{ebpf.Tracing},
+		// NULL, from programs that do not trace the storage itself
+		// (syscall programs get it from tracing_prog_func_proto too;
+		// LSM ones have the base proto).
+		{types: []ebpf.ProgramType{ebpf.Tracing, ebpf.Syscall},
 			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}},
 	},
 	// bpf_sk_storage_delete_tracing_proto.
-	int32(asm.FnSkStorageDelete): {{types: []ebpf.ProgramType{ebpf.Tracing},
+	int32(asm.FnSkStorageDelete): {{types: []ebpf.ProgramType{ebpf.Tracing, ebpf.Syscall},
 		proto: HelperProto{Name: "bpf_sk_storage_delete", ID: 108, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}}},
 	// bpf_sk_lookup_assign_proto: a full socket or NULL (to clear).
 	int32(asm.FnSkAssign): {{types: []ebpf.ProgramType{ebpf.SkLookup},
 		proto: HelperProto{Name: "bpf_sk_assign", ID: 124, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSocketOrNull, ArgAnything}}}},
 	// bpf_xdp_get_buff_len_trace_proto: a BTF struct xdp_buff.
-	int32(asm.FnXdpGetBuffLen): {{types: []ebpf.ProgramType{ebpf.Tracing},
+	int32(asm.FnXdpGetBuffLen): {{types: typesTracingLike,
 		proto: HelperProto{Name: "bpf_xdp_get_buff_len", ID: 188, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"xdp_buff"}}}},
 }
 

@@ -62,11 +62,13 @@ func (e *env) checkLoadAlign(in insn.Insn, strictOnce bool) error {
 	if err := e.checkRegWrite(in.Dst); err != nil {
 		return err
 	}
-	srcType := e.regs()[in.Src].Type
+	src := e.regs()[in.Src]
 	if err := e.checkMemAccessAlign(int(in.Src), int(in.Off), in.SizeBytes(), accRead, int(in.Dst), in.Mode() == insn.ModeMEMSX, strictOnce); err != nil {
 		return err
 	}
-	return e.saveAuxPtrType(srcType)
+	// The kernel lets plain loads, never load-acquire (the only loads
+	// with strict alignment once), mix BTF pointers of different trust.
+	return e.saveAuxPtrType(&src, !strictOnce)
 }
 
 // checkStore simulates STX (register) and ST (immediate) stores.
@@ -89,22 +91,35 @@ func (e *env) checkStoreAlign(in insn.Insn, strictOnce bool) error {
 	}
 	// Since 6.3 an immediate store into the context is checked like a
 	// register store: the context layout says which fields take writes.
-	dstType := e.regs()[in.Dst].Type
+	dst := e.regs()[in.Dst]
 	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), in.SizeBytes(), accWrite, valueReg, false, strictOnce); err != nil {
 		return err
 	}
-	return e.saveAuxPtrType(dstType)
+	return e.saveAuxPtrType(&dst, false)
 }
 
-// saveAuxPtrType enforces that one load/store insn always sees the same
-// kind of pointer, since the kernel rewrites ctx accesses per insn.
-func (e *env) saveAuxPtrType(t states.RegType) error {
-	prev := e.auxPtr[e.insnIdx]
-	if prev == states.NotInit {
-		e.auxPtr[e.insnIdx] = t
-		return nil
-	}
-	if t != prev && (!ptrMismatchOK(t) || !ptrMismatchOK(prev)) {
+// auxPtrType is the kernel's insn_aux_data ptr_type: a register type with
+// its flags.
+type auxPtrType struct {
+	t     states.RegType
+	flags states.RegFlags
+}
+
+// saveAuxPtrType is save_aux_ptr_type: one load or store insn must always
+// see the same pointer type, flags included, where the kernel rewrites the
+// access per insn (the context, sockets, BTF pointers, the arena). A load
+// (allowTrustMismatch) may see BTF pointers of different trust, which the
+// kernel then records as untrusted; a store may not.
+func (e *env) saveAuxPtrType(r *states.Reg, allowTrustMismatch bool) error {
+	cur := auxPtrType{r.Type, r.Flags}
+	prev := &e.auxPtr[e.insnIdx]
+	switch {
+	case prev.t == states.NotInit:
+		*prev = cur
+	case cur == *prev || (ptrMismatchOK(cur.t) && ptrMismatchOK(prev.t)):
+	case allowTrustMismatch && cur.t == states.PtrToBTFID && prev.t == states.PtrToBTFID:
+		*prev = auxPtrType{states.PtrToBTFID, states.PtrUntrusted}
+	default:
 		return e.reject(e.insnIdx, "same insn cannot be used with different pointers")
 	}
 	return nil

@@ -81,7 +81,7 @@ type env struct {
 	callbackSubprog []bool
 	// auxPtr remembers the pointer type each load/store insn was first
 	// checked with ("same insn cannot be used with different pointers").
-	auxPtr []states.RegType
+	auxPtr []auxPtrType
 	// encodingOK holds the instructions whose encoding (fields, register
 	// numbers) step has already checked.
 	encodingOK insnSet
@@ -266,7 +266,7 @@ func (e *env) run() error {
 		return e.unsupported(0, "program type %s", e.progType)
 	}
 	e.stackDepth = make([]int, len(cfg.Subprogs))
-	e.auxPtr = make([]states.RegType, len(e.prog))
+	e.auxPtr = make([]auxPtrType, len(e.prog))
 	e.pool = statePools.Get().(*states.Pool)
 	e.store = prune.NewStore(len(e.prog), e.policy, e.pool)
 	e.eq.LiveRegs = cfg.LiveRegsBefore

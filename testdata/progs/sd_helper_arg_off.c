@@ -95,3 +95,43 @@ int sd_kf_tuple_rdwr_off(struct __sk_buff *skb)
 	if (ct) bpf_ct_release(ct);
 	return 0;
 }
+
+/* A global function's memory argument follows the same rule. */
+__attribute__((noinline)) int sd_gl_read(int *p)
+{
+	if (!p)
+		return 0;
+	return *p;
+}
+
+// vercheck: reject "Caller passes invalid args into func#1 ('sd_gl_read')"
+SEC("tc")
+int sd_global_arg_slice_off(struct __sk_buff *skb)
+{
+	struct bpf_dynptr ptr;
+	char buf[16];
+	char *k;
+
+	if (bpf_dynptr_from_skb(skb, 0, &ptr))
+		return 0;
+	k = bpf_dynptr_slice_rdwr(&ptr, 0, buf, sizeof(buf));
+	if (!k)
+		return 0;
+	return sd_gl_read((int *)(k + 4));
+}
+
+// vercheck: accept
+SEC("tc")
+int sd_global_arg_slice0(struct __sk_buff *skb)
+{
+	struct bpf_dynptr ptr;
+	char buf[16];
+	char *k;
+
+	if (bpf_dynptr_from_skb(skb, 0, &ptr))
+		return 0;
+	k = bpf_dynptr_slice_rdwr(&ptr, 0, buf, sizeof(buf));
+	if (!k)
+		return 0;
+	return sd_gl_read((int *)k);
+}

@@ -38,10 +38,12 @@ const (
 	kfIterNew                             // open-coded iterator constructor
 	kfIterNext                            // open-coded iterator step
 	kfIterDestroy                         // open-coded iterator destructor
-	// kfIterProgOnly is not a KF_* flag but the filter of the kfunc's
-	// registration (tracing_iter_filter): only BPF iterator programs may
-	// call it.
+	// kfIterProgOnly and kfSessionOnly are not KF_* flags but the filters
+	// of the kfuncs' registrations: only BPF iterator programs
+	// (tracing_iter_filter), only kprobe session programs
+	// (bpf_kprobe_multi_filter) may call them.
 	kfIterProgOnly
+	kfSessionOnly
 )
 
 // kfuncHooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
@@ -62,6 +64,7 @@ const (
 	hookSocketFilter
 	hookLWT
 	hookNetfilter
+	hookKprobe
 )
 
 // Hook sets of the kfunc families in kfuncTable.
@@ -85,6 +88,9 @@ type kfuncDef struct {
 	flags kfuncFlags
 	hooks kfuncHooks
 }
+
+// kfuncSessionCookie returns a kprobe session's writable cookie.
+const kfuncSessionCookie = "bpf_session_cookie"
 
 // kfuncTable lists the kfuncs vercheck models, with their 6.18 flags and
 // hooks. There is no KF_TRUSTED_ARGS: the 6.18.44 kernel this project checks
@@ -207,6 +213,11 @@ var kfuncTable = map[string]kfuncDef{
 	// objects whose kptrs maps may hold.
 	"bpf_kfunc_call_test_release": {kfRelease, hookTC | hookTracing | hookSyscall},
 	"bpf_kfunc_call_memb_release": {kfRelease, hookTC | hookTracing | hookSyscall},
+	// kernel/trace/bpf_trace.c: the state of a kprobe session.
+	"bpf_session_is_return": {kfSessionOnly, hookKprobe},
+	kfuncSessionCookie:      {kfSessionOnly, hookKprobe},
+	// kernel/bpf/helpers.c, generic set.
+	"bpf_task_get_cgroup1": {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
 	// BPF exceptions (exception.go), in the generic set.
 	kfuncThrow: {0, hooksGeneric},
 }
@@ -229,6 +240,8 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 		return hookLWT
 	case ebpf.Netfilter:
 		return hookNetfilter
+	case ebpf.Kprobe:
+		return hookKprobe
 	case ebpf.StructOps:
 		return hookStructOps
 	case ebpf.Tracing, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.PerfEvent, ebpf.LSM:
@@ -246,6 +259,18 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 // (btf_kfunc_id_set_contains).
 func (d kfuncDef) allowedIn(pt ebpf.ProgramType) bool {
 	return d.hooks&(hookCommon|progTypeHook(pt)) != 0
+}
+
+// kfuncFilteredOut reports whether the filter of the kfunc's registration
+// refuses this program (btf_kfunc_is_allowed's filter call).
+func (e *env) kfuncFilteredOut(def kfuncDef) bool {
+	switch {
+	case def.flags&kfIterProgOnly != 0:
+		return e.attach != ebpf.AttachTraceIter
+	case def.flags&kfSessionOnly != 0:
+		return e.attach != ebpf.AttachTraceKprobeSession
+	}
+	return false
 }
 
 // maxKfuncArgs is MAX_BPF_FUNC_REG_ARGS: arguments travel in r1-r5.
@@ -324,8 +349,19 @@ func (e *env) checkKfuncDecls() error {
 		if info.msg != "" {
 			return &RejectError{Insn: i, Msg: info.msg}
 		}
+		if devBoundKfuncs[info.name] {
+			// bpf_dev_bound_kfunc_check: vercheck's programs are
+			// never bound to a device (no prog_ifindex).
+			return &RejectError{Insn: i, Msg: "metadata kfuncs require device-bound program"}
+		}
 	}
 	return nil
+}
+
+// devBoundKfuncs are the XDP metadata kfuncs (XDP_METADATA_KFUNC_xxx),
+// which a driver implements for the device the program is bound to.
+var devBoundKfuncs = map[string]bool{
+	"bpf_xdp_metadata_rx_timestamp": true, "bpf_xdp_metadata_rx_hash": true, "bpf_xdp_metadata_rx_vlan_tag": true,
 }
 
 // kfuncMeta is bpf_kfunc_call_arg_meta: what the argument checks learn.
@@ -361,7 +397,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if !ok {
 		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
 	}
-	if !def.allowedIn(e.progType) || def.flags&kfIterProgOnly != 0 && e.attach != ebpf.AttachTraceIter {
+	if !def.allowedIn(e.progType) || e.kfuncFilteredOut(def) {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
 	if def.flags&kfDestructive != 0 {
@@ -896,7 +932,13 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		if err != nil || size == 0 {
 			return e.reject(e.insnIdx, "kernel function %s returns pointer type %s %s is not supported", info.name, btfKindStr(target), target.TypeName())
 		}
-		r0.MarkPtr(states.PtrToMem, states.MemRdonly)
+		flags := states.MemRdonly
+		if info.name == kfuncSessionCookie {
+			// The session's cookie is the program's to write
+			// (check_kfunc_call clears r0_rdonly for it).
+			flags = 0
+		}
+		r0.MarkPtr(states.PtrToMem, flags)
 		r0.Range = int32(size)
 		r0.RefObjID = meta.refObjID
 	default:

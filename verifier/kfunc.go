@@ -76,6 +76,8 @@ const (
 	hooksCpumask = hookTracing | hookStructOps | hookSyscall
 	// hooksConntrack: net/netfilter/nf_conntrack_bpf.c.
 	hooksConntrack = hookXDP | hookTC
+	// hooksCrypt: kernel/bpf/crypto.c's encryption kfuncs.
+	hooksCrypt = hookTC | hookSchedACT | hookXDP
 	// hooksSKB: net/core/filter.c registers bpf_dynptr_from_skb for the
 	// program types whose context is an skb, and for tracing (tp_btf
 	// programs that see an sk_buff).
@@ -218,6 +220,13 @@ var kfuncTable = map[string]kfuncDef{
 	kfuncSessionCookie:      {kfSessionOnly, hookKprobe},
 	// kernel/bpf/helpers.c, generic set.
 	"bpf_task_get_cgroup1": {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
+	// kernel/bpf/crypto.c: contexts are made in syscall programs,
+	// used by the packet program types.
+	"bpf_crypto_ctx_create":  {kfAcquire | kfRetNull | kfSleepable, hookSyscall},
+	"bpf_crypto_ctx_release": {kfRelease, hookSyscall},
+	"bpf_crypto_ctx_acquire": {kfAcquire | kfRCU | kfRetNull, hookSyscall},
+	"bpf_crypto_decrypt":     {kfRCU, hooksCrypt},
+	"bpf_crypto_encrypt":     {kfRCU, hooksCrypt},
 	// BPF exceptions (exception.go), in the generic set.
 	kfuncThrow: {0, hooksGeneric},
 }

@@ -140,9 +140,20 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_cpumask_weight":             {kfRCU, hooksCpumask},
 	"bpf_cpumask_populate":           {kfRCU, hooksCpumask},
 	// net/netfilter/nf_conntrack_bpf.c.
-	"bpf_xdp_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
-	"bpf_skb_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
-	"bpf_ct_release":    {kfRelease, hooksConntrack},
+	// A new entry (struct nf_conn___init) is filled in, then inserted,
+	// which releases it and returns the struct nf_conn in the table.
+	"bpf_xdp_ct_lookup":     {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_skb_ct_lookup":     {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_xdp_ct_alloc":      {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_skb_ct_alloc":      {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_ct_insert_entry":   {kfAcquire | kfRetNull | kfRelease, hooksConntrack},
+	"bpf_ct_release":        {kfRelease, hooksConntrack},
+	"bpf_ct_set_timeout":    {0, hooksConntrack},
+	"bpf_ct_change_timeout": {0, hooksConntrack},
+	"bpf_ct_set_status":     {0, hooksConntrack},
+	"bpf_ct_change_status":  {0, hooksConntrack},
+	// net/netfilter/nf_nat_bpf.c.
+	"bpf_ct_set_nat_info": {0, hooksConntrack},
 	// kernel/bpf/bpf_iter.c and helpers.c: open-coded iterators, in the
 	// common set every program type may call (iter.go).
 	"bpf_iter_num_new":      {kfIterNew, hookCommon},

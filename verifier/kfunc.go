@@ -264,7 +264,9 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 		return hookKprobe
 	case ebpf.StructOps:
 		return hookStructOps
-	case ebpf.Tracing, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.PerfEvent, ebpf.LSM:
+	case ebpf.Tracing, ebpf.TracePoint, ebpf.PerfEvent, ebpf.LSM:
+		// Raw tracepoints have no hook of their own: only the common
+		// set is theirs (bpf_prog_type_to_kfunc_hook).
 		return hookTracing
 	case ebpf.Syscall:
 		return hookSyscall

@@ -2,7 +2,8 @@
 
 /* kfuncs with their registrations' conditions: the kprobe session kfuncs
  * (kprobe session programs only; the cookie is writable memory), the XDP
- * metadata kfuncs (device-bound programs only), bpf_task_get_cgroup1.
+ * metadata kfuncs (device-bound programs only), bpf_task_get_cgroup1; the
+ * generic kfuncs are not registered for raw tracepoints.
  */
 
 struct task_struct {
@@ -19,6 +20,8 @@ extern __u64 *bpf_session_cookie(void) __ksym;
 extern int bpf_xdp_metadata_rx_timestamp(const struct xdp_md *ctx, __u64 *timestamp) __ksym;
 extern struct cgroup *bpf_task_get_cgroup1(struct task_struct *task, int hierarchy_id) __ksym;
 extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
+extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
 
 // vercheck: accept
 SEC("kprobe.session/do_nanosleep")
@@ -60,6 +63,18 @@ int sw_task_cgroup1(__u64 *ctx)
 	if (!cgrp)
 		return 0;
 	bpf_cgroup_release(cgrp);
+	return 0;
+}
+
+/* Raw tracepoints have no kfunc hook: only the common kfuncs. */
+// vercheck: reject "calling kernel function bpf_task_from_pid is not allowed"
+SEC("raw_tp/sys_enter")
+int sw_raw_tp_generic_kfunc(void *ctx)
+{
+	struct task_struct *t = bpf_task_from_pid(1);
+
+	if (t)
+		bpf_task_release(t);
 	return 0;
 }
 

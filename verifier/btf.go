@@ -478,9 +478,11 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	}
 	if t == accWrite {
 		switch e.progType {
-		case ebpf.SchedCLS, ebpf.SchedACT, ebpf.XDP, ebpf.StructOps:
-			// These types allow writes to a few fields through their
-			// own btf_struct_access hooks: not modelled.
+		case ebpf.SchedCLS, ebpf.SchedACT, ebpf.XDP:
+			return e.checkNfConnWrite(st, off, size)
+		case ebpf.StructOps:
+			// struct_ops types allow writes to a few fields through
+			// their own btf_struct_access hooks: not modelled.
 			return e.unsupported(e.insnIdx, "store through ptr_%s", tname)
 		}
 		return e.reject(e.insnIdx, "only read is supported")
@@ -549,4 +551,43 @@ func (e *env) walkedPtrFlags(reg *states.Reg, res walkResult) states.RegFlags {
 		return flags
 	}
 	return flags &^ (trustedModifiers | states.MemRCU)
+}
+
+// The connection tracking structs tc and XDP programs may write to.
+const (
+	nfConnStruct     = "nf_conn"
+	nfConnInitStruct = "nf_conn___init"
+	nfConnMarkField  = "mark"
+)
+
+// checkNfConnWrite is the btf_struct_access hook of tc and XDP programs
+// (tc_cls_act_btf_struct_access, xdp_btf_struct_access), which hands
+// stores to connection tracking (_nf_conntrack_btf_struct_access): only
+// the mark of a struct nf_conn or nf_conn___init may be written.
+func (e *env) checkNfConnWrite(st btf.Type, off, size int) error {
+	nfConn, ok := btfStructByName(nfConnStruct).(*btf.Struct)
+	if !ok {
+		// Connection tracking is a module vercheck does not see: the
+		// hook's answer depends on whether it is loaded.
+		return e.unsupported(e.insnIdx, "store through ptr_%s in a %s program", st.TypeName(), e.progType)
+	}
+	if name := st.TypeName(); name != nfConnStruct && name != nfConnInitStruct {
+		return e.reject(e.insnIdx, "only read is supported")
+	}
+	markOff, markEnd := -1, -1
+	for _, m := range nfConn.Members {
+		if m.Name == nfConnMarkField {
+			if size, err := btf.Sizeof(m.Type); err == nil {
+				markOff = int(m.Offset.Bytes())
+				markEnd = markOff + size
+			}
+		}
+	}
+	if off != markOff {
+		return e.reject(e.insnIdx, "no write support to nf_conn at off %d", off)
+	}
+	if off+size > markEnd {
+		return e.reject(e.insnIdx, "write access at off %d with size %d beyond the member of nf_conn ended at %d", off, size, markEnd)
+	}
+	return nil
 }

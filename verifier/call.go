@@ -458,14 +458,18 @@ func isTrustedBTFMem(reg *states.Reg, orNull bool) bool {
 // trustedBTFMemArg answers a trusted BTF pointer given as a memory
 // argument. check_reg_type finds it in mem_types and then refuses it for
 // any argument without MEM_RDONLY ("may write into memory": map keys and
-// values, written buffers, integer out-arguments); a read-only one would
-// go on to check_ptr_to_btf_access over the whole size, which vercheck
-// does not model for helper arguments: unsupported, never accepted.
-func (e *env) trustedBTFMemArg(regno int, reg *states.Reg, a ArgType, fn *HelperProto) error {
-	if a == ArgPtrToMem || a == ArgPtrToMemOrNull || a == ArgPtrToFixedMem {
-		// Read-only (or, for fixed-size memory, not known here to be
-		// written): the kernel would check a BTF access of the size.
-		return e.unsupported(e.insnIdx, "trusted BTF pointer R%d as a memory argument of %s", regno, fn.Name)
+// values, written buffers, integer out-arguments); a read-only one goes on
+// to check_ptr_to_btf_access over the whole size (checkHelperMemAccess),
+// here for fixed-size memory (fixedSize), with the size argument
+// otherwise.
+func (e *env) trustedBTFMemArg(regno int, reg *states.Reg, a ArgType, fn *HelperProto, fixedSize int) error {
+	switch a {
+	case ArgPtrToMem, ArgPtrToMemOrNull:
+		// Read-only: the size argument that follows checks a BTF read
+		// of its size (checkHelperMemAccess).
+		return nil
+	case ArgPtrToFixedMem:
+		return e.checkHelperMemAccess(regno, fixedSize, accRead, false, nil)
 	}
 	return e.reject(e.insnIdx, "%s() may write into memory pointed by R%d type=%s", fn.Name, regno, regTypeStr(reg))
 }
@@ -504,7 +508,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 	orNullMem := a == ArgPtrToMemOrNull || a == ArgPtrToWritableMemOrNull || a == ArgPtrToMapValueOrNull
 	typeErr := func() error {
 		if isMemTypesArg(a) && isTrustedBTFMem(reg, orNullMem) {
-			return e.trustedBTFMemArg(regno, reg, a, fn)
+			return e.trustedBTFMemArg(regno, reg, a, fn, int(fn.ArgSize[i]))
 		}
 		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), e.expectedStr(a))
 	}
@@ -843,6 +847,10 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		return e.checkMemRegion(regno, int(reg.Off), size, memSize(reg), zeroOK)
 	case states.PtrToStack:
 		return e.checkStackRangeInit(regno, int(reg.Off), size, zeroOK, t, meta)
+	case states.PtrToBTFID:
+		// A trusted BTF pointer passes only as read-only memory
+		// (trustedBTFMemArg): the kernel checks a read of the size.
+		return e.checkPtrToBTFAccess(regno, int(reg.Off), size, accRead, nil)
 	default:
 		if zeroOK && size == 0 && reg.IsNull() {
 			return nil

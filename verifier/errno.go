@@ -44,7 +44,7 @@ var einvalMessages = []string{
 	"cannot pass map_type", "bpf_spin_unlock without taking a lock", "bpf_spin_unlock of different lock",
 	"*doesn't point to 'struct", "*has no valid bpf_spin_lock", "use static function instead",
 	"timer pointer in", "*doesn't match map pointer in",
-	"bpf_obj_new/bpf_percpu_obj_new", "local type ID argument must be", "*expected pointer to allocated object",
+	"bpf_obj_new/bpf_percpu_obj_new", "metadata kfuncs require device-bound program", "local type ID argument must be", "*expected pointer to allocated object",
 	"*expected for bpf_obj_drop_impl()", "allocated object must be referenced",
 	"*expected for bpf_percpu_obj_drop_impl()", "bpf_percpu_obj_new type",
 	"*isn't KIND_VAR or KIND_FUNC", "ldimm64 unable to resolve the size of type", "unable to resolve the size of type",

@@ -38,10 +38,12 @@ const (
 	kfIterNew                             // open-coded iterator constructor
 	kfIterNext                            // open-coded iterator step
 	kfIterDestroy                         // open-coded iterator destructor
-	// kfIterProgOnly is not a KF_* flag but the filter of the kfunc's
-	// registration (tracing_iter_filter): only BPF iterator programs may
-	// call it.
+	// kfIterProgOnly and kfSessionOnly are not KF_* flags but the filters
+	// of the kfuncs' registrations: only BPF iterator programs
+	// (tracing_iter_filter), only kprobe session programs
+	// (bpf_kprobe_multi_filter) may call them.
 	kfIterProgOnly
+	kfSessionOnly
 )
 
 // kfuncHooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
@@ -62,6 +64,7 @@ const (
 	hookSocketFilter
 	hookLWT
 	hookNetfilter
+	hookKprobe
 )
 
 // Hook sets of the kfunc families in kfuncTable.
@@ -73,6 +76,8 @@ const (
 	hooksCpumask = hookTracing | hookStructOps | hookSyscall
 	// hooksConntrack: net/netfilter/nf_conntrack_bpf.c.
 	hooksConntrack = hookXDP | hookTC
+	// hooksCrypt: kernel/bpf/crypto.c's encryption kfuncs.
+	hooksCrypt = hookTC | hookSchedACT | hookXDP
 	// hooksSKB: net/core/filter.c registers bpf_dynptr_from_skb for the
 	// program types whose context is an skb, and for tracing (tp_btf
 	// programs that see an sk_buff).
@@ -85,6 +90,9 @@ type kfuncDef struct {
 	flags kfuncFlags
 	hooks kfuncHooks
 }
+
+// kfuncSessionCookie returns a kprobe session's writable cookie.
+const kfuncSessionCookie = "bpf_session_cookie"
 
 // kfuncTable lists the kfuncs vercheck models, with their 6.18 flags and
 // hooks. There is no KF_TRUSTED_ARGS: the 6.18.44 kernel this project checks
@@ -132,9 +140,20 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_cpumask_weight":             {kfRCU, hooksCpumask},
 	"bpf_cpumask_populate":           {kfRCU, hooksCpumask},
 	// net/netfilter/nf_conntrack_bpf.c.
-	"bpf_xdp_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
-	"bpf_skb_ct_lookup": {kfAcquire | kfRetNull, hooksConntrack},
-	"bpf_ct_release":    {kfRelease, hooksConntrack},
+	// A new entry (struct nf_conn___init) is filled in, then inserted,
+	// which releases it and returns the struct nf_conn in the table.
+	"bpf_xdp_ct_lookup":     {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_skb_ct_lookup":     {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_xdp_ct_alloc":      {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_skb_ct_alloc":      {kfAcquire | kfRetNull, hooksConntrack},
+	"bpf_ct_insert_entry":   {kfAcquire | kfRetNull | kfRelease, hooksConntrack},
+	"bpf_ct_release":        {kfRelease, hooksConntrack},
+	"bpf_ct_set_timeout":    {0, hooksConntrack},
+	"bpf_ct_change_timeout": {0, hooksConntrack},
+	"bpf_ct_set_status":     {0, hooksConntrack},
+	"bpf_ct_change_status":  {0, hooksConntrack},
+	// net/netfilter/nf_nat_bpf.c.
+	"bpf_ct_set_nat_info": {0, hooksConntrack},
 	// kernel/bpf/bpf_iter.c and helpers.c: open-coded iterators, in the
 	// common set every program type may call (iter.go).
 	"bpf_iter_num_new":      {kfIterNew, hookCommon},
@@ -223,6 +242,18 @@ var kfuncTable = map[string]kfuncDef{
 	// objects whose kptrs maps may hold.
 	"bpf_kfunc_call_test_release": {kfRelease, hookTC | hookTracing | hookSyscall},
 	"bpf_kfunc_call_memb_release": {kfRelease, hookTC | hookTracing | hookSyscall},
+	// kernel/trace/bpf_trace.c: the state of a kprobe session.
+	"bpf_session_is_return": {kfSessionOnly, hookKprobe},
+	kfuncSessionCookie:      {kfSessionOnly, hookKprobe},
+	// kernel/bpf/helpers.c, generic set.
+	"bpf_task_get_cgroup1": {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
+	// kernel/bpf/crypto.c: contexts are made in syscall programs,
+	// used by the packet program types.
+	"bpf_crypto_ctx_create":  {kfAcquire | kfRetNull | kfSleepable, hookSyscall},
+	"bpf_crypto_ctx_release": {kfRelease, hookSyscall},
+	"bpf_crypto_ctx_acquire": {kfAcquire | kfRCU | kfRetNull, hookSyscall},
+	"bpf_crypto_decrypt":     {kfRCU, hooksCrypt},
+	"bpf_crypto_encrypt":     {kfRCU, hooksCrypt},
 	// BPF exceptions (exception.go), in the generic set.
 	kfuncThrow: {0, hooksGeneric},
 }
@@ -245,11 +276,13 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 		return hookLWT
 	case ebpf.Netfilter:
 		return hookNetfilter
+	case ebpf.Kprobe:
+		return hookKprobe
 	case ebpf.StructOps:
 		return hookStructOps
 	case ebpf.Tracing, ebpf.TracePoint, ebpf.PerfEvent, ebpf.LSM:
 		// Raw tracepoints have no hook of their own: only the common
-		// set is theirs.
+		// set is theirs (bpf_prog_type_to_kfunc_hook).
 		return hookTracing
 	case ebpf.Syscall:
 		return hookSyscall
@@ -264,6 +297,18 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 // (btf_kfunc_id_set_contains).
 func (d kfuncDef) allowedIn(pt ebpf.ProgramType) bool {
 	return d.hooks&(hookCommon|progTypeHook(pt)) != 0
+}
+
+// kfuncFilteredOut reports whether the filter of the kfunc's registration
+// refuses this program (btf_kfunc_is_allowed's filter call).
+func (e *env) kfuncFilteredOut(def kfuncDef) bool {
+	switch {
+	case def.flags&kfIterProgOnly != 0:
+		return e.attach != ebpf.AttachTraceIter
+	case def.flags&kfSessionOnly != 0:
+		return e.attach != ebpf.AttachTraceKprobeSession
+	}
+	return false
 }
 
 // maxKfuncArgs is MAX_BPF_FUNC_REG_ARGS: arguments travel in r1-r5.
@@ -342,8 +387,19 @@ func (e *env) checkKfuncDecls() error {
 		if info.msg != "" {
 			return &RejectError{Insn: i, Msg: info.msg}
 		}
+		if devBoundKfuncs[info.name] {
+			// bpf_dev_bound_kfunc_check: vercheck's programs are
+			// never bound to a device (no prog_ifindex).
+			return &RejectError{Insn: i, Msg: "metadata kfuncs require device-bound program"}
+		}
 	}
 	return nil
+}
+
+// devBoundKfuncs are the XDP metadata kfuncs (XDP_METADATA_KFUNC_xxx),
+// which a driver implements for the device the program is bound to.
+var devBoundKfuncs = map[string]bool{
+	"bpf_xdp_metadata_rx_timestamp": true, "bpf_xdp_metadata_rx_hash": true, "bpf_xdp_metadata_rx_vlan_tag": true,
 }
 
 // kfuncMeta is bpf_kfunc_call_arg_meta: what the argument checks learn.
@@ -398,7 +454,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if !ok {
 		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
 	}
-	if !def.allowedIn(e.progType) || def.flags&kfIterProgOnly != 0 && e.attach != ebpf.AttachTraceIter {
+	if !def.allowedIn(e.progType) || e.kfuncFilteredOut(def) {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
 	if def.flags&kfDestructive != 0 {
@@ -985,7 +1041,13 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		if err != nil || size == 0 {
 			return e.reject(e.insnIdx, "kernel function %s returns pointer type %s %s is not supported", info.name, btfKindStr(target), target.TypeName())
 		}
-		r0.MarkPtr(states.PtrToMem, states.MemRdonly)
+		flags := states.MemRdonly
+		if info.name == kfuncSessionCookie {
+			// The session's cookie is the program's to write
+			// (check_kfunc_call clears r0_rdonly for it).
+			flags = 0
+		}
+		r0.MarkPtr(states.PtrToMem, flags)
 		r0.Range = int32(size)
 		r0.RefObjID = meta.refObjID
 	default:

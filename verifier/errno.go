@@ -45,7 +45,7 @@ var einvalMessages = []string{
 	"*doesn't point to 'struct", "*has no valid bpf_spin_lock", "use static function instead",
 	"timer pointer in", "*doesn't match map pointer in",
 	"bpf_obj_new/bpf_percpu_obj_new", "metadata kfuncs require device-bound program", "local type ID argument must be", "*expected pointer to allocated object",
-	"*expected for bpf_obj_drop_impl()", "allocated object must be referenced",
+	"*expected for bpf_obj_drop_impl()", "allocated object must be referenced", "*expected pointer to STRUCT",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

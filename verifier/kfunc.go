@@ -247,6 +247,8 @@ var kfuncTable = map[string]kfuncDef{
 	kfuncSessionCookie:      {kfSessionOnly, hookKprobe},
 	// kernel/bpf/helpers.c, generic set.
 	"bpf_task_get_cgroup1": {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
+	// kernel/bpf/map_iter.c, in the common set.
+	"bpf_map_sum_elem_count": {0, hookCommon},
 	// kernel/bpf/crypto.c: contexts are made in syscall programs,
 	// used by the packet program types.
 	"bpf_crypto_ctx_create":  {kfAcquire | kfRetNull | kfSleepable, hookSyscall},

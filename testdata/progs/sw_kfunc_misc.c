@@ -16,11 +16,16 @@ struct cgroup {
 
 struct xdp_md;
 
+struct bpf_map {
+	__u32 max_entries;
+} __attribute__((preserve_access_index));
+
 extern __u64 *bpf_session_cookie(void) __ksym;
 extern int bpf_xdp_metadata_rx_timestamp(const struct xdp_md *ctx, __u64 *timestamp) __ksym;
 extern struct cgroup *bpf_task_get_cgroup1(struct task_struct *task, int hierarchy_id) __ksym;
 extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
 extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym;
+extern __s64 bpf_map_sum_elem_count(const struct bpf_map *map) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
 
 // vercheck: accept
@@ -64,6 +69,21 @@ int sw_task_cgroup1(__u64 *ctx)
 		return 0;
 	bpf_cgroup_release(cgrp);
 	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4);
+	__type(key, int);
+	__type(value, int);
+} sw_counted SEC(".maps");
+
+/* A map pointer stands for a trusted struct bpf_map (reg2btf_ids). */
+// vercheck: accept
+SEC("tc")
+int sw_map_sum_elem_count(struct __sk_buff *skb)
+{
+	return bpf_map_sum_elem_count((const struct bpf_map *)&sw_counted) > 2;
 }
 
 /* Raw tracepoints have no kfunc hook: only the common kfuncs. */

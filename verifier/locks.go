@@ -367,11 +367,15 @@ func (e *env) checkMapFields(regno, off, size int, direct bool) error {
 // values. It reports whether r keeps its id (see mayPointToSpinLock).
 func (e *env) settleNotNull(r *states.Reg) bool {
 	if r.Type == states.PtrToMapValue && int(r.Aux) < len(e.maps) {
+		// The socket keeps the map it was looked up in (the kernel
+		// leaves map_ptr in the register's union, which regs_exact
+		// compares): Aux is the map's index plus one, 0 being a
+		// socket no map gave.
 		switch e.maps[r.Aux].Type {
 		case ebpf.XSKMap:
-			r.Type, r.Aux = states.PtrToXDPSock, 0
+			r.Type, r.Aux = states.PtrToXDPSock, r.Aux+1
 		case ebpf.SockMap, ebpf.SockHash:
-			r.Type, r.Aux = states.PtrToSocket, 0
+			r.Type, r.Aux = states.PtrToSocket, r.Aux+1
 		}
 	}
 	return e.mayPointToSpinLock(r)

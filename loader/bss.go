@@ -3,7 +3,6 @@ package loader
 import (
 	"bytes"
 	"debug/elf"
-	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -38,7 +37,7 @@ func (info *elfInfo) renameNamedBSS(data []byte) ([]byte, map[string]string) {
 	for _, s := range info.sections {
 		taken[s.Name] = true
 	}
-	var out []byte
+	out := data
 	renamed := map[string]string{}
 	for _, s := range info.sections {
 		rest, ok := strings.CutPrefix(s.Name, namedBSSPrefix)
@@ -46,22 +45,13 @@ func (info *elfInfo) renameNamedBSS(data []byte) ([]byte, map[string]string) {
 		if !ok || taken[standIn] || (s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_PROGBITS) {
 			continue
 		}
-		pos, ok := info.sectionNameOffset(s, data)
-		if !ok || pos+len(s.Name) > len(data) || !bytes.Equal(data[pos:pos+len(s.Name)], []byte(s.Name)) {
-			continue
+		if out, ok = info.renameSection(out, s, standIn); ok {
+			taken[standIn] = true
+			renamed[standIn] = s.Name
 		}
-		if out == nil {
-			out = slices.Clone(data)
-		}
-		copy(out[pos:], standIn)
-		taken[standIn] = true
-		renamed[standIn] = s.Name
 	}
-	if out == nil {
+	if len(renamed) == 0 {
 		return data, nil
-	}
-	for standIn, name := range renamed {
-		info.renameBTFString(out, name, standIn)
 	}
 	return out, renamed
 }

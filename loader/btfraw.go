@@ -202,21 +202,30 @@ func (b *rawBTF) members(id uint32) []btfRawMember {
 	return out
 }
 
-// mapDefinitions returns the struct type of each variable of the .maps
-// datasec, by variable name.
-func (b *rawBTF) mapDefinitions() map[string]uint32 {
-	defs := make(map[string]uint32)
+// datasecVars returns the ids of the variables of every datasec named
+// name, in their order.
+func (b *rawBTF) datasecVars(name string) []uint32 {
+	var vars []uint32
 	for id := uint32(1); b.valid(id); id++ {
-		if b.kind(id) != btfKindDatasec || b.name(id) != btfMapsSection {
+		if b.kind(id) != btfKindDatasec || b.name(id) != name {
 			continue
 		}
 		pos := b.typeStart[id]
 		for i := range b.vlenAt(pos) {
-			v := b.order.Uint32(b.data[pos+btfTypeLen+12*i:])
-			if b.kind(v) == btfKindVar {
-				defs[b.name(v)] = b.skipMods(b.ref(v))
+			if v := b.order.Uint32(b.data[pos+btfTypeLen+12*i:]); b.kind(v) == btfKindVar {
+				vars = append(vars, v)
 			}
 		}
+	}
+	return vars
+}
+
+// mapDefinitions returns the struct type of each variable of the .maps
+// datasec, by variable name.
+func (b *rawBTF) mapDefinitions() map[string]uint32 {
+	defs := make(map[string]uint32)
+	for _, v := range b.datasecVars(btfMapsSection) {
+		defs[b.name(v)] = b.skipMods(b.ref(v))
 	}
 	return defs
 }

@@ -61,6 +61,9 @@ type elfInfo struct {
 	// ksyms are the ksym variables the object declares, by name
 	// (ksyms.go).
 	ksyms map[string]ksymDecl
+	// weakKconfig is set when the object declares weak extern __kconfig
+	// variables (kconfig.go).
+	weakKconfig bool
 }
 
 // legacyMapSym is a map symbol in a legacy "maps" section.
@@ -311,30 +314,38 @@ const elf64SymInfoOffset = 4
 // one, which is how libbpf links it; cilium/ebpf refuses relocations
 // against weak bindings. data itself is never modified.
 func (info *elfInfo) bindDefinedWeakObjects(data []byte) ([]byte, []string) {
+	out, names := info.bindWeakAsGlobal(data, func(s elfSymbol) bool {
+		return s.typ == elf.STT_OBJECT && s.section != int(elf.SHN_UNDEF) && s.section < int(elf.SHN_LORESERVE)
+	})
+	if len(names) == 0 {
+		return data, nil
+	}
+	return out, []string{fmt.Sprintf("ELF: bound %d defined weak data symbols as global (%s)", len(names), strings.Join(names, ", "))}
+}
+
+// bindWeakAsGlobal returns data with every weak symbol that pick selects
+// bound as global, and their names; data itself is never modified.
+func (info *elfInfo) bindWeakAsGlobal(data []byte, pick func(elfSymbol) bool) ([]byte, []string) {
 	if !info.is64 || info.symtabEnt < elf64SymSize {
 		return data, nil
 	}
-	var out []byte
+	out := data
 	var names []string
 	for _, s := range info.symbols {
-		if s.bind != elf.STB_WEAK || s.typ != elf.STT_OBJECT ||
-			s.section == int(elf.SHN_UNDEF) || s.section >= int(elf.SHN_LORESERVE) {
+		if s.bind != elf.STB_WEAK || !pick(s) {
 			continue
 		}
 		pos, ok := info.symField(s, elf64SymInfoOffset, 1, len(data))
 		if !ok {
 			continue
 		}
-		if out == nil {
+		if names == nil {
 			out = slices.Clone(data)
 		}
 		out[pos] = byte(elf.ST_INFO(elf.STB_GLOBAL, s.typ))
 		names = append(names, s.name)
 	}
-	if out == nil {
-		return data, nil
-	}
-	return out, []string{fmt.Sprintf("ELF: bound %d defined weak data symbols as global (%s)", len(names), strings.Join(names, ", "))}
+	return out, names
 }
 
 // symField returns the file offset of the size-byte field at offset off of

@@ -10,6 +10,7 @@ package loader
 import (
 	"bufio"
 	"compress/gzip"
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"golang.org/x/sys/unix"
@@ -178,6 +180,76 @@ func kernelVersionCode(release string) (uint32, bool) {
 	}
 	const maxSublevel = 255
 	return parts[0]<<16 | min(parts[1], maxSublevel)<<8 | min(parts[2], maxSublevel), true
+}
+
+// bindWeakKconfigExterns returns data with every weak extern __kconfig
+// variable bound as global. libbpf leaves a weak one the configuration
+// lacks zero (a strong one fails the load); cilium/ebpf refuses a weak
+// binding outright. Bound as global, cilium/ebpf reads it into the
+// .kconfig map like any other, and fillKconfig leaves it zero when the
+// configuration does not set it. The weak names stay in info.weak. data
+// itself is never modified.
+func (info *elfInfo) bindWeakKconfigExterns(data []byte) []byte {
+	b := info.parseRawBTF(data)
+	if b == nil {
+		return data
+	}
+	externs := make(map[string]bool)
+	for _, v := range b.datasecVars(kconfigMapName) {
+		externs[b.name(v)] = true
+	}
+	out, names := info.bindWeakAsGlobal(data, func(s elfSymbol) bool {
+		return s.section == int(elf.SHN_UNDEF) && externs[s.name]
+	})
+	info.weakKconfig = len(names) > 0
+	return out
+}
+
+// materializeKconfig makes the .kconfig map of spec an ordinary map of the
+// spec, filled as libbpf fills it, and points every extern __kconfig load
+// at it. Left virtual, cilium/ebpf fills the map itself when it loads the
+// collection and refuses a variable the kernel's configuration lacks,
+// which libbpf leaves zero when the extern is weak.
+func materializeKconfig(spec *ebpf.CollectionSpec) error {
+	var ds *btf.Datasec
+	if spec.Types == nil || spec.Types.TypeByName(kconfigMapName, &ds) != nil || ds == nil || ds.Size == 0 {
+		return nil
+	}
+	target, err := loadKernelTarget("")
+	if err != nil {
+		return fmt.Errorf("%s: %w", kconfigMapName, err)
+	}
+	bo := spec.ByteOrder
+	if bo == nil {
+		bo = binary.LittleEndian
+	}
+	contents, _ := fillKconfig(ds, target, bo)
+	spec.Maps[kconfigMapName] = &ebpf.MapSpec{
+		Name:       kconfigMapName,
+		Type:       ebpf.Array,
+		KeySize:    mapDefWord,
+		ValueSize:  ds.Size,
+		MaxEntries: 1,
+		Flags:      bpfFRdonlyProg,
+		Value:      ds,
+		Contents:   []ebpf.MapKV{{Key: uint32(0), Value: contents}},
+	}
+	for _, ps := range spec.Programs {
+		if ps == nil {
+			continue
+		}
+		for i := range ps.Instructions {
+			ins := &ps.Instructions[i]
+			off, ok := kconfigOffset(ins)
+			if !ok {
+				continue
+			}
+			*ins = WithoutLinkMetadata(*ins)
+			ins.Constant = int64(uint64(off) << 32)
+			*ins = ins.WithReference(kconfigMapName)
+		}
+	}
+	return nil
 }
 
 // fillKconfig writes the value of every variable of ds into a fresh

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -131,5 +132,39 @@ func TestKconfigOffsetTracksCilium(t *testing.T) {
 	}
 	if _, ok := kconfigOffset(&asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord)}); ok {
 		t.Error("kconfigOffset found metadata on a plain instruction")
+	}
+}
+
+// TestWeakKconfigExterns opens an object with weak extern __kconfig
+// variables, one the kernel configuration sets and one it lacks, which
+// cilium/ebpf alone refuses: Open reads it, and LoadCollectionSpec hands
+// the kernel a .kconfig map of the spec that every extern load refers to,
+// filled as libbpf fills it (the lacking variable zero).
+func TestWeakKconfigExterns(t *testing.T) {
+	const path = "../testdata/progs/kconfig_weak.o"
+	if _, err := Open(path, Options{}); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	spec, _, err := LoadCollectionSpec(path)
+	if err != nil {
+		t.Fatalf("LoadCollectionSpec: %v", err)
+	}
+	ms, ok := spec.Maps[kconfigMapName]
+	if !ok || len(ms.Contents) != 1 {
+		t.Fatalf("spec has no filled %s map: %+v", kconfigMapName, ms)
+	}
+	var refs []string
+	for _, name := range []string{"kconfig_weak_missing", "kconfig_weak_set"} {
+		for _, ins := range spec.Programs[name].Instructions {
+			if _, meta := kconfigOffset(&ins); meta {
+				t.Errorf("%s: a load keeps cilium/ebpf's kconfig metadata: %v", name, ins)
+			}
+			if ins.Reference() == kconfigMapName {
+				refs = append(refs, fmt.Sprintf("%s+%d", name, ins.Constant>>32))
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"kconfig_weak_missing+0", "kconfig_weak_set+4"}, refs); diff != "" {
+		t.Errorf("loads of %s (-want +got):\n%s", kconfigMapName, diff)
 	}
 }

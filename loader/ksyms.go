@@ -45,35 +45,25 @@ func (info *elfInfo) untypeKsyms(data []byte) []byte {
 		return data
 	}
 	var out []byte
-	for id := uint32(1); b.valid(id); id++ {
-		if b.kind(id) != btfKindDatasec || b.name(id) != btfKsymsSection {
+	for _, v := range b.datasecVars(btfKsymsSection) {
+		if info.ksyms == nil {
+			info.ksyms = map[string]ksymDecl{}
+		}
+		// `const void` is typeless too (libbpf skips the modifiers),
+		// but cilium/ebpf wants the void itself.
+		k := ksymDecl{}
+		if b.skipMods(b.ref(v)) != 0 {
+			k.shape = b.shape(b.ref(v))
+		}
+		info.ksyms[b.name(v)] = k
+		if b.ref(v) == 0 {
 			continue
 		}
-		pos := b.typeStart[id]
-		for i := range b.vlenAt(pos) {
-			v := b.order.Uint32(b.data[pos+btfTypeLen+12*i:])
-			if b.kind(v) != btfKindVar {
-				continue
-			}
-			if info.ksyms == nil {
-				info.ksyms = map[string]ksymDecl{}
-			}
-			// `const void` is typeless too (libbpf skips the modifiers),
-			// but cilium/ebpf wants the void itself.
-			k := ksymDecl{}
-			if b.skipMods(b.ref(v)) != 0 {
-				k.shape = b.shape(b.ref(v))
-			}
-			info.ksyms[b.name(v)] = k
-			if b.ref(v) == 0 {
-				continue
-			}
-			if out == nil {
-				out = slices.Clone(data)
-				b.data = out
-			}
-			b.order.PutUint32(out[b.refField(v):], 0)
+		if out == nil {
+			out = slices.Clone(data)
+			b.data = out
 		}
+		b.order.PutUint32(out[b.refField(v):], 0)
 	}
 	if out == nil {
 		return data

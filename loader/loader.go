@@ -217,7 +217,8 @@ func Parse(path string, data []byte, opts Options) (*Object, error) {
 // LoadCollectionSpec reads the BPF ELF object at path with cilium/ebpf
 // after the repairs [Parse] makes (zero-sized symbols, defined weak
 // symbols, map definitions naming their values through a typedef, typed
-// ksyms linked against the running kernel's BTF): the spec a loader such
+// ksyms linked against the running kernel's BTF, weak extern __kconfig
+// variables filled from the running kernel as libbpf fills them): the spec a loader such
 // as libbpf would load, for callers that hand it to the kernel themselves. It returns the repairs made, as [Object.Warnings]
 // lists them.
 func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
@@ -231,6 +232,11 @@ func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 	}
 	if err := info.linkTypedKsyms(spec, newTargetBTF("")); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if info.weakKconfig {
+		if err := materializeKconfig(spec); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return spec, warnings, nil
 }
@@ -247,12 +253,14 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	patched, warnings := info.fillZeroSizes(data)
 	patched, bound := info.bindDefinedWeakObjects(patched)
 	warnings = append(warnings, bound...)
+	patched = info.bindWeakKconfigExterns(patched)
 	patched, resolved := info.resolveValuesTypedefs(patched)
 	warnings = append(warnings, resolved...)
 	patched, renamed := info.renameDuplicateFuncs(patched)
 	warnings = append(warnings, renamed...)
 	patched = info.untypeKsyms(patched)
 	patched, bss := info.renameNamedBSS(patched)
+	patched, legacyStructOps := info.renameLegacyStructOps(patched)
 	exposed := false
 	if textPrograms && info.textOnly() {
 		patched, exposed = info.exposeTextPrograms(patched)
@@ -262,6 +270,9 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 		return nil, nil, nil, err
 	}
 	restoreNamedBSS(spec, bss)
+	if legacyStructOps {
+		info.attachLegacyStructOps(spec, patched)
+	}
 	if exposed {
 		warnings = append(warnings, info.restoreTextPrograms(spec))
 	}

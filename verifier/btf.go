@@ -175,9 +175,10 @@ var errWalkUnsupported = errors.New("struct layout not modelled")
 // elements laid end to end (multi-dimensional arrays flattened), while a
 // scalar read may run on past its element up to the end of the whole array.
 // Reads that start in a hole, or straddle into a member from the bytes
-// before it, find no field. Crossing a union of several members makes the
-// walk untrusted, as in the kernel: scalar reads there skip the end-of-member
-// check, and pointers found there are untrusted.
+// before it, find no field. Crossing a union of several members or entering
+// a flexible array makes the walk untrusted, as in the kernel: scalar reads
+// there skip the end-of-member check, and pointers found there are
+// untrusted.
 func btfStructWalk(t btf.Type, off, size int) (walkResult, string, error) {
 	return structWalk(t, off, size, walkOpts{})
 }
@@ -232,6 +233,12 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 			if scalar {
 				return walkResult{kind: walkScalar}, "", nil
 			}
+			// The running 6.18 kernel walks a flexible array's elements
+			// untrusted, as it walks unions: their count is unknown, so
+			// pointers found there are untrusted and scalar reads skip
+			// the end-of-member check (sd_btf_flex_array.c, checked
+			// against the live kernel; the 6.12 source has no such rule).
+			untrusted = true
 			esize, err := btf.Sizeof(next)
 			if err != nil || esize == 0 {
 				return walkResult{}, "", errWalkUnsupported
@@ -481,9 +488,9 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 		case ebpf.SchedCLS, ebpf.SchedACT, ebpf.XDP:
 			return e.checkNfConnWrite(st, off, size)
 		case ebpf.StructOps:
-			// struct_ops types allow writes to a few fields through
-			// their own btf_struct_access hooks: not modelled.
-			return e.unsupported(e.insnIdx, "store through ptr_%s", tname)
+			// Each struct_ops type has its own btf_struct_access
+			// hook; tcp_congestion_ops is the one type modelled.
+			return e.checkTCPCAWrite(st, off, size)
 		}
 		return e.reject(e.insnIdx, "only read is supported")
 	}

@@ -847,6 +847,8 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		return e.checkMemRegion(regno, int(reg.Off), size, memSize(reg), zeroOK)
 	case states.PtrToStack:
 		return e.checkStackRangeInit(regno, int(reg.Off), size, zeroOK, t, meta)
+	case states.PtrToBuf:
+		return e.checkBufferAccess(regno, int(reg.Off), size, t)
 	case states.PtrToBTFID:
 		// A trusted BTF pointer passes only as read-only memory
 		// (trustedBTFMemArg): the kernel checks a read of the size.

@@ -258,6 +258,29 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_crypto_encrypt":     {kfRCU, hooksCrypt},
 	// BPF exceptions (exception.go), in the generic set.
 	kfuncThrow: {0, hooksGeneric},
+	// The kernel's own congestion-control functions, for struct_ops
+	// programs: net/ipv4/bpf_tcp_ca.c (Reno), tcp_cubic.c and tcp_bbr.c
+	// (present when the algorithm is built in; a module's are not in
+	// vmlinux BTF, so the loader does not find them).
+	"tcp_reno_ssthresh":        {0, hookStructOps},
+	"tcp_reno_cong_avoid":      {0, hookStructOps},
+	"tcp_reno_undo_cwnd":       {0, hookStructOps},
+	"tcp_slow_start":           {0, hookStructOps},
+	"tcp_cong_avoid_ai":        {0, hookStructOps},
+	"cubictcp_init":            {0, hookStructOps},
+	"cubictcp_recalc_ssthresh": {0, hookStructOps},
+	"cubictcp_cong_avoid":      {0, hookStructOps},
+	"cubictcp_state":           {0, hookStructOps},
+	"cubictcp_cwnd_event":      {0, hookStructOps},
+	"cubictcp_acked":           {0, hookStructOps},
+	"bbr_init":                 {0, hookStructOps},
+	"bbr_main":                 {0, hookStructOps},
+	"bbr_sndbuf_expand":        {0, hookStructOps},
+	"bbr_undo_cwnd":            {0, hookStructOps},
+	"bbr_cwnd_event":           {0, hookStructOps},
+	"bbr_ssthresh":             {0, hookStructOps},
+	"bbr_min_tso_segs":         {0, hookStructOps},
+	"bbr_set_state":            {0, hookStructOps},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable

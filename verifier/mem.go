@@ -317,6 +317,13 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 		if err := e.checkTPBufferAccess(regno, off, size, dst); err != nil {
 			return err
 		}
+	case reg.Type == states.PtrToBuf && !reg.MaybeNull():
+		if err := e.checkBufferAccess(regno, off, size, t); err != nil {
+			return err
+		}
+		if dst != nil {
+			e.markUnknown(dst)
+		}
 	case reg.Type == states.PtrToBTFID || reg.Type == states.PtrToBuf || reg.Type == states.PtrToArena:
 		if reg.MaybeNull() {
 			return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))
@@ -886,6 +893,33 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 		} else {
 			e.markUnknown(&regs[dstReg])
 		}
+	}
+	return nil
+}
+
+// checkBufferAccess is check_buffer_access for a read or write at off
+// (the register's fixed offset included) through the iterator buffer in
+// regno (PTR_TO_BUF: the key and value an iterator program over map
+// elements sees). The buffer's size is unknown when the program is
+// verified: the kernel only requires a constant, non-negative offset and
+// records the furthest byte read or written, which it checks against the
+// map when the iterator is attached. A read-only buffer (the key) takes
+// no writes.
+func (e *env) checkBufferAccess(regno, off, size int, t access) error {
+	reg := &e.regs()[regno]
+	rdonly := reg.Flags&states.MemRdonly != 0
+	if rdonly && t == accWrite {
+		return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))
+	}
+	info := "rdwr"
+	if rdonly {
+		info = "rdonly"
+	}
+	if off < 0 {
+		return e.reject(e.insnIdx, "R%d invalid %s buffer access: off=%d, size=%d", regno, info, off, size)
+	}
+	if !reg.Var.IsConst() || reg.Var.Value != 0 {
+		return e.reject(e.insnIdx, "R%d invalid variable buffer offset: off=%d, var_off=%s", regno, off, reg.Var.String())
 	}
 	return nil
 }

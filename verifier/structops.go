@@ -13,8 +13,8 @@ package verifier
 // modules, are unsupported.
 //
 // Modelled: tcp_congestion_ops (bpf_tcp_ca.c): context reads as for tracing
-// programs; stores to the socket are unsupported (btf_struct_access hook);
-// helpers: the base set plus bpf_tcp_send_ack, the socket storage,
+// programs; stores to the few tcp_sock fields its btf_struct_access hook
+// allows (checkTCPCAWrite); helpers: the base set plus bpf_tcp_send_ack, the socket storage,
 // bpf_setsockopt/bpf_getsockopt (not from release) and the coarse clock.
 
 import (
@@ -40,6 +40,13 @@ var structOpsModelled = map[string]map[string]bool{
 // being retired.
 const structOpsNoSockoptMember = structOpsTCPCA + ":release"
 
+// attachRefusedError is an attach target the kernel refuses before it
+// verifies a single instruction (check_struct_ops_btf_id): a rejection
+// with the kernel's message, not a gap in vercheck's model.
+type attachRefusedError struct{ msg string }
+
+func (e *attachRefusedError) Error() string { return e.msg }
+
 // splitStructOpsTarget splits cilium/ebpf's "<struct>:<member>".
 func splitStructOpsTarget(target string) (typ, member string, err error) {
 	typ, member, ok := strings.Cut(target, ":")
@@ -64,7 +71,7 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 		return nil, fmt.Errorf("struct_ops type %s: its context, field-write and helper rules are not modelled", typ)
 	}
 	if refused[member] {
-		return nil, fmt.Errorf("struct_ops member %s of %s is refused by the kernel", member, typ)
+		return nil, &attachRefusedError{fmt.Sprintf("attach to unsupported member %s of struct %s", member, typ)}
 	}
 	for _, m := range st.Members {
 		if m.Name != member {
@@ -130,4 +137,88 @@ func structOpsHelpers(ebpf.AttachType) helperSet {
 		asm.FnTcpSendAck, asm.FnSkStorageGet, asm.FnSkStorageDelete,
 		asm.FnSetsockopt, asm.FnGetsockopt, asm.FnKtimeGetCoarseNs,
 	)
+}
+
+// tcpCAWritable lists the tcp_sock fields bpf_tcp_ca_btf_struct_access
+// lets a congestion-control program write, as member paths from struct
+// tcp_sock. A store must start where the field starts (icsk_ca_priv, the
+// algorithm's private area, anywhere inside it) and end within it. The
+// list is the running 6.18 kernel's, checked field by field against it
+// (structops_tcp_write.c): the socket's pacing rate and status, the
+// private area, the pending ACK flags, and the window, threshold, ECN and
+// application-limited fields of the TCP socket.
+var tcpCAWritable = []struct {
+	path   []string
+	anyOff bool
+}{
+	{path: []string{"inet_conn", "icsk_inet", "sk", "sk_pacing_rate"}},
+	{path: []string{"inet_conn", "icsk_inet", "sk", "sk_pacing_status"}},
+	{path: []string{"inet_conn", "icsk_ca_priv"}, anyOff: true},
+	{path: []string{"inet_conn", "icsk_ack", "pending"}},
+	{path: []string{"snd_cwnd"}},
+	{path: []string{"snd_cwnd_cnt"}},
+	{path: []string{"snd_cwnd_stamp"}},
+	{path: []string{"snd_ssthresh"}},
+	{path: []string{"ecn_flags"}},
+	{path: []string{"app_limited"}},
+}
+
+// tcpSockStruct is the one struct a congestion-control program may write.
+const tcpSockStruct = "tcp_sock"
+
+// checkTCPCAWrite is bpf_tcp_ca_btf_struct_access: a store of size bytes
+// at off through a BTF pointer to st in a tcp_congestion_ops program.
+func (e *env) checkTCPCAWrite(st btf.Type, off, size int) error {
+	if st.TypeName() != tcpSockStruct {
+		return e.reject(e.insnIdx, "only read is supported")
+	}
+	for _, f := range tcpCAWritable {
+		start, fsize, ok := memberSpan(st, f.path)
+		if !ok {
+			return e.unsupported(e.insnIdx, "tcp_sock has no field %s in this kernel's BTF", strings.Join(f.path, "."))
+		}
+		end := start + fsize
+		if off != start && !(f.anyOff && off >= start && off < end) {
+			continue
+		}
+		if off+size > end {
+			return e.reject(e.insnIdx, "write access at off %d with size %d beyond the member of tcp_sock ended at %d", off, size, end)
+		}
+		return nil
+	}
+	return e.reject(e.insnIdx, "no write support to tcp_sock at off %d", off)
+}
+
+// memberSpan returns the byte offset and size, inside t, of the member
+// reached by path (member names, each inside the previous one's struct;
+// anonymous structs and unions are searched through).
+func memberSpan(t btf.Type, path []string) (off, size int, ok bool) {
+	for _, name := range path {
+		m, moff, found := findMember(t, name)
+		if !found {
+			return 0, 0, false
+		}
+		off += moff
+		t = skipModifiers(m.Type)
+	}
+	size, err := btf.Sizeof(t)
+	return off, size, err == nil
+}
+
+// findMember finds the member called name in struct or union t, looking
+// inside anonymous members, and returns it with its byte offset in t.
+func findMember(t btf.Type, name string) (btf.Member, int, bool) {
+	members, _, _ := structMembers(skipModifiers(t))
+	for _, m := range members {
+		moff := int(m.Offset.Bytes())
+		if m.Name == name {
+			return m, moff, true
+		}
+		if m.Name == "" {
+			if inner, ioff, ok := findMember(m.Type, name); ok {
+				return inner, moff + ioff, true
+			}
+		}
+	}
+	return btf.Member{}, 0, false
 }

@@ -22,6 +22,7 @@ package verifier
 // and most LSM hooks) and plain for the trampolines.
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -364,6 +365,10 @@ func (e *env) tracingCtxLayout() (ctxAccessFunc, int, error) {
 		return nil, 0, err
 	}
 	tc, err := e.attachTarget()
+	var refused *attachRefusedError
+	if errors.As(err, &refused) {
+		return nil, 0, e.reject(0, "%s", refused.msg)
+	}
 	if err != nil {
 		return nil, 0, e.unsupported(0, "attach target of %s/%s: %v", e.progType, e.attach, err)
 	}

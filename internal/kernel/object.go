@@ -237,7 +237,8 @@ func boundMapLoad(prog *loader.Program, iter *asm.InstructionIterator) bool {
 }
 
 // programSpec builds the spec handed to the kernel: vercheck's linked
-// instructions with each bound map load bound to the created map. CO-RE
+// instructions with each bound map load bound to the created map (and to
+// nothing else cilium/ebpf would resolve). CO-RE
 // relocations were applied by the loader, so their metadata is removed
 // to keep cilium/ebpf from applying them a second time; but for
 // bpf_core_type_id_local (keepLocalTypeID).
@@ -255,6 +256,12 @@ func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpe
 		if !boundMapLoad(prog, iter) {
 			continue
 		}
+		// A load of an extern __kconfig variable keeps cilium/ebpf's
+		// kconfig metadata, with which cilium/ebpf would create and fill a
+		// .kconfig map of its own (refusing a weak extern the kernel's
+		// configuration lacks); the loader's map, filled as libbpf fills
+		// it, is the one the kernel must see.
+		*ins = loader.WithoutLinkMetadata(*ins)
 		if err := ins.AssociateMap(maps[mapIndex(ins)]); err != nil {
 			return nil, fmt.Errorf("insn %d: %w", i, err)
 		}

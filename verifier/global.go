@@ -65,6 +65,9 @@ const (
 	globalArgCtx
 	// globalArgMem is ARG_PTR_TO_MEM, maybe NULL unless tagged nonnull.
 	globalArgMem
+	// globalArgDynptr is ARG_PTR_TO_DYNPTR | MEM_RDONLY: a pointer to a
+	// struct bpf_dynptr the function may read but not change.
+	globalArgDynptr
 )
 
 // globalArg is one argument of a global function's prototype.
@@ -170,6 +173,10 @@ func (e *env) checkGlobalSubprog(sp int) error {
 			if a.nullable {
 				r.ID = e.newID()
 			}
+		case globalArgDynptr:
+			// The kernel cannot know the caller's dynptr: it assumes a
+			// local one (do_check_common).
+			e.markDynptrCallbackReg(r, dynptrLocal)
 		}
 	}
 	return e.doCheckFrom(st, start)
@@ -257,6 +264,20 @@ func (e *env) checkGlobalArgs(sp int) error {
 			}
 			if !a.nullable && reg.MaybeNull() {
 				return e.reject(e.insnIdx, "arg#%d is expected to be non-NULL", i)
+			}
+		case globalArgDynptr:
+			// An initialised dynptr of any type, on the stack or passed
+			// down as a const pointer (process_dynptr_func).
+			if reg.Type != states.PtrToStack {
+				if err := e.checkArgRegOff(reg, regno); err != nil {
+					return err
+				}
+			}
+			if reg.Type != states.PtrToStack && reg.Type != states.ConstPtrToDynptr {
+				return e.reject(e.insnIdx, "arg#%d expected pointer to stack or const struct bpf_dynptr", i)
+			}
+			if err := e.processDynptrFunc(regno, dynptrArgSpec{mode: dynptrArgRead}); err != nil {
+				return err
 			}
 		}
 	}
@@ -407,7 +428,11 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 		}
 		target := skipModifiers(ptr.Target)
 		if s, ok := target.(*btf.Struct); ok && s.Name == "bpf_dynptr" {
-			return &globalProto{unsupported: fmt.Sprintf("global function %s() with a dynptr argument", fn.Name)}
+			if tags != 0 {
+				return &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
+			}
+			p.args = append(p.args, globalArg{kind: globalArgDynptr})
+			continue
 		}
 		size, ok := resolveSize(target)
 		if !ok {

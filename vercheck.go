@@ -70,6 +70,10 @@ type Options struct {
 	// ProgFlags are program load flags (BPF_F_*) added to every program's
 	// own, as a loader that passes them itself; see loader.ParseProgFlags.
 	ProgFlags uint32
+	// InnerMaps names the inner map template of map-in-maps whose
+	// definition leaves it to the loader (see [loader.Options.InnerMaps]).
+	// A spec's own MapSpec.InnerMap is used as it is.
+	InnerMaps map[string]loader.InnerMap
 	// Name names the collection in results and messages (for example the
 	// object's path); default "collection".
 	Name string
@@ -167,7 +171,7 @@ func VerifyFile(path string, opts *Options) (*FileResult, error) {
 
 // loaderOptions are the loader's part of o.
 func (o Options) loaderOptions() loader.Options {
-	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags}
+	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps}
 }
 
 // OpenFile reads the object at path as [VerifyFile] does, for callers

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/verifier"
 )
@@ -344,5 +345,34 @@ func TestFuncAddressNeedsFuncInfo(t *testing.T) {
 	var rej *verifier.RejectError
 	if !errors.As(err, &rej) || rej.Msg != "missing btf func_info" || rej.Insn != 0 {
 		t.Errorf("got %v, want the kernel's missing btf func_info at insn 0", err)
+	}
+}
+
+// TestVerifyFileInnerMap: a map-in-map whose inner map its loader sets is
+// unsupported until the caller names the template, as a libbpf user
+// calls bpf_map__set_inner_map_fd; then the lookup in the inner map is
+// checked against it (an 8-byte value read through the object's array,
+// out of bounds in a 4-byte one).
+func TestVerifyFileInnerMap(t *testing.T) {
+	const path = "loader/testdata/mim_no_inner.o"
+	tests := []struct {
+		name  string
+		inner map[string]loader.InnerMap
+		want  string
+	}{
+		{"left to the loader", nil, "unsupported"},
+		{"the object's array", map[string]loader.InnerMap{"outer": {Name: "template"}}, "accepted"},
+		{"a 4-byte value", map[string]loader.InnerMap{"outer": {Spec: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1}}}, "rejected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := VerifyFile(path, &Options{InnerMaps: tt.inner})
+			if res == nil || len(res.Results) != 1 {
+				t.Fatalf("VerifyFile = %+v, %v", res, err)
+			}
+			if diff := cmp.Diff(tt.want, res.Results[0].Verdict()); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -171,6 +171,18 @@ type Options struct {
 	// License is the license of objects without a license section: some
 	// loaders pass one of their own ("GPL") for such objects.
 	License string
+	// InnerMaps gives, by the name of a map-in-map whose definition
+	// leaves its inner map to the loader (no __array(values, ...)), the
+	// inner map template the loader creates it with, as a libbpf user
+	// does with bpf_map__set_inner_map_fd.
+	InnerMaps map[string]InnerMap
+}
+
+// InnerMap is the inner map template of a map-in-map: a map of the object,
+// by name, or a map described by Spec.
+type InnerMap struct {
+	Name string
+	Spec *ebpf.MapSpec
 }
 
 // maxObjectSize bounds how much of a file Open reads: the largest real BPF
@@ -313,6 +325,9 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 
 	obj = &Object{Path: path}
 	maps := newMapTable(spec, info, hasUntypedSection(spec), opts.Kconfig)
+	if err := maps.setInnerMaps(opts.InnerMaps); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	obj.Maps = maps.list
 	obj.Warnings = append(obj.Warnings, maps.warnings...)
 

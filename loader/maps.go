@@ -1,8 +1,11 @@
 package loader
 
 import (
+	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -254,6 +257,46 @@ func (t *mapTable) resolveLegacyTails(spec *ebpf.CollectionSpec, info *elfInfo, 
 			t.warnings = append(t.warnings, fmt.Sprintf("%s: inner map = %s (legacy map def)", m.Name, inner))
 		}
 	}
+}
+
+// ErrInnerMap reports an [Options.InnerMaps] entry that names no
+// map-in-map of the object, or no usable inner map.
+var ErrInnerMap = errors.New("bad inner map")
+
+// setInnerMaps gives each map-in-map of inner, by outer map name, its
+// inner map template: a copy of a map the object defines, or one built
+// from a spec. An outer map that already has one keeps it only if it is
+// the same map.
+func (t *mapTable) setInnerMaps(inner map[string]InnerMap) error {
+	for _, outer := range slices.Sorted(maps.Keys(inner)) {
+		oi, ok := t.index[outer]
+		if !ok || !isMapInMap(t.list[oi].Type) {
+			return fmt.Errorf("%w: %q is not a map-in-map of the object", ErrInnerMap, outer)
+		}
+		var in *Map
+		switch want := inner[outer]; {
+		case want.Spec != nil:
+			in = convertMap(cmp.Or(want.Spec.Name, outer+".inner"), want.Spec)
+		default:
+			ii, ok := t.index[want.Name]
+			if !ok || ii == oi {
+				return fmt.Errorf("%w: %q names no other map of the object for %q", ErrInnerMap, want.Name, outer)
+			}
+			cp := *t.list[ii]
+			in = &cp
+		}
+		in.Inner = nil
+		if isMapInMap(in.Type) {
+			return fmt.Errorf("%w: the inner map of %q is itself a map-in-map", ErrInnerMap, outer)
+		}
+		m := t.list[oi]
+		if m.Inner != nil && m.Inner.Name != in.Name {
+			return fmt.Errorf("%w: %q already has the inner map %q", ErrInnerMap, outer, m.Inner.Name)
+		}
+		m.Inner = in
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: inner map = %s (given)", outer, in.Name))
+	}
+	return nil
 }
 
 // legacyMapByIndex returns the map a legacy inner_map_idx names: the map

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,9 +67,11 @@ type commonFlags struct {
 	applied            fixSemantics
 	progFlags, license string
 	// mapBTF is the --map-btf flag: the loader whose map BTF to model.
-	mapBTF  string
-	timeout time.Duration
-	jobs    int
+	mapBTF string
+	// innerMaps is the --inner-map flag: OUTER=INNER pairs.
+	innerMaps string
+	timeout   time.Duration
+	jobs      int
 }
 
 // mapBTFModels are the --map-btf values: the loaders whose map BTF the
@@ -89,6 +92,7 @@ func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
 	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
 	fset.StringVar(&c.mapBTF, "map-btf", "", "loader whose map BTF to model for bpf_list_head/bpf_rb_root in map values and globals: libbpf (the object's BTF) or cilium (cilium/ebpf: the key and value types alone; what --kernel loads with); default: such programs are unsupported")
+	fset.StringVar(&c.innerMaps, "inner-map", "", "inner map templates of map-in-maps whose definition leaves them to the loader: OUTER=INNER pairs, comma-separated, each naming two maps of the object (as bpf_map__set_inner_map_fd)")
 	fset.StringVar(&c.fixes, "fixes", fixesAuto, "6.18.y stable fixes to apply: auto (those of the running kernel; all where it cannot be asked), all, none, or a list ("+stablefix.Everything.String()+")")
 }
 
@@ -109,7 +113,11 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 			return vercheck.Options{}, fmt.Errorf("--btf: %w", err)
 		}
 	}
-	opts := vercheck.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig, ProgFlags: flags, License: c.license, Parallel: c.jobs}
+	inner, err := parseInnerMaps(c.innerMaps)
+	if err != nil {
+		return vercheck.Options{}, err
+	}
+	opts := vercheck.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig, ProgFlags: flags, License: c.license, Parallel: c.jobs, InnerMaps: inner}
 	if c.typeName != "" {
 		pt, ok := parseProgType(c.typeName)
 		if !ok {
@@ -127,6 +135,59 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 	}
 	opts.Verifier = verifier.Options{Policy: &policy, Timeout: c.timeout, MissingFixes: c.applied.Missing, MapBTF: mapBTF}
 	return opts, nil
+}
+
+// parseInnerMaps reads the --inner-map flag: OUTER=INNER pairs, where
+// INNER names a map of the object or describes one as
+// TYPE:KEY_SIZE:VALUE_SIZE:MAX_ENTRIES (array:4:4:1).
+func parseInnerMaps(flag string) (map[string]loader.InnerMap, error) {
+	if flag == "" {
+		return nil, nil
+	}
+	inner := make(map[string]loader.InnerMap)
+	for pair := range strings.SplitSeq(flag, ",") {
+		outer, in, ok := strings.Cut(pair, "=")
+		if !ok || outer == "" || in == "" {
+			return nil, fmt.Errorf("--inner-map: %q is not OUTER=INNER", pair)
+		}
+		if !strings.Contains(in, ":") {
+			inner[outer] = loader.InnerMap{Name: in}
+			continue
+		}
+		spec, err := parseMapShape(in)
+		if err != nil {
+			return nil, fmt.Errorf("--inner-map %s: %w", outer, err)
+		}
+		inner[outer] = loader.InnerMap{Spec: spec}
+	}
+	return inner, nil
+}
+
+// parseMapShape reads TYPE:KEY_SIZE:VALUE_SIZE:MAX_ENTRIES, the type by
+// cilium/ebpf's name for it, case-insensitively (array, hash, lruhash...).
+func parseMapShape(s string) (*ebpf.MapSpec, error) {
+	f := strings.Split(s, ":")
+	if len(f) != 4 {
+		return nil, fmt.Errorf("%q is not TYPE:KEY_SIZE:VALUE_SIZE:MAX_ENTRIES", s)
+	}
+	var typ ebpf.MapType
+	for t := ebpf.MapType(1); !strings.HasPrefix(t.String(), "MapType("); t++ {
+		if strings.EqualFold(t.String(), f[0]) {
+			typ = t
+		}
+	}
+	if typ == 0 {
+		return nil, fmt.Errorf("unknown map type %q", f[0])
+	}
+	var n [3]uint32
+	for i, v := range f[1:] {
+		u, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", v, err)
+		}
+		n[i] = uint32(u)
+	}
+	return &ebpf.MapSpec{Type: typ, KeySize: n[0], ValueSize: n[1], MaxEntries: n[2]}, nil
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

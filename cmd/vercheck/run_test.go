@@ -122,6 +122,10 @@ func TestRunBadInput(t *testing.T) {
 		{"unknown map BTF loader", []string{"--map-btf", "nope", "../../testdata/progs/straight_line.o"}, exitUsage},
 		{"bad btf", []string{"--btf", "/nonexistent", "../../testdata/progs/straight_line.o"}, exitUsage},
 		{"bad prog flags", []string{"--prog-flags", "strict_alignment,nope", "x.o"}, exitUsage},
+		{"inner map without outer", []string{"--inner-map", "array:4:4:1", "x.o"}, exitUsage},
+		{"inner map of an unknown type", []string{"--inner-map", "outer=nope:4:4:1", "x.o"}, exitUsage},
+		{"inner map of a bad size", []string{"--inner-map", "outer=array:4:x:1", "x.o"}, exitUsage},
+		{"inner map of a map that is none", []string{"--inner-map", "nope=array:4:4:1", "../../testdata/progs/straight_line.o"}, exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package verifier
 import (
 	"fmt"
 
+	"github.com/cilium/ebpf"
+
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/states"
 )
@@ -128,6 +130,12 @@ func (e *env) checkLdImm(in insn.Insn) error {
 		dst.Aux = uint32(in.Imm)
 		_ = m
 	case insn.PseudoMapValue:
+		if e.maps[in.Imm].Type == ebpf.Arena {
+			// An arena global's address is the user address of the
+			// variable: a number until it is cast.
+			e.markUnknown(dst)
+			return nil
+		}
 		dst.MarkPtr(states.PtrToMapValue, 0)
 		dst.Aux = uint32(in.Imm)
 		dst.Off = in.Imm2
@@ -323,6 +331,9 @@ func (e *env) checkAtomic(in insn.Insn) error {
 func (e *env) checkEncoding(in insn.Insn) error {
 	if ferr := insn.CheckFields(in); ferr != nil {
 		return e.reject(e.insnIdx, "%s", ferr.Msg)
+	}
+	if err := e.checkArenaCastAllowed(in); err != nil {
+		return err
 	}
 	for _, r := range []uint8{in.Dst, in.Src} {
 		if in.Class() != insn.ClassLD && r >= states.NumRegs && !(in.IsJmpClass() && in.JmpOp() == insn.JmpCall) {

@@ -65,6 +65,9 @@ const (
 	globalArgCtx
 	// globalArgMem is ARG_PTR_TO_MEM, maybe NULL unless tagged nonnull.
 	globalArgMem
+	// globalArgArena is ARG_PTR_TO_ARENA (tagged arg:arena): an arena
+	// pointer or a number, which the callee sees as an unknown scalar.
+	globalArgArena
 )
 
 // globalArg is one argument of a global function's prototype.
@@ -80,6 +83,7 @@ type argTags uint8
 const (
 	tagCtx argTags = 1 << iota
 	tagNonnull
+	tagArena
 )
 
 // globalProto is the cached outcome of preparing one global function's
@@ -158,7 +162,9 @@ func (e *env) checkGlobalSubprog(sp int) error {
 		switch a.kind {
 		case globalArgCtx:
 			r.MarkPtr(states.PtrToCtx, 0)
-		case globalArgScalar:
+		case globalArgScalar, globalArgArena:
+			// An arena argument may have been a number: the callee casts
+			// it before use (do_check_common's mark_reg_unknown).
 			e.markUnknown(r)
 		case globalArgMem:
 			var fl states.RegFlags
@@ -240,6 +246,12 @@ func (e *env) checkGlobalArgs(sp int) error {
 		case globalArgScalar:
 			if reg.Type != states.ScalarValue {
 				return e.reject(e.insnIdx, "R%d is not a scalar", regno)
+			}
+		case globalArgArena:
+			// Any value is safe, but only these make sense
+			// (btf_check_func_arg_match).
+			if reg.Type != states.PtrToArena && reg.Type != states.ScalarValue {
+				return e.reject(e.insnIdx, "R%d is not a pointer to arena or scalar.", regno)
 			}
 		case globalArgCtx:
 			if err := e.checkArgRegOff(reg, regno); err != nil {
@@ -374,7 +386,9 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 					tags |= tagCtx
 				case "nonnull":
 					tags |= tagNonnull
-				case "trusted", "untrusted", "nullable", "arena":
+				case "arena":
+					tags |= tagArena
+				case "trusted", "untrusted", "nullable":
 					return &globalProto{unsupported: fmt.Sprintf("global function %s() argument tag %q", fn.Name, tag)}
 				default:
 					return &globalProto{msg: fmt.Sprintf("arg#%d has unsupported set of tags", i)}
@@ -408,6 +422,13 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 		target := skipModifiers(ptr.Target)
 		if s, ok := target.(*btf.Struct); ok && s.Name == "bpf_dynptr" {
 			return &globalProto{unsupported: fmt.Sprintf("global function %s() with a dynptr argument", fn.Name)}
+		}
+		if tags&tagArena != 0 {
+			if tags&^tagArena != 0 {
+				return &globalProto{msg: fmt.Sprintf("arg#%d arena cannot be combined with any other tags", i)}
+			}
+			p.args = append(p.args, globalArg{kind: globalArgArena})
+			continue
 		}
 		size, ok := resolveSize(target)
 		if !ok {

@@ -258,6 +258,11 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_crypto_encrypt":     {kfRCU, hooksCrypt},
 	// BPF exceptions (exception.go), in the generic set.
 	kfuncThrow: {0, hooksGeneric},
+	// kernel/bpf/arena.c (arena.go), in the common set. 6.18 still has
+	// them sleepable (KF_SLEEPABLE went in 6.19).
+	"bpf_arena_alloc_pages":   {kfSleepable, hookCommon},
+	"bpf_arena_free_pages":    {kfSleepable, hookCommon},
+	"bpf_arena_reserve_pages": {kfSleepable, hookCommon},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
@@ -576,7 +581,12 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		if kind == kfArgNull {
 			continue
 		}
-		if (kind == kfArgBTFID || kind == kfArgAlloc) && !isTrustedBTF(reg) {
+		if kind == kfArgMap {
+			if err := e.checkKfuncMapArg(info, regno, reg); err != nil {
+				return err
+			}
+		}
+		if (kind == kfArgBTFID || kind == kfArgAlloc || kind == kfArgMap) && !isTrustedBTF(reg) {
 			if meta.flags&kfRCU == 0 {
 				return e.reject(e.insnIdx, "R%d must be referenced or trusted", regno)
 			}
@@ -610,6 +620,16 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			}
 		case kfArgBTFID:
 			if err := e.checkKfuncBTFArg(info, meta, i, reg, ref, refName); err != nil {
+				return err
+			}
+		case kfArgMap:
+			// The argument must point to a struct bpf_map, whatever the
+			// parameter's own type (void * for the arena kfuncs).
+			bpfMap := btfStructByName(bpfMapStruct)
+			if bpfMap == nil {
+				return e.unsupported(e.insnIdx, "struct %s not in kernel BTF", bpfMapStruct)
+			}
+			if err := e.checkKfuncBTFArg(info, meta, i, reg, bpfMap, bpfMapStruct); err != nil {
 				return err
 			}
 		case kfArgAlloc:
@@ -675,6 +695,7 @@ const (
 	kfArgRBNode
 	kfArgRefcounted
 	kfArgCallback
+	kfArgMap
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
@@ -686,7 +707,7 @@ var specialKfuncArgStructs = map[string]bool{
 
 // specialKfuncArgSuffixes are parameter-name suffixes with their own
 // argument kinds: not modelled.
-var specialKfuncArgSuffixes = []string{"__str", "__map", "__irq_flag", "__prog", "__aux", "__uninit"}
+var specialKfuncArgSuffixes = []string{"__str", "__irq_flag", "__prog", "__aux", "__uninit"}
 
 // kfuncPtrArgKind is get_kfunc_ptr_arg_type.
 func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, ref btf.Type, refName string, nullable bool) (kfArgKind, error) {
@@ -718,6 +739,9 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	}
 	if k, ok := graphArgKinds[refName]; ok && isStruct(ref) {
 		return k, nil
+	}
+	if strings.HasSuffix(p.Name, "__map") {
+		return kfArgMap, nil
 	}
 	for _, s := range specialKfuncArgSuffixes {
 		if strings.HasSuffix(p.Name, s) {

@@ -20,9 +20,10 @@ package verifier
 // Argument kinds come from the prototype (btf_prepare_func_args): a pointer
 // to the program type's context struct (or tagged arg:ctx) is PTR_TO_CTX,
 // an int or enum is an unknown scalar, a pointer to a sized type is
-// PTR_TO_MEM of that size, nullable unless tagged arg:nonnull. Other
-// shapes are rejected with the kernel's message; the tags vercheck does not
-// model (trusted, untrusted, arena, dynptrs) are reported unsupported.
+// PTR_TO_MEM of that size, nullable unless tagged arg:nonnull, a pointer
+// tagged arg:arena an arena pointer or a number (a number to the callee).
+// Other shapes are rejected with the kernel's message; the tags vercheck
+// does not model (trusted, untrusted, dynptrs) are reported unsupported.
 
 import (
 	"errors"

@@ -304,4 +304,109 @@ __naked int ar_map_fields(void)
 	:: __imm_addr(ar_arena) : __clobber_all);
 }
 
+/* Map helpers see an arena map of value size 0. */
+// vercheck: reject "invalid zero-sized read"
+SEC("xdp")
+__naked int ar_lookup(void)
+{
+	asm volatile (
+	"r1 = %[ar_arena] ll;"
+	"r2 = r10;"
+	"r2 += -4;"
+	"r3 = 0;"
+	"*(u32 *)(r10 - 4) = r3;"
+	"call %[bpf_map_lookup_elem];"
+	"r0 = 0;"
+	"exit;"
+	:: __imm_addr(ar_arena), __imm(bpf_map_lookup_elem) : __clobber_all);
+}
+/* An arena pointer may be returned. */
+// vercheck: accept
+SEC("xdp")
+__naked int ar_ret(void)
+{
+	asm volatile (
+	"r1 = %[ar_arena] ll;"
+	"r0 = 0;"
+	"r0 = addr_space_cast(r0, 0, 1);"
+	"exit;"
+	:: __imm_addr(ar_arena) : __clobber_all);
+}
+// vercheck: accept
+SEC("syscall")
+__naked int ar_ret_syscall(void)
+{
+	asm volatile (
+	"r1 = %[ar_arena] ll;"
+	"r0 = 0;"
+	"r0 = addr_space_cast(r0, 0, 1);"
+	"exit;"
+	:: __imm_addr(ar_arena) : __clobber_all);
+}
+/* Negation and byte swaps make a number; comparisons decide nothing. */
+// vercheck: accept
+SEC("xdp")
+__naked int ar_neg_cmp(void)
+{
+	asm volatile (
+	"r1 = %[ar_arena] ll;"
+	"r0 = 0;"
+	"r0 = addr_space_cast(r0, 0, 1);"
+	"r0 = -r0;"
+	"r0 = be16 r0;"
+	"r2 = r0;"
+	"r2 = addr_space_cast(r2, 0, 1);"
+	"if r2 > r0 goto l0_%=;"
+	"if r2 != 5 goto l0_%=;"
+	"r0 = 1;"
+"l0_%=:"
+	"r0 = 0;"
+	"exit;"
+	:: __imm_addr(ar_arena) : __clobber_all);
+}
+/* A partial spill of an arena pointer is refused; so is a pointer as a map value to store. */
+// vercheck: reject "invalid size of register spill"
+SEC("xdp")
+__naked int ar_partial_spill(void)
+{
+	asm volatile (
+	"r1 = %[ar_arena] ll;"
+	"r0 = 0;"
+	"r0 = addr_space_cast(r0, 0, 1);"
+	"*(u32 *)(r10 - 8) = r0;"
+	"r3 = *(u64 *)(r10 - 8);"
+	"r1 = %[ar_arena] ll;"
+	"r2 = r10;"
+	"r2 += -16;"
+	"*(u64 *)(r10 - 16) = r0;"
+	"r3 = 0;"
+	"call %[bpf_map_update_elem];"
+	"r0 = 0;"
+	"exit;"
+	:: __imm_addr(ar_arena), __imm(bpf_map_update_elem) : __clobber_all);
+}
+/* A load through an arena pointer on one path and the context on another. */
+// vercheck: reject "same insn cannot be used with different pointers"
+SEC("xdp")
+__naked int ar_ptr_mix(void)
+{
+	asm volatile (
+	"r6 = r1;"
+	"r1 = %[ar_arena] ll;"
+	"r0 = 0;"
+	"r0 = addr_space_cast(r0, 0, 1);"
+	"r7 = 0;"
+	"call %[bpf_get_prandom_u32];"
+	"if r0 > 5 goto l0_%=;"
+	"r7 = 0;"
+	"r7 = addr_space_cast(r7, 0, 1);"
+	"goto l1_%=;"
+"l0_%=:"
+	"r7 = r6;"
+"l1_%=:"
+	"r0 = *(u32 *)(r7 + 0);"
+	"r0 = 0;"
+	"exit;"
+	:: __imm_addr(ar_arena), __imm(bpf_get_prandom_u32) : __clobber_all);
+}
 char _license[] SEC("license") = "GPL";

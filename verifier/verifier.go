@@ -367,6 +367,8 @@ func (e *env) checkMapProgCompat(i int, m *loader.Map) error {
 		msg = "tracing progs cannot use bpf_spin_lock yet"
 	case rec.timerOff >= 0 && isTracingProgType(e.progType):
 		msg = "tracing progs cannot use bpf_timer yet"
+	case rec.wqOff >= 0 && isTracingProgType(e.progType):
+		msg = "tracing progs cannot use bpf_wq yet"
 	}
 	if msg != "" && rec.unsupported != "" {
 		// The kernel may hold no record for the map at all (see

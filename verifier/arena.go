@@ -126,3 +126,18 @@ func checkArenaValueOffset(i int, m *loader.Map, off uint32) error {
 	}
 	return nil
 }
+
+// jitSupportsArenaAtomic is the x86-64 JIT's bpf_jit_supports_insn for an
+// atomic instruction on the arena: the arena's faults are caught around
+// each instruction the JIT emits, and the fetching and, or and xor (a
+// compare-and-exchange loop there) are not guarded.
+func jitSupportsArenaAtomic(in insn.Insn) bool {
+	if size := in.SizeBytes(); size != 4 && size != 8 {
+		return true
+	}
+	switch in.Imm {
+	case insn.AtomicAnd | insn.AtomicFetch, insn.AtomicOr | insn.AtomicFetch, insn.AtomicXor | insn.AtomicFetch:
+		return false
+	}
+	return true
+}

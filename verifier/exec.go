@@ -220,14 +220,17 @@ func (e *env) ldAbsSubprogExit() error {
 	return nil
 }
 
-// atomicPtrTypeOK reports whether an atomic instruction may access memory
-// through a register of type t: context, packet, flow-key and socket
-// pointers are rewritten or guarded by the kernel and take no atomics.
-func atomicPtrTypeOK(t states.RegType) bool {
+// atomicPtrTypeOK is atomic_ptr_type_ok: whether the atomic instruction in
+// may access memory through a register of type t. Context, packet,
+// flow-key and socket pointers are rewritten or guarded by the kernel and
+// take no atomics; the arena takes those its JIT can guard.
+func atomicPtrTypeOK(t states.RegType, in insn.Insn) bool {
 	switch t {
 	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys,
 		states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
 		return false
+	case states.PtrToArena:
+		return jitSupportsArenaAtomic(in)
 	}
 	return true
 }
@@ -240,7 +243,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 		if err := e.checkLoadAlign(in, true); err != nil {
 			return err
 		}
-		if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r.Type) {
+		if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r.Type, in) {
 			return e.reject(e.insnIdx, "BPF_ATOMIC loads from R%d %s is not allowed", in.Src, regTypeStr(r))
 		}
 		return nil
@@ -248,7 +251,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 	if err := e.checkStoreAlign(in, true); err != nil {
 		return err
 	}
-	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r.Type) {
+	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r.Type, in) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(r))
 	}
 	return nil
@@ -295,8 +298,7 @@ func (e *env) checkAtomic(in insn.Insn) error {
 	if regs[in.Src].IsPointer() && !e.allowPtrLeaks() {
 		return e.reject(e.insnIdx, "R%d leaks addr into mem", in.Src)
 	}
-	dt := regs[in.Dst].Type
-	if dt == states.PtrToCtx || dt == states.PtrToPacket || dt == states.PtrToPacketMeta || dt == states.PtrToFlowKeys || dt == states.PtrToSocket || dt == states.PtrToSockCommon || dt == states.PtrToTCPSock || dt == states.PtrToXDPSock {
+	if !atomicPtrTypeOK(regs[in.Dst].Type, in) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(&regs[in.Dst]))
 	}
 	loadReg := -1

@@ -88,7 +88,8 @@ func Encode(prog []Insn) []byte {
 // through their raw encoding, so the result is exactly what the kernel
 // would be given. Constants are kept as the loader left them: ld_imm64 map
 // references carry the map index (and value offset), bpf-to-bpf calls and
-// PseudoFunc loads their resolved relative offsets.
+// PseudoFunc loads their resolved relative offsets. The off field of ALU
+// instructions is kept too (see RestoreALUOffsets).
 func FromAsm(insns asm.Instructions) ([]Insn, error) {
 	var buf bytes.Buffer
 	for i, ins := range insns {
@@ -96,5 +97,40 @@ func FromAsm(insns asm.Instructions) ([]Insn, error) {
 			return nil, fmt.Errorf("encode instruction %d (%v): %w", i, ins, err)
 		}
 	}
-	return Decode(buf.Bytes())
+	raw := buf.Bytes()
+	RestoreALUOffsets(raw, insns)
+	return Decode(raw)
+}
+
+// RestoreALUOffsets writes into raw, the little-endian encoding of insns,
+// the off field of every ALU instruction as the instruction holds it.
+// cilium/ebpf's asm.Instruction.Marshal writes an ALU off only for the
+// opcodes it names itself (sdiv, smod, movsx) and zero for every other
+// one, while Unmarshal keeps what the object had: an address-space cast
+// (BPF_ALU64|BPF_MOV|BPF_X with off 1, the arena's cast between user and
+// kernel addresses) would reach the kernel as a plain mov, and an ALU
+// instruction with reserved bits in off would lose them. raw must hold
+// exactly insns, in order.
+func RestoreALUOffsets(raw []byte, insns asm.Instructions) {
+	pos := 0
+	for _, ins := range insns {
+		if OffsetLostInMarshal(ins) && pos+Slot <= len(raw) {
+			binary.LittleEndian.PutUint16(raw[pos+slotOff:], uint16(ins.Offset))
+		}
+		pos += int(ins.Size())
+	}
+}
+
+// OffsetLostInMarshal reports whether asm.Instruction.Marshal drops the
+// off field of ins: a non-zero off of an ALU instruction whose cilium/ebpf
+// opcode does not itself encode one.
+func OffsetLostInMarshal(ins asm.Instruction) bool {
+	if !ins.OpCode.Class().IsALU() || ins.Offset == 0 {
+		return false
+	}
+	switch ins.OpCode.ALUOp() {
+	case asm.SDiv, asm.SMod, asm.MovSX8, asm.MovSX16, asm.MovSX32:
+		return false
+	}
+	return true
 }

@@ -62,6 +62,8 @@ func TestFromAsm(t *testing.T) {
 		asm.Mov.Imm(asm.R0, 0),
 		asm.SDiv.Imm(asm.R0, 3),
 		asm.MovSX8.Reg(asm.R2, asm.R0),
+		// r3 = addr_space_cast(r2, 0, 1): off 1, which Marshal drops.
+		{OpCode: asm.Mov.Op(asm.RegSource), Dst: asm.R3, Src: asm.R2, Offset: 1, Constant: 1},
 		asm.FnGetPrandomU32.Call(),
 		asm.Return(),
 	}
@@ -77,6 +79,7 @@ func TestFromAsm(t *testing.T) {
 		{Op: 0xb7},
 		{Op: 0x37, Off: OffSigned, Imm: 3},
 		{Op: 0xbf, Dst: 2, Off: 8},
+		{Op: 0xbf, Dst: 3, Src: 2, Off: OffAddrSpaceCast, Imm: 1},
 		{Op: 0x85, Imm: 7},
 		{Op: 0x95},
 	}

@@ -56,6 +56,17 @@ const (
 	OffPercpuAddr int16 = -1
 )
 
+// Immediates of an address-space cast: (dst_as << 16) | src_as, between
+// the arena's user addresses (address space 1) and the kernel's (0).
+const (
+	// CastToKernel converts an arena address of user space (as 1) into the
+	// kernel's view of it (as 0): the register becomes an arena pointer.
+	CastToKernel int32 = 1
+	// CastToUser converts a kernel address (as 0) into the user space
+	// address of the same arena byte (as 1): a plain number.
+	CastToUser int32 = 1 << 16
+)
+
 // MayGotoSrc is the src register value that makes JMP|JCOND a may_goto.
 const MayGotoSrc uint8 = 0
 

@@ -368,7 +368,7 @@ func checkALUFields(in Insn) *Error {
 				return errAt(0, "BPF_MOV uses reserved fields")
 			}
 		case in.Off == OffAddrSpaceCast:
-			if in.Imm != 1 && in.Imm != 1<<16 {
+			if in.Imm != CastToKernel && in.Imm != CastToUser {
 				return errAt(0, "addr_space_cast insn can only convert between address space 1 and 0")
 			}
 		default:

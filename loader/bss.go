@@ -20,6 +20,10 @@ import (
 // cilium/ebpf reads as data (".bss.x" to ".datax"), and gives the map,
 // its Datasec, its variables and the instructions that refer to it their
 // name back afterwards.
+//
+// The globals of the arena's address space (__arena, the section
+// ".addr_space.1") are renamed the same way; maps.go then points their
+// loads at the arena map, where libbpf places them.
 
 // namedBSSPrefix starts the names of named .bss sections.
 const namedBSSPrefix = ".bss."
@@ -28,8 +32,25 @@ const namedBSSPrefix = ".bss."
 // object: a data section prefix of the same length.
 const namedBSSStandIn = ".data"
 
-// renameNamedBSS returns data with every named .bss section renamed to
-// its stand-in, and the original names by stand-in. data itself is never
+// arenaSectionStandIn replaces arenaSection while cilium/ebpf reads the
+// object: a data section name of the same length.
+const arenaSectionStandIn = ".data.arena.1"
+
+// dataStandIn returns the name a section is read under, when cilium/ebpf
+// does not read it as data under its own.
+func dataStandIn(name string) (string, bool) {
+	if name == arenaSection {
+		return arenaSectionStandIn, true
+	}
+	if rest, ok := strings.CutPrefix(name, namedBSSPrefix); ok {
+		return namedBSSStandIn + rest, true
+	}
+	return "", false
+}
+
+// renameNamedBSS returns data with every named .bss section and the
+// arena's section renamed to its stand-in, and the original names by
+// stand-in. data itself is never
 // modified. A section whose stand-in name is taken, or whose name is not
 // where the headers say, keeps its name.
 func (info *elfInfo) renameNamedBSS(data []byte) ([]byte, map[string]string) {
@@ -40,8 +61,7 @@ func (info *elfInfo) renameNamedBSS(data []byte) ([]byte, map[string]string) {
 	out := data
 	renamed := map[string]string{}
 	for _, s := range info.sections {
-		rest, ok := strings.CutPrefix(s.Name, namedBSSPrefix)
-		standIn := namedBSSStandIn + rest
+		standIn, ok := dataStandIn(s.Name)
 		if !ok || taken[standIn] || (s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_PROGBITS) {
 			continue
 		}

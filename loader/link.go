@@ -289,6 +289,9 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 var errLiveMap = errors.New("map load bound to a live map without a map spec")
 
 func rewriteMapLoad(ins *asm.Instruction, ref string, maps *mapTable) error {
+	if ref == arenaSection {
+		return maps.rewriteArenaLoad(ins)
+	}
 	idx, ok := maps.index[ref]
 	if ok {
 		if ins.Src == asm.PseudoMapFD {

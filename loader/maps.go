@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 )
 
@@ -39,6 +40,9 @@ type mapTable struct {
 	list     []*Map
 	index    map[string]int
 	warnings []string
+	// arenaData is the size of the arena's globals (arenaSection), which
+	// live in the arena map rather than in a map of their own.
+	arenaData uint32
 }
 
 // newMapTable indexes the maps of spec. iproute2 says whether the object was
@@ -56,6 +60,10 @@ func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool, kconfi
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if name == arenaSection {
+			t.arenaData = spec.Maps[name].ValueSize
+			continue
+		}
 		m := convertMap(name, spec.Maps[name])
 		t.assumeRuntimeMaxEntries("map "+name, m)
 		if m.Inner != nil {
@@ -306,4 +314,48 @@ func (info *elfInfo) legacyMapByIndex(idx int) string {
 		return ""
 	}
 	return info.legacyOrder[idx]
+}
+
+// arenaSection holds the globals of the arena's address space (__arena).
+// libbpf creates no map for it: the variables live in the object's arena
+// map, from its first page (on kernels that refuse ld_imm64 offsets of
+// 512 MiB and more, as 6.18 does, libbpf keeps them at the start rather
+// than at the end of the arena).
+const arenaSection = ".addr_space.1"
+
+// Errors of the arena's globals, as libbpf refuses the object.
+var (
+	// ErrNoArenaMap: the object has __arena globals but no arena map.
+	ErrNoArenaMap = errors.New("to use global __arena variables the ARENA map should be explicitly declared in SEC(\".maps\")")
+	// ErrArenaTooSmall: the arena cannot hold the object's globals.
+	ErrArenaTooSmall = errors.New("declared ARENA map size is too small to hold global __arena variables")
+	// ErrManyArenas: an object may declare one arena map only.
+	ErrManyArenas = errors.New("only single ARENA map is supported")
+)
+
+// rewriteArenaLoad points a load of an __arena global's address at the
+// arena map (libbpf's RELO_DATA on the arena: BPF_PSEUDO_MAP_VALUE with
+// the variable's offset in the arena).
+func (t *mapTable) rewriteArenaLoad(ins *asm.Instruction) error {
+	idx := -1
+	for i, m := range t.list {
+		if m.Type != ebpf.Arena {
+			continue
+		}
+		if idx >= 0 {
+			return ErrManyArenas
+		}
+		idx = i
+	}
+	if idx < 0 {
+		return ErrNoArenaMap
+	}
+	page := uint64(os.Getpagesize())
+	if (uint64(t.arenaData)+page-1)/page > uint64(t.list[idx].MaxEntries) {
+		return fmt.Errorf("%w (%d bytes)", ErrArenaTooSmall, t.arenaData)
+	}
+	offset := uint64(ins.Constant) >> 32
+	ins.Src = asm.PseudoMapValue
+	ins.Constant = int64(offset<<32 | uint64(uint32(idx)))
+	return nil
 }

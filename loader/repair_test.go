@@ -2,6 +2,7 @@ package loader
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -176,5 +177,73 @@ func TestBSSSections(t *testing.T) {
 	}
 	if len(obj.Warnings) != 0 {
 		t.Errorf("warnings: %q", obj.Warnings)
+	}
+}
+
+// TestArenaGlobals opens an object with __arena globals (".addr_space.1",
+// which cilium/ebpf alone refuses): no map is made of the section, and
+// each load of a variable's address is a value load of the arena map at
+// the variable's offset, as libbpf links it.
+func TestArenaGlobals(t *testing.T) {
+	obj, err := Open(filepath.Join(progsDir, "ar_global.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	arena := -1
+	for i, m := range obj.Maps {
+		names = append(names, m.Name)
+		if m.Type == ebpf.Arena {
+			arena = i
+		}
+	}
+	if diff := cmp.Diff([]string{".bss", "ag_arena"}, names); diff != "" {
+		t.Fatalf("maps (-want +got):\n%s", diff)
+	}
+	type load struct {
+		Map    int
+		Offset uint32
+	}
+	var got []load
+	for _, p := range obj.Programs {
+		if p.Name != "ag_globals" {
+			continue
+		}
+		for _, ins := range p.Instructions {
+			if ins.IsLoadFromMap() && ins.Src == asm.PseudoMapValue {
+				got = append(got, load{int(uint32(ins.Constant)), uint32(uint64(ins.Constant) >> 32)})
+			}
+		}
+	}
+	// ag_counts (512 bytes) comes first in the section, then ag_sum.
+	want := []load{{arena, 0}, {arena, 512}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("loads of ag_globals (-want +got):\n%s", diff)
+	}
+}
+
+// TestArenaGlobalsRefused: libbpf refuses __arena globals without one
+// arena map of the size to hold them.
+func TestArenaGlobalsRefused(t *testing.T) {
+	page := uint32(os.Getpagesize())
+	tests := []struct {
+		name   string
+		arenas []*Map
+		data   uint32
+		want   error
+	}{
+		{"no arena", nil, 8, ErrNoArenaMap},
+		{"two arenas", []*Map{{Type: ebpf.Arena, MaxEntries: 1}, {Type: ebpf.Arena, MaxEntries: 1}}, 8, ErrManyArenas},
+		{"too small", []*Map{{Type: ebpf.Arena, MaxEntries: 1}}, page + 1, ErrArenaTooSmall},
+		{"fits", []*Map{{Type: ebpf.Arena, MaxEntries: 2}}, page + 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			table := &mapTable{list: tt.arenas, arenaData: tt.data}
+			ins := asm.LoadMapValue(asm.R1, 0, 16)
+			if err := table.rewriteArenaLoad(&ins); !errors.Is(err, tt.want) {
+				t.Errorf("rewriteArenaLoad() = %v, want %v", err, tt.want)
+			}
+		})
 	}
 }

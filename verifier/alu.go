@@ -152,6 +152,11 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 	src := &regs[in.Src]
 	dst := &regs[in.Dst]
 	if is64 {
+		if in.Imm != 0 {
+			// Only the address-space cast has an immediate (CheckFields).
+			e.addrSpaceCast(dst, in.Imm)
+			return nil
+		}
 		if in.Off == 0 {
 			e.assignScalarIDBeforeMov(src)
 			*dst = *src
@@ -217,6 +222,17 @@ func (e *env) movSignExtended(dst, src *states.Reg, bits int16, is64 bool) {
 func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 	regs := e.regs()
 	dst := &regs[in.Dst]
+	if dst.Type == states.PtrToArena || in.SrcIsReg() && regs[in.Src].Type == states.PtrToArena {
+		// Any arithmetic with an arena pointer is allowed, whatever
+		// the other operand: the result is an arena pointer (the JIT
+		// keeps its low 32 bits), the source's when the destination
+		// was not one. The 6.18 stable kernels do this for either
+		// operand; later kernels for the destination only.
+		if dst.Type != states.PtrToArena {
+			*dst = regs[in.Src]
+		}
+		return nil
+	}
 	var srcVal states.Reg
 	var src *states.Reg
 	if in.SrcIsReg() {

@@ -106,7 +106,7 @@ func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
 		if meta.mapIdx < 0 {
 			return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
 		}
-		if err := e.pushAsyncCallback(sp, setTimerCallbackState(uint32(meta.mapIdx))); err != nil {
+		if err := e.pushAsyncCallback(sp, setTimerCallbackState(uint32(meta.mapIdx)), false); err != nil {
 			return err
 		}
 	case fnLoop:

@@ -34,6 +34,7 @@ var einvalMessages = []string{
 	"unreachable insn", "back-edge from insn", "jump out of range", "invalid insn idx", "unknown opcode",
 	"last insn is not an exit or jmp", "invalid BPF_LD_IMM insn", "BPF_LDX uses reserved fields",
 	"BPF_STX uses reserved fields", "BPF_ST uses reserved fields", "BPF_ALU uses reserved fields",
+	"BPF_MOV uses reserved fields", "BPF_NEG uses reserved fields", "BPF_END uses reserved fields",
 	"invalid func unknown#", "unknown func",
 	"Invalid format string", "*doesn't support non-zero flags", "*is an unacquired reference",
 	"cannot overwrite referenced dynptr", "cannot release unowned const bpf_dynptr",
@@ -53,6 +54,9 @@ var einvalMessages = []string{
 	"*is neither owning or non-owning ref", "*not allowed in rbtree cb", "*expected pointer to map value or allocated object",
 	"*expected pointer to func", "*cannot use bpf_{list_head,rb_root} yet", "*doesn't have constant offset",
 	"same insn cannot be used with different pointers", "*expected pointer to STRUCT",
+	"addr_space_cast insn can only", "*isn't map pointer", "*doesn't point to a map value",
+	"*has no valid bpf_wq", "*cannot use bpf_wq yet",
+	"*must point to scalar, or struct with scalar",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return
@@ -84,7 +88,8 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.E2BIG
 	case strings.HasPrefix(msg, "The sequence of"), strings.HasPrefix(msg, "verifier bug"):
 		return syscall.EFAULT
-	case strings.Contains(msg, "not supported for program type"):
+	case strings.Contains(msg, "not supported for program type"), strings.HasPrefix(msg, "attach to unsupported member"):
+		// check_struct_ops_btf_id passes check_member's -ENOTSUPP on.
 		return errnoENOTSUPP
 	case strings.HasPrefix(msg, "fd_idx without fd_array is invalid"), strings.HasPrefix(msg, "expected an RCU CS when using"):
 		return syscall.EPROTO
@@ -98,6 +103,8 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.ENOENT
 	case strings.HasPrefix(msg, "multiple exception callback tags"):
 		return syscall.EEXIST
+	case strings.HasPrefix(msg, "Only one arena per program"):
+		return syscall.EBUSY
 	}
 	for _, m := range einvalMessages {
 		if piece, ok := strings.CutPrefix(m, "*"); ok && strings.Contains(msg, piece) || strings.HasPrefix(msg, m) {

@@ -3,6 +3,8 @@ package verifier
 import (
 	"fmt"
 
+	"github.com/cilium/ebpf"
+
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/states"
 )
@@ -128,6 +130,12 @@ func (e *env) checkLdImm(in insn.Insn) error {
 		dst.Aux = uint32(in.Imm)
 		_ = m
 	case insn.PseudoMapValue:
+		if e.maps[in.Imm].Type == ebpf.Arena {
+			// An arena global's address is the user address of the
+			// variable: a number until it is cast.
+			e.markUnknown(dst)
+			return nil
+		}
 		dst.MarkPtr(states.PtrToMapValue, 0)
 		dst.Aux = uint32(in.Imm)
 		dst.Off = in.Imm2
@@ -212,14 +220,17 @@ func (e *env) ldAbsSubprogExit() error {
 	return nil
 }
 
-// atomicPtrTypeOK reports whether an atomic instruction may access memory
-// through a register of type t: context, packet, flow-key and socket
-// pointers are rewritten or guarded by the kernel and take no atomics.
-func atomicPtrTypeOK(t states.RegType) bool {
+// atomicPtrTypeOK is atomic_ptr_type_ok: whether the atomic instruction in
+// may access memory through a register of type t. Context, packet,
+// flow-key and socket pointers are rewritten or guarded by the kernel and
+// take no atomics; the arena takes those its JIT can guard.
+func atomicPtrTypeOK(t states.RegType, in insn.Insn) bool {
 	switch t {
 	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys,
 		states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
 		return false
+	case states.PtrToArena:
+		return jitSupportsArenaAtomic(in)
 	}
 	return true
 }
@@ -232,7 +243,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 		if err := e.checkLoadAlign(in, true); err != nil {
 			return err
 		}
-		if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r.Type) {
+		if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r.Type, in) {
 			return e.reject(e.insnIdx, "BPF_ATOMIC loads from R%d %s is not allowed", in.Src, regTypeStr(r))
 		}
 		return nil
@@ -240,7 +251,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 	if err := e.checkStoreAlign(in, true); err != nil {
 		return err
 	}
-	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r.Type) {
+	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r.Type, in) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(r))
 	}
 	return nil
@@ -287,8 +298,7 @@ func (e *env) checkAtomic(in insn.Insn) error {
 	if regs[in.Src].IsPointer() && !e.allowPtrLeaks() {
 		return e.reject(e.insnIdx, "R%d leaks addr into mem", in.Src)
 	}
-	dt := regs[in.Dst].Type
-	if dt == states.PtrToCtx || dt == states.PtrToPacket || dt == states.PtrToPacketMeta || dt == states.PtrToFlowKeys || dt == states.PtrToSocket || dt == states.PtrToSockCommon || dt == states.PtrToTCPSock || dt == states.PtrToXDPSock {
+	if !atomicPtrTypeOK(regs[in.Dst].Type, in) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(&regs[in.Dst]))
 	}
 	loadReg := -1
@@ -323,6 +333,9 @@ func (e *env) checkAtomic(in insn.Insn) error {
 func (e *env) checkEncoding(in insn.Insn) error {
 	if ferr := insn.CheckFields(in); ferr != nil {
 		return e.reject(e.insnIdx, "%s", ferr.Msg)
+	}
+	if err := e.checkArenaCastAllowed(in); err != nil {
+		return err
 	}
 	for _, r := range []uint8{in.Dst, in.Src} {
 		if in.Class() != insn.ClassLD && r >= states.NumRegs && !(in.IsJmpClass() && in.JmpOp() == insn.JmpCall) {

@@ -20,9 +20,10 @@ package verifier
 // Argument kinds come from the prototype (btf_prepare_func_args): a pointer
 // to the program type's context struct (or tagged arg:ctx) is PTR_TO_CTX,
 // an int or enum is an unknown scalar, a pointer to a sized type is
-// PTR_TO_MEM of that size, nullable unless tagged arg:nonnull. Other
-// shapes are rejected with the kernel's message; the tags vercheck does not
-// model (trusted, untrusted, arena, dynptrs) are reported unsupported.
+// PTR_TO_MEM of that size, nullable unless tagged arg:nonnull, a pointer
+// tagged arg:arena an arena pointer or a number (a number to the callee).
+// Other shapes are rejected with the kernel's message; the tags vercheck
+// does not model (trusted, untrusted, dynptrs) are reported unsupported.
 
 import (
 	"errors"
@@ -68,6 +69,9 @@ const (
 	// globalArgDynptr is ARG_PTR_TO_DYNPTR | MEM_RDONLY: a pointer to a
 	// struct bpf_dynptr the function may read but not change.
 	globalArgDynptr
+	// globalArgArena is ARG_PTR_TO_ARENA (tagged arg:arena): an arena
+	// pointer or a number, which the callee sees as an unknown scalar.
+	globalArgArena
 )
 
 // globalArg is one argument of a global function's prototype.
@@ -83,6 +87,7 @@ type argTags uint8
 const (
 	tagCtx argTags = 1 << iota
 	tagNonnull
+	tagArena
 )
 
 // globalProto is the cached outcome of preparing one global function's
@@ -161,7 +166,9 @@ func (e *env) checkGlobalSubprog(sp int) error {
 		switch a.kind {
 		case globalArgCtx:
 			r.MarkPtr(states.PtrToCtx, 0)
-		case globalArgScalar:
+		case globalArgScalar, globalArgArena:
+			// An arena argument may have been a number: the callee casts
+			// it before use (do_check_common's mark_reg_unknown).
 			e.markUnknown(r)
 		case globalArgMem:
 			var fl states.RegFlags
@@ -247,6 +254,12 @@ func (e *env) checkGlobalArgs(sp int) error {
 		case globalArgScalar:
 			if reg.Type != states.ScalarValue {
 				return e.reject(e.insnIdx, "R%d is not a scalar", regno)
+			}
+		case globalArgArena:
+			// Any value is safe, but only these make sense
+			// (btf_check_func_arg_match).
+			if reg.Type != states.PtrToArena && reg.Type != states.ScalarValue {
+				return e.reject(e.insnIdx, "R%d is not a pointer to arena or scalar.", regno)
 			}
 		case globalArgCtx:
 			if err := e.checkArgRegOff(reg, regno); err != nil {
@@ -395,7 +408,9 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 					tags |= tagCtx
 				case "nonnull":
 					tags |= tagNonnull
-				case "trusted", "untrusted", "nullable", "arena":
+				case "arena":
+					tags |= tagArena
+				case "trusted", "untrusted", "nullable":
 					return &globalProto{unsupported: fmt.Sprintf("global function %s() argument tag %q", fn.Name, tag)}
 				default:
 					return &globalProto{msg: fmt.Sprintf("arg#%d has unsupported set of tags", i)}
@@ -432,6 +447,13 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 				return &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
 			}
 			p.args = append(p.args, globalArg{kind: globalArgDynptr})
+			continue
+		}
+		if tags&tagArena != 0 {
+			if tags&^tagArena != 0 {
+				return &globalProto{msg: fmt.Sprintf("arg#%d arena cannot be combined with any other tags", i)}
+			}
+			p.args = append(p.args, globalArg{kind: globalArgArena})
 			continue
 		}
 		size, ok := resolveSize(target)

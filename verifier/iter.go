@@ -69,6 +69,10 @@ func kfuncKind(call insn.Insn) insn.KfuncKind {
 		// is_sync_callback_calling_kfunc.
 		return insn.KfuncSyncCB
 	}
+	if info.name == kfuncWqSetCallback {
+		// is_async_callback_calling_kfunc.
+		return insn.KfuncAsyncCB
+	}
 	return insn.KfuncPlain
 }
 

@@ -281,6 +281,15 @@ var kfuncTable = map[string]kfuncDef{
 	"bbr_ssthresh":             {0, hookStructOps},
 	"bbr_min_tso_segs":         {0, hookStructOps},
 	"bbr_set_state":            {0, hookStructOps},
+	// Workqueues (wq.go), in the generic set.
+	"bpf_wq_init":      {0, hooksGeneric},
+	kfuncWqSetCallback: {0, hooksGeneric},
+	"bpf_wq_start":     {0, hooksGeneric},
+	// kernel/bpf/arena.c (arena.go), in the common set. 6.18 still has
+	// them sleepable (KF_SLEEPABLE went in 6.19).
+	"bpf_arena_alloc_pages":   {kfSleepable, hookCommon},
+	"bpf_arena_free_pages":    {kfSleepable, hookCommon},
+	"bpf_arena_reserve_pages": {kfSleepable, hookCommon},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
@@ -456,6 +465,12 @@ type kfuncMeta struct {
 	// argOwningRef is set when bpf_refcount_acquire gets an owning
 	// reference: its result cannot be NULL then.
 	argOwningRef bool
+	// mapIdx is the map of a workqueue or "__map" argument, when hasMap
+	// (the kernel's meta->map).
+	mapIdx int
+	hasMap bool
+	// argProg is set once a "__prog" argument was passed over.
+	argProg bool
 }
 
 // retNull is is_kfunc_ret_null: the result may be NULL.
@@ -491,6 +506,11 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	meta := kfuncMeta{name: info.name, flags: def.flags}
 	if err := e.checkKfuncArgs(info, &meta); err != nil {
 		return err
+	}
+	if info.name == kfuncWqSetCallback {
+		if err := e.pushWqCallback(&meta); err != nil {
+			return err
+		}
 	}
 	if err := e.updateRCULock(info.name, def.flags&kfSleepable != 0); err != nil {
 		return err
@@ -542,6 +562,15 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		p := params[i]
 		t := skipModifiers(p.Type)
 		if strings.HasSuffix(p.Name, "__ign") {
+			continue
+		}
+		if strings.HasSuffix(p.Name, "__prog") {
+			// The kernel passes the program's bpf_prog_aux there itself
+			// (is_kfunc_arg_prog): whatever the register holds is left.
+			if meta.argProg {
+				return e.reject(e.insnIdx, "verifier bug: Only 1 prog->aux argument supported per-kfunc")
+			}
+			meta.argProg = true
 			continue
 		}
 		if isScalarType(t) {
@@ -599,7 +628,15 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		if kind == kfArgNull {
 			continue
 		}
-		if (kind == kfArgBTFID || kind == kfArgAlloc) && !isTrustedBTF(reg) {
+		if kind == kfArgMap {
+			if err := e.checkKfuncMapArg(info, regno, reg); err != nil {
+				return err
+			}
+			if err := e.checkWqMapMatch(meta, reg); err != nil {
+				return err
+			}
+		}
+		if (kind == kfArgBTFID || kind == kfArgAlloc || kind == kfArgMap) && !isTrustedBTF(reg) {
 			if meta.flags&kfRCU == 0 {
 				return e.reject(e.insnIdx, "R%d must be referenced or trusted", regno)
 			}
@@ -633,6 +670,20 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			}
 		case kfArgBTFID:
 			if err := e.checkKfuncBTFArg(info, meta, i, reg, ref, refName); err != nil {
+				return err
+			}
+		case kfArgWq:
+			if err := e.processWqArg(meta, i, regno, reg); err != nil {
+				return err
+			}
+		case kfArgMap:
+			// The argument must point to a struct bpf_map, whatever the
+			// parameter's own type (void * for the arena kfuncs).
+			bpfMap := btfStructByName(bpfMapStruct)
+			if bpfMap == nil {
+				return e.unsupported(e.insnIdx, "struct %s not in kernel BTF", bpfMapStruct)
+			}
+			if err := e.checkKfuncBTFArg(info, meta, i, reg, bpfMap, bpfMapStruct); err != nil {
 				return err
 			}
 		case kfArgAlloc:
@@ -698,18 +749,20 @@ const (
 	kfArgRBNode
 	kfArgRefcounted
 	kfArgCallback
+	kfArgMap
+	kfArgWq
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
 // argument kinds (dynptrs, graph roots and nodes, timers...): not modelled.
 var specialKfuncArgStructs = map[string]bool{
-	"bpf_wq": true, "bpf_timer": true,
+	"bpf_timer":     true,
 	"bpf_task_work": true, "bpf_res_spin_lock": true, "bpf_refcount": true,
 }
 
 // specialKfuncArgSuffixes are parameter-name suffixes with their own
 // argument kinds: not modelled.
-var specialKfuncArgSuffixes = []string{"__str", "__map", "__irq_flag", "__prog", "__aux", "__uninit"}
+var specialKfuncArgSuffixes = []string{"__str", "__irq_flag", "__aux", "__uninit"}
 
 // kfuncPtrArgKind is get_kfunc_ptr_arg_type.
 func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, ref btf.Type, refName string, nullable bool) (kfArgKind, error) {
@@ -742,13 +795,19 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	if k, ok := graphArgKinds[refName]; ok && isStruct(ref) {
 		return k, nil
 	}
+	if strings.HasSuffix(p.Name, "__map") {
+		return kfArgMap, nil
+	}
+	if refName == fieldNameWq && isStruct(ref) {
+		return kfArgWq, nil
+	}
 	for _, s := range specialKfuncArgSuffixes {
 		if strings.HasSuffix(p.Name, s) {
 			return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
 		}
 	}
 	_, callback := ref.(*btf.FuncProto)
-	if (callback && info.name != kfuncRBAdd) || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
+	if (callback && info.name != kfuncRBAdd && info.name != kfuncWqSetCallback) || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
 		return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
 	}
 	if reg.Type == states.PtrToBTFID || reg2BTFName(reg.Type) != "" {

@@ -58,6 +58,8 @@ type fieldKind uint8
 const (
 	fieldSpinLock fieldKind = iota + 1
 	fieldTimer
+	// fieldWq is a struct bpf_wq (wq.go).
+	fieldWq
 	// fieldOther is a kernel-managed field vercheck does not model beyond
 	// refusing direct access to it (lists, rbtrees, workqueues...).
 	fieldOther
@@ -96,9 +98,9 @@ type mapRecord struct {
 	// hasBTF is set when the map was created with a BTF value type.
 	hasBTF bool
 	fields []mapField
-	// spinLockOff, timerOff and refcountOff are the offsets of the lock,
-	// the timer and the bpf_refcount, or -1.
-	spinLockOff, timerOff, refcountOff int64
+	// spinLockOff, timerOff, wqOff and refcountOff are the offsets of
+	// the lock, the timer, the workqueue and the bpf_refcount, or -1.
+	spinLockOff, timerOff, wqOff, refcountOff int64
 	// unsupported says why the record could not be read faithfully; the
 	// map's value accesses are then unsupported.
 	unsupported string
@@ -116,7 +118,7 @@ var specialStructs = map[string]fieldKind{
 	"bpf_spin_lock":     fieldSpinLock,
 	"bpf_timer":         fieldTimer,
 	"bpf_res_spin_lock": fieldOther,
-	"bpf_wq":            fieldOther,
+	"bpf_wq":            fieldWq,
 	"bpf_task_work":     fieldOther,
 	"bpf_list_head":     fieldListHead,
 	"bpf_list_node":     fieldListNode,
@@ -143,7 +145,7 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 
 // buildRecord reads the special fields of m's BTF value type.
 func buildRecord(m *loader.Map) *mapRecord {
-	r := &mapRecord{spinLockOff: -1, timerOff: -1, refcountOff: -1}
+	r := &mapRecord{spinLockOff: -1, timerOff: -1, wqOff: -1, refcountOff: -1}
 	if m == nil || m.Spec == nil || m.Spec.Value == nil {
 		return r
 	}
@@ -170,6 +172,11 @@ func buildRecord(m *loader.Map) *mapRecord {
 				r.unsupported = "two bpf_timer fields in one map value"
 			}
 			r.timerOff = int64(f.off)
+		case fieldWq:
+			if r.wqOff >= 0 {
+				r.unsupported = "two bpf_wq fields in one map value"
+			}
+			r.wqOff = int64(f.off)
 		case fieldKptr:
 			if !kptrMapTypes[m.Type] {
 				r.unsupported = "kptr in a " + m.Type.String() + " map value"

@@ -43,6 +43,7 @@ var mapStructNames = map[ebpf.MapType]string{
 	ebpf.LPMTrie:             "lpm_trie",
 	ebpf.CGroupStorage:       "bpf_cgroup_storage_map",
 	ebpf.PerCPUCGroupStorage: "bpf_cgroup_storage_map",
+	ebpf.Arena:               arenaMapStruct,
 }
 
 // mapStruct returns the vmlinux struct behind a map of type t, or nil when

@@ -324,7 +324,13 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 		if dst != nil {
 			e.markUnknown(dst)
 		}
-	case reg.Type == states.PtrToBTFID || reg.Type == states.PtrToBuf || reg.Type == states.PtrToArena:
+	case reg.Type == states.PtrToArena:
+		// Arena accesses are not bounded: the JIT makes them fault
+		// safely (PROBE_MEM32).
+		if dst != nil {
+			e.markUnknown(dst)
+		}
+	case reg.Type == states.PtrToBTFID || reg.Type == states.PtrToBuf:
 		if reg.MaybeNull() {
 			return e.reject(e.insnIdx, "R%d invalid mem access '%s'", regno, regTypeStr(reg))
 		}

@@ -30,39 +30,51 @@ const (
 // the pointer must be the map value's bpf_timer field; the map is
 // remembered for the map argument of bpf_timer_init.
 func (e *env) processTimerArg(regno int, meta *callMeta) error {
-	reg := &e.regs()[regno]
-	if !reg.Var.IsConst() {
-		return e.reject(e.insnIdx, "R%d doesn't have constant offset. %s has to be at the constant offset", regno, fieldNameTimer)
-	}
-	m := e.mapAt(reg)
-	if m == nil {
-		return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
-	}
-	if m.Inner != nil || e.isInnerMap(int(reg.Aux)) {
-		// The kernel tells inner maps apart by map_uid, which vercheck
-		// does not track.
-		return e.unsupported(e.insnIdx, "bpf_timer in an inner map")
-	}
-	rec := e.recordOf(m)
-	if !rec.hasBTF {
-		return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s", kernelMapName(m), fieldNameTimer)
-	}
-	if rec.unsupported != "" {
-		return e.unsupported(e.insnIdx, "bpf_timer: %s", rec.unsupported)
-	}
-	if rec.timerOff < 0 {
-		return e.reject(e.insnIdx, "map '%s' has no valid %s", kernelMapName(m), fieldNameTimer)
-	}
-	at := int64(reg.Var.Value) + int64(reg.Off)
-	if at != rec.timerOff {
-		return e.reject(e.insnIdx, "off %d doesn't point to 'struct %s' that is at %d", at, fieldNameTimer, rec.timerOff)
+	idx, err := e.checkMapFieldPointer(regno, fieldNameTimer, func(r *mapRecord) int64 { return r.timerOff })
+	if err != nil {
+		return err
 	}
 	if meta.mapIdx >= 0 {
 		return e.reject(e.insnIdx, "verifier bug: Two map pointers in a timer helper")
 	}
-	meta.mapIdx = int(reg.Aux)
+	meta.mapIdx = idx
 	meta.timerMap = true
 	return nil
+}
+
+// checkMapFieldPointer is check_map_field_pointer: the map value pointer
+// in regno must point, at a constant offset, to the value's field name
+// (a timer, a workqueue), whose offset fieldOff reads from the map's
+// record. It returns the map's index.
+func (e *env) checkMapFieldPointer(regno int, name string, fieldOff func(*mapRecord) int64) (int, error) {
+	reg := &e.regs()[regno]
+	if !reg.Var.IsConst() {
+		return 0, e.reject(e.insnIdx, "R%d doesn't have constant offset. %s has to be at the constant offset", regno, name)
+	}
+	m := e.mapAt(reg)
+	if m == nil {
+		return 0, e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
+	}
+	if m.Inner != nil || e.isInnerMap(int(reg.Aux)) {
+		// The kernel tells inner maps apart by map_uid, which vercheck
+		// does not track.
+		return 0, e.unsupported(e.insnIdx, "%s in an inner map", name)
+	}
+	rec := e.recordOf(m)
+	if !rec.hasBTF {
+		return 0, e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s", kernelMapName(m), name)
+	}
+	if rec.unsupported != "" {
+		return 0, e.unsupported(e.insnIdx, "%s: %s", name, rec.unsupported)
+	}
+	off := fieldOff(rec)
+	if off < 0 {
+		return 0, e.reject(e.insnIdx, "map '%s' has no valid %s", kernelMapName(m), name)
+	}
+	if at := int64(reg.Var.Value) + int64(reg.Off); at != off {
+		return 0, e.reject(e.insnIdx, "off %d doesn't point to 'struct %s' that is at %d", at, name, off)
+	}
+	return int(reg.Aux), nil
 }
 
 // isInnerMap reports whether map index i is the inner map definition of
@@ -108,8 +120,10 @@ func setTimerCallbackState(mapIdx uint32) calleeSetup {
 }
 
 // pushAsyncCallback is push_async_cb: a pending path that starts at the
-// callback sp in a fresh state, as a program of its own.
-func (e *env) pushAsyncCallback(sp int, setup calleeSetup) error {
+// callback sp in a fresh state, as a program of its own, sleepable or not
+// whatever the program is (a workqueue's callback runs in a context that
+// may sleep, a timer's does not).
+func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error {
 	if e.asyncCallback == nil {
 		e.asyncCallback = make([]bool, len(e.cfg.Subprogs))
 	}
@@ -133,7 +147,7 @@ func (e *env) pushAsyncCallback(sp int, setup calleeSetup) error {
 	}
 	frames := st.Frames
 	refs, hist := st.Refs[:0], st.JmpHistory[:0]
-	*st = states.State{Frames: frames, Refs: refs, JmpHistory: hist, Branches: 1}
+	*st = states.State{Frames: frames, Refs: refs, JmpHistory: hist, Branches: 1, InSleepable: sleepable}
 	st.InsnIdx = int32(e.cfg.Subprogs[sp].Start)
 	callee := st.Frames[0]
 	states.InitFrame(callee, states.MainCallSite, 0, int32(sp))

@@ -93,6 +93,9 @@ type env struct {
 	// ksyms holds what each ld_imm64 of a kernel BTF object loads, by
 	// instruction (ksym.go).
 	ksyms map[int]ksymVar
+	// arena is the arena map the program names, if any (the kernel's
+	// prog->aux->arena, see arena.go).
+	arena *loader.Map
 
 	ctxCheck ctxAccessFunc
 	ctxSize  int
@@ -307,6 +310,12 @@ func (e *env) checkLdImm64() error {
 			}
 			if in.Src == insn.PseudoMapValue {
 				m := e.maps[in.Imm]
+				if m.Type == ebpf.Arena {
+					if err := checkArenaValueOffset(i, m, uint32(in.Imm2)); err != nil {
+						return err
+					}
+					continue
+				}
 				if uint32(in.Imm2) >= m.ValueSize {
 					return &RejectError{Insn: i, Msg: fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, uint32(in.Imm2))}
 				}
@@ -358,6 +367,8 @@ func (e *env) checkMapProgCompat(i int, m *loader.Map) error {
 		msg = "tracing progs cannot use bpf_spin_lock yet"
 	case rec.timerOff >= 0 && isTracingProgType(e.progType):
 		msg = "tracing progs cannot use bpf_timer yet"
+	case rec.wqOff >= 0 && isTracingProgType(e.progType):
+		msg = "tracing progs cannot use bpf_wq yet"
 	}
 	if msg != "" && rec.unsupported != "" {
 		// The kernel may hold no record for the map at all (see
@@ -370,7 +381,7 @@ func (e *env) checkMapProgCompat(i int, m *loader.Map) error {
 	if msg != "" {
 		return &RejectError{Insn: i, Msg: msg}
 	}
-	return nil
+	return e.noteArena(i, m)
 }
 
 // initialState builds the state at the entry of the main program.

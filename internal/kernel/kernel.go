@@ -21,6 +21,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
+
+	"github.com/vercheck/vercheck/loader"
 )
 
 // Log buffer sizes. The stats-only log of an accepted program is three
@@ -136,6 +138,9 @@ func LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error) {
 func loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
+	if usesArena(sub) {
+		return loadThroughLoader(spec, name)
+	}
 
 	return judge(res, true, func(level ebpf.LogLevel, size uint32) (string, error) {
 		return load(sub, name, level, size)
@@ -282,4 +287,42 @@ func single(spec *ebpf.CollectionSpec, name string) *ebpf.CollectionSpec {
 		}
 	}
 	return cp
+}
+
+// usesArena reports whether the program of sub needs what cilium/ebpf's
+// loader does not do for arenas: encode its address-space casts, place
+// the arena's globals in the arena map, map the arena for a user address
+// (see [LoadObject]'s path, which does all three).
+func usesArena(sub *ebpf.CollectionSpec) bool {
+	for _, p := range sub.Programs {
+		if needsOwnEncoding(p) {
+			return true
+		}
+	}
+	for _, m := range sub.Maps {
+		if m.Type == ebpf.Arena || m.Name == arenaSection {
+			return true
+		}
+	}
+	return false
+}
+
+// arenaSection is the section of the arena's globals, which the loader
+// package gives the arena map's place.
+const arenaSection = ".addr_space.1"
+
+// loadThroughLoader loads program name of spec the way [LoadObject]
+// does: prepared by the loader package from the whole spec.
+func loadThroughLoader(spec *ebpf.CollectionSpec, name string) Result {
+	res := Result{Program: name}
+	obj, err := loader.FromCollectionSpec("", spec, loader.Options{})
+	if err != nil {
+		return notLoaded(res, err)
+	}
+	for _, p := range obj.Programs {
+		if p.Name == name {
+			return loadProgram(obj, p, true)
+		}
+	}
+	return notLoaded(res, fmt.Errorf("program %s missing from the prepared object", name))
 }

@@ -3,6 +3,7 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,7 +97,7 @@ func withSpec(obj *loader.Object, prog *loader.Program, fn func(*ebpf.ProgramSpe
 	if err != nil {
 		return err
 	}
-	defer closeMaps(maps)
+	defer maps.close()
 	spec, err := programSpec(prog, maps)
 	if err != nil {
 		return err
@@ -128,6 +129,9 @@ func loadProgram(obj *loader.Object, prog *loader.Program, branchLog bool) Resul
 
 // loadSpec loads one program and returns its verifier log.
 func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
+	if needsOwnEncoding(spec) {
+		return loadOwnEncoding(spec, level, size)
+	}
 	p, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size})
 	if err != nil {
 		err = withLostLog(spec, err)
@@ -142,10 +146,27 @@ func mapIndex(ins *asm.Instruction) int {
 	return int(uint64(ins.Constant) & mapIndexMask)
 }
 
+// liveMaps are the kernel maps created for one program, keyed by the
+// object's map index, and the user mappings of its arena.
+type liveMaps struct {
+	byIndex  map[int]*ebpf.Map
+	mappings [][]byte
+}
+
+// close unmaps the arena and closes the maps.
+func (l *liveMaps) close() {
+	for _, b := range l.mappings {
+		unix.Munmap(b)
+	}
+	for _, m := range l.byIndex {
+		m.Close()
+	}
+}
+
 // createMaps creates, in the kernel, every map prog references, keyed by
 // the object's map index.
-func createMaps(obj *loader.Object, prog *loader.Program) (map[int]*ebpf.Map, error) {
-	maps := make(map[int]*ebpf.Map)
+func createMaps(obj *loader.Object, prog *loader.Program) (*liveMaps, error) {
+	maps := &liveMaps{byIndex: make(map[int]*ebpf.Map)}
 	iter := prog.Instructions.Iterate()
 	for iter.Next() {
 		i, ins := iter.Index, iter.Ins
@@ -153,28 +174,43 @@ func createMaps(obj *loader.Object, prog *loader.Program) (map[int]*ebpf.Map, er
 			continue
 		}
 		idx := mapIndex(ins)
-		if _, done := maps[idx]; done {
+		if _, done := maps.byIndex[idx]; done {
 			continue
 		}
 		if idx >= len(obj.Maps) || obj.Maps[idx] == nil {
-			closeMaps(maps)
+			maps.close()
 			return nil, fmt.Errorf("insn %d: map %d: %w", i, idx, ErrNoMap)
 		}
 		lm := obj.Maps[idx]
-		m, err := ebpf.NewMapWithOptions(MapSpec(lm), ebpf.MapOptions{})
+		ms := MapSpec(lm)
+		m, err := ebpf.NewMapWithOptions(ms, ebpf.MapOptions{})
 		if err != nil {
-			closeMaps(maps)
+			maps.close()
 			return nil, fmt.Errorf("create map %s: %w", lm.Name, err)
 		}
-		maps[idx] = m
+		maps.byIndex[idx] = m
+		if err := maps.mapArena(m, ms); err != nil {
+			maps.close()
+			return nil, fmt.Errorf("map %s: %w", lm.Name, err)
+		}
 	}
 	return maps, nil
 }
 
-func closeMaps(maps map[int]*ebpf.Map) {
-	for _, m := range maps {
-		m.Close()
+// mapArena gives an arena that map_extra does not place a user address,
+// as libbpf does (bpf_object__create_maps mmap()s every arena): the
+// verifier refuses a program whose arena has none ("arena's user address
+// must be set via map_extra or mmap()"). cilium/ebpf maps no arena.
+func (l *liveMaps) mapArena(m *ebpf.Map, ms *ebpf.MapSpec) error {
+	if ms.Type != ebpf.Arena || ms.MapExtra != 0 {
+		return nil
 	}
+	b, err := unix.Mmap(m.FD(), 0, int(ms.MaxEntries)*os.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return fmt.Errorf("mmap arena: %w", err)
+	}
+	l.mappings = append(l.mappings, b)
+	return nil
 }
 
 // MapSpec turns a loader map into a spec the kernel will accept: the
@@ -242,7 +278,7 @@ func boundMapLoad(prog *loader.Program, iter *asm.InstructionIterator) bool {
 // relocations were applied by the loader, so their metadata is removed
 // to keep cilium/ebpf from applying them a second time; but for
 // bpf_core_type_id_local (keepLocalTypeID).
-func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpec, error) {
+func programSpec(prog *loader.Program, maps *liveMaps) (*ebpf.ProgramSpec, error) {
 	insns := slices.Clone(prog.Instructions)
 	iter := insns.Iterate()
 	for iter.Next() {
@@ -262,7 +298,7 @@ func programSpec(prog *loader.Program, maps map[int]*ebpf.Map) (*ebpf.ProgramSpe
 		// configuration lacks); the loader's map, filled as libbpf fills
 		// it, is the one the kernel must see.
 		*ins = loader.WithoutLinkMetadata(*ins)
-		if err := ins.AssociateMap(maps[mapIndex(ins)]); err != nil {
+		if err := ins.AssociateMap(maps.byIndex[mapIndex(ins)]); err != nil {
 			return nil, fmt.Errorf("insn %d: %w", i, err)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"golang.org/x/sys/unix"
+
+	"github.com/vercheck/vercheck/insn"
 )
 
 // The kernel reports some verifier failures with EFAULT, "The sequence of
@@ -35,7 +37,8 @@ func needsAttachBTF(spec *ebpf.ProgramSpec) bool {
 }
 
 // progLoadAttr is the prefix of union bpf_attr that BPF_PROG_LOAD reads,
-// up to expected_attach_type.
+// up to attach_btf_id; the fields after expected_attach_type carry the
+// program's BTF, for the loads that encode the program themselves.
 type progLoadAttr struct {
 	progType           uint32
 	insnCnt            uint32
@@ -49,6 +52,14 @@ type progLoadAttr struct {
 	progName           [16]byte
 	progIfindex        uint32
 	expectedAttachType uint32
+	progBTFFD          uint32
+	funcInfoRecSize    uint32
+	funcInfo           uint64
+	funcInfoCnt        uint32
+	lineInfoRecSize    uint32
+	lineInfo           uint64
+	lineInfoCnt        uint32
+	attachBTFID        uint32
 }
 
 // bpfProgLoad is the BPF_PROG_LOAD command of bpf(2).
@@ -57,6 +68,81 @@ const bpfProgLoad = 5
 // rawLogSize is the raw reload's log buffer: the stats-level log of a
 // rejection is a few lines.
 const rawLogSize = 1 << 16
+
+// maxRawLogSize bounds the growth of a raw load's log buffer on ENOSPC,
+// as cilium/ebpf grows its own.
+const maxRawLogSize = 1 << 30
+
+// rawProgram is what a load through bpf(2) directly hands the kernel
+// besides the spec's own fields: the encoded instructions and, when the
+// program has them, its BTF and the func and line info records into it.
+type rawProgram struct {
+	code               []byte
+	btfFD              int
+	funcInfo, lineInfo []byte
+}
+
+// progLoad runs BPF_PROG_LOAD for spec encoded as p, with a log of
+// logSize bytes at level, and returns the log and the errno (0 when the
+// kernel accepted the program, whose fd is closed again).
+func progLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, logSize int) (string, unix.Errno) {
+	license := append([]byte(spec.License), 0)
+	logBuf := make([]byte, logSize)
+	attr := progLoadAttr{
+		progType:           uint32(spec.Type),
+		insnCnt:            uint32(len(p.code) / asm.InstructionSize),
+		insns:              uint64(uintptr(unsafe.Pointer(&p.code[0]))),
+		license:            uint64(uintptr(unsafe.Pointer(&license[0]))),
+		logLevel:           uint32(level),
+		logSize:            uint32(len(logBuf)),
+		logBuf:             uint64(uintptr(unsafe.Pointer(&logBuf[0]))),
+		kernVersion:        spec.KernelVersion,
+		progFlags:          spec.Flags,
+		expectedAttachType: uint32(spec.AttachType),
+	}
+	copy(attr.progName[:len(attr.progName)-1], kernelObjName(spec.Name))
+	var pin runtime.Pinner
+	pin.Pin(&p.code[0])
+	pin.Pin(&license[0])
+	pin.Pin(&logBuf[0])
+	if len(p.funcInfo) > 0 || len(p.lineInfo) > 0 {
+		attr.progBTFFD = uint32(p.btfFD)
+	}
+	if len(p.funcInfo) > 0 {
+		pin.Pin(&p.funcInfo[0])
+		attr.funcInfoRecSize = btf.FuncInfoSize
+		attr.funcInfo = uint64(uintptr(unsafe.Pointer(&p.funcInfo[0])))
+		attr.funcInfoCnt = uint32(len(p.funcInfo)) / btf.FuncInfoSize
+	}
+	if len(p.lineInfo) > 0 {
+		pin.Pin(&p.lineInfo[0])
+		attr.lineInfoRecSize = btf.LineInfoSize
+		attr.lineInfo = uint64(uintptr(unsafe.Pointer(&p.lineInfo[0])))
+		attr.lineInfoCnt = uint32(len(p.lineInfo)) / btf.LineInfoSize
+	}
+	defer pin.Unpin()
+	fd, _, errno := unix.Syscall(unix.SYS_BPF, bpfProgLoad, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	if errno == 0 {
+		unix.Close(int(fd))
+	}
+	return strings.TrimSpace(string(bytes.TrimRight(logBuf, "\x00"))), errno
+}
+
+// kernelObjName is the part of a program's name the kernel keeps: what
+// cilium/ebpf passes (at most BPF_OBJ_NAME_LEN-1 bytes of letters, digits,
+// '_' and '.'); a name with other bytes is left out, as it would refuse it.
+func kernelObjName(name string) string {
+	const maxLen = 15
+	if len(name) > maxLen {
+		name = name[:maxLen]
+	}
+	for _, c := range []byte(name) {
+		if !(c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return ""
+		}
+	}
+	return name
+}
 
 // rawLoadLog loads spec with the stats-level log and returns the log,
 // for a program cilium/ebpf failed with EFAULT. Programs that need what
@@ -81,33 +167,86 @@ func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
 		return "", errors.New("raw reload: the program needs BTF, an attach target or maps not created yet")
 	}
 	insns := slices.Clone(spec.Instructions)
-	var buf bytes.Buffer
-	if err := insns.Marshal(&buf, binary.LittleEndian); err != nil {
+	code, err := encode(insns)
+	if err != nil {
 		return "", fmt.Errorf("raw reload: %w", err)
 	}
-	code := buf.Bytes()
-	license := append([]byte(spec.License), 0)
-	logBuf := make([]byte, rawLogSize)
-	attr := progLoadAttr{
-		progType:           uint32(spec.Type),
-		insnCnt:            uint32(len(code) / 8),
-		insns:              uint64(uintptr(unsafe.Pointer(&code[0]))),
-		license:            uint64(uintptr(unsafe.Pointer(&license[0]))),
-		logLevel:           uint32(ebpf.LogLevelStats),
-		logSize:            uint32(len(logBuf)),
-		logBuf:             uint64(uintptr(unsafe.Pointer(&logBuf[0]))),
-		kernVersion:        spec.KernelVersion,
-		progFlags:          spec.Flags,
-		expectedAttachType: uint32(spec.AttachType),
-	}
-	var pin runtime.Pinner
-	pin.Pin(&code[0])
-	pin.Pin(&license[0])
-	pin.Pin(&logBuf[0])
-	defer pin.Unpin()
-	fd, _, errno := unix.Syscall(unix.SYS_BPF, bpfProgLoad, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
-	if errno == 0 {
-		unix.Close(int(fd))
-	}
-	return strings.TrimSpace(string(bytes.TrimRight(logBuf, "\x00"))), nil
+	log, _ := progLoad(spec, rawProgram{code: code}, ebpf.LogLevelStats, rawLogSize)
+	return log, nil
 }
+
+// encode marshals insns, bound maps as their file descriptors, as the
+// kernel must read them: with the off field of every ALU instruction,
+// which cilium/ebpf's encoding drops (insn.RestoreALUOffsets).
+func encode(insns asm.Instructions) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := insns.Marshal(&buf, binary.LittleEndian); err != nil {
+		return nil, err
+	}
+	code := buf.Bytes()
+	insn.RestoreALUOffsets(code, insns)
+	return code, nil
+}
+
+// needsOwnEncoding reports whether cilium/ebpf would hand the kernel
+// another program than spec: an ALU instruction whose off its encoding
+// drops, the address-space cast of arena programs above all.
+func needsOwnEncoding(spec *ebpf.ProgramSpec) bool {
+	return slices.ContainsFunc(spec.Instructions, insn.OffsetLostInMarshal)
+}
+
+// loadOwnEncoding loads spec through bpf(2) with vercheck's own encoding
+// of its instructions (see needsOwnEncoding) and its func and line info,
+// and returns the log as loadSpec does: an accepted program's, or an
+// error wrapping an [ebpf.VerifierError] with the log of a rejection. The
+// spec's CO-RE relocations must be applied already, and the program must
+// need no attach target (cilium/ebpf's loader resolves those).
+func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
+	if needsAttachBTF(spec) {
+		return "", fmt.Errorf("load %s: %w", spec.Name, errOwnEncodingAttach)
+	}
+	insns := slices.Clone(spec.Instructions)
+	for i := range insns {
+		if btf.CORERelocationMetadata(&insns[i]) != nil {
+			return "", fmt.Errorf("load %s: %w", spec.Name, errOwnEncodingCORE)
+		}
+	}
+	var b btf.Builder
+	funcInfo, lineInfo, err := btf.MarshalExtInfos(insns, &b)
+	if err != nil {
+		return "", fmt.Errorf("load %s: marshal func and line info: %w", spec.Name, err)
+	}
+	p := rawProgram{funcInfo: funcInfo, lineInfo: lineInfo}
+	if !b.Empty() {
+		h, err := btf.NewHandle(&b)
+		if err != nil {
+			return "", fmt.Errorf("load %s: load BTF: %w", spec.Name, err)
+		}
+		defer h.Close()
+		p.btfFD = h.FD()
+	}
+	if p.code, err = encode(insns); err != nil {
+		return "", fmt.Errorf("load %s: %w", spec.Name, err)
+	}
+	for logSize := int(size); ; logSize *= 2 {
+		log, errno := progLoad(spec, p, level, logSize)
+		switch {
+		case errno == 0:
+			return log, nil
+		case errno == unix.ENOSPC && logSize < maxRawLogSize:
+			continue
+		}
+		lines := strings.Split(log, "\n")
+		if log == "" {
+			lines = nil
+		}
+		return "", fmt.Errorf("load %s: %w", spec.Name, &ebpf.VerifierError{Cause: errno, Log: lines})
+	}
+}
+
+// Programs loadOwnEncoding does not load: what only cilium/ebpf's loader
+// resolves.
+var (
+	errOwnEncodingAttach = errors.New("own encoding of an ALU off (address-space cast): attach targets are not resolved")
+	errOwnEncodingCORE   = errors.New("own encoding of an ALU off (address-space cast): a CO-RE relocation is left to apply")
+)

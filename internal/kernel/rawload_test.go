@@ -31,3 +31,51 @@ func TestJumpSequenceTooComplexIsAVerdict(t *testing.T) {
 		t.Errorf("LoadCollectionSpec = %+v, want a rejection with the kernel's message", got)
 	}
 }
+
+// TestAddressSpaceCastReachesTheKernel: an arena program's cast (ALU64 MOV
+// X with off 1), which cilium/ebpf's encoding turns into a mov with a
+// reserved field, reaches the kernel as the object has it, and its arena,
+// which no map_extra places, gets a user address as libbpf gives it.
+func TestAddressSpaceCastReachesTheKernel(t *testing.T) {
+	skipUnlessAvailable(t)
+	cast := asm.Instruction{OpCode: asm.Mov.Op(asm.RegSource), Dst: asm.R1, Src: asm.R1, Offset: 1, Constant: 1}
+	spec := &ebpf.CollectionSpec{
+		Maps: map[string]*ebpf.MapSpec{
+			"arena": {Name: "arena", Type: ebpf.Arena, MaxEntries: 1, Flags: bpfFMmapable},
+		},
+		Programs: map[string]*ebpf.ProgramSpec{
+			"cast": {Name: "cast", Type: ebpf.XDP, License: "GPL", Instructions: asm.Instructions{
+				asm.LoadMapPtr(asm.R2, 0).WithReference("arena"),
+				asm.Mov.Imm(asm.R1, 0),
+				cast,
+				asm.LoadMem(asm.R0, asm.R1, 0, asm.Word),
+				asm.Mov.Imm(asm.R0, 0),
+				asm.Return(),
+			}},
+		},
+	}
+	got, err := LoadCollectionSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].Accepted || got[0].InsnProcessed != 6 {
+		t.Errorf("LoadCollectionSpec = %+v, want the program accepted after 6 insns", got)
+	}
+}
+
+// bpfFMmapable is BPF_F_MMAPABLE, which an arena needs.
+const bpfFMmapable = 1 << 10
+
+func TestKernelObjName(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"ar_cast_load", "ar_cast_load"},
+		{"a_name_longer_than_fifteen", "a_name_longer_t"},
+		{"has-dash", ""},
+		{"dots.ok", "dots.ok"},
+	}
+	for _, tt := range tests {
+		if got := kernelObjName(tt.name); got != tt.want {
+			t.Errorf("kernelObjName(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package verifier
+
+// BPF workqueues: bpf_wq_init, bpf_wq_set_callback_impl, bpf_wq_start and
+// the workqueue's callback.
+//
+// A workqueue lives in a map value (a struct bpf_wq field, see locks.go),
+// like a timer, and every workqueue kfunc takes a pointer to exactly that
+// field (KF_ARG_PTR_TO_WORKQUEUE, process_wq_func). bpf_wq_init also takes
+// the map ("__map"), which must be the map the workqueue lives in when
+// that map has workqueues. bpf_wq_set_callback_impl registers a function
+// the kernel runs later on its own: the verifier explores it as a separate
+// path from a fresh state, as a timer's callback (push_async_cb), except
+// that it may sleep.
+
+import (
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// fieldNameWq is the workqueue's struct (btf_field_type_name).
+const fieldNameWq = "bpf_wq"
+
+// kfuncWqSetCallback registers a workqueue's callback.
+const kfuncWqSetCallback = "bpf_wq_set_callback_impl"
+
+// processWqArg is KF_ARG_PTR_TO_WORKQUEUE: a map value pointer to the
+// value's bpf_wq (process_wq_func), whose map the call remembers.
+func (e *env) processWqArg(meta *kfuncMeta, i, regno int, reg *states.Reg) error {
+	if reg.Type != states.PtrToMapValue {
+		return e.reject(e.insnIdx, "arg#%d doesn't point to a map value", i)
+	}
+	idx, err := e.checkMapFieldPointer(regno, fieldNameWq, func(r *mapRecord) int64 { return r.wqOff })
+	if err != nil {
+		return err
+	}
+	meta.rememberMap(idx)
+	return nil
+}
+
+// rememberMap records the map of a workqueue or "__map" argument
+// (meta->map.ptr).
+func (m *kfuncMeta) rememberMap(idx int) {
+	m.mapIdx, m.hasMap = idx, true
+}
+
+// checkWqMapMatch is the part of a KF_ARG_PTR_TO_MAP check that follows a
+// workqueue argument: when the map in reg has workqueues, it must be the
+// workqueue's own map. The map is remembered either way.
+func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
+	switch reg.Type {
+	case states.ConstPtrToMap, states.PtrToMapValue, states.PtrToMapKey:
+	default:
+		if meta.hasMap {
+			// The kernel reads the union of another pointer kind as a
+			// map (reg->map_ptr->record).
+			return e.unsupported(e.insnIdx, "map argument of type %s after a workqueue", regTypeStr(reg))
+		}
+		return nil
+	}
+	idx := int(reg.Aux)
+	m := e.mapAt(reg)
+	if meta.hasMap && m != nil && len(e.recordOf(m).fields) == 0 {
+		// The kernel reads the map's record, which a map without special
+		// fields has none of (an error pointer): the 6.18 verifier
+		// faults and the load never returns.
+		return e.unsupported(e.insnIdx, "map %s without special fields after a workqueue: the 6.18 verifier faults on its record", m.Name)
+	}
+	if meta.hasMap && m != nil && e.recordOf(m).wqOff >= 0 && idx != meta.mapIdx {
+		if e.isInnerMap(idx) || e.isInnerMap(meta.mapIdx) {
+			return e.unsupported(e.insnIdx, "workqueue of an inner map")
+		}
+		// Two different maps, neither an inner map: both map_uids are 0.
+		return e.reject(e.insnIdx, "workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0")
+	}
+	meta.rememberMap(idx)
+	return nil
+}
+
+// pushWqCallback verifies a bpf_wq_set_callback_impl call's callback as
+// an asynchronous, sleepable path (push_callback_call, then
+// set_timer_callback_state with the workqueue's map).
+func (e *env) pushWqCallback(meta *kfuncMeta) error {
+	return e.pushAsyncCallback(meta.subprog, setTimerCallbackState(uint32(meta.mapIdx)), true)
+}
+
+// isWqSetCallback reports whether in calls bpf_wq_set_callback_impl
+// (is_async_callback_calling_kfunc).
+func isWqSetCallback(in insn.Insn) bool {
+	if !in.IsKfuncCall() || in.Off != 0 {
+		return false
+	}
+	info, err := resolveKfunc(in.Imm)
+	return err == nil && info.name == kfuncWqSetCallback
+}

@@ -189,7 +189,7 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	}
 	// Linked scalars are recorded in the history before the split so
 	// both branches share it.
-	var linked []linkedReg
+	linked := e.prec.linked[:0]
 	if in.SrcIsReg() && src.Type == states.ScalarValue && src.ID != 0 {
 		linked = e.collectLinkedRegs(e.cur, src.ID, linked)
 	}

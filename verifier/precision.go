@@ -253,8 +253,11 @@ func (bt *backtrack) syncLinked(h *states.JmpHistEntry, scratch []linkedReg) {
 
 // precision is the verifier's precision-tracking and loop bookkeeping.
 type precision struct {
-	bt      backtrack
-	scratch []linkedReg
+	bt backtrack
+	// scratch receives the linked-register sets backtracking unpacks,
+	// and linked the set a conditional jump collects: fixed arrays, so
+	// that neither allocates (a set has at most maxLinkedRegs members).
+	scratch, linked [maxLinkedRegs]linkedReg
 	// histStamp is e.insnProcessed when the last jump-history entry was
 	// pushed: a second push during the same instruction merges into it.
 	histStamp int
@@ -516,7 +519,7 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 	if e.log.level >= 2 {
 		e.log.printf("mark_precise: frame%d: regs=%s stack=%s before %s\n", bt.frame, fmtRegMask(bt.regMask()), fmtStackMask(bt.stackMask()), logInsn(idx, in))
 	}
-	bt.syncLinked(h, e.prec.scratch)
+	bt.syncLinked(h, e.prec.scratch[:0])
 	dreg, sreg := int(in.Dst), int(in.Src)
 	if dreg >= states.NumRegs || sreg >= states.NumRegs {
 		return errBacktrack
@@ -601,7 +604,7 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 			return errBacktrack
 		}
 	}
-	bt.syncLinked(h, e.prec.scratch)
+	bt.syncLinked(h, e.prec.scratch[:0])
 	return nil
 }
 
@@ -692,7 +695,7 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 			bt.setReg(dreg)
 		}
 	}
-	bt.syncLinked(h, e.prec.scratch)
+	bt.syncLinked(h, e.prec.scratch[:0])
 	return nil
 }
 

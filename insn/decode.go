@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/cilium/ebpf/asm"
 )
@@ -88,37 +89,78 @@ func Encode(prog []Insn) []byte {
 // through their raw encoding, so the result is exactly what the kernel
 // would be given. Constants are kept as the loader left them: ld_imm64 map
 // references carry the map index (and value offset), bpf-to-bpf calls and
-// PseudoFunc loads their resolved relative offsets. The off field of ALU
-// instructions is kept too (see RestoreALUOffsets).
+// PseudoFunc loads their resolved relative offsets. What cilium/ebpf's
+// encoding drops is kept too (see Marshal).
 func FromAsm(insns asm.Instructions) ([]Insn, error) {
 	var buf bytes.Buffer
-	for i, ins := range insns {
-		if _, err := ins.Marshal(&buf, binary.LittleEndian); err != nil {
-			return nil, fmt.Errorf("encode instruction %d (%v): %w", i, ins, err)
+	for i := range insns {
+		if err := Marshal(insns[i:i+1], &buf); err != nil {
+			return nil, fmt.Errorf("encode instruction %d (%v): %w", i, insns[i], err)
 		}
 	}
-	raw := buf.Bytes()
-	RestoreALUOffsets(raw, insns)
-	return Decode(raw)
+	return Decode(buf.Bytes())
 }
 
-// RestoreALUOffsets writes into raw, the little-endian encoding of insns,
-// the off field of every ALU instruction as the instruction holds it.
-// cilium/ebpf's asm.Instruction.Marshal writes an ALU off only for the
-// opcodes it names itself (sdiv, smod, movsx) and zero for every other
-// one, while Unmarshal keeps what the object had: an address-space cast
-// (BPF_ALU64|BPF_MOV|BPF_X with off 1, the arena's cast between user and
-// kernel addresses) would reach the kernel as a plain mov, and an ALU
-// instruction with reserved bits in off would lose them. raw must hold
-// exactly insns, in order.
-func RestoreALUOffsets(raw []byte, insns asm.Instructions) {
+// Marshal writes the little-endian encoding of insns to w as
+// asm.Instructions.Marshal does (resolving references, filling in the
+// offsets of calls and jumps in insns), with what that encoding drops or
+// refuses kept as the instructions hold it:
+//   - the off field of ALU instructions: cilium/ebpf writes one only for
+//     the opcodes it names itself (sdiv, smod, movsx) while Unmarshal keeps
+//     what the object had, so an address-space cast (BPF_ALU64|BPF_MOV|BPF_X
+//     with off 1, the arena's cast between user and kernel addresses) would
+//     reach the kernel as a plain mov, and reserved bits in off would be
+//     lost (OffsetLostInMarshal);
+//   - helper numbers that are no Linux constant of cilium/ebpf's platform
+//     encoding, which it refuses to encode: the placeholders loaders patch
+//     before a load (a "call -1") or leave in dead code, which the kernel
+//     refuses only on a path that reaches them (HelperLostInMarshal).
+func Marshal(insns asm.Instructions, w io.Writer) error {
+	var held []int
+	for i := range insns {
+		if HelperLostInMarshal(insns[i]) {
+			held = append(held, i)
+		}
+	}
+	saved := make([]int64, len(held))
+	for k, i := range held {
+		saved[k], insns[i].Constant = insns[i].Constant, 0
+	}
+	var buf bytes.Buffer
+	err := insns.Marshal(&buf, binary.LittleEndian)
+	for k, i := range held {
+		insns[i].Constant = saved[k]
+	}
+	if err != nil {
+		return err
+	}
+	raw := buf.Bytes()
 	pos := 0
 	for _, ins := range insns {
-		if OffsetLostInMarshal(ins) && pos+Slot <= len(raw) {
+		if pos+Slot > len(raw) {
+			break
+		}
+		if OffsetLostInMarshal(ins) {
 			binary.LittleEndian.PutUint16(raw[pos+slotOff:], uint16(ins.Offset))
+		}
+		if HelperLostInMarshal(ins) {
+			binary.LittleEndian.PutUint32(raw[pos+slotImm:], uint32(ins.Constant))
 		}
 		pos += int(ins.Size())
 	}
+	_, err = w.Write(raw)
+	return err
+}
+
+// helperPlatformBits are the bits of a helper number cilium/ebpf's
+// platform encoding reserves (internal/platform: a tag in bits 28-30, zero
+// for Linux).
+const helperPlatformBits = 0x7 << 28
+
+// HelperLostInMarshal reports whether asm.Instruction.Marshal refuses
+// ins: a helper call whose number carries bits of another platform's tag.
+func HelperLostInMarshal(ins asm.Instruction) bool {
+	return ins.IsBuiltinCall() && uint32(ins.Constant)&helperPlatformBits != 0
 }
 
 // OffsetLostInMarshal reports whether asm.Instruction.Marshal drops the

@@ -65,6 +65,8 @@ func TestFromAsm(t *testing.T) {
 		// r3 = addr_space_cast(r2, 0, 1): off 1, which Marshal drops.
 		{OpCode: asm.Mov.Op(asm.RegSource), Dst: asm.R3, Src: asm.R2, Offset: 1, Constant: 1},
 		asm.FnGetPrandomU32.Call(),
+		// A loader's placeholder helper, which Marshal refuses.
+		asm.BuiltinFunc(0xffffffff).Call(),
 		asm.Return(),
 	}
 	// The loader puts the map index in the constant.
@@ -81,10 +83,14 @@ func TestFromAsm(t *testing.T) {
 		{Op: 0xbf, Dst: 2, Off: 8},
 		{Op: 0xbf, Dst: 3, Src: 2, Off: OffAddrSpaceCast, Imm: 1},
 		{Op: 0x85, Imm: 7},
+		{Op: 0x85, Imm: -1},
 		{Op: 0x95},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("FromAsm() mismatch (-want +got):\n%s", diff)
+	}
+	if c := insns[6].Constant; uint32(c) != 0xffffffff {
+		t.Errorf("FromAsm changed the placeholder's constant to %#x", c)
 	}
 }
 

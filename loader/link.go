@@ -13,6 +13,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/insn"
 )
 
 // defaultTargetBTF is where the running kernel exposes its BTF.
@@ -168,7 +170,7 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 	unbound, rerrs := rewriteReferences(insns, spec, maps, target, info)
 	prog.UnboundMapLoads = unbound
 	errs = append(errs, rerrs...)
-	if err := resolveCalls(insns, bo); err != nil {
+	if err := resolveCalls(insns); err != nil {
 		errs = append(errs, fmt.Errorf("link: %w", err))
 	}
 	prog.Instructions = insns
@@ -367,14 +369,15 @@ func isKfunc(spec *ebpf.CollectionSpec, name string) bool {
 
 // resolveCalls fills in the relative offsets of bpf-to-bpf calls, function
 // pointer loads and jumps to symbols, in place. cilium/ebpf does this while
-// encoding, so encoding to nowhere is enough.
-func resolveCalls(insns asm.Instructions, bo binary.ByteOrder) (err error) {
+// encoding, so encoding to nowhere is enough (through insn.Marshal, which
+// takes the placeholder helper calls cilium/ebpf refuses to encode).
+func resolveCalls(insns asm.Instructions) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: encoding: %v", ErrMalformed, r)
 		}
 	}()
-	return insns.Marshal(io.Discard, bo)
+	return insn.Marshal(insns, io.Discard)
 }
 
 // lineAndFuncInfo extracts source lines and BTF function info, keyed by raw

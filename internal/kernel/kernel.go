@@ -138,7 +138,7 @@ func LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error) {
 func loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
-	if usesArena(sub) {
+	if needsLoaderPath(sub) {
 		return loadThroughLoader(spec, name)
 	}
 
@@ -289,11 +289,12 @@ func single(spec *ebpf.CollectionSpec, name string) *ebpf.CollectionSpec {
 	return cp
 }
 
-// usesArena reports whether the program of sub needs what cilium/ebpf's
-// loader does not do for arenas: encode its address-space casts, place
-// the arena's globals in the arena map, map the arena for a user address
-// (see [LoadObject]'s path, which does all three).
-func usesArena(sub *ebpf.CollectionSpec) bool {
+// needsLoaderPath reports whether the program of sub needs what
+// cilium/ebpf's loader does not do: encode what its encoding drops or
+// refuses (address-space casts, placeholder helper numbers), place the
+// arena's globals in the arena map, map the arena for a user address (see
+// [LoadObject]'s path, which does all of it).
+func needsLoaderPath(sub *ebpf.CollectionSpec) bool {
 	for _, p := range sub.Programs {
 		if needsOwnEncoding(p) {
 			return true

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -176,23 +175,24 @@ func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
 }
 
 // encode marshals insns, bound maps as their file descriptors, as the
-// kernel must read them: with the off field of every ALU instruction,
-// which cilium/ebpf's encoding drops (insn.RestoreALUOffsets).
+// kernel must read them: with what cilium/ebpf's encoding drops (the off
+// field of ALU instructions, placeholder helper numbers; insn.Marshal).
 func encode(insns asm.Instructions) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := insns.Marshal(&buf, binary.LittleEndian); err != nil {
+	if err := insn.Marshal(insns, &buf); err != nil {
 		return nil, err
 	}
-	code := buf.Bytes()
-	insn.RestoreALUOffsets(code, insns)
-	return code, nil
+	return buf.Bytes(), nil
 }
 
 // needsOwnEncoding reports whether cilium/ebpf would hand the kernel
-// another program than spec: an ALU instruction whose off its encoding
-// drops, the address-space cast of arena programs above all.
+// another program than spec, or none: an ALU instruction whose off its
+// encoding drops (the address-space cast of arena programs above all), a
+// placeholder helper number it refuses to encode.
 func needsOwnEncoding(spec *ebpf.ProgramSpec) bool {
-	return slices.ContainsFunc(spec.Instructions, insn.OffsetLostInMarshal)
+	return slices.ContainsFunc(spec.Instructions, func(ins asm.Instruction) bool {
+		return insn.OffsetLostInMarshal(ins) || insn.HelperLostInMarshal(ins)
+	})
 }
 
 // loadOwnEncoding loads spec through bpf(2) with vercheck's own encoding

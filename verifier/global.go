@@ -115,6 +115,7 @@ type globalState struct {
 func (e *env) checkProgram() error {
 	n := len(e.cfg.Subprogs)
 	e.globals = globalState{called: make([]bool, n), verified: make([]bool, n)}
+	e.checkMainFuncArgs()
 	if err := e.doCheck(); err != nil {
 		return err
 	}
@@ -187,6 +188,22 @@ func (e *env) checkGlobalSubprog(sp int) error {
 		}
 	}
 	return e.doCheckFrom(st, start)
+}
+
+// checkMainFuncArgs is the main program's btf_prepare_func_args in
+// do_check_common: a program with BTF func info has its prototype checked
+// as a function's, and what that check says of a global one goes to the
+// log (a "void *ctx" argument, say, whose size cannot be determined); it
+// only marks the func info unreliable, never refuses the program. A static
+// main function's check logs nothing vercheck models.
+func (e *env) checkMainFuncArgs() {
+	f := e.funcInfo(0)
+	if f == nil || f.BTF == nil || !f.Global {
+		return
+	}
+	if p := e.prepareGlobalArgs(0); p.msg != "" {
+		e.log.printf("%s\n", p.msg)
+	}
 }
 
 // endPass releases what one verification pass leaves behind (the kernel's

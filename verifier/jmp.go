@@ -179,6 +179,11 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 			}
 		}
 	}
+	if pred >= 0 && e.log.on() {
+		// check_cond_jmp_op prints the state of a decided jump at the
+		// jump, whatever was scratched (print_insn_state).
+		e.log.insnState(e)
+	}
 	if pred == 1 {
 		e.insnIdx += int(in.Off) + 1
 		return nil

@@ -46,3 +46,33 @@ func readKallsyms() (map[string]uint64, error) {
 	}
 	return syms, nil
 }
+
+// KernelSymbolTypes returns the type letter /proc/kallsyms gives each of
+// the running kernel's symbols (the first one listed for a name): 'T' or
+// 't' for text, 'W' or 'w' for a weak symbol, and so on. It reads the
+// file once per process.
+var KernelSymbolTypes = sync.OnceValues(readKallsymsTypes)
+
+// readKallsymsTypes reads the type column of kallsymsPath.
+func readKallsymsTypes() (map[string]byte, error) {
+	f, err := os.Open(kallsymsPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the kernel's symbols: %w", err)
+	}
+	defer f.Close()
+	types := make(map[string]byte)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 3 || len(fields[1]) != 1 {
+			continue
+		}
+		if _, dup := types[fields[2]]; !dup {
+			types[fields[2]] = fields[1][0]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the kernel's symbols: %w", err)
+	}
+	return types, nil
+}

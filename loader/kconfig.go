@@ -252,6 +252,22 @@ func materializeKconfig(spec *ebpf.CollectionSpec) error {
 	return nil
 }
 
+// KernelConfigValue returns the running kernel's value of configuration
+// option name (CONFIG_FOO) as its config file writes it ("y", "m", a
+// number, a quoted string), and whether the file sets it; an error when the
+// configuration cannot be read.
+func KernelConfigValue(name string) (string, bool, error) {
+	t, err := loadKernelTarget("")
+	if err != nil {
+		return "", false, err
+	}
+	if t.config == nil {
+		return "", false, errors.New("kernel config unknown")
+	}
+	v, ok := t.config[name]
+	return v, ok, nil
+}
+
 // fillKconfig writes the value of every variable of ds into a fresh
 // buffer. Variables the target does not define stay zero, as libbpf leaves
 // weak externs; warnings say which values were unknown or unusable.

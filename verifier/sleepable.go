@@ -10,10 +10,13 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/loader"
 )
 
 // errorInjectionList is where the kernel lists its error-injectable
@@ -62,13 +65,49 @@ func (e *env) checkSleepableTarget(tc *tracingCtx) error {
 		ok = tc.sleepableHook
 	case e.progType == ebpf.Tracing && e.attach != ebpf.AttachTraceIter:
 		fns, err := errorInjectable()
-		if err != nil {
+		if err == nil {
+			ok = fns[tc.name] && !nonSleepableErrorInject[tc.name]
+			break
+		}
+		known, injectable := syscallStubInjectable(tc.name)
+		if !known {
 			return e.unsupported(0, "sleepable %s program: %v", e.attach, err)
 		}
-		ok = fns[tc.name] && !nonSleepableErrorInject[tc.name]
+		ok = injectable
 	}
 	if !ok {
 		return e.reject(0, "%s is not sleepable", tc.name)
 	}
 	return nil
+}
+
+// syscallStubPrefixes start the names of the x86 system call entry stubs
+// (arch/x86/include/asm/syscall_wrapper.h's __SYS_STUBx), every one of
+// which SYSCALL_DEFINE makes error-injectable (ALLOW_ERROR_INJECTION).
+var syscallStubPrefixes = []string{"__x64_sys_", "__ia32_sys_", "__x64_compat_sys_", "__ia32_compat_sys_"}
+
+// syscallStubInjectable answers, without the error-injection list (debugfs
+// is often not mounted), for the one family of functions whose place in it
+// follows from the kernel's build: a system call stub defined by
+// SYSCALL_DEFINE (a text symbol; the weak stubs COND_SYSCALL leaves for
+// system calls the build lacks are not in the list) is error-injectable
+// exactly when CONFIG_FUNCTION_ERROR_INJECTION is set. known is false for
+// any other function, or when kallsyms or the configuration cannot be
+// read.
+func syscallStubInjectable(name string) (known, injectable bool) {
+	if !slices.ContainsFunc(syscallStubPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+		return false, false
+	}
+	types, err := loader.KernelSymbolTypes()
+	if err != nil {
+		return false, false
+	}
+	if t := types[name]; t != 'T' && t != 't' {
+		return false, false
+	}
+	v, _, err := loader.KernelConfigValue("CONFIG_FUNCTION_ERROR_INJECTION")
+	if err != nil {
+		return false, false
+	}
+	return true, v == "y"
 }

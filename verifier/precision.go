@@ -38,6 +38,7 @@ package verifier
 
 import (
 	"errors"
+	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -322,18 +323,36 @@ func (e *env) markStackPrecise(frame, spi int) error {
 func (e *env) propagatePrecision(old, cur *states.State, changed *bool) {
 	bt := &e.prec.bt
 	bt.reset()
+	// The level-2 log names what is propagated, frame by frame:
+	// "frame 1: propagating r6,r8,fp-176".
+	logged := func(fr int, first bool, what string) bool {
+		if e.log.level >= 2 {
+			if first {
+				e.log.printf("frame %d: propagating %s", fr, what)
+			} else {
+				e.log.printf(",%s", what)
+			}
+		}
+		return false
+	}
 	for fr := int(old.CurFrame); fr >= 0; fr-- {
 		f := old.Frames[fr]
+		first := true
 		for r := 0; r < states.RegFP; r++ {
 			if f.Regs[r].Type == states.ScalarValue && f.Regs[r].Precise {
+				first = logged(fr, first, fmt.Sprintf("r%d", r))
 				bt.setFrameReg(fr, r)
 			}
 		}
 		for spi := range f.Stack {
 			s := &f.Stack[spi]
 			if spi <= histSpiMask && s.IsSpilledReg() && s.Spilled.Type == states.ScalarValue && s.Spilled.Precise {
+				first = logged(fr, first, fmt.Sprintf("fp%d", -(spi+1)*states.SlotSize))
 				bt.setFrameSlot(fr, spi)
 			}
+		}
+		if !first && e.log.level >= 2 {
+			e.log.printf("\n")
 		}
 	}
 	e.backtrackChain(cur, changed)

@@ -24,6 +24,7 @@ package verifier
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -433,7 +434,9 @@ func (e *env) checkTargetRules(tc *tracingCtx) error {
 // ctx_arg_info types return before it.
 func (e *env) logCtxArgType(tc *tracingCtx, off int, id uint32) {
 	t := btfTypeByID(id)
-	if t == nil || len(tc.argInfo) > 0 {
+	if t == nil || slices.ContainsFunc(tc.argInfo, func(ai ctxArgInfo) bool { return ai.off == off }) {
+		// btf_ctx_access returns early for an argument the target's
+		// ctx_arg_info describes (an iterator's object), before its log.
 		return
 	}
 	kind := "STRUCT"

@@ -150,7 +150,7 @@ func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
 	})
 	withEdges := 0
 	for _, s := range seeds {
-		if len(s.edges) > 0 {
+		if len(s.env.Edges) > 0 {
 			withEdges++
 		}
 	}
@@ -233,7 +233,7 @@ type trial struct {
 func (f *fuzzer) mutant(i int) (*seed, mutate.Mutant) {
 	r := rand.New(rand.NewPCG(f.cfg.seed, uint64(i)))
 	s := f.seeds[r.IntN(len(f.seeds))]
-	return s, mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.edges)
+	return s, mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.env)
 }
 
 // judge makes mutant i and runs both verifiers on it.

@@ -89,6 +89,10 @@ func TestRewriters(t *testing.T) {
 		{"no source operand of an exit", sourceOperand, exit(), nil},
 		{"one helper for another", func(in insn.Insn) []insn.Insn { return otherHelper(in)[:2] }, helper(5), []insn.Insn{helper(1), helper(2)}},
 		{"no helper for a bpf-to-bpf call", otherHelper, call(5), nil},
+		{"narrow loads inside a 4-byte one", narrowAccess, ldx(insn.ModeMEM, insn.SizeW, 1, 2, 4), []insn.Insn{
+			ldx(insn.ModeMEM, insn.SizeB, 1, 2, 5), ldx(insn.ModeMEM, insn.SizeB, 1, 2, 6), ldx(insn.ModeMEM, insn.SizeB, 1, 2, 7),
+			ldx(insn.ModeMEM, insn.SizeH, 1, 2, 6)}},
+		{"no narrower access than a byte", narrowAccess, stx(insn.SizeB, insn.R10, 1, -8), nil},
 		{"atomic from a store", func(in insn.Insn) []insn.Insn { return atomicOperation(in)[:1] }, stx(insn.SizeDW, 2, 1, 0),
 			[]insn.Insn{{Op: insn.ClassSTX | insn.ModeATOMIC | insn.SizeDW, Dst: 2, Src: 1, Imm: insn.AtomicAdd}}},
 	}
@@ -179,13 +183,16 @@ func TestStructuralOperators(t *testing.T) {
 // second halves are the loader's, no operator rewrites them.
 func TestRewritesLeaveLoaderInstructions(t *testing.T) {
 	mapLoad := prog(insn.Insn{Op: insn.ClassLD | insn.ModeIMM | insn.SizeDW, Dst: 1, Src: insn.PseudoMapFD}, insn.Insn{Filler: true}, exit())
-	structural := map[string]bool{"goto +0": true, "insert": true, "delete": true}
+	// The structural operators insert before it or delete it; the map
+	// operators are the ones meant to change it.
+	structural := map[string]bool{"goto +0": true, "insert": true, "delete": true, "map": true, "map value offset": true,
+		"byte swap": true, "may_goto": true}
 	for _, op := range operators {
 		if structural[op.name] {
 			continue
 		}
 		for i := range 2 {
-			if got := op.edits(mapLoad, i); len(got) != 0 {
+			if got := op.edits(Env{ValueSizes: []int{8, 16}}, mapLoad, i); len(got) != 0 {
 				t.Errorf("%s rewrites insn %d of a map load: %v", op.name, i, got)
 			}
 		}

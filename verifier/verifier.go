@@ -306,9 +306,8 @@ func (e *env) checkLdImm64() error {
 				return err
 			}
 			if in.Src == insn.PseudoMapValue {
-				m := e.maps[in.Imm]
-				if uint32(in.Imm2) >= m.ValueSize {
-					return &RejectError{Insn: i, Msg: fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, uint32(in.Imm2))}
+				if msg := directValueError(e.maps[in.Imm], uint32(in.Imm2)); msg != "" {
+					return &RejectError{Insn: i, Msg: msg}
 				}
 			}
 		case insn.PseudoMapIdx, insn.PseudoMapIdxValue:
@@ -330,6 +329,30 @@ func (e *env) checkLdImm64() error {
 		}
 	}
 	return nil
+}
+
+// arenaPageSize is the page size an arena's max_entries count.
+const arenaPageSize = 4096
+
+// directValueError returns resolve_pseudo_ldimm64's message when map m
+// gives no address of its value at offset off, or "". Only maps with a
+// map_direct_value_addr operation have one: an array of exactly one
+// element, up to its value size (array_map_direct_value_addr), and an
+// arena, up to the end of its user range (arena_map_direct_value_addr).
+func directValueError(m *loader.Map, off uint32) string {
+	switch m.Type {
+	case ebpf.Array:
+		if m.MaxEntries == 1 && off < m.ValueSize {
+			return ""
+		}
+	case ebpf.Arena:
+		if uint64(off) <= uint64(m.MaxEntries)*arenaPageSize {
+			return ""
+		}
+	default:
+		return "no direct value access support for this map type"
+	}
+	return fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, off)
 }
 
 // isTracingProgType reports the program types that run in any context

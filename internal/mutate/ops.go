@@ -54,6 +54,7 @@ var operators = []operator{
 	{"pointer store", local(pointerStore)},
 	{"atomic access", local(atomicAccess)},
 	{"pointer arithmetic", local(pointerALU)},
+	{"swap", local(swapAdjacent)},
 	{"goto +0", local(insertGotoZero)},
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},
@@ -477,6 +478,25 @@ func insertCopy(prog []insn.Insn, i int) []edit {
 		out = append(out, insertion(i, prog[k]))
 	}
 	return out
+}
+
+// swapAdjacent exchanges instruction i with the next one when neither
+// jumps nor is an ld_imm64: a lock released before it is taken, a
+// reference used after its release, a pointer dereferenced before its
+// check, an argument set after the call that reads it.
+func swapAdjacent(prog []insn.Insn, i int) []edit {
+	if i+1 >= len(prog) || !swappable(prog[i]) || !swappable(prog[i+1]) || prog[i] == prog[i+1] {
+		return nil
+	}
+	return []edit{{at: i, del: 2, repl: []insn.Insn{prog[i+1], prog[i]}}}
+}
+
+// swappable reports whether in may trade places with a neighbour: no
+// second half or ld_imm64, and no instruction with a relative target
+// (a jump or a bpf-to-bpf call), so that no offset needs fixing.
+func swappable(in insn.Insn) bool {
+	_, rel := relative(in)
+	return !in.Filler && !in.IsLdImm64() && !rel
 }
 
 // deleteInsn deletes instruction i (both halves of an ld_imm64).

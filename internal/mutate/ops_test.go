@@ -167,6 +167,11 @@ func TestStructuralOperators(t *testing.T) {
 			insertion(0, stx(insn.SizeDW, insn.R10, 0, -512), ldx(insn.ModeMEM, insn.SizeDW, 0, insn.R10, -512)),
 			insertion(0, stx(insn.SizeW, insn.R10, 0, -512), ldx(insn.ModeMEM, insn.SizeW, 0, insn.R10, -512))}},
 		{"no round trip of the frame pointer", spillRoundTrip, prog(stx(insn.SizeDW, insn.R10, insn.R10, -8), exit()), 0, nil},
+		{"swap with the next", swapAdjacent, pkt, 0, []edit{{at: 0, del: 2, repl: []insn.Insn{pkt[1], pkt[0]}}}},
+		{"no swap with a jump", swapAdjacent, pkt, 1, nil},
+		{"a helper call swaps", swapAdjacent, prog(mov(1, 0), helper(7), exit()), 0, []edit{
+			{at: 0, del: 2, repl: []insn.Insn{helper(7), mov(1, 0)}}}},
+		{"no swap with an ld_imm64", swapAdjacent, prog(mov(1, 0), ldImm64(2, 0, 0), exit()), 0, nil},
 		{"delete both halves", deleteInsn, ld, 0, []edit{deletion(0, 2)}},
 		{"nothing starts in a second half", deleteInsn, ld, 1, nil},
 	}

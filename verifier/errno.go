@@ -53,6 +53,7 @@ var einvalMessages = []string{
 	"*is neither owning or non-owning ref", "*not allowed in rbtree cb", "*expected pointer to map value or allocated object",
 	"*expected pointer to func", "*cannot use bpf_{list_head,rb_root} yet", "*doesn't have constant offset",
 	"same insn cannot be used with different pointers", "*expected pointer to STRUCT",
+	"*must point to scalar, or struct with scalar",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

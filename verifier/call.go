@@ -459,19 +459,26 @@ func isTrustedBTFMem(reg *states.Reg, orNull bool) bool {
 // argument. check_reg_type finds it in mem_types and then refuses it for
 // any argument without MEM_RDONLY ("may write into memory": map keys and
 // values, written buffers, integer out-arguments); a read-only one goes on
-// to check_ptr_to_btf_access over the whole size (checkHelperMemAccess),
-// here for fixed-size memory (fixedSize), with the size argument
-// otherwise.
+// to check_func_arg_reg_off and to check_ptr_to_btf_access over the whole
+// size (checkHelperMemAccess), here for fixed-size memory (fixedSize),
+// with the size argument otherwise.
 func (e *env) trustedBTFMemArg(regno int, reg *states.Reg, a ArgType, fn *HelperProto, fixedSize int) error {
 	switch a {
-	case ArgPtrToMem, ArgPtrToMemOrNull:
-		// Read-only: the size argument that follows checks a BTF read
-		// of its size (checkHelperMemAccess).
-		return nil
-	case ArgPtrToFixedMem:
+	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToFixedMem:
+	default:
+		return e.reject(e.insnIdx, "%s() may write into memory pointed by R%d type=%s", fn.Name, regno, regTypeStr(reg))
+	}
+	// check_func_arg_reg_off then lets the BTF pointer carry a fixed,
+	// non-negative offset only.
+	if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+		return err
+	}
+	if a == ArgPtrToFixedMem {
 		return e.checkHelperMemAccess(regno, fixedSize, accRead, false, nil)
 	}
-	return e.reject(e.insnIdx, "%s() may write into memory pointed by R%d type=%s", fn.Name, regno, regTypeStr(reg))
+	// Read-only: the size argument that follows checks a BTF read of
+	// its size (checkHelperMemAccess).
+	return nil
 }
 
 // sockTypes lists the socket views an ARG_PTR_TO_SOCK_COMMON argument

@@ -49,6 +49,12 @@ type Options struct {
 	// it is an open-coded iterator's next, or calls a callback synchronously
 	// or asynchronously. Nil means none of these.
 	KfuncKind func(call Insn) KfuncKind
+	// ResolveLdImm64, when set, resolves the ld_imm64 at i whose source is
+	// a pseudo one (a map, a map value, a BTF id, a function), once its
+	// shape is checked: resolve_pseudo_ldimm64 does both in one pass, in
+	// instruction order, before the CFG checks. Its error is returned as
+	// it is.
+	ResolveLdImm64 func(i int) error
 }
 
 // KfuncKind says how a kfunc call affects the control-flow flags.
@@ -107,7 +113,7 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 	if err := checkFuncInfo(starts, opts.FuncInfo); err != nil {
 		return nil, err
 	}
-	if err := checkLdImmAndOpcodes(prog); err != nil {
+	if err := checkLdImmAndOpcodes(prog, opts.ResolveLdImm64); err != nil {
 		return nil, err
 	}
 	g := newCFG(prog, starts, opts)
@@ -216,10 +222,10 @@ func subprogEnd(starts []int, s, n int) int {
 	return n
 }
 
-// checkLdImmAndOpcodes is the part of resolve_pseudo_ldimm64 that does not
-// need maps or BTF: LDX reserved fields, the shape of each ld_imm64, and
-// the table of known opcodes.
-func checkLdImmAndOpcodes(prog []Insn) error {
+// checkLdImmAndOpcodes is resolve_pseudo_ldimm64: LDX reserved fields, the
+// shape of each ld_imm64 and the table of known opcodes here, the maps and
+// BTF ids the pseudo loads refer to by resolve (nil: not resolved).
+func checkLdImmAndOpcodes(prog []Insn, resolve func(i int) error) error {
 	for i := 0; i < len(prog); i++ {
 		in := prog[i]
 		if in.Class() == ClassLDX && ((in.Mode() != ModeMEM && in.Mode() != ModeMEMSX) || in.Imm != 0) {
@@ -228,6 +234,11 @@ func checkLdImmAndOpcodes(prog []Insn) error {
 		if in.IsLdImm64() {
 			if err := checkLdImm64(prog, i); err != nil {
 				return err
+			}
+			if in.Src != 0 && resolve != nil {
+				if err := resolve(i); err != nil {
+					return err
+				}
 			}
 			i++
 			continue

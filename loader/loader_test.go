@@ -361,3 +361,24 @@ func TestWithInstructionsLocalTypes(t *testing.T) {
 		t.Errorf("instructions without relocations: %d local types, want 0", len(got))
 	}
 }
+
+// TestMapInMapValueSize: an outer map whose definition gives no value size
+// has the 4-byte values loaders create it with (an inner map fd); other
+// maps keep theirs. map_perf_test_kern.o of the corpus defines such a map.
+func TestMapInMapValueSize(t *testing.T) {
+	tests := []struct {
+		typ  ebpf.MapType
+		size uint32
+		want uint32
+	}{
+		{ebpf.ArrayOfMaps, 0, 4},
+		{ebpf.HashOfMaps, 0, 4},
+		{ebpf.ArrayOfMaps, 4, 4},
+		{ebpf.Array, 0, 0},
+	}
+	for _, tt := range tests {
+		if got := convertMap("m", &ebpf.MapSpec{Type: tt.typ, ValueSize: tt.size}).ValueSize; got != tt.want {
+			t.Errorf("%v with value size %d: %d, want %d", tt.typ, tt.size, got, tt.want)
+		}
+	}
+}

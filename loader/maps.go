@@ -126,6 +126,13 @@ func convertMap(name string, ms *ebpf.MapSpec) *Map {
 		Spec:       ms,
 		ReadOnly:   ms.Flags&bpfFRdonlyProg != 0 || strings.HasPrefix(name, ".rodata"),
 	}
+	if isMapInMap(ms.Type) && m.ValueSize == 0 {
+		// An outer map's values are inner map fds: cilium/ebpf and libbpf
+		// create it with 4-byte values when the object gives none (BTF
+		// map definitions), and the verifier checks helper arguments
+		// against that size.
+		m.ValueSize = mapInMapValueSize
+	}
 	if isGlobalDataName(name) && len(ms.Contents) == 1 {
 		if b, ok := ms.Contents[0].Value.([]byte); ok {
 			m.Contents = slices.Clone(b)
@@ -197,6 +204,9 @@ func readTail(ms *ebpf.MapSpec, bo binary.ByteOrder) ([]uint32, bool) {
 	}
 	return words, true
 }
+
+// mapInMapValueSize is the value size of an outer map: a u32 map fd.
+const mapInMapValueSize = 4
 
 func isMapInMap(typ ebpf.MapType) bool {
 	return typ == ebpf.ArrayOfMaps || typ == ebpf.HashOfMaps

@@ -25,9 +25,6 @@ package verifier
 //     (regsafe).
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/insn"
@@ -112,17 +109,6 @@ func (e *env) checkKfuncMapArg(info *kfuncInfo, regno int, reg *states.Reg) erro
 	}
 	if !set {
 		return e.reject(e.insnIdx, "pointer in R%d isn't map pointer", regno)
-	}
-	return nil
-}
-
-// checkArenaValueOffset is resolve_pseudo_ldimm64's offset check for an
-// arena global, which arena_map_direct_value_addr makes: the offset may
-// reach the end of the arena but not go beyond it. The message names the
-// arena's value size, which is 0.
-func checkArenaValueOffset(i int, m *loader.Map, off uint32) error {
-	if uint64(off) > uint64(m.MaxEntries)*uint64(os.Getpagesize()) {
-		return &RejectError{Insn: i, Msg: fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, off)}
 	}
 	return nil
 }

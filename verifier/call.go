@@ -459,19 +459,26 @@ func isTrustedBTFMem(reg *states.Reg, orNull bool) bool {
 // argument. check_reg_type finds it in mem_types and then refuses it for
 // any argument without MEM_RDONLY ("may write into memory": map keys and
 // values, written buffers, integer out-arguments); a read-only one goes on
-// to check_ptr_to_btf_access over the whole size (checkHelperMemAccess),
-// here for fixed-size memory (fixedSize), with the size argument
-// otherwise.
+// to check_func_arg_reg_off and to check_ptr_to_btf_access over the whole
+// size (checkHelperMemAccess), here for fixed-size memory (fixedSize),
+// with the size argument otherwise.
 func (e *env) trustedBTFMemArg(regno int, reg *states.Reg, a ArgType, fn *HelperProto, fixedSize int) error {
 	switch a {
-	case ArgPtrToMem, ArgPtrToMemOrNull:
-		// Read-only: the size argument that follows checks a BTF read
-		// of its size (checkHelperMemAccess).
-		return nil
-	case ArgPtrToFixedMem:
+	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToFixedMem:
+	default:
+		return e.reject(e.insnIdx, "%s() may write into memory pointed by R%d type=%s", fn.Name, regno, regTypeStr(reg))
+	}
+	// check_func_arg_reg_off then lets the BTF pointer carry a fixed,
+	// non-negative offset only.
+	if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+		return err
+	}
+	if a == ArgPtrToFixedMem {
 		return e.checkHelperMemAccess(regno, fixedSize, accRead, false, nil)
 	}
-	return e.reject(e.insnIdx, "%s() may write into memory pointed by R%d type=%s", fn.Name, regno, regTypeStr(reg))
+	// Read-only: the size argument that follows checks a BTF read of
+	// its size (checkHelperMemAccess).
+	return nil
 }
 
 // sockTypes lists the socket views an ARG_PTR_TO_SOCK_COMMON argument
@@ -853,12 +860,43 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		// A trusted BTF pointer passes only as read-only memory
 		// (trustedBTFMemArg): the kernel checks a read of the size.
 		return e.checkPtrToBTFAccess(regno, int(reg.Off), size, accRead, nil)
-	default:
-		if zeroOK && size == 0 && reg.IsNull() {
+	case states.PtrToCtx:
+		if !convertsCtxAccess(e.progType) {
+			return e.checkCtxLastByte(regno, size, t, zeroOK)
+		}
+	}
+	if zeroOK && size == 0 && reg.IsNull() {
+		return nil
+	}
+	return e.reject(e.insnIdx, "R%d type=%s expected=fp", regno, regTypeStr(reg))
+}
+
+// checkCtxLastByte is check_helper_mem_access for a context whose program
+// type has no convert_ctx_access (tracing, syscall and the like): the
+// kernel cannot know the context's size statically and checks an access
+// of its last byte, as a one-byte load or store at size-1 would be.
+func (e *env) checkCtxLastByte(regno, size int, t access, zeroOK bool) error {
+	if size == 0 {
+		if zeroOK {
 			return nil
 		}
-		return e.reject(e.insnIdx, "R%d type=%s expected=fp", regno, regTypeStr(reg))
+		return e.reject(e.insnIdx, "")
 	}
+	return e.checkMemAccess(regno, size-1, 1, t, -1, false)
+}
+
+// convertsCtxAccess reports whether the kernel's verifier ops of program
+// type t have a convert_ctx_access: the types whose context is a kernel
+// structure behind a user-visible one.
+func convertsCtxAccess(t ebpf.ProgramType) bool {
+	switch t {
+	case ebpf.SocketFilter, ebpf.SchedCLS, ebpf.SchedACT, ebpf.XDP, ebpf.CGroupSKB, ebpf.LWTIn, ebpf.LWTOut,
+		ebpf.LWTXmit, ebpf.LWTSeg6Local, ebpf.CGroupSock, ebpf.CGroupSockAddr, ebpf.SockOps, ebpf.SkSKB,
+		ebpf.SkMsg, ebpf.FlowDissector, ebpf.SkReuseport, ebpf.SkLookup, ebpf.PerfEvent, ebpf.CGroupSysctl,
+		ebpf.CGroupSockopt:
+		return true
+	}
+	return false
 }
 
 // checkStackRangeInit is check_stack_range_initialized.

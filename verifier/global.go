@@ -226,6 +226,11 @@ func (e *env) endPass() {
 // check_func_call).
 func (e *env) callGlobal(sp int) error {
 	name := e.subprogName(sp)
+	if sp == 0 && !e.mainProtoReliable() {
+		// btf_check_subprog_call refuses an unreliable prototype
+		// without a message of its own.
+		return e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
+	}
 	if err := e.checkGlobalArgs(sp); err != nil {
 		var re *RejectError
 		if errors.As(err, &re) && re.kind == nil {
@@ -250,6 +255,15 @@ func (e *env) callGlobal(sp int) error {
 	e.markUnknown(&regs[0])
 	e.insnIdx++
 	return nil
+}
+
+// mainProtoReliable reports whether the main program's BTF prototype is
+// one the kernel trusts: do_check_common marks it unreliable unless it
+// takes exactly one argument, the context, and a call of the main program
+// is then refused.
+func (e *env) mainProtoReliable() bool {
+	p := e.prepareGlobalArgs(0)
+	return p.msg == "" && p.unsupported == "" && len(p.args) == 1 && p.args[0].kind == globalArgCtx
 }
 
 // checkGlobalArgs is btf_check_func_arg_match: the caller's r1-r5 against

@@ -320,7 +320,9 @@ func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
 		return hookTracing
 	case ebpf.Syscall:
 		return hookSyscall
-	case ebpf.CGroupSKB, ebpf.CGroupSock, ebpf.CGroupDevice, ebpf.CGroupSockAddr, ebpf.CGroupSockopt, ebpf.CGroupSysctl:
+	case ebpf.CGroupSKB, ebpf.CGroupSock, ebpf.CGroupDevice, ebpf.CGroupSockAddr, ebpf.CGroupSockopt, ebpf.CGroupSysctl,
+		ebpf.SockOps:
+		// BTF_KFUNC_HOOK_CGROUP: sock_ops programs share it since 6.15.
 		return hookCgroupSKB
 	}
 	return 0

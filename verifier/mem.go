@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"syscall"
+
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/insn"
@@ -581,12 +583,21 @@ func (e *env) checkStackAccessWithinBounds(regno, off, size int, t access) error
 		minOff = reg.SMin + int64(off)
 		maxOff = reg.SMax + int64(off) + int64(size)
 	}
-	bad := minOff < -states.MaxStack || minOff > -1 || maxOff > 0 || size < 0
-	if bad {
+	startBad := minOff < -states.MaxStack || minOff > -1
+	if startBad || maxOff > 0 || size < 0 {
+		var err error
 		if reg.Var.IsConst() {
-			return e.reject(e.insnIdx, "invalid%s stack R%d off=%d size=%d", extra, regno, off, size)
+			err = e.reject(e.insnIdx, "invalid%s stack R%d off=%d size=%d", extra, regno, off, size)
+		} else {
+			err = e.reject(e.insnIdx, "invalid variable-offset%s stack R%d var_off=%s off=%d size=%d", extra, regno, reg.Var.String(), off, size)
 		}
-		return e.reject(e.insnIdx, "invalid variable-offset%s stack R%d var_off=%s off=%d size=%d", extra, regno, reg.Var.String(), off, size)
+		if !startBad {
+			// check_stack_slot_within_bounds passed the start (its
+			// EACCES); the end above the frame or a negative size is
+			// check_stack_access_within_bounds's EINVAL.
+			err.(*RejectError).errno = syscall.EINVAL
+		}
+		return err
 	}
 	e.growStack(f, int(-minOff))
 	return nil

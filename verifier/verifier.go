@@ -239,7 +239,19 @@ func (e *env) run() error {
 	if err := e.checkExceptionCallback(); err != nil {
 		return err
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount, KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts()})
+	// The map and BTF id of each pseudo ld_imm64 are resolved in the
+	// analysis's resolve_pseudo_ldimm64 pass, before the CFG checks; the
+	// resolution's own error is vercheck's (a rejection or unsupported).
+	var resolveErr error
+	resolve := func(i int) error {
+		resolveErr = e.resolveLdImm64(i)
+		return resolveErr
+	}
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount,
+		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ResolveLdImm64: resolve})
+	if resolveErr != nil {
+		return resolveErr
+	}
 	if err != nil {
 		var ie *insn.Error
 		if errors.As(err, &ie) {
@@ -249,9 +261,6 @@ func (e *env) run() error {
 	}
 	e.cfg = cfg
 	if err := e.checkBTFFuncReturns(); err != nil {
-		return err
-	}
-	if err := e.checkLdImm64(); err != nil {
 		return err
 	}
 	if err := e.checkProgFlags(); err != nil {
@@ -286,59 +295,71 @@ func (e *env) run() error {
 	return e.checkProgram()
 }
 
-// checkLdImm64 resolves every ld_imm64 pseudo source up front, as the
-// kernel's resolve_pseudo_ldimm64 does.
-func (e *env) checkLdImm64() error {
-	for i, in := range e.prog {
-		if !in.IsLdImm64() {
-			continue
+// resolveLdImm64 resolves the pseudo source of the ld_imm64 at i, as the
+// kernel's resolve_pseudo_ldimm64 does: the map it names and the address
+// of that map's value, or the kernel variable of a BTF id (a function's
+// address needs nothing here).
+func (e *env) resolveLdImm64(i int) error {
+	in := e.prog[i]
+	switch in.Src {
+	case insn.PseudoMapFD, insn.PseudoMapValue:
+		if e.lp.MapLoadUnbound(i) || int(in.Imm) < 0 || int(in.Imm) >= len(e.maps) {
+			// An immediate no relocation rewrote is a file descriptor
+			// of the loading process (add_used_map's fdget); vercheck
+			// has none to offer.
+			return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
 		}
-		switch in.Src {
-		case 0, insn.PseudoFunc:
-		case insn.PseudoMapFD, insn.PseudoMapValue:
-			if e.lp.MapLoadUnbound(i) || int(in.Imm) < 0 || int(in.Imm) >= len(e.maps) {
-				// An immediate no relocation rewrote is a file descriptor
-				// of the loading process (add_used_map's fdget); vercheck
-				// has none to offer.
-				return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
-			}
-			if rec := e.recordOf(e.maps[in.Imm]); rec.refused {
-				return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
-			}
-			if err := e.checkMapProgCompat(i, e.maps[in.Imm]); err != nil {
-				return err
-			}
-			if in.Src == insn.PseudoMapValue {
-				m := e.maps[in.Imm]
-				if m.Type == ebpf.Arena {
-					if err := checkArenaValueOffset(i, m, uint32(in.Imm2)); err != nil {
-						return err
-					}
-					continue
-				}
-				if uint32(in.Imm2) >= m.ValueSize {
-					return &RejectError{Insn: i, Msg: fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, uint32(in.Imm2))}
-				}
-			}
-		case insn.PseudoMapIdx, insn.PseudoMapIdxValue:
-			// The loader never binds a map this way (relocated loads are
-			// BPF_PSEUDO_MAP_FD/VALUE), and loaders pass no fd_array to
-			// index into, so resolve_pseudo_ldimm64 stops here.
-			return &RejectError{Insn: i, Msg: "fd_idx without fd_array is invalid"}
-		case insn.PseudoBTFID:
-			k, err := e.checkPseudoBTFID(i, in)
-			if err != nil {
-				return err
-			}
-			if e.ksyms == nil {
-				e.ksyms = map[int]ksymVar{}
-			}
-			e.ksyms[i] = k
-		default:
-			return &RejectError{Insn: i, Msg: fmt.Sprintf("unrecognized bpf_ld_imm64 insn")}
+		if rec := e.recordOf(e.maps[in.Imm]); rec.refused {
+			return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
 		}
+		if err := e.checkMapProgCompat(i, e.maps[in.Imm]); err != nil {
+			return err
+		}
+		if in.Src == insn.PseudoMapValue {
+			if msg := directValueError(e.maps[in.Imm], uint32(in.Imm2)); msg != "" {
+				return &RejectError{Insn: i, Msg: msg}
+			}
+		}
+	case insn.PseudoMapIdx, insn.PseudoMapIdxValue:
+		// The loader never binds a map this way (relocated loads are
+		// BPF_PSEUDO_MAP_FD/VALUE), and loaders pass no fd_array to
+		// index into, so resolve_pseudo_ldimm64 stops here.
+		return &RejectError{Insn: i, Msg: "fd_idx without fd_array is invalid"}
+	case insn.PseudoBTFID:
+		k, err := e.checkPseudoBTFID(i, in)
+		if err != nil {
+			return err
+		}
+		if e.ksyms == nil {
+			e.ksyms = map[int]ksymVar{}
+		}
+		e.ksyms[i] = k
 	}
 	return nil
+}
+
+// arenaPageSize is the page size an arena's max_entries count.
+const arenaPageSize = 4096
+
+// directValueError returns resolve_pseudo_ldimm64's message when map m
+// gives no address of its value at offset off, or "". Only maps with a
+// map_direct_value_addr operation have one: an array of exactly one
+// element, up to its value size (array_map_direct_value_addr), and an
+// arena, up to the end of its user range (arena_map_direct_value_addr).
+func directValueError(m *loader.Map, off uint32) string {
+	switch m.Type {
+	case ebpf.Array:
+		if m.MaxEntries == 1 && off < m.ValueSize {
+			return ""
+		}
+	case ebpf.Arena:
+		if uint64(off) <= uint64(m.MaxEntries)*arenaPageSize {
+			return ""
+		}
+	default:
+		return "no direct value access support for this map type"
+	}
+	return fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, off)
 }
 
 // isTracingProgType reports the program types that run in any context

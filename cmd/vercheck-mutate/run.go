@@ -114,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck-mutate: no program both verifiers accept\n")
 		return exitUsage
 	}
-	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}}
+	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}, ops: opStats{}}
 	if len(cfg.replay) > 0 {
 		code := exitOK
 		for _, i := range cfg.replay {
@@ -126,6 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "\n%d mutants of %d seeds in %v (%d could not be made into programs)\n",
 		made, len(seeds), time.Since(f.start).Round(time.Second), f.skipped)
 	f.tally.Print(stdout)
+	f.ops.print(stdout, f.tally.Programs)
 	if f.tally.Count(oracle.FalseAccept) > 0 {
 		return exitFalseAccept
 	}
@@ -150,7 +151,7 @@ func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
 	})
 	withEdges := 0
 	for _, s := range seeds {
-		if len(s.edges) > 0 {
+		if len(s.env.Edges) > 0 {
 			withEdges++
 		}
 	}
@@ -211,6 +212,8 @@ type fuzzer struct {
 	groups, minimised map[string]int
 	// skipped counts mutants that could not be turned into a program.
 	skipped int
+	// ops counts the mutants by operator.
+	ops opStats
 }
 
 // stop reports whether the run's time is up.
@@ -233,7 +236,7 @@ type trial struct {
 func (f *fuzzer) mutant(i int) (*seed, mutate.Mutant) {
 	r := rand.New(rand.NewPCG(f.cfg.seed, uint64(i)))
 	s := f.seeds[r.IntN(len(f.seeds))]
-	return s, mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.edges)
+	return s, mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.env)
 }
 
 // judge makes mutant i and runs both verifiers on it.
@@ -266,6 +269,7 @@ func (f *fuzzer) record(i int, t trial) {
 		return
 	}
 	f.tally.Add(t.outcome)
+	f.ops.add(t.mutant.Operators, t.outcome)
 	o := t.outcome
 	if !o.Class.Finding() && o.Class != oracle.KernelNoLoad {
 		return

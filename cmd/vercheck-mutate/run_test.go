@@ -74,7 +74,7 @@ func TestSeedProgram(t *testing.T) {
 			t.Fatalf("no insertion at insn %d in %d mutants", sub, maxDraws)
 		}
 		// Draw mutants until one inserts an instruction at the subprogram.
-		m = mutate.Mutate(s.code, rand.New(rand.NewPCG(uint64(i), 0)), 1, nil)
+		m = mutate.Mutate(s.code, rand.New(rand.NewPCG(uint64(i), 0)), 1, s.env)
 		if len(m.Insns) != len(s.code)+1 || m.Target[sub] != sub || m.Origin[sub] != -1 {
 			m = mutate.Identity(s.code)
 		}

@@ -27,9 +27,10 @@ type seed struct {
 	// its slots to its asm instruction (-1 for ld_imm64 second halves).
 	code     []insn.Insn
 	asmIndex []int
-	// edges are the memory accesses concrete runs placed, for the edge
-	// mutation (XDP programs only).
-	edges []mutate.Edge
+	// env is what the mutations know of the program besides its code:
+	// the edges concrete runs placed (XDP programs only), its object's
+	// maps and kfunc calls.
+	env mutate.Env
 }
 
 // candidate is a program that may become a seed.
@@ -95,8 +96,9 @@ func judgeCandidate(c candidate, maxInsns int, judging oracle.Options) seedVerdi
 		return seedVerdict{class: o.Class}
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
+	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj)}
 	if c.prog.Type == ebpf.XDP {
-		s.edges = mutate.FindEdges(code, mutate.XDPInputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj)))
+		s.env.Edges = mutate.FindEdges(code, mutate.XDPInputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj)))
 	}
 	return seedVerdict{seed: s, class: o.Class}
 }
@@ -138,6 +140,40 @@ func mapShapes(obj *loader.Object) []interp.Map {
 		}
 	}
 	return shapes
+}
+
+// valueSizes returns the value sizes of obj's maps by map index, -1
+// where the object has no map.
+func valueSizes(obj *loader.Object) []int {
+	sizes := make([]int, len(obj.Maps))
+	for i, m := range obj.Maps {
+		sizes[i] = -1
+		if m != nil {
+			sizes[i] = int(m.ValueSize)
+		}
+	}
+	return sizes
+}
+
+// kfuncCalls returns the kfunc calls of obj's programs, for the kfunc
+// mutation.
+func kfuncCalls(obj *loader.Object) []insn.Insn {
+	var out []insn.Insn
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			continue
+		}
+		code, err := insn.FromAsm(p.Instructions)
+		if err != nil {
+			continue
+		}
+		for _, in := range code {
+			if in.IsKfuncCall() {
+				out = append(out, in)
+			}
+		}
+	}
+	return out
 }
 
 // errLostFunc is wrapped when a mutant no longer has a place for one of

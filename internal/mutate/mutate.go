@@ -36,13 +36,26 @@ var errBadEdit = errors.New("edit does not fit the program")
 // starts with an edge offset.
 const EdgeShare = 0.3
 
+// Env is what Mutate knows of a program besides its instructions.
+type Env struct {
+	// Edges are the program's accesses placed at the edges of their
+	// objects (FindEdges).
+	Edges []Edge
+	// ValueSizes are the value sizes of the object's maps, by map index
+	// (the imm of a map ld_imm64), -1 where the index names no map; their
+	// number is the number of maps.
+	ValueSizes []int
+	// Kfuncs are the kfunc calls of the object's programs.
+	Kfuncs []insn.Insn
+}
+
 // Mutate applies n random mutations to prog, drawing operators, sites and
-// variants from r. When edges (from FindEdges on prog) are given, the
-// first mutation places an access at an edge with probability EdgeShare.
+// variants from r. When env has edges (from FindEdges on prog), the first
+// mutation places an access at an edge with probability EdgeShare.
 // Fewer than n mutations are applied only when no operator applies.
-func Mutate(prog []insn.Insn, r *rand.Rand, n int, edges []Edge) Mutant {
+func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	m := Identity(prog)
-	if len(edges) > 0 && r.Float64() < EdgeShare {
+	if edges := env.Edges; len(edges) > 0 && r.Float64() < EdgeShare {
 		e := edges[r.IntN(len(edges))]
 		if eds := edgeEdits(prog, e); len(eds) > 0 {
 			ed := pick(r, eds)
@@ -55,12 +68,12 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, edges []Edge) Mutant {
 	order := r.Perm(len(operators))
 	for tries := 0; n > 0 && tries < len(operators); tries++ {
 		op := operators[order[tries]]
-		sites := op.sites(m.Insns)
+		sites := op.sites(env, m.Insns)
 		if len(sites) == 0 {
 			continue
 		}
 		i := sites[r.IntN(len(sites))]
-		e := pick(r, op.edits(m.Insns, i))
+		e := pick(r, op.edits(env, m.Insns, i))
 		mm, err := m.apply(e, m.describe(op.name, e))
 		if err != nil {
 			continue
@@ -85,10 +98,10 @@ func (m Mutant) by(name string) Mutant {
 func pick(r *rand.Rand, eds []edit) edit { return eds[r.IntN(len(eds))] }
 
 // sites returns the instructions of prog the operator can change.
-func (op operator) sites(prog []insn.Insn) []int {
+func (op operator) sites(env Env, prog []insn.Insn) []int {
 	var out []int
 	for i := range prog {
-		if len(op.edits(prog, i)) > 0 {
+		if len(op.edits(env, prog, i)) > 0 {
 			out = append(out, i)
 		}
 	}

@@ -44,8 +44,8 @@ func sampleProg() []insn.Insn {
 func TestMutateDeterministic(t *testing.T) {
 	p := sampleProg()
 	for s := range uint64(200) {
-		a := Mutate(p, rand.New(rand.NewPCG(s, 1)), 3, nil)
-		b := Mutate(p, rand.New(rand.NewPCG(s, 1)), 3, nil)
+		a := Mutate(p, rand.New(rand.NewPCG(s, 1)), 3, Env{})
+		b := Mutate(p, rand.New(rand.NewPCG(s, 1)), 3, Env{})
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Fatalf("stream %d: mutants differ (-first +second):\n%s", s, diff)
 		}

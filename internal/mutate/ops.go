@@ -7,11 +7,16 @@ import (
 )
 
 // An operator lists the edits it can make at one instruction of a program.
-// Every operator is a pure function of the program: the random choice
-// among its edits is the driver's (see Mutate).
+// Every operator is a pure function of the program and its Env: the
+// random choice among its edits is the driver's (see Mutate).
 type operator struct {
 	name  string
-	edits func(prog []insn.Insn, i int) []edit
+	edits func(env Env, prog []insn.Insn, i int) []edit
+}
+
+// local turns an operator that needs nothing but the program into one.
+func local(edits func(prog []insn.Insn, i int) []edit) func(Env, []insn.Insn, int) []edit {
+	return func(_ Env, prog []insn.Insn, i int) []edit { return edits(prog, i) }
 }
 
 // operators are the mutation operators the driver draws from. Each is
@@ -29,19 +34,30 @@ var operators = []operator{
 	{"stack slot", rewrites(stackSlot)},
 	{"frame pointer argument", rewrites(frameArgument)},
 	{"null check removed", rewrites(removeNullCheck)},
-	{"bounds off by one", boundsOffByOne},
+	{"bounds off by one", local(boundsOffByOne)},
 	{"alu operation", rewrites(aluOperation)},
 	{"source operand", rewrites(sourceOperand)},
 	{"access size", rewrites(accessSize)},
 	{"load or store", rewrites(loadOrStore)},
 	{"atomic operation", rewrites(atomicOperation)},
 	{"helper", rewrites(otherHelper)},
-	{"clobber operand", clobberOperand},
-	{"spill round trip", spillRoundTrip},
-	{"path-dependent base", pathDependentBase},
-	{"goto +0", insertGotoZero},
-	{"insert", insertCopy},
-	{"delete", deleteInsn},
+	{"clobber operand", local(clobberOperand)},
+	{"spill round trip", local(spillRoundTrip)},
+	{"path-dependent base", local(pathDependentBase)},
+	{"map", otherMap},
+	{"map value offset", mapValueOffset},
+	{"callee", local(otherCallee)},
+	{"kfunc", otherKfunc},
+	{"byte swap", local(byteSwap)},
+	{"may_goto", local(mayGoto)},
+	{"narrow access", rewrites(narrowAccess)},
+	{"pointer store", local(pointerStore)},
+	{"atomic access", local(atomicAccess)},
+	{"pointer arithmetic", local(pointerALU)},
+	{"swap", local(swapAdjacent)},
+	{"goto +0", local(insertGotoZero)},
+	{"insert", local(insertCopy)},
+	{"delete", local(deleteInsn)},
 }
 
 // Operators returns the names of the mutation operators, in the order
@@ -58,8 +74,8 @@ func Operators() []string {
 // replaces instruction i in place. ld_imm64s that refer to maps or
 // functions, and the second halves of ld_imm64s, are never rewritten: the
 // loader owns them.
-func rewrites(variants func(in insn.Insn) []insn.Insn) func(prog []insn.Insn, i int) []edit {
-	return func(prog []insn.Insn, i int) []edit {
+func rewrites(variants func(in insn.Insn) []insn.Insn) func(Env, []insn.Insn, int) []edit {
+	return func(_ Env, prog []insn.Insn, i int) []edit {
 		in := prog[i]
 		if in.Filler || (in.IsLdImm64() && in.Src != 0) {
 			return nil
@@ -464,6 +480,25 @@ func insertCopy(prog []insn.Insn, i int) []edit {
 	return out
 }
 
+// swapAdjacent exchanges instruction i with the next one when neither
+// jumps nor is an ld_imm64: a lock released before it is taken, a
+// reference used after its release, a pointer dereferenced before its
+// check, an argument set after the call that reads it.
+func swapAdjacent(prog []insn.Insn, i int) []edit {
+	if i+1 >= len(prog) || !swappable(prog[i]) || !swappable(prog[i+1]) || prog[i] == prog[i+1] {
+		return nil
+	}
+	return []edit{{at: i, del: 2, repl: []insn.Insn{prog[i+1], prog[i]}}}
+}
+
+// swappable reports whether in may trade places with a neighbour: no
+// second half or ld_imm64, and no instruction with a relative target
+// (a jump or a bpf-to-bpf call), so that no offset needs fixing.
+func swappable(in insn.Insn) bool {
+	_, rel := relative(in)
+	return !in.Filler && !in.IsLdImm64() && !rel
+}
+
 // deleteInsn deletes instruction i (both halves of an ld_imm64).
 func deleteInsn(prog []insn.Insn, i int) []edit {
 	if prog[i].Filler {
@@ -679,10 +714,7 @@ func pathDependentBase(prog []insn.Insn, i int) []edit {
 	if in.Filler || !isMemAccess(in) {
 		return nil
 	}
-	base := in.Dst
-	if in.Class() == insn.ClassLDX {
-		base = in.Src
-	}
+	base := accessBase(in)
 	if base < insn.R6 || base > insn.R9 {
 		return nil
 	}

@@ -89,6 +89,10 @@ func TestRewriters(t *testing.T) {
 		{"no source operand of an exit", sourceOperand, exit(), nil},
 		{"one helper for another", func(in insn.Insn) []insn.Insn { return otherHelper(in)[:2] }, helper(5), []insn.Insn{helper(1), helper(2)}},
 		{"no helper for a bpf-to-bpf call", otherHelper, call(5), nil},
+		{"narrow loads inside a 4-byte one", narrowAccess, ldx(insn.ModeMEM, insn.SizeW, 1, 2, 4), []insn.Insn{
+			ldx(insn.ModeMEM, insn.SizeB, 1, 2, 5), ldx(insn.ModeMEM, insn.SizeB, 1, 2, 6), ldx(insn.ModeMEM, insn.SizeB, 1, 2, 7),
+			ldx(insn.ModeMEM, insn.SizeH, 1, 2, 6)}},
+		{"no narrower access than a byte", narrowAccess, stx(insn.SizeB, insn.R10, 1, -8), nil},
 		{"atomic from a store", func(in insn.Insn) []insn.Insn { return atomicOperation(in)[:1] }, stx(insn.SizeDW, 2, 1, 0),
 			[]insn.Insn{{Op: insn.ClassSTX | insn.ModeATOMIC | insn.SizeDW, Dst: 2, Src: 1, Imm: insn.AtomicAdd}}},
 	}
@@ -163,6 +167,11 @@ func TestStructuralOperators(t *testing.T) {
 			insertion(0, stx(insn.SizeDW, insn.R10, 0, -512), ldx(insn.ModeMEM, insn.SizeDW, 0, insn.R10, -512)),
 			insertion(0, stx(insn.SizeW, insn.R10, 0, -512), ldx(insn.ModeMEM, insn.SizeW, 0, insn.R10, -512))}},
 		{"no round trip of the frame pointer", spillRoundTrip, prog(stx(insn.SizeDW, insn.R10, insn.R10, -8), exit()), 0, nil},
+		{"swap with the next", swapAdjacent, pkt, 0, []edit{{at: 0, del: 2, repl: []insn.Insn{pkt[1], pkt[0]}}}},
+		{"no swap with a jump", swapAdjacent, pkt, 1, nil},
+		{"a helper call swaps", swapAdjacent, prog(mov(1, 0), helper(7), exit()), 0, []edit{
+			{at: 0, del: 2, repl: []insn.Insn{helper(7), mov(1, 0)}}}},
+		{"no swap with an ld_imm64", swapAdjacent, prog(mov(1, 0), ldImm64(2, 0, 0), exit()), 0, nil},
 		{"delete both halves", deleteInsn, ld, 0, []edit{deletion(0, 2)}},
 		{"nothing starts in a second half", deleteInsn, ld, 1, nil},
 	}
@@ -179,13 +188,16 @@ func TestStructuralOperators(t *testing.T) {
 // second halves are the loader's, no operator rewrites them.
 func TestRewritesLeaveLoaderInstructions(t *testing.T) {
 	mapLoad := prog(insn.Insn{Op: insn.ClassLD | insn.ModeIMM | insn.SizeDW, Dst: 1, Src: insn.PseudoMapFD}, insn.Insn{Filler: true}, exit())
-	structural := map[string]bool{"goto +0": true, "insert": true, "delete": true}
+	// The structural operators insert before it or delete it; the map
+	// operators are the ones meant to change it.
+	structural := map[string]bool{"goto +0": true, "insert": true, "delete": true, "map": true, "map value offset": true,
+		"byte swap": true, "may_goto": true}
 	for _, op := range operators {
 		if structural[op.name] {
 			continue
 		}
 		for i := range 2 {
-			if got := op.edits(mapLoad, i); len(got) != 0 {
+			if got := op.edits(Env{ValueSizes: []int{8, 16}}, mapLoad, i); len(got) != 0 {
 				t.Errorf("%s rewrites insn %d of a map load: %v", op.name, i, got)
 			}
 		}

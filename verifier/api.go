@@ -38,6 +38,11 @@ var (
 	ErrUnsupported = errors.New("unsupported")
 	// ErrTimeout: the per-program time limit ran out.
 	ErrTimeout = errors.New("time limit reached")
+	// ErrKernelFault: an unsupported program the running kernel's own
+	// verifier is known to fault on (an oops, and a load that never
+	// returns): it must not be loaded to compare. It is also
+	// ErrUnsupported.
+	ErrKernelFault = fmt.Errorf("%w: the kernel's verifier faults on it", ErrUnsupported)
 	// ErrInternal: vercheck itself failed (a bug); the program's verdict
 	// is unknown.
 	ErrInternal = errors.New("internal error")

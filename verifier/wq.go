@@ -63,7 +63,9 @@ func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
 		// The kernel reads the map's record, which a map without special
 		// fields has none of (an error pointer): the 6.18 verifier
 		// faults and the load never returns.
-		return e.unsupported(e.insnIdx, "map %s without special fields after a workqueue: the 6.18 verifier faults on its record", m.Name)
+		err := e.unsupported(e.insnIdx, "map %s without special fields after a workqueue: the 6.18 verifier faults on its record", m.Name)
+		err.(*RejectError).kind = ErrKernelFault
+		return err
 	}
 	if meta.hasMap && m != nil && e.recordOf(m).wqOff >= 0 && idx != meta.mapIdx {
 		if e.isInnerMap(idx) || e.isInnerMap(meta.mapIdx) {

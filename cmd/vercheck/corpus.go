@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,7 +67,10 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 				res := verifier.Verify(t.obj, t.prog, cfg.opts.Verifier)
 				r := toRow(res)
 				r.Budget = budget(t.obj, t.prog, res, cfg.opts.Verifier)
-				if cfg.withKernel {
+				if cfg.withKernel && errors.Is(res.Err, verifier.ErrKernelFault) {
+					// The kernel's verifier would oops on it: not loaded.
+					r.Kernel = toKernelRow(kernel.Result{Program: t.prog.Name, NotLoaded: true, Err: "not loaded: " + verifier.ErrKernelFault.Error()})
+				} else if cfg.withKernel {
 					r.Kernel = toKernelRow(kernel.LoadProgram(t.obj, t.prog))
 					if cfg.kernelLogLevel > 0 {
 						r.Kernel.Log, _ = kernel.ProgramLog(t.obj, t.prog, cfg.kernelLogLevel)

@@ -106,8 +106,14 @@ func Judge(obj *loader.Object, prog *loader.Program, opts Options) Outcome {
 	if opts.Logs {
 		load, level = kernel.LoadProgram, 1
 	}
-	kres := load(obj, prog)
 	vres, hung := verifyWithin(obj, prog, verifier.Options{Timeout: opts.Timeout, LogLevel: level, MissingFixes: opts.MissingFixes})
+	kres := kernel.Result{Program: prog.Name, NotLoaded: true, Err: "not loaded: " + verifier.ErrKernelFault.Error()}
+	if vres == nil || !errors.Is(vres.Err, verifier.ErrKernelFault) {
+		// A program vercheck knows the kernel's verifier faults on is
+		// never loaded: the oops would take the load (and this process)
+		// with it.
+		kres = load(obj, prog)
+	}
 	o := Outcome{Vercheck: vres, Kernel: kres}
 	o.Class = classify(vres, kres, hung)
 	if o.Class == VercheckHang && kernelAsSlow(vres, kres, opts.Timeout) {

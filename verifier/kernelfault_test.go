@@ -1,0 +1,26 @@
+package verifier
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/vercheck/vercheck/loader"
+)
+
+// TestKernelFault: a program the running kernel's verifier oopses on is
+// unsupported with ErrKernelFault, which the kernel comparisons (the
+// fuzzer's oracle, vercheck --kernel) read as "do not load". The object
+// is only ever verified by vercheck: loading it faults the 6.18 kernel.
+func TestKernelFault(t *testing.T) {
+	if _, err := vmlinux(); err != nil {
+		t.Skipf("kernel BTF: %v", err)
+	}
+	obj, err := loader.Open("testdata/kernelfault/wq_oops.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Verify(obj, obj.Programs[0], Options{})
+	if !errors.Is(res.Err, ErrKernelFault) || !errors.Is(res.Err, ErrUnsupported) {
+		t.Errorf("Verify = %v, want ErrKernelFault (and so ErrUnsupported)", res.Err)
+	}
+}

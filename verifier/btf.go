@@ -581,15 +581,11 @@ func (e *env) checkNfConnWrite(st btf.Type, off, size int) error {
 	if name := st.TypeName(); name != nfConnStruct && name != nfConnInitStruct {
 		return e.reject(e.insnIdx, "only read is supported")
 	}
-	markOff, markEnd := -1, -1
-	for _, m := range nfConn.Members {
-		if m.Name == nfConnMarkField {
-			if size, err := btf.Sizeof(m.Type); err == nil {
-				markOff = int(m.Offset.Bytes())
-				markEnd = markOff + size
-			}
-		}
+	markOff, markSize, ok := memberSpan(nfConn, []string{nfConnMarkField})
+	if !ok {
+		markOff = -1
 	}
+	markEnd := markOff + markSize
 	if off != markOff {
 		return e.reject(e.insnIdx, "no write support to nf_conn at off %d", off)
 	}
@@ -597,4 +593,38 @@ func (e *env) checkNfConnWrite(st btf.Type, off, size int) error {
 		return e.reject(e.insnIdx, "write access at off %d with size %d beyond the member of nf_conn ended at %d", off, size, markEnd)
 	}
 	return nil
+}
+
+// memberSpan returns the byte offset and size, inside t, of the member
+// reached by path (member names, each inside the previous one's struct;
+// anonymous structs and unions are searched through).
+func memberSpan(t btf.Type, path []string) (off, size int, ok bool) {
+	for _, name := range path {
+		m, moff, found := findMember(t, name)
+		if !found {
+			return 0, 0, false
+		}
+		off += moff
+		t = skipModifiers(m.Type)
+	}
+	size, err := btf.Sizeof(t)
+	return off, size, err == nil
+}
+
+// findMember finds the member called name in struct or union t, looking
+// inside anonymous members, and returns it with its byte offset in t.
+func findMember(t btf.Type, name string) (btf.Member, int, bool) {
+	members, _, _ := structMembers(skipModifiers(t))
+	for _, m := range members {
+		moff := int(m.Offset.Bytes())
+		if m.Name == name {
+			return m, moff, true
+		}
+		if m.Name == "" {
+			if inner, ioff, ok := findMember(m.Type, name); ok {
+				return inner, moff + ioff, true
+			}
+		}
+	}
+	return btf.Member{}, 0, false
 }

@@ -188,37 +188,3 @@ func (e *env) checkTCPCAWrite(st btf.Type, off, size int) error {
 	}
 	return e.reject(e.insnIdx, "no write support to tcp_sock at off %d", off)
 }
-
-// memberSpan returns the byte offset and size, inside t, of the member
-// reached by path (member names, each inside the previous one's struct;
-// anonymous structs and unions are searched through).
-func memberSpan(t btf.Type, path []string) (off, size int, ok bool) {
-	for _, name := range path {
-		m, moff, found := findMember(t, name)
-		if !found {
-			return 0, 0, false
-		}
-		off += moff
-		t = skipModifiers(m.Type)
-	}
-	size, err := btf.Sizeof(t)
-	return off, size, err == nil
-}
-
-// findMember finds the member called name in struct or union t, looking
-// inside anonymous members, and returns it with its byte offset in t.
-func findMember(t btf.Type, name string) (btf.Member, int, bool) {
-	members, _, _ := structMembers(skipModifiers(t))
-	for _, m := range members {
-		moff := int(m.Offset.Bytes())
-		if m.Name == name {
-			return m, moff, true
-		}
-		if m.Name == "" {
-			if inner, ioff, ok := findMember(m.Type, name); ok {
-				return inner, moff + ioff, true
-			}
-		}
-	}
-	return btf.Member{}, 0, false
-}

@@ -93,10 +93,16 @@ func Encode(prog []Insn) []byte {
 // encoding drops is kept too (see Marshal).
 func FromAsm(insns asm.Instructions) ([]Insn, error) {
 	var buf bytes.Buffer
-	for i := range insns {
-		if err := Marshal(insns[i:i+1], &buf); err != nil {
-			return nil, fmt.Errorf("encode instruction %d (%v): %w", i, insns[i], err)
+	for i, ins := range insns {
+		start := buf.Len()
+		enc := ins
+		if HelperLostInMarshal(ins) {
+			enc.Constant = 0
 		}
+		if _, err := enc.Marshal(&buf, binary.LittleEndian); err != nil {
+			return nil, fmt.Errorf("encode instruction %d (%v): %w", i, ins, err)
+		}
+		restoreLostFields(buf.Bytes()[start:], ins)
 	}
 	return Decode(buf.Bytes())
 }
@@ -140,16 +146,23 @@ func Marshal(insns asm.Instructions, w io.Writer) error {
 		if pos+Slot > len(raw) {
 			break
 		}
-		if OffsetLostInMarshal(ins) {
-			binary.LittleEndian.PutUint16(raw[pos+slotOff:], uint16(ins.Offset))
-		}
-		if HelperLostInMarshal(ins) {
-			binary.LittleEndian.PutUint32(raw[pos+slotImm:], uint32(ins.Constant))
-		}
+		restoreLostFields(raw[pos:], ins)
 		pos += int(ins.Size())
 	}
 	_, err = w.Write(raw)
 	return err
+}
+
+// restoreLostFields writes into raw, which starts with the encoding of
+// ins, what asm.Instruction.Marshal dropped or was kept from writing: the
+// off field of an ALU instruction, a placeholder helper number.
+func restoreLostFields(raw []byte, ins asm.Instruction) {
+	if OffsetLostInMarshal(ins) {
+		binary.LittleEndian.PutUint16(raw[slotOff:], uint16(ins.Offset))
+	}
+	if HelperLostInMarshal(ins) {
+		binary.LittleEndian.PutUint32(raw[slotImm:], uint32(ins.Constant))
+	}
 }
 
 // helperPlatformBits are the bits of a helper number cilium/ebpf's

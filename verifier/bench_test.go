@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -137,4 +138,46 @@ func BenchmarkCorpusParallel(b *testing.B) {
 	perIter := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(float64(workers), "workers")
 	b.ReportMetric(perIter/(kernelUS*1000), "kernel_ratio")
+}
+
+// BenchmarkObjects verifies every program of the objects named by the
+// space-separated globs in $VERCHECK_BENCH (for instance the kernel's
+// scale programs built locally) once per iteration, and reports time and
+// CPU time per processed instruction. Comparing two builds: build each
+// test binary with `go test -c` and run them alternately.
+func BenchmarkObjects(b *testing.B) {
+	var progs []corpusProgram
+	for _, glob := range strings.Fields(os.Getenv("VERCHECK_BENCH")) {
+		paths, err := filepath.Glob(glob)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, path := range paths {
+			obj, err := loader.Open(path, loader.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, p := range obj.Programs {
+				progs = append(progs, corpusProgram{obj: obj, prog: p})
+			}
+		}
+	}
+	if len(progs) == 0 {
+		b.Skip("set VERCHECK_BENCH to globs of objects to verify")
+	}
+	// The kernel's BTF is parsed once, outside the measured loop.
+	verifier.Verify(progs[0].obj, progs[0].prog, verifier.Options{})
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	insns := 0
+	for i := 0; i < b.N; i++ {
+		insns = 0
+		for _, p := range progs {
+			insns += verifier.Verify(p.obj, p.prog, verifier.Options{}).Stats.InsnProcessed
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(insns), "insns/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(insns), "ns/insn")
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(insns), "cpu_ns/insn")
 }

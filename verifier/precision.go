@@ -265,6 +265,59 @@ type precision struct {
 	// visits are the open SCC visits (scc.go).
 	visits      map[sccKey]*sccVisit
 	pendingHook bool
+	// wants holds, per instruction, the registers whose precision makes
+	// walking back over it do something when it has no history entry
+	// (wantsTable); built on the first walk of a program.
+	wants []uint32
+}
+
+// walkAlways in a wants entry marks an instruction that backtrackInsn
+// must always see: calls, exits, malformed registers.
+const walkAlways = 1 << 31
+
+// wantsTable computes, for each instruction, the registers of the
+// walk's current frame that backtrackInsn reads when the instruction
+// carries no jump-history entry: with none of them wanted, walking back
+// over the instruction leaves the backtracking state as it is (the early
+// returns of the kernel's backtrack_insn). Precision walks are long
+// (loop3 walks 22 instructions per instruction simulated), and most
+// steps pass an instruction that defines a register nobody wants; the
+// table turns each such step into one mask test.
+func wantsTable(prog []insn.Insn) []uint32 {
+	wants := make([]uint32, len(prog))
+	for i, in := range prog {
+		wants[i] = instructionWants(in)
+	}
+	return wants
+}
+
+func instructionWants(in insn.Insn) uint32 {
+	if in.Op == 0 {
+		return 0
+	}
+	if int(in.Dst) >= states.NumRegs || int(in.Src) >= states.NumRegs {
+		return walkAlways
+	}
+	dst := uint32(1) << in.Dst
+	switch in.Class() {
+	case insn.ClassALU, insn.ClassALU64, insn.ClassLDX, insn.ClassLD:
+		return dst
+	case insn.ClassSTX, insn.ClassST:
+		if load, ok := fetchLoadReg(in); ok {
+			return dst | 1<<load
+		}
+		return dst
+	default: // jumps
+		switch op := in.JmpOp(); {
+		case op == insn.JmpCall || op == insn.JmpExit:
+			return walkAlways
+		case op == insn.JmpJA:
+			return 0
+		case in.SrcIsReg():
+			return dst | 1<<in.Src
+		}
+		return 0
+	}
 }
 
 // pushJmpHistoryEntry records the current instruction in the path's jump
@@ -387,6 +440,10 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		markAllScalarsPrecise(start)
 		bt.reset()
 	}
+	if len(e.prec.wants) != len(e.prog) {
+		e.prec.wants = wantsTable(e.prog)
+	}
+	wants, verbose := e.prec.wants, e.log.level >= 2
 	st := start
 	firstIdx := int(st.FirstInsnIdx)
 	lastIdx := int(start.InsnIdx)
@@ -418,11 +475,12 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		for i := lastIdx; ; {
 			if skipFirst {
 				skipFirst = false
-			} else if err := e.backtrackInsn(i, subseq, histEntry(st, hist, i), bt); err != nil {
+			} else if h := histEntry(st, hist, i); h == nil && !verbose && wants[i]&(uint32(bt.regs[bt.frame])|walkAlways) == 0 {
+				// Nothing wanted here: bt is unchanged, and not empty.
+			} else if err := e.backtrackInsn(i, subseq, h, bt); err != nil {
 				fallback()
 				return
-			}
-			if bt.empty() {
+			} else if bt.empty() {
 				return
 			}
 			subseq = i

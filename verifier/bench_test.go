@@ -86,23 +86,31 @@ func BenchmarkCorpus(b *testing.B) {
 	for _, p := range progs {
 		kernelUS += p.kernelUS
 	}
+	_, perIter, cpuPerIter := verifyEach(b, progs)
+	b.ReportMetric(perIter/(kernelUS*1000), "kernel_ratio")
+	b.ReportMetric(cpuPerIter/(kernelUS*1000), "cpu_ratio")
+}
+
+// verifyEach verifies every program once per benchmark iteration and
+// reports instructions and time per instruction; it returns the
+// instructions processed per iteration and the wall and CPU time per
+// iteration in nanoseconds.
+func verifyEach(b *testing.B, progs []corpusProgram) (insns int, perIter, cpuPerIter float64) {
 	b.ResetTimer()
 	cpu0 := cpuTime()
-	insns := 0
 	for i := 0; i < b.N; i++ {
 		insns = 0
 		for _, p := range progs {
-			res := verifier.Verify(p.obj, p.prog, verifier.Options{})
-			insns += res.Stats.InsnProcessed
+			insns += verifier.Verify(p.obj, p.prog, verifier.Options{}).Stats.InsnProcessed
 		}
 	}
 	b.StopTimer()
-	cpuPerIter := float64((cpuTime() - cpu0).Nanoseconds()) / float64(b.N)
-	perIter := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	cpuPerIter = float64((cpuTime() - cpu0).Nanoseconds()) / float64(b.N)
+	perIter = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(float64(insns), "insns/op")
 	b.ReportMetric(perIter/float64(insns), "ns/insn")
-	b.ReportMetric(perIter/(kernelUS*1000), "kernel_ratio")
-	b.ReportMetric(cpuPerIter/(kernelUS*1000), "cpu_ratio")
+	b.ReportMetric(cpuPerIter/float64(insns), "cpu_ns/insn")
+	return insns, perIter, cpuPerIter
 }
 
 // BenchmarkCorpusParallel verifies the corpus as a corpus run does, on
@@ -167,17 +175,5 @@ func BenchmarkObjects(b *testing.B) {
 	}
 	// The kernel's BTF is parsed once, outside the measured loop.
 	verifier.Verify(progs[0].obj, progs[0].prog, verifier.Options{})
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	insns := 0
-	for i := 0; i < b.N; i++ {
-		insns = 0
-		for _, p := range progs {
-			insns += verifier.Verify(p.obj, p.prog, verifier.Options{}).Stats.InsnProcessed
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(insns), "insns/op")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(insns), "ns/insn")
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(insns), "cpu_ns/insn")
+	verifyEach(b, progs)
 }

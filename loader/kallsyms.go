@@ -1,69 +1,165 @@
 package loader
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
+	"hash/maphash"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 )
 
 // kallsymsPath lists the running kernel's symbols and their addresses.
 const kallsymsPath = "/proc/kallsyms"
 
-// KernelSymbols returns the running kernel's symbols (those of modules
-// included) and their addresses, as kallsyms_lookup_name and libbpf's
-// kallsyms reader find them: the first address of each name; an address
-// reads as zero when the kernel hides it (kptr_restrict). It reads
-// /proc/kallsyms once per process (with KernelSymbolTypes).
-func KernelSymbols() (map[string]uint64, error) {
+// KernelSymbol returns the address of the running kernel's symbol name
+// (modules' symbols included), as kallsyms_lookup_name and libbpf's
+// kallsyms reader find it: the first address listed for the name; an
+// address reads as zero when the kernel hides it (kptr_restrict). ok is
+// false when the kernel has no such symbol. /proc/kallsyms is read once
+// per process.
+func KernelSymbol(name string) (addr uint64, ok bool, err error) {
 	t, err := kallsyms()
-	return t.addrs, err
+	if err != nil {
+		return 0, false, err
+	}
+	s, ok := t.lookup(name)
+	return s.addr, ok, nil
 }
 
-// KernelSymbolTypes returns the type letter /proc/kallsyms gives each of
-// the running kernel's symbols (the first one listed for a name): 'T' or
-// 't' for text, 'W' or 'w' for a weak symbol, and so on.
-func KernelSymbolTypes() (map[string]byte, error) {
+// KernelSymbolType returns the type letter /proc/kallsyms gives the
+// running kernel's symbol name (the first one listed for it): 'T' or 't'
+// for text, 'W' or 'w' for a weak symbol, and so on; 0 when the kernel
+// has no such symbol.
+func KernelSymbolType(name string) (byte, error) {
 	t, err := kallsyms()
-	return t.types, err
+	if err != nil {
+		return 0, err
+	}
+	s, _ := t.lookup(name)
+	return s.typ, nil
 }
 
-// kallsymsTable is /proc/kallsyms: each name's first address and type.
+// kallsymsTable is /proc/kallsyms, indexed by name. It holds no pointer
+// the garbage collector must follow: the file's bytes and a map from each
+// name's hash to its first line. A table of Go strings (two maps of 120k
+// names on a typical kernel) stayed live for the whole of a run and was
+// marked again by every collection, a few percent of a corpus run; this
+// one is never scanned.
 type kallsymsTable struct {
-	addrs map[string]uint64
-	types map[string]byte
+	data  []byte
+	seed  maphash.Seed
+	lines map[uint64]uint32 // hash of a name -> offset of its first line
+	// collided holds the names whose hash an earlier, different name
+	// already took (none expected; kept so that lookups stay exact).
+	collided map[string]uint32
+}
+
+// kallsymsEntry is what a line of /proc/kallsyms says about its symbol.
+type kallsymsEntry struct {
+	addr uint64
+	typ  byte
 }
 
 // kallsyms reads kallsymsPath once per process.
 var kallsyms = sync.OnceValues(readKallsyms)
 
-// readKallsyms reads kallsymsPath: lines "address type name [module]".
-func readKallsyms() (kallsymsTable, error) {
-	f, err := os.Open(kallsymsPath)
+func readKallsyms() (*kallsymsTable, error) {
+	data, err := os.ReadFile(kallsymsPath)
 	if err != nil {
-		return kallsymsTable{}, fmt.Errorf("read the kernel's symbols: %w", err)
+		return nil, fmt.Errorf("read the kernel's symbols: %w", err)
 	}
-	defer f.Close()
-	t := kallsymsTable{addrs: make(map[string]uint64), types: make(map[string]byte)}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 3 || len(fields[1]) != 1 {
-			continue
+	return indexKallsyms(data), nil
+}
+
+// indexKallsyms indexes the lines "address type name [module]" of data.
+func indexKallsyms(data []byte) *kallsymsTable {
+	t := &kallsymsTable{data: data, seed: maphash.MakeSeed(), lines: make(map[uint64]uint32, bytes.Count(data, []byte{'\n'}))}
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			end = len(data) - off
 		}
-		addr, err := strconv.ParseUint(fields[0], 16, 64)
-		if err != nil {
-			continue
+		if name, _, ok := parseKallsymsLine(data[off : off+end]); ok {
+			t.add(name, uint32(off))
 		}
-		if _, dup := t.addrs[fields[2]]; !dup {
-			t.addrs[fields[2]] = addr
-			t.types[fields[2]] = fields[1][0]
+		off += end + 1
+	}
+	return t
+}
+
+func (t *kallsymsTable) add(name []byte, off uint32) {
+	h := maphash.Bytes(t.seed, name)
+	first, taken := t.lines[h]
+	switch {
+	case !taken:
+		t.lines[h] = off
+	case t.nameAt(first) == string(name):
+		// A later line of the same name: the first one stands.
+	default:
+		if t.collided == nil {
+			t.collided = map[string]uint32{}
+		}
+		if _, dup := t.collided[string(name)]; !dup {
+			t.collided[string(name)] = off
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return kallsymsTable{}, fmt.Errorf("read the kernel's symbols: %w", err)
+}
+
+func (t *kallsymsTable) lookup(name string) (kallsymsEntry, bool) {
+	off, ok := t.lines[maphash.String(t.seed, name)]
+	if ok && t.nameAt(off) != name {
+		off, ok = t.collided[name]
 	}
-	return t, nil
+	if !ok {
+		return kallsymsEntry{}, false
+	}
+	_, e, _ := parseKallsymsLine(t.line(off))
+	return e, true
+}
+
+func (t *kallsymsTable) line(off uint32) []byte {
+	l := t.data[off:]
+	if end := bytes.IndexByte(l, '\n'); end >= 0 {
+		l = l[:end]
+	}
+	return l
+}
+
+func (t *kallsymsTable) nameAt(off uint32) string {
+	name, _, _ := parseKallsymsLine(t.line(off))
+	return string(name)
+}
+
+// parseKallsymsLine splits "address type name[\t[module]]" without
+// allocating (it runs for every line of the file).
+func parseKallsymsLine(l []byte) (name []byte, e kallsymsEntry, ok bool) {
+	sp := bytes.IndexByte(l, ' ')
+	if sp <= 0 || len(l) < sp+4 || l[sp+2] != ' ' {
+		return nil, kallsymsEntry{}, false
+	}
+	for _, c := range l[:sp] {
+		d, ok := hexDigit(c)
+		if !ok {
+			return nil, kallsymsEntry{}, false
+		}
+		e.addr = e.addr<<4 | uint64(d)
+	}
+	e.typ = l[sp+1]
+	name = l[sp+3:]
+	if end := bytes.IndexAny(name, " \t"); end >= 0 {
+		name = name[:end]
+	}
+	return name, e, len(name) > 0
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }

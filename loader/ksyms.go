@@ -202,11 +202,10 @@ func (info *elfInfo) isTypelessKsym(name string) bool {
 // the kernel does not have. The address matters to the verifier only by
 // being known and not zero, which a branch on it may test.
 func resolveTypelessKsymLoad(ins *asm.Instruction, name string, weak bool) error {
-	syms, err := KernelSymbols()
+	addr, ok, err := KernelSymbol(name)
 	if err != nil {
 		return err
 	}
-	addr, ok := syms[name]
 	switch {
 	case !ok && weak:
 		ins.Constant = 0

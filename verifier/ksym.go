@@ -43,9 +43,9 @@ type ksymVar struct {
 // percpuDatasec is the vmlinux datasec of per-CPU variables.
 const percpuDatasec = ".data..percpu"
 
-// kernelSymbols is the running kernel's kallsyms (a variable so tests can
-// give symbols this kernel lacks).
-var kernelSymbols = loader.KernelSymbols
+// kernelSymbol looks a symbol up in the running kernel's kallsyms (a
+// variable so tests can give symbols this kernel lacks).
+var kernelSymbol = loader.KernelSymbol
 
 // percpuVars memoises the variables of vmlinux's per-CPU datasec
 // (find_btf_percpu_datasec).
@@ -85,11 +85,11 @@ func (e *env) checkPseudoBTFID(i int, in insn.Insn) (ksymVar, error) {
 	if !isVar && !isFunc {
 		return ksymVar{}, &RejectError{Insn: i, Msg: fmt.Sprintf("pseudo btf_id %d in ldimm64 isn't KIND_VAR or KIND_FUNC", in.Imm)}
 	}
-	syms, err := kernelSymbols()
+	_, ok, err := kernelSymbol(t.TypeName())
 	if err != nil {
 		return ksymVar{}, e.unsupported(i, "ld_imm64 of kernel symbol %s: %v", t.TypeName(), err)
 	}
-	if _, ok := syms[t.TypeName()]; !ok {
+	if !ok {
 		return ksymVar{}, &RejectError{Insn: i, Msg: fmt.Sprintf("ldimm64 failed to find the address for kernel symbol '%s'.", t.TypeName())}
 	}
 	if isFunc {

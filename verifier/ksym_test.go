@@ -18,11 +18,12 @@ func TestKsymTyping(t *testing.T) {
 	if _, err := vmlinux(); err != nil {
 		t.Skipf("no kernel BTF: %v", err)
 	}
-	saved := kernelSymbols
-	kernelSymbols = func() (map[string]uint64, error) {
-		return map[string]uint64{"runqueues": 1, "bpf_prog_active": 2}, nil
+	saved := kernelSymbol
+	kernelSymbol = func(name string) (uint64, bool, error) {
+		addr, ok := map[string]uint64{"runqueues": 1, "bpf_prog_active": 2}[name]
+		return addr, ok, nil
 	}
-	t.Cleanup(func() { kernelSymbols = saved })
+	t.Cleanup(func() { kernelSymbol = saved })
 	obj, err := loader.Open("../testdata/progs/pc_ksym.o", loader.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -98,11 +98,11 @@ func syscallStubInjectable(name string) (known, injectable bool) {
 	if !slices.ContainsFunc(syscallStubPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
 		return false, false
 	}
-	types, err := loader.KernelSymbolTypes()
+	t, err := loader.KernelSymbolType(name)
 	if err != nil {
 		return false, false
 	}
-	if t := types[name]; t != 'T' && t != 't' {
+	if t != 'T' && t != 't' {
 		return false, false
 	}
 	v, _, err := loader.KernelConfigValue("CONFIG_FUNCTION_ERROR_INJECTION")

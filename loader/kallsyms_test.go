@@ -1,0 +1,61 @@
+package loader
+
+import (
+	"hash/maphash"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestKallsymsIndex: each name's first line is the one found; module
+// symbols and hidden (zero) addresses read as the kernel lists them;
+// malformed lines are skipped.
+func TestKallsymsIndex(t *testing.T) {
+	data := []byte("ffffffff81000000 T _stext\n" +
+		"ffffffff81001000 t do_one\n" +
+		"ffffffff81002000 T do_one\n" +
+		"0000000000000000 D hidden_var\n" +
+		"not-hex T broken\n" +
+		"ffffffffc0001000 t mod_fn\t[nf_tables]\n" +
+		"ffffffffc0002000 T last_no_newline")
+	tab := indexKallsyms(data)
+	type found struct {
+		Addr uint64
+		Typ  byte
+		OK   bool
+	}
+	tests := []struct {
+		name string
+		want found
+	}{
+		{"_stext", found{0xffffffff81000000, 'T', true}},
+		{"do_one", found{0xffffffff81001000, 't', true}},
+		{"hidden_var", found{0, 'D', true}},
+		{"broken", found{}},
+		{"mod_fn", found{0xffffffffc0001000, 't', true}},
+		{"last_no_newline", found{0xffffffffc0002000, 'T', true}},
+		{"absent", found{}},
+	}
+	for _, tt := range tests {
+		e, ok := tab.lookup(tt.name)
+		if diff := cmp.Diff(tt.want, found{e.addr, e.typ, ok}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestKallsymsHashCollision: a name whose hash an earlier, different name
+// took is still found, and the earlier name too.
+func TestKallsymsHashCollision(t *testing.T) {
+	data := []byte("0000000000000010 T first\n0000000000000020 T second\n")
+	tab := &kallsymsTable{data: data, seed: maphash.MakeSeed(), lines: map[uint64]uint32{}}
+	tab.add([]byte("first"), 0)
+	// Pretend "second" hashes as "first" does.
+	tab.lines[maphash.String(tab.seed, "second")] = 0
+	tab.add([]byte("second"), 25)
+	for name, want := range map[string]uint64{"first": 0x10, "second": 0x20} {
+		if e, ok := tab.lookup(name); !ok || e.addr != want {
+			t.Errorf("lookup(%q) = %#x, %v; want %#x", name, e.addr, ok, want)
+		}
+	}
+}

@@ -258,10 +258,15 @@ var unboundScalar = Reg{Scalar: UnknownScalar(), Type: ScalarValue}
 // skipping in one step the slots whose outcome is known without looking at
 // bytes (identical plain slots, old slots nothing was read from), and
 // falling back to the byte walk otherwise.
-func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
+//
+// done names slots of a sealed old frame already found safe during this
+// comparison (hintFails): they are not compared again, as a second
+// comparison of a slot would pair its ids a second time (a cur scalar
+// without id gets a fresh temporary id each time) and fail.
+func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode, done uint64) bool {
 	allowUninit := !e.Unprivileged
 	if mode == NotExact && old.sum.valid {
-		return e.stackSafeSealed(old, cur, allowUninit)
+		return e.stackSafeSealed(old, cur, allowUninit, done)
 	}
 	for spi := range old.Stack {
 		os := &old.Stack[spi]
@@ -286,62 +291,85 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode) bool {
 
 // stackSafeSealed is stackSafe in NotExact mode for a sealed old frame: the
 // summary names the unread slots, so only the others are visited.
-func (e *EqualEnv) stackSafeSealed(old, cur *Frame, allowUninit bool) bool {
-	skip := old.sum.invalid
-	if allowUninit {
-		skip = old.sum.misc
-	}
-	todo := ^skip
-	if n := len(old.Stack); n < 64 {
-		todo &= 1<<n - 1
-	}
-	words := old.sum.words[:len(old.Stack)]
-	for todo != 0 {
+func (e *EqualEnv) stackSafeSealed(old, cur *Frame, allowUninit bool, done uint64) bool {
+	for todo := old.sum.unread(len(old.Stack), allowUninit) &^ done; todo != 0; todo &= todo - 1 {
 		spi := bits.TrailingZeros64(todo)
-		todo &= todo - 1
-		w := words[spi]
-		if spi < len(cur.Stack) {
-			cs := &cur.Stack[spi]
-			cw := slotWord(cs)
-			plain := old.sum.plain&(1<<spi) != 0
-			if plain && w == cw {
-				// Identical plain slots: every byte matches itself.
-				continue
+		if !e.sealedSlotSafe(old, cur, spi, allowUninit) {
+			if old.sum.hint != uint8(spi+1) {
+				old.sum.hint = uint8(spi + 1)
 			}
-			if allowUninit && SlotType(w) != StackSpill {
-				// Not a 64-bit spill, so never compared as a
-				// scalar: slotSafe's walk on the packed words.
-				if !e.wordSlotSafe(&old.Stack[spi], cs, w, cw) {
-					return false
-				}
-				continue
-			}
-			if w == everyByteSpill {
-				// A 64-bit spill: slotSafe's walk, without reading
-				// old's bytes again. A scalar compares with
-				// whatever cur reads as a scalar; otherwise every
-				// byte of cur must be a spill too and the spilled
-				// registers are compared.
-				o := &old.Stack[spi].Spilled
-				if o.Type == ScalarValue {
-					if cr := e.scalarForStack(cs); cr != nil {
-						if !e.regSafe(o, cr, NotExact) {
-							return false
-						}
-						continue
-					}
-				}
-				if cw != everyByteSpill || !e.regSafe(o, &cs.Spilled, NotExact) {
-					return false
-				}
-				continue
-			}
-		}
-		if !e.slotSafe(&old.Stack[spi], cur, spi, NotExact, allowUninit) {
 			return false
 		}
 	}
 	return true
+}
+
+// unread is the set of slots of a sealed frame with n slots that a
+// NotExact comparison must visit: all but those no path below reads.
+func (m *stackSummary) unread(n int, allowUninit bool) uint64 {
+	skip := m.invalid
+	if allowUninit {
+		skip = m.misc
+	}
+	todo := ^skip
+	if n < 64 {
+		todo &= 1<<n - 1
+	}
+	return todo
+}
+
+// hintFails reports whether the slot of old's sealed stack where the
+// last comparison against old failed fails again against cur; checked
+// names the slot when it was compared and found safe. Misses
+// dominate comparisons (they are most of them on large programs), most
+// fail in the stack, and against one checkpoint mostly at the same slot
+// (a spill that differs by path); testing that slot before the registers
+// and the rest of the stack turns such a miss into one slot's test. The
+// answer of states_equal is a conjunction whose id pairs must form a
+// bijection whatever the order they are met in, so testing a slot early
+// changes no answer.
+func (e *EqualEnv) hintFails(old, cur *Frame, allowUninit bool) (fails bool, checked uint64) {
+	h := int(old.sum.hint) - 1
+	if h < 0 || !old.sum.valid || old.sum.unread(len(old.Stack), allowUninit)&(1<<h) == 0 {
+		return false, 0
+	}
+	if !e.sealedSlotSafe(old, cur, h, allowUninit) {
+		return true, 0
+	}
+	return false, 1 << h
+}
+
+// sealedSlotSafe is slotSafe in NotExact mode for slot spi of a sealed old
+// frame, deciding on the packed kinds of both slots where it can.
+func (e *EqualEnv) sealedSlotSafe(old, cur *Frame, spi int, allowUninit bool) bool {
+	if spi < len(cur.Stack) {
+		w := old.sum.words[spi]
+		cs := &cur.Stack[spi]
+		cw := slotWord(cs)
+		if old.sum.plain&(1<<spi) != 0 && w == cw {
+			// Identical plain slots: every byte matches itself.
+			return true
+		}
+		if allowUninit && SlotType(w) != StackSpill {
+			// Not a 64-bit spill, so never compared as a scalar:
+			// slotSafe's walk on the packed words.
+			return e.wordSlotSafe(&old.Stack[spi], cs, w, cw)
+		}
+		if w == everyByteSpill {
+			// A 64-bit spill: slotSafe's walk, without reading old's
+			// bytes again. A scalar compares with whatever cur reads
+			// as a scalar; otherwise every byte of cur must be a spill
+			// too and the spilled registers are compared.
+			o := &old.Stack[spi].Spilled
+			if o.Type == ScalarValue {
+				if cr := e.scalarForStack(cs); cr != nil {
+					return e.regSafe(o, cr, NotExact)
+				}
+			}
+			return cw == everyByteSpill && e.regSafe(o, &cs.Spilled, NotExact)
+		}
+	}
+	return e.slotSafe(&old.Stack[spi], cur, spi, NotExact, allowUninit)
 }
 
 // Byte-parallel tests on the eight kinds of a slot packed into one word
@@ -540,12 +568,23 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 	}
 	// The answer is a conjunction, and the id correspondence it builds
 	// is a set of pairs that must be one to one whatever the order they
-	// are met in, so the checks run in the order that reads the least
-	// memory of the (cold) old state before the usual failure: the live
-	// registers, then the call chain and callback depths (they live in
-	// another cache line of the frame and rarely differ), then the
-	// stacks.
+	// are met in (each register and slot compared once), so the checks
+	// run in the order most likely to fail early for the least memory
+	// read of the (cold) old state: the slot where the last comparison
+	// against old failed (hintFails), the live registers, then the call
+	// chain and callback depths (they live in another cache line of the
+	// frame and rarely differ), then the rest of the stacks.
 	n := int(old.CurFrame)
+	var checked [MaxCallFrames]uint64
+	if mode == NotExact {
+		for i := 0; i <= n; i++ {
+			fails, c := e.hintFails(old.Frames[i], cur.Frames[i], !e.Unprivileged)
+			if fails {
+				return false
+			}
+			checked[i] = c
+		}
+	}
 	for i := 0; i <= n; i++ {
 		if !e.regsSafe(old.Frames[i], cur.Frames[i], old.FrameInsnIdx(i), mode) {
 			return false
@@ -558,7 +597,7 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 		}
 	}
 	for i := 0; i <= n; i++ {
-		if !e.stackSafe(old.Frames[i], cur.Frames[i], mode) {
+		if !e.stackSafe(old.Frames[i], cur.Frames[i], mode, checked[i]) {
 			return false
 		}
 	}

@@ -194,6 +194,10 @@ type stackSummary struct {
 	inited               uint16
 	regsValid            bool
 	valid                bool
+	// hint is one more than the slot where the last NotExact comparison
+	// against this frame failed (0: none): the next comparison tests it
+	// first (hintFails).
+	hint uint8
 }
 
 // reset empties the summary, keeping the memory of words.

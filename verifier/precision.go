@@ -471,11 +471,19 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		if e.log.level >= 2 {
 			e.log.printf("mark_precise: frame%d: last_idx %d first_idx %d subseq_idx %d \n", bt.frame, lastIdx, firstIdx, subseq)
 		}
+		// The walk inside st, get_prev_insn_idx inlined: the next
+		// unconsumed history entry (the last of the first hist) is
+		// kept at hand, as most steps only test against it.
 		hist := len(st.JmpHistory)
+		histAt := lastHistIdx(st, hist)
 		for i := lastIdx; ; {
+			var h *states.JmpHistEntry
+			if i == histAt {
+				h = &st.JmpHistory[hist-1]
+			}
 			if skipFirst {
 				skipFirst = false
-			} else if h := histEntry(st, hist, i); h == nil && !verbose && wants[i]&(uint32(bt.regs[bt.frame])|walkAlways) == 0 {
+			} else if h == nil && !verbose && wants[i]&(uint32(bt.regs[bt.frame])|walkAlways) == 0 {
 				// Nothing wanted here: bt is unchanged, and not empty.
 			} else if err := e.backtrackInsn(i, subseq, h, bt); err != nil {
 				fallback()
@@ -484,10 +492,17 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 				return
 			}
 			subseq = i
-			var ok bool
-			i, hist, ok = prevInsnIdx(st, i, hist)
-			if !ok {
+			// A state may loop back to its own first instruction; it
+			// is only left when no history remains.
+			if i == firstIdx && (hist == 0 || (hist == 1 && histAt == i)) {
 				break
+			}
+			if h != nil {
+				i = int(h.PrevIdx)
+				hist--
+				histAt = lastHistIdx(st, hist)
+			} else {
+				i--
 			}
 			if i < 0 || i >= len(e.prog) {
 				fallback()
@@ -556,31 +571,13 @@ func setChanged(changed *bool) {
 	}
 }
 
-// histEntry returns the history entry of instruction i if it is the last
-// one of the first n entries of st's history (get_jmp_hist_entry).
-func histEntry(st *states.State, n, i int) *states.JmpHistEntry {
-	if n > 0 && int(st.JmpHistory[n-1].Idx) == i {
-		return &st.JmpHistory[n-1]
+// lastHistIdx is the instruction of the last of the first n entries of
+// st's history, or -1 when n is 0 (get_jmp_hist_entry's test).
+func lastHistIdx(st *states.State, n int) int {
+	if n == 0 {
+		return -1
 	}
-	return nil
-}
-
-// prevInsnIdx steps back from instruction i within st: through the
-// history when i is the target of the last unconsumed entry, else to the
-// previous slot. It returns the new index, the new number of unconsumed
-// entries, and false when the walk has left st (get_prev_insn_idx). A
-// state may loop back to its own first instruction; it is only left when
-// no history remains.
-func prevInsnIdx(st *states.State, i, n int) (int, int, bool) {
-	if i == int(st.FirstInsnIdx) {
-		if n == 0 || (n == 1 && int(st.JmpHistory[0].Idx) == i) {
-			return i, n, false
-		}
-	}
-	if n > 0 && int(st.JmpHistory[n-1].Idx) == i {
-		return int(st.JmpHistory[n-1].PrevIdx), n - 1, true
-	}
-	return i - 1, n, true
+	return int(st.JmpHistory[n-1].Idx)
 }
 
 // backtrackInsn updates bt for walking backwards over instruction idx:

@@ -2,6 +2,7 @@ package verifier_test
 
 import (
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/verifier"
 )
@@ -154,6 +156,18 @@ func BenchmarkCorpusParallel(b *testing.B) {
 // CPU time per processed instruction. Comparing two builds: build each
 // test binary with `go test -c` and run them alternately.
 func BenchmarkObjects(b *testing.B) {
+	progs := benchPrograms(b)
+	if len(progs) == 0 {
+		b.Skip("set VERCHECK_BENCH to globs of objects to verify")
+	}
+	// The kernel's BTF is parsed once, outside the measured loop.
+	verifier.Verify(progs[0].obj, progs[0].prog, verifier.Options{})
+	verifyEach(b, progs)
+}
+
+// benchPrograms returns every program of the objects named by the
+// space-separated globs in $VERCHECK_BENCH.
+func benchPrograms(b *testing.B) []corpusProgram {
 	var progs []corpusProgram
 	for _, glob := range strings.Fields(os.Getenv("VERCHECK_BENCH")) {
 		paths, err := filepath.Glob(glob)
@@ -170,10 +184,49 @@ func BenchmarkObjects(b *testing.B) {
 			}
 		}
 	}
-	if len(progs) == 0 {
-		b.Skip("set VERCHECK_BENCH to globs of objects to verify")
+	return progs
+}
+
+// BenchmarkLiveRatio measures vercheck against the running kernel in one
+// run: each program of the objects $VERCHECK_BENCH names (the shared
+// corpus when unset) is verified by vercheck and then loaded into the
+// kernel, alternately, so that both see the same machine load; the
+// kernel's time is its own "verification time". kernel_ratio is the sum
+// of vercheck's times over the sum of the kernel's, over the programs the
+// kernel gave a verdict on; programs/op counts those. Needs bpf(2).
+func BenchmarkLiveRatio(b *testing.B) {
+	if err := kernel.Available(); err != nil {
+		b.Skipf("no kernel to compare with: %v", err)
 	}
-	// The kernel's BTF is parsed once, outside the measured loop.
+	progs := benchPrograms(b)
+	if len(progs) == 0 {
+		progs = loadCorpusPrograms(b)
+	}
 	verifier.Verify(progs[0].obj, progs[0].prog, verifier.Options{})
-	verifyEach(b, progs)
+	var ours, theirs time.Duration
+	compared := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		compared = 0
+		for _, p := range progs {
+			t0 := time.Now()
+			res := verifier.Verify(p.obj, p.prog, verifier.Options{})
+			took := time.Since(t0)
+			if errors.Is(res.Err, verifier.ErrKernelFault) {
+				continue // never loaded: the kernel would oops
+			}
+			kr := kernel.LoadProgramVerdict(p.obj, p.prog)
+			if kr.NotLoaded {
+				continue
+			}
+			ours += took
+			theirs += kr.VerificationTime
+			compared++
+		}
+	}
+	b.StopTimer()
+	if theirs > 0 {
+		b.ReportMetric(float64(ours)/float64(theirs), "kernel_ratio")
+	}
+	b.ReportMetric(float64(compared), "programs/op")
 }

@@ -358,6 +358,25 @@ func (s *Scalar) boundOffset() {
 // improved tnum again. It is not idempotent: call it exactly where the
 // kernel does.
 func (s *Scalar) Sync() {
+	if s.syncFixpoint() {
+		return
+	}
+	s.sync()
+}
+
+// syncFixpoint reports whether s is a scalar Sync leaves as it is and
+// that is cheap to recognise: a constant with all eight bounds on it, or
+// nothing known at all. Most scalars synced are one or the other (the
+// results of ALU operations on constants, loads of unknown data).
+func (s *Scalar) syncFixpoint() bool {
+	if s.Var.Mask == 0 {
+		return *s == ConstScalar(s.Var.Value)
+	}
+	return *s == unknownScalar
+}
+
+// sync is reg_bounds_sync's sequence.
+func (s *Scalar) sync() {
 	s.updateBounds()
 	for range deduceRounds {
 		s.deduce32()

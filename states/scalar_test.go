@@ -277,3 +277,25 @@ func BenchmarkScalarALU(b *testing.B) {
 		dst = ScalarALU(ops[i%len(ops)], dst, src)
 	}
 }
+
+// TestSyncFixpoint: the shapes Sync returns early on are fixpoints of the
+// full sequence, and nothing else is taken for one.
+func TestSyncFixpoint(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	cases := []Scalar{UnknownScalar(), ConstScalar(0), ConstScalar(1<<63), ConstScalar(^uint64(0)), urange(3, 9)}
+	for range 1000 {
+		cases = append(cases, ConstScalar(r.Uint64()), urange(r.Uint64()>>1, r.Uint64()>>1|1<<63))
+	}
+	for _, s := range cases {
+		full := s
+		full.sync()
+		if s.syncFixpoint() && full != s {
+			t.Fatalf("%v taken for a fixpoint, the full sequence gives %v", s, full)
+		}
+		fast := s
+		fast.Sync()
+		if fast != full {
+			t.Fatalf("Sync(%v) = %v, the full sequence gives %v", s, fast, full)
+		}
+	}
+}

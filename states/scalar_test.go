@@ -282,7 +282,7 @@ func BenchmarkScalarALU(b *testing.B) {
 // full sequence, and nothing else is taken for one.
 func TestSyncFixpoint(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	cases := []Scalar{UnknownScalar(), ConstScalar(0), ConstScalar(1<<63), ConstScalar(^uint64(0)), urange(3, 9)}
+	cases := []Scalar{UnknownScalar(), ConstScalar(0), ConstScalar(1 << 63), ConstScalar(^uint64(0)), urange(3, 9)}
 	for range 1000 {
 		cases = append(cases, ConstScalar(r.Uint64()), urange(r.Uint64()>>1, r.Uint64()>>1|1<<63))
 	}

@@ -192,6 +192,12 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 			return err
 		}
 	}
+	// The load goes through the skb in R6 as it is (bpf_gen_ld_abs), so
+	// R6 must point at the context's start, as check_ld_abs's
+	// check_ptr_off_reg requires.
+	if err := e.checkPtrOffReg(&regs[6], 6, false); err != nil {
+		return err
+	}
 	for r := 1; r <= 5; r++ {
 		regs[r].MarkNotInit()
 	}

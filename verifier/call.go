@@ -694,6 +694,13 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if (reg.Type != states.PtrToMapValue || reg.MaybeNull()) && !lockInObj {
 			return typeErr()
 		}
+		// check_func_arg runs check_func_arg_reg_off on every argument
+		// after its type check: an allocated object's lock pointer may
+		// carry a fixed offset but no variable one, which is refused
+		// before process_spin_lock looks for the lock.
+		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
+			return err
+		}
 		if a == ArgPtrToTimer {
 			return e.processTimerArg(regno, meta)
 		}

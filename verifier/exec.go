@@ -192,6 +192,12 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 			return err
 		}
 	}
+	// The load goes through the skb in R6 as it is (bpf_gen_ld_abs), so
+	// R6 must point at the context's start, as check_ld_abs's
+	// check_ptr_off_reg requires.
+	if err := e.checkPtrOffReg(&regs[6], 6, false); err != nil {
+		return err
+	}
 	for r := 1; r <= 5; r++ {
 		regs[r].MarkNotInit()
 	}
@@ -221,14 +227,18 @@ func (e *env) ldAbsSubprogExit() error {
 }
 
 // atomicPtrTypeOK is atomic_ptr_type_ok: whether the atomic instruction in
-// may access memory through a register of type t. Context, packet,
-// flow-key and socket pointers are rewritten or guarded by the kernel and
-// take no atomics; the arena takes those its JIT can guard.
-func atomicPtrTypeOK(t states.RegType, in insn.Insn) bool {
-	switch t {
-	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys,
-		states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
+// may access memory through register r. Context, packet, flow-key and
+// socket pointers are rewritten or guarded by the kernel and take no
+// atomics; the arena takes those its JIT can guard. The kernel's
+// type_is_sk_pointer compares the whole type, flags included, so a
+// maybe-NULL socket passes this test (a load-acquire whose destination is
+// its own base register is tested on the loaded value, which can be one).
+func atomicPtrTypeOK(r *states.Reg, in insn.Insn) bool {
+	switch r.Type {
+	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys:
 		return false
+	case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
+		return r.Flags != 0
 	case states.PtrToArena:
 		return jitSupportsArenaAtomic(in)
 	}
@@ -243,7 +253,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 		if err := e.checkLoadAlign(in, true); err != nil {
 			return err
 		}
-		if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r.Type, in) {
+		if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r, in) {
 			return e.reject(e.insnIdx, "BPF_ATOMIC loads from R%d %s is not allowed", in.Src, regTypeStr(r))
 		}
 		return nil
@@ -251,7 +261,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 	if err := e.checkStoreAlign(in, true); err != nil {
 		return err
 	}
-	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r.Type, in) {
+	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r, in) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(r))
 	}
 	return nil
@@ -298,7 +308,7 @@ func (e *env) checkAtomic(in insn.Insn) error {
 	if regs[in.Src].IsPointer() && !e.allowPtrLeaks() {
 		return e.reject(e.insnIdx, "R%d leaks addr into mem", in.Src)
 	}
-	if !atomicPtrTypeOK(regs[in.Dst].Type, in) {
+	if !atomicPtrTypeOK(&regs[in.Dst], in) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(&regs[in.Dst]))
 	}
 	loadReg := -1

@@ -7,7 +7,7 @@ import (
 	"github.com/vercheck/vercheck/loader"
 )
 
-// TestKernelFault: a program the running kernel's verifier oopses on is
+// TestKernelFault: programs the running kernel's verifier oopses on are
 // unsupported with ErrKernelFault, which the kernel comparisons (the
 // fuzzer's oracle, vercheck --kernel) read as "do not load". The object
 // is only ever verified by vercheck: loading it faults the 6.18 kernel.
@@ -19,8 +19,10 @@ func TestKernelFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := Verify(obj, obj.Programs[0], Options{})
-	if !errors.Is(res.Err, ErrKernelFault) || !errors.Is(res.Err, ErrUnsupported) {
-		t.Errorf("Verify = %v, want ErrKernelFault (and so ErrUnsupported)", res.Err)
+	for _, prog := range obj.Programs {
+		res := Verify(obj, prog, Options{})
+		if !errors.Is(res.Err, ErrKernelFault) || !errors.Is(res.Err, ErrUnsupported) {
+			t.Errorf("%s: Verify = %v, want ErrKernelFault (and so ErrUnsupported)", prog.Name, res.Err)
+		}
 	}
 }

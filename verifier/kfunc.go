@@ -631,6 +631,9 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			continue
 		}
 		if kind == kfArgMap {
+			if err := e.checkMapArgFault(meta, reg); err != nil {
+				return err
+			}
 			if err := e.checkKfuncMapArg(info, regno, reg); err != nil {
 				return err
 			}

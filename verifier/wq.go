@@ -47,14 +47,7 @@ func (m *kfuncMeta) rememberMap(idx int) {
 // workqueue argument: when the map in reg has workqueues, it must be the
 // workqueue's own map. The map is remembered either way.
 func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
-	switch reg.Type {
-	case states.ConstPtrToMap, states.PtrToMapValue, states.PtrToMapKey:
-	default:
-		if meta.hasMap {
-			// The kernel reads the union of another pointer kind as a
-			// map (reg->map_ptr->record).
-			return e.unsupported(e.insnIdx, "map argument of type %s after a workqueue", regTypeStr(reg))
-		}
+	if !holdsRealMap(reg) {
 		return nil
 	}
 	idx := int(reg.Aux)
@@ -76,6 +69,37 @@ func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
 	}
 	meta.rememberMap(idx)
 	return nil
+}
+
+// holdsRealMap reports whether reg's map_ptr is a map: a map pointer, or
+// a pointer into a map's key or value.
+func holdsRealMap(reg *states.Reg) bool {
+	switch reg.Type {
+	case states.ConstPtrToMap, states.PtrToMapValue, states.PtrToMapKey:
+		return true
+	}
+	return false
+}
+
+// checkMapArgFault refuses, as a program the kernel's verifier faults on,
+// a "__map" argument after a workqueue whose register holds no map but
+// may hold something else in map_ptr's place: check_kfunc_args only tests
+// that field for NULL before it reads reg->map_ptr->record, so a BTF
+// pointer (its btf), a packet pointer (its range) or another kind whose
+// union vercheck does not track is read as a map, and the 6.18 verifier
+// oopses (seen with fuzzed arguments of bpf_wq_init) and the load never
+// returns. Registers whose union is clear get the kernel's "isn't map
+// pointer" (checkKfuncMapArg).
+func (e *env) checkMapArgFault(meta *kfuncMeta, reg *states.Reg) error {
+	if !meta.hasMap || holdsRealMap(reg) {
+		return nil
+	}
+	if set, known := holdsMapPtr(reg); known && !set {
+		return nil
+	}
+	err := e.unsupported(e.insnIdx, "map argument of type %s after a workqueue: the 6.18 verifier reads it as a map", regTypeStr(reg))
+	err.(*RejectError).kind = ErrKernelFault
+	return err
 }
 
 // pushWqCallback verifies a bpf_wq_set_callback_impl call's callback as

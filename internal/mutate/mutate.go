@@ -68,12 +68,11 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	order := r.Perm(len(operators))
 	for tries := 0; n > 0 && tries < len(operators); tries++ {
 		op := operators[order[tries]]
-		sites := op.sites(env, m.Insns)
-		if len(sites) == 0 {
+		eds := op.siteEdits(r, env, m.Insns)
+		if len(eds) == 0 {
 			continue
 		}
-		i := sites[r.IntN(len(sites))]
-		e := pick(r, op.edits(env, m.Insns, i))
+		e := pick(r, eds)
 		mm, err := m.apply(e, m.describe(op.name, e))
 		if err != nil {
 			continue
@@ -96,6 +95,28 @@ func (m Mutant) by(name string) Mutant {
 }
 
 func pick(r *rand.Rand, eds []edit) edit { return eds[r.IntN(len(eds))] }
+
+// siteTries is how many instructions drawn at random siteEdits tries
+// before it scans the whole program.
+const siteTries = 16
+
+// siteEdits returns the edits of the operator at one instruction of prog
+// it can change, drawn from r, or none when it can change none. Random
+// draws come first: the operators that apply almost everywhere make
+// hundreds of edits per instruction, too many to list for every
+// instruction of a long program; the scan finds the rare sites.
+func (op operator) siteEdits(r *rand.Rand, env Env, prog []insn.Insn) []edit {
+	for range siteTries {
+		if eds := op.edits(env, prog, r.IntN(len(prog))); len(eds) > 0 {
+			return eds
+		}
+	}
+	sites := op.sites(env, prog)
+	if len(sites) == 0 {
+		return nil
+	}
+	return op.edits(env, prog, sites[r.IntN(len(sites))])
+}
 
 // sites returns the instructions of prog the operator can change.
 func (op operator) sites(env Env, prog []insn.Insn) []int {

@@ -112,7 +112,7 @@ func Judge(obj *loader.Object, prog *loader.Program, opts Options) Outcome {
 		// A program vercheck knows the kernel's verifier faults on is
 		// never loaded: the oops would take the load (and this process)
 		// with it.
-		kres = load(obj, prog)
+		kres = loadWithin(load, obj, prog)
 	}
 	o := Outcome{Vercheck: vres, Kernel: kres}
 	o.Class = classify(vres, kres, hung)
@@ -136,6 +136,28 @@ func verifyWithin(obj *loader.Object, prog *loader.Program, opts verifier.Option
 		return r, errors.Is(r.Err, verifier.ErrTimeout)
 	case <-time.After(hangGrace * timeout):
 		return &verifier.Result{Program: prog.Name, Err: fmt.Errorf("no result after %v: %w", hangGrace*timeout, verifier.ErrTimeout)}, true
+	}
+}
+
+// kernelLoadWait is how long Judge waits for the kernel's verdict. The
+// kernel stops its own verifier at 1M instructions, seconds in; a load
+// that has not returned long after that never will: the kernel's
+// verifier oopsed and took the loading thread with it. Judge then
+// reports the program as not loaded and goes on, so that one oops no
+// longer stops a whole run.
+const kernelLoadWait = 3 * time.Minute
+
+// loadWithin runs load and waits at most kernelLoadWait for its result;
+// a load that does not return is left behind.
+func loadWithin(load func(*loader.Object, *loader.Program) kernel.Result, obj *loader.Object, prog *loader.Program) kernel.Result {
+	done := make(chan kernel.Result, 1)
+	go func() { done <- load(obj, prog) }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(kernelLoadWait):
+		return kernel.Result{Program: prog.Name, NotLoaded: true,
+			Err: fmt.Sprintf("kernel load did not return after %v (its verifier faulted? see dmesg)", kernelLoadWait)}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/verifier"
 )
 
@@ -131,5 +132,14 @@ func TestKernelAsSlow(t *testing.T) {
 		if got := kernelAsSlow(tt.v, tt.k, 3*time.Second); got != tt.want {
 			t.Errorf("%s: kernelAsSlow = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestLoadWithin: a load that returns gives its result.
+func TestLoadWithin(t *testing.T) {
+	want := kernel.Result{Program: "p", Accepted: true, InsnProcessed: 3}
+	got := loadWithin(func(*loader.Object, *loader.Program) kernel.Result { return want }, nil, &loader.Program{Name: "p"})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("loadWithin mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -228,11 +228,15 @@ func histHasFlag(h *states.JmpHistEntry, f uint32) bool { return h != nil && h.F
 
 // syncLinked wants every member of the entry's linked-register set as
 // soon as it wants one of them (bt_sync_linked_regs).
+// The test is kept apart so that it inlines: most entries link nothing.
 func (bt *backtrack) syncLinked(h *states.JmpHistEntry, scratch []linkedReg) {
-	if h == nil || h.LinkedRegs == 0 {
-		return
+	if h != nil && h.LinkedRegs != 0 {
+		bt.syncLinkedSet(h.LinkedRegs, scratch)
 	}
-	set := unpackLinkedRegs(h.LinkedRegs, scratch)
+}
+
+func (bt *backtrack) syncLinkedSet(packed uint64, scratch []linkedReg) {
+	set := unpackLinkedRegs(packed, scratch)
 	some := false
 	for _, r := range set {
 		if (r.isReg && bt.isFrameReg(r.frame, r.index)) || (!r.isReg && bt.isFrameSlot(r.frame, r.index)) {

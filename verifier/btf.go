@@ -69,7 +69,6 @@ func Prepare() error {
 // warmType is a type of vmlinux's large connected graph of types.
 const warmType = "sk_buff"
 
-
 // vmlinux returns the running kernel's BTF.
 func vmlinux() (*btf.Spec, error) {
 	kernelBTFOnce.Do(func() {

@@ -45,6 +45,18 @@ func (r *Reg) MarkConst(v uint64) {
 	*r = Reg{Scalar: ConstScalar(v), Type: ScalarValue}
 }
 
+// MarkConstZero makes r an imprecise scalar known to be zero, keeping its
+// frame number: the kernel's __mark_reg_const_zero, with which a read of
+// zeroed stack fills a register, does not reset the register first as a
+// move of an immediate does, so the frame of a stack pointer the register
+// held before stays with the scalar (and decides where "scalar += r10"
+// points, see adjust_ptr_min_max_vals).
+func (r *Reg) MarkConstZero() {
+	frame := r.FrameNo
+	r.MarkConst(0)
+	r.FrameNo = frame
+}
+
 // MarkKnown sets the variable part of r to the constant v and clears the
 // fixed offset, the type-specific fields (Range, Aux) and both ids, keeping
 // Type, Flags, FrameNo and Precise (the kernel's __mark_reg_known). On a

@@ -479,6 +479,17 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 		return err
 	}
 	res.Scalar.Sync()
+	if dst == off {
+		// "scalar += pointer": the kernel gives the scalar's register
+		// the pointer's type, id, offsets and type-specific fields
+		// (adjust_ptr_min_max_vals), and nothing else of it: the
+		// register keeps its own reference (none: a copy made this way
+		// cannot release the object) and its own frame number (0 for a
+		// scalar made in the main program), so a subprogram's
+		// "scalar += r10" points, for the kernel, into that frame's
+		// stack, not its own.
+		res.RefObjID, res.FrameNo = off.RefObjID, off.FrameNo
+	}
 	*dst = res
 	return nil
 }

@@ -822,7 +822,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 		}
 		dst := &e.regs()[dstReg]
 		if zeros {
-			dst.MarkConst(0)
+			dst.MarkConstZero()
 		} else {
 			e.markUnknown(dst)
 		}
@@ -879,10 +879,10 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 				}
 			}
 			if spillCnt == size && sp.Var.IsConst() && sp.Var.Value == 0 {
-				regs[dstReg].MarkConst(0)
+				regs[dstReg].MarkConstZero()
 				e.pushJmpHistory(stackAccessFlag(frameNo, spi))
 			} else if zeroCnt == size {
-				regs[dstReg].MarkConst(0)
+				regs[dstReg].MarkConstZero()
 			} else {
 				e.markUnknown(&regs[dstReg])
 			}
@@ -906,7 +906,7 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 	}
 	if dstReg >= 0 {
 		if zeros == size {
-			regs[dstReg].MarkConst(0)
+			regs[dstReg].MarkConstZero()
 		} else {
 			e.markUnknown(&regs[dstReg])
 		}

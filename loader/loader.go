@@ -288,6 +288,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	if legacyStructOps {
 		info.attachLegacyStructOps(spec, patched)
 	}
+	warnings = append(warnings, info.appendExceptionCallbacks(spec, patched, exposed)...)
 	if exposed {
 		warnings = append(warnings, info.restoreTextPrograms(spec))
 	}

@@ -532,9 +532,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if err := e.graphCallEffects(info, &meta); err != nil {
 		return err
 	}
-	if info.name == kfuncThrow {
-		// Without an exception callback (checkExceptionCallback
-		// leaves none) the cookie is what the program returns.
+	if info.name == kfuncThrow && e.excCb == 0 {
+		// Without an exception callback the cookie is what the program
+		// returns; with one, the callback's return value is checked.
 		if err := e.checkExitValue(1); err != nil {
 			return err
 		}

@@ -75,9 +75,12 @@ type mapType struct {
 // the object's type the program's own; otherwise the map's struct is
 // another BTF object's, which btf_struct_ids_match never matches with the
 // program's: it gets an Aux of its own, the same for every kptr of the
-// map.
+// map. A kptr field of an allocated object's struct is the program's
+// type in any case.
 func (e *env) kptrObjectAux(k *kptrField) uint32 {
-	if e.opts.MapBTF == MapBTFObject {
+	if e.opts.MapBTF == MapBTFObject || k.owner == nil {
+		// A kptr of an allocated object (no owning map) is of the
+		// program's BTF whatever the loader.
 		return e.localAux(k.local)
 	}
 	lt := &e.local

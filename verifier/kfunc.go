@@ -237,6 +237,12 @@ var kfuncTable = map[string]kfuncDef{
 	// program (registered for its type, which shares the cgroup hook),
 	// and the socket an iterator visits.
 	"bpf_sock_addr_set_sun_path": {0, hookCgroupSKB},
+	// net/core/filter.c: a request socket of the program's own SYN
+	// cookie, for TC classifiers (BPF_PROG_TYPE_SCHED_CLS) only.
+	"bpf_sk_assign_tcp_reqsk": {0, hookTC},
+	// net/xfrm/xfrm_state_bpf.c: IPsec states, for XDP only.
+	"bpf_xdp_get_xfrm_state":     {kfAcquire | kfRetNull, hookXDP},
+	"bpf_xdp_xfrm_state_release": {kfRelease, hookXDP},
 	"bpf_sock_destroy":           {kfIterProgOnly, hookTracing},
 	// net/bpf/test_run.c, built into vmlinux: releases of the test
 	// objects whose kptrs maps may hold.

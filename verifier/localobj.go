@@ -288,8 +288,9 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 
 // checkAllocAccess is check_ptr_to_btf_access for a pointer to an
 // allocated object (MEM_ALLOC): reads and writes go through the default
-// btf_struct_access, which refuses the struct's special fields and reads
-// pointer members as scalars.
+// btf_struct_access, which refuses the struct's special fields, reads
+// pointers to structs as scalars and pointers to anything else as
+// read-only untrusted memory.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
 	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 {
 		return e.reject(e.insnIdx, "verifier internal error: ref_obj_id for allocated object must be non-zero")
@@ -304,8 +305,14 @@ func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at ac
 	if msg != "" {
 		return e.reject(e.insnIdx, "%s", msg)
 	}
-	if dst != nil && res.kind == walkScalar {
+	if dst == nil {
+		return nil
+	}
+	switch res.kind {
+	case walkScalar:
 		e.markUnknown(dst)
+	case walkPtrUntrusted:
+		markUntrustedMem(dst)
 	}
 	return nil
 }

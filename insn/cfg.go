@@ -204,15 +204,16 @@ type cfgWalk struct {
 func (g *CFG) checkCFG() error {
 	w := &cfgWalk{g: g, state: make([]uint8, len(g.prog)), stack: make([]int, 1, len(g.prog))}
 	w.state[0] = cfgDiscovered
-	for len(w.stack) > 0 {
-		t := w.stack[len(w.stack)-1]
-		ret, err := w.visit(t)
-		if err != nil {
+	if err := w.walk(); err != nil {
+		return err
+	}
+	// Nothing calls the exception callback: check_cfg walks it on its own
+	// once the main walk is done.
+	if cb := g.opts.ExceptionCallback; cb > 0 && cb < len(g.prog) && w.state[cb] != cfgExplored {
+		w.state[cb] = cfgDiscovered
+		w.stack = append(w.stack, cb)
+		if err := w.walk(); err != nil {
 			return err
-		}
-		if ret == doneExploring {
-			w.state[t] = cfgExplored
-			w.stack = w.stack[:len(w.stack)-1]
 		}
 	}
 	for i := 0; i < len(g.prog); i++ {
@@ -224,6 +225,22 @@ func (g *CFG) checkCFG() error {
 				return errAt(i, "jump into the middle of ldimm64 insn %d", i)
 			}
 			i++
+		}
+	}
+	return nil
+}
+
+// walk runs the depth-first walk until its stack is empty.
+func (w *cfgWalk) walk() error {
+	for len(w.stack) > 0 {
+		t := w.stack[len(w.stack)-1]
+		ret, err := w.visit(t)
+		if err != nil {
+			return err
+		}
+		if ret == doneExploring {
+			w.state[t] = cfgExplored
+			w.stack = w.stack[:len(w.stack)-1]
 		}
 	}
 	return nil

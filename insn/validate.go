@@ -3,6 +3,7 @@ package insn
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Error is a rejection of the program with the kernel's log message. Insn
@@ -55,6 +56,12 @@ type Options struct {
 	// instruction order, before the CFG checks. Its error is returned as
 	// it is.
 	ResolveLdImm64 func(i int) error
+	// ExceptionCallback is the first instruction of the program's
+	// exception callback (the function its main program's
+	// "exception_callback:NAME" decl tag names), or 0 for none. Nothing
+	// calls it, yet the kernel makes it a subprogram
+	// (add_subprog_and_kfunc) and walks it in check_cfg.
+	ExceptionCallback int
 }
 
 // KfuncKind says how a kfunc call affects the control-flow flags.
@@ -170,6 +177,11 @@ func findSubprogs(prog []Insn, opts Options) ([]int, error) {
 		starts = append(starts, 0)
 		copy(starts[pos+1:], starts[pos:])
 		starts[pos] = target
+	}
+	if cb := opts.ExceptionCallback; cb > 0 && cb < len(prog) {
+		if pos := searchInts(starts, cb); pos == len(starts) || starts[pos] != cb {
+			starts = slices.Insert(starts, pos, cb)
+		}
 	}
 	return starts, nil
 }

@@ -268,6 +268,8 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	patched = info.bindWeakKconfigExterns(patched)
 	patched, resolved := info.resolveValuesTypedefs(patched)
 	warnings = append(warnings, resolved...)
+	patched, numa, numaWarnings := info.hideNumaNodes(patched)
+	warnings = append(warnings, numaWarnings...)
 	patched, renamed := info.renameDuplicateFuncs(patched)
 	warnings = append(warnings, renamed...)
 	patched = info.untypeKsyms(patched)
@@ -282,9 +284,11 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 		return nil, nil, nil, err
 	}
 	restoreNamedBSS(spec, bss)
+	restoreNumaNodes(spec, numa)
 	if legacyStructOps {
 		info.attachLegacyStructOps(spec, patched)
 	}
+	warnings = append(warnings, info.appendExceptionCallbacks(spec, patched, exposed)...)
 	if exposed {
 		warnings = append(warnings, info.restoreTextPrograms(spec))
 	}

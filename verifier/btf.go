@@ -318,9 +318,10 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 				}
 				if opts.local {
 					if !isStruct(skipModifiers(p.Target)) {
-						// Newer kernels read pointers to anything
-						// but a struct as memory: not modelled.
-						return walkResult{}, "", errWalkUnsupported
+						// WALK_PTR_UNTRUSTED, which
+						// btf_struct_access turns into read-only
+						// memory for allocated objects too.
+						return walkResult{kind: walkPtrUntrusted}, "", nil
 					}
 					return walkResult{kind: walkScalar}, "", nil
 				}
@@ -361,6 +362,14 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 		t = next
 	}
 	return walkResult{}, "", errWalkUnsupported
+}
+
+// markUntrustedMem gives dst what a load of a pointer to anything but a
+// struct gives: btf_struct_access's PTR_TO_MEM | MEM_RDONLY |
+// PTR_UNTRUSTED, of size 0 (mark_btf_ld_reg).
+func markUntrustedMem(dst *states.Reg) {
+	dst.MarkPtr(states.PtrToMem, states.MemRdonly|states.PtrUntrusted)
+	dst.Range = 0
 }
 
 // anonName is how the kernel prints the name of an anonymous BTF type.
@@ -523,10 +532,7 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 		e.markUnknown(dst)
 		return nil
 	case walkPtrUntrusted:
-		// btf_struct_access's PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED,
-		// of size 0 (mark_btf_ld_reg).
-		dst.MarkPtr(states.PtrToMem, states.MemRdonly|states.PtrUntrusted)
-		dst.Range = 0
+		markUntrustedMem(dst)
 		return nil
 	}
 	dst.MarkPtr(states.PtrToBTFID, e.walkedPtrFlags(reg, res))

@@ -1055,9 +1055,11 @@ func (e *env) checkExitValue(regno int) error {
 	if e.cur.Frames[0].InAsyncCallbackFn {
 		return e.checkAsyncReturn(regno)
 	}
-	if e.subprog != 0 {
+	if e.subprog != 0 && !e.isExceptionCallback(e.subprog) {
 		return e.checkGlobalReturn(regno)
 	}
+	// The exception callback returns what the program returns
+	// (check_return_code's in_exception_callback_fn).
 	return e.checkReturnCode(regno)
 }
 

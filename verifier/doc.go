@@ -126,8 +126,7 @@
 // table, struct_ops types other than tcp_congestion_ops, writes to LSM
 // contexts, moving objects of the program's own structs into kptrs
 // without a loader model, uptrs, graph roots in map values without
-// a loader model, ksyms of kernel modules, exception callbacks (bpf_throw
-// itself is modelled: exception.go), stores through BTF pointers where a
+// a loader model, ksyms of kernel modules, stores through BTF pointers where a
 // program type allows some) are rejected with an error wrapping ErrUnsupported whose message
 // starts with "unsupported:". They are never accepted.
 package verifier

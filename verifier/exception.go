@@ -12,9 +12,14 @@ package verifier
 // check_max_stack_depth refuses that after the walk.
 //
 // An exception callback is a global function named by the main program's
-// "exception_callback:NAME" BTF decl tag, which the kernel verifies as a
-// second entry point. vercheck does not model one: a program whose
-// callback reaches the kernel is unsupported.
+// "exception_callback:NAME" BTF decl tag. Nothing calls it: libbpf appends
+// it to the program (the loader does the same), and the kernel makes it a
+// subprogram of its own, walks it in check_cfg and verifies it as a second
+// entry point, as a global function with one scalar argument that returns
+// what the program returns (do_check_subprogs, do_check_common,
+// check_return_code's in_exception_callback_fn). It counts as a callback
+// (it may not throw) and as an asynchronous one: the stack-depth walk
+// starts from it, and a call to it is refused.
 
 import (
 	"strings"
@@ -59,10 +64,10 @@ func (e *env) processThrow() (bool, error) {
 // checkExceptionCallback is bpf_find_exception_callback_insn_off, run when
 // the kernel collects subprograms and kfunc calls: the main program's
 // "exception_callback:NAME" decl tag must name a global function in the
-// program's BTF. cilium/ebpf hands the kernel BTF for the functions linked
-// into the program only, and nothing calls an exception callback, so
-// there NAME is usually not found (libbpf appends the callback and its
-// callees, which vercheck does not model either).
+// program's BTF, whose start it records. cilium/ebpf hands the kernel BTF
+// for the functions linked into the program only, so an exception callback
+// that neither the program calls nor the loader appended (a static one,
+// which libbpf refuses to append) is not found.
 func (e *env) checkExceptionCallback() error {
 	if len(e.lp.Funcs) == 0 || e.lp.Funcs[0].BTF == nil {
 		return nil
@@ -87,9 +92,35 @@ func (e *env) checkExceptionCallback() error {
 		if !fn.Global {
 			return &RejectError{Msg: sprintf("exception callback '%s' must have global linkage", name)}
 		}
-		return e.unsupported(0, "exception callback %s", name)
+		e.excCbStart = fn.Start
+		return nil
 	}
 	return &RejectError{Msg: sprintf("exception callback '%s' could not be found in BTF", name)}
+}
+
+// markExceptionCallback is mark_subprog_exc_cb: once the CFG has made the
+// exception callback a subprogram, it is a callback (is_cb) and an
+// asynchronous one (is_async_cb).
+func (e *env) markExceptionCallback() {
+	if e.excCbStart == 0 {
+		return
+	}
+	e.excCb = e.subprogStartingAt(e.excCbStart)
+	if e.excCb <= 0 {
+		e.excCb = 0
+		return
+	}
+	e.markCallbackSubprog(e.excCb)
+	if e.asyncCallback == nil {
+		e.asyncCallback = make([]bool, len(e.cfg.Subprogs))
+	}
+	e.asyncCallback[e.excCb] = true
+}
+
+// isExceptionCallback reports whether subprogram sp is the program's
+// exception callback (subprog_is_exc_cb).
+func (e *env) isExceptionCallback(sp int) bool {
+	return e.excCb != 0 && sp == e.excCb
 }
 
 // throwInCallback is the bpf_throw part of check_max_stack_depth's walk:
@@ -125,4 +156,14 @@ func (e *env) markCallbackSubprog(sp int) {
 // callback, synchronous or not, on some path (the kernel's is_cb).
 func (e *env) isCallbackSubprog(sp int) bool {
 	return sp < len(e.callbackSubprog) && e.callbackSubprog[sp]
+}
+
+// checkExceptionCallbackProto is do_check_common's check of the exception
+// callback's prototype, after btf_prepare_func_args accepted it as a global
+// function's (which returns a scalar in 6.18): it takes one scalar.
+func (e *env) checkExceptionCallbackProto(sp int, p *globalProto) string {
+	if e.isExceptionCallback(sp) && (len(p.args) != 1 || p.args[0].kind != globalArgScalar) {
+		return "exception cb only supports single integer argument"
+	}
+	return ""
 }

@@ -119,6 +119,10 @@ func (e *env) checkProgram() error {
 	if err := e.doCheck(); err != nil {
 		return err
 	}
+	if e.excCb != 0 {
+		// do_check_subprogs: the exception callback is presumed called.
+		e.globals.called[e.excCb] = true
+	}
 	for {
 		verifiedNow := 0
 		for sp := 1; sp < n; sp++ {
@@ -155,6 +159,10 @@ func (e *env) checkGlobalSubprog(sp int) error {
 	if p.msg != "" {
 		e.cur = nil
 		return e.reject(start, "%s", p.msg)
+	}
+	if msg := e.checkExceptionCallbackProto(sp, p); msg != "" {
+		e.cur = nil
+		return e.reject(start, "%s", msg)
 	}
 	st := e.pool.Get()
 	states.InitFrame(st.Frames[0], states.MainCallSite, 0, int32(sp))

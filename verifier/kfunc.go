@@ -237,6 +237,12 @@ var kfuncTable = map[string]kfuncDef{
 	// program (registered for its type, which shares the cgroup hook),
 	// and the socket an iterator visits.
 	"bpf_sock_addr_set_sun_path": {0, hookCgroupSKB},
+	// net/core/filter.c: a request socket of the program's own SYN
+	// cookie, for TC classifiers (BPF_PROG_TYPE_SCHED_CLS) only.
+	"bpf_sk_assign_tcp_reqsk": {0, hookTC},
+	// net/xfrm/xfrm_state_bpf.c: IPsec states, for XDP only.
+	"bpf_xdp_get_xfrm_state":     {kfAcquire | kfRetNull, hookXDP},
+	"bpf_xdp_xfrm_state_release": {kfRelease, hookXDP},
 	"bpf_sock_destroy":           {kfIterProgOnly, hookTracing},
 	// net/bpf/test_run.c, built into vmlinux: releases of the test
 	// objects whose kptrs maps may hold.
@@ -532,9 +538,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if err := e.graphCallEffects(info, &meta); err != nil {
 		return err
 	}
-	if info.name == kfuncThrow {
-		// Without an exception callback (checkExceptionCallback
-		// leaves none) the cookie is what the program returns.
+	if info.name == kfuncThrow && e.excCb == 0 {
+		// Without an exception callback the cookie is what the program
+		// returns; with one, the callback's return value is checked.
 		if err := e.checkExitValue(1); err != nil {
 			return err
 		}

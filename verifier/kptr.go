@@ -166,14 +166,7 @@ func (e *env) kptrAt(reg *states.Reg, off int) *mapField {
 	if !reg.Var.IsConst() {
 		return nil
 	}
-	at := int64(off) + int64(reg.Var.Value)
-	rec := e.recordOf(e.mapAt(reg))
-	for i := range rec.fields {
-		if f := &rec.fields[i]; f.kptr != nil && int64(f.off) == at {
-			return f
-		}
-	}
-	return nil
+	return e.recordOf(e.mapAt(reg)).kptrFieldAt(int64(off) + int64(reg.Var.Value))
 }
 
 // checkMapKptrAccess is check_map_kptr_access: the load or store of the
@@ -310,9 +303,16 @@ func (e *env) kptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
 // is the map BTF's (Options.MapBTF). Under libbpf that is the program's
 // BTF object, and the object must be of the kptr's struct, at offset 0;
 // under cilium/ebpf it is another BTF object, which nothing of the
-// program's matches; without a loader model it is unsupported.
+// program's matches; without a loader model it is unsupported. A kptr
+// field of an allocated object is of the program's BTF under any loader.
 func (e *env) localKptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
-	switch e.opts.MapBTF {
+	mapBTF := e.opts.MapBTF
+	if k.owner == nil {
+		// A kptr field of an allocated object: its struct and the
+		// object's are both of the program's BTF.
+		mapBTF = MapBTFObject
+	}
+	switch mapBTF {
 	case MapBTFObject:
 		if reg.Off != 0 && k.kind == kptrUnref {
 			return false, e.unsupported(e.insnIdx, "kptr store of an object of the program's type %s at off %d", e.btfNameOf(reg.Aux), reg.Off)
@@ -331,16 +331,23 @@ func (e *env) localKptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
 // field the call's meta remembers.
 func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 	reg := &e.regs()[regno]
-	if reg.Type != states.PtrToMapValue || reg.MaybeNull() {
-		if reg.Type == states.PtrToBTFID && reg.Flags&states.MemAlloc != 0 {
-			return e.unsupported(e.insnIdx, "bpf_kptr_xchg into an allocated object")
-		}
+	var rec *mapRecord
+	switch {
+	case isAllocObj(reg):
+		// A kptr field of an object of the program's own type
+		// (type_is_ptr_alloc_obj: the record of its struct).
+		rec = e.localRecord(e.btfTypeOf(reg.Aux))
+	case reg.Type == states.PtrToBTFID && reg.Flags&states.MemAlloc != 0:
+		return e.unsupported(e.insnIdx, "bpf_kptr_xchg into an allocated object of flags %s", regTypeStr(reg))
+	case reg.Type != states.PtrToMapValue || reg.MaybeNull():
 		return e.reject(e.insnIdx, "R%d type=%s expected=map_value, ptr_", regno, regTypeStr(reg))
-	}
-	m := e.mapAt(reg)
-	rec := e.recordOf(m)
-	if !rec.hasBTF {
-		return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use bpf_kptr_xchg", kernelMapName(m))
+	default:
+		m := e.mapAt(reg)
+		rec = e.recordOf(m)
+		if !rec.hasBTF {
+			return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use bpf_kptr_xchg", kernelMapName(m))
+		}
+		meta.mapIdx = int(reg.Aux)
 	}
 	if rec.unsupported != "" {
 		return e.unsupported(e.insnIdx, "bpf_kptr_xchg: %s", rec.unsupported)
@@ -351,8 +358,8 @@ func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 	if !rec.hasKptr() {
 		return e.reject(e.insnIdx, "R%d has no valid kptr", regno)
 	}
-	f := e.kptrAt(reg, int(reg.Off))
 	at := int64(reg.Off) + int64(reg.Var.Value)
+	f := rec.kptrFieldAt(at)
 	switch {
 	case f == nil:
 		return e.reject(e.insnIdx, "off=%d doesn't point to kptr", at)
@@ -361,8 +368,17 @@ func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 	case !f.kptr.owning():
 		return e.reject(e.insnIdx, "off=%d kptr isn't referenced kptr", at)
 	}
-	meta.mapIdx = int(reg.Aux)
 	meta.kptr = f.kptr
+	return nil
+}
+
+// kptrFieldAt returns the record's kptr field at offset at, or nil.
+func (r *mapRecord) kptrFieldAt(at int64) *mapField {
+	for i := range r.fields {
+		if f := &r.fields[i]; f.kptr != nil && int64(f.off) == at {
+			return f
+		}
+	}
 	return nil
 }
 

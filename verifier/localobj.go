@@ -75,9 +75,12 @@ type mapType struct {
 // the object's type the program's own; otherwise the map's struct is
 // another BTF object's, which btf_struct_ids_match never matches with the
 // program's: it gets an Aux of its own, the same for every kptr of the
-// map.
+// map. A kptr field of an allocated object's struct is the program's
+// type in any case.
 func (e *env) kptrObjectAux(k *kptrField) uint32 {
-	if e.opts.MapBTF == MapBTFObject {
+	if e.opts.MapBTF == MapBTFObject || k.owner == nil {
+		// A kptr of an allocated object (no owning map) is of the
+		// program's BTF whatever the loader.
 		return e.localAux(k.local)
 	}
 	lt := &e.local
@@ -285,8 +288,9 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 
 // checkAllocAccess is check_ptr_to_btf_access for a pointer to an
 // allocated object (MEM_ALLOC): reads and writes go through the default
-// btf_struct_access, which refuses the struct's special fields and reads
-// pointer members as scalars.
+// btf_struct_access, which refuses the struct's special fields, reads
+// pointers to structs as scalars and pointers to anything else as
+// read-only untrusted memory.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
 	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 {
 		return e.reject(e.insnIdx, "verifier internal error: ref_obj_id for allocated object must be non-zero")
@@ -301,8 +305,14 @@ func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at ac
 	if msg != "" {
 		return e.reject(e.insnIdx, "%s", msg)
 	}
-	if dst != nil && res.kind == walkScalar {
+	if dst == nil {
+		return nil
+	}
+	switch res.kind {
+	case walkScalar:
 		e.markUnknown(dst)
+	case walkPtrUntrusted:
+		markUntrustedMem(dst)
 	}
 	return nil
 }

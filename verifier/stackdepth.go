@@ -150,6 +150,10 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 				// unless it is also called directly.
 				continue
 			}
+			if in.IsPseudoCall() && e.isExceptionCallback(target) {
+				// The message has no newline in the kernel either.
+				return &RejectError{Insn: i, Msg: sprintf("insn %d cannot call exception cb directly", i)}
+			}
 			callee = target
 			break
 		}

@@ -79,6 +79,10 @@ type env struct {
 	// callbackSubprog marks the subprograms entered as callbacks,
 	// synchronous or not (the kernel's is_cb): they may not throw.
 	callbackSubprog []bool
+	// excCbStart is the first instruction of the program's exception
+	// callback, 0 for none; excCb is its subprogram once the CFG is built
+	// (the kernel's exception_callback_subprog).
+	excCbStart, excCb int
 	// auxPtr remembers the pointer type each load/store insn was first
 	// checked with ("same insn cannot be used with different pointers").
 	auxPtr []auxPtrType
@@ -248,7 +252,7 @@ func (e *env) run() error {
 		return resolveErr
 	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount,
-		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ResolveLdImm64: resolve})
+		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
 	if resolveErr != nil {
 		return resolveErr
 	}
@@ -260,6 +264,7 @@ func (e *env) run() error {
 		return &RejectError{Msg: err.Error()}
 	}
 	e.cfg = cfg
+	e.markExceptionCallback()
 	if err := e.checkBTFFuncReturns(); err != nil {
 		return err
 	}

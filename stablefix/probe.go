@@ -31,6 +31,8 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	IterFP0:            iterFP0Probe,
 	AtomicFetchPrecise: fixed(atomicFetchPreciseProbe),
 	ThrowLockCheck:     throwLockCheckProbe,
+	VarWriteKeepsSpill: fixed(varWriteKeepsSpillProbe),
+	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
 }
 
 // fixed turns a probe that needs nothing into a builder; each caller gets
@@ -85,6 +87,44 @@ var atomicFetchPreciseProbe = asm.Instructions{
 	asm.Add.Reg(asm.R3, asm.R2),
 	asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte),
 	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// varWriteKeepsSpillProbe spills a pointer to fp-8, writes one byte
+// somewhere in fp-4..fp-1 through a variable offset, then reads the four
+// bytes at fp-8 the write did not reach: still a spill of no register
+// under the old rule, plain data once the slot is scrubbed.
+var varWriteKeepsSpillProbe = asm.Instructions{
+	asm.Mov.Reg(asm.R6, asm.R1),
+	asm.StoreMem(asm.RFP, -8, asm.R6, asm.DWord),
+	asm.FnGetPrandomU32.Call(),
+	asm.And.Imm(asm.R0, 3),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -4),
+	asm.Add.Reg(asm.R2, asm.R0),
+	asm.Mov.Imm(asm.R1, 0),
+	asm.StoreMem(asm.R2, 0, asm.R1, asm.Byte),
+	asm.LoadMem(asm.R0, asm.RFP, -8, asm.Word),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// syncLinkedKeepsIDProbe reads the stack through r1 = r0 + 4 after two
+// comparisons of r0: the first refines r1 through the delta, and a kernel
+// without the fix then gives r1 r0's id, so the second copies r0's bounds
+// [10, 20] into r1 although r1 is in [14, 24]: fp-24 + 24 is fp+0.
+var syncLinkedKeepsIDProbe = asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.And.Imm(asm.R0, 0xff),
+	asm.Mov.Reg(asm.R1, asm.R0),
+	asm.Add.Imm(asm.R1, 4),
+	asm.JLT.Imm(asm.R0, 10, "out"),
+	asm.JGT.Imm(asm.R0, 20, "out"),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -24),
+	asm.Add.Reg(asm.R2, asm.R1),
+	asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
 }
 

@@ -33,6 +33,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	ThrowLockCheck:     throwLockCheckProbe,
 	VarWriteKeepsSpill: fixed(varWriteKeepsSpillProbe),
 	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
+	PktRegsafe:         fixed(pktRegsafeProbe),
 }
 
 // fixed turns a probe that needs nothing into a builder; each caller gets
@@ -124,6 +125,24 @@ var syncLinkedKeepsIDProbe = asm.Instructions{
 	asm.Add.Imm(asm.R2, -24),
 	asm.Add.Reg(asm.R2, asm.R1),
 	asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
+// pktRegsafeProbe reads 6 bytes at data after a comparison of data with
+// data_end whose two edges join: the fall-through (data beyond data_end)
+// is walked first, and the other edge, where data was never checked, must
+// not be pruned against it.
+var pktRegsafeProbe = asm.Instructions{
+	asm.LoadMem(asm.R8, asm.R1, xdpData, asm.Word),
+	asm.LoadMem(asm.R9, asm.R1, xdpDataEnd, asm.Word),
+	asm.JLE.Reg(asm.R8, asm.R9, "join"),
+	asm.FnGetPrandomU32.Call().WithSymbol("join"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.JGT.Reg(asm.R8, asm.R9, "out"),
+	asm.LoadMem(asm.R2, asm.R8, 4, asm.Half),
 	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
 }

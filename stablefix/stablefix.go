@@ -86,6 +86,13 @@ const (
 	// walked and refused. Applying it (the default) is the safe side: the
 	// unsound acceptance is the one a kernel with the fix refuses.
 	SyncLinkedKeepsID
+	// PktRegsafe: state pruning (regsafe) compares the AT_PKT_END and
+	// BEYOND_PKT_END marks a comparison with pkt_end leaves on a packet
+	// pointer only with themselves ("bpf: Fix regsafe() for pointers to
+	// packet"). Without the fix they are compared as byte counts: a
+	// stored mark (negative) covers a current pointer of range 0, and a
+	// path on which the pointer was never checked is pruned unverified.
+	PktRegsafe
 	numFixes
 )
 
@@ -98,6 +105,7 @@ var names = [numFixes]string{
 	ThrowLockCheck:     "throw-lock-check",
 	VarWriteKeepsSpill: "varwrite-keeps-spill",
 	SyncLinkedKeepsID:  "sync-linked-keeps-id",
+	PktRegsafe:         "pkt-regsafe",
 }
 
 // String returns the fix's name.

@@ -147,4 +147,32 @@ __naked int sf7_sync_linked_second_sync(void)
 		: __clobber_all);
 }
 
+/* "r8 < r9" falls through with r8 at (or beyond) data_end, and that edge
+ * is walked first; the taken edge, joining at the next instruction, never
+ * checked r8 + 4. Pruning it against the stored mark (AT_PKT_END compared
+ * as the byte count -1) would leave the read unverified. */
+// vercheck: reject "R8 offset is outside of the packet"
+// vercheck: accept without pkt-regsafe
+SEC("xdp")
+__naked int sf7_pkt_at_end_covers_unchecked(void)
+{
+	asm volatile(
+		"r8 = *(u32 *)(r1 + %[data]);"
+		"r9 = *(u32 *)(r1 + %[data_end]);"
+		"if r8 < r9 goto +0;"
+		"call %[bpf_get_prandom_u32];"
+		"r0 = 0;"
+		"r0 = 0;"
+		"r0 = 0;"
+		"if r8 >= r9 goto +1;"
+		"r2 = *(u16 *)(r8 + 4);"
+		"r0 = 0;"
+		"exit;"
+		:
+		: __imm(bpf_get_prandom_u32),
+		  __imm_const(data, offsetof(struct xdp_md, data)),
+		  __imm_const(data_end, offsetof(struct xdp_md, data_end))
+		: __clobber_all);
+}
+
 char _license[] SEC("license") = "GPL";

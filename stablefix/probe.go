@@ -34,6 +34,28 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	VarWriteKeepsSpill: fixed(varWriteKeepsSpillProbe),
 	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
 	PktRegsafe:         fixed(pktRegsafeProbe),
+	LsmSleepableHooks:  fixed(returnZero),
+}
+
+// probeTargets make a probe another kind of program than XDP.
+var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
+	LsmSleepableHooks: sleepableLSM("task_to_inode"),
+}
+
+// sleepableFlag is BPF_F_SLEEPABLE.
+const sleepableFlag = 1 << 4
+
+// sleepableLSM makes a probe a sleepable LSM program on hook.
+func sleepableLSM(hook string) func(*ebpf.ProgramSpec) {
+	return func(p *ebpf.ProgramSpec) {
+		p.Type, p.AttachType, p.AttachTo, p.Flags = ebpf.LSM, ebpf.AttachLSMMac, hook, sleepableFlag
+	}
+}
+
+// returnZero is a program that does nothing: its attach target decides.
+var returnZero = asm.Instructions{
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
 }
 
 // fixed turns a probe that needs nothing into a builder; each caller gets
@@ -245,13 +267,15 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 		return nil, fmt.Errorf("probe %s: %w", f, err)
 	}
 	name := "probe_" + fmt.Sprint(uint8(f))
+	prog := &ebpf.ProgramSpec{Name: name, Type: ebpf.XDP, License: "GPL", Instructions: insns}
+	if target := probeTargets[f]; target != nil {
+		target(prog)
+	}
 	spec := &ebpf.CollectionSpec{
 		Maps: map[string]*ebpf.MapSpec{
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 		},
-		Programs: map[string]*ebpf.ProgramSpec{
-			name: {Name: name, Type: ebpf.XDP, License: "GPL", Instructions: insns},
-		},
+		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}
 	return spec, nil
 }
@@ -263,8 +287,12 @@ var ErrNoVerdict = errors.New("kernel gave no verdict on the probe")
 // fixes it lacks. It needs bpf(BPF_PROG_LOAD); where loading is not
 // possible it returns an error and callers should keep the zero Set (every
 // fix applied), which never accepts what a kernel with the fixes rejects.
+// A fix whose probe the kernel refuses to load without a verdict (a build
+// that permits no LSM programs, say) stays applied: on such a kernel the
+// programs it concerns do not load either.
 func Probe() (Set, error) {
 	var missing Set
+	verdicts, reason := 0, ""
 	for _, f := range All() {
 		spec, err := ProbeProgram(f)
 		if err != nil {
@@ -274,16 +302,20 @@ func Probe() (Set, error) {
 		if err != nil {
 			return 0, fmt.Errorf("probe %s: %w", f, err)
 		}
-		if len(rs) != 1 || rs[0].NotLoaded {
-			reason := ""
-			if len(rs) == 1 {
-				reason = ": " + rs[0].Err
-			}
-			return 0, fmt.Errorf("probe %s: %w%s", f, ErrNoVerdict, reason)
+		if len(rs) != 1 {
+			return 0, fmt.Errorf("probe %s: %w", f, ErrNoVerdict)
 		}
+		if rs[0].NotLoaded {
+			reason = fmt.Sprintf("probe %s: %s", f, rs[0].Err)
+			continue
+		}
+		verdicts++
 		if rs[0].Accepted {
 			missing |= Of(f)
 		}
+	}
+	if verdicts == 0 {
+		return 0, fmt.Errorf("%w: %s", ErrNoVerdict, reason)
 	}
 	return missing, nil
 }

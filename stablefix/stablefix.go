@@ -93,6 +93,12 @@ const (
 	// stored mark (negative) covers a current pointer of range 0, and a
 	// path on which the pointer was never checked is pruned unverified.
 	PktRegsafe
+	// LsmSleepableHooks: task_to_inode and inet_conn_established are no
+	// longer hooks that sleepable LSM programs (and bpf_d_path) may use
+	// (upstream "bpf: Drop task_to_inode and inet_conn_established from
+	// lsm sleepable hooks", 6.18.33): both run in contexts that cannot
+	// sleep. Without the fix such a program is accepted.
+	LsmSleepableHooks
 	numFixes
 )
 
@@ -106,6 +112,7 @@ var names = [numFixes]string{
 	VarWriteKeepsSpill: "varwrite-keeps-spill",
 	SyncLinkedKeepsID:  "sync-linked-keeps-id",
 	PktRegsafe:         "pkt-regsafe",
+	LsmSleepableHooks:  "lsm-sleepable-hooks",
 }
 
 // String returns the fix's name.

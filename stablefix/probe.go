@@ -31,6 +31,31 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	IterFP0:            iterFP0Probe,
 	AtomicFetchPrecise: fixed(atomicFetchPreciseProbe),
 	ThrowLockCheck:     throwLockCheckProbe,
+	VarWriteKeepsSpill: fixed(varWriteKeepsSpillProbe),
+	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
+	PktRegsafe:         fixed(pktRegsafeProbe),
+	LsmSleepableHooks:  fixed(returnZero),
+}
+
+// probeTargets make a probe another kind of program than XDP.
+var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
+	LsmSleepableHooks: sleepableLSM("task_to_inode"),
+}
+
+// sleepableFlag is BPF_F_SLEEPABLE.
+const sleepableFlag = 1 << 4
+
+// sleepableLSM makes a probe a sleepable LSM program on hook.
+func sleepableLSM(hook string) func(*ebpf.ProgramSpec) {
+	return func(p *ebpf.ProgramSpec) {
+		p.Type, p.AttachType, p.AttachTo, p.Flags = ebpf.LSM, ebpf.AttachLSMMac, hook, sleepableFlag
+	}
+}
+
+// returnZero is a program that does nothing: its attach target decides.
+var returnZero = asm.Instructions{
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
 }
 
 // fixed turns a probe that needs nothing into a builder; each caller gets
@@ -85,6 +110,62 @@ var atomicFetchPreciseProbe = asm.Instructions{
 	asm.Add.Reg(asm.R3, asm.R2),
 	asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte),
 	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// varWriteKeepsSpillProbe spills a pointer to fp-8, writes one byte
+// somewhere in fp-4..fp-1 through a variable offset, then reads the four
+// bytes at fp-8 the write did not reach: still a spill of no register
+// under the old rule, plain data once the slot is scrubbed.
+var varWriteKeepsSpillProbe = asm.Instructions{
+	asm.Mov.Reg(asm.R6, asm.R1),
+	asm.StoreMem(asm.RFP, -8, asm.R6, asm.DWord),
+	asm.FnGetPrandomU32.Call(),
+	asm.And.Imm(asm.R0, 3),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -4),
+	asm.Add.Reg(asm.R2, asm.R0),
+	asm.Mov.Imm(asm.R1, 0),
+	asm.StoreMem(asm.R2, 0, asm.R1, asm.Byte),
+	asm.LoadMem(asm.R0, asm.RFP, -8, asm.Word),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// syncLinkedKeepsIDProbe reads the stack through r1 = r0 + 4 after two
+// comparisons of r0: the first refines r1 through the delta, and a kernel
+// without the fix then gives r1 r0's id, so the second copies r0's bounds
+// [10, 20] into r1 although r1 is in [14, 24]: fp-24 + 24 is fp+0.
+var syncLinkedKeepsIDProbe = asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.And.Imm(asm.R0, 0xff),
+	asm.Mov.Reg(asm.R1, asm.R0),
+	asm.Add.Imm(asm.R1, 4),
+	asm.JLT.Imm(asm.R0, 10, "out"),
+	asm.JGT.Imm(asm.R0, 20, "out"),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -24),
+	asm.Add.Reg(asm.R2, asm.R1),
+	asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
+// pktRegsafeProbe reads 6 bytes at data after a comparison of data with
+// data_end whose two edges join: the fall-through (data beyond data_end)
+// is walked first, and the other edge, where data was never checked, must
+// not be pruned against it.
+var pktRegsafeProbe = asm.Instructions{
+	asm.LoadMem(asm.R8, asm.R1, xdpData, asm.Word),
+	asm.LoadMem(asm.R9, asm.R1, xdpDataEnd, asm.Word),
+	asm.JLE.Reg(asm.R8, asm.R9, "join"),
+	asm.FnGetPrandomU32.Call().WithSymbol("join"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.JGT.Reg(asm.R8, asm.R9, "out"),
+	asm.LoadMem(asm.R2, asm.R8, 4, asm.Half),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
 }
 
@@ -186,13 +267,15 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 		return nil, fmt.Errorf("probe %s: %w", f, err)
 	}
 	name := "probe_" + fmt.Sprint(uint8(f))
+	prog := &ebpf.ProgramSpec{Name: name, Type: ebpf.XDP, License: "GPL", Instructions: insns}
+	if target := probeTargets[f]; target != nil {
+		target(prog)
+	}
 	spec := &ebpf.CollectionSpec{
 		Maps: map[string]*ebpf.MapSpec{
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 		},
-		Programs: map[string]*ebpf.ProgramSpec{
-			name: {Name: name, Type: ebpf.XDP, License: "GPL", Instructions: insns},
-		},
+		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}
 	return spec, nil
 }
@@ -204,8 +287,12 @@ var ErrNoVerdict = errors.New("kernel gave no verdict on the probe")
 // fixes it lacks. It needs bpf(BPF_PROG_LOAD); where loading is not
 // possible it returns an error and callers should keep the zero Set (every
 // fix applied), which never accepts what a kernel with the fixes rejects.
+// A fix whose probe the kernel refuses to load without a verdict (a build
+// that permits no LSM programs, say) stays applied: on such a kernel the
+// programs it concerns do not load either.
 func Probe() (Set, error) {
 	var missing Set
+	verdicts, reason := 0, ""
 	for _, f := range All() {
 		spec, err := ProbeProgram(f)
 		if err != nil {
@@ -215,16 +302,20 @@ func Probe() (Set, error) {
 		if err != nil {
 			return 0, fmt.Errorf("probe %s: %w", f, err)
 		}
-		if len(rs) != 1 || rs[0].NotLoaded {
-			reason := ""
-			if len(rs) == 1 {
-				reason = ": " + rs[0].Err
-			}
-			return 0, fmt.Errorf("probe %s: %w%s", f, ErrNoVerdict, reason)
+		if len(rs) != 1 {
+			return 0, fmt.Errorf("probe %s: %w", f, ErrNoVerdict)
 		}
+		if rs[0].NotLoaded {
+			reason = fmt.Sprintf("probe %s: %s", f, rs[0].Err)
+			continue
+		}
+		verdicts++
 		if rs[0].Accepted {
 			missing |= Of(f)
 		}
+	}
+	if verdicts == 0 {
+		return 0, fmt.Errorf("%w: %s", ErrNoVerdict, reason)
 	}
 	return missing, nil
 }

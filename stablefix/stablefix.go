@@ -11,6 +11,15 @@
 // the right default where the target is unknown. [Probe] asks the running
 // kernel, as libbpf probes features: each fix has a small program whose
 // verdict differs with and without it.
+//
+// Most entries are upstream fixes that make the verifier stricter. Some
+// upstream fixes do the opposite: they let through programs that 6.18.0
+// refused. For those the entry is the older, stricter rule itself (its
+// name says what it refuses), and a kernel "lacks" it when it carries the
+// upstream fix. That keeps one reading for every entry: applying it never
+// accepts more, so the zero Set stays the strictest semantics, and a run
+// relaxes a rule only where the caller, or the probe of the running
+// kernel, says the target no longer has it.
 package stablefix
 
 import (
@@ -56,6 +65,40 @@ const (
 	// bpf_preempt_disable) is accepted, and the messages of a throw name
 	// "BPF_EXIT instruction in main prog".
 	ThrowLockCheck
+	// VarWriteKeepsSpill: a variable-offset stack write over some bytes
+	// of a spilled register leaves the slot's other bytes a spill of no
+	// register, so a read of them is refused ("invalid size of register
+	// fill"). This is the 6.18.0 rule (check_stack_write_var_off only
+	// forgets the register); kernels with upstream 4639eb9e30ab ("bpf: Fix
+	// variable length stack write over spilled pointers", 6.18.33) turn
+	// the whole slot into plain data (scrub_special_slot), read back as an
+	// unknown scalar, and lack this entry.
+	VarWriteKeepsSpill
+	// SyncLinkedKeepsID: when sync_linked_regs refines a register through
+	// a delta (r1 = r0 + 4 refined from r0, or the reverse), the register
+	// keeps its own id (upstream "bpf: Preserve id of register in
+	// sync_linked_regs()", 6.18.y, January 2026). Without the fix it takes
+	// the id of the register it learns from, and the next sync treats it
+	// as a plain copy of that register: r1 = r0 + 4 gets r0's bounds, and
+	// an access 4 bytes out of bounds is accepted. The fix cuts both ways:
+	// a register that took an add-const id gets a fresh one at its next
+	// copy, so without the fix a branch linked bounds rule out can also be
+	// walked and refused. Applying it (the default) is the safe side: the
+	// unsound acceptance is the one a kernel with the fix refuses.
+	SyncLinkedKeepsID
+	// PktRegsafe: state pruning (regsafe) compares the AT_PKT_END and
+	// BEYOND_PKT_END marks a comparison with pkt_end leaves on a packet
+	// pointer only with themselves ("bpf: Fix regsafe() for pointers to
+	// packet"). Without the fix they are compared as byte counts: a
+	// stored mark (negative) covers a current pointer of range 0, and a
+	// path on which the pointer was never checked is pruned unverified.
+	PktRegsafe
+	// LsmSleepableHooks: task_to_inode and inet_conn_established are no
+	// longer hooks that sleepable LSM programs (and bpf_d_path) may use
+	// (upstream "bpf: Drop task_to_inode and inet_conn_established from
+	// lsm sleepable hooks", 6.18.33): both run in contexts that cannot
+	// sleep. Without the fix such a program is accepted.
+	LsmSleepableHooks
 	numFixes
 )
 
@@ -66,6 +109,10 @@ var names = [numFixes]string{
 	IterFP0:            "iter-fp0",
 	AtomicFetchPrecise: "atomic-fetch-precise",
 	ThrowLockCheck:     "throw-lock-check",
+	VarWriteKeepsSpill: "varwrite-keeps-spill",
+	SyncLinkedKeepsID:  "sync-linked-keeps-id",
+	PktRegsafe:         "pkt-regsafe",
+	LsmSleepableHooks:  "lsm-sleepable-hooks",
 }
 
 // String returns the fix's name.

@@ -21,6 +21,7 @@ func TestParse(t *testing.T) {
 		{"all", stablefix.Everything, nil},
 		{"pkt-range-arith", stablefix.Of(stablefix.PktRangeArith), nil},
 		{"jmp32-ptr-null, pkt-range-arith", stablefix.Of(stablefix.PktRangeArith, stablefix.Jmp32PtrNull), nil},
+		{"varwrite-keeps-spill,sync-linked-keeps-id", stablefix.Of(stablefix.VarWriteKeepsSpill, stablefix.SyncLinkedKeepsID), nil},
 		{"pkt-range", 0, stablefix.ErrUnknownFix},
 	}
 	for _, tt := range tests {

@@ -85,6 +85,12 @@ type EqualEnv struct {
 	// stack is forbidden, so old MISC bytes and INVALID bytes of an
 	// otherwise MISC slot are no longer ignored.
 	Unprivileged bool
+	// PktMarksAsRanges compares the AT_PKT_END/BEYOND_PKT_END marks of
+	// packet pointers as if they were byte counts, as kernels without the
+	// stable fix "bpf: Fix regsafe() for pointers to packet" do
+	// (stablefix.PktRegsafe): a stored mark then covers a current range
+	// of 0, and the path is pruned.
+	PktMarksAsRanges bool
 
 	ids   []idPair
 	tmpID uint64
@@ -203,7 +209,7 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 	case PtrToPacketMeta, PtrToPacket:
 		// cur must have at least old's checked range, at the same fixed
 		// offset (else alignment and range reasoning differ).
-		if !pktRangeCovers(old.Range, cur.Range) || old.Off != cur.Off {
+		if !e.pktRangeCovers(old.Range, cur.Range) || old.Off != cur.Off {
 			return false
 		}
 		if !e.checkIDs(uint64(old.ID), uint64(cur.ID)) {
@@ -226,9 +232,10 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 // ordered neither with each other nor with real ranges, so regsafe (since
 // the stable fix "bpf: Fix regsafe() for pointers to packet") demands they
 // be equal. Comparing them as numbers let a stored mark cover a current
-// range 0, pruning a path on which the pointer was never checked.
-func pktRangeCovers(old, cur int32) bool {
-	if old < 0 || cur < 0 {
+// range 0, pruning a path on which the pointer was never checked; kernels
+// without the fix still do (PktMarksAsRanges).
+func (e *EqualEnv) pktRangeCovers(old, cur int32) bool {
+	if (old < 0 || cur < 0) && !e.PktMarksAsRanges {
 		return old == cur
 	}
 	return old <= cur

@@ -152,6 +152,31 @@ func TestRegSafe(t *testing.T) {
 	}
 }
 
+// TestRegSafePktMarksAsRanges: kernels without the regsafe fix for packet
+// pointers order the AT_PKT_END/BEYOND_PKT_END marks below every range.
+func TestRegSafePktMarksAsRanges(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, cur Reg
+		want     bool
+	}{
+		{"beyond end covers unchecked", pkt(0, -2, 0), pkt(0, 0, 0), true},
+		{"beyond end covers at end", pkt(0, -2, 0), pkt(0, -1, 0), true},
+		{"at end does not cover beyond end", pkt(0, -1, 0), pkt(0, -2, 0), false},
+		{"unchecked does not cover beyond end", pkt(0, 0, 0), pkt(0, -2, 0), false},
+		{"ranges as before", pkt(0, 14, 0), pkt(0, 20, 0), true},
+	}
+	env := EqualEnv{PktMarksAsRanges: true}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old, cur := tt.old, tt.cur
+			if got := env.RegSafe(&old, &cur, NotExact); got != tt.want {
+				t.Errorf("RegSafe(%v, %v) = %v, want %v", tt.old, tt.cur, got, tt.want)
+			}
+		})
+	}
+}
+
 // pair builds two one-frame states at insn 10 whose registers and stacks are
 // set by edit.
 func pair(edit func(old, cur *State)) (*State, *State) {

@@ -116,7 +116,10 @@
 // kernel); the zero value applies every fix, the strictest semantics.
 // Each fix is one guarded branch in the code of the operation it changes
 // (pointer arithmetic, is_branch_taken, the iterator slot lookup,
-// precision backtracking through atomics).
+// precision backtracking through atomics, variable-offset stack writes,
+// sync_linked_regs, regsafe for packet pointers, the sleepable LSM hooks).
+// An upstream fix that relaxed a rule is entered as the
+// old rule, so that applying an entry never accepts more.
 //
 // # What is not modelled
 //

@@ -223,8 +223,8 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		odst.Scalar = refinedSame(op, odst.Scalar, is32)
 		dst.Scalar = refinedSame(states.NegateJmp(op), dst.Scalar, is32)
 		if dst.ID != 0 {
-			syncLinkedRegs(e.cur, dst, linked)
-			syncLinkedRegs(other, odst, linked)
+			e.syncLinkedRegs(e.cur, dst, linked)
+			e.syncLinkedRegs(other, odst, linked)
 		}
 	} else if dst.Type == states.ScalarValue && src.Type == states.ScalarValue {
 		ta, tb, tok := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
@@ -240,12 +240,12 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		odst.Scalar, osrc.Scalar = ta, tb
 		dst.Scalar, src.Scalar = fa, fb
 		if in.SrcIsReg() && src.ID != 0 {
-			syncLinkedRegs(e.cur, src, linked)
-			syncLinkedRegs(other, osrc, linked)
+			e.syncLinkedRegs(e.cur, src, linked)
+			e.syncLinkedRegs(other, osrc, linked)
 		}
 		if dst.ID != 0 {
-			syncLinkedRegs(e.cur, dst, linked)
-			syncLinkedRegs(other, odst, linked)
+			e.syncLinkedRegs(e.cur, dst, linked)
+			e.syncLinkedRegs(other, odst, linked)
 		}
 	}
 	switch {
@@ -308,8 +308,12 @@ func (e *env) dropLastPushed() {
 // syncLinkedRegs copies the refined bounds of known to every scalar of
 // linked (the set collected before the jump, collectLinkedRegs) that is
 // linked to it by id (sync_linked_regs). Scalars left out of the set, such
-// as dead registers, keep their bounds, as in the kernel.
-func syncLinkedRegs(st *states.State, known *states.Reg, linked []linkedReg) {
+// as dead registers, keep their bounds, as in the kernel. A scalar refined
+// through a delta keeps its own id (upstream "bpf: Preserve id of register
+// in sync_linked_regs()"); kernels without that fix give it known's
+// (stablefix.SyncLinkedKeepsID).
+func (e *env) syncLinkedRegs(st *states.State, known *states.Reg, linked []linkedReg) {
+	takesID := e.opts.MissingFixes.Has(stablefix.SyncLinkedKeepsID)
 	base := known.ID &^ states.AddConstID
 	for _, l := range linked {
 		r := l.in(st)
@@ -337,7 +341,9 @@ func syncLinkedRegs(st *states.State, known *states.Reg, linked []linkedReg) {
 		off := r.Off
 		*r = *known
 		r.Scalar = res
-		r.ID = id
+		if !takesID {
+			r.ID = id
+		}
 		r.Off = off
 	}
 }

@@ -25,6 +25,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // lsmStubPrefix names the functions an LSM program attaches to.
@@ -91,6 +93,23 @@ var lsmSleepableHooks = map[string]bool{
 	"socket_socketpair": true, "syslog": true, "task_alloc": true,
 	"current_getsecid_subj": true, "task_getsecid_obj": true, "task_prctl": true,
 	"task_setscheduler": true, "task_to_inode": true, "userns_create": true,
+}
+
+// lsmSleepableDropped are the hooks of lsmSleepableHooks that the stable
+// fix stablefix.LsmSleepableHooks took out of the kernel's list: they run
+// where a program cannot sleep.
+var lsmSleepableDropped = map[string]bool{
+	lsmStubPrefix + "task_to_inode": true, lsmStubPrefix + "inet_conn_established": true,
+}
+
+// lsmHookMaySleep is bpf_lsm_is_sleepable_hook for the hook of tc, on the
+// target kernel: a hook the stable fix dropped may sleep only on kernels
+// without it.
+func (e *env) lsmHookMaySleep(tc *tracingCtx) bool {
+	if lsmSleepableDropped[tc.name] && !e.opts.MissingFixes.Has(stablefix.LsmSleepableHooks) {
+		return false
+	}
+	return tc.sleepableHook
 }
 
 // lsmContext resolves the hook an LSM program attaches to.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -119,6 +120,37 @@ func TestLSMPrograms(t *testing.T) {
 			got.Msg = ""
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("outcome mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLSMSleepableHooksFix: the stable fix that took task_to_inode and
+// inet_conn_established out of the sleepable hooks, both ways.
+func TestLSMSleepableHooksFix(t *testing.T) {
+	needLSMHooks(t, "task_to_inode", "inet_conn_established")
+	tests := []struct {
+		hook    string
+		missing stablefix.Set
+		want    string
+	}{
+		{"task_to_inode", 0, "bpf_lsm_task_to_inode is not sleepable"},
+		{"inet_conn_established", 0, "bpf_lsm_inet_conn_established is not sleepable"},
+		{"task_to_inode", stablefix.Of(stablefix.LsmSleepableHooks), ""},
+		{"inet_conn_established", stablefix.Of(stablefix.LsmSleepableHooks), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.hook+" "+tt.missing.String(), func(t *testing.T) {
+			p := &loader.Program{Name: "p", Type: ebpf.LSM, AttachType: ebpf.AttachLSMMac, AttachTo: tt.hook,
+				Section: "lsm.s/" + tt.hook, Flags: loader.FlagSleepable, GPLCompatible: true,
+				Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}}
+			res := Verify(&loader.Object{Path: "test"}, p, Options{MissingFixes: tt.missing})
+			got := ""
+			if res.Err != nil {
+				got = res.Err.Error()
+			}
+			if (tt.want == "") != res.Accepted || !strings.Contains(got, tt.want) {
+				t.Errorf("verdict %s (%v), want %q", res.Verdict(), res.Err, tt.want)
 			}
 		})
 	}

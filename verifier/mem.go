@@ -7,6 +7,7 @@ import (
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -775,8 +776,10 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 		// plain data if it held a spill or an object (the 6.18 stable
 		// scrub_special_slot, upstream 4639eb9e30ab): otherwise the other
 		// bytes would still read as a spill of a register that is gone.
+		// Kernels without that fix only forget the register
+		// (stablefix.VarWriteKeepsSpill).
 		s.Spilled.MarkNotInit()
-		if isStackSlotSpecial(s) {
+		if isStackSlotSpecial(s) && e.opts.MissingFixes.Has(stablefix.VarWriteKeepsSpill) {
 			scrubSlot(s)
 		}
 		newType := states.StackMisc

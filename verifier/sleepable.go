@@ -62,7 +62,7 @@ func (e *env) checkSleepableTarget(tc *tracingCtx) error {
 	ok := true
 	switch {
 	case e.progType == ebpf.LSM:
-		ok = tc.sleepableHook
+		ok = e.lsmHookMaySleep(tc)
 	case e.progType == ebpf.Tracing && e.attach != ebpf.AttachTraceIter:
 		fns, err := errorInjectable()
 		if err == nil {

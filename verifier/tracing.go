@@ -514,5 +514,5 @@ func (e *env) lsmSleepableHook() bool {
 		return false
 	}
 	tc, err := e.attachTarget()
-	return err == nil && tc.sleepableHook
+	return err == nil && e.lsmHookMaySleep(tc)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 	"github.com/vercheck/vercheck/why"
 )
@@ -287,6 +288,7 @@ func (e *env) run() error {
 	e.pool = statePools.Get().(*states.Pool)
 	e.store = prune.NewStore(len(e.prog), e.policy, e.pool)
 	e.eq.LiveRegs = cfg.LiveRegsBefore
+	e.eq.PktMarksAsRanges = e.opts.MissingFixes.Has(stablefix.PktRegsafe)
 	if e.opts.Profile {
 		e.prof = profile.NewRecorder(cfg)
 	}

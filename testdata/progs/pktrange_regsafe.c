@@ -4,12 +4,14 @@
  * left "at" (AT_PKT_END) or "beyond" (BEYOND_PKT_END) the end stand for
  * one with a real range: those marks are not byte counts. regsafe demands
  * equal ranges whenever either is such a mark (the 6.18 stable fix "bpf:
- * Fix regsafe() for pointers to packet"). */
+ * Fix regsafe() for pointers to packet", stablefix.PktRegsafe; a kernel
+ * without it gives the "without" verdicts). */
 
 /* The fall-through of "r8 <= r9" leaves r8 beyond data_end and is explored
  * first; the taken edge arrives with range 0. Had the beyond state covered
  * it, the read at r8 + 4 would never be checked. */
 // vercheck: reject "R8 offset is outside of the packet"
+// vercheck: accept without pkt-regsafe
 SEC("xdp")
 __naked int beyond_covers_unchecked(void)
 {
@@ -66,6 +68,7 @@ __naked int beyond_covers_unchecked(void)
  * "r8 > r9": the beyond state stored at the join must not cover it, or the
  * unchecked read is never seen. */
 // vercheck: reject "R8 offset is outside of the packet"
+// vercheck: accept without pkt-regsafe
 SEC("xdp")
 __naked int beyond_covers_at_end(void)
 {

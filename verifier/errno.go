@@ -35,7 +35,7 @@ var einvalMessages = []string{
 	"last insn is not an exit or jmp", "invalid BPF_LD_IMM insn", "BPF_LDX uses reserved fields",
 	"BPF_STX uses reserved fields", "BPF_ST uses reserved fields", "BPF_ALU uses reserved fields",
 	"BPF_MOV uses reserved fields", "BPF_NEG uses reserved fields", "BPF_END uses reserved fields",
-	"invalid func unknown#", "unknown func",
+	"invalid func unknown#", "unknown func", "cannot spill pointers to stack into stack frame of the caller",
 	"Invalid format string", "*doesn't support non-zero flags", "*is an unacquired reference",
 	"cannot overwrite referenced dynptr", "cannot release unowned const bpf_dynptr",
 	"Sleepable programs can only use", "*cannot use bpf_spin_lock yet", "*doesn't have field at offset",

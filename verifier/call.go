@@ -672,7 +672,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			}
 		case states.PtrToBTFID:
 			if flags == 0 || flags == states.PtrTrusted {
-				return e.checkBTFSockCommonArg(i, fn)
+				return e.checkBTFSockCommonArg(i, fn, orNull)
 			}
 		}
 		return typeErr()
@@ -1175,10 +1175,17 @@ const btfSockCommon = "sock_common"
 // checkBTFSockCommonArg checks a BTF pointer passed as a socket argument
 // (argument i): like a BTF argument of struct sock_common, which any
 // socket struct embeds first.
-func (e *env) checkBTFSockCommonArg(i int, fn *HelperProto) error {
+func (e *env) checkBTFSockCommonArg(i int, fn *HelperProto, orNull bool) error {
 	p := *fn
 	p.ArgBTFName[i] = btfSockCommon
-	return e.checkBTFIDArg(i, &p, ArgPtrToBTFID, nil)
+	// The or-NULL kind folds PTR_MAYBE_NULL out of the register's type
+	// before matching it (check_reg_type), so a trusted socket that may
+	// be NULL passes, as bpf_get_socket_ptr_cookie takes it.
+	a := ArgPtrToBTFID
+	if orNull {
+		a = ArgPtrToBTFIDOrNull
+	}
+	return e.checkBTFIDArg(i, &p, a, nil)
 }
 
 // checkGetFuncIP is check_get_func_ip: bpf_get_func_ip needs a probe

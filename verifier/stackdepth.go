@@ -37,15 +37,18 @@ const (
 	privStackAdaptive
 )
 
-// privStackSupported reports whether the JIT may give this program type's
+// privStackSupported reports whether the JIT may give this program's
 // frames a private stack (bpf_enable_priv_stack on x86-64): the tracing
-// types that do not go through a trampoline. The trampoline types also
-// qualify when the trampoline guards against recursion; they are left out
-// here, which only matters for frames of 64 bytes or more.
-func privStackSupported(t ebpf.ProgramType) bool {
+// types that do not go through a trampoline, and those that do when the
+// trampoline guards against recursion (bpf_prog_check_recur: tracing
+// programs but iterators; LSM and struct_ops programs do not qualify, as
+// no struct_ops vercheck models asks for a private stack).
+func privStackSupported(t ebpf.ProgramType, attach ebpf.AttachType) bool {
 	switch t {
 	case ebpf.Kprobe, ebpf.TracePoint, ebpf.PerfEvent, ebpf.RawTracepoint:
 		return true
+	case ebpf.Tracing:
+		return attach != ebpf.AttachTraceIter
 	}
 	return false
 }
@@ -91,7 +94,7 @@ func (e *env) checkMaxStackDepth() error {
 		if sp != 0 && (sp >= len(e.asyncCallback) || !e.asyncCallback[sp]) {
 			continue
 		}
-		priv := sp == 0 && privStackSupported(e.progType)
+		priv := sp == 0 && privStackSupported(e.progType, e.attach)
 		if err := e.checkStackDepthFrom(sp, priv, modes, tail); err != nil {
 			return err
 		}

@@ -328,9 +328,18 @@ func (e *env) checkAtomic(in insn.Insn) error {
 		}
 		e.markUnknown(&regs[loadReg])
 	}
-	// Read then write the location, as the kernel checks it.
-	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accRead, loadReg, false, true); err != nil {
+	// Read then write the location, as check_atomic_rmw checks it: a
+	// read for no register first (a stack location then needs a fixed
+	// offset, as check_stack_read asks of any read that fills no
+	// register), then, for a fetch, the read that fills the load
+	// register.
+	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accRead, -1, false, true); err != nil {
 		return err
+	}
+	if loadReg >= 0 {
+		if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accRead, loadReg, false, true); err != nil {
+			return err
+		}
 	}
 	return e.checkMemAccessAlign(int(in.Dst), int(in.Off), size, accWrite, -1, false, true)
 }

@@ -801,7 +801,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 	f := e.frameOf(reg)
 	if !reg.Var.IsConst() {
 		if dstReg < 0 {
-			return e.reject(e.insnIdx, "variable offset stack pointer cannot be passed into helper function")
+			return e.reject(e.insnIdx, "variable offset stack pointer cannot be passed into helper function; var_off=%s off=%d size=%d", reg.Var.String(), off, size)
 		}
 		minOff := int(reg.SMin) + off
 		maxOff := int(reg.SMax) + off

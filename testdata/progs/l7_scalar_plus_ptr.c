@@ -175,4 +175,48 @@ __naked int l7_callee_zero_fill_keeps_frame(void)
 		::: __clobber_all);
 }
 
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
+
+extern struct task_struct *bpf_task_acquire(struct task_struct *p) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+/* The plain acquire and release (it also makes clang emit both kfuncs,
+ * which the assembly below calls). */
+// vercheck: accept
+SEC("tp_btf/task_newtask")
+int l7_task_release(unsigned long long *ctx)
+{
+	struct task_struct *t = bpf_task_acquire((struct task_struct *)ctx[0]);
+
+	if (t)
+		bpf_task_release(t);
+	return 0;
+}
+
+/* A task acquired and copied as "0 + task" holds no reference either:
+ * the kfunc that releases refuses the copy. */
+// vercheck: reject "R1 must be referenced or trusted"
+SEC("tp_btf/task_newtask")
+__naked int l7_task_release_copy(void)
+{
+	asm volatile(
+		"r1 = *(u64 *)(r1 + 0);"
+		"call %[bpf_task_acquire];"
+		"if r0 == 0 goto l0_%=;"
+		"r6 = r0;"
+		"r1 = 0;"
+		"r1 += r6;"
+		"call %[bpf_task_release];"
+		"r1 = r6;"
+		"call %[bpf_task_release];"
+		"l0_%=:"
+		"r0 = 0;"
+		"exit;"
+		:
+		: __imm(bpf_task_acquire), __imm(bpf_task_release)
+		: __clobber_all);
+}
+
 char _license[] SEC("license") = "GPL";

@@ -113,6 +113,14 @@ func (t *mapTable) add(name string, m *Map) {
 	t.list = append(t.list, m)
 }
 
+// kernelMakesRdonlyProg reports whether the kernel creates maps of type t
+// with BPF_F_RDONLY_PROG whatever the loader asks: a lookup in a device map
+// gives the program the kernel's own entry (dev_map_init_map). (A CPU map
+// is not: programs may not look into it at all.)
+func kernelMakesRdonlyProg(t ebpf.MapType) bool {
+	return t == ebpf.DevMap || t == ebpf.DevMapHash
+}
+
 // convertMap turns a cilium/ebpf map spec into a Map; the legacy tail is
 // handled separately because it needs the other maps.
 func convertMap(name string, ms *ebpf.MapSpec) *Map {
@@ -124,7 +132,7 @@ func convertMap(name string, ms *ebpf.MapSpec) *Map {
 		MaxEntries: ms.MaxEntries,
 		Flags:      ms.Flags,
 		Spec:       ms,
-		ReadOnly:   ms.Flags&bpfFRdonlyProg != 0 || strings.HasPrefix(name, ".rodata"),
+		ReadOnly:   ms.Flags&bpfFRdonlyProg != 0 || strings.HasPrefix(name, ".rodata") || kernelMakesRdonlyProg(ms.Type),
 	}
 	if isMapInMap(ms.Type) && m.ValueSize == 0 {
 		// An outer map's values are inner map fds: cilium/ebpf and libbpf

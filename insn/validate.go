@@ -117,7 +117,7 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 	if err := checkSubprogs(prog, starts); err != nil {
 		return nil, err
 	}
-	if err := checkFuncInfo(starts, opts.FuncInfo); err != nil {
+	if err := checkFuncInfo(prog, starts, opts.FuncInfo); err != nil {
 		return nil, err
 	}
 	if err := checkLdImmAndOpcodes(prog, opts.ResolveLdImm64); err != nil {
@@ -133,9 +133,9 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 // checkFuncInfo is check_btf_func's comparison of the func_info records
 // with the subprograms: one record per subprogram, at its start. A call
 // deleted from a program with BTF leaves a record without its subprogram.
-func checkFuncInfo(starts, funcInfo []int) *Error {
+func checkFuncInfo(prog []Insn, starts, funcInfo []int) *Error {
 	if funcInfo == nil {
-		return nil
+		return checkAbnormalReturn(prog, starts)
 	}
 	if len(funcInfo) != len(starts) {
 		return errAt(0, "number of funcs in func_info doesn't match number of subprogs")
@@ -146,6 +146,46 @@ func checkFuncInfo(starts, funcInfo []int) *Error {
 		}
 	}
 	return nil
+}
+
+// checkAbnormalReturn is check_abnormal_return, for a program without
+// func_info: no subprogram but the main one may use a legacy packet load
+// or a tail call, which can end the program from inside it; only BTF
+// function info, whose return types check_btf_func checks, allows that.
+// Every subprogram is refused, reachable or not.
+func checkAbnormalReturn(prog []Insn, starts []int) *Error {
+	for i := 1; i < len(starts); i++ {
+		start, end := starts[i], subprogEnd(starts, i, len(prog))
+		if HasLdAbs(prog, start, end) {
+			return errAt(0, "LD_ABS is not allowed in subprogs without BTF")
+		}
+		if HasTailCall(prog, start, end) {
+			return errAt(0, "tail_call is not allowed in subprogs without BTF")
+		}
+	}
+	return nil
+}
+
+// HasLdAbs reports whether prog[start:end] holds a legacy packet load
+// (LD_ABS or LD_IND), each slot looked at by its own opcode as
+// check_subprogs does.
+func HasLdAbs(prog []Insn, start, end int) bool {
+	for _, in := range prog[start:min(end, len(prog))] {
+		if in.Class() == ClassLD && (in.Mode() == ModeABS || in.Mode() == ModeIND) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasTailCall reports whether prog[start:end] calls bpf_tail_call.
+func HasTailCall(prog []Insn, start, end int) bool {
+	for _, in := range prog[start:min(end, len(prog))] {
+		if in.IsHelperCall() && in.Imm == HelperTailCall {
+			return true
+		}
+	}
+	return false
 }
 
 // findSubprogs collects subprogram starts from bpf-to-bpf calls and

@@ -172,22 +172,35 @@ func TestCheckUnprivileged(t *testing.T) {
 }
 
 // TestCheckFuncInfo: the BTF func_info records must name the subprograms
-// the calls define, one each, at their starts (check_btf_func).
+// the calls define, one each, at their starts (check_btf_func); without
+// them, no subprogram but the main one may use LD_ABS or a tail call
+// (check_abnormal_return).
 func TestCheckFuncInfo(t *testing.T) {
+	exit := Insn{Op: ClassJMP | JmpExit}
+	ldAbs := Insn{Op: ClassLD | ModeABS | SizeB}
+	tailCall := Insn{Op: ClassJMP | JmpCall, Imm: HelperTailCall}
+	plain := []Insn{exit, exit, exit, exit, exit, exit}
+	withLdAbs := []Insn{ldAbs, exit, exit, exit, ldAbs, exit}
+	withTailCall := []Insn{exit, exit, exit, exit, tailCall, exit}
 	tests := []struct {
 		name     string
+		prog     []Insn
 		starts   []int
 		funcInfo []int
 		want     string
 	}{
-		{"no func info", []int{0, 4}, nil, ""},
-		{"matching", []int{0, 4}, []int{0, 4}, ""},
-		{"a record without its call", []int{0}, []int{0, 4}, "number of funcs in func_info doesn't match number of subprogs"},
-		{"a record elsewhere", []int{0, 4}, []int{0, 5}, "func_info BTF section doesn't match subprog layout in BPF program"},
+		{"no func info", plain, []int{0, 4}, nil, ""},
+		{"matching", plain, []int{0, 4}, []int{0, 4}, ""},
+		{"a record without its call", plain, []int{0}, []int{0, 4}, "number of funcs in func_info doesn't match number of subprogs"},
+		{"a record elsewhere", plain, []int{0, 4}, []int{0, 5}, "func_info BTF section doesn't match subprog layout in BPF program"},
+		{"LD_ABS in a subprogram without func info", withLdAbs, []int{0, 4}, nil, "LD_ABS is not allowed in subprogs without BTF"},
+		{"LD_ABS in the main program without func info", withLdAbs, []int{0}, nil, ""},
+		{"tail call in a subprogram without func info", withTailCall, []int{0, 4}, nil, "tail_call is not allowed in subprogs without BTF"},
+		{"tail call in a subprogram with func info", withTailCall, []int{0, 4}, []int{0, 4}, ""},
 	}
 	for _, tt := range tests {
 		got := ""
-		if err := checkFuncInfo(tt.starts, tt.funcInfo); err != nil {
+		if err := checkFuncInfo(tt.prog, tt.starts, tt.funcInfo); err != nil {
 			got = err.Msg
 		}
 		if got != tt.want {

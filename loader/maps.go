@@ -141,6 +141,13 @@ func convertMap(name string, ms *ebpf.MapSpec) *Map {
 		// against that size.
 		m.ValueSize = mapInMapValueSize
 	}
+	if ms.Type == ebpf.PerfEventArray {
+		// cilium/ebpf and libbpf create a perf event array with 4-byte
+		// keys and values (CPU index, perf event fd) when the definition
+		// gives none (it may give only 4), and the verifier checks a key
+		// or value argument against those sizes.
+		m.KeySize, m.ValueSize = perfEventArrayFieldSize, perfEventArrayFieldSize
+	}
 	if isGlobalDataName(name) && len(ms.Contents) == 1 {
 		if b, ok := ms.Contents[0].Value.([]byte); ok {
 			m.Contents = slices.Clone(b)
@@ -215,6 +222,10 @@ func readTail(ms *ebpf.MapSpec, bo binary.ByteOrder) ([]uint32, bool) {
 
 // mapInMapValueSize is the value size of an outer map: a u32 map fd.
 const mapInMapValueSize = 4
+
+// perfEventArrayFieldSize is the key and value size of a perf event
+// array as its loaders create it.
+const perfEventArrayFieldSize = 4
 
 func isMapInMap(typ ebpf.MapType) bool {
 	return typ == ebpf.ArrayOfMaps || typ == ebpf.HashOfMaps

@@ -49,11 +49,5 @@ func scalarBTFReturn(t btf.Type) bool {
 // subprogHasLdAbs reports whether subprogram sp uses a legacy packet load.
 func (e *env) subprogHasLdAbs(sp int) bool {
 	s := e.cfg.Subprogs[sp]
-	for i := s.Start; i < s.End && i < len(e.prog); i++ {
-		in := e.prog[i]
-		if in.Class() == insn.ClassLD && (in.Mode() == insn.ModeABS || in.Mode() == insn.ModeIND) {
-			return true
-		}
-	}
-	return false
+	return insn.HasLdAbs(e.prog, s.Start, s.End)
 }

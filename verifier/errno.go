@@ -57,6 +57,8 @@ var einvalMessages = []string{
 	"addr_space_cast insn can only", "*isn't map pointer", "*doesn't point to a map value",
 	"*has no valid bpf_wq", "*cannot use bpf_wq yet",
 	"*must point to scalar, or struct with scalar",
+	"at the time of BPF_LD_ABS|IND R6 != pointer to skb", "BPF_LD_[ABS|IND] instructions not allowed for this program type",
+	"BPF_LD_[ABS|IND] uses reserved fields", "*is not allowed in subprogs without BTF",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

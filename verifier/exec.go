@@ -167,15 +167,6 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 	default:
 		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] instructions not allowed for this program type")
 	}
-	// A failed load returns from the current function; inside a callback
-	// that return would go to the helper that called it. The live 6.18
-	// kernel refuses such programs (newer kernels say why); vercheck
-	// rejects them with the newer message rather than modelling it.
-	for i := 0; i <= int(e.cur.CurFrame); i++ {
-		if f := e.cur.Frames[i]; f.InCallbackFn || f.InAsyncCallbackFn {
-			return e.reject(e.insnIdx, "cannot use BPF_LD_[ABS|IND] within callback")
-		}
-	}
 	regs := e.regs()
 	if err := e.checkRegRead(6); err != nil {
 		return err
@@ -197,6 +188,17 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 	// check_ptr_off_reg requires.
 	if err := e.checkPtrOffReg(&regs[6], 6, false); err != nil {
 		return err
+	}
+	// A failed load returns from the current function; inside a callback
+	// that return would go to the helper that called it. The live 6.18
+	// kernel refuses such programs (newer kernels say why); vercheck
+	// rejects them with the newer message rather than modelling it, after
+	// the checks of R6 and the source register that 6.18 makes first (a
+	// callback's R6 is seldom even initialised).
+	for i := 0; i <= int(e.cur.CurFrame); i++ {
+		if f := e.cur.Frames[i]; f.InCallbackFn || f.InAsyncCallbackFn {
+			return e.reject(e.insnIdx, "cannot use BPF_LD_[ABS|IND] within callback")
+		}
 	}
 	for r := 1; r <= 5; r++ {
 		regs[r].MarkNotInit()

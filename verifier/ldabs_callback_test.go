@@ -13,7 +13,8 @@ import (
 
 // TestLdAbsInCallback: a failed LD_ABS returns from the current function,
 // which inside a bpf_loop callback would return into the helper; such a
-// program is rejected.
+// program is rejected. The 6.18 kernel checks R6 first, which a callback
+// has not initialised (s7_ld_abs_ctx_off.c has the live kernel's verdict).
 func TestLdAbsInCallback(t *testing.T) {
 	const bpfLoop = 181
 	insns := asm.Instructions{
@@ -37,7 +38,7 @@ func TestLdAbsInCallback(t *testing.T) {
 	if res.Accepted {
 		t.Fatal("accepted an LD_ABS inside a bpf_loop callback")
 	}
-	if !strings.Contains(res.Err.Error(), "cannot use BPF_LD_[ABS|IND] within callback") {
+	if !strings.Contains(res.Err.Error(), "R6 !read_ok") {
 		t.Errorf("unexpected rejection %q", res.Err)
 	}
 }

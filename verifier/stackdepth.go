@@ -72,12 +72,7 @@ func (e *env) subprogStartingAt(idx int) int {
 // subprogHasTailCall reports whether subprogram sp calls bpf_tail_call.
 func (e *env) subprogHasTailCall(sp int) bool {
 	s := e.cfg.Subprogs[sp]
-	for i := s.Start; i < s.End && i < len(e.prog); i++ {
-		if in := e.prog[i]; in.IsHelperCall() && in.Imm == insn.HelperTailCall {
-			return true
-		}
-	}
-	return false
+	return insn.HasTailCall(e.prog, s.Start, s.End)
 }
 
 // checkMaxStackDepth runs the static call-graph walk from the main

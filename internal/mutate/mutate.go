@@ -4,7 +4,11 @@
 // flipped jump conditions, edge immediates and offsets, swapped
 // registers, spill widths, stack slots, the frame pointer as an operand,
 // removed NULL checks, bounds checks off by one, inserted and deleted
-// instructions. Most mutants of a safe program stay safe or become unsafe
+// instructions; and operators written from outside vercheck's picture of
+// the verifier (stress.go): range guards and edge arithmetic before a
+// use, partial spills, variable stack and argument offsets, other call
+// arguments, repeated calls, moved instructions, legacy packet loads.
+// Most mutants of a safe program stay safe or become unsafe
 // in one precise way, which is what a differential test against the
 // kernel's verifier needs: each disagreement is a small, explainable
 // difference.

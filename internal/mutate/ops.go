@@ -62,6 +62,8 @@ var operators = []operator{
 	{"call argument", local(callArgument)},
 	{"call again", local(callAgain)},
 	{"move", local(moveInsn)},
+	{"variable argument offset", local(varArgOffset)},
+	{"legacy packet load", local(legacyPacketLoad)},
 	{"goto +0", local(insertGotoZero)},
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},

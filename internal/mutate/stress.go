@@ -356,3 +356,55 @@ func moved(prog []insn.Insn, from, to int) (edit, bool) {
 	}
 	return edit{at: lo, del: len(seq), repl: seq}, true
 }
+
+// varArgMasks are the masks of the variable part varArgOffset adds.
+var varArgMasks = []int32{1, 8}
+
+// varArgOffset moves one argument of a call by a variable amount just
+// before it: r0 (free, the call overwrites it) takes another register
+// masked to a small range and is added to the argument. A lock, timer,
+// kptr, dynptr, iterator or graph node must be at a constant offset, a
+// stack buffer at a variable one must be initialised over its whole
+// range, a context or socket pointer may not move at all.
+func varArgOffset(prog []insn.Insn, i int) []edit {
+	if prog[i].Filler || prog[i].Op != insn.ClassJMP|insn.JmpCall {
+		return nil
+	}
+	var out []edit
+	for a := insn.R1; a <= insn.R5; a++ {
+		for x := insn.R1; x <= insn.R9; x++ {
+			for _, mask := range varArgMasks {
+				out = append(out, insertion(i,
+					insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: insn.R0, Src: x},
+					insn.Insn{Op: insn.ClassALU64 | insn.ALUAnd | insn.SrcK, Dst: insn.R0, Imm: mask},
+					insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: a, Src: insn.R0}))
+			}
+		}
+	}
+	return out
+}
+
+// ldAbsOffsets are the packet offsets legacyPacketLoad reads at: the
+// start, the EtherType, and past any packet.
+var ldAbsOffsets = []int32{0, 12, math.MaxInt32}
+
+// legacyPacketLoad inserts, where r0 is free (writesR0Only), a legacy
+// packet load (LD_ABS of each width, LD_IND through r7-r9): refused but
+// in socket filters and tc programs, in callbacks, with R6 anything but
+// the unmoved context, with a reference or lock held; it clobbers r1-r5
+// and, inside a subprogram, may return from it.
+func legacyPacketLoad(prog []insn.Insn, i int) []edit {
+	if !writesR0Only(prog[i]) {
+		return nil
+	}
+	var out []edit
+	for _, size := range []uint8{insn.SizeB, insn.SizeH, insn.SizeW} {
+		for _, k := range ldAbsOffsets {
+			out = append(out, insertion(i, insn.Insn{Op: insn.ClassLD | insn.ModeABS | size, Imm: k}))
+		}
+		for x := insn.R7; x <= insn.R9; x++ {
+			out = append(out, insertion(i, insn.Insn{Op: insn.ClassLD | insn.ModeIND | size, Src: x}))
+		}
+	}
+	return out
+}

@@ -41,6 +41,12 @@ func TestStressOperators(t *testing.T) {
 		{"a call made twice", first(callAgain), prog(helper(7), exit()), 0, []edit{{at: 0, del: 1, repl: []insn.Insn{
 			stx(insn.SizeDW, insn.R10, 1, -512), helper(7), ldx(insn.ModeMEM, insn.SizeDW, 1, insn.R10, -512), helper(7)}}}},
 		{"no bpf-to-bpf call again", callAgain, prog(call(1), exit(), mov(0, 0), exit()), 0, nil},
+		{"variable offset of the first argument", first(varArgOffset), prog(helper(7), exit()), 0, []edit{insertion(0,
+			movReg(insn.ClassALU64, 0, 1, 0), insn.Insn{Op: insn.ClassALU64 | insn.ALUAnd, Dst: 0, Imm: 1},
+			insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: 1, Src: 0})}},
+		{"legacy byte load where r0 is free", first(legacyPacketLoad), prog(mov(0, 1), exit()), 0, []edit{
+			insertion(0, insn.Insn{Op: insn.ClassLD | insn.ModeABS | insn.SizeB})}},
+		{"no legacy load where r0 is read", legacyPacketLoad, prog(exit()), 0, nil},
 		{"moved down two and three", moveInsn, straight, 0, []edit{
 			{at: 0, del: 3, repl: []insn.Insn{mov(2, 2), mov(3, 3), mov(1, 1)}},
 			{at: 0, del: 4, repl: []insn.Insn{mov(2, 2), mov(3, 3), mov(4, 4), mov(1, 1)}}}},

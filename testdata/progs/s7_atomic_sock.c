@@ -49,3 +49,32 @@ __naked int s7_acquire_through_sock(void)
 		"exit;"
 		::: __clobber_all);
 }
+
+/* w1 = load_acquire((u32 *)(r1 + 0)): the context is tested after the
+ * load, when r1 already holds the loaded length. */
+// vercheck: accept
+SEC("socket")
+__naked int s7_acquire_ctx_into_base(void)
+{
+	asm volatile(
+		".byte 0xc3, 0x11, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00;"
+		"r0 = 0;"
+		"exit;"
+		::: __clobber_all);
+}
+
+/* r1 = load_acquire((u64 *)(r1 + 168)): the skb's socket, maybe NULL,
+ * replaces the context, and reads like a plain socket once checked. */
+// vercheck: accept
+SEC("tc")
+__naked int s7_acquire_skb_sk_into_base(void)
+{
+	asm volatile(
+		".byte 0xdb, 0x11, 0xa8, 0x00, 0x00, 0x01, 0x00, 0x00;"
+		"if r1 == 0 goto 1f;"
+		"r0 = *(u32 *)(r1 + 4);"
+		"1:"
+		"r0 = 0;"
+		"exit;"
+		::: __clobber_all);
+}

@@ -46,3 +46,56 @@ __naked int s7_ld_abs_ctx_moved_back(void)
 		"exit;"
 		::: __clobber_all);
 }
+
+/* Callbacks get R6 uninitialised: check_ld_abs reads it first. */
+static __attribute__((noinline)) __naked int s7_ld_abs_cb_uninit(void)
+{
+	asm volatile(
+		"r0 = *(u8 *)skb[0];"
+		"r0 = 0;"
+		"exit;"
+		::: __clobber_all);
+}
+
+// vercheck: reject "R6 !read_ok"
+SEC("socket")
+__naked int s7_ld_abs_in_callback_r6_uninit(void)
+{
+	asm volatile(
+		"r6 = r1;"
+		"r1 = 1;"
+		"r2 = %[s7_ld_abs_cb_uninit] ll;"
+		"r3 = 0;"
+		"r4 = 0;"
+		"call %[bpf_loop];"
+		"r0 = 0;"
+		"exit;"
+		:: __imm_addr(s7_ld_abs_cb_uninit), __imm(bpf_loop) : __clobber_all);
+}
+
+/* A callback's R6 set from its index is no context. */
+static __attribute__((noinline)) __naked int s7_ld_abs_cb_index(void)
+{
+	asm volatile(
+		"r6 = r1;"
+		"r0 = *(u8 *)skb[0];"
+		"r0 = 0;"
+		"exit;"
+		::: __clobber_all);
+}
+
+// vercheck: reject "at the time of BPF_LD_ABS|IND R6 != pointer to skb"
+SEC("socket")
+__naked int s7_ld_abs_in_callback_r6_index(void)
+{
+	asm volatile(
+		"r6 = r1;"
+		"r1 = 1;"
+		"r2 = %[s7_ld_abs_cb_index] ll;"
+		"r3 = 0;"
+		"r4 = 0;"
+		"call %[bpf_loop];"
+		"r0 = 0;"
+		"exit;"
+		:: __imm_addr(s7_ld_abs_cb_index), __imm(bpf_loop) : __clobber_all);
+}

@@ -111,8 +111,10 @@ type auxPtrType struct {
 // saveAuxPtrType is save_aux_ptr_type: one load or store insn must always
 // see the same pointer type, flags included, where the kernel rewrites the
 // access per insn (the context, sockets, BTF pointers, the arena). A load
-// (allowTrustMismatch) may see BTF pointers of different trust, which the
-// kernel then records as untrusted; a store may not.
+// (allowTrustMismatch) may mix pointers to memory and to BTF objects,
+// whatever their trust or writability: the kernel then records the merged
+// kind (memory if either is, untrusted or read-only if either is), which
+// its JIT turns into a probe read; a store may not.
 func (e *env) saveAuxPtrType(r *states.Reg, allowTrustMismatch bool) error {
 	cur := auxPtrType{r.Type, r.Flags}
 	prev := &e.auxPtr[e.insnIdx]
@@ -120,12 +122,22 @@ func (e *env) saveAuxPtrType(r *states.Reg, allowTrustMismatch bool) error {
 	case prev.t == states.NotInit:
 		*prev = cur
 	case cur == *prev || (ptrMismatchOK(cur.t) && ptrMismatchOK(prev.t)):
-	case allowTrustMismatch && cur.t == states.PtrToBTFID && prev.t == states.PtrToBTFID:
-		*prev = auxPtrType{states.PtrToBTFID, states.PtrUntrusted}
+	case allowTrustMismatch && isMemOrBTFID(cur.t) && isMemOrBTFID(prev.t):
+		merged := auxPtrType{t: states.PtrToBTFID}
+		if cur.t == states.PtrToMem || prev.t == states.PtrToMem {
+			merged.t = states.PtrToMem
+		}
+		merged.flags = (cur.flags | prev.flags) & (states.PtrUntrusted | states.MemRdonly)
+		*prev = merged
 	default:
 		return e.reject(e.insnIdx, "same insn cannot be used with different pointers")
 	}
 	return nil
+}
+
+// isMemOrBTFID is is_ptr_to_mem_or_btf_id.
+func isMemOrBTFID(t states.RegType) bool {
+	return t == states.PtrToMem || t == states.PtrToBTFID
 }
 
 func ptrMismatchOK(t states.RegType) bool {

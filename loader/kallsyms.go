@@ -93,7 +93,7 @@ func (t *kallsymsTable) add(name []byte, off uint32) {
 	switch {
 	case !taken:
 		t.lines[h] = off
-	case t.nameAt(first) == string(name):
+	case bytes.Equal(t.nameAt(first), name):
 		// A later line of the same name: the first one stands.
 	default:
 		if t.collided == nil {
@@ -107,13 +107,16 @@ func (t *kallsymsTable) add(name []byte, off uint32) {
 
 func (t *kallsymsTable) lookup(name string) (kallsymsEntry, bool) {
 	off, ok := t.lines[maphash.String(t.seed, name)]
-	if ok && t.nameAt(off) != name {
-		off, ok = t.collided[name]
-	}
 	if !ok {
 		return kallsymsEntry{}, false
 	}
-	_, e, _ := parseKallsymsLine(t.line(off))
+	found, e, _ := parseKallsymsLine(t.line(off))
+	if string(found) != name {
+		if off, ok = t.collided[name]; !ok {
+			return kallsymsEntry{}, false
+		}
+		_, e, _ = parseKallsymsLine(t.line(off))
+	}
 	return e, true
 }
 
@@ -125,9 +128,9 @@ func (t *kallsymsTable) line(off uint32) []byte {
 	return l
 }
 
-func (t *kallsymsTable) nameAt(off uint32) string {
+func (t *kallsymsTable) nameAt(off uint32) []byte {
 	name, _, _ := parseKallsymsLine(t.line(off))
-	return string(name)
+	return name
 }
 
 // parseKallsymsLine splits "address type name[\t[module]]" without

@@ -161,7 +161,7 @@ func BenchmarkObjects(b *testing.B) {
 		b.Skip("set VERCHECK_BENCH to globs of objects to verify")
 	}
 	// The kernel's BTF is parsed once, outside the measured loop.
-	verifier.Verify(progs[0].obj, progs[0].prog, verifier.Options{})
+	_ = verifier.Prepare()
 	verifyEach(b, progs)
 }
 
@@ -202,7 +202,7 @@ func BenchmarkLiveRatio(b *testing.B) {
 	if len(progs) == 0 {
 		progs = loadCorpusPrograms(b)
 	}
-	verifier.Verify(progs[0].obj, progs[0].prog, verifier.Options{})
+	_ = verifier.Prepare()
 	var ours, theirs time.Duration
 	compared := 0
 	b.ResetTimer()

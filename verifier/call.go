@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf"
+	"github.com/vercheck/vercheck/helpers"
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/states"
@@ -72,13 +73,13 @@ var ptrCastHelpers = map[int32]bool{
 // checkHelperCall is check_helper_call.
 func (e *env) checkHelperCall(in insn.Insn) error {
 	id := in.Imm
-	fn, ok := helperProtoFor(e.progType, e.attach, id)
+	fn, ok := helpers.For(e.progType, e.attach, id)
 	if !ok {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}
-	allowed, known := helperAllowed(e.progType, e.attach, id)
+	allowed, known := helpers.Allowed(e.progType, e.attach, id)
 	if !allowed && e.progType == ebpf.Tracing && e.attach == ebpf.AttachTraceIter {
-		allowed = iterTargetHelpers(e.lp.AttachTo).has(id)
+		allowed = helpers.IterTarget(e.lp.AttachTo).Has(id)
 	}
 	if !known {
 		return e.unsupported(e.insnIdx, "helper %s#%d in a %s program", fn.Name, id, e.progType)
@@ -138,7 +139,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		}
 	}
 	regs := e.regs()
-	if fn.ReleaseArg > 0 && fn.Args[fn.ReleaseArg-1] == ArgPtrToDynptr {
+	if fn.ReleaseArg > 0 && fn.Args[fn.ReleaseArg-1] == helpers.ArgPtrToDynptr {
 		if err := e.unmarkStackSlotsDynptr(int(fn.ReleaseArg)); err != nil {
 			return err
 		}
@@ -189,17 +190,17 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	}
 	r0 := &regs[0]
 	switch fn.Ret {
-	case RetInteger:
+	case helpers.RetInteger:
 		e.markUnknown(r0)
-	case RetVoid:
+	case helpers.RetVoid:
 		r0.MarkNotInit()
-	case RetPtrToMapValueOrNull, RetPtrToMapValue:
+	case helpers.RetPtrToMapValueOrNull, helpers.RetPtrToMapValue:
 		if meta.mapIdx < 0 {
 			return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
 		}
 		m := e.maps[meta.mapIdx]
 		var fl states.RegFlags
-		if fn.Ret == RetPtrToMapValueOrNull {
+		if fn.Ret == helpers.RetPtrToMapValueOrNull {
 			fl = states.MaybeNull
 			if id == fnMapLookupElem && canElideValueNullness(m.Type) && meta.constMapKey >= 0 && meta.constMapKey < int64(m.MaxEntries) {
 				fl = 0
@@ -222,27 +223,27 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 				r0.ID = e.newID()
 			}
 		}
-	case RetPtrToSocketOrNull:
+	case helpers.RetPtrToSocketOrNull:
 		r0.MarkPtr(states.PtrToSocket, states.MaybeNull)
-	case RetPtrToTCPSockOrNull:
+	case helpers.RetPtrToTCPSockOrNull:
 		r0.MarkPtr(states.PtrToTCPSock, states.MaybeNull)
-	case RetPtrToSockCommonOrNull:
+	case helpers.RetPtrToSockCommonOrNull:
 		r0.MarkPtr(states.PtrToSockCommon, states.MaybeNull)
-	case RetPtrToAllocMemOrNull:
+	case helpers.RetPtrToAllocMemOrNull:
 		r0.MarkPtr(states.PtrToMem, states.MaybeNull|states.MemRingbuf)
 		r0.Range = int32(meta.memSize)
-	case RetPtrToDynptrMemOrNull:
+	case helpers.RetPtrToDynptrMemOrNull:
 		// A slice of the dynptr: it remembers the dynptr's id (Aux) and
 		// holds its reference, so releasing the dynptr kills it.
 		r0.MarkPtr(states.PtrToMem, states.MaybeNull)
 		r0.Range = int32(meta.memSize)
 		r0.Aux = dynptrID
 		r0.RefObjID = meta.refObjID
-	case RetPtrToBTFID, RetPtrToBTFIDTrusted, RetPtrToBTFIDOrNull:
+	case helpers.RetPtrToBTFID, helpers.RetPtrToBTFIDTrusted, helpers.RetPtrToBTFIDOrNull:
 		if err := e.setRetBTFID(fn, r0, meta.kptr); err != nil {
 			return err
 		}
-	case RetPtrToMemOrBTFID:
+	case helpers.RetPtrToMemOrBTFID:
 		if err := e.setRetMemOrBTFID(r0, &meta, percpuRetFlags(id), percpuAlloc); err != nil {
 			return err
 		}
@@ -260,7 +261,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		r0.ID = rid
 		r0.RefObjID = rid
 	}
-	if fn.Ret == RetInteger {
+	if fn.Ret == helpers.RetInteger {
 		switch id {
 		case fnGetStack, fnGetTaskStack, fnProbeReadStr, fnProbeReadKernelStr, fnProbeReadUserStr:
 			r0.SMax = int64(meta.msizeMax)
@@ -353,29 +354,29 @@ func (e *env) releaseReference(id uint32) error {
 }
 
 // argTypeStr names the register type an argument kind expects.
-func (e *env) expectedStr(a ArgType) string {
+func (e *env) expectedStr(a helpers.ArgType) string {
 	switch a {
-	case ArgConstMapPtr:
+	case helpers.ArgConstMapPtr:
 		return "map_ptr"
-	case ArgPtrToCtx, ArgPtrToCtxOrNull:
+	case helpers.ArgPtrToCtx, helpers.ArgPtrToCtxOrNull:
 		return "ctx"
-	case ArgPtrToSocket, ArgPtrToSocketOrNull:
+	case helpers.ArgPtrToSocket, helpers.ArgPtrToSocketOrNull:
 		return "sock"
-	case ArgPtrToSockCommon:
+	case helpers.ArgPtrToSockCommon:
 		return sockTypes
-	case ArgPtrToBTFIDSockCommon, ArgPtrToBTFIDSockCommonOrNull:
+	case helpers.ArgPtrToBTFIDSockCommon, helpers.ArgPtrToBTFIDSockCommonOrNull:
 		return sockTypes + ", ptr_, trusted_ptr_"
-	case ArgConstSize, ArgConstSizeOrZero, ArgConstAllocSizeOrZero:
+	case helpers.ArgConstSize, helpers.ArgConstSizeOrZero, helpers.ArgConstAllocSizeOrZero:
 		return "scalar"
-	case ArgPtrToFunc:
+	case helpers.ArgPtrToFunc:
 		return "func"
-	case ArgPtrToAllocMem, ArgPtrToRingbufMem:
+	case helpers.ArgPtrToAllocMem, helpers.ArgPtrToRingbufMem:
 		return "ringbuf_mem"
-	case ArgPtrToTimer, ArgPtrToConstStr:
+	case helpers.ArgPtrToTimer, helpers.ArgPtrToConstStr:
 		return "map_value"
-	case ArgPtrToKptr:
+	case helpers.ArgPtrToKptr:
 		return "map_value, ptr_"
-	case ArgPtrToSpinLock:
+	case helpers.ArgPtrToSpinLock:
 		return "map_value, ptr_"
 	}
 	if isMemTypesArg(a) {
@@ -388,11 +389,11 @@ func (e *env) expectedStr(a ArgType) string {
 // mem_types (compatible_reg_types: map keys and values, memory, fixed-size
 // memory, and the integer out-arguments, which are fixed-size memory in
 // 6.18), the list that ends in trusted_ptr_.
-func isMemTypesArg(a ArgType) bool {
+func isMemTypesArg(a helpers.ArgType) bool {
 	switch a {
-	case ArgPtrToMapKey, ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull,
-		ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToWritableMem, ArgPtrToWritableMemOrNull, ArgPtrToFixedMem,
-		ArgPtrToInt, ArgPtrToLong:
+	case helpers.ArgPtrToMapKey, helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull,
+		helpers.ArgPtrToMem, helpers.ArgPtrToMemOrNull, helpers.ArgPtrToUninitMem, helpers.ArgPtrToWritableMem, helpers.ArgPtrToWritableMemOrNull, helpers.ArgPtrToFixedMem,
+		helpers.ArgPtrToInt, helpers.ArgPtrToLong:
 		return true
 	}
 	return false
@@ -405,10 +406,10 @@ func isMemTypesArg(a ArgType) bool {
 // trusted BTF pointer aside, see isTrustedBTFMem). So read-only memory
 // (rdonly_mem, rdonly_buf) goes only where the helper reads, and a
 // bpf_dynptr_slice(_rdwr) slice is no map key or value.
-func isMemArgReg(reg *states.Reg, a ArgType, orNull bool) bool {
+func isMemArgReg(reg *states.Reg, a helpers.ArgType, orNull bool) bool {
 	flags := reg.Flags
 	switch a {
-	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToFixedMem:
+	case helpers.ArgPtrToMem, helpers.ArgPtrToMemOrNull, helpers.ArgPtrToFixedMem:
 		// Memory the helper only reads: the fixed-size headers of the
 		// syncookie helpers too, which the running 6.18 takes read-only.
 		flags &^= states.MemRdonly
@@ -433,10 +434,10 @@ func isMemArgReg(reg *states.Reg, a ArgType, orNull bool) bool {
 // a has base type ARG_PTR_TO_MEM (plain, uninitialised, written,
 // fixed-size memory and the integer out-arguments), unlike map keys and
 // values.
-func isArgPtrToMemBase(a ArgType) bool {
+func isArgPtrToMemBase(a helpers.ArgType) bool {
 	switch a {
-	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToWritableMem, ArgPtrToWritableMemOrNull,
-		ArgPtrToFixedMem, ArgPtrToInt, ArgPtrToLong:
+	case helpers.ArgPtrToMem, helpers.ArgPtrToMemOrNull, helpers.ArgPtrToUninitMem, helpers.ArgPtrToWritableMem, helpers.ArgPtrToWritableMemOrNull,
+		helpers.ArgPtrToFixedMem, helpers.ArgPtrToInt, helpers.ArgPtrToLong:
 		return true
 	}
 	return false
@@ -462,9 +463,9 @@ func isTrustedBTFMem(reg *states.Reg, orNull bool) bool {
 // to check_func_arg_reg_off and to check_ptr_to_btf_access over the whole
 // size (checkHelperMemAccess), here for fixed-size memory (fixedSize),
 // with the size argument otherwise.
-func (e *env) trustedBTFMemArg(regno int, reg *states.Reg, a ArgType, fn *HelperProto, fixedSize int) error {
+func (e *env) trustedBTFMemArg(regno int, reg *states.Reg, a helpers.ArgType, fn *helpers.Proto, fixedSize int) error {
 	switch a {
-	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToFixedMem:
+	case helpers.ArgPtrToMem, helpers.ArgPtrToMemOrNull, helpers.ArgPtrToFixedMem:
 	default:
 		return e.reject(e.insnIdx, "%s() may write into memory pointed by R%d type=%s", fn.Name, regno, regTypeStr(reg))
 	}
@@ -473,7 +474,7 @@ func (e *env) trustedBTFMemArg(regno int, reg *states.Reg, a ArgType, fn *Helper
 	if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
 		return err
 	}
-	if a == ArgPtrToFixedMem {
+	if a == helpers.ArgPtrToFixedMem {
 		return e.checkHelperMemAccess(regno, fixedSize, accRead, false, nil)
 	}
 	// Read-only: the size argument that follows checks a BTF read of
@@ -491,20 +492,20 @@ const sockTypes = "sock_common, sock, tcp_sock, xdp_sock"
 const memTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
 
 // checkFuncArg is check_func_arg for argument i (register i+1).
-func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
+func (e *env) checkFuncArg(i int, fn *helpers.Proto, meta *callMeta) error {
 	a := fn.Args[i]
 	regno := i + 1
-	if a == ArgDontCare {
+	if a == helpers.ArgDontCare {
 		return nil
 	}
 	if err := e.checkRegRead(uint8(regno)); err != nil {
 		return err
 	}
 	reg := &e.regs()[regno]
-	if a == ArgAnything {
+	if a == helpers.ArgAnything {
 		return nil
 	}
-	if a == ArgUnsupported {
+	if a == helpers.ArgUnsupported {
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d", regno, fn.Name, fn.ID)
 	}
 	if reg.IsPktPointer() && !e.helperMayAccessPkt(meta) {
@@ -512,7 +513,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 	}
 	// An or-NULL memory kind takes a maybe-NULL pointer as it is (the
 	// kernel folds PTR_MAYBE_NULL away before comparing the types).
-	orNullMem := a == ArgPtrToMemOrNull || a == ArgPtrToWritableMemOrNull || a == ArgPtrToMapValueOrNull
+	orNullMem := a == helpers.ArgPtrToMemOrNull || a == helpers.ArgPtrToWritableMemOrNull || a == helpers.ArgPtrToMapValueOrNull
 	typeErr := func() error {
 		if isMemTypesArg(a) && isTrustedBTFMem(reg, orNullMem) {
 			return e.trustedBTFMemArg(regno, reg, a, fn, int(fn.ArgSize[i]))
@@ -524,8 +525,8 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		meta.argRefObjID = reg.RefObjID
 	}
 	switch a {
-	case ArgConstMapPtr, ArgConstMapPtrOrNull:
-		if a == ArgConstMapPtrOrNull && reg.IsNull() {
+	case helpers.ArgConstMapPtr, helpers.ArgConstMapPtrOrNull:
+		if a == helpers.ArgConstMapPtrOrNull && reg.IsNull() {
 			return nil
 		}
 		if reg.Type != states.ConstPtrToMap || reg.MaybeNull() {
@@ -535,7 +536,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return err
 		}
 		meta.mapIdx = int(reg.Aux)
-	case ArgPtrToMapKey:
+	case helpers.ArgPtrToMapKey:
 		if !isMemArg() {
 			return typeErr()
 		}
@@ -552,13 +553,13 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if canElideValueNullness(m.Type) {
 			meta.constMapKey = e.constMapKey(reg, int(m.KeySize))
 		}
-	case ArgPtrToMapValue, ArgPtrToUninitMapValue, ArgPtrToMapValueOrNull:
+	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
 		if meta.mapIdx >= 0 {
 			if mt := e.maps[meta.mapIdx].Type; mt == ebpf.SockMap || mt == ebpf.SockHash {
 				return e.checkSockmapValueArg(regno, reg, a)
 			}
 		}
-		if a == ArgPtrToMapValueOrNull && reg.IsNull() {
+		if a == helpers.ArgPtrToMapValueOrNull && reg.IsNull() {
 			return nil
 		}
 		if !isMemArg() {
@@ -571,19 +572,19 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return e.reject(e.insnIdx, "invalid map_ptr to access map->value")
 		}
 		m := e.maps[meta.mapIdx]
-		meta.rawMode = a == ArgPtrToUninitMapValue
+		meta.rawMode = a == helpers.ArgPtrToUninitMapValue
 		t := accRead
 		if meta.rawMode {
 			t = accWrite
 		}
 		return e.checkHelperMemAccess(regno, int(m.ValueSize), t, false, meta)
-	case ArgPtrToConstStr:
+	case helpers.ArgPtrToConstStr:
 		if reg.Type != states.PtrToMapValue || reg.MaybeNull() {
 			return typeErr()
 		}
 		return e.checkConstStrArg(regno)
-	case ArgPtrToMem, ArgPtrToMemOrNull, ArgPtrToUninitMem, ArgPtrToWritableMem, ArgPtrToWritableMemOrNull:
-		if (a == ArgPtrToMemOrNull || a == ArgPtrToWritableMemOrNull) && reg.IsNull() {
+	case helpers.ArgPtrToMem, helpers.ArgPtrToMemOrNull, helpers.ArgPtrToUninitMem, helpers.ArgPtrToWritableMem, helpers.ArgPtrToWritableMemOrNull:
+		if (a == helpers.ArgPtrToMemOrNull || a == helpers.ArgPtrToWritableMemOrNull) && reg.IsNull() {
 			return nil
 		}
 		if !isMemArg() {
@@ -592,7 +593,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
 			return err
 		}
-	case ArgPtrToFixedMem, ArgPtrToInt, ArgPtrToLong:
+	case helpers.ArgPtrToFixedMem, helpers.ArgPtrToInt, helpers.ArgPtrToLong:
 		if !isMemArg() {
 			return typeErr()
 		}
@@ -602,31 +603,31 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		// Fixed-size memory (the syncookie helpers' headers) is read
 		// (MEM_RDONLY); the integer out-arguments are written.
 		size, t := int(fn.ArgSize[i]), accRead
-		if a == ArgPtrToInt {
+		if a == helpers.ArgPtrToInt {
 			size, t = 4, accWrite
-		} else if a == ArgPtrToLong {
+		} else if a == helpers.ArgPtrToLong {
 			size, t = 8, accWrite
 		}
 		if err := e.checkHelperMemAccess(regno, size, t, false, meta); err != nil {
 			return err
 		}
-		if a == ArgPtrToInt || a == ArgPtrToLong {
+		if a == helpers.ArgPtrToInt || a == helpers.ArgPtrToLong {
 			// The int and long out-parameters are fixed-size memory that
 			// must also be naturally aligned, whatever the pointer kind.
 			return e.checkPtrAlignment(reg, 0, size, true)
 		}
 		return nil
-	case ArgConstSize, ArgConstSizeOrZero:
+	case helpers.ArgConstSize, helpers.ArgConstSizeOrZero:
 		if reg.Type != states.ScalarValue {
 			return typeErr()
 		}
 		// A writable buffer without MEM_UNINIT is written in place: its
 		// stack bytes must already be readable.
 		prev := fn.Args[i-1]
-		uninit := prev == ArgPtrToUninitMem
-		write := uninit || prev == ArgPtrToWritableMem || prev == ArgPtrToWritableMemOrNull
-		return e.checkMemSizeReg(regno, uninit, write, a == ArgConstSizeOrZero, meta)
-	case ArgConstAllocSizeOrZero:
+		uninit := prev == helpers.ArgPtrToUninitMem
+		write := uninit || prev == helpers.ArgPtrToWritableMem || prev == helpers.ArgPtrToWritableMemOrNull
+		return e.checkMemSizeReg(regno, uninit, write, a == helpers.ArgConstSizeOrZero, meta)
+	case helpers.ArgConstAllocSizeOrZero:
 		if reg.Type != states.ScalarValue {
 			return typeErr()
 		}
@@ -635,28 +636,28 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		}
 		meta.memSize = int64(reg.Var.Value)
 		return e.markChainPrecision(regno)
-	case ArgPtrToCtx, ArgPtrToCtxOrNull:
-		if a == ArgPtrToCtxOrNull && reg.IsNull() {
+	case helpers.ArgPtrToCtx, helpers.ArgPtrToCtxOrNull:
+		if a == helpers.ArgPtrToCtxOrNull && reg.IsNull() {
 			return nil
 		}
 		if reg.Type != states.PtrToCtx {
 			return typeErr()
 		}
 		return e.checkPtrOffReg(reg, regno, false)
-	case ArgPtrToSocket, ArgPtrToSocketOrNull:
-		if a == ArgPtrToSocketOrNull && reg.IsNull() {
+	case helpers.ArgPtrToSocket, helpers.ArgPtrToSocketOrNull:
+		if a == helpers.ArgPtrToSocketOrNull && reg.IsNull() {
 			return nil
 		}
 		// The or-NULL kind takes a maybe-NULL socket as it is.
-		if reg.Type != states.PtrToSocket || (reg.MaybeNull() && a != ArgPtrToSocketOrNull) {
+		if reg.Type != states.PtrToSocket || (reg.MaybeNull() && a != helpers.ArgPtrToSocketOrNull) {
 			return typeErr()
 		}
-	case ArgPtrToSockCommon:
+	case helpers.ArgPtrToSockCommon:
 		if !isSockView(reg) {
 			return typeErr()
 		}
-	case ArgPtrToBTFIDSockCommon, ArgPtrToBTFIDSockCommonOrNull:
-		orNull := a == ArgPtrToBTFIDSockCommonOrNull
+	case helpers.ArgPtrToBTFIDSockCommon, helpers.ArgPtrToBTFIDSockCommonOrNull:
+		orNull := a == helpers.ArgPtrToBTFIDSockCommonOrNull
 		if orNull && reg.IsNull() {
 			return nil
 		}
@@ -676,7 +677,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			}
 		}
 		return typeErr()
-	case ArgPtrToRingbufMem, ArgPtrToAllocMem:
+	case helpers.ArgPtrToRingbufMem, helpers.ArgPtrToAllocMem:
 		if reg.Type != states.PtrToMem || reg.Flags&states.MemRingbuf == 0 || reg.MaybeNull() {
 			return typeErr()
 		}
@@ -688,9 +689,9 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if err := e.checkPtrOffReg(reg, regno, false); err != nil {
 			return err
 		}
-	case ArgPtrToSpinLock, ArgPtrToTimer:
+	case helpers.ArgPtrToSpinLock, helpers.ArgPtrToTimer:
 		// spin_lock_types also takes an allocated object.
-		lockInObj := a == ArgPtrToSpinLock && isAllocObj(reg)
+		lockInObj := a == helpers.ArgPtrToSpinLock && isAllocObj(reg)
 		if (reg.Type != states.PtrToMapValue || reg.MaybeNull()) && !lockInObj {
 			return typeErr()
 		}
@@ -701,7 +702,7 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 		if err := e.checkFuncArgRegOff(reg, regno, false); err != nil {
 			return err
 		}
-		if a == ArgPtrToTimer {
+		if a == helpers.ArgPtrToTimer {
 			return e.processTimerArg(regno, meta)
 		}
 		if e.inRBTreeCallback() {
@@ -714,20 +715,20 @@ func (e *env) checkFuncArg(i int, fn *HelperProto, meta *callMeta) error {
 			return e.processSpinLock(regno, false)
 		}
 		return e.reject(e.insnIdx, "verifier bug: spin lock arg on unexpected helper")
-	case ArgPtrToStackOrNull:
+	case helpers.ArgPtrToStackOrNull:
 		if reg.IsNull() {
 			return nil
 		}
 		if reg.Type != states.PtrToStack {
 			return typeErr()
 		}
-	case ArgPtrToBTFID, ArgPtrToBTFIDOrNull:
+	case helpers.ArgPtrToBTFID, helpers.ArgPtrToBTFIDOrNull:
 		return e.checkBTFIDArg(i, fn, a, meta.kptr)
-	case ArgPtrToKptr:
+	case helpers.ArgPtrToKptr:
 		return e.checkKptrXchgDest(regno, meta)
-	case ArgPtrToPercpuBTFID:
+	case helpers.ArgPtrToPercpuBTFID:
 		return e.checkPercpuBTFArg(regno, reg, meta)
-	case ArgPtrToDynptr:
+	case helpers.ArgPtrToDynptr:
 		return e.checkDynptrArg(regno, fn)
 	default:
 		return e.unsupported(e.insnIdx, "argument kind %d of helper %s#%d", a, fn.Name, fn.ID)
@@ -1153,8 +1154,8 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 // checkSockmapValueArg is the value argument of a helper on a sockmap or
 // sockhash: the kernel takes a socket there, not memory
 // (resolve_map_arg_type turns the value kind into a socket kind).
-func (e *env) checkSockmapValueArg(regno int, reg *states.Reg, a ArgType) error {
-	if a != ArgPtrToMapValue {
+func (e *env) checkSockmapValueArg(regno int, reg *states.Reg, a helpers.ArgType) error {
+	if a != helpers.ArgPtrToMapValue {
 		return e.reject(e.insnIdx, "invalid arg_type for sockmap/sockhash")
 	}
 	switch reg.Type {
@@ -1175,15 +1176,15 @@ const btfSockCommon = "sock_common"
 // checkBTFSockCommonArg checks a BTF pointer passed as a socket argument
 // (argument i): like a BTF argument of struct sock_common, which any
 // socket struct embeds first.
-func (e *env) checkBTFSockCommonArg(i int, fn *HelperProto, orNull bool) error {
+func (e *env) checkBTFSockCommonArg(i int, fn *helpers.Proto, orNull bool) error {
 	p := *fn
 	p.ArgBTFName[i] = btfSockCommon
 	// The or-NULL kind folds PTR_MAYBE_NULL out of the register's type
 	// before matching it (check_reg_type), so a trusted socket that may
 	// be NULL passes, as bpf_get_socket_ptr_cookie takes it.
-	a := ArgPtrToBTFID
+	a := helpers.ArgPtrToBTFID
 	if orNull {
-		a = ArgPtrToBTFIDOrNull
+		a = helpers.ArgPtrToBTFIDOrNull
 	}
 	return e.checkBTFIDArg(i, &p, a, nil)
 }

@@ -23,6 +23,7 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf"
+	"github.com/vercheck/vercheck/helpers"
 
 	"github.com/vercheck/vercheck/states"
 )
@@ -54,7 +55,7 @@ var forEachMapTypes = map[ebpf.MapType]bool{
 // checkCallbackHelperCall is check_helper_call for the helpers that take a
 // callback: the arguments, the callback branch, then the call's effect on
 // the current path.
-func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
+func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 	id := fn.ID
 	if id != fnLoop && id != fnForEachMapElem && id != fnTimerSetCallback && id != fnFindVMA && id != fnUserRingbufDrain {
 		return e.unsupported(e.insnIdx, "helper %s#%d with a callback", fn.Name, id)
@@ -62,7 +63,7 @@ func (e *env) checkCallbackHelperCall(fn *HelperProto) error {
 	meta := callMeta{mapIdx: -1, constMapKey: -1, pktAccess: fn.PktAccess}
 	sp := -1
 	for i := range fn.Args {
-		if fn.Args[i] != ArgPtrToFunc {
+		if fn.Args[i] != helpers.ArgPtrToFunc {
 			if err := e.checkFuncArg(i, fn, &meta); err != nil {
 				return err
 			}

@@ -38,7 +38,7 @@
 //
 // Helper prototypes are data (helpers_table.go): argument and return
 // kinds, GPL-only, packet access. checkFuncArg checks each argument the
-// way the kernel's check_func_arg does; helperAllowed says which program
+// way the kernel's check_func_arg does; helpers.Allowed says which program
 // types may call which helper, mapHelperCompatible which maps go with
 // which helper. r1-r5 are clobbered after a call; r0 is set from the
 // return kind (a map value or NULL with a fresh id, an acquired socket

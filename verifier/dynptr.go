@@ -39,6 +39,7 @@ package verifier
 
 import (
 	"fmt"
+	"github.com/vercheck/vercheck/helpers"
 
 	"github.com/vercheck/vercheck/states"
 )
@@ -222,7 +223,7 @@ func (e *env) dynptrState(reg *states.Reg) *states.Reg {
 // checkDynptrArg is the ARG_PTR_TO_DYNPTR part of check_func_arg: the
 // register's type, its offset, the release precondition, then
 // process_dynptr_func.
-func (e *env) checkDynptrArg(regno int, fn *HelperProto) error {
+func (e *env) checkDynptrArg(regno int, fn *helpers.Proto) error {
 	spec, ok := dynptrHelperArgs[fn.ID]
 	if !ok {
 		return e.unsupported(e.insnIdx, "dynptr argument of helper %s#%d", fn.Name, fn.ID)
@@ -422,9 +423,9 @@ func (e *env) destroyIfDynptrSlot(f *states.Frame, spi int) error {
 
 // dynptrDataMeta is what bpf_dynptr_data's r0 inherits from its dynptr:
 // the dynptr's id and reference.
-func (e *env) dynptrDataMeta(fn *HelperProto) (id, ref uint32, err error) {
+func (e *env) dynptrDataMeta(fn *helpers.Proto) (id, ref uint32, err error) {
 	for i, a := range fn.Args {
-		if a != ArgPtrToDynptr {
+		if a != helpers.ArgPtrToDynptr {
 			continue
 		}
 		d := e.dynptrState(&e.regs()[i+1])
@@ -499,9 +500,9 @@ func (e *env) processKfuncDynptrArg(meta *kfuncMeta, regno int, uninit bool) err
 
 // dynptrArgIsSKB reports whether the dynptr argument of helper fn is an
 // skb dynptr (the BPF_FUNC_dynptr_write case of check_helper_call).
-func (e *env) dynptrArgIsSKB(fn *HelperProto) bool {
+func (e *env) dynptrArgIsSKB(fn *helpers.Proto) bool {
 	for i, a := range fn.Args {
-		if a != ArgPtrToDynptr {
+		if a != helpers.ArgPtrToDynptr {
 			continue
 		}
 		d := e.dynptrState(&e.regs()[i+1])

@@ -11,6 +11,7 @@ package verifier
 // also takes NULL, or a pointer that may be NULL.
 
 import (
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -32,10 +33,10 @@ const btfVMAStruct = "vm_area_struct"
 // ARG_PTR_TO_BTF_ID (or _OR_NULL) argument i. The pointer bpf_kptr_xchg
 // moves into kptr (not nil) must match the kptr's struct instead of the
 // prototype's.
-func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType, kptr *kptrField) error {
+func (e *env) checkBTFIDArg(i int, fn *helpers.Proto, a helpers.ArgType, kptr *kptrField) error {
 	regno := i + 1
 	reg := &e.regs()[regno]
-	orNull := a == ArgPtrToBTFIDOrNull
+	orNull := a == helpers.ArgPtrToBTFIDOrNull
 	if orNull && reg.IsNull() {
 		return nil
 	}
@@ -97,12 +98,12 @@ func (e *env) checkBTFIDArg(i int, fn *HelperProto, a ArgType, kptr *kptrField) 
 // return kind's flags; a plain return such as bpf_task_pt_regs's is the
 // legacy, untagged PTR_TO_BTF_ID). bpf_kptr_xchg returns the struct of
 // its kptr.
-func (e *env) setRetBTFID(fn *HelperProto, r0 *states.Reg, kptr *kptrField) error {
+func (e *env) setRetBTFID(fn *helpers.Proto, r0 *states.Reg, kptr *kptrField) error {
 	var flags states.RegFlags
 	switch fn.Ret {
-	case RetPtrToBTFIDOrNull:
+	case helpers.RetPtrToBTFIDOrNull:
 		flags = states.MaybeNull
-	case RetPtrToBTFIDTrusted:
+	case helpers.RetPtrToBTFIDTrusted:
 		flags = states.PtrTrusted
 	}
 	id := uint32(0)

@@ -28,6 +28,7 @@ package verifier
 import (
 	"errors"
 	"fmt"
+	"github.com/vercheck/vercheck/helpers"
 	"strings"
 	"syscall"
 
@@ -836,14 +837,14 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 	var eff subprogEffect
 	switch {
 	case in.Src == 0:
-		fn, ok := helperProtoFor(e.progType, e.attach, in.Imm)
+		fn, ok := helpers.For(e.progType, e.attach, in.Imm)
 		if !ok {
 			return 0
 		}
 		if fn.ChangesPktData {
 			eff |= effectChangesPktData
 		}
-		if allowed, _ := helperAllowed(e.progType, e.attach, in.Imm); allowed && fn.MightSleep {
+		if allowed, _ := helpers.Allowed(e.progType, e.attach, in.Imm); allowed && fn.MightSleep {
 			eff |= effectMightSleep
 		}
 	case in.IsKfuncCall() && in.Off == 0:

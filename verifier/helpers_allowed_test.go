@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"errors"
+	"github.com/vercheck/vercheck/helpers"
 	"strings"
 	"sync"
 	"testing"
@@ -60,9 +61,9 @@ func TestHelperAllowed(t *testing.T) {
 		{"struct_ops perf_event_output", ebpf.StructOps, 0, asm.FnPerfEventOutput, res{false, true}},
 	}
 	for _, tt := range tests {
-		allowed, known := helperAllowed(tt.pt, tt.at, int32(tt.fn))
+		allowed, known := helpers.Allowed(tt.pt, tt.at, int32(tt.fn))
 		if diff := cmp.Diff(tt.want, res{allowed, known}); diff != "" {
-			t.Errorf("%s: helperAllowed mismatch (-want +got):\n%s", tt.name, diff)
+			t.Errorf("%s: helpers.Allowed mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }
@@ -115,7 +116,7 @@ func liveLoad(lt liveProgramType, insns asm.Instructions) (string, error) {
 	return err.Error(), err
 }
 
-// TestHelperAllowedLiveKernel compares helperAllowed with the running
+// TestHelperAllowedLiveKernel compares helpers.Allowed with the running
 // kernel for every helper and every program type it can load without a
 // BTF target. The sets describe the 6.18 reference machine, so a different
 // kernel or configuration may disagree.
@@ -143,18 +144,18 @@ func TestHelperAllowedLiveKernel(t *testing.T) {
 		{ebpf.Kprobe, ebpf.AttachTraceUprobeMulti}, {ebpf.SockOps, ebpf.AttachCGroupSockOps},
 	}
 	for _, lt := range types {
-		for id := int32(1); id <= maxHelperID; id++ {
+		for id := int32(1); id <= helpers.MaxID; id++ {
 			insns := asm.Instructions{asm.BuiltinFunc(id).Call(), asm.Mov.Imm(asm.R0, 0), asm.Return()}
 			log, err := liveLoad(lt, insns)
 			live := err == nil || !(strings.Contains(log, "cannot use helper") ||
 				strings.Contains(log, "unknown func") || strings.Contains(log, "invalid func"))
-			got, known := helperAllowed(lt.pt, lt.at, id)
+			got, known := helpers.Allowed(lt.pt, lt.at, id)
 			if !known {
 				t.Errorf("%v/%v: program type not modelled", lt.pt, lt.at)
 				break
 			}
 			if got != live {
-				t.Errorf("%v/%v helper %v (%d): helperAllowed %v, kernel %v", lt.pt, lt.at, asm.BuiltinFunc(id), id, got, live)
+				t.Errorf("%v/%v helper %v (%d): helpers.Allowed %v, kernel %v", lt.pt, lt.at, asm.BuiltinFunc(id), id, got, live)
 			}
 		}
 	}
@@ -171,7 +172,7 @@ func TestHelperAllowedLiveKernelBTF(t *testing.T) {
 		{pt: ebpf.Tracing, at: ebpf.AttachTraceIter, attachTo: "task"},
 	}
 	for _, lt := range types {
-		for id := int32(1); id <= maxHelperID; id++ {
+		for id := int32(1); id <= helpers.MaxID; id++ {
 			insns := asm.Instructions{asm.BuiltinFunc(id).Call(), asm.Mov.Imm(asm.R0, 0), asm.Return()}
 			kerr, ok := liveVerdict(lt, insns, nil, "GPL")
 			if !ok {
@@ -180,13 +181,13 @@ func TestHelperAllowedLiveKernelBTF(t *testing.T) {
 			}
 			live := !strings.Contains(kerr, "cannot use helper") && !strings.Contains(kerr, "unknown func") &&
 				!strings.Contains(kerr, "invalid func")
-			got, known := helperAllowed(lt.pt, lt.at, id)
+			got, known := helpers.Allowed(lt.pt, lt.at, id)
 			if !known {
 				t.Errorf("%v: program type not modelled", lt)
 				break
 			}
 			if got != live {
-				t.Errorf("%v helper %v (%d): helperAllowed %v, kernel %v", lt, asm.BuiltinFunc(id), id, got, live)
+				t.Errorf("%v helper %v (%d): helpers.Allowed %v, kernel %v", lt, asm.BuiltinFunc(id), id, got, live)
 			}
 		}
 	}

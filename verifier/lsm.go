@@ -23,7 +23,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/stablefix"
@@ -163,25 +162,6 @@ func (e *env) checkLSMHook(tc *tracingCtx) error {
 		return e.reject(0, "attach_btf_id %d points to disabled hook %s", btfTypeID(fn), tc.name)
 	}
 	return nil
-}
-
-// lsmHelpers is bpf_lsm_func_proto's set on top of the tracing set: the
-// inode and socket storages, spin locks, bpf_bprm_opts_set, the IMA hashes
-// (which their gate keeps to sleepable hooks); the trampoline helpers
-// (function arguments, attach cookie) for LSM_MAC only; the cgroup helpers
-// (local storage, retval) for LSM_CGROUP only. The hook-dependent sockopt
-// helpers are left out.
-func lsmHelpers(at ebpf.AttachType) helperSet {
-	s := helpersTracing.union(newHelperSet(
-		asm.FnInodeStorageGet, asm.FnInodeStorageDelete, asm.FnSkStorageGet,
-		asm.FnSkStorageDelete, asm.FnSpinLock, asm.FnSpinUnlock, asm.FnBprmOptsSet,
-		asm.FnImaInodeHash, asm.FnImaFileHash,
-	))
-	if at == ebpf.AttachLSMCgroup {
-		s = s.without(asm.FnGetAttachCookie)
-		return s.union(newHelperSet(asm.FnGetLocalStorage, asm.FnGetRetval, asm.FnSetRetval))
-	}
-	return s.union(newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt))
 }
 
 // lsmCgroupVoidNote is the line the kernel adds when an LSM_CGROUP program

@@ -14,6 +14,7 @@ package verifier
 
 import (
 	"fmt"
+	"github.com/vercheck/vercheck/helpers"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -21,35 +22,35 @@ import (
 
 // mapAllowedHelpers lists, for map types that only some helpers may take,
 // those helpers.
-var mapAllowedHelpers = map[ebpf.MapType]helperSet{
-	ebpf.ProgramArray: newHelperSet(asm.FnTailCall),
-	ebpf.PerfEventArray: newHelperSet(asm.FnPerfEventRead, asm.FnPerfEventOutput,
+var mapAllowedHelpers = map[ebpf.MapType]helpers.Set{
+	ebpf.ProgramArray: helpers.NewSet(asm.FnTailCall),
+	ebpf.PerfEventArray: helpers.NewSet(asm.FnPerfEventRead, asm.FnPerfEventOutput,
 		asm.FnPerfEventReadValue, asm.FnSkbOutput, asm.FnXdpOutput),
-	ebpf.RingBuf: newHelperSet(asm.FnRingbufOutput, asm.FnRingbufReserve, asm.FnRingbufQuery,
+	ebpf.RingBuf: helpers.NewSet(asm.FnRingbufOutput, asm.FnRingbufReserve, asm.FnRingbufQuery,
 		asm.FnRingbufReserveDynptr, asm.FnRingbufSubmitDynptr, asm.FnRingbufDiscardDynptr),
-	ebpf.UserRingbuf:         newHelperSet(asm.FnUserRingbufDrain),
-	ebpf.StackTrace:          newHelperSet(asm.FnGetStackid),
-	ebpf.CGroupArray:         newHelperSet(asm.FnSkbUnderCgroup, asm.FnCurrentTaskUnderCgroup),
-	ebpf.CGroupStorage:       newHelperSet(asm.FnGetLocalStorage),
-	ebpf.PerCPUCGroupStorage: newHelperSet(asm.FnGetLocalStorage),
-	ebpf.DevMap:              newHelperSet(asm.FnRedirectMap, asm.FnMapLookupElem),
-	ebpf.DevMapHash:          newHelperSet(asm.FnRedirectMap, asm.FnMapLookupElem),
-	ebpf.CPUMap:              newHelperSet(asm.FnRedirectMap),
-	ebpf.XSKMap:              newHelperSet(asm.FnRedirectMap, asm.FnMapLookupElem),
-	ebpf.ArrayOfMaps:         newHelperSet(asm.FnMapLookupElem),
-	ebpf.HashOfMaps:          newHelperSet(asm.FnMapLookupElem),
-	ebpf.SockMap: newHelperSet(asm.FnSkRedirectMap, asm.FnSockMapUpdate, asm.FnMsgRedirectMap,
+	ebpf.UserRingbuf:         helpers.NewSet(asm.FnUserRingbufDrain),
+	ebpf.StackTrace:          helpers.NewSet(asm.FnGetStackid),
+	ebpf.CGroupArray:         helpers.NewSet(asm.FnSkbUnderCgroup, asm.FnCurrentTaskUnderCgroup),
+	ebpf.CGroupStorage:       helpers.NewSet(asm.FnGetLocalStorage),
+	ebpf.PerCPUCGroupStorage: helpers.NewSet(asm.FnGetLocalStorage),
+	ebpf.DevMap:              helpers.NewSet(asm.FnRedirectMap, asm.FnMapLookupElem),
+	ebpf.DevMapHash:          helpers.NewSet(asm.FnRedirectMap, asm.FnMapLookupElem),
+	ebpf.CPUMap:              helpers.NewSet(asm.FnRedirectMap),
+	ebpf.XSKMap:              helpers.NewSet(asm.FnRedirectMap, asm.FnMapLookupElem),
+	ebpf.ArrayOfMaps:         helpers.NewSet(asm.FnMapLookupElem),
+	ebpf.HashOfMaps:          helpers.NewSet(asm.FnMapLookupElem),
+	ebpf.SockMap: helpers.NewSet(asm.FnSkRedirectMap, asm.FnSockMapUpdate, asm.FnMsgRedirectMap,
 		asm.FnSkSelectReuseport, asm.FnMapLookupElem, asm.FnMapUpdateElem, asm.FnMapDeleteElem),
-	ebpf.SockHash: newHelperSet(asm.FnSkRedirectHash, asm.FnSockHashUpdate, asm.FnMsgRedirectHash,
+	ebpf.SockHash: helpers.NewSet(asm.FnSkRedirectHash, asm.FnSockHashUpdate, asm.FnMsgRedirectHash,
 		asm.FnSkSelectReuseport, asm.FnMapLookupElem, asm.FnMapUpdateElem, asm.FnMapDeleteElem),
-	ebpf.ReusePortSockArray: newHelperSet(asm.FnSkSelectReuseport),
-	ebpf.Queue:              newHelperSet(asm.FnMapPeekElem, asm.FnMapPopElem, asm.FnMapPushElem),
-	ebpf.Stack:              newHelperSet(asm.FnMapPeekElem, asm.FnMapPopElem, asm.FnMapPushElem),
-	ebpf.SkStorage:          newHelperSet(asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnKptrXchg),
-	ebpf.InodeStorage:       newHelperSet(asm.FnInodeStorageGet, asm.FnInodeStorageDelete, asm.FnKptrXchg),
-	ebpf.TaskStorage:        newHelperSet(asm.FnTaskStorageGet, asm.FnTaskStorageDelete, asm.FnKptrXchg),
-	ebpf.CgroupStorage:      newHelperSet(asm.FnCgrpStorageGet, asm.FnCgrpStorageDelete, asm.FnKptrXchg),
-	ebpf.BloomFilter:        newHelperSet(asm.FnMapPeekElem, asm.FnMapPushElem),
+	ebpf.ReusePortSockArray: helpers.NewSet(asm.FnSkSelectReuseport),
+	ebpf.Queue:              helpers.NewSet(asm.FnMapPeekElem, asm.FnMapPopElem, asm.FnMapPushElem),
+	ebpf.Stack:              helpers.NewSet(asm.FnMapPeekElem, asm.FnMapPopElem, asm.FnMapPushElem),
+	ebpf.SkStorage:          helpers.NewSet(asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnKptrXchg),
+	ebpf.InodeStorage:       helpers.NewSet(asm.FnInodeStorageGet, asm.FnInodeStorageDelete, asm.FnKptrXchg),
+	ebpf.TaskStorage:        helpers.NewSet(asm.FnTaskStorageGet, asm.FnTaskStorageDelete, asm.FnKptrXchg),
+	ebpf.CgroupStorage:      helpers.NewSet(asm.FnCgrpStorageGet, asm.FnCgrpStorageDelete, asm.FnKptrXchg),
+	ebpf.BloomFilter:        helpers.NewSet(asm.FnMapPeekElem, asm.FnMapPushElem),
 }
 
 // helperAllowedMaps lists, for helpers that only take some map types, those
@@ -98,7 +99,7 @@ var helperAllowedMaps = map[asm.BuiltinFunc][]ebpf.MapType{
 // decision for calling helper id with a map of type mt as argument; msg is
 // the kernel's message when not.
 func mapHelperCompatible(mt ebpf.MapType, id int32) (ok bool, msg string) {
-	if allowed, special := mapAllowedHelpers[mt]; special && !allowed.has(id) {
+	if allowed, special := mapAllowedHelpers[mt]; special && !allowed.Has(id) {
 		return false, mapHelperMismatch(mt, id)
 	}
 	if types, special := helperAllowedMaps[asm.BuiltinFunc(id)]; special {
@@ -116,7 +117,7 @@ func mapHelperCompatible(mt ebpf.MapType, id int32) (ok bool, msg string) {
 // wrong helper.
 func mapHelperMismatch(mt ebpf.MapType, id int32) string {
 	name := fmt.Sprintf("unknown#%d", id)
-	if p, ok := helperProto(id); ok {
+	if p, ok := helpers.Lookup(id); ok {
 		name = p.Name
 	}
 	return fmt.Sprintf("cannot pass map_type %d into func %s#%d", uint32(mt), name, id)

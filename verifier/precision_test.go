@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"github.com/vercheck/vercheck/helpers"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -317,7 +318,7 @@ func TestBacktrackInsn(t *testing.T) {
 
 func mustCFG(t *testing.T, prog []insn.Insn) *insn.CFG {
 	t.Helper()
-	cfg, err := insn.AnalyzeWith(prog, insn.Options{HelperArgs: helperArgCountFor(ebpf.UnspecifiedProgram, ebpf.AttachNone)})
+	cfg, err := insn.AnalyzeWith(prog, insn.Options{HelperArgs: helpers.ArgCountFor(ebpf.UnspecifiedProgram, ebpf.AttachNone)})
 	if err != nil {
 		t.Fatalf("analyze: %v", err)
 	}

@@ -3,6 +3,7 @@ package verifier
 import (
 	"errors"
 	"fmt"
+	"github.com/vercheck/vercheck/helpers"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -157,8 +158,8 @@ func compareHelperProtos(t *testing.T, lt protoLiveType, obj *loader.Object, m *
 	if lo, _, ok := retRange(lt.pt, lt.at); ok {
 		exit = int32(lo)
 	}
-	for id := int32(1); id <= maxHelperID; id++ {
-		if ok, known := helperAllowed(lt.pt, lt.at, id); !ok || !known {
+	for id := int32(1); id <= helpers.MaxID; id++ {
+		if ok, known := helpers.Allowed(lt.pt, lt.at, id); !ok || !known {
 			continue
 		}
 		for _, s := range protoProbeSetups {

@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 )
 
@@ -128,15 +126,6 @@ func sockToTCPSock(spec *btf.Spec) func(uint32) uint32 {
 // bpf_setsockopt/bpf_getsockopt.
 func structOpsNoSockopt(target string) bool {
 	return target == structOpsNoSockoptMember
-}
-
-// structOpsHelpers is what bpf_tcp_ca_get_func_proto adds to the base set
-// (the only struct_ops type whose programs get this far).
-func structOpsHelpers(ebpf.AttachType) helperSet {
-	return newHelperSet(
-		asm.FnTcpSendAck, asm.FnSkStorageGet, asm.FnSkStorageDelete,
-		asm.FnSetsockopt, asm.FnGetsockopt, asm.FnKtimeGetCoarseNs,
-	)
 }
 
 // tcpCAWritable lists the tcp_sock fields bpf_tcp_ca_btf_struct_access

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"errors"
+	"github.com/vercheck/vercheck/helpers"
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/states"
@@ -86,12 +87,12 @@ func (e *env) helperArgScalar(insnIdx int, reg uint8) (scalar, known bool) {
 	if !in.IsHelperCall() || reg < insn.R1 || reg > insn.R5 {
 		return false, false
 	}
-	fn, ok := helperProtoFor(e.progType, e.attach, in.Imm)
+	fn, ok := helpers.For(e.progType, e.attach, in.Imm)
 	if !ok {
 		return false, false
 	}
 	switch fn.Args[reg-1] {
-	case ArgAnything, ArgConstSize, ArgConstSizeOrZero, ArgConstAllocSizeOrZero:
+	case helpers.ArgAnything, helpers.ArgConstSize, helpers.ArgConstSizeOrZero, helpers.ArgConstAllocSizeOrZero:
 		return true, true
 	}
 	return false, true

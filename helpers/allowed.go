@@ -1,4 +1,4 @@
-package verifier
+package helpers
 
 // Which helpers each program type may call: the kernel's get_func_proto per
 // program type (bpf_base_func_proto, bpf_sk_base_func_proto, sk_filter,
@@ -23,7 +23,7 @@ package verifier
 // it may call is checked the same way (TestHelperProtoLiveKernel).
 //
 // Some helpers also put a condition on the calling program (the kernel's
-// bpf_func_proto.allowed: HelperProto.Gate), checked by checkHelperGate
+// bpf_func_proto.allowed: Proto.Gate), checked by the verifier
 // once the helper is known to be available.
 
 import (
@@ -33,16 +33,16 @@ import (
 	"github.com/cilium/ebpf/asm"
 )
 
-// helperSetWords is the number of 64-bit words a helperSet needs to hold
-// every helper id up to maxHelperID.
-const helperSetWords = (int(maxHelperID) + 64) / 64
+// setWords is the number of 64-bit words a Set needs to hold
+// every helper id up to MaxID.
+const setWords = (int(MaxID) + 64) / 64
 
-// helperSet is a set of helper ids.
-type helperSet [helperSetWords]uint64
+// Set is a set of helper ids.
+type Set [setWords]uint64
 
-// newHelperSet returns the set of the given helpers.
-func newHelperSet(fns ...asm.BuiltinFunc) helperSet {
-	var s helperSet
+// NewSet returns the set of the given helpers.
+func NewSet(fns ...asm.BuiltinFunc) Set {
+	var s Set
 	for _, fn := range fns {
 		id := int(fn)
 		s[id/64] |= 1 << (id % 64)
@@ -51,15 +51,15 @@ func newHelperSet(fns ...asm.BuiltinFunc) helperSet {
 }
 
 // has reports whether id is in the set.
-func (s helperSet) has(id int32) bool {
-	if id <= 0 || id > maxHelperID {
+func (s Set) Has(id int32) bool {
+	if id <= 0 || id > MaxID {
 		return false
 	}
 	return s[id/64]&(1<<(id%64)) != 0
 }
 
 // union returns the set of helpers in s or in any of others.
-func (s helperSet) union(others ...helperSet) helperSet {
+func (s Set) Union(others ...Set) Set {
 	for _, o := range others {
 		for i := range s {
 			s[i] |= o[i]
@@ -69,7 +69,7 @@ func (s helperSet) union(others ...helperSet) helperSet {
 }
 
 // without returns s less the given helpers.
-func (s helperSet) without(fns ...asm.BuiltinFunc) helperSet {
+func (s Set) Without(fns ...asm.BuiltinFunc) Set {
 	for _, fn := range fns {
 		id := int(fn)
 		s[id/64] &^= 1 << (id % 64)
@@ -77,84 +77,112 @@ func (s helperSet) without(fns ...asm.BuiltinFunc) helperSet {
 	return s
 }
 
-// helperAllowed reports whether a program of type pt (attach type at) may
+// Allowed reports whether a program of type pt (attach type at) may
 // call helper id, per the kernel's get_func_proto for that type. known is
 // false for program types vercheck does not model (the caller reports them
 // as unsupported); allowed is then false too.
-func helperAllowed(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (allowed bool, known bool) {
+func Allowed(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (allowed bool, known bool) {
 	set, ok := allowedHelpers(pt, at)
 	if !ok {
 		return false, false
 	}
-	return set.has(id), true
+	return set.Has(id), true
 }
 
 // allowedHelpers returns the full set of helpers a program type may call.
-func allowedHelpers(pt ebpf.ProgramType, at ebpf.AttachType) (helperSet, bool) {
+func allowedHelpers(pt ebpf.ProgramType, at ebpf.AttachType) (Set, bool) {
 	c := helpersCommon
 	switch pt {
 	case ebpf.SocketFilter:
-		return c.union(helpersSkBase, helpersSocketFilter), true
+		return c.Union(helpersSkBase, helpersSocketFilter), true
 	case ebpf.SchedCLS, ebpf.SchedACT:
-		return c.union(helpersSkBase, helpersTc), true
+		return c.Union(helpersSkBase, helpersTc), true
 	case ebpf.XDP:
-		return c.union(helpersSkBase, helpersXdp), true
+		return c.Union(helpersSkBase, helpersXdp), true
 	case ebpf.Kprobe, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.RawTracepointWritable:
-		return c.union(helpersTrace), true
+		return c.Union(helpersTrace), true
 	case ebpf.PerfEvent:
-		return c.union(helpersTrace, helpersPerfEvent), true
+		return c.Union(helpersTrace, helpersPerfEvent), true
 	case ebpf.Tracing:
-		return c.union(helpersTracing, tracingAttachHelpers(at)), true
+		return c.Union(helpersTracing, tracingAttachHelpers(at)), true
 	case ebpf.Syscall:
-		return c.union(helpersSyscall), true
+		return c.Union(helpersSyscall), true
 	case ebpf.CGroupSKB:
-		return c.union(helpersSkBase, helpersCgroupSKB), true
+		return c.Union(helpersSkBase, helpersCgroupSKB), true
 	case ebpf.CGroupSock:
-		return c.union(helpersCgroupSock, cgroupRetvalHelpers(at)), true
+		return c.Union(helpersCgroupSock, cgroupRetvalHelpers(at)), true
 	case ebpf.CGroupSockAddr:
-		s := c.union(helpersSkBase, helpersSockAddr, cgroupRetvalHelpers(at))
+		s := c.Union(helpersSkBase, helpersSockAddr, cgroupRetvalHelpers(at))
 		if at == ebpf.AttachCGroupInet4Connect || at == ebpf.AttachCGroupInet6Connect {
-			s = s.union(newHelperSet(asm.FnBind))
+			s = s.Union(NewSet(asm.FnBind))
 		}
 		return s, true
 	case ebpf.SockOps:
-		return c.union(helpersSkBase, helpersSockOps), true
+		return c.Union(helpersSkBase, helpersSockOps), true
 	case ebpf.SkSKB:
-		return c.union(helpersSkBase, helpersSkSKB), true
+		return c.Union(helpersSkBase, helpersSkSKB), true
 	case ebpf.SkMsg:
-		return c.union(helpersSkBase, helpersSkMsg), true
+		return c.Union(helpersSkBase, helpersSkMsg), true
 	case ebpf.LWTIn:
-		return c.union(helpersSkBase, helpersLwtOut, newHelperSet(asm.FnLwtPushEncap)), true
+		return c.Union(helpersSkBase, helpersLwtOut, NewSet(asm.FnLwtPushEncap)), true
 	case ebpf.LWTOut:
-		return c.union(helpersSkBase, helpersLwtOut), true
+		return c.Union(helpersSkBase, helpersLwtOut), true
 	case ebpf.LWTXmit:
-		return c.union(helpersSkBase, helpersLwtOut, helpersLwtXmit), true
+		return c.Union(helpersSkBase, helpersLwtOut, helpersLwtXmit), true
 	case ebpf.LWTSeg6Local:
-		return c.union(helpersSkBase, helpersLwtOut, helpersLwtSeg6Local), true
+		return c.Union(helpersSkBase, helpersLwtOut, helpersLwtSeg6Local), true
 	case ebpf.FlowDissector:
-		return c.union(helpersSkBase, helpersFlowDissector), true
+		return c.Union(helpersSkBase, helpersFlowDissector), true
 	case ebpf.SkLookup:
-		return c.union(helpersSkBase, helpersSkLookup), true
+		return c.Union(helpersSkBase, helpersSkLookup), true
 	case ebpf.SkReuseport:
-		return c.union(helpersSkReuseport), true
+		return c.Union(helpersSkReuseport), true
 	case ebpf.CGroupDevice:
-		return c.union(helpersCgroupDevice, cgroupRetvalHelpers(at)), true
+		return c.Union(helpersCgroupDevice, cgroupRetvalHelpers(at)), true
 	case ebpf.CGroupSysctl:
-		return c.union(helpersCgroupSysctl, cgroupRetvalHelpers(at)), true
+		return c.Union(helpersCgroupSysctl, cgroupRetvalHelpers(at)), true
 	case ebpf.CGroupSockopt:
-		s := c.union(helpersCgroupSockopt, cgroupRetvalHelpers(at))
+		s := c.Union(helpersCgroupSockopt, cgroupRetvalHelpers(at))
 		if at == ebpf.AttachCGroupSetsockopt {
-			s = s.union(newHelperSet(asm.FnSetsockopt, asm.FnGetsockopt))
+			s = s.Union(NewSet(asm.FnSetsockopt, asm.FnGetsockopt))
 		}
 		return s, true
 	case ebpf.Netfilter:
 		return c, true
 	case ebpf.LSM:
-		return c.union(lsmHelpers(at)), true
+		return c.Union(lsmHelpers(at)), true
 	case ebpf.StructOps:
-		return c.union(structOpsHelpers(at)), true
+		return c.Union(structOpsHelpers(at)), true
 	}
-	return helperSet{}, false
+	return Set{}, false
+}
+
+// lsmHelpers is bpf_lsm_func_proto's set on top of the tracing set: the
+// inode and socket storages, spin locks, bpf_bprm_opts_set, the IMA hashes
+// (which their gate keeps to sleepable hooks); the trampoline helpers
+// (function arguments, attach cookie) for LSM_MAC only; the cgroup helpers
+// (local storage, retval) for LSM_CGROUP only. The hook-dependent sockopt
+// helpers are left out.
+func lsmHelpers(at ebpf.AttachType) Set {
+	s := helpersTracing.Union(NewSet(
+		asm.FnInodeStorageGet, asm.FnInodeStorageDelete, asm.FnSkStorageGet,
+		asm.FnSkStorageDelete, asm.FnSpinLock, asm.FnSpinUnlock, asm.FnBprmOptsSet,
+		asm.FnImaInodeHash, asm.FnImaFileHash,
+	))
+	if at == ebpf.AttachLSMCgroup {
+		s = s.Without(asm.FnGetAttachCookie)
+		return s.Union(NewSet(asm.FnGetLocalStorage, asm.FnGetRetval, asm.FnSetRetval))
+	}
+	return s.Union(NewSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt))
+}
+
+// structOpsHelpers is what bpf_tcp_ca_get_func_proto adds to the base set
+// (the only struct_ops type whose programs get this far).
+func structOpsHelpers(ebpf.AttachType) Set {
+	return NewSet(
+		asm.FnTcpSendAck, asm.FnSkStorageGet, asm.FnSkStorageDelete,
+		asm.FnSetsockopt, asm.FnGetsockopt, asm.FnKtimeGetCoarseNs,
+	)
 }
 
 // cgroupRetvalHelpers is what cgroup_common_func_proto gives a cgroup
@@ -163,45 +191,45 @@ func allowedHelpers(pt ebpf.ProgramType, at ebpf.AttachType) (helperSet, bool) {
 // (the skb and sock_ops hooks, recvmsg, getpeername and getsockname).
 // Expected attach type 0 is BPF_CGROUP_INET_INGRESS, so a cgroup device or
 // sysctl program loaded without one has neither.
-func cgroupRetvalHelpers(at ebpf.AttachType) helperSet {
+func cgroupRetvalHelpers(at ebpf.AttachType) Set {
 	switch at {
 	case ebpf.AttachCGroupInetIngress, ebpf.AttachCGroupInetEgress, ebpf.AttachCGroupSockOps,
 		ebpf.AttachCGroupUDP4Recvmsg, ebpf.AttachCGroupUDP6Recvmsg, ebpf.AttachCgroupUnixRecvmsg,
 		ebpf.AttachCgroupInet4GetPeername, ebpf.AttachCgroupInet6GetPeername, ebpf.AttachCgroupUnixGetpeername,
 		ebpf.AttachCgroupInet4GetSockname, ebpf.AttachCgroupInet6GetSockname, ebpf.AttachCgroupUnixGetsockname:
-		return helperSet{}
+		return Set{}
 	}
-	return newHelperSet(asm.FnGetRetval, asm.FnSetRetval)
+	return NewSet(asm.FnGetRetval, asm.FnSetRetval)
 }
 
 // tracingAttachHelpers is what a BTF tracing program gains from its attach
 // type: programs run from a trampoline can read their arguments (and, on
 // exit, the return value) and, like tp_btf programs, their attach cookie;
 // iterators can print into their seq_file.
-func tracingAttachHelpers(at ebpf.AttachType) helperSet {
+func tracingAttachHelpers(at ebpf.AttachType) Set {
 	switch at {
 	case ebpf.AttachTraceRawTp:
-		return newHelperSet(asm.FnGetAttachCookie)
+		return NewSet(asm.FnGetAttachCookie)
 	case ebpf.AttachTraceFEntry:
-		return newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncArgCnt, asm.FnGetAttachCookie)
+		return NewSet(asm.FnGetFuncArg, asm.FnGetFuncArgCnt, asm.FnGetAttachCookie)
 	case ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
-		return newHelperSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt, asm.FnGetAttachCookie)
+		return NewSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt, asm.FnGetAttachCookie)
 	case ebpf.AttachTraceIter:
-		return newHelperSet(asm.FnSeqPrintf, asm.FnSeqWrite, asm.FnSeqPrintfBtf)
+		return NewSet(asm.FnSeqPrintf, asm.FnSeqWrite, asm.FnSeqPrintfBtf)
 	}
-	return helperSet{}
+	return Set{}
 }
 
-// iterTargetHelpers are the helpers an iterator's target adds for its
+// IterTarget are the helpers an iterator's target adds for its
 // programs (bpf_iter_get_func_proto asks the target's get_func_proto):
 // the tcp and unix socket iterators may set and read options of the socket
 // they visit.
-func iterTargetHelpers(target string) helperSet {
+func IterTarget(target string) Set {
 	switch target {
 	case "tcp", "unix":
-		return newHelperSet(asm.FnSetsockopt, asm.FnGetsockopt)
+		return NewSet(asm.FnSetsockopt, asm.FnGetsockopt)
 	}
-	return helperSet{}
+	return Set{}
 }
 
 // The helper sets. Each per-type set lists what the type adds to
@@ -209,7 +237,7 @@ func iterTargetHelpers(target string) helperSet {
 var (
 	// helpersCommon is bpf_base_func_proto as root sees it (CAP_BPF and
 	// CAP_PERFMON granted): every program type may call these.
-	helpersCommon = newHelperSet(
+	helpersCommon = NewSet(
 		asm.FnMapLookupElem, asm.FnMapUpdateElem, asm.FnMapDeleteElem, asm.FnKtimeGetNs,
 		asm.FnTracePrintk, asm.FnGetPrandomU32, asm.FnGetSmpProcessorId, asm.FnTailCall,
 		asm.FnGetCurrentPidTgid, asm.FnGetCurrentUidGid, asm.FnGetCurrentComm,
@@ -232,18 +260,18 @@ var (
 	)
 	// helpersSkBase is what bpf_sk_base_func_proto adds to the common set:
 	// the BTF socket casts and the coarse clock.
-	helpersSkBase = newHelperSet(
+	helpersSkBase = NewSet(
 		asm.FnSkcToTcp6Sock, asm.FnSkcToTcpSock, asm.FnSkcToTcpTimewaitSock,
 		asm.FnSkcToTcpRequestSock, asm.FnSkcToUdp6Sock, asm.FnKtimeGetCoarseNs, asm.FnSkcToUnixSock,
 		asm.FnSkcToMptcpSock,
 	)
 	// helpersSocketFilter: sk_filter_func_proto: skb loads, socket cookie and uid, netns cookie.
-	helpersSocketFilter = newHelperSet(
+	helpersSocketFilter = NewSet(
 		asm.FnPerfEventOutput, asm.FnSkbLoadBytes, asm.FnGetSocketCookie, asm.FnGetSocketUid,
 		asm.FnSkbLoadBytesRelative, asm.FnGetNetnsCookie,
 	)
 	// helpersTc: tc_cls_act_func_proto: the full skb toolbox of tc classifiers and actions.
-	helpersTc = newHelperSet(
+	helpersTc = NewSet(
 		asm.FnSkbStoreBytes, asm.FnL3CsumReplace, asm.FnL4CsumReplace, asm.FnCloneRedirect,
 		asm.FnSkbVlanPush, asm.FnSkbVlanPop, asm.FnSkbGetTunnelKey, asm.FnSkbSetTunnelKey,
 		asm.FnRedirect, asm.FnGetRouteRealm, asm.FnPerfEventOutput, asm.FnSkbLoadBytes,
@@ -261,7 +289,7 @@ var (
 		asm.FnTcpRawCheckSyncookieIpv4, asm.FnTcpRawCheckSyncookieIpv6,
 	)
 	// helpersXdp: xdp_func_proto: packet adjustment, redirects, FIB and socket lookups, syncookies.
-	helpersXdp = newHelperSet(
+	helpersXdp = NewSet(
 		asm.FnRedirect, asm.FnPerfEventOutput, asm.FnCsumDiff, asm.FnXdpAdjustHead,
 		asm.FnRedirectMap, asm.FnXdpAdjustMeta, asm.FnXdpAdjustTail, asm.FnFibLookup,
 		asm.FnSkLookupTcp, asm.FnSkLookupUdp, asm.FnSkRelease, asm.FnSkcLookupTcp,
@@ -270,16 +298,16 @@ var (
 		asm.FnTcpRawGenSyncookieIpv6, asm.FnTcpRawCheckSyncookieIpv4, asm.FnTcpRawCheckSyncookieIpv6,
 	)
 	// helpersTrace: the kprobe, tracepoint and raw tracepoint protos: probe_read, stacks, perf output.
-	helpersTrace = newHelperSet(
+	helpersTrace = NewSet(
 		asm.FnProbeRead, asm.FnPerfEventOutput, asm.FnGetStackid, asm.FnProbeReadStr, asm.FnGetStack,
 		asm.FnGetFuncIp, asm.FnGetAttachCookie,
 	)
 	// helpersPerfEvent: pe_prog_func_proto, on top of helpersTrace: perf counters and branch records.
-	helpersPerfEvent = newHelperSet(
+	helpersPerfEvent = NewSet(
 		asm.FnPerfProgReadValue, asm.FnReadBranchRecords,
 	)
 	// helpersTracing: tracing_prog_func_proto (BTF tracing programs), for any attach type.
-	helpersTracing = newHelperSet(
+	helpersTracing = NewSet(
 		asm.FnProbeRead, asm.FnPerfEventOutput, asm.FnGetStackid, asm.FnProbeReadStr,
 		asm.FnGetSocketCookie, asm.FnGetStack, asm.FnSkStorageGet, asm.FnSkStorageDelete,
 		asm.FnSkbOutput, asm.FnXdpOutput, asm.FnSkcToTcp6Sock, asm.FnSkcToTcpSock,
@@ -288,7 +316,7 @@ var (
 		asm.FnXdpGetBuffLen, asm.FnSkcToMptcpSock,
 	)
 	// helpersSyscall: syscall_prog_func_proto: the tracing helpers plus the sys_bpf family.
-	helpersSyscall = newHelperSet(
+	helpersSyscall = NewSet(
 		asm.FnProbeRead, asm.FnPerfEventOutput, asm.FnGetStackid, asm.FnProbeReadStr,
 		asm.FnGetSocketCookie, asm.FnGetStack, asm.FnSkStorageGet, asm.FnSkStorageDelete,
 		asm.FnSkbOutput, asm.FnXdpOutput, asm.FnSkcToTcp6Sock, asm.FnSkcToTcpSock,
@@ -297,7 +325,7 @@ var (
 		asm.FnSkcToUnixSock, asm.FnKallsymsLookupName, asm.FnXdpGetBuffLen, asm.FnSkcToMptcpSock,
 	)
 	// helpersCgroupSKB: cg_skb_func_proto.
-	helpersCgroupSKB = newHelperSet(
+	helpersCgroupSKB = NewSet(
 		asm.FnPerfEventOutput, asm.FnSkbLoadBytes, asm.FnGetSocketCookie, asm.FnGetSocketUid,
 		asm.FnSkbLoadBytesRelative, asm.FnSkbCgroupId, asm.FnGetLocalStorage,
 		asm.FnSkbAncestorCgroupId, asm.FnSkLookupTcp, asm.FnSkLookupUdp, asm.FnSkRelease,
@@ -306,77 +334,77 @@ var (
 		asm.FnSkCgroupId, asm.FnSkAncestorCgroupId,
 	)
 	// helpersCgroupSock: sock_filter_func_proto (cgroup sock programs).
-	helpersCgroupSock = newHelperSet(
+	helpersCgroupSock = NewSet(
 		asm.FnPerfEventOutput, asm.FnGetSocketCookie, asm.FnGetLocalStorage, asm.FnSkStorageGet,
 		asm.FnGetNetnsCookie, asm.FnKtimeGetCoarseNs,
 	)
 	// helpersSockAddr: sock_addr_func_proto, for every attach type.
-	helpersSockAddr = newHelperSet(
+	helpersSockAddr = NewSet(
 		asm.FnPerfEventOutput, asm.FnGetSocketCookie, asm.FnSetsockopt, asm.FnGetsockopt,
 		asm.FnGetLocalStorage, asm.FnSkLookupTcp, asm.FnSkLookupUdp, asm.FnSkRelease,
 		asm.FnSkcLookupTcp, asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
 	)
 	// helpersSockOps: sock_ops_func_proto.
-	helpersSockOps = newHelperSet(
+	helpersSockOps = NewSet(
 		asm.FnPerfEventOutput, asm.FnGetSocketCookie, asm.FnSetsockopt, asm.FnSockMapUpdate,
 		asm.FnGetsockopt, asm.FnSockOpsCbFlagsSet, asm.FnSockHashUpdate, asm.FnGetLocalStorage,
 		asm.FnTcpSock, asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
 		asm.FnLoadHdrOpt, asm.FnStoreHdrOpt, asm.FnReserveHdrOpt,
 	)
 	// helpersSkSKB: sk_skb_func_proto.
-	helpersSkSKB = newHelperSet(
+	helpersSkSKB = NewSet(
 		asm.FnSkbStoreBytes, asm.FnPerfEventOutput, asm.FnSkbLoadBytes, asm.FnSkbChangeTail,
 		asm.FnSkbPullData, asm.FnSkbChangeHead, asm.FnGetSocketCookie, asm.FnGetSocketUid,
 		asm.FnSkbAdjustRoom, asm.FnSkRedirectMap, asm.FnSkRedirectHash, asm.FnSkLookupTcp,
 		asm.FnSkLookupUdp, asm.FnSkRelease, asm.FnSkcLookupTcp,
 	)
 	// helpersSkMsg: sk_msg_func_proto.
-	helpersSkMsg = newHelperSet(
+	helpersSkMsg = NewSet(
 		asm.FnPerfEventOutput, asm.FnMsgRedirectMap, asm.FnMsgApplyBytes, asm.FnMsgCorkBytes,
 		asm.FnMsgPullData, asm.FnMsgRedirectHash, asm.FnMsgPushData, asm.FnMsgPopData,
 		asm.FnSkStorageGet, asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
 	)
 	// helpersLwtOut: lwt_out_func_proto (lwt_in adds bpf_lwt_push_encap).
-	helpersLwtOut = newHelperSet(
+	helpersLwtOut = NewSet(
 		asm.FnGetRouteRealm, asm.FnPerfEventOutput, asm.FnSkbLoadBytes, asm.FnCsumDiff,
 		asm.FnSkbUnderCgroup, asm.FnGetHashRecalc, asm.FnSkbPullData,
 	)
 	// helpersLwtXmit: lwt_xmit_func_proto, on top of helpersLwtOut.
-	helpersLwtXmit = newHelperSet(
+	helpersLwtXmit = NewSet(
 		asm.FnSkbStoreBytes, asm.FnL3CsumReplace, asm.FnL4CsumReplace, asm.FnCloneRedirect,
 		asm.FnSkbGetTunnelKey, asm.FnSkbSetTunnelKey, asm.FnRedirect, asm.FnSkbGetTunnelOpt,
 		asm.FnSkbSetTunnelOpt, asm.FnSkbChangeTail, asm.FnCsumUpdate, asm.FnSetHashInvalid,
 		asm.FnSkbChangeHead, asm.FnLwtPushEncap, asm.FnCsumLevel,
 	)
 	// helpersLwtSeg6Local: lwt_seg6local_func_proto, on top of helpersLwtOut.
-	helpersLwtSeg6Local = newHelperSet(
+	helpersLwtSeg6Local = NewSet(
 		asm.FnLwtSeg6StoreBytes, asm.FnLwtSeg6AdjustSrh, asm.FnLwtSeg6Action,
 	)
 	// helpersFlowDissector: flow_dissector_func_proto.
-	helpersFlowDissector = newHelperSet(
+	helpersFlowDissector = NewSet(
 		asm.FnSkbLoadBytes,
 	)
 	// helpersSkLookup: sk_lookup_func_proto.
-	helpersSkLookup = newHelperSet(
+	helpersSkLookup = NewSet(
 		asm.FnPerfEventOutput, asm.FnSkRelease, asm.FnSkAssign,
 	)
 	// helpersSkReuseport: sk_reuseport_func_proto.
-	helpersSkReuseport = newHelperSet(
+	helpersSkReuseport = NewSet(
 		asm.FnSkbLoadBytes, asm.FnGetSocketCookie, asm.FnSkbLoadBytesRelative,
 		asm.FnSkSelectReuseport, asm.FnKtimeGetCoarseNs,
 	)
 	// helpersCgroupDevice: cgroup_dev_func_proto.
-	helpersCgroupDevice = newHelperSet(
+	helpersCgroupDevice = NewSet(
 		asm.FnPerfEventOutput, asm.FnGetLocalStorage,
 	)
 	// helpersCgroupSysctl: sysctl_func_proto.
-	helpersCgroupSysctl = newHelperSet(
+	helpersCgroupSysctl = NewSet(
 		asm.FnPerfEventOutput, asm.FnGetLocalStorage, asm.FnSysctlGetName,
 		asm.FnSysctlGetCurrentValue, asm.FnSysctlGetNewValue, asm.FnSysctlSetNewValue,
 		asm.FnKtimeGetCoarseNs,
 	)
 	// helpersCgroupSockopt: cg_sockopt_func_proto, for every attach type.
-	helpersCgroupSockopt = newHelperSet(
+	helpersCgroupSockopt = NewSet(
 		asm.FnPerfEventOutput, asm.FnGetLocalStorage, asm.FnTcpSock, asm.FnSkStorageGet,
 		asm.FnSkStorageDelete, asm.FnGetNetnsCookie,
 	)
@@ -395,43 +423,12 @@ var dPathTargets = map[string]bool{
 // calling the socket storage helpers may not trace (it could recurse).
 const skStoragePrefix = "bpf_sk_storage"
 
-// checkHelperGate applies a helper's extra condition on the program (the
-// kernel's bpf_func_proto.allowed), before its arguments are looked at.
-func (e *env) checkHelperGate(fn *HelperProto) error {
-	target := ""
-	if e.lp != nil {
-		target = e.lp.AttachTo
-	}
-	ok := true
-	switch fn.Gate {
-	case GateNone:
-		return nil
-	case GateDPath:
-		switch {
-		case e.progType == ebpf.LSM:
-			ok = e.lsmSleepableHook()
-		case e.progType != ebpf.Tracing, e.attach == ebpf.AttachTraceRawTp:
-			// A tp_btf program's attach id is its typedef, never a
-			// listed function.
-			ok = false
-		case e.attach != ebpf.AttachTraceIter:
-			ok = dPathTargets[target]
-		}
-	case GateSkStorageTracing:
-		switch e.attach {
-		case ebpf.AttachTraceIter, ebpf.AttachTraceRawTp:
-		case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit:
-			ok = !strings.HasPrefix(target, skStoragePrefix)
-		default:
-			ok = false
-		}
-	case GateIMA:
-		ok = e.lsmSleepableHook()
-	default:
-		return e.unsupported(e.insnIdx, "helper %s#%d (gate %d)", fn.Name, fn.ID, fn.Gate)
-	}
-	if !ok {
-		return e.reject(e.insnIdx, "helper call is not allowed in probe")
-	}
-	return nil
-}
+// DPathTarget reports whether a trampoline program attached to the kernel
+// function fn may call bpf_d_path (btf_allowlist_d_path).
+func DPathTarget(fn string) bool { return dPathTargets[fn] }
+
+// TracesSkStorage reports whether the kernel function fn is one of the
+// socket storage functions, which a tracing program calling the socket
+// storage helpers may not trace (bpf_sk_storage_tracing_allowed: it could
+// recurse).
+func TracesSkStorage(fn string) bool { return strings.HasPrefix(fn, skStoragePrefix) }

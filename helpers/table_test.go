@@ -1,4 +1,4 @@
-package verifier
+package helpers
 
 import (
 	"strings"
@@ -12,55 +12,55 @@ import (
 func TestHelperProto(t *testing.T) {
 	tests := []struct {
 		id   int32
-		want HelperProto
+		want Proto
 	}{
-		{1, HelperProto{Name: "bpf_map_lookup_elem", ID: 1, Ret: RetPtrToMapValueOrNull,
+		{1, Proto{Name: "bpf_map_lookup_elem", ID: 1, Ret: RetPtrToMapValueOrNull,
 			Args: [5]ArgType{ArgConstMapPtr, ArgPtrToMapKey}, PktAccess: true}},
-		{2, HelperProto{Name: "bpf_map_update_elem", ID: 2, Ret: RetInteger,
+		{2, Proto{Name: "bpf_map_update_elem", ID: 2, Ret: RetInteger,
 			Args: [5]ArgType{ArgConstMapPtr, ArgPtrToMapKey, ArgPtrToMapValue, ArgAnything}, PktAccess: true}},
-		{6, HelperProto{Name: "bpf_trace_printk", ID: 6, Ret: RetInteger,
+		{6, Proto{Name: "bpf_trace_printk", ID: 6, Ret: RetInteger,
 			Args: [5]ArgType{ArgPtrToMem, ArgConstSize}, GPLOnly: true}},
-		{9, HelperProto{Name: "bpf_skb_store_bytes", ID: 9, Ret: RetInteger,
+		{9, Proto{Name: "bpf_skb_store_bytes", ID: 9, Ret: RetInteger,
 			Args:           [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToMem, ArgConstSize, ArgAnything},
 			ChangesPktData: true}},
-		{12, HelperProto{Name: "bpf_tail_call", ID: 12, Ret: RetVoid,
+		{12, Proto{Name: "bpf_tail_call", ID: 12, Ret: RetVoid,
 			Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgAnything}}},
-		{23, HelperProto{Name: "bpf_redirect", ID: 23, Ret: RetInteger,
+		{23, Proto{Name: "bpf_redirect", ID: 23, Ret: RetInteger,
 			Args: [5]ArgType{ArgAnything, ArgAnything}}},
-		{51, HelperProto{Name: "bpf_redirect_map", ID: 51, Ret: RetInteger,
+		{51, Proto{Name: "bpf_redirect_map", ID: 51, Ret: RetInteger,
 			Args: [5]ArgType{ArgConstMapPtr, ArgAnything, ArgAnything}}},
-		{84, HelperProto{Name: "bpf_sk_lookup_tcp", ID: 84, Ret: RetPtrToSocketOrNull,
+		{84, Proto{Name: "bpf_sk_lookup_tcp", ID: 84, Ret: RetPtrToSocketOrNull,
 			Args:      [5]ArgType{ArgPtrToCtx, ArgPtrToMem, ArgConstSizeOrZero, ArgAnything, ArgAnything},
 			PktAccess: true, Acquire: true}},
-		{86, HelperProto{Name: "bpf_sk_release", ID: 86, Ret: RetInteger,
+		{86, Proto{Name: "bpf_sk_release", ID: 86, Ret: RetInteger,
 			Args: [5]ArgType{ArgPtrToBTFIDSockCommon}, ReleaseArg: 1}},
-		{131, HelperProto{Name: "bpf_ringbuf_reserve", ID: 131, Ret: RetPtrToAllocMemOrNull,
+		{131, Proto{Name: "bpf_ringbuf_reserve", ID: 131, Ret: RetPtrToAllocMemOrNull,
 			Args: [5]ArgType{ArgConstMapPtr, ArgConstAllocSizeOrZero, ArgAnything}, Acquire: true}},
-		{132, HelperProto{Name: "bpf_ringbuf_submit", ID: 132, Ret: RetVoid,
+		{132, Proto{Name: "bpf_ringbuf_submit", ID: 132, Ret: RetVoid,
 			Args: [5]ArgType{ArgPtrToRingbufMem, ArgAnything}, ReleaseArg: 1}},
-		{181, HelperProto{Name: "bpf_loop", ID: 181, Ret: RetInteger,
+		{181, Proto{Name: "bpf_loop", ID: 181, Ret: RetInteger,
 			Args: [5]ArgType{ArgAnything, ArgPtrToFunc, ArgPtrToStackOrNull, ArgAnything}, Callback: true}},
-		{206, HelperProto{Name: "bpf_tcp_raw_check_syncookie_ipv4", ID: 206, Ret: RetInteger,
+		{206, Proto{Name: "bpf_tcp_raw_check_syncookie_ipv4", ID: 206, Ret: RetInteger,
 			Args: [5]ArgType{ArgPtrToFixedMem, ArgPtrToFixedMem}, ArgSize: [5]int32{20, 20}, GPLOnly: true, PktAccess: true}},
-		{211, HelperProto{Name: "bpf_cgrp_storage_delete", ID: 211, Ret: RetInteger,
+		{211, Proto{Name: "bpf_cgrp_storage_delete", ID: 211, Ret: RetInteger,
 			Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "cgroup"}}},
 	}
 	for _, tt := range tests {
-		got, ok := helperProto(tt.id)
+		got, ok := Lookup(tt.id)
 		if !ok {
-			t.Errorf("helperProto(%d): not found", tt.id)
+			t.Errorf("Lookup(%d): not found", tt.id)
 			continue
 		}
 		if diff := cmp.Diff(tt.want, *got); diff != "" {
-			t.Errorf("helperProto(%d) mismatch (-want +got):\n%s", tt.id, diff)
+			t.Errorf("Lookup(%d) mismatch (-want +got):\n%s", tt.id, diff)
 		}
 	}
 }
 
 func TestHelperProtoUnknown(t *testing.T) {
 	for _, id := range []int32{-1, 0, 212, 233685214} {
-		if p, ok := helperProto(id); ok {
-			t.Errorf("helperProto(%d) = %s, want not found", id, p.Name)
+		if p, ok := Lookup(id); ok {
+			t.Errorf("Lookup(%d) = %s, want not found", id, p.Name)
 		}
 	}
 }
@@ -69,8 +69,8 @@ func TestHelperProtoUnknown(t *testing.T) {
 // helper ids, which is generated from the UAPI header: the id must match
 // the index and the name must spell the same UAPI name.
 func TestHelperNamesMatchUAPI(t *testing.T) {
-	for id := int32(1); id <= maxHelperID; id++ {
-		p, ok := helperProto(id)
+	for id := int32(1); id <= MaxID; id++ {
+		p, ok := Lookup(id)
 		if !ok {
 			t.Errorf("helper %d missing", id)
 			continue
@@ -89,8 +89,8 @@ func TestHelperNamesMatchUAPI(t *testing.T) {
 func TestHelperProtoConsistency(t *testing.T) {
 	memArgs := map[ArgType]bool{ArgPtrToMem: true, ArgPtrToMemOrNull: true, ArgPtrToUninitMem: true,
 		ArgPtrToWritableMem: true, ArgPtrToWritableMemOrNull: true}
-	for id := int32(1); id <= maxHelperID; id++ {
-		p, _ := helperProto(id)
+	for id := int32(1); id <= MaxID; id++ {
+		p, _ := Lookup(id)
 		for i, a := range p.Args {
 			switch a {
 			case ArgConstSize, ArgConstSizeOrZero:
@@ -114,7 +114,7 @@ func TestHelperProtoFor(t *testing.T) {
 	type argsOf struct {
 		Args       [5]ArgType
 		ArgBTFName [5]string
-		Gate       HelperGate
+		Gate       Gate
 	}
 	tests := []struct {
 		name string
@@ -154,7 +154,7 @@ func TestHelperProtoFor(t *testing.T) {
 			argsOf{Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"xdp_buff"}}},
 	}
 	for _, tt := range tests {
-		p, ok := helperProtoFor(tt.pt, tt.at, int32(tt.fn))
+		p, ok := For(tt.pt, tt.at, int32(tt.fn))
 		if !ok {
 			t.Errorf("%s: no prototype", tt.name)
 			continue
@@ -174,7 +174,7 @@ func TestHelperProtoFor(t *testing.T) {
 // helper.
 func TestHelperVariantsConsistent(t *testing.T) {
 	for id, vs := range helperVariants {
-		base, ok := helperProto(id)
+		base, ok := Lookup(id)
 		if !ok {
 			t.Errorf("variants of unknown helper %d", id)
 			continue
@@ -211,7 +211,7 @@ func TestHelperArgCountFor(t *testing.T) {
 		{ebpf.SchedCLS, 0, -1},
 	}
 	for _, tt := range tests {
-		if got := helperArgCountFor(tt.pt, 0)(int32(tt.fn)); got != tt.want {
+		if got := ArgCountFor(tt.pt, 0)(int32(tt.fn)); got != tt.want {
 			t.Errorf("%v %v: %d arguments, want %d", tt.pt, tt.fn, got, tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package verifier
+package helpers
 
 // The helper table: the prototype of every helper function of the Linux 6.18
 // UAPI (ids 1 to 211; the list is frozen, new kernel functions are kfuncs),
@@ -9,7 +9,7 @@ package verifier
 // in tracing programs, and bpf_sk_assign takes a full socket or NULL in
 // sk_lookup programs), the table holds the flavour used by networking
 // programs, and helperVariants the others with the program types that use
-// them (helperProtoFor picks one). Where the flavours differ in strictness
+// them (For picks one). Where the flavours differ in strictness
 // the table holds the stricter one, so that a program type missing from the
 // variants is rejected rather than accepted. The variants differ in argument
 // kinds (the socket, context or BTF pointer a helper takes) and in GPLOnly
@@ -25,14 +25,14 @@ import (
 	"github.com/cilium/ebpf/asm"
 )
 
-// maxHelperID is the highest helper id of the 6.18 UAPI
+// MaxID is the highest helper id of the 6.18 UAPI
 // (BPF_FUNC_cgrp_storage_delete).
-const maxHelperID = int32(asm.FnCgrpStorageDelete)
+const MaxID = int32(asm.FnCgrpStorageDelete)
 
-// helperProto returns the prototype of helper id, or false when id is not a
+// Lookup returns the prototype of helper id, or false when id is not a
 // helper of the 6.18 UAPI (the kernel then says "invalid func unknown#%d").
-func helperProto(id int32) (*HelperProto, bool) {
-	if id <= 0 || id > maxHelperID {
+func Lookup(id int32) (*Proto, bool) {
+	if id <= 0 || id > MaxID {
 		return nil, false
 	}
 	p := &helperTable[id]
@@ -45,7 +45,7 @@ func helperProto(id int32) (*HelperProto, bool) {
 // helperTable is indexed by helper id; entry 0 (BPF_FUNC_unspec) is empty.
 // Sizes in ArgSize are the fixed sizes of PtrToFixedMem arguments: 20 bytes
 // for struct iphdr and struct tcphdr, 40 for struct ipv6hdr.
-var helperTable = [maxHelperID + 1]HelperProto{
+var helperTable = [MaxID + 1]Proto{
 	1:   {Name: "bpf_map_lookup_elem", ID: 1, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToMapKey}, PktAccess: true},
 	2:   {Name: "bpf_map_update_elem", ID: 2, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToMapKey, ArgPtrToMapValue, ArgAnything}, PktAccess: true},
 	3:   {Name: "bpf_map_delete_elem", ID: 3, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToMapKey}, PktAccess: true},
@@ -266,7 +266,7 @@ type helperVariant struct {
 	// empty, narrows them to these expected attach types.
 	types  []ebpf.ProgramType
 	attach []ebpf.AttachType
-	proto  HelperProto
+	proto  Proto
 }
 
 // applies reports whether a program of type pt (attach type at) uses v.
@@ -313,8 +313,8 @@ var (
 // The socket option helpers on a BTF socket (bpf_sk_setsockopt_proto,
 // bpf_sk_getsockopt_proto).
 var (
-	skSetsockoptProto = HelperProto{Name: "bpf_setsockopt", ID: 49, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToMem, ArgConstSize}}
-	skGetsockoptProto = HelperProto{Name: "bpf_getsockopt", ID: 57, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToUninitMem, ArgConstSize}}
+	skSetsockoptProto = Proto{Name: "bpf_setsockopt", ID: 49, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToMem, ArgConstSize}}
+	skGetsockoptProto = Proto{Name: "bpf_getsockopt", ID: 57, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommon, ArgAnything, ArgAnything, ArgPtrToUninitMem, ArgConstSize}}
 )
 
 // helperVariants lists, per helper id, the prototypes program types use
@@ -324,22 +324,22 @@ var helperVariants = map[int32][]helperVariant{
 	// bpf_get_stackid_proto_pe: perf_event programs may call it whatever
 	// their license.
 	int32(asm.FnGetStackid): {{types: []ebpf.ProgramType{ebpf.PerfEvent},
-		proto: HelperProto{Name: "bpf_get_stackid", ID: 27, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgAnything}}}},
+		proto: Proto{Name: "bpf_get_stackid", ID: 27, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgConstMapPtr, ArgAnything}}}},
 	// bpf_get_func_ip_proto_kprobe_multi and _uprobe_multi (sessions
 	// included): not GPL-only.
 	int32(asm.FnGetFuncIp): {{types: []ebpf.ProgramType{ebpf.Kprobe},
 		attach: []ebpf.AttachType{ebpf.AttachTraceKprobeMulti, ebpf.AttachTraceKprobeSession, ebpf.AttachTraceUprobeMulti},
-		proto:  HelperProto{Name: "bpf_get_func_ip", ID: 173, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}}}},
+		proto:  Proto{Name: "bpf_get_func_ip", ID: 173, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}}}},
 	// bpf_get_cgroup_classid_curr_proto: the current task's class id.
 	int32(asm.FnGetCgroupClassid): {{types: typesCurrentClassid,
-		proto: HelperProto{Name: "bpf_get_cgroup_classid", ID: 17, Ret: RetInteger}}},
+		proto: Proto{Name: "bpf_get_cgroup_classid", ID: 17, Ret: RetInteger}}},
 	// bpf_get_socket_ptr_cookie_proto: a BTF socket, or NULL (cookie 0).
 	int32(asm.FnGetSocketCookie): {{types: append([]ebpf.ProgramType{ebpf.SkReuseport}, typesTracingLike...),
-		proto: HelperProto{Name: "bpf_get_socket_cookie", ID: 46, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommonOrNull}}}},
+		proto: Proto{Name: "bpf_get_socket_cookie", ID: 46, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFIDSockCommonOrNull}}}},
 	// bpf_sk_setsockopt_proto and bpf_sk_getsockopt_proto: cgroup
 	// setsockopt hooks change the socket itself (ctx->sk), not the
 	// context; so do the socket iterators that may call them
-	// (iterTargetHelpers).
+	// (IterTarget).
 	int32(asm.FnSetsockopt): {
 		{types: []ebpf.ProgramType{ebpf.CGroupSockopt, ebpf.StructOps}, proto: skSetsockoptProto},
 		{types: []ebpf.ProgramType{ebpf.Tracing}, attach: []ebpf.AttachType{ebpf.AttachTraceIter}, proto: skSetsockoptProto},
@@ -351,31 +351,31 @@ var helperVariants = map[int32][]helperVariant{
 	int32(asm.FnSkStorageGet): {
 		// bpf_sk_storage_get_cg_sock_proto: the context is the socket.
 		{types: []ebpf.ProgramType{ebpf.CGroupSock},
-			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToCtx, ArgPtrToMapValueOrNull, ArgAnything}}},
+			proto: Proto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToCtx, ArgPtrToMapValueOrNull, ArgAnything}}},
 		// bpf_sk_storage_get_tracing_proto: a BTF struct sock_common
 		// (or a struct that starts with one, such as struct sock) or
 		// NULL, from programs that do not trace the storage itself
 		// (syscall programs get it from tracing_prog_func_proto too;
 		// LSM ones have the base proto).
 		{types: []ebpf.ProgramType{ebpf.Tracing, ebpf.Syscall},
-			proto: HelperProto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}},
+			proto: Proto{Name: "bpf_sk_storage_get", ID: 107, Ret: RetPtrToMapValueOrNull, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull, ArgPtrToMapValueOrNull, ArgAnything}, ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}},
 	},
 	// bpf_sk_storage_delete_tracing_proto.
 	int32(asm.FnSkStorageDelete): {{types: []ebpf.ProgramType{ebpf.Tracing, ebpf.Syscall},
-		proto: HelperProto{Name: "bpf_sk_storage_delete", ID: 108, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}}},
+		proto: Proto{Name: "bpf_sk_storage_delete", ID: 108, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToBTFIDOrNull}, ArgBTFName: [5]string{"", "sock_common"}, Gate: GateSkStorageTracing}}},
 	// bpf_sk_lookup_assign_proto: a full socket or NULL (to clear).
 	int32(asm.FnSkAssign): {{types: []ebpf.ProgramType{ebpf.SkLookup},
-		proto: HelperProto{Name: "bpf_sk_assign", ID: 124, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSocketOrNull, ArgAnything}}}},
+		proto: Proto{Name: "bpf_sk_assign", ID: 124, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgPtrToSocketOrNull, ArgAnything}}}},
 	// bpf_xdp_get_buff_len_trace_proto: a BTF struct xdp_buff.
 	int32(asm.FnXdpGetBuffLen): {{types: typesTracingLike,
-		proto: HelperProto{Name: "bpf_xdp_get_buff_len", ID: 188, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"xdp_buff"}}}},
+		proto: Proto{Name: "bpf_xdp_get_buff_len", ID: 188, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID}, ArgBTFName: [5]string{"xdp_buff"}}}},
 }
 
-// helperProtoFor returns the prototype of helper id as a program of type
+// For returns the prototype of helper id as a program of type
 // pt (attach type at) sees it: its variant for that type, or the table
 // entry; false when id is not a helper of the 6.18 UAPI.
-func helperProtoFor(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*HelperProto, bool) {
-	p, ok := helperProto(id)
+func For(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*Proto, bool) {
+	p, ok := Lookup(id)
 	if !ok {
 		return nil, false
 	}
@@ -388,7 +388,7 @@ func helperProtoFor(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*HelperP
 	return p, true
 }
 
-// helperArgCountFor returns, for a program of type pt (attach type at),
+// ArgCountFor returns, for a program of type pt (attach type at),
 // the number of arguments each helper takes as that type sees it (the
 // kernel's call summary for liveness), or -1 for an id the type has no
 // prototype for: an unknown id, or a helper the type may not call. The
@@ -396,13 +396,13 @@ func helperProtoFor(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*HelperP
 // prototype for the latter either, and compute_live_registers then takes
 // the call to read r1-r5 (a call on a path the walk never takes still
 // keeps those registers alive before it).
-func helperArgCountFor(pt ebpf.ProgramType, at ebpf.AttachType) func(id int32) int {
+func ArgCountFor(pt ebpf.ProgramType, at ebpf.AttachType) func(id int32) int {
 	return func(id int32) int {
-		fn, ok := helperProtoFor(pt, at, id)
+		fn, ok := For(pt, at, id)
 		if !ok {
 			return -1
 		}
-		if allowed, known := helperAllowed(pt, at, id); known && !allowed {
+		if allowed, known := Allowed(pt, at, id); known && !allowed {
 			return -1
 		}
 		n := 0

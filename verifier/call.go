@@ -2,8 +2,8 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf"
-	"github.com/vercheck/vercheck/helpers"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/states"
 )

@@ -23,8 +23,8 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf"
-	"github.com/vercheck/vercheck/helpers"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/states"
 )
 

@@ -32,11 +32,11 @@
 // part. Memory accesses check the pointer kind and the offsets against
 // the object: the map's value size, the packet range proven by
 // comparisons with data_end, the context layout of the program type
-// (ctxLayout), the 512-byte stack.
+// (ctxaccess.Layout), the 512-byte stack.
 //
 // # Helpers
 //
-// Helper prototypes are data (helpers_table.go): argument and return
+// Helper prototypes are data (package helpers): argument and return
 // kinds, GPL-only, packet access. checkFuncArg checks each argument the
 // way the kernel's check_func_arg does; helpers.Allowed says which program
 // types may call which helper, mapHelperCompatible which maps go with

@@ -39,8 +39,8 @@ package verifier
 
 import (
 	"fmt"
-	"github.com/vercheck/vercheck/helpers"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/states"
 )
 

@@ -28,13 +28,13 @@ package verifier
 import (
 	"errors"
 	"fmt"
-	"github.com/vercheck/vercheck/helpers"
 	"strings"
 	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"

@@ -2,7 +2,6 @@ package verifier
 
 import (
 	"errors"
-	"github.com/vercheck/vercheck/helpers"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/loader"
 )
 

@@ -14,10 +14,11 @@ package verifier
 
 import (
 	"fmt"
-	"github.com/vercheck/vercheck/helpers"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+
+	"github.com/vercheck/vercheck/helpers"
 )
 
 // mapAllowedHelpers lists, for map types that only some helpers may take,

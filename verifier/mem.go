@@ -5,6 +5,7 @@ import (
 
 	"github.com/cilium/ebpf"
 
+	"github.com/vercheck/vercheck/ctxaccess"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
@@ -224,32 +225,32 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 			return err
 		}
 		acc, ok := e.ctxCheck(off, size, t == accWrite, e.attach)
-		if !ok || signExt && acc.isPacketPointer() {
+		if !ok || signExt && acc.IsPacketPointer() {
 			return e.reject(e.insnIdx, "invalid bpf_context access off=%d size=%d", off, size)
 		}
-		if acc.Kind == CtxUnmodelled {
+		if acc.Kind == ctxaccess.Unmodelled {
 			return e.unsupported(e.insnIdx, "context access at off %d size %d", off, size)
 		}
 		if dst != nil {
 			switch acc.Kind {
-			case CtxScalar:
+			case ctxaccess.Scalar:
 				e.markUnknown(dst)
-			case CtxPacket, CtxPacketMeta, CtxPacketEnd, CtxSocket, CtxSockCommon, CtxFlowKeys, CtxTPBuffer:
+			case ctxaccess.Packet, ctxaccess.PacketMeta, ctxaccess.PacketEnd, ctxaccess.Socket, ctxaccess.SockCommon, ctxaccess.FlowKeys, ctxaccess.TPBuffer:
 				var rt states.RegType
 				switch acc.Kind {
-				case CtxPacket:
+				case ctxaccess.Packet:
 					rt = states.PtrToPacket
-				case CtxPacketMeta:
+				case ctxaccess.PacketMeta:
 					rt = states.PtrToPacketMeta
-				case CtxPacketEnd:
+				case ctxaccess.PacketEnd:
 					rt = states.PtrToPacketEnd
-				case CtxSocket:
+				case ctxaccess.Socket:
 					rt = states.PtrToSocket
-				case CtxSockCommon:
+				case ctxaccess.SockCommon:
 					rt = states.PtrToSockCommon
-				case CtxFlowKeys:
+				case ctxaccess.FlowKeys:
 					rt = states.PtrToFlowKeys
-				case CtxTPBuffer:
+				case ctxaccess.TPBuffer:
 					rt = states.PtrToTPBuffer
 				}
 				var fl states.RegFlags
@@ -261,7 +262,7 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 					dst.ID = e.newID()
 				}
 				return nil
-			case CtxBTFID:
+			case ctxaccess.BTFID:
 				if acc.BTFStruct != "" {
 					return e.loadCtxBTFStruct(dst, acc)
 				}
@@ -373,18 +374,18 @@ func (e *env) checkSockAccess(regno, off, size int) error {
 	var ok bool
 	switch reg.Type {
 	case states.PtrToSockCommon:
-		ok = sockCommonFieldOK(off, size)
+		ok = ctxaccess.SockCommonField(off, size)
 	case states.PtrToSocket:
-		ok = bpfSockBase(off, size)
+		ok = ctxaccess.BPFSockField(off, size)
 	case states.PtrToTCPSock:
-		ok = tcpSockFieldOK(off, size)
+		ok = ctxaccess.TCPSockField(off, size)
 	case states.PtrToXDPSock:
-		ok = xdpSockFieldOK(off, size)
+		ok = ctxaccess.XDPSockField(off, size)
 	}
 	if !ok {
 		return e.reject(e.insnIdx, "R%d invalid %s access off=%d size=%d", regno, regTypeStr(reg), off, size)
 	}
-	if reg.Type == states.PtrToTCPSock && tcpSockHalfCounter(off, size) {
+	if reg.Type == states.PtrToTCPSock && ctxaccess.TCPSockHalfCounter(off, size) {
 		// The access check lets a 32-bit read into the upper half of a
 		// 64-bit counter through, but the kernel has no rewrite for it and
 		// fails the load after verification (EFAULT).

@@ -1,7 +1,6 @@
 package verifier
 
 import (
-	"github.com/vercheck/vercheck/helpers"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/prune"

@@ -3,7 +3,6 @@ package verifier
 import (
 	"errors"
 	"fmt"
-	"github.com/vercheck/vercheck/helpers"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/loader"
 )

@@ -32,6 +32,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/ctxaccess"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -351,7 +352,7 @@ func hasBTFContext(pt ebpf.ProgramType) bool {
 // tracingCtxLayout builds the context checker of a program with a BTF
 // context from its attach target; a nil checker with a nil error means the
 // program type has no BTF context.
-func (e *env) tracingCtxLayout() (ctxAccessFunc, int, error) {
+func (e *env) tracingCtxLayout() (ctxaccess.Func, int, error) {
 	if !hasBTFContext(e.progType) {
 		return nil, 0, nil
 	}
@@ -376,25 +377,25 @@ func (e *env) tracingCtxLayout() (ctxAccessFunc, int, error) {
 	if err := e.checkTargetRules(tc); err != nil {
 		return nil, 0, err
 	}
-	check := func(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+	check := func(off, size int, write bool, _ ebpf.AttachType) (ctxaccess.Access, bool) {
 		if tc.strict {
 			if off < 0 || off >= maxBPFFuncArgSlots*sizeU64 || write || size <= 0 || off%size != 0 {
-				return CtxAccess{}, false
+				return ctxaccess.Access{}, false
 			}
 		} else if off < 0 || write || size <= 0 {
 			// btf_ctx_access alone does not check these: what the
 			// kernel then does was not checked against a kernel.
-			return CtxAccess{Kind: CtxUnmodelled}, true
+			return ctxaccess.Access{Kind: ctxaccess.Unmodelled}, true
 		}
 		a, ok := tc.access(off, size)
 		if !ok {
-			return CtxAccess{}, false
+			return ctxaccess.Access{}, false
 		}
 		if a.ptr || a.retval {
 			// loadTracingArg decides what the load yields.
-			return CtxAccess{Kind: CtxBTFID, MaybeNull: a.flags&states.MaybeNull != 0}, true
+			return ctxaccess.Access{Kind: ctxaccess.BTFID, MaybeNull: a.flags&states.MaybeNull != 0}, true
 		}
-		return ctxScalarAccess, true
+		return ctxaccess.ScalarAccess, true
 	}
 	return check, maxBPFFuncArgSlots * sizeU64, nil
 }

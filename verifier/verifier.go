@@ -3,7 +3,6 @@ package verifier
 import (
 	"errors"
 	"fmt"
-	"github.com/vercheck/vercheck/helpers"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/cilium/ebpf"
 
+	"github.com/vercheck/vercheck/ctxaccess"
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/profile"
@@ -103,7 +104,7 @@ type env struct {
 	// prog->aux->arena, see arena.go).
 	arena *loader.Map
 
-	ctxCheck ctxAccessFunc
+	ctxCheck ctxaccess.Func
 	ctxSize  int
 
 	log logger
@@ -273,7 +274,7 @@ func (e *env) run() error {
 	if err := e.checkProgFlags(); err != nil {
 		return err
 	}
-	e.ctxCheck, e.ctxSize = ctxLayout(e.progType)
+	e.ctxCheck, e.ctxSize = ctxaccess.Layout(e.progType)
 	if e.ctxCheck == nil {
 		if e.ctxCheck, e.ctxSize, err = e.tracingCtxLayout(); err != nil {
 			return err

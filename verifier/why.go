@@ -2,8 +2,8 @@ package verifier
 
 import (
 	"errors"
-	"github.com/vercheck/vercheck/helpers"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/states"
 	"github.com/vercheck/vercheck/why"

@@ -1,4 +1,4 @@
-package verifier
+package ctxaccess
 
 // Context layouts: which loads and stores a program may make through its
 // context pointer (the kernel's per-type is_valid_access callbacks), and what
@@ -15,8 +15,6 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf"
-
-	"github.com/vercheck/vercheck/states"
 )
 
 // Access widths.
@@ -48,8 +46,8 @@ func inBounds(off, size, structSize int) bool {
 	return off >= 0 && off < structSize && size > 0 && off%size == 0
 }
 
-// ctxScalarAccess is the result of an allowed access to a plain field.
-var ctxScalarAccess = CtxAccess{Kind: CtxScalar}
+// ScalarAccess is the result of an allowed access to a plain field.
+var ScalarAccess = Access{Kind: Scalar}
 
 // __sk_buff (struct size 192).
 const skbSize = 192
@@ -83,45 +81,45 @@ var (
 
 // skbBase is bpf_skb_is_valid_access: the checks every __sk_buff program
 // type applies after its own.
-func skbBase(off, size int, write bool) (CtxAccess, bool) {
+func skbBase(off, size int, write bool) (Access, bool) {
 	if !inBounds(off, size, skbSize) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	switch {
 	case skbCb.contains(off):
-		return ctxScalarAccess, off+size <= skbCb.off+skbCb.size
+		return ScalarAccess, off+size <= skbCb.off+skbCb.size
 	case skbRemoteIP6.contains(off), skbLocalIP6.contains(off), skbRemoteIP4.contains(off),
 		skbLocalIP4.contains(off), skbData.contains(off), skbDataMeta.contains(off), skbDataEnd.contains(off):
-		return ctxScalarAccess, size == sizeU32
+		return ScalarAccess, size == sizeU32
 	case skbFlowKeys.contains(off):
-		return CtxAccess{}, false
+		return Access{}, false
 	case skbHwtstamp.contains(off):
-		return ctxScalarAccess, !write && size == sizeU64
+		return ScalarAccess, !write && size == sizeU64
 	case skbTstamp.contains(off):
-		return ctxScalarAccess, size == sizeU64
+		return ScalarAccess, size == sizeU64
 	case skbSk.contains(off):
 		// A pointer field: only a whole, aligned read.
-		return CtxAccess{Kind: CtxSockCommon, MaybeNull: true}, off == skbSk.off && !write && size == sizeU64
+		return Access{Kind: SockCommon, MaybeNull: true}, off == skbSk.off && !write && size == sizeU64
 	case off >= skbTstampType.off && off < skbHwtstamp.off:
 		// tstamp_type and the padding after it.
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if write {
-		return ctxScalarAccess, size == sizeU32
+		return ScalarAccess, size == sizeU32
 	}
-	return ctxScalarAccess, narrowOK(size, sizeU32)
+	return ScalarAccess, narrowOK(size, sizeU32)
 }
 
 // skbPacketKind gives the pointer kind a load of data, data_meta or
 // data_end yields for program types that allow them.
-func skbPacketKind(acc CtxAccess, off int, meta bool) CtxAccess {
+func skbPacketKind(acc Access, off int, meta bool) Access {
 	switch {
 	case skbData.contains(off):
-		return CtxAccess{Kind: CtxPacket}
+		return Access{Kind: Packet}
 	case skbDataEnd.contains(off):
-		return CtxAccess{Kind: CtxPacketEnd}
+		return Access{Kind: PacketEnd}
 	case meta && skbDataMeta.contains(off):
-		return CtxAccess{Kind: CtxPacketMeta}
+		return Access{Kind: PacketMeta}
 	}
 	return acc
 }
@@ -137,26 +135,26 @@ func anyOf(off int, fs ...ctxField) bool {
 }
 
 // socketFilterCtx is sk_filter_is_valid_access.
-func socketFilterCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func socketFilterCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if anyOf(off, skbTcClassid, skbData, skbDataMeta, skbDataEnd, skbSocketFields, skbTstamp, skbWireLen, skbHwtstamp) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if write && !skbCb.contains(off) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	return skbBase(off, size, write)
 }
 
 // tcCtx is tc_cls_act_is_valid_access.
-func tcCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func tcCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write && !anyOf(off, skbMark, skbTcIndex, skbPriority, skbTcClassid, skbCb, skbTstamp, skbQueueMapping) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if skbSocketFields.contains(off) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if off == skbTstampType.off {
-		return ctxScalarAccess, size == sizeU8
+		return ScalarAccess, size == sizeU8
 	}
 	acc, ok := skbBase(off, size, write)
 	return skbPacketKind(acc, off, true), ok
@@ -164,39 +162,39 @@ func tcCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
 
 // cgroupSKBCtx is cg_skb_is_valid_access (as root: bpf_capable holds, so
 // data, data_end and tstamp are available).
-func cgroupSKBCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func cgroupSKBCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if anyOf(off, skbTcClassid, skbDataMeta, skbWireLen) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if write && !anyOf(off, skbMark, skbPriority, skbCb, skbTstamp) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	acc, ok := skbBase(off, size, write)
 	return skbPacketKind(acc, off, false), ok
 }
 
 // lwtCtx is lwt_is_valid_access (lwt_in, lwt_out, lwt_xmit, seg6local).
-func lwtCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func lwtCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if anyOf(off, skbTcClassid, skbSocketFields, skbDataMeta, skbTstamp, skbWireLen, skbHwtstamp) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if write && !anyOf(off, skbMark, skbPriority, skbCb) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	acc, ok := skbBase(off, size, write)
 	return skbPacketKind(acc, off, false), ok
 }
 
 // skSKBCtx is sk_skb_is_valid_access.
-func skSKBCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func skSKBCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if anyOf(off, skbTcClassid, skbDataMeta, skbTstamp, skbWireLen, skbHwtstamp) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if write && !anyOf(off, skbTcIndex, skbPriority) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if skbMark.contains(off) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	acc, ok := skbBase(off, size, write)
 	return skbPacketKind(acc, off, false), ok
@@ -204,19 +202,19 @@ func skSKBCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
 
 // flowDissectorCtx is flow_dissector_is_valid_access: read-only, and only
 // the packet bounds and the flow keys.
-func flowDissectorCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func flowDissectorCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if off < 0 || off >= skbSize || write {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	switch off {
 	case skbData.off:
-		return CtxAccess{Kind: CtxPacket}, size == sizeU32
+		return Access{Kind: Packet}, size == sizeU32
 	case skbDataEnd.off:
-		return CtxAccess{Kind: CtxPacketEnd}, size == sizeU32
+		return Access{Kind: PacketEnd}, size == sizeU32
 	case skbFlowKeys.off:
-		return CtxAccess{Kind: CtxFlowKeys}, size == sizeU64
+		return Access{Kind: FlowKeys}, size == sizeU64
 	}
-	return CtxAccess{}, false
+	return Access{}, false
 }
 
 // xdp_md (struct size 24): data, data_end, data_meta, ingress_ifindex,
@@ -231,22 +229,22 @@ const (
 
 // xdpCtx is xdp_is_valid_access. Stores are allowed only to device-bound
 // (offloaded) programs, which vercheck does not load.
-func xdpCtx(off, size int, write bool, at ebpf.AttachType) (CtxAccess, bool) {
+func xdpCtx(off, size int, write bool, at ebpf.AttachType) (Access, bool) {
 	if off == xdpEgressIfindex && at != ebpf.AttachXDPDevMap {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if write || !inBounds(off, size, xdpSize) || size != sizeU32 {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	switch off {
 	case xdpData:
-		return CtxAccess{Kind: CtxPacket}, true
+		return Access{Kind: Packet}, true
 	case xdpDataEnd:
-		return CtxAccess{Kind: CtxPacketEnd}, true
+		return Access{Kind: PacketEnd}, true
 	case xdpDataMeta:
-		return CtxAccess{Kind: CtxPacketMeta}, true
+		return Access{Kind: PacketMeta}, true
 	}
-	return ctxScalarAccess, true
+	return ScalarAccess, true
 }
 
 // Tracing contexts.
@@ -274,11 +272,11 @@ var (
 
 // kprobeCtx is kprobe_prog_is_valid_access: any aligned read inside
 // struct pt_regs.
-func kprobeCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func kprobeCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || !inBounds(off, size, ptRegsSize) || off+size > ptRegsSize {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
-	return ctxScalarAccess, true
+	return ScalarAccess, true
 }
 
 // tracepointCtx is tp_prog_is_valid_access: any aligned read past the
@@ -286,23 +284,23 @@ func kprobeCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
 // with the header size as an unsigned number, so negative offsets pass that
 // test, and nothing else stops them: an aligned read at a negative offset is
 // accepted (the live 6.18 kernel agrees).
-func tracepointCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func tracepointCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || size <= 0 || off%size != 0 || off >= perfMaxTraceSize {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if off >= 0 && off < tpCommonFieldsSize {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
-	return ctxScalarAccess, true
+	return ScalarAccess, true
 }
 
 // rawTracepointCtx is raw_tp_prog_is_valid_access: aligned reads of the
 // u64 argument array.
-func rawTracepointCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func rawTracepointCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || !inBounds(off, size, maxBPFFuncArgs*sizeU64) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
-	return ctxScalarAccess, true
+	return ScalarAccess, true
 }
 
 // syscallCtxLimit is U16_MAX: a syscall program's context is the caller's
@@ -312,23 +310,23 @@ const syscallCtxLimit = 1<<16 - 1
 
 // syscallCtx is syscall_prog_is_valid_access: any aligned read or write
 // inside the first 64 KiB.
-func syscallCtx(off, size int, _ bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func syscallCtx(off, size int, _ bool, _ ebpf.AttachType) (Access, bool) {
 	if off < 0 || off >= syscallCtxLimit || size <= 0 || off%size != 0 {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
-	return ctxScalarAccess, true
+	return ScalarAccess, true
 }
 
 // perfEventCtx is pe_prog_is_valid_access: registers are read whole,
 // sample_period and addr also narrowly.
-func perfEventCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func perfEventCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || !inBounds(off, size, perfEventDataSize) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if perfSamplePeriod.contains(off) || perfAddr.contains(off) {
-		return ctxScalarAccess, narrowOK(size, sizeU64)
+		return ScalarAccess, narrowOK(size, sizeU64)
 	}
-	return ctxScalarAccess, size == sizeU64
+	return ScalarAccess, size == sizeU64
 }
 
 // bpf_sock (struct size 80).
@@ -351,8 +349,8 @@ var (
 	sockRxQueueMapping = ctxField{76, sizeU32}
 )
 
-// bpfSockBase is bpf_sock_is_valid_access.
-func bpfSockBase(off, size int) bool {
+// BPFSockField is bpf_sock_is_valid_access.
+func BPFSockField(off, size int) bool {
 	if !inBounds(off, size, bpfSockSize) {
 		return false
 	}
@@ -373,14 +371,14 @@ func bpfSockBase(off, size int) bool {
 	return size == sizeU32
 }
 
-// sockCommonFieldOK is bpf_sock_common_is_valid_access: the bpf_sock view
+// SockCommonField is bpf_sock_common_is_valid_access: the bpf_sock view
 // of a sock_common, whose type through priority fields only full sockets
 // have.
-func sockCommonFieldOK(off, size int) bool {
+func SockCommonField(off, size int) bool {
 	if off >= sockType.off && off < sockPriority.off+sockPriority.size {
 		return false
 	}
-	return bpfSockBase(off, size)
+	return BPFSockField(off, size)
 }
 
 // bpf_tcp_sock: readable up to the end of icsk_retransmits; two counters
@@ -392,8 +390,8 @@ var (
 	tcpSockBytesAcked    = ctxField{88, sizeU64}
 )
 
-// tcpSockFieldOK is bpf_tcp_sock_is_valid_access: whole, aligned fields.
-func tcpSockFieldOK(off, size int) bool {
+// TCPSockField is bpf_tcp_sock_is_valid_access: whole, aligned fields.
+func TCPSockField(off, size int) bool {
 	if !inBounds(off, size, tcpSockReadableSize) {
 		return false
 	}
@@ -403,40 +401,40 @@ func tcpSockFieldOK(off, size int) bool {
 	return size == sizeU32
 }
 
-// tcpSockHalfCounter reports a 32-bit read of the upper half of one of the
+// TCPSockHalfCounter reports a 32-bit read of the upper half of one of the
 // 64-bit bpf_tcp_sock counters.
-func tcpSockHalfCounter(off, size int) bool {
+func TCPSockHalfCounter(off, size int) bool {
 	return size == sizeU32 && (off == tcpSockBytesReceived.off+sizeU32 || off == tcpSockBytesAcked.off+sizeU32)
 }
 
 // bpf_xdp_sock: one 32-bit field, queue_id.
 const xdpSockReadableSize = sizeU32
 
-// xdpSockFieldOK is bpf_xdp_sock_is_valid_access.
-func xdpSockFieldOK(off, size int) bool {
+// XDPSockField is bpf_xdp_sock_is_valid_access.
+func XDPSockField(off, size int) bool {
 	return inBounds(off, size, xdpSockReadableSize) && size == sizeU32
 }
 
 // cgroupSockCtx is sock_filter_is_valid_access: bpf_sock fields, some only
 // for some attach types; bound_dev_if, mark and priority are writable at
 // socket creation and release.
-func cgroupSockCtx(off, size int, write bool, at ebpf.AttachType) (CtxAccess, bool) {
-	if !bpfSockBase(off, size) {
-		return CtxAccess{}, false
+func cgroupSockCtx(off, size int, write bool, at ebpf.AttachType) (Access, bool) {
+	if !BPFSockField(off, size) {
+		return Access{}, false
 	}
 	postBind4 := at == ebpf.AttachCGroupInet4PostBind
 	postBind6 := at == ebpf.AttachCGroupInet6PostBind
 	switch {
 	case off == sockBoundDevIf.off, off == sockMark.off, off == sockPriority.off:
-		return ctxScalarAccess, at == ebpf.AttachCGroupInetSockCreate || at == ebpf.AttachCgroupInetSockRelease
+		return ScalarAccess, at == ebpf.AttachCGroupInetSockCreate || at == ebpf.AttachCgroupInetSockRelease
 	case sockSrcIP4.contains(off):
-		return ctxScalarAccess, postBind4 && !write
+		return ScalarAccess, postBind4 && !write
 	case sockSrcIP6.contains(off):
-		return ctxScalarAccess, postBind6 && !write
+		return ScalarAccess, postBind6 && !write
 	case sockSrcPort.contains(off):
-		return ctxScalarAccess, (postBind4 || postBind6) && !write
+		return ScalarAccess, (postBind4 || postBind6) && !write
 	}
-	return ctxScalarAccess, !write
+	return ScalarAccess, !write
 }
 
 // bpf_sock_addr (struct size 72).
@@ -460,9 +458,9 @@ func wideOK(off, size int, f ctxField) bool {
 // sockAddrCtx is sock_addr_is_valid_access: the IPv4 fields exist only
 // for IPv4 hooks, the IPv6 ones for IPv6 hooks, the message source only
 // for sendmsg.
-func sockAddrCtx(off, size int, write bool, at ebpf.AttachType) (CtxAccess, bool) {
+func sockAddrCtx(off, size int, write bool, at ebpf.AttachType) (Access, bool) {
 	if !inBounds(off, size, sockAddrSize) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	switch {
 	case saUserIP4.contains(off):
@@ -470,41 +468,41 @@ func sockAddrCtx(off, size int, write bool, at ebpf.AttachType) (CtxAccess, bool
 		case ebpf.AttachCGroupInet4Bind, ebpf.AttachCGroupInet4Connect, ebpf.AttachCgroupInet4GetPeername,
 			ebpf.AttachCgroupInet4GetSockname, ebpf.AttachCGroupUDP4Sendmsg, ebpf.AttachCGroupUDP4Recvmsg:
 		default:
-			return CtxAccess{}, false
+			return Access{}, false
 		}
 	case saUserIP6.contains(off):
 		switch at {
 		case ebpf.AttachCGroupInet6Bind, ebpf.AttachCGroupInet6Connect, ebpf.AttachCgroupInet6GetPeername,
 			ebpf.AttachCgroupInet6GetSockname, ebpf.AttachCGroupUDP6Sendmsg, ebpf.AttachCGroupUDP6Recvmsg:
 		default:
-			return CtxAccess{}, false
+			return Access{}, false
 		}
 	case saMsgSrcIP4.contains(off):
 		if at != ebpf.AttachCGroupUDP4Sendmsg {
-			return CtxAccess{}, false
+			return Access{}, false
 		}
 	case saMsgSrcIP6.contains(off):
 		if at != ebpf.AttachCGroupUDP6Sendmsg {
-			return CtxAccess{}, false
+			return Access{}, false
 		}
 	}
 	switch {
 	case anyOf(off, saUserIP4, saUserIP6, saMsgSrcIP4, saMsgSrcIP6, saUserPort):
 		if wideOK(off, size, saUserIP6) || wideOK(off, size, saMsgSrcIP6) {
-			return ctxScalarAccess, true
+			return ScalarAccess, true
 		}
 		if write {
-			return ctxScalarAccess, size == sizeU32
+			return ScalarAccess, size == sizeU32
 		}
-		return ctxScalarAccess, narrowOK(size, sizeU32)
+		return ScalarAccess, narrowOK(size, sizeU32)
 	case off >= saSk:
-		return CtxAccess{Kind: CtxSocket}, off == saSk && !write && size == sizeU64
+		return Access{Kind: Socket}, off == saSk && !write && size == sizeU64
 	case off >= saMsgSrcIP6.off+saMsgSrcIP6.size:
 		// The padding before sk.
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	// user_family, family, type, protocol.
-	return ctxScalarAccess, !write && size == sizeU32
+	return ScalarAccess, !write && size == sizeU32
 }
 
 // bpf_sock_ops (struct size 224 on 6.18, ending with skb_hwtstamp).
@@ -524,31 +522,31 @@ var (
 )
 
 // sockOpsCtx is sock_ops_is_valid_access.
-func sockOpsCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func sockOpsCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if !inBounds(off, size, sockOpsSize) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if write {
-		return ctxScalarAccess, (off == soReply || off == soSkTxhash) && size == sizeU32
+		return ScalarAccess, (off == soReply || off == soSkTxhash) && size == sizeU32
 	}
 	switch {
 	case soBytesCounters.contains(off):
-		return ctxScalarAccess, size == sizeU64
+		return ScalarAccess, size == sizeU64
 	case soSkbHwtstamp.contains(off):
-		return ctxScalarAccess, size == sizeU64
+		return ScalarAccess, size == sizeU64
 	case off == soSk:
-		return CtxAccess{Kind: CtxSocket, MaybeNull: true}, size == sizeU64
+		return Access{Kind: Socket, MaybeNull: true}, size == sizeU64
 	case off == soSkbData:
-		return CtxAccess{Kind: CtxPacket}, size == sizeU64
+		return Access{Kind: Packet}, size == sizeU64
 	case off == soSkbDataEnd:
-		return CtxAccess{Kind: CtxPacketEnd}, size == sizeU64
+		return Access{Kind: PacketEnd}, size == sizeU64
 	case soPointers.contains(off):
 		// Only whole reads of the three pointer fields.
-		return CtxAccess{}, false
+		return Access{}, false
 	case off == soSkbTCPFlags:
-		return ctxScalarAccess, narrowOK(size, sizeU32)
+		return ScalarAccess, narrowOK(size, sizeU32)
 	}
-	return ctxScalarAccess, size == sizeU32
+	return ScalarAccess, size == sizeU32
 }
 
 // sk_msg_md (struct size 80).
@@ -563,21 +561,21 @@ var (
 )
 
 // skMsgCtx is sk_msg_is_valid_access: read-only.
-func skMsgCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func skMsgCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || off < 0 || off >= skMsgSize || off%size != 0 {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	switch {
 	case off == smData:
-		return CtxAccess{Kind: CtxPacket}, size == sizeU64
+		return Access{Kind: Packet}, size == sizeU64
 	case off == smDataEnd:
-		return CtxAccess{Kind: CtxPacketEnd}, size == sizeU64
+		return Access{Kind: PacketEnd}, size == sizeU64
 	case off == smSk:
-		return CtxAccess{Kind: CtxSocket}, size == sizeU64
+		return Access{Kind: Socket}, size == sizeU64
 	case smScalars.contains(off):
-		return ctxScalarAccess, size == sizeU32
+		return ScalarAccess, size == sizeU32
 	}
-	return CtxAccess{}, false
+	return Access{}, false
 }
 
 // bpf_sk_lookup (struct size 72).
@@ -594,22 +592,22 @@ var (
 )
 
 // skLookupCtx is sk_lookup_is_valid_access: read-only.
-func skLookupCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func skLookupCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || !inBounds(off, size, skLookupSize) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	switch {
 	case off == slSk:
-		return CtxAccess{Kind: CtxSocket, MaybeNull: true}, size == sizeU64
+		return Access{Kind: Socket, MaybeNull: true}, size == sizeU64
 	case slScalarsLow.contains(off), slScalarsHigh.contains(off):
-		return ctxScalarAccess, narrowOK(size, sizeU32)
+		return ScalarAccess, narrowOK(size, sizeU32)
 	case slRemotePort.contains(off):
 		// A 4-byte read of the 2-byte port is kept for old programs.
-		return ctxScalarAccess, size == sizeU32 || narrowOK(size, sizeU16)
+		return ScalarAccess, size == sizeU32 || narrowOK(size, sizeU16)
 	case slPortPad.contains(off):
-		return ctxScalarAccess, narrowOK(size, sizeU16)
+		return ScalarAccess, narrowOK(size, sizeU16)
 	}
-	return CtxAccess{}, false
+	return Access{}, false
 }
 
 // bpf_sysctl: write (read-only flag) and file_pos (writable).
@@ -620,17 +618,17 @@ const (
 )
 
 // sysctlCtx is sysctl_is_valid_access.
-func sysctlCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func sysctlCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if off < 0 || size <= 0 || off+size > sysctlSize || off%size != 0 {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if off >= sysctlFilePos {
 		if write {
-			return ctxScalarAccess, size == sizeU32
+			return ScalarAccess, size == sizeU32
 		}
-		return ctxScalarAccess, narrowOK(size, sizeU32)
+		return ScalarAccess, narrowOK(size, sizeU32)
 	}
-	return ctxScalarAccess, !write && narrowOK(size, sizeU32)
+	return ScalarAccess, !write && narrowOK(size, sizeU32)
 }
 
 // bpf_cgroup_dev_ctx: access_type, major, minor (struct size 12).
@@ -638,14 +636,14 @@ const cgroupDevSize = 12
 
 // cgroupDeviceCtx is cgroup_dev_is_valid_access: read-only; access_type
 // may be read narrowly.
-func cgroupDeviceCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func cgroupDeviceCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || off < 0 || size <= 0 || off+size > cgroupDevSize || off%size != 0 {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if off < sizeU32 {
-		return ctxScalarAccess, narrowOK(size, sizeU32)
+		return ScalarAccess, narrowOK(size, sizeU32)
 	}
-	return ctxScalarAccess, size == sizeU32
+	return ScalarAccess, size == sizeU32
 }
 
 // bpf_sockopt (struct size 40).
@@ -661,33 +659,33 @@ const (
 )
 
 // sockoptCtx is cg_sockopt_is_valid_access.
-func sockoptCtx(off, size int, write bool, at ebpf.AttachType) (CtxAccess, bool) {
+func sockoptCtx(off, size int, write bool, at ebpf.AttachType) (Access, bool) {
 	if !inBounds(off, size, sockoptSize) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	get := at == ebpf.AttachCGroupGetsockopt
 	if write {
 		switch off {
 		case sockoptRetval:
-			return ctxScalarAccess, size == sizeU32 && get
+			return ScalarAccess, size == sizeU32 && get
 		case sockoptOptname, sockoptLevel:
-			return ctxScalarAccess, size == sizeU32 && at == ebpf.AttachCGroupSetsockopt
+			return ScalarAccess, size == sizeU32 && at == ebpf.AttachCGroupSetsockopt
 		case sockoptOptlen:
-			return ctxScalarAccess, size == sizeU32
+			return ScalarAccess, size == sizeU32
 		}
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	switch {
 	case off >= sockoptSk && off < sockoptOptval:
-		return CtxAccess{Kind: CtxSocket}, size == sizeU64
+		return Access{Kind: Socket}, size == sizeU64
 	case off >= sockoptOptval && off < sockoptOptvalEnd:
-		return CtxAccess{Kind: CtxPacket}, size == sizeU64
+		return Access{Kind: Packet}, size == sizeU64
 	case off >= sockoptOptvalEnd && off < sockoptLevel:
-		return CtxAccess{Kind: CtxPacketEnd}, size == sizeU64
+		return Access{Kind: PacketEnd}, size == sizeU64
 	case off == sockoptRetval:
-		return ctxScalarAccess, size == sizeU32 && get
+		return ScalarAccess, size == sizeU32 && get
 	}
-	return ctxScalarAccess, size == sizeU32
+	return ScalarAccess, size == sizeU32
 }
 
 // sk_reuseport_md (struct size 56): the packet bounds, five 4-byte
@@ -713,61 +711,43 @@ var (
 
 // skReuseportCtx is sk_reuseport_is_valid_access: read-only; the pointer
 // fields and hash are read whole, the other fields also narrowly.
-func skReuseportCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func skReuseportCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || !inBounds(off, size, reuseportSize) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	switch off {
 	case reuseportData:
-		return CtxAccess{Kind: CtxPacket}, size == sizeU64
+		return Access{Kind: Packet}, size == sizeU64
 	case reuseportDataEnd:
-		return CtxAccess{Kind: CtxPacketEnd}, size == sizeU64
+		return Access{Kind: PacketEnd}, size == sizeU64
 	case reuseportHash:
-		return ctxScalarAccess, size == sizeU32
+		return ScalarAccess, size == sizeU32
 	case reuseportSk:
 		// The socket of the group being selected from: never NULL.
-		return CtxAccess{Kind: CtxSocket}, size == sizeU64
+		return Access{Kind: Socket}, size == sizeU64
 	case reuseportMigratingSk:
-		return CtxAccess{Kind: CtxSockCommon, MaybeNull: true}, size == sizeU64
+		return Access{Kind: SockCommon, MaybeNull: true}, size == sizeU64
 	}
 	if !reuseportNarrow.contains(off) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	if reuseportEthProtocol.contains(off) && size < reuseportMinProtoSize {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
-	return ctxScalarAccess, narrowOK(size, sizeU32)
+	return ScalarAccess, narrowOK(size, sizeU32)
 }
 
 // rawTracepointWritableCtx is raw_tp_writable_prog_is_valid_access: the
 // raw tracepoint arguments, the first of which is the tracepoint's
 // writable buffer (PTR_TO_TP_BUFFER), read whole.
-func rawTracepointWritableCtx(off, size int, write bool, at ebpf.AttachType) (CtxAccess, bool) {
+func rawTracepointWritableCtx(off, size int, write bool, at ebpf.AttachType) (Access, bool) {
 	if off == 0 {
 		if size != sizeU64 || write {
-			return CtxAccess{}, false
+			return Access{}, false
 		}
-		return CtxAccess{Kind: CtxTPBuffer}, true
+		return Access{Kind: TPBuffer}, true
 	}
 	return rawTracepointCtx(off, size, write, at)
-}
-
-// checkTPBufferAccess is check_tp_buffer_access: loads and stores through
-// the writable tracepoint buffer at a constant, non-negative offset. How
-// far the program reaches is checked against the tracepoint's buffer when
-// it is attached, not when it is loaded.
-func (e *env) checkTPBufferAccess(regno, off, size int, dst *states.Reg) error {
-	reg := &e.regs()[regno]
-	if off < 0 {
-		return e.reject(e.insnIdx, "R%d invalid tracepoint buffer access: off=%d, size=%d", regno, off, size)
-	}
-	if !reg.Var.IsConst() || reg.Var.Value != 0 {
-		return e.reject(e.insnIdx, "R%d invalid variable buffer offset: off=%d, var_off=%s", regno, off, reg.Var.String())
-	}
-	if dst != nil {
-		e.markUnknown(dst)
-	}
-	return nil
 }
 
 // bpf_nf_ctx (struct size 16): the hook state and the packet, both
@@ -780,35 +760,20 @@ const (
 
 // netfilterCtx is nf_is_valid_access: read-only, each pointer read whole
 // and aligned.
-func netfilterCtx(off, size int, write bool, _ ebpf.AttachType) (CtxAccess, bool) {
+func netfilterCtx(off, size int, write bool, _ ebpf.AttachType) (Access, bool) {
 	if write || !inBounds(off, size, nfCtxSize) {
-		return CtxAccess{}, false
+		return Access{}, false
 	}
 	name := "nf_hook_state"
 	if off >= nfCtxSkb {
 		name = "sk_buff"
 	}
-	return CtxAccess{Kind: CtxBTFID, BTFStruct: name}, size == sizeU64
+	return Access{Kind: BTFID, BTFStruct: name}, size == sizeU64
 }
 
-// loadCtxBTFStruct sets dst from a context field that holds a trusted
-// pointer to a kernel struct (acc.BTFStruct).
-func (e *env) loadCtxBTFStruct(dst *states.Reg, acc CtxAccess) error {
-	id := uint32(0)
-	if t := btfStructByName(acc.BTFStruct); t != nil {
-		id = btfTypeID(t)
-	}
-	if id == 0 {
-		return e.unsupported(e.insnIdx, "context field pointing to struct %s, not in kernel BTF", acc.BTFStruct)
-	}
-	dst.MarkPtr(states.PtrToBTFID, states.PtrTrusted)
-	dst.Aux = id
-	return nil
-}
-
-// ctxLayout returns the context access checker for a program type and the
+// Layout returns the context access checker for a program type and the
 // context size, or nil when vercheck does not model that type's context.
-func ctxLayout(pt ebpf.ProgramType) (check ctxAccessFunc, size int) {
+func Layout(pt ebpf.ProgramType) (check Func, size int) {
 	switch pt {
 	case ebpf.SkReuseport:
 		return skReuseportCtx, reuseportSize

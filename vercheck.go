@@ -57,7 +57,10 @@ type Options struct {
 	TargetBTF string
 	// Kconfig is the kernel configuration extern __kconfig variables are
 	// read from (see [loader.Options.Kconfig]); empty means the running
-	// kernel's.
+	// kernel's. Unless Verifier.Kernel is set, it also gives the build
+	// facts that decide which helpers the kernel offers
+	// ([verifier.ConfigBuild]; the reference build's where the file cannot
+	// be read).
 	Kconfig string
 	// License is the license of programs whose spec has none, as a
 	// loader that passes its own for such objects would load them ("GPL"
@@ -312,6 +315,10 @@ func withDefaults(opts *Options) Options {
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = runtime.GOMAXPROCS(0)
+	}
+	if o.Kconfig != "" && o.Verifier.Kernel == nil {
+		b, _ := verifier.ConfigBuild(o.Kconfig)
+		o.Verifier.Kernel = &b
 	}
 	return o
 }

@@ -77,16 +77,24 @@ func (s Set) Without(fns ...asm.BuiltinFunc) Set {
 	return s
 }
 
+// minus returns s less the helpers in o.
+func (s Set) minus(o Set) Set {
+	for i := range s {
+		s[i] &^= o[i]
+	}
+	return s
+}
+
 // Allowed reports whether a program of type pt (attach type at) may
-// call helper id, per the kernel's get_func_proto for that type. known is
-// false for program types vercheck does not model (the caller reports them
-// as unsupported); allowed is then false too.
-func Allowed(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (allowed bool, known bool) {
+// call helper id on a kernel of build b, per the kernel's get_func_proto
+// for that type. known is false for program types vercheck does not model
+// (the caller reports them as unsupported); allowed is then false too.
+func (b Build) Allowed(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (allowed bool, known bool) {
 	set, ok := allowedHelpers(pt, at)
 	if !ok {
 		return false, false
 	}
-	return set.Has(id), true
+	return b.adjust(set, pt).Has(id), true
 }
 
 // allowedHelpers returns the full set of helpers a program type may call.

@@ -268,6 +268,21 @@ func KernelConfigValue(name string) (string, bool, error) {
 	return v, ok, nil
 }
 
+// KernelConfig returns the configuration of the kernel at path (a .config,
+// plain or gzip-compressed), or of the running kernel when path is empty,
+// as CONFIG_NAME to the value its file writes. The map is shared: callers
+// must not change it.
+func KernelConfig(path string) (map[string]string, error) {
+	t, err := loadKernelTarget(path)
+	if err != nil {
+		return nil, err
+	}
+	if t.config == nil {
+		return nil, errors.New("kernel config unknown")
+	}
+	return t.config, nil
+}
+
 // fillKconfig writes the value of every variable of ds into a fresh
 // buffer. Variables the target does not define stay zero, as libbpf leaves
 // weak externs; warnings say which values were unknown or unusable.

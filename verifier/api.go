@@ -8,6 +8,7 @@ import (
 
 	"github.com/cilium/ebpf"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/prune"
@@ -80,6 +81,10 @@ type Options struct {
 	// the kernel makes of graph roots in map values (graph.go). The zero
 	// value leaves the programs whose verdict depends on it unsupported.
 	MapBTF MapBTF
+	// Kernel holds the facts of the target kernel's build that change
+	// which helpers a program may call (CONFIG_BPF_KPROBE_OVERRIDE, the
+	// lockdown level). nil means the running kernel's (RunningBuild).
+	Kernel *helpers.Build
 	// Observe, when set, is called with the abstract state before every
 	// simulated instruction (after pruning decided to go on). It must not
 	// keep or modify st. It exposes the abstract domain raw, for soundness

@@ -77,7 +77,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if !ok {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}
-	allowed, known := helpers.Allowed(e.progType, e.attach, id)
+	allowed, known := e.build.Allowed(e.progType, e.attach, id)
 	if !allowed && e.progType == ebpf.Tracing && e.attach == ebpf.AttachTraceIter {
 		allowed = helpers.IterTarget(e.lp.AttachTo).Has(id)
 	}

@@ -844,7 +844,7 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		if fn.ChangesPktData {
 			eff |= effectChangesPktData
 		}
-		if allowed, _ := helpers.Allowed(e.progType, e.attach, in.Imm); allowed && fn.MightSleep {
+		if allowed, _ := e.build.Allowed(e.progType, e.attach, in.Imm); allowed && fn.MightSleep {
 			eff |= effectMightSleep
 		}
 	case in.IsKfuncCall() && in.Off == 0:

@@ -61,9 +61,9 @@ func TestHelperAllowed(t *testing.T) {
 		{"struct_ops perf_event_output", ebpf.StructOps, 0, asm.FnPerfEventOutput, res{false, true}},
 	}
 	for _, tt := range tests {
-		allowed, known := helpers.Allowed(tt.pt, tt.at, int32(tt.fn))
+		allowed, known := (helpers.Build{}).Allowed(tt.pt, tt.at, int32(tt.fn))
 		if diff := cmp.Diff(tt.want, res{allowed, known}); diff != "" {
-			t.Errorf("%s: helpers.Allowed mismatch (-want +got):\n%s", tt.name, diff)
+			t.Errorf("%s: Allowed mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }
@@ -116,10 +116,11 @@ func liveLoad(lt liveProgramType, insns asm.Instructions) (string, error) {
 	return err.Error(), err
 }
 
-// TestHelperAllowedLiveKernel compares helpers.Allowed with the running
+// TestHelperAllowedLiveKernel compares the running kernel's build
+// (RunningBuild: its configuration and lockdown level) with the running
 // kernel for every helper and every program type it can load without a
-// BTF target. The sets describe the 6.18 reference machine, so a different
-// kernel or configuration may disagree.
+// BTF target. The sets describe 6.18, so a different release may
+// disagree.
 func TestHelperAllowedLiveKernel(t *testing.T) {
 	skipIfNoBPF(t)
 	types := []liveProgramType{
@@ -149,13 +150,13 @@ func TestHelperAllowedLiveKernel(t *testing.T) {
 			log, err := liveLoad(lt, insns)
 			live := err == nil || !(strings.Contains(log, "cannot use helper") ||
 				strings.Contains(log, "unknown func") || strings.Contains(log, "invalid func"))
-			got, known := helpers.Allowed(lt.pt, lt.at, id)
+			got, known := RunningBuild().Allowed(lt.pt, lt.at, id)
 			if !known {
 				t.Errorf("%v/%v: program type not modelled", lt.pt, lt.at)
 				break
 			}
 			if got != live {
-				t.Errorf("%v/%v helper %v (%d): helpers.Allowed %v, kernel %v", lt.pt, lt.at, asm.BuiltinFunc(id), id, got, live)
+				t.Errorf("%v/%v helper %v (%d): Allowed %v, kernel %v", lt.pt, lt.at, asm.BuiltinFunc(id), id, got, live)
 			}
 		}
 	}
@@ -181,13 +182,13 @@ func TestHelperAllowedLiveKernelBTF(t *testing.T) {
 			}
 			live := !strings.Contains(kerr, "cannot use helper") && !strings.Contains(kerr, "unknown func") &&
 				!strings.Contains(kerr, "invalid func")
-			got, known := helpers.Allowed(lt.pt, lt.at, id)
+			got, known := RunningBuild().Allowed(lt.pt, lt.at, id)
 			if !known {
 				t.Errorf("%v: program type not modelled", lt)
 				break
 			}
 			if got != live {
-				t.Errorf("%v helper %v (%d): helpers.Allowed %v, kernel %v", lt, asm.BuiltinFunc(id), id, got, live)
+				t.Errorf("%v helper %v (%d): Allowed %v, kernel %v", lt, asm.BuiltinFunc(id), id, got, live)
 			}
 		}
 	}

@@ -58,6 +58,9 @@ type env struct {
 	attach   ebpf.AttachType
 	opts     Options
 	policy   prune.Policy
+	// build is the target kernel's build (Options.Kernel, the running
+	// kernel's by default): which helpers it offers.
+	build helpers.Build
 
 	pool  *states.Pool
 	store *prune.Store
@@ -193,6 +196,11 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 // newEnv prepares the verification of one decoded program.
 func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Options) *env {
 	e := &env{prog: code, lp: prog, maps: append([]*loader.Map(nil), obj.Maps...), progType: prog.Type, attach: prog.AttachType, opts: opts}
+	if opts.Kernel != nil {
+		e.build = *opts.Kernel
+	} else {
+		e.build = RunningBuild()
+	}
 	e.encodingOK = newInsnSet(len(code))
 	e.log.level = opts.LogLevel
 	e.log.printer.Map = func(aux uint32) (states.MapInfo, bool) {
@@ -254,7 +262,7 @@ func (e *env) run() error {
 		resolveErr = e.resolveLdImm64(i)
 		return resolveErr
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helpers.ArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount,
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.build.ArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount,
 		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
 	if resolveErr != nil {
 		return resolveErr

@@ -85,7 +85,7 @@ var mapBTFModels = map[string]verifier.MapBTF{
 func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type, and for the global functions of objects whose functions all live in .text (e.g. xdp, sched_cls, socket_filter)")
 	fset.StringVar(&c.btfPath, "btf", "", "target BTF for CO-RE relocations (default /sys/kernel/btf/vmlinux)")
-	fset.StringVar(&c.kconfig, "kconfig", "", "kernel config for extern __kconfig variables (default: the running kernel's)")
+	fset.StringVar(&c.kconfig, "kconfig", "", "kernel config for extern __kconfig variables and the helpers the kernel offers (CONFIG_BPF_KPROBE_OVERRIDE, forced lockdown) (default: the running kernel's, with its lockdown level)")
 	fset.StringVar(&c.progFlags, "prog-flags", "", "program load flags added to those the section implies: names (strict_alignment, any_alignment, test_state_freq, sleepable, xdp_has_frags) and numbers, comma-separated")
 	fset.StringVar(&c.license, "license", "", "license of objects without a license section, as a loader passing its own (e.g. GPL)")
 	fset.DurationVar(&c.timeout, "timeout", 60*time.Second, "time limit per program (0: none)")
@@ -134,6 +134,15 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 		return vercheck.Options{}, fmt.Errorf("--map-btf: unknown loader %q (libbpf, cilium)", c.mapBTF)
 	}
 	opts.Verifier = verifier.Options{Policy: &policy, Timeout: c.timeout, MissingFixes: c.applied.Missing, MapBTF: mapBTF}
+	if c.kconfig != "" {
+		// The other kernel's build decides which helpers it offers;
+		// said once here, not once per object.
+		b, err := verifier.ConfigBuild(c.kconfig)
+		if err != nil {
+			return vercheck.Options{}, fmt.Errorf("--kconfig: %w", err)
+		}
+		opts.Verifier.Kernel = &b
+	}
 	return opts, nil
 }
 

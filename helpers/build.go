@@ -1,0 +1,95 @@
+package helpers
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
+
+// Build holds the facts of a kernel build and boot that change which
+// helpers a program may call, beyond its release: two builds of the same
+// 6.18.y release may differ in them. The zero value is the reference
+// machine's build (the kernel the tables were checked against): no
+// bpf_override_return, lockdown in integrity mode. A fact that cannot be
+// read is left at that value.
+type Build struct {
+	// KprobeOverride is CONFIG_BPF_KPROBE_OVERRIDE: kprobe programs may
+	// call bpf_override_return (kprobe_prog_func_proto).
+	KprobeOverride bool
+	// Lockdown is the kernel's lockdown level, which takes helpers away
+	// from every program (security_locked_down in the get_func_proto of
+	// the base and tracing sets).
+	Lockdown Lockdown
+}
+
+// Lockdown is a kernel lockdown level (the lockdown LSM's modes).
+type Lockdown uint8
+
+// Lockdown levels. The zero value is integrity, the reference machine's.
+const (
+	// LockdownIntegrity refuses bpf_probe_write_user
+	// (LOCKDOWN_BPF_WRITE_USER).
+	LockdownIntegrity Lockdown = iota
+	// LockdownNone refuses nothing: tracing programs may call
+	// bpf_probe_write_user.
+	LockdownNone
+	// LockdownConfidentiality also refuses the helpers that read kernel
+	// memory (LOCKDOWN_BPF_READ_KERNEL): bpf_probe_read_kernel(_str) and
+	// their compat forms bpf_probe_read(_str).
+	LockdownConfidentiality
+)
+
+// ParseLockdown reads a lockdown level as the kernel spells it ("none",
+// "integrity", "confidentiality").
+func ParseLockdown(s string) (Lockdown, bool) {
+	switch s {
+	case "none":
+		return LockdownNone, true
+	case "integrity":
+		return LockdownIntegrity, true
+	case "confidentiality":
+		return LockdownConfidentiality, true
+	}
+	return LockdownIntegrity, false
+}
+
+// String is the level as the kernel spells it.
+func (l Lockdown) String() string {
+	switch l {
+	case LockdownNone:
+		return "none"
+	case LockdownConfidentiality:
+		return "confidentiality"
+	}
+	return "integrity"
+}
+
+// readKernelHelpers are the helpers that read kernel memory, which the
+// confidentiality level takes away.
+var readKernelHelpers = NewSet(asm.FnProbeReadKernel, asm.FnProbeReadKernelStr, asm.FnProbeRead, asm.FnProbeReadStr)
+
+// tracingFamily reports whether a program type's helpers come from
+// bpf_tracing_func_proto, which offers bpf_probe_write_user.
+func tracingFamily(pt ebpf.ProgramType) bool {
+	switch pt {
+	case ebpf.Kprobe, ebpf.TracePoint, ebpf.RawTracepoint, ebpf.RawTracepointWritable,
+		ebpf.PerfEvent, ebpf.Tracing, ebpf.LSM, ebpf.Syscall:
+		return true
+	}
+	return false
+}
+
+// adjust applies the build's facts to the set a program type pt may call.
+func (b Build) adjust(s Set, pt ebpf.ProgramType) Set {
+	if b.KprobeOverride && pt == ebpf.Kprobe {
+		s = s.Union(NewSet(asm.FnOverrideReturn))
+	}
+	switch b.Lockdown {
+	case LockdownNone:
+		if tracingFamily(pt) {
+			s = s.Union(NewSet(asm.FnProbeWriteUser))
+		}
+	case LockdownConfidentiality:
+		s = s.minus(readKernelHelpers)
+	}
+	return s
+}

@@ -1,0 +1,60 @@
+package helpers
+
+import (
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestBuildAllowed checks what each build fact changes: the zero Build is
+// the reference machine's (no bpf_override_return, integrity lockdown), a
+// kernel with CONFIG_BPF_KPROBE_OVERRIDE lets kprobe programs (only) call
+// bpf_override_return, lockdown "none" gives bpf_probe_write_user to the
+// tracing family (only), and "confidentiality" takes the kernel-reading
+// helpers from every program type.
+func TestBuildAllowed(t *testing.T) {
+	override := Build{KprobeOverride: true}
+	none := Build{Lockdown: LockdownNone}
+	conf := Build{Lockdown: LockdownConfidentiality}
+	tests := []struct {
+		name  string
+		b     Build
+		pt    ebpf.ProgramType
+		fn    asm.BuiltinFunc
+		allow bool
+	}{
+		{"reference: no override", Build{}, ebpf.Kprobe, asm.FnOverrideReturn, false},
+		{"override: kprobe", override, ebpf.Kprobe, asm.FnOverrideReturn, true},
+		{"override: not tracepoints", override, ebpf.TracePoint, asm.FnOverrideReturn, false},
+		{"reference: no probe_write_user", Build{}, ebpf.Kprobe, asm.FnProbeWriteUser, false},
+		{"none: probe_write_user in kprobes", none, ebpf.Kprobe, asm.FnProbeWriteUser, true},
+		{"none: probe_write_user in fentry", none, ebpf.Tracing, asm.FnProbeWriteUser, true},
+		{"none: probe_write_user in LSM", none, ebpf.LSM, asm.FnProbeWriteUser, true},
+		{"none: not in XDP", none, ebpf.XDP, asm.FnProbeWriteUser, false},
+		{"reference: probe_read_kernel", Build{}, ebpf.XDP, asm.FnProbeReadKernel, true},
+		{"confidentiality: no probe_read_kernel in XDP", conf, ebpf.XDP, asm.FnProbeReadKernel, false},
+		{"confidentiality: no probe_read_kernel_str in kprobes", conf, ebpf.Kprobe, asm.FnProbeReadKernelStr, false},
+		{"confidentiality: no compat probe_read", conf, ebpf.Kprobe, asm.FnProbeRead, false},
+		{"confidentiality: probe_read_user stays", conf, ebpf.Kprobe, asm.FnProbeReadUser, true},
+	}
+	for _, tt := range tests {
+		got, known := tt.b.Allowed(tt.pt, 0, int32(tt.fn))
+		if diff := cmp.Diff([2]bool{tt.allow, true}, [2]bool{got, known}); diff != "" {
+			t.Errorf("%s: Allowed mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestParseLockdown(t *testing.T) {
+	for _, l := range []Lockdown{LockdownNone, LockdownIntegrity, LockdownConfidentiality} {
+		got, ok := ParseLockdown(l.String())
+		if !ok || got != l {
+			t.Errorf("ParseLockdown(%q) = %v, %v", l, got, ok)
+		}
+	}
+	if _, ok := ParseLockdown("strict"); ok {
+		t.Errorf("ParseLockdown(strict) accepted")
+	}
+}

@@ -1,0 +1,101 @@
+package verifier
+
+// The target kernel's build facts that decide which helpers a program may
+// call (helpers.Build): the verifier follows the kernel that runs here
+// unless Options.Kernel names another. Two builds of the same release can
+// differ in them, and a table fixed to one build would accept, on another,
+// calls that build refuses (bpf_probe_read_kernel under confidentiality
+// lockdown) or refuse calls it allows (bpf_override_return).
+
+import (
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/vercheck/vercheck/helpers"
+	"github.com/vercheck/vercheck/loader"
+)
+
+// Where the running kernel says its lockdown level.
+const (
+	// securityfsLockdown lists the levels with the current one in
+	// brackets: "none [integrity] confidentiality".
+	securityfsLockdown = "/sys/kernel/security/lockdown"
+	// procCmdline holds the boot parameters, among them "lockdown=".
+	procCmdline = "/proc/cmdline"
+)
+
+// RunningBuild returns the running kernel's build facts: its configuration
+// (as extern __kconfig variables read it) and its lockdown level. A fact
+// that cannot be read keeps the reference build's value (the zero
+// helpers.Build).
+var RunningBuild = sync.OnceValue(func() helpers.Build {
+	cfg, _ := loader.KernelConfig("")
+	lockdown, ok := runningLockdown()
+	if !ok {
+		lockdown, _ = configLockdown(cfg)
+	}
+	return BuildFromConfig(cfg, lockdown)
+})
+
+// BuildFromConfig returns the build facts of a kernel configured with cfg
+// (CONFIG_NAME to its value) running at the given lockdown level.
+func BuildFromConfig(cfg map[string]string, lockdown helpers.Lockdown) helpers.Build {
+	return helpers.Build{KprobeOverride: cfg["CONFIG_BPF_KPROBE_OVERRIDE"] == "y", Lockdown: lockdown}
+}
+
+// ConfigBuild returns the build facts of the kernel whose configuration
+// file is at path, for a check of another kernel than the running one: the
+// lockdown level is the one the configuration forces, the reference
+// build's where it forces none.
+func ConfigBuild(path string) (helpers.Build, error) {
+	cfg, err := loader.KernelConfig(path)
+	if err != nil {
+		return helpers.Build{}, err
+	}
+	lockdown, _ := configLockdown(cfg)
+	return BuildFromConfig(cfg, lockdown), nil
+}
+
+// runningLockdown reads the running kernel's lockdown level from securityfs,
+// or else from the boot parameters; ok is false when neither says.
+func runningLockdown() (helpers.Lockdown, bool) {
+	if b, err := os.ReadFile(securityfsLockdown); err == nil {
+		if l, ok := bracketedLockdown(string(b)); ok {
+			return l, true
+		}
+	}
+	if b, err := os.ReadFile(procCmdline); err == nil {
+		for _, f := range strings.Fields(string(b)) {
+			if v, ok := strings.CutPrefix(f, "lockdown="); ok {
+				return helpers.ParseLockdown(v)
+			}
+		}
+	}
+	return helpers.LockdownIntegrity, false
+}
+
+// bracketedLockdown parses securityfs's list, where the current level is
+// the one in brackets.
+func bracketedLockdown(s string) (helpers.Lockdown, bool) {
+	for _, f := range strings.Fields(s) {
+		if v, ok := strings.CutPrefix(f, "["); ok {
+			return helpers.ParseLockdown(strings.TrimSuffix(v, "]"))
+		}
+	}
+	return helpers.LockdownIntegrity, false
+}
+
+// configLockdown is the level a kernel configuration forces from boot
+// (CONFIG_LOCK_DOWN_KERNEL_FORCE_*); ok is false when it forces none.
+func configLockdown(cfg map[string]string) (helpers.Lockdown, bool) {
+	switch {
+	case cfg["CONFIG_LOCK_DOWN_KERNEL_FORCE_CONFIDENTIALITY"] == "y":
+		return helpers.LockdownConfidentiality, true
+	case cfg["CONFIG_LOCK_DOWN_KERNEL_FORCE_INTEGRITY"] == "y":
+		return helpers.LockdownIntegrity, true
+	case cfg["CONFIG_LOCK_DOWN_KERNEL_FORCE_NONE"] == "y", cfg != nil && cfg["CONFIG_SECURITY_LOCKDOWN_LSM"] != "y":
+		return helpers.LockdownNone, true
+	}
+	return helpers.LockdownIntegrity, false
+}

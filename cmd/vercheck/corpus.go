@@ -27,6 +27,9 @@ type runConfig struct {
 	// kernelLogLevel, when set with withKernel, keeps the kernel's own log
 	// of that level for each program (--log-dir writes it beside ours).
 	kernelLogLevel int
+	// expect compares each program with its own tags (package expect),
+	// verifying it as they say the test loads it.
+	expect bool
 	// progress, when set, receives a progress line (terminals only).
 	progress io.Writer
 }
@@ -64,8 +67,15 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 	for range jobs {
 		wg.Go(func() {
 			for t := range tasks {
-				res := verifier.Verify(t.obj, t.prog, cfg.opts.Verifier)
+				var res *verifier.Result
+				var exp *expectRow
+				if cfg.expect {
+					res, exp = verifyExpected(t.obj, t.prog, cfg.opts.Verifier)
+				} else {
+					res = verifier.Verify(t.obj, t.prog, cfg.opts.Verifier)
+				}
 				r := toRow(res)
+				r.Expect = exp
 				r.Budget = budget(t.obj, t.prog, res, cfg.opts.Verifier)
 				if cfg.withKernel && errors.Is(res.Err, verifier.ErrKernelFault) {
 					// The kernel's verifier would oops on it: not loaded.

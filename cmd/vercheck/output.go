@@ -64,6 +64,8 @@ type row struct {
 	// Warnings are what the loader assumed or repaired to read the
 	// object, on the object's first row only.
 	Warnings []string `json:"warnings,omitempty"`
+	// Expect compares the program with its own tags in --expect mode.
+	Expect *expectRow `json:"expect,omitempty"`
 	// Kernel holds the live kernel's figures in --kernel mode.
 	Kernel *kernelRow `json:"kernel,omitempty"`
 	Log    string     `json:"-"`

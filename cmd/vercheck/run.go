@@ -30,6 +30,9 @@ const (
 	// exitFalseAccept: in --kernel mode, vercheck accepted a program the
 	// kernel rejects, a soundness bug in vercheck.
 	exitFalseAccept = 3
+	// exitExpectation: with --expect, a verdict differs from the one the
+	// program's own tags declare.
+	exitExpectation = 4
 )
 
 const usage = `usage: vercheck [flags] PATH...
@@ -52,7 +55,8 @@ Examples:
 Exit status: 0 every program accepted; 1 some program rejected,
 unsupported, over the time limit or unreadable in a directory; 2 bad usage,
 an object named on the command line that cannot be read, or no objects
-found; 3 with --kernel, vercheck accepted a program the kernel rejects.
+found; 3 with --kernel, vercheck accepted a program the kernel rejects; 4
+with --expect, a verdict differs from the program's own tags.
 
 Flags:
 `
@@ -220,6 +224,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	verbose := fset.Bool("v", false, "print a kernel-style log of the failing path of each rejected program")
 	verbose2 := fset.Bool("vv", false, "print the full kernel-style log (every state) of each program")
 	withKernel := fset.Bool("kernel", false, "also load each program into the running kernel and compare")
+	withExpect := fset.Bool("expect", false, "compare each program with what its own BTF tags say the verifier decides (the kernel selftests' __success, __failure, __msg, __flag, __log_level, as their test_loader reads them), verifying it with the tags' load flags")
 	quiet := fset.Bool("q", false, "print no per-program rows and no loader warnings: only diagnostics of rejections with -v, false accepts and the summary")
 	version := fset.Bool("version", false, "print vercheck's version and exit")
 	var filterArgs listFlag
@@ -305,7 +310,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts.Verifier.LogLevel = logLevel
 	opts.Verifier.Profile = *prof || *profOut != "" || *htmlOut != ""
 	opts.Verifier.Why = *explain
-	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel}
+	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel, expect: *withExpect}
 	if *logDir != "" {
 		cfg.kernelLogLevel = logLevel
 	}
@@ -398,6 +403,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// The kernel side loads through cilium/ebpf (internal/kernel).
 		fmt.Fprintln(summaryOut, "map BTF: libbpf's (--map-btf libbpf), but the kernel side loads through cilium/ebpf: graph roots and local kptrs in maps may disagree (--map-btf cilium to compare)")
 	}
+	expectDiffers := false
+	if *withExpect {
+		expectDiffers = writeExpect(summaryOut, rows).verdictDiffs > 0
+	}
 	if *withKernel {
 		ks := summarizeKernel(rows, release)
 		writeKernelSummary(summaryOut, ks)
@@ -411,6 +420,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if r.Verdict != verdictAccepted {
 			status = exitRejected
 		}
+	}
+	if expectDiffers {
+		status = exitExpectation
 	}
 	if slices.ContainsFunc(unreadable, func(f string) bool { return slices.Contains(paths, f) }) {
 		// An object named on the command line could not be read: bad

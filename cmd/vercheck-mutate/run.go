@@ -6,11 +6,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/vercheck/vercheck/internal/kernel"
@@ -122,7 +125,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return code
 	}
+	stopSignals := f.stopOnSignal()
 	made := inOrder(cfg.n, cfg.jobs, f.stop, f.judge, f.record)
+	stopSignals()
 	fmt.Fprintf(stdout, "\n%d mutants of %d seeds in %v (%d could not be made into programs)\n",
 		made, len(seeds), time.Since(f.start).Round(time.Second), f.skipped)
 	f.tally.Print(stdout)
@@ -214,11 +219,36 @@ type fuzzer struct {
 	skipped int
 	// ops counts the mutants by operator.
 	ops opStats
+	// interrupted is set by SIGINT or SIGTERM: the run makes no new
+	// mutant, judges those under way and prints its tally, as at the end
+	// of -duration.
+	interrupted atomic.Bool
 }
 
-// stop reports whether the run's time is up.
+// stop reports whether the run's time is up or it was interrupted.
 func (f *fuzzer) stop() bool {
-	return f.cfg.duration > 0 && time.Since(f.start) > f.cfg.duration
+	return f.interrupted.Load() || f.cfg.duration > 0 && time.Since(f.start) > f.cfg.duration
+}
+
+// stopOnSignal makes SIGINT and SIGTERM end the run early with its tally
+// (a background job started without job control ignores SIGINT until a
+// handler is installed). The returned function removes the handler.
+func (f *fuzzer) stopOnSignal() func() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			fmt.Fprintf(f.stderr, "vercheck-mutate: %v: finishing the mutants under way\n", s)
+			f.interrupted.Store(true)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
 }
 
 // trial is one mutant and its outcome.

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -154,4 +156,29 @@ func TestRunSmall(t *testing.T) {
 func tableOf(out string) string {
 	_, table, _ := strings.Cut(out, "kernel+")
 	return table
+}
+
+// TestStopOnSignal: a SIGTERM makes stop report true (the run then ends
+// with its tally, as at the end of -duration), and says so.
+func TestStopOnSignal(t *testing.T) {
+	var stderr bytes.Buffer
+	f := &fuzzer{stderr: &stderr}
+	if f.stop() {
+		t.Fatal("stop before any signal")
+	}
+	remove := f.stopOnSignal()
+	defer remove()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !f.stop() {
+		if time.Now().After(deadline) {
+			t.Fatal("stop still false 5 s after SIGTERM")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !strings.Contains(stderr.String(), "finishing the mutants under way") {
+		t.Errorf("no word of the signal: %q", stderr.String())
+	}
 }

@@ -51,9 +51,14 @@ type Options struct {
 	// Verifier holds the verifier's own options: pruning policy, time limit
 	// per program, log level.
 	Verifier verifier.Options
-	// TargetBTF is the BTF CO-RE relocations and kfunc calls are resolved
-	// against: a raw BTF file or an ELF with a .BTF section. Empty means
-	// /sys/kernel/btf/vmlinux.
+	// TargetBTF is the kernel BTF programs are checked against: a raw BTF
+	// file or an ELF vmlinux with a .BTF section. CO-RE relocations and
+	// kfunc calls are resolved against it, and the verifier types context
+	// arguments, struct walks, kfuncs and struct_ops with it, so that
+	// programs can be checked for a kernel other than the running one (one
+	// built with sched_ext, say). The verifier keeps one kernel BTF per
+	// process (see [loader.UseKernelBTF]): every verification of a process
+	// names the same TargetBTF or none. Empty means /sys/kernel/btf/vmlinux.
 	TargetBTF string
 	// Kconfig is the kernel configuration extern __kconfig variables are
 	// read from (see [loader.Options.Kconfig]); empty means the running
@@ -134,6 +139,9 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 		return nil, errors.New("vercheck: nil collection spec")
 	}
 	o := withDefaults(opts)
+	if err := loader.UseKernelBTF(o.TargetBTF); err != nil {
+		return nil, fmt.Errorf("vercheck: %w", err)
+	}
 	obj, err := loader.FromCollectionSpec(o.Name, spec, o.loaderOptions())
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
@@ -179,7 +187,11 @@ func (o Options) loaderOptions() loader.Options {
 // opts.Verifier, as the vercheck command does to spread the programs of
 // a sweep over its workers.
 func OpenFile(path string, opts *Options) (*loader.Object, error) {
-	obj, err := loader.Open(path, withDefaults(opts).loaderOptions())
+	o := withDefaults(opts)
+	if err := loader.UseKernelBTF(o.TargetBTF); err != nil {
+		return nil, fmt.Errorf("vercheck: %w", err)
+	}
+	obj, err := loader.Open(path, o.loaderOptions())
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -47,10 +48,11 @@ func IsGPLCompatible(license string) bool {
 
 // targetBTF loads the CO-RE target lazily: most objects never need it.
 type targetBTF struct {
-	path string
-	once sync.Once
-	spec *btf.Spec
-	err  error
+	path   string
+	once   sync.Once
+	loaded atomic.Bool
+	spec   *btf.Spec
+	err    error
 }
 
 var (
@@ -58,15 +60,45 @@ var (
 	targets   = make(map[string]*targetBTF)
 )
 
-// newTargetBTF returns the shared, lazily loaded target BTF for path (empty
-// means the running kernel's). Parsing vmlinux BTF is costly, so every
-// object read by the process shares one copy.
-func newTargetBTF(path string) *targetBTF {
-	if path == "" {
-		path = defaultTargetBTF
-	}
+// kernelBTFPath is the kernel the process checks programs against: the
+// running one's BTF unless UseKernelBTF named another.
+var kernelBTFPath = defaultTargetBTF
+
+// ErrKernelBTFInUse means UseKernelBTF was asked for a kernel other than
+// the one the process already checks against.
+var ErrKernelBTFInUse = errors.New("another kernel BTF is already in use")
+
+// UseKernelBTF makes the BTF at path (raw BTF or an ELF vmlinux with a
+// .BTF section) the kernel's for the whole process: CO-RE relocations and
+// kfunc and ksym ids of objects read without a TargetBTF of their own, and
+// the verifier's BTF-typed checks (context arguments, struct walks, kfunc
+// prototypes, struct_ops types). The verifier keeps one kernel per process,
+// as the kernel itself has one vmlinux, so this is said once, before any
+// program is read; asking again for the same path is harmless, for another
+// one is ErrKernelBTFInUse. It lets vercheck check programs for a kernel
+// it does not run on (one built with sched_ext, say).
+func UseKernelBTF(path string) error {
 	targetsMu.Lock()
 	defer targetsMu.Unlock()
+	if path == "" || path == kernelBTFPath {
+		return nil
+	}
+	if t, ok := targets[kernelBTFPath]; ok && t.used() {
+		return fmt.Errorf("%w: %s, not %s", ErrKernelBTFInUse, kernelBTFPath, path)
+	}
+	kernelBTFPath = path
+	return nil
+}
+
+// newTargetBTF returns the shared, lazily loaded target BTF for path (empty
+// means the kernel's: see UseKernelBTF). Parsing vmlinux BTF is costly, so
+// every object read by the process shares one copy.
+func newTargetBTF(path string) *targetBTF {
+	targetsMu.Lock()
+	defer targetsMu.Unlock()
+	if path == "" {
+		path = kernelBTFPath
+	}
 	t, ok := targets[path]
 	if !ok {
 		t = &targetBTF{path: path}
@@ -75,8 +107,12 @@ func newTargetBTF(path string) *targetBTF {
 	return t
 }
 
+// used reports whether the BTF was asked for (loaded or failed).
+func (t *targetBTF) used() bool { return t.loaded.Load() }
+
 func (t *targetBTF) get() (*btf.Spec, error) {
 	t.once.Do(func() {
+		t.loaded.Store(true)
 		defer func() {
 			if r := recover(); r != nil {
 				t.err = fmt.Errorf("%w: %s: %v", ErrNoTargetBTF, t.path, r)
@@ -107,9 +143,9 @@ func (t *targetBTF) load() (*btf.Spec, error) {
 	return btf.LoadSpecFromReader(f)
 }
 
-// KernelBTF returns the running kernel's BTF, parsed once per process and
-// shared by every object's CO-RE relocations and by the verifier's
-// BTF-typed checks.
+// KernelBTF returns the kernel's BTF (the running kernel's unless
+// UseKernelBTF named another), parsed once per process and shared by every
+// object's CO-RE relocations and by the verifier's BTF-typed checks.
 func KernelBTF() (*btf.Spec, error) {
 	return newTargetBTF("").get()
 }

@@ -84,7 +84,7 @@ var mapBTFModels = map[string]verifier.MapBTF{
 
 func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type, and for the global functions of objects whose functions all live in .text (e.g. xdp, sched_cls, socket_filter)")
-	fset.StringVar(&c.btfPath, "btf", "", "target BTF for CO-RE relocations (default /sys/kernel/btf/vmlinux)")
+	fset.StringVar(&c.btfPath, "btf", "", "the kernel BTF programs are checked against: CO-RE relocations, kfuncs, context and struct_ops types (default /sys/kernel/btf/vmlinux)")
 	fset.StringVar(&c.kconfig, "kconfig", "", "kernel config for extern __kconfig variables (default: the running kernel's)")
 	fset.StringVar(&c.progFlags, "prog-flags", "", "program load flags added to those the section implies: names (strict_alignment, any_alignment, test_state_freq, sleepable, xdp_has_frags) and numbers, comma-separated")
 	fset.StringVar(&c.license, "license", "", "license of objects without a license section, as a loader passing its own (e.g. GPL)")
@@ -110,6 +110,10 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 	if c.btfPath != "" {
 		// Said once here, not once per kfunc of every program.
 		if _, err := btf.LoadSpec(c.btfPath); err != nil {
+			return vercheck.Options{}, fmt.Errorf("--btf: %w", err)
+		}
+		// Before the sweep's set-up reads the kernel's BTF.
+		if err := loader.UseKernelBTF(c.btfPath); err != nil {
 			return vercheck.Options{}, fmt.Errorf("--btf: %w", err)
 		}
 	}

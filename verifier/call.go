@@ -76,10 +76,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if !ok {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}
-	allowed, known := helperAllowed(e.progType, e.attach, id)
-	if !allowed && e.progType == ebpf.Tracing && e.attach == ebpf.AttachTraceIter {
-		allowed = iterTargetHelpers(e.lp.AttachTo).has(id)
-	}
+	allowed, known := helperAllowed(e.progType, e.attach, e.attachTo(), id)
 	if !known {
 		return e.unsupported(e.insnIdx, "helper %s#%d in a %s program", fn.Name, id, e.progType)
 	}

@@ -843,7 +843,7 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		if fn.ChangesPktData {
 			eff |= effectChangesPktData
 		}
-		if allowed, _ := helperAllowed(e.progType, e.attach, in.Imm); allowed && fn.MightSleep {
+		if allowed, _ := helperAllowed(e.progType, e.attach, e.attachTo(), in.Imm); allowed && fn.MightSleep {
 			eff |= effectMightSleep
 		}
 	case in.IsKfuncCall() && in.Off == 0:

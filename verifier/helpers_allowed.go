@@ -77,14 +77,22 @@ func (s helperSet) without(fns ...asm.BuiltinFunc) helperSet {
 	return s
 }
 
-// helperAllowed reports whether a program of type pt (attach type at) may
-// call helper id, per the kernel's get_func_proto for that type. known is
+// helperAllowed reports whether a program of type pt (attach type at,
+// attach target target) may call helper id, per the kernel's
+// get_func_proto for that type: iterator targets and struct_ops types add
+// helpers of their own (iterTargetHelpers, structOpsHelpers). known is
 // false for program types vercheck does not model (the caller reports them
 // as unsupported); allowed is then false too.
-func helperAllowed(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (allowed bool, known bool) {
+func helperAllowed(pt ebpf.ProgramType, at ebpf.AttachType, target string, id int32) (allowed bool, known bool) {
 	set, ok := allowedHelpers(pt, at)
 	if !ok {
 		return false, false
+	}
+	switch {
+	case pt == ebpf.Tracing && at == ebpf.AttachTraceIter:
+		set = set.union(iterTargetHelpers(target))
+	case pt == ebpf.StructOps:
+		set = set.union(structOpsHelpers(target))
 	}
 	return set.has(id), true
 }
@@ -152,7 +160,8 @@ func allowedHelpers(pt ebpf.ProgramType, at ebpf.AttachType) (helperSet, bool) {
 	case ebpf.LSM:
 		return c.union(lsmHelpers(at)), true
 	case ebpf.StructOps:
-		return c.union(structOpsHelpers(at)), true
+		// The ops type adds its own (helperAllowed).
+		return c, true
 	}
 	return helperSet{}, false
 }

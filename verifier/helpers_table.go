@@ -388,7 +388,8 @@ func helperProtoFor(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*HelperP
 	return p, true
 }
 
-// helperArgCountFor returns, for a program of type pt (attach type at),
+// helperArgCountFor returns, for a program of type pt (attach type at,
+// attach target target),
 // the number of arguments each helper takes as that type sees it (the
 // kernel's call summary for liveness), or -1 for an id the type has no
 // prototype for: an unknown id, or a helper the type may not call. The
@@ -396,13 +397,13 @@ func helperProtoFor(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*HelperP
 // prototype for the latter either, and compute_live_registers then takes
 // the call to read r1-r5 (a call on a path the walk never takes still
 // keeps those registers alive before it).
-func helperArgCountFor(pt ebpf.ProgramType, at ebpf.AttachType) func(id int32) int {
+func helperArgCountFor(pt ebpf.ProgramType, at ebpf.AttachType, target string) func(id int32) int {
 	return func(id int32) int {
 		fn, ok := helperProtoFor(pt, at, id)
 		if !ok {
 			return -1
 		}
-		if allowed, known := helperAllowed(pt, at, id); known && !allowed {
+		if allowed, known := helperAllowed(pt, at, target, id); known && !allowed {
 			return -1
 		}
 		n := 0

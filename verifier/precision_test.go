@@ -317,7 +317,7 @@ func TestBacktrackInsn(t *testing.T) {
 
 func mustCFG(t *testing.T, prog []insn.Insn) *insn.CFG {
 	t.Helper()
-	cfg, err := insn.AnalyzeWith(prog, insn.Options{HelperArgs: helperArgCountFor(ebpf.UnspecifiedProgram, ebpf.AttachNone)})
+	cfg, err := insn.AnalyzeWith(prog, insn.Options{HelperArgs: helperArgCountFor(ebpf.UnspecifiedProgram, ebpf.AttachNone, "")})
 	if err != nil {
 		t.Fatalf("analyze: %v", err)
 	}

@@ -158,7 +158,7 @@ func compareHelperProtos(t *testing.T, lt protoLiveType, obj *loader.Object, m *
 		exit = int32(lo)
 	}
 	for id := int32(1); id <= maxHelperID; id++ {
-		if ok, known := helperAllowed(lt.pt, lt.at, id); !ok || !known {
+		if ok, known := helperAllowed(lt.pt, lt.at, "", id); !ok || !known {
 			continue
 		}
 		for _, s := range protoProbeSetups {

@@ -252,7 +252,7 @@ func (e *env) run() error {
 		resolveErr = e.resolveLdImm64(i)
 		return resolveErr
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount,
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach, e.attachTo()), KfuncArgs: kfuncArgCount,
 		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
 	if resolveErr != nil {
 		return resolveErr

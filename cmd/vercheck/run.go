@@ -60,7 +60,7 @@ Flags:
 // commonFlags are the verification flags shared by the main command and
 // compare.
 type commonFlags struct {
-	typeName, btfPath, kconfig, policy string
+	typeName, btfPath, kallsyms, kconfig, policy string
 	// fixes is the --fixes flag; resolved into fixes by options.
 	fixes string
 	// applied is what options made of --fixes.
@@ -84,6 +84,7 @@ var mapBTFModels = map[string]verifier.MapBTF{
 
 func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type, and for the global functions of objects whose functions all live in .text (e.g. xdp, sched_cls, socket_filter)")
+	fset.StringVar(&c.kallsyms, "kallsyms", "", "the kernel's symbols for ksym addresses: /proc/kallsyms or the System.map of the --btf kernel (default /proc/kallsyms)")
 	fset.StringVar(&c.btfPath, "btf", "", "the kernel BTF programs are checked against: CO-RE relocations, kfuncs, context and struct_ops types (default /sys/kernel/btf/vmlinux)")
 	fset.StringVar(&c.kconfig, "kconfig", "", "kernel config for extern __kconfig variables (default: the running kernel's)")
 	fset.StringVar(&c.progFlags, "prog-flags", "", "program load flags added to those the section implies: names (strict_alignment, any_alignment, test_state_freq, sleepable, xdp_has_frags) and numbers, comma-separated")
@@ -117,6 +118,7 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 			return vercheck.Options{}, fmt.Errorf("--btf: %w", err)
 		}
 	}
+	loader.UseKallsyms(c.kallsyms)
 	inner, err := parseInnerMaps(c.innerMaps)
 	if err != nil {
 		return vercheck.Options{}, err

@@ -372,17 +372,26 @@ func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info 
 	return fmt.Errorf("kfunc %q: %w", ref, err)
 }
 
-// kfuncID returns the BTF id of the kernel function name in the target BTF.
+// kfuncID returns the BTF id of the kernel function name in the target
+// BTF. The name is matched exactly, as libbpf's find_ksym_btf_id does:
+// btf.Spec.TypeByName would also take "name___v2", a later version of the
+// kfunc that kernels export beside it (sched_ext's), for a flavour of
+// name and find two.
 func kfuncID(name string, target *targetBTF) (btf.TypeID, error) {
 	kernel, err := target.get()
 	if err != nil {
 		return 0, err
 	}
-	var fn *btf.Func
-	if err := kernel.TypeByName(name, &fn); err != nil {
+	types, err := kernel.AnyTypesByName(name)
+	if err != nil {
 		return 0, err
 	}
-	return kernel.TypeID(fn)
+	for _, t := range types {
+		if fn, ok := t.(*btf.Func); ok && fn.Name == name {
+			return kernel.TypeID(fn)
+		}
+	}
+	return 0, fmt.Errorf("kernel function %s: %w", name, btf.ErrNotFound)
 }
 
 // isKfunc reports whether name is an extern function declared in the

@@ -372,26 +372,41 @@ func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info 
 	return fmt.Errorf("kfunc %q: %w", ref, err)
 }
 
-// kfuncID returns the BTF id of the kernel function name in the target
-// BTF. The name is matched exactly, as libbpf's find_ksym_btf_id does:
-// btf.Spec.TypeByName would also take "name___v2", a later version of the
-// kfunc that kernels export beside it (sched_ext's), for a flavour of
-// name and find two.
+// kfuncID returns the BTF id of the kernel function an extern kfunc
+// declaration named name resolves to in the target BTF: as libbpf's
+// find_ksym_btf_id does, the function whose name is the declaration's
+// essential name (up to its last "___" flavour suffix) exactly.
+// btf.Spec.TypeByName would strip flavours on the kernel's side too, where
+// "scx_bpf_dsq_insert___v2" is a function of its own beside
+// "scx_bpf_dsq_insert" (sched_ext's versioned kfuncs), and find both.
 func kfuncID(name string, target *targetBTF) (btf.TypeID, error) {
 	kernel, err := target.get()
 	if err != nil {
 		return 0, err
 	}
-	types, err := kernel.AnyTypesByName(name)
+	want := essentialName(name)
+	types, err := kernel.AnyTypesByName(want)
 	if err != nil {
 		return 0, err
 	}
 	for _, t := range types {
-		if fn, ok := t.(*btf.Func); ok && fn.Name == name {
+		if fn, ok := t.(*btf.Func); ok && fn.Name == want {
 			return kernel.TypeID(fn)
 		}
 	}
-	return 0, fmt.Errorf("kernel function %s: %w", name, btf.ErrNotFound)
+	return 0, fmt.Errorf("kernel function %s: %w", want, btf.ErrNotFound)
+}
+
+// essentialName is libbpf's bpf_core_essential_name_len: name up to its
+// last flavour separator, an "___" between two characters that are not
+// underscores.
+func essentialName(name string) string {
+	for i := len(name) - 5; i >= 0; i-- {
+		if name[i] != '_' && name[i+1:i+4] == "___" && name[i+4] != '_' {
+			return name[:i+1]
+		}
+	}
+	return name
 }
 
 // isKfunc reports whether name is an extern function declared in the

@@ -60,6 +60,12 @@ type Options struct {
 	// process (see [loader.UseKernelBTF]): every verification of a process
 	// names the same TargetBTF or none. Empty means /sys/kernel/btf/vmlinux.
 	TargetBTF string
+	// ModuleBTF names the module BTF files (split BTF over TargetBTF's
+	// kernel: /sys/kernel/btf/<module> or a module's .ko) whose kfuncs
+	// programs may call, in fd_array order; nil means the running
+	// kernel's modules when TargetBTF is empty, none otherwise. Like
+	// TargetBTF, it is the process's (see [loader.UseModuleBTF]).
+	ModuleBTF []string
 	// Kconfig is the kernel configuration extern __kconfig variables are
 	// read from (see [loader.Options.Kconfig]); empty means the running
 	// kernel's.
@@ -139,8 +145,8 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 		return nil, errors.New("vercheck: nil collection spec")
 	}
 	o := withDefaults(opts)
-	if err := loader.UseKernelBTF(o.TargetBTF); err != nil {
-		return nil, fmt.Errorf("vercheck: %w", err)
+	if err := o.useKernel(); err != nil {
+		return nil, err
 	}
 	obj, err := loader.FromCollectionSpec(o.Name, spec, o.loaderOptions())
 	if err != nil {
@@ -177,6 +183,19 @@ func VerifyFile(path string, opts *Options) (*FileResult, error) {
 	return &FileResult{Path: path, Results: results, Warnings: obj.Warnings}, err
 }
 
+// useKernel makes o's kernel and module BTF the process's.
+func (o Options) useKernel() error {
+	if err := loader.UseKernelBTF(o.TargetBTF); err != nil {
+		return fmt.Errorf("vercheck: %w", err)
+	}
+	if o.ModuleBTF != nil {
+		if err := loader.UseModuleBTF(o.ModuleBTF); err != nil {
+			return fmt.Errorf("vercheck: %w", err)
+		}
+	}
+	return nil
+}
+
 // loaderOptions are the loader's part of o.
 func (o Options) loaderOptions() loader.Options {
 	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps}
@@ -188,8 +207,8 @@ func (o Options) loaderOptions() loader.Options {
 // a sweep over its workers.
 func OpenFile(path string, opts *Options) (*loader.Object, error) {
 	o := withDefaults(opts)
-	if err := loader.UseKernelBTF(o.TargetBTF); err != nil {
-		return nil, fmt.Errorf("vercheck: %w", err)
+	if err := o.useKernel(); err != nil {
+		return nil, err
 	}
 	obj, err := loader.Open(path, o.loaderOptions())
 	if err != nil {

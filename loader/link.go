@@ -107,6 +107,14 @@ func newTargetBTF(path string) *targetBTF {
 	return t
 }
 
+// isKernel reports whether t is the kernel's BTF (UseKernelBTF), over
+// which module BTFs are split.
+func (t *targetBTF) isKernel() bool {
+	targetsMu.Lock()
+	defer targetsMu.Unlock()
+	return t.path == kernelBTFPath
+}
+
 // used reports whether the BTF was asked for (loaded or failed).
 func (t *targetBTF) used() bool { return t.loaded.Load() }
 
@@ -308,7 +316,7 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 		case ins.OpCode.IsDWordLoad() && ref != "" && isKfunc(spec, ref):
 			// Address of a kfunc (bpf_ksym_exists): cilium/ebpf loads the
 			// BTF id as a constant, or zero for a missing weak kfunc.
-			id, err := kfuncID(ref, target)
+			id, _, err := kfuncID(ref, target)
 			switch {
 			case err == nil:
 				ins.Constant = int64(id)
@@ -356,11 +364,11 @@ func rewriteKconfigLoad(ins *asm.Instruction, off uint32, maps *mapTable) error 
 }
 
 func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info *elfInfo) error {
-	id, err := kfuncID(ref, target)
+	id, module, err := kfuncID(ref, target)
 	if err == nil {
 		ins.Constant = int64(id)
 		// Offset indexes the fd array of module BTFs; 0 means vmlinux.
-		ins.Offset = 0
+		ins.Offset = module
 		return nil
 	}
 	if info != nil && info.weak[ref] {
@@ -373,28 +381,39 @@ func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info 
 }
 
 // kfuncID returns the BTF id of the kernel function an extern kfunc
-// declaration named name resolves to in the target BTF: as libbpf's
-// find_ksym_btf_id does, the function whose name is the declaration's
-// essential name (up to its last "___" flavour suffix) exactly.
+// declaration named name resolves to, and the fd_array index of the module
+// BTF that has it (0: the target BTF itself). As libbpf's find_ksym_btf_id,
+// it looks for the function whose name is the declaration's essential name
+// (up to its last "___" flavour suffix) exactly, in the target BTF and
+// then, when the target is the kernel's, in each module's (ModuleBTFs).
 // btf.Spec.TypeByName would strip flavours on the kernel's side too, where
 // "scx_bpf_dsq_insert___v2" is a function of its own beside
 // "scx_bpf_dsq_insert" (sched_ext's versioned kfuncs), and find both.
-func kfuncID(name string, target *targetBTF) (btf.TypeID, error) {
+func kfuncID(name string, target *targetBTF) (btf.TypeID, int16, error) {
 	kernel, err := target.get()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	want := essentialName(name)
-	types, err := kernel.AnyTypesByName(want)
+	id, err := exactFuncID(kernel, want)
+	if err == nil || !target.isKernel() {
+		return id, 0, err
+	}
+	return moduleKfuncID(want)
+}
+
+// exactFuncID returns the id of the function named name in spec.
+func exactFuncID(spec *btf.Spec, name string) (btf.TypeID, error) {
+	types, err := spec.AnyTypesByName(name)
 	if err != nil {
 		return 0, err
 	}
 	for _, t := range types {
-		if fn, ok := t.(*btf.Func); ok && fn.Name == want {
-			return kernel.TypeID(fn)
+		if fn, ok := t.(*btf.Func); ok && fn.Name == name {
+			return spec.TypeID(fn)
 		}
 	}
-	return 0, fmt.Errorf("kernel function %s: %w", want, btf.ErrNotFound)
+	return 0, fmt.Errorf("kernel function %s: %w", name, btf.ErrNotFound)
 }
 
 // essentialName is libbpf's bpf_core_essential_name_len: name up to its

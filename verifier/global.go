@@ -846,8 +846,8 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		if allowed, _ := helperAllowed(e.progType, e.attach, e.attachTo(), in.Imm); allowed && fn.MightSleep {
 			eff |= effectMightSleep
 		}
-	case in.IsKfuncCall() && in.Off == 0:
-		info, err := resolveKfunc(in.Imm)
+	case in.IsKfuncCall():
+		info, err := kfuncCallee(in)
 		if err != nil {
 			return 0
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -377,8 +378,15 @@ func resolveKfunc(id int32) (*kfuncInfo, error) {
 	if _, err := vmlinux(); err != nil {
 		return nil, err
 	}
+	info := funcInfo(btfTypeByID(uint32(id)), id)
+	kfuncCache.Store(id, info)
+	return info, nil
+}
+
+// funcInfo is what fetch_kfunc_meta finds at BTF id id: t, a function
+// with a prototype, or the kernel's message for what it is not.
+func funcInfo(t btf.Type, id int32) *kfuncInfo {
 	info := &kfuncInfo{}
-	t := btfTypeByID(uint32(id))
 	fn, ok := t.(*btf.Func)
 	switch {
 	case !ok:
@@ -391,17 +399,43 @@ func resolveKfunc(id int32) (*kfuncInfo, error) {
 			info.msg = fmt.Sprintf("kernel function btf_id %d does not have a valid func_proto", id)
 		}
 	}
-	kfuncCache.Store(id, info)
+	return info
+}
+
+// kfuncCallee resolves the function a kfunc call names: in vmlinux BTF,
+// or, with an insn.Off, in the module BTF at that fd_array index
+// (find_kfunc_desc_btf). The module's types that vmlinux also has are
+// vmlinux's own, so arguments and results typed by them check as any
+// kfunc's; a module's own struct types are unsupported where a BTF id is
+// needed.
+func kfuncCallee(in insn.Insn) (*kfuncInfo, error) {
+	if in.Off == 0 {
+		return resolveKfunc(in.Imm)
+	}
+	key := int64(in.Off)<<32 | int64(uint32(in.Imm))
+	if v, ok := moduleKfuncCache.Load(key); ok {
+		return v.(*kfuncInfo), nil
+	}
+	mod, ok := loader.ModuleBTFAt(int(in.Off))
+	if !ok {
+		return nil, fmt.Errorf("no module BTF at fd_array index %d", in.Off)
+	}
+	t, err := mod.Spec.TypeByID(btf.TypeID(in.Imm))
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", mod.Name, err)
+	}
+	info := funcInfo(t, in.Imm)
+	moduleKfuncCache.Store(key, info)
 	return info, nil
 }
+
+// moduleKfuncCache memoises module kfuncs by fd_array index and BTF id.
+var moduleKfuncCache sync.Map // map[int64]*kfuncInfo
 
 // kfuncArgCount is the argument count of a kfunc call for the liveness
 // analysis, or -1 when unknown.
 func kfuncArgCount(call insn.Insn) int {
-	if call.Off != 0 {
-		return -1
-	}
-	info, err := resolveKfunc(call.Imm)
+	info, err := kfuncCallee(call)
 	if err != nil || info.proto == nil {
 		return -1
 	}
@@ -419,10 +453,7 @@ func (e *env) checkKfuncDecls() error {
 		if !e.lp.GPLCompatible {
 			return &RejectError{Insn: i, Msg: "cannot call kernel function from non-GPL compatible program"}
 		}
-		if in.Off != 0 {
-			return e.unsupported(i, "kfunc call into a module's BTF (fd index %d)", in.Off)
-		}
-		info, err := resolveKfunc(in.Imm)
+		info, err := kfuncCallee(in)
 		if err != nil {
 			return e.unsupported(i, "kfunc call (BTF id %d): %v", in.Imm, err)
 		}
@@ -491,7 +522,7 @@ func (m *kfuncMeta) retNull() bool {
 
 // checkKfuncCall is check_kfunc_call.
 func (e *env) checkKfuncCall(in insn.Insn) error {
-	info, err := resolveKfunc(in.Imm)
+	info, err := kfuncCallee(in)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "kfunc call (BTF id %d): %v", in.Imm, err)
 	}
@@ -1200,10 +1231,10 @@ func (e *env) markKfuncReturnRef(meta *kfuncMeta) {
 // kfuncCallName names the kernel function a kfunc call targets, for the
 // log's disassembly ("call bpf_ct_release#63803"); "" when unknown.
 func kfuncCallName(in insn.Insn) string {
-	if !in.IsKfuncCall() || in.Off != 0 {
+	if !in.IsKfuncCall() {
 		return ""
 	}
-	info, err := resolveKfunc(in.Imm)
+	info, err := kfuncCallee(in)
 	if err != nil {
 		return ""
 	}

@@ -292,6 +292,9 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_wq_init":      {0, hooksGeneric},
 	kfuncWqSetCallback: {0, hooksGeneric},
 	"bpf_wq_start":     {0, hooksGeneric},
+	// task_work (taskwork.go), in the common set.
+	"bpf_task_work_schedule_signal_impl": {0, hookCommon},
+	"bpf_task_work_schedule_resume_impl": {0, hookCommon},
 	// kernel/bpf/arena.c (arena.go), in the common set. 6.18 still has
 	// them sleepable (KF_SLEEPABLE went in 6.19).
 	"bpf_arena_alloc_pages":   {kfSleepable, hookCommon},
@@ -551,6 +554,11 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 			return err
 		}
 	}
+	if taskWorkKfuncs[info.name] {
+		if err := e.pushTaskWorkCallback(&meta); err != nil {
+			return err
+		}
+	}
 	if err := e.updateRCULock(info.name, def.flags&kfSleepable != 0); err != nil {
 		return err
 	}
@@ -718,6 +726,10 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			if err := e.processWqArg(meta, i, regno, reg); err != nil {
 				return err
 			}
+		case kfArgTaskWork:
+			if err := e.processTaskWorkArg(meta, i, regno, reg); err != nil {
+				return err
+			}
 		case kfArgMap:
 			// The argument must point to a struct bpf_map, whatever the
 			// parameter's own type (void * for the arena kfuncs).
@@ -793,13 +805,14 @@ const (
 	kfArgCallback
 	kfArgMap
 	kfArgWq
+	kfArgTaskWork
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
 // argument kinds (dynptrs, graph roots and nodes, timers...): not modelled.
 var specialKfuncArgStructs = map[string]bool{
-	"bpf_timer":     true,
-	"bpf_task_work": true, "bpf_res_spin_lock": true, "bpf_refcount": true,
+	"bpf_timer":         true,
+	"bpf_res_spin_lock": true, "bpf_refcount": true,
 }
 
 // specialKfuncArgSuffixes are parameter-name suffixes with their own
@@ -843,13 +856,16 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	if refName == fieldNameWq && isStruct(ref) {
 		return kfArgWq, nil
 	}
+	if refName == fieldNameTaskWork && isStruct(ref) {
+		return kfArgTaskWork, nil
+	}
 	for _, s := range specialKfuncArgSuffixes {
 		if strings.HasSuffix(p.Name, s) {
 			return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
 		}
 	}
 	_, callback := ref.(*btf.FuncProto)
-	if (callback && info.name != kfuncRBAdd && info.name != kfuncWqSetCallback) || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
+	if (callback && info.name != kfuncRBAdd && info.name != kfuncWqSetCallback && !taskWorkKfuncs[info.name]) || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
 		return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
 	}
 	if reg.Type == states.PtrToBTFID || reg2BTFName(reg.Type) != "" {

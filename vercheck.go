@@ -66,6 +66,10 @@ type Options struct {
 	// kernel's modules when TargetBTF is empty, none otherwise. Like
 	// TargetBTF, it is the process's (see [loader.UseModuleBTF]).
 	ModuleBTF []string
+	// ExtensionTarget names the object whose program the Extension
+	// (freplace) programs replace a global function of: "OBJ", or
+	// "OBJ:PROGRAM" (see [loader.ExtensionTarget]).
+	ExtensionTarget string
 	// Kconfig is the kernel configuration extern __kconfig variables are
 	// read from (see [loader.Options.Kconfig]); empty means the running
 	// kernel's.
@@ -198,7 +202,7 @@ func (o Options) useKernel() error {
 
 // loaderOptions are the loader's part of o.
 func (o Options) loaderOptions() loader.Options {
-	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps}
+	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps, ExtensionTarget: o.ExtensionTarget}
 }
 
 // OpenFile reads the object at path as [VerifyFile] does, for callers

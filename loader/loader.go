@@ -119,6 +119,9 @@ type Program struct {
 	// loads every program and map with it, where cilium/ebpf gives a
 	// program only the types its relocations and function info name.
 	ObjectTypes *btf.Spec
+	// ExtTarget is what an Extension program replaces, when
+	// Options.ExtensionTarget names an object; nil otherwise.
+	ExtTarget *ExtensionTarget
 	// Err is set when this program could not be prepared; the other
 	// programs of the object are still usable.
 	Err error
@@ -176,6 +179,10 @@ type Options struct {
 	// inner map template the loader creates it with, as a libbpf user
 	// does with bpf_map__set_inner_map_fd.
 	InnerMaps map[string]InnerMap
+	// ExtensionTarget names the object (a path, or "PATH:PROGRAM") whose
+	// program the object's Extension (freplace) programs replace a
+	// function of; see [ExtensionTarget].
+	ExtensionTarget string
 }
 
 // InnerMap is the inner map template of a map-in-map: a map of the object,
@@ -356,6 +363,9 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 		prog, warn := prepareProgram(ps, spec, maps, target, info, opts, guess)
 		obj.Programs = append(obj.Programs, prog)
 		obj.Warnings = append(obj.Warnings, warn...)
+	}
+	if err := resolveExtensionTargets(obj, opts); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return obj, nil
 }

@@ -48,6 +48,9 @@ type pending struct {
 // env is the verification of one program (the kernel's bpf_verifier_env,
 // without the parts that are not ours).
 type env struct {
+	// ext is the function an Extension program replaces (extension.go),
+	// nil for other programs.
+	ext      *loader.ExtensionTarget
 	prog     []insn.Insn
 	cfg      *insn.CFG
 	lp       *loader.Program
@@ -242,6 +245,9 @@ func (e *env) run() error {
 		return err
 	}
 	if err := e.checkExceptionCallback(); err != nil {
+		return err
+	}
+	if err := e.resolveExtension(); err != nil {
 		return err
 	}
 	// The map and BTF id of each pseudo ld_imm64 are resolved in the

@@ -21,7 +21,8 @@ type ExtensionTarget struct {
 	// Object is the target object, read with the extension's options.
 	Object *Object
 	// Program is the target program: the extension is verified as its
-	// type and expected attach type.
+	// type and expected attach type. It is nil when the object has no
+	// program of the name asked for.
 	Program *Program
 	// Func is the replaced function's BTF function info in Program, nil
 	// when Program has no function of the section's name.
@@ -74,9 +75,6 @@ func findExtensionTarget(obj *Object, progName, fn string) *ExtensionTarget {
 				return &ExtensionTarget{Object: obj, Program: p, Func: &p.Funcs[i], FuncIndex: i}
 			}
 		}
-	}
-	if first == nil {
-		return nil
 	}
 	return &ExtensionTarget{Object: obj, Program: first}
 }

@@ -36,6 +36,9 @@ func (e *env) resolveExtension() error {
 	if tgt == nil {
 		return e.unsupported(0, "freplace program without a target program (--target OBJ)")
 	}
+	if tgt.Program == nil {
+		return e.unsupported(0, "the target object %s has no such program", tgt.Object.Path)
+	}
 	if tgt.Func == nil {
 		// libbpf finds no such function in the target's BTF and refuses
 		// before the kernel sees the program.

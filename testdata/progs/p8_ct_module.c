@@ -41,7 +41,7 @@ int p8_ct_lookup_release(struct __sk_buff *ctx)
 }
 
 /* Forgets to release the connection. */
-// vercheck: reject "Unreleased reference id=2 alloc_insn=18"
+// vercheck: reject "BPF_EXIT instruction in main prog would lead to reference leak"
 SEC("tc")
 int p8_ct_leak(struct __sk_buff *ctx)
 {

@@ -302,7 +302,7 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		case ins.IsKfuncCall() && ref != "":
-			if err := rewriteKfuncCall(ins, ref, target, info); err != nil {
+			if err := rewriteKfuncCall(ins, ref, ksymFunc(spec, ref), target, info); err != nil {
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		case ins.OpCode.IsDWordLoad() && ref != "" && info.typedKsym(ref) != nil:
@@ -316,7 +316,7 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 		case ins.OpCode.IsDWordLoad() && ref != "" && isKfunc(spec, ref):
 			// Address of a kfunc (bpf_ksym_exists): cilium/ebpf loads the
 			// BTF id as a constant, or zero for a missing weak kfunc.
-			id, _, err := kfuncID(ref, target)
+			id, _, err := kfuncID(ref, ksymFunc(spec, ref), target)
 			switch {
 			case err == nil:
 				ins.Constant = int64(id)
@@ -363,8 +363,8 @@ func rewriteKconfigLoad(ins *asm.Instruction, off uint32, maps *mapTable) error 
 	return nil
 }
 
-func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info *elfInfo) error {
-	id, module, err := kfuncID(ref, target)
+func rewriteKfuncCall(ins *asm.Instruction, ref string, local *btf.Func, target *targetBTF, info *elfInfo) error {
+	id, module, err := kfuncID(ref, local, target)
 	if err == nil {
 		ins.Constant = int64(id)
 		// Offset indexes the fd array of module BTFs; 0 means vmlinux.
@@ -389,17 +389,53 @@ func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info 
 // btf.Spec.TypeByName would strip flavours on the kernel's side too, where
 // "scx_bpf_dsq_insert___v2" is a function of its own beside
 // "scx_bpf_dsq_insert" (sched_ext's versioned kfuncs), and find both.
-func kfuncID(name string, target *targetBTF) (btf.TypeID, int16, error) {
+// The function found must be compatible with the declaration local (its
+// BTF in the object's .ksyms, when known), as libbpf's
+// bpf_core_types_are_compat says: an incompatible one is not found, so that
+// a weak declaration of a flavour the kernel has with another prototype
+// stays unresolved.
+func kfuncID(name string, local *btf.Func, target *targetBTF) (btf.TypeID, int16, error) {
 	kernel, err := target.get()
 	if err != nil {
 		return 0, 0, err
 	}
 	want := essentialName(name)
+	spec, module := kernel, int16(0)
 	id, err := exactFuncID(kernel, want)
-	if err == nil || !target.isKernel() {
-		return id, 0, err
+	if err != nil && target.isKernel() {
+		spec, id, module, err = moduleKfuncID(want)
 	}
-	return moduleKfuncID(want)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := checkKfuncCompat(local, spec, id); err != nil {
+		return 0, 0, fmt.Errorf("kernel function %s: %w", want, err)
+	}
+	return id, module, nil
+}
+
+// errIncompatibleKfunc means the kernel's function and the object's
+// declaration of it have incompatible prototypes.
+var errIncompatibleKfunc = errors.New("incompatible with the declaration")
+
+// checkKfuncCompat compares the declaration local with the function at
+// id in spec (bpf_core_types_are_compat).
+func checkKfuncCompat(local *btf.Func, spec *btf.Spec, id btf.TypeID) error {
+	if local == nil {
+		return nil
+	}
+	t, err := spec.TypeByID(id)
+	if err != nil {
+		return err
+	}
+	fn, ok := t.(*btf.Func)
+	if !ok {
+		return fmt.Errorf("type %d is no function", id)
+	}
+	if err := btf.CheckTypeCompatibility(local.Type, fn.Type); err != nil {
+		return fmt.Errorf("%w: %w", errIncompatibleKfunc, err)
+	}
+	return nil
 }
 
 // exactFuncID returns the id of the function named name in spec.
@@ -431,19 +467,25 @@ func essentialName(name string) string {
 // isKfunc reports whether name is an extern function declared in the
 // object's .ksyms BTF section.
 func isKfunc(spec *ebpf.CollectionSpec, name string) bool {
+	return ksymFunc(spec, name) != nil
+}
+
+// ksymFunc returns the declaration of the extern function name in the
+// object's .ksyms BTF section, nil when there is none.
+func ksymFunc(spec *ebpf.CollectionSpec, name string) *btf.Func {
 	if spec.Types == nil {
-		return false
+		return nil
 	}
 	var ds *btf.Datasec
 	if err := spec.Types.TypeByName(".ksyms", &ds); err != nil {
-		return false
+		return nil
 	}
 	for _, v := range ds.Vars {
 		if fn, ok := v.Type.(*btf.Func); ok && fn.Name == name {
-			return true
+			return fn
 		}
 	}
-	return false
+	return nil
 }
 
 // resolveCalls fills in the relative offsets of bpf-to-bpf calls, function

@@ -165,17 +165,17 @@ func loadSplitBTF(path string, base *btf.Spec) (*btf.Spec, error) {
 // btfSection is the ELF section of a module's BTF.
 const btfSection = ".BTF"
 
-// moduleKfuncID finds the kernel function name in the module BTFs: its id
-// in the module's BTF and the module's fd_array index.
-func moduleKfuncID(name string) (btf.TypeID, int16, error) {
+// moduleKfuncID finds the kernel function name in the module BTFs: the
+// module's BTF, the function's id in it and the module's fd_array index.
+func moduleKfuncID(name string) (*btf.Spec, btf.TypeID, int16, error) {
 	mods, err := ModuleBTFs()
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, 0, err
 	}
 	for i, m := range mods {
 		if id, err := exactFuncID(m.Spec, name); err == nil {
-			return id, int16(i + 1), nil
+			return m.Spec, id, int16(i + 1), nil
 		}
 	}
-	return 0, 0, fmt.Errorf("kernel function %s: %w", name, btf.ErrNotFound)
+	return nil, 0, 0, fmt.Errorf("kernel function %s: %w", name, btf.ErrNotFound)
 }

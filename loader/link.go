@@ -314,16 +314,8 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		case ins.OpCode.IsDWordLoad() && ref != "" && isKfunc(spec, ref):
-			// Address of a kfunc (bpf_ksym_exists): cilium/ebpf loads the
-			// BTF id as a constant, or zero for a missing weak kfunc.
-			id, _, err := kfuncID(ref, ksymFunc(spec, ref), target)
-			switch {
-			case err == nil:
-				ins.Constant = int64(id)
-			case info != nil && info.weak[ref]:
-				ins.Constant, ins.Src = 0, 0
-			default:
-				errs = append(errs, fmt.Errorf("insn %d: kfunc %q: %w", iter.Offset, ref, err))
+			if err := rewriteKfuncAddress(ins, ref, ksymFunc(spec, ref), target, info); err != nil {
+				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		}
 	}
@@ -360,6 +352,22 @@ func rewriteKconfigLoad(ins *asm.Instruction, off uint32, maps *mapTable) error 
 	}
 	ins.Src = asm.PseudoMapValue
 	ins.Constant = int64(uint64(off)<<32 | uint64(uint32(kidx)))
+	return nil
+}
+
+// rewriteKfuncAddress links the address of a kfunc (bpf_ksym_exists):
+// cilium/ebpf loads the BTF id as a constant, or zero for a missing weak
+// kfunc.
+func rewriteKfuncAddress(ins *asm.Instruction, ref string, local *btf.Func, target *targetBTF, info *elfInfo) error {
+	id, _, err := kfuncID(ref, local, target)
+	switch {
+	case err == nil:
+		ins.Constant = int64(id)
+	case info != nil && info.weak[ref]:
+		ins.Constant, ins.Src = 0, 0
+	default:
+		return fmt.Errorf("kfunc %q: %w", ref, err)
+	}
 	return nil
 }
 

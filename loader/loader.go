@@ -236,7 +236,8 @@ func Parse(path string, data []byte, opts Options) (*Object, error) {
 // LoadCollectionSpec reads the BPF ELF object at path with cilium/ebpf
 // after the repairs [Parse] makes (zero-sized symbols, defined weak
 // symbols, map definitions naming their values through a typedef, typed
-// ksyms linked against the running kernel's BTF, weak extern __kconfig
+// ksyms and flavoured kfunc names ("name___flavour") linked against the
+// running kernel's BTF as libbpf links them, weak extern __kconfig
 // variables filled from the running kernel as libbpf fills them): the spec a loader such
 // as libbpf would load, for callers that hand it to the kernel themselves. It returns the repairs made, as [Object.Warnings]
 // lists them.
@@ -250,6 +251,9 @@ func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := info.linkTypedKsyms(spec, newTargetBTF("")); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := info.linkFlavouredKfuncs(spec, newTargetBTF("")); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if info.weakKconfig {

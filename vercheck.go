@@ -51,10 +51,25 @@ type Options struct {
 	// Verifier holds the verifier's own options: pruning policy, time limit
 	// per program, log level.
 	Verifier verifier.Options
-	// TargetBTF is the BTF CO-RE relocations and kfunc calls are resolved
-	// against: a raw BTF file or an ELF with a .BTF section. Empty means
-	// /sys/kernel/btf/vmlinux.
+	// TargetBTF is the kernel BTF programs are checked against: a raw BTF
+	// file or an ELF vmlinux with a .BTF section. CO-RE relocations and
+	// kfunc calls are resolved against it, and the verifier types context
+	// arguments, struct walks, kfuncs and struct_ops with it, so that
+	// programs can be checked for a kernel other than the running one (one
+	// built with sched_ext, say). The verifier keeps one kernel BTF per
+	// process (see [loader.UseKernelBTF]): every verification of a process
+	// names the same TargetBTF or none. Empty means /sys/kernel/btf/vmlinux.
 	TargetBTF string
+	// ModuleBTF names the module BTF files (split BTF over TargetBTF's
+	// kernel: /sys/kernel/btf/<module> or a module's .ko) whose kfuncs
+	// programs may call, in fd_array order; nil means the running
+	// kernel's modules when TargetBTF is empty, none otherwise. Like
+	// TargetBTF, it is the process's (see [loader.UseModuleBTF]).
+	ModuleBTF []string
+	// ExtensionTarget names the object whose program the Extension
+	// (freplace) programs replace a global function of: "OBJ", or
+	// "OBJ:PROGRAM" (see [loader.ExtensionTarget]).
+	ExtensionTarget string
 	// Kconfig is the kernel configuration extern __kconfig variables are
 	// read from (see [loader.Options.Kconfig]); empty means the running
 	// kernel's. Unless Verifier.Kernel is set, it also gives the build
@@ -137,6 +152,9 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 		return nil, errors.New("vercheck: nil collection spec")
 	}
 	o := withDefaults(opts)
+	if err := o.useKernel(); err != nil {
+		return nil, err
+	}
 	obj, err := loader.FromCollectionSpec(o.Name, spec, o.loaderOptions())
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
@@ -172,9 +190,22 @@ func VerifyFile(path string, opts *Options) (*FileResult, error) {
 	return &FileResult{Path: path, Results: results, Warnings: obj.Warnings}, err
 }
 
+// useKernel makes o's kernel and module BTF the process's.
+func (o Options) useKernel() error {
+	if err := loader.UseKernelBTF(o.TargetBTF); err != nil {
+		return fmt.Errorf("vercheck: %w", err)
+	}
+	if o.ModuleBTF != nil {
+		if err := loader.UseModuleBTF(o.ModuleBTF); err != nil {
+			return fmt.Errorf("vercheck: %w", err)
+		}
+	}
+	return nil
+}
+
 // loaderOptions are the loader's part of o.
 func (o Options) loaderOptions() loader.Options {
-	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps}
+	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps, ExtensionTarget: o.ExtensionTarget}
 }
 
 // OpenFile reads the object at path as [VerifyFile] does, for callers
@@ -182,7 +213,11 @@ func (o Options) loaderOptions() loader.Options {
 // opts.Verifier, as the vercheck command does to spread the programs of
 // a sweep over its workers.
 func OpenFile(path string, opts *Options) (*loader.Object, error) {
-	obj, err := loader.Open(path, withDefaults(opts).loaderOptions())
+	o := withDefaults(opts)
+	if err := o.useKernel(); err != nil {
+		return nil, err
+	}
+	obj, err := loader.Open(path, o.loaderOptions())
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
 	}

@@ -87,14 +87,16 @@ func (s Set) minus(o Set) Set {
 
 // Allowed reports whether a program of type pt (attach type at) may
 // call helper id on a kernel of build b, per the kernel's get_func_proto
-// for that type. known is false for program types vercheck does not model
-// (the caller reports them as unsupported); allowed is then false too.
-func (b Build) Allowed(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (allowed bool, known bool) {
+// for that type. extra are the helpers the program's attach target adds
+// (an iterator's target, IterTarget; a struct_ops type's own set). known
+// is false for program types vercheck does not model (the caller reports
+// them as unsupported); allowed is then false too.
+func (b Build) Allowed(pt ebpf.ProgramType, at ebpf.AttachType, extra Set, id int32) (allowed bool, known bool) {
 	set, ok := allowedHelpers(pt, at)
 	if !ok {
 		return false, false
 	}
-	return b.adjust(set, pt).Has(id), true
+	return b.adjust(set.Union(extra), pt).Has(id), true
 }
 
 // allowedHelpers returns the full set of helpers a program type may call.
@@ -160,7 +162,8 @@ func allowedHelpers(pt ebpf.ProgramType, at ebpf.AttachType) (Set, bool) {
 	case ebpf.LSM:
 		return c.Union(lsmHelpers(at)), true
 	case ebpf.StructOps:
-		return c.Union(structOpsHelpers(at)), true
+		// The ops type adds its own (the extra set of Allowed).
+		return c, true
 	}
 	return Set{}, false
 }
@@ -182,15 +185,6 @@ func lsmHelpers(at ebpf.AttachType) Set {
 		return s.Union(NewSet(asm.FnGetLocalStorage, asm.FnGetRetval, asm.FnSetRetval))
 	}
 	return s.Union(NewSet(asm.FnGetFuncArg, asm.FnGetFuncRet, asm.FnGetFuncArgCnt))
-}
-
-// structOpsHelpers is what bpf_tcp_ca_get_func_proto adds to the base set
-// (the only struct_ops type whose programs get this far).
-func structOpsHelpers(ebpf.AttachType) Set {
-	return NewSet(
-		asm.FnTcpSendAck, asm.FnSkStorageGet, asm.FnSkStorageDelete,
-		asm.FnSetsockopt, asm.FnGetsockopt, asm.FnKtimeGetCoarseNs,
-	)
 }
 
 // cgroupRetvalHelpers is what cgroup_common_func_proto gives a cgroup

@@ -40,7 +40,7 @@ func TestBuildAllowed(t *testing.T) {
 		{"confidentiality: probe_read_user stays", conf, ebpf.Kprobe, asm.FnProbeReadUser, true},
 	}
 	for _, tt := range tests {
-		got, known := tt.b.Allowed(tt.pt, 0, int32(tt.fn))
+		got, known := tt.b.Allowed(tt.pt, 0, Set{}, int32(tt.fn))
 		if diff := cmp.Diff([2]bool{tt.allow, true}, [2]bool{got, known}); diff != "" {
 			t.Errorf("%s: Allowed mismatch (-want +got):\n%s", tt.name, diff)
 		}

@@ -388,22 +388,22 @@ func For(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*Proto, bool) {
 	return p, true
 }
 
-// ArgCountFor returns, for a program of type pt (attach type at) on a
-// kernel of build b, the number of arguments each helper takes as that
-// type sees it (the kernel's call summary for liveness), or -1 for an id
-// the type has no prototype for: an unknown id, or a helper the type may
-// not call. The
+// ArgCountFor returns, for a program of type pt (attach type at, whose
+// attach target adds the helpers extra) on a kernel of build b, the number
+// of arguments each helper takes as that type sees it (the kernel's call
+// summary for liveness), or -1 for an id the type has no prototype for:
+// an unknown id, or a helper the type may not call. The
 // kernel's get_call_summary asks the type's get_func_proto, which has no
 // prototype for the latter either, and compute_live_registers then takes
 // the call to read r1-r5 (a call on a path the walk never takes still
 // keeps those registers alive before it).
-func (b Build) ArgCountFor(pt ebpf.ProgramType, at ebpf.AttachType) func(id int32) int {
+func (b Build) ArgCountFor(pt ebpf.ProgramType, at ebpf.AttachType, extra Set) func(id int32) int {
 	return func(id int32) int {
 		fn, ok := For(pt, at, id)
 		if !ok {
 			return -1
 		}
-		if allowed, known := b.Allowed(pt, at, id); known && !allowed {
+		if allowed, known := b.Allowed(pt, at, extra, id); known && !allowed {
 			return -1
 		}
 		n := 0

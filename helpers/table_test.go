@@ -211,7 +211,7 @@ func TestHelperArgCountFor(t *testing.T) {
 		{ebpf.SchedCLS, 0, -1},
 	}
 	for _, tt := range tests {
-		if got := (Build{}).ArgCountFor(tt.pt, 0)(int32(tt.fn)); got != tt.want {
+		if got := (Build{}).ArgCountFor(tt.pt, 0, Set{})(int32(tt.fn)); got != tt.want {
 			t.Errorf("%v %v: %d arguments, want %d", tt.pt, tt.fn, got, tt.want)
 		}
 	}

@@ -8,8 +8,20 @@ import (
 	"sync"
 )
 
-// kallsymsPath lists the running kernel's symbols and their addresses.
-const kallsymsPath = "/proc/kallsyms"
+// kallsymsPath lists the kernel's symbols and their addresses: the
+// running kernel's unless UseKallsyms named another list.
+var kallsymsPath = "/proc/kallsyms"
+
+// UseKallsyms makes the symbol list at path (a /proc/kallsyms copy or the
+// System.map of a kernel build, "address type name" lines) the kernel's for
+// the whole process, for checking programs for the kernel UseKernelBTF
+// names: the addresses of typed and typeless ksyms come from it. It is
+// said once, before any symbol is looked up.
+func UseKallsyms(path string) {
+	if path != "" {
+		kallsymsPath = path
+	}
+}
 
 // KernelSymbol returns the address of the running kernel's symbol name
 // (modules' symbols included), as kallsyms_lookup_name and libbpf's

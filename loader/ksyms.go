@@ -261,3 +261,41 @@ func (info *elfInfo) linkTypedKsyms(spec *ebpf.CollectionSpec, target *targetBTF
 	}
 	return errors.Join(errs...)
 }
+
+// linkFlavouredKfuncs links, as prepareProgram does (kfuncID), the kfunc
+// calls and kfunc address loads of every program of spec whose extern name
+// carries a flavour ("name___flavour"), for callers that hand the spec
+// itself to cilium/ebpf: cilium/ebpf looks such a name up as it is, where
+// libbpf looks up the name without its flavour, and the instructions lose
+// cilium/ebpf's kfunc metadata so that it leaves them as linked. A module
+// kfunc is left to cilium/ebpf, which builds the fd_array naming it.
+func (info *elfInfo) linkFlavouredKfuncs(spec *ebpf.CollectionSpec, target *targetBTF) error {
+	var errs []error
+	for _, ps := range spec.Programs {
+		iter := ps.Instructions.Iterate()
+		for iter.Next() {
+			ins := iter.Ins
+			ref := ins.Reference()
+			if ref == "" || essentialName(ref) == ref || !isKfunc(spec, ref) {
+				continue
+			}
+			var err error
+			switch {
+			case ins.IsKfuncCall():
+				err = rewriteKfuncCall(ins, ref, ksymFunc(spec, ref), target, info)
+			case ins.OpCode.IsDWordLoad():
+				err = rewriteKfuncAddress(ins, ref, ksymFunc(spec, ref), target, info)
+			default:
+				continue
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("program %s: insn %d: %w", ps.Name, iter.Offset, err))
+				continue
+			}
+			if ins.Offset == 0 || !ins.IsKfuncCall() {
+				*ins = WithoutLinkMetadata(*ins)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -106,3 +106,19 @@ func TestTypelessKsyms(t *testing.T) {
 		t.Errorf("address loads (-want +got):\n%s", diff)
 	}
 }
+
+func TestEssentialName(t *testing.T) {
+	tests := map[string]string{
+		"scx_bpf_dsq_insert":               "scx_bpf_dsq_insert",
+		"scx_bpf_dsq_insert___v1":          "scx_bpf_dsq_insert",
+		"scx_bpf_dsq_insert___v2___compat": "scx_bpf_dsq_insert___v2",
+		"bpf_foo____x":                     "bpf_foo____x",
+		"___x":                             "___x",
+		"a___":                             "a___",
+	}
+	for in, want := range tests {
+		if got := essentialName(in); got != want {
+			t.Errorf("essentialName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

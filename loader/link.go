@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -47,10 +48,11 @@ func IsGPLCompatible(license string) bool {
 
 // targetBTF loads the CO-RE target lazily: most objects never need it.
 type targetBTF struct {
-	path string
-	once sync.Once
-	spec *btf.Spec
-	err  error
+	path   string
+	once   sync.Once
+	loaded atomic.Bool
+	spec   *btf.Spec
+	err    error
 }
 
 var (
@@ -58,15 +60,45 @@ var (
 	targets   = make(map[string]*targetBTF)
 )
 
-// newTargetBTF returns the shared, lazily loaded target BTF for path (empty
-// means the running kernel's). Parsing vmlinux BTF is costly, so every
-// object read by the process shares one copy.
-func newTargetBTF(path string) *targetBTF {
-	if path == "" {
-		path = defaultTargetBTF
-	}
+// kernelBTFPath is the kernel the process checks programs against: the
+// running one's BTF unless UseKernelBTF named another.
+var kernelBTFPath = defaultTargetBTF
+
+// ErrKernelBTFInUse means UseKernelBTF was asked for a kernel other than
+// the one the process already checks against.
+var ErrKernelBTFInUse = errors.New("another kernel BTF is already in use")
+
+// UseKernelBTF makes the BTF at path (raw BTF or an ELF vmlinux with a
+// .BTF section) the kernel's for the whole process: CO-RE relocations and
+// kfunc and ksym ids of objects read without a TargetBTF of their own, and
+// the verifier's BTF-typed checks (context arguments, struct walks, kfunc
+// prototypes, struct_ops types). The verifier keeps one kernel per process,
+// as the kernel itself has one vmlinux, so this is said once, before any
+// program is read; asking again for the same path is harmless, for another
+// one is ErrKernelBTFInUse. It lets vercheck check programs for a kernel
+// it does not run on (one built with sched_ext, say).
+func UseKernelBTF(path string) error {
 	targetsMu.Lock()
 	defer targetsMu.Unlock()
+	if path == "" || path == kernelBTFPath {
+		return nil
+	}
+	if t, ok := targets[kernelBTFPath]; ok && t.used() {
+		return fmt.Errorf("%w: %s, not %s", ErrKernelBTFInUse, kernelBTFPath, path)
+	}
+	kernelBTFPath = path
+	return nil
+}
+
+// newTargetBTF returns the shared, lazily loaded target BTF for path (empty
+// means the kernel's: see UseKernelBTF). Parsing vmlinux BTF is costly, so
+// every object read by the process shares one copy.
+func newTargetBTF(path string) *targetBTF {
+	targetsMu.Lock()
+	defer targetsMu.Unlock()
+	if path == "" {
+		path = kernelBTFPath
+	}
 	t, ok := targets[path]
 	if !ok {
 		t = &targetBTF{path: path}
@@ -75,8 +107,20 @@ func newTargetBTF(path string) *targetBTF {
 	return t
 }
 
+// isKernel reports whether t is the kernel's BTF (UseKernelBTF), over
+// which module BTFs are split.
+func (t *targetBTF) isKernel() bool {
+	targetsMu.Lock()
+	defer targetsMu.Unlock()
+	return t.path == kernelBTFPath
+}
+
+// used reports whether the BTF was asked for (loaded or failed).
+func (t *targetBTF) used() bool { return t.loaded.Load() }
+
 func (t *targetBTF) get() (*btf.Spec, error) {
 	t.once.Do(func() {
+		t.loaded.Store(true)
 		defer func() {
 			if r := recover(); r != nil {
 				t.err = fmt.Errorf("%w: %s: %v", ErrNoTargetBTF, t.path, r)
@@ -107,9 +151,9 @@ func (t *targetBTF) load() (*btf.Spec, error) {
 	return btf.LoadSpecFromReader(f)
 }
 
-// KernelBTF returns the running kernel's BTF, parsed once per process and
-// shared by every object's CO-RE relocations and by the verifier's
-// BTF-typed checks.
+// KernelBTF returns the kernel's BTF (the running kernel's unless
+// UseKernelBTF named another), parsed once per process and shared by every
+// object's CO-RE relocations and by the verifier's BTF-typed checks.
 func KernelBTF() (*btf.Spec, error) {
 	return newTargetBTF("").get()
 }
@@ -258,7 +302,7 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		case ins.IsKfuncCall() && ref != "":
-			if err := rewriteKfuncCall(ins, ref, target, info); err != nil {
+			if err := rewriteKfuncCall(ins, ref, ksymFunc(spec, ref), target, info); err != nil {
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		case ins.OpCode.IsDWordLoad() && ref != "" && info.typedKsym(ref) != nil:
@@ -270,16 +314,8 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		case ins.OpCode.IsDWordLoad() && ref != "" && isKfunc(spec, ref):
-			// Address of a kfunc (bpf_ksym_exists): cilium/ebpf loads the
-			// BTF id as a constant, or zero for a missing weak kfunc.
-			id, err := kfuncID(ref, target)
-			switch {
-			case err == nil:
-				ins.Constant = int64(id)
-			case info != nil && info.weak[ref]:
-				ins.Constant, ins.Src = 0, 0
-			default:
-				errs = append(errs, fmt.Errorf("insn %d: kfunc %q: %w", iter.Offset, ref, err))
+			if err := rewriteKfuncAddress(ins, ref, ksymFunc(spec, ref), target, info); err != nil {
+				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		}
 	}
@@ -319,12 +355,28 @@ func rewriteKconfigLoad(ins *asm.Instruction, off uint32, maps *mapTable) error 
 	return nil
 }
 
-func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info *elfInfo) error {
-	id, err := kfuncID(ref, target)
+// rewriteKfuncAddress links the address of a kfunc (bpf_ksym_exists):
+// cilium/ebpf loads the BTF id as a constant, or zero for a missing weak
+// kfunc.
+func rewriteKfuncAddress(ins *asm.Instruction, ref string, local *btf.Func, target *targetBTF, info *elfInfo) error {
+	id, _, err := kfuncID(ref, local, target)
+	switch {
+	case err == nil:
+		ins.Constant = int64(id)
+	case info != nil && info.weak[ref]:
+		ins.Constant, ins.Src = 0, 0
+	default:
+		return fmt.Errorf("kfunc %q: %w", ref, err)
+	}
+	return nil
+}
+
+func rewriteKfuncCall(ins *asm.Instruction, ref string, local *btf.Func, target *targetBTF, info *elfInfo) error {
+	id, module, err := kfuncID(ref, local, target)
 	if err == nil {
 		ins.Constant = int64(id)
 		// Offset indexes the fd array of module BTFs; 0 means vmlinux.
-		ins.Offset = 0
+		ins.Offset = module
 		return nil
 	}
 	if info != nil && info.weak[ref] {
@@ -336,35 +388,112 @@ func rewriteKfuncCall(ins *asm.Instruction, ref string, target *targetBTF, info 
 	return fmt.Errorf("kfunc %q: %w", ref, err)
 }
 
-// kfuncID returns the BTF id of the kernel function name in the target BTF.
-func kfuncID(name string, target *targetBTF) (btf.TypeID, error) {
+// kfuncID returns the BTF id of the kernel function an extern kfunc
+// declaration named name resolves to, and the fd_array index of the module
+// BTF that has it (0: the target BTF itself). As libbpf's find_ksym_btf_id,
+// it looks for the function whose name is the declaration's essential name
+// (up to its last "___" flavour suffix) exactly, in the target BTF and
+// then, when the target is the kernel's, in each module's (ModuleBTFs).
+// btf.Spec.TypeByName would strip flavours on the kernel's side too, where
+// "scx_bpf_dsq_insert___v2" is a function of its own beside
+// "scx_bpf_dsq_insert" (sched_ext's versioned kfuncs), and find both.
+// The function found must be compatible with the declaration local (its
+// BTF in the object's .ksyms, when known), as libbpf's
+// bpf_core_types_are_compat says: an incompatible one is not found, so that
+// a weak declaration of a flavour the kernel has with another prototype
+// stays unresolved.
+func kfuncID(name string, local *btf.Func, target *targetBTF) (btf.TypeID, int16, error) {
 	kernel, err := target.get()
+	if err != nil {
+		return 0, 0, err
+	}
+	want := essentialName(name)
+	spec, module := kernel, int16(0)
+	id, err := exactFuncID(kernel, want)
+	if err != nil && target.isKernel() {
+		spec, id, module, err = moduleKfuncID(want)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := checkKfuncCompat(local, spec, id); err != nil {
+		return 0, 0, fmt.Errorf("kernel function %s: %w", want, err)
+	}
+	return id, module, nil
+}
+
+// errIncompatibleKfunc means the kernel's function and the object's
+// declaration of it have incompatible prototypes.
+var errIncompatibleKfunc = errors.New("incompatible with the declaration")
+
+// checkKfuncCompat compares the declaration local with the function at
+// id in spec (bpf_core_types_are_compat).
+func checkKfuncCompat(local *btf.Func, spec *btf.Spec, id btf.TypeID) error {
+	if local == nil {
+		return nil
+	}
+	t, err := spec.TypeByID(id)
+	if err != nil {
+		return err
+	}
+	fn, ok := t.(*btf.Func)
+	if !ok {
+		return fmt.Errorf("type %d is no function", id)
+	}
+	if err := btf.CheckTypeCompatibility(local.Type, fn.Type); err != nil {
+		return fmt.Errorf("%w: %w", errIncompatibleKfunc, err)
+	}
+	return nil
+}
+
+// exactFuncID returns the id of the function named name in spec.
+func exactFuncID(spec *btf.Spec, name string) (btf.TypeID, error) {
+	types, err := spec.AnyTypesByName(name)
 	if err != nil {
 		return 0, err
 	}
-	var fn *btf.Func
-	if err := kernel.TypeByName(name, &fn); err != nil {
-		return 0, err
+	for _, t := range types {
+		if fn, ok := t.(*btf.Func); ok && fn.Name == name {
+			return spec.TypeID(fn)
+		}
 	}
-	return kernel.TypeID(fn)
+	return 0, fmt.Errorf("kernel function %s: %w", name, btf.ErrNotFound)
+}
+
+// essentialName is libbpf's bpf_core_essential_name_len: name up to its
+// last flavour separator, an "___" between two characters that are not
+// underscores.
+func essentialName(name string) string {
+	for i := len(name) - 5; i >= 0; i-- {
+		if name[i] != '_' && name[i+1:i+4] == "___" && name[i+4] != '_' {
+			return name[:i+1]
+		}
+	}
+	return name
 }
 
 // isKfunc reports whether name is an extern function declared in the
 // object's .ksyms BTF section.
 func isKfunc(spec *ebpf.CollectionSpec, name string) bool {
+	return ksymFunc(spec, name) != nil
+}
+
+// ksymFunc returns the declaration of the extern function name in the
+// object's .ksyms BTF section, nil when there is none.
+func ksymFunc(spec *ebpf.CollectionSpec, name string) *btf.Func {
 	if spec.Types == nil {
-		return false
+		return nil
 	}
 	var ds *btf.Datasec
 	if err := spec.Types.TypeByName(".ksyms", &ds); err != nil {
-		return false
+		return nil
 	}
 	for _, v := range ds.Vars {
 		if fn, ok := v.Type.(*btf.Func); ok && fn.Name == name {
-			return true
+			return fn
 		}
 	}
-	return false
+	return nil
 }
 
 // resolveCalls fills in the relative offsets of bpf-to-bpf calls, function

@@ -119,6 +119,9 @@ type Program struct {
 	// loads every program and map with it, where cilium/ebpf gives a
 	// program only the types its relocations and function info name.
 	ObjectTypes *btf.Spec
+	// ExtTarget is what an Extension program replaces, when
+	// Options.ExtensionTarget names an object; nil otherwise.
+	ExtTarget *ExtensionTarget
 	// Err is set when this program could not be prepared; the other
 	// programs of the object are still usable.
 	Err error
@@ -176,6 +179,10 @@ type Options struct {
 	// inner map template the loader creates it with, as a libbpf user
 	// does with bpf_map__set_inner_map_fd.
 	InnerMaps map[string]InnerMap
+	// ExtensionTarget names the object (a path, or "PATH:PROGRAM") whose
+	// program the object's Extension (freplace) programs replace a
+	// function of; see [ExtensionTarget].
+	ExtensionTarget string
 }
 
 // InnerMap is the inner map template of a map-in-map: a map of the object,
@@ -229,7 +236,8 @@ func Parse(path string, data []byte, opts Options) (*Object, error) {
 // LoadCollectionSpec reads the BPF ELF object at path with cilium/ebpf
 // after the repairs [Parse] makes (zero-sized symbols, defined weak
 // symbols, map definitions naming their values through a typedef, typed
-// ksyms linked against the running kernel's BTF, weak extern __kconfig
+// ksyms and flavoured kfunc names ("name___flavour") linked against the
+// running kernel's BTF as libbpf links them, weak extern __kconfig
 // variables filled from the running kernel as libbpf fills them): the spec a loader such
 // as libbpf would load, for callers that hand it to the kernel themselves. It returns the repairs made, as [Object.Warnings]
 // lists them.
@@ -243,6 +251,9 @@ func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := info.linkTypedKsyms(spec, newTargetBTF("")); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := info.linkFlavouredKfuncs(spec, newTargetBTF("")); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if info.weakKconfig {
@@ -356,6 +367,9 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 		prog, warn := prepareProgram(ps, spec, maps, target, info, opts, guess)
 		obj.Programs = append(obj.Programs, prog)
 		obj.Warnings = append(obj.Warnings, warn...)
+	}
+	if err := resolveExtensionTargets(obj, opts); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return obj, nil
 }

@@ -500,6 +500,12 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	if reg.Flags&states.MemPercpu != 0 {
 		return e.reject(e.insnIdx, "R%d is ptr_%s access percpu memory: off=%d", regno, tname, off)
 	}
+	if t == accWrite && e.progType == ebpf.StructOps && reg.Flags&states.MemAlloc == 0 {
+		// The ops type's btf_struct_access hook decides every store
+		// through a kernel struct, trusted or not
+		// (check_ptr_to_btf_access).
+		return e.checkStructOpsWrite(st, off, size)
+	}
 	if t == accWrite && reg.Flags&states.PtrUntrusted != 0 {
 		return e.reject(e.insnIdx, "only read is supported")
 	}
@@ -510,10 +516,6 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 		switch e.progType {
 		case ebpf.SchedCLS, ebpf.SchedACT, ebpf.XDP:
 			return e.checkNfConnWrite(st, off, size)
-		case ebpf.StructOps:
-			// Each struct_ops type has its own btf_struct_access
-			// hook; tcp_congestion_ops is the one type modelled.
-			return e.checkTCPCAWrite(st, off, size)
 		}
 		return e.reject(e.insnIdx, "only read is supported")
 	}

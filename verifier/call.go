@@ -77,10 +77,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if !ok {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}
-	allowed, known := e.build.Allowed(e.progType, e.attach, id)
-	if !allowed && e.progType == ebpf.Tracing && e.attach == ebpf.AttachTraceIter {
-		allowed = helpers.IterTarget(e.lp.AttachTo).Has(id)
-	}
+	allowed, known := e.build.Allowed(e.progType, e.attach, e.targetHelpers(), id)
 	if !known {
 		return e.unsupported(e.insnIdx, "helper %s#%d in a %s program", fn.Name, id, e.progType)
 	}

@@ -116,8 +116,7 @@ type globalState struct {
 func (e *env) checkProgram() error {
 	n := len(e.cfg.Subprogs)
 	e.globals = globalState{called: make([]bool, n), verified: make([]bool, n)}
-	e.checkMainFuncArgs()
-	if err := e.doCheck(); err != nil {
+	if err := e.checkMain(); err != nil {
 		return err
 	}
 	if e.excCb != 0 {
@@ -141,6 +140,20 @@ func (e *env) checkProgram() error {
 			return e.checkMaxStackDepth()
 		}
 	}
+}
+
+// checkMain is do_check_main: the main function from the program's entry
+// state, or, for an Extension program, from the state its prototype
+// gives, as a global function's (do_check_common).
+func (e *env) checkMain() error {
+	if e.ext == nil {
+		e.checkMainFuncArgs()
+		return e.doCheck()
+	}
+	if err := e.checkExtensionEffects(); err != nil {
+		return err
+	}
+	return e.checkGlobalSubprog(0)
 }
 
 // checkGlobalSubprog is do_check_common for global subprogram sp: a fresh
@@ -844,11 +857,11 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		if fn.ChangesPktData {
 			eff |= effectChangesPktData
 		}
-		if allowed, _ := e.build.Allowed(e.progType, e.attach, in.Imm); allowed && fn.MightSleep {
+		if allowed, _ := e.build.Allowed(e.progType, e.attach, e.targetHelpers(), in.Imm); allowed && fn.MightSleep {
 			eff |= effectMightSleep
 		}
-	case in.IsKfuncCall() && in.Off == 0:
-		info, err := resolveKfunc(in.Imm)
+	case in.IsKfuncCall():
+		info, err := kfuncCallee(in)
 		if err != nil {
 			return 0
 		}

@@ -194,7 +194,7 @@ func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
 			return
 		}
 		// btf_parse_fields failed: the map has no special fields.
-		*r = mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, refcountOff: -1}
+		*r = mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
 	default:
 		r.unsupported = msgMapGraphRoot
 	}

@@ -57,13 +57,35 @@ func TestHelperAllowed(t *testing.T) {
 		{"lsm mac get_retval", ebpf.LSM, ebpf.AttachLSMMac, asm.FnGetRetval, res{false, true}},
 		{"lsm cgroup get_retval", ebpf.LSM, ebpf.AttachLSMCgroup, asm.FnGetRetval, res{true, true}},
 		{"lsm cgroup get_func_arg", ebpf.LSM, ebpf.AttachLSMCgroup, asm.FnGetFuncArg, res{false, true}},
-		{"struct_ops tcp_send_ack", ebpf.StructOps, 0, asm.FnTcpSendAck, res{true, true}},
-		{"struct_ops perf_event_output", ebpf.StructOps, 0, asm.FnPerfEventOutput, res{false, true}},
 	}
 	for _, tt := range tests {
-		allowed, known := (helpers.Build{}).Allowed(tt.pt, tt.at, int32(tt.fn))
+		allowed, known := (helpers.Build{}).Allowed(tt.pt, tt.at, helpers.Set{}, int32(tt.fn))
 		if diff := cmp.Diff(tt.want, res{allowed, known}); diff != "" {
 			t.Errorf("%s: Allowed mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestStructOpsHelperAllowed checks the helpers each struct_ops type adds
+// to the base set (bpf_tcp_ca_get_func_proto; sched_ext's is the base set).
+func TestStructOpsHelperAllowed(t *testing.T) {
+	tests := []struct {
+		target string
+		fn     asm.BuiltinFunc
+		want   bool
+	}{
+		{"tcp_congestion_ops:cong_avoid", asm.FnTcpSendAck, true},
+		{"tcp_congestion_ops:cong_avoid", asm.FnPerfEventOutput, false},
+		{"tcp_congestion_ops:cong_avoid", asm.FnTaskStorageGet, true},
+		{"sched_ext_ops:enqueue", asm.FnTcpSendAck, false},
+		{"sched_ext_ops:enqueue", asm.FnTaskStorageGet, true},
+		{"sched_ext_ops:enqueue", asm.FnSkStorageGet, false},
+		{"unknown_ops:member", asm.FnTcpSendAck, false},
+	}
+	for _, tt := range tests {
+		got, known := (helpers.Build{}).Allowed(ebpf.StructOps, ebpf.AttachNone, structOpsHelpers(tt.target), int32(tt.fn))
+		if !known || got != tt.want {
+			t.Errorf("%s %v: allowed %v (known %v), want %v", tt.target, tt.fn, got, known, tt.want)
 		}
 	}
 }
@@ -150,7 +172,7 @@ func TestHelperAllowedLiveKernel(t *testing.T) {
 			log, err := liveLoad(lt, insns)
 			live := err == nil || !(strings.Contains(log, "cannot use helper") ||
 				strings.Contains(log, "unknown func") || strings.Contains(log, "invalid func"))
-			got, known := RunningBuild().Allowed(lt.pt, lt.at, id)
+			got, known := RunningBuild().Allowed(lt.pt, lt.at, helpers.Set{}, id)
 			if !known {
 				t.Errorf("%v/%v: program type not modelled", lt.pt, lt.at)
 				break
@@ -182,7 +204,7 @@ func TestHelperAllowedLiveKernelBTF(t *testing.T) {
 			}
 			live := !strings.Contains(kerr, "cannot use helper") && !strings.Contains(kerr, "unknown func") &&
 				!strings.Contains(kerr, "invalid func")
-			got, known := RunningBuild().Allowed(lt.pt, lt.at, id)
+			got, known := RunningBuild().Allowed(lt.pt, lt.at, helpers.Set{}, id)
 			if !known {
 				t.Errorf("%v: program type not modelled", lt)
 				break

@@ -55,10 +55,7 @@ const iterArgIdx = 0
 // iterator's next call is a prune point and a forced checkpoint, a call
 // of bpf_rbtree_add_impl runs its less callback.
 func kfuncKind(call insn.Insn) insn.KfuncKind {
-	if call.Off != 0 {
-		return insn.KfuncPlain
-	}
-	info, err := resolveKfunc(call.Imm)
+	info, err := kfuncCallee(call)
 	if err != nil || info.name == "" {
 		return insn.KfuncPlain
 	}

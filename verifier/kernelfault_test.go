@@ -15,14 +15,16 @@ func TestKernelFault(t *testing.T) {
 	if _, err := vmlinux(); err != nil {
 		t.Skipf("kernel BTF: %v", err)
 	}
-	obj, err := loader.Open("testdata/kernelfault/wq_oops.o", loader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, prog := range obj.Programs {
-		res := Verify(obj, prog, Options{})
-		if !errors.Is(res.Err, ErrKernelFault) || !errors.Is(res.Err, ErrUnsupported) {
-			t.Errorf("%s: Verify = %v, want ErrKernelFault (and so ErrUnsupported)", prog.Name, res.Err)
+	for _, path := range []string{"testdata/kernelfault/wq_oops.o", "testdata/kernelfault/tw_oops.o"} {
+		obj, err := loader.Open(path, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, prog := range obj.Programs {
+			res := Verify(obj, prog, Options{})
+			if !errors.Is(res.Err, ErrKernelFault) || !errors.Is(res.Err, ErrUnsupported) {
+				t.Errorf("%s: Verify = %v, want ErrKernelFault (and so ErrUnsupported)", prog.Name, res.Err)
+			}
 		}
 	}
 }

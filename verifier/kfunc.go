@@ -20,6 +20,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -291,6 +292,9 @@ var kfuncTable = map[string]kfuncDef{
 	"bpf_wq_init":      {0, hooksGeneric},
 	kfuncWqSetCallback: {0, hooksGeneric},
 	"bpf_wq_start":     {0, hooksGeneric},
+	// task_work (taskwork.go), in the common set.
+	"bpf_task_work_schedule_signal_impl": {0, hookCommon},
+	"bpf_task_work_schedule_resume_impl": {0, hookCommon},
 	// kernel/bpf/arena.c (arena.go), in the common set. 6.18 still has
 	// them sleepable (KF_SLEEPABLE went in 6.19).
 	"bpf_arena_alloc_pages":   {kfSleepable, hookCommon},
@@ -377,8 +381,15 @@ func resolveKfunc(id int32) (*kfuncInfo, error) {
 	if _, err := vmlinux(); err != nil {
 		return nil, err
 	}
+	info := funcInfo(btfTypeByID(uint32(id)), id)
+	kfuncCache.Store(id, info)
+	return info, nil
+}
+
+// funcInfo is what fetch_kfunc_meta finds at BTF id id: t, a function
+// with a prototype, or the kernel's message for what it is not.
+func funcInfo(t btf.Type, id int32) *kfuncInfo {
 	info := &kfuncInfo{}
-	t := btfTypeByID(uint32(id))
 	fn, ok := t.(*btf.Func)
 	switch {
 	case !ok:
@@ -391,17 +402,43 @@ func resolveKfunc(id int32) (*kfuncInfo, error) {
 			info.msg = fmt.Sprintf("kernel function btf_id %d does not have a valid func_proto", id)
 		}
 	}
-	kfuncCache.Store(id, info)
+	return info
+}
+
+// kfuncCallee resolves the function a kfunc call names: in vmlinux BTF,
+// or, with an insn.Off, in the module BTF at that fd_array index
+// (find_kfunc_desc_btf). The module's types that vmlinux also has are
+// vmlinux's own, so arguments and results typed by them check as any
+// kfunc's; a module's own struct types are unsupported where a BTF id is
+// needed.
+func kfuncCallee(in insn.Insn) (*kfuncInfo, error) {
+	if in.Off == 0 {
+		return resolveKfunc(in.Imm)
+	}
+	key := int64(in.Off)<<32 | int64(uint32(in.Imm))
+	if v, ok := moduleKfuncCache.Load(key); ok {
+		return v.(*kfuncInfo), nil
+	}
+	mod, ok := loader.ModuleBTFAt(int(in.Off))
+	if !ok {
+		return nil, fmt.Errorf("no module BTF at fd_array index %d", in.Off)
+	}
+	t, err := mod.Spec.TypeByID(btf.TypeID(in.Imm))
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", mod.Name, err)
+	}
+	info := funcInfo(t, in.Imm)
+	moduleKfuncCache.Store(key, info)
 	return info, nil
 }
+
+// moduleKfuncCache memoises module kfuncs by fd_array index and BTF id.
+var moduleKfuncCache sync.Map // map[int64]*kfuncInfo
 
 // kfuncArgCount is the argument count of a kfunc call for the liveness
 // analysis, or -1 when unknown.
 func kfuncArgCount(call insn.Insn) int {
-	if call.Off != 0 {
-		return -1
-	}
-	info, err := resolveKfunc(call.Imm)
+	info, err := kfuncCallee(call)
 	if err != nil || info.proto == nil {
 		return -1
 	}
@@ -419,10 +456,7 @@ func (e *env) checkKfuncDecls() error {
 		if !e.lp.GPLCompatible {
 			return &RejectError{Insn: i, Msg: "cannot call kernel function from non-GPL compatible program"}
 		}
-		if in.Off != 0 {
-			return e.unsupported(i, "kfunc call into a module's BTF (fd index %d)", in.Off)
-		}
-		info, err := resolveKfunc(in.Imm)
+		info, err := kfuncCallee(in)
 		if err != nil {
 			return e.unsupported(i, "kfunc call (BTF id %d): %v", in.Imm, err)
 		}
@@ -491,7 +525,7 @@ func (m *kfuncMeta) retNull() bool {
 
 // checkKfuncCall is check_kfunc_call.
 func (e *env) checkKfuncCall(in insn.Insn) error {
-	info, err := resolveKfunc(in.Imm)
+	info, err := kfuncCallee(in)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "kfunc call (BTF id %d): %v", in.Imm, err)
 	}
@@ -517,6 +551,11 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	}
 	if info.name == kfuncWqSetCallback {
 		if err := e.pushWqCallback(&meta); err != nil {
+			return err
+		}
+	}
+	if taskWorkKfuncs[info.name] {
+		if err := e.pushTaskWorkCallback(&meta); err != nil {
 			return err
 		}
 	}
@@ -687,6 +726,10 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			if err := e.processWqArg(meta, i, regno, reg); err != nil {
 				return err
 			}
+		case kfArgTaskWork:
+			if err := e.processTaskWorkArg(meta, i, regno, reg); err != nil {
+				return err
+			}
 		case kfArgMap:
 			// The argument must point to a struct bpf_map, whatever the
 			// parameter's own type (void * for the arena kfuncs).
@@ -762,13 +805,14 @@ const (
 	kfArgCallback
 	kfArgMap
 	kfArgWq
+	kfArgTaskWork
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
 // argument kinds (dynptrs, graph roots and nodes, timers...): not modelled.
 var specialKfuncArgStructs = map[string]bool{
-	"bpf_timer":     true,
-	"bpf_task_work": true, "bpf_res_spin_lock": true, "bpf_refcount": true,
+	"bpf_timer":         true,
+	"bpf_res_spin_lock": true, "bpf_refcount": true,
 }
 
 // specialKfuncArgSuffixes are parameter-name suffixes with their own
@@ -812,13 +856,16 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	if refName == fieldNameWq && isStruct(ref) {
 		return kfArgWq, nil
 	}
+	if refName == fieldNameTaskWork && isStruct(ref) {
+		return kfArgTaskWork, nil
+	}
 	for _, s := range specialKfuncArgSuffixes {
 		if strings.HasSuffix(p.Name, s) {
 			return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
 		}
 	}
 	_, callback := ref.(*btf.FuncProto)
-	if (callback && info.name != kfuncRBAdd && info.name != kfuncWqSetCallback) || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
+	if (callback && info.name != kfuncRBAdd && info.name != kfuncWqSetCallback && !taskWorkKfuncs[info.name]) || specialKfuncArgStructs[refName] || strings.HasPrefix(refName, "bpf_iter_") {
 		return 0, e.unsupported(e.insnIdx, "kfunc %s argument %s", info.name, p.Name)
 	}
 	if reg.Type == states.PtrToBTFID || reg2BTFName(reg.Type) != "" {
@@ -1200,10 +1247,10 @@ func (e *env) markKfuncReturnRef(meta *kfuncMeta) {
 // kfuncCallName names the kernel function a kfunc call targets, for the
 // log's disassembly ("call bpf_ct_release#63803"); "" when unknown.
 func kfuncCallName(in insn.Insn) string {
-	if !in.IsKfuncCall() || in.Off != 0 {
+	if !in.IsKfuncCall() {
 		return ""
 	}
-	info, err := resolveKfunc(in.Imm)
+	info, err := kfuncCallee(in)
 	if err != nil {
 		return ""
 	}

@@ -137,7 +137,7 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 	if lt.records == nil {
 		lt.records = map[btf.Type]*mapRecord{}
 	}
-	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, refcountOff: -1}
+	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
 	// A struct whose record is being built is its own graph's node
 	// type at most: the cycle ends here.
 	lt.records[t] = r

@@ -60,6 +60,8 @@ const (
 	fieldTimer
 	// fieldWq is a struct bpf_wq (wq.go).
 	fieldWq
+	// fieldTaskWork is a struct bpf_task_work (taskwork.go).
+	fieldTaskWork
 	// fieldOther is a kernel-managed field vercheck does not model beyond
 	// refusing direct access to it (lists, rbtrees, workqueues...).
 	fieldOther
@@ -98,9 +100,10 @@ type mapRecord struct {
 	// hasBTF is set when the map was created with a BTF value type.
 	hasBTF bool
 	fields []mapField
-	// spinLockOff, timerOff, wqOff and refcountOff are the offsets of
-	// the lock, the timer, the workqueue and the bpf_refcount, or -1.
-	spinLockOff, timerOff, wqOff, refcountOff int64
+	// spinLockOff, timerOff, wqOff, taskWorkOff and refcountOff are the
+	// offsets of the lock, the timer, the workqueue, the task_work and the
+	// bpf_refcount, or -1.
+	spinLockOff, timerOff, wqOff, taskWorkOff, refcountOff int64
 	// unsupported says why the record could not be read faithfully; the
 	// map's value accesses are then unsupported.
 	unsupported string
@@ -119,7 +122,7 @@ var specialStructs = map[string]fieldKind{
 	"bpf_timer":         fieldTimer,
 	"bpf_res_spin_lock": fieldOther,
 	"bpf_wq":            fieldWq,
-	"bpf_task_work":     fieldOther,
+	"bpf_task_work":     fieldTaskWork,
 	"bpf_list_head":     fieldListHead,
 	"bpf_list_node":     fieldListNode,
 	"bpf_rb_root":       fieldRBRoot,
@@ -145,7 +148,7 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 
 // buildRecord reads the special fields of m's BTF value type.
 func buildRecord(m *loader.Map) *mapRecord {
-	r := &mapRecord{spinLockOff: -1, timerOff: -1, wqOff: -1, refcountOff: -1}
+	r := &mapRecord{spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
 	if m == nil || m.Spec == nil || m.Spec.Value == nil {
 		return r
 	}
@@ -177,6 +180,11 @@ func buildRecord(m *loader.Map) *mapRecord {
 				r.unsupported = "two bpf_wq fields in one map value"
 			}
 			r.wqOff = int64(f.off)
+		case fieldTaskWork:
+			if r.taskWorkOff >= 0 {
+				r.unsupported = "two bpf_task_work fields in one map value"
+			}
+			r.taskWorkOff = int64(f.off)
 		case fieldKptr:
 			if !kptrMapTypes[m.Type] {
 				r.unsupported = "kptr in a " + m.Type.String() + " map value"

@@ -318,7 +318,7 @@ func TestBacktrackInsn(t *testing.T) {
 
 func mustCFG(t *testing.T, prog []insn.Insn) *insn.CFG {
 	t.Helper()
-	cfg, err := insn.AnalyzeWith(prog, insn.Options{HelperArgs: (helpers.Build{}).ArgCountFor(ebpf.UnspecifiedProgram, ebpf.AttachNone)})
+	cfg, err := insn.AnalyzeWith(prog, insn.Options{HelperArgs: (helpers.Build{}).ArgCountFor(ebpf.UnspecifiedProgram, ebpf.AttachNone, helpers.Set{})})
 	if err != nil {
 		t.Fatalf("analyze: %v", err)
 	}

@@ -69,6 +69,10 @@ func (e *env) checkProgFlags() error {
 // trampoline may sleep, LSM, struct_ops, and kprobe-type programs (which
 // only uprobes will attach).
 func (e *env) canBeSleepable() bool {
+	if e.lp != nil && e.lp.Type == ebpf.Extension {
+		// can_be_sleepable asks the program's own type.
+		return false
+	}
 	switch e.progType {
 	case ebpf.Tracing:
 		switch e.attach {

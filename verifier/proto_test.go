@@ -159,7 +159,7 @@ func compareHelperProtos(t *testing.T, lt protoLiveType, obj *loader.Object, m *
 		exit = int32(lo)
 	}
 	for id := int32(1); id <= helpers.MaxID; id++ {
-		if ok, known := RunningBuild().Allowed(lt.pt, lt.at, id); !ok || !known {
+		if ok, known := RunningBuild().Allowed(lt.pt, lt.at, helpers.Set{}, id); !ok || !known {
 			continue
 		}
 		for _, s := range protoProbeSetups {

@@ -63,6 +63,8 @@ func (e *env) checkSleepableTarget(tc *tracingCtx) error {
 	switch {
 	case e.progType == ebpf.LSM:
 		ok = e.lsmHookMaySleep(tc)
+	case e.progType == ebpf.StructOps:
+		return e.checkStructOpsSleepable(tc)
 	case e.progType == ebpf.Tracing && e.attach != ebpf.AttachTraceIter:
 		fns, err := errorInjectable()
 		if err == nil {

@@ -6,31 +6,71 @@ package verifier
 // A struct_ops program implements one function-pointer member of a kernel
 // "ops" struct; cilium/ebpf names it "<struct>:<member>" from the object's
 // struct_ops map. The program's context is that member's argument list,
-// trusted. Each ops type brings its own verifier callbacks (which context
-// reads are valid, which kernel fields a program may write, which helpers it
-// may call, which arguments may be NULL), so vercheck resolves only the
-// types whose callbacks it models; any other type, and types that live in
-// modules, are unsupported.
+// trusted; an argument whose name ends in __nullable in the ops type's CFI
+// stub ("<struct>__<member>") may be NULL (prepare_arg_info). Each ops
+// type brings its own verifier callbacks (which members a program may
+// implement, which kernel fields it may write, which helpers it may call),
+// so vercheck resolves only the types whose callbacks it models
+// (structOpsTypes); any other type, and types that live in modules, are
+// unsupported.
 //
 // Modelled: tcp_congestion_ops (bpf_tcp_ca.c): context reads as for tracing
 // programs; stores to the few tcp_sock fields its btf_struct_access hook
 // allows (checkTCPCAWrite); helpers: the base set plus bpf_tcp_send_ack, the socket storage,
 // bpf_setsockopt/bpf_getsockopt (not from release) and the coarse clock.
+// sched_ext_ops (kernel/sched/ext.c, when the kernel BTF has it): see
+// schedext.go.
 
 import (
 	"fmt"
 	"strings"
+	"syscall"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/helpers"
 )
 
 // structOpsTCPCA is the TCP congestion-control ops type.
 const structOpsTCPCA = "tcp_congestion_ops"
 
-// structOpsModelled lists the struct_ops types whose verifier callbacks
-// vercheck models, with the members their check_member refuses.
-var structOpsModelled = map[string]map[string]bool{
-	structOpsTCPCA: {"get_info": true},
+// structOpsType is what vercheck models of one ops type's registration
+// (its struct bpf_struct_ops and bpf_verifier_ops).
+type structOpsType struct {
+	// refused are the members its check_member refuses whatever the
+	// program.
+	refused map[string]bool
+	// sleepable, when set, are the only members its check_member lets a
+	// sleepable program implement; nil lets any.
+	sleepable map[string]bool
+	// helpers is what its get_func_proto adds to the base set.
+	helpers helpers.Set
+	// write is its btf_struct_access: a store of size bytes at off
+	// through a BTF pointer to st.
+	write func(e *env, st btf.Type, off, size int) error
+	// promote, when set, makes the retyping its is_valid_access does to
+	// pointer arguments (see tracingCtx.promote).
+	promote func(spec *btf.Spec) func(uint32) uint32
+}
+
+// structOpsTypes lists the struct_ops types whose verifier callbacks
+// vercheck models.
+var structOpsTypes = map[string]*structOpsType{
+	structOpsTCPCA: {
+		refused: map[string]bool{"get_info": true},
+		helpers: helpers.NewSet(
+			asm.FnTcpSendAck, asm.FnSkStorageGet, asm.FnSkStorageDelete,
+			asm.FnSetsockopt, asm.FnGetsockopt, asm.FnKtimeGetCoarseNs,
+		),
+		write:   (*env).checkTCPCAWrite,
+		promote: sockToTCPSock,
+	},
+	structOpsSchedExt: {
+		sleepable: scxSleepableMembers,
+		write:     (*env).checkSCXWrite,
+	},
 }
 
 // structOpsNoSockoptMember is the tcp_congestion_ops member that may not
@@ -64,11 +104,11 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 	if err := spec.TypeByName(typ, &st); err != nil {
 		return nil, fmt.Errorf("struct_ops type %s is not in vmlinux BTF (module types are not modelled): %w", typ, err)
 	}
-	refused, ok := structOpsModelled[typ]
+	ops, ok := structOpsTypes[typ]
 	if !ok {
 		return nil, fmt.Errorf("struct_ops type %s: its context, field-write and helper rules are not modelled", typ)
 	}
-	if refused[member] {
+	if ops.refused[member] {
 		return nil, &attachRefusedError{fmt.Sprintf("attach to unsupported member %s of struct %s", member, typ)}
 	}
 	for _, m := range st.Members {
@@ -83,21 +123,91 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 		if !ok {
 			return nil, fmt.Errorf("struct_ops member %s of %s is not a function pointer", member, typ)
 		}
+		params, err := structOpsParams(spec, typ, member, proto)
+		if err != nil {
+			return nil, err
+		}
 		tc := &tracingCtx{
 			name:      member,
-			params:    proto.Params,
-			all:       proto.Params,
+			params:    params,
+			all:       params,
 			ret:       proto.Return,
 			trusted:   true,
 			strict:    true,
 			opsMember: target,
 		}
-		if typ == structOpsTCPCA {
-			tc.promote = sockToTCPSock(spec)
+		if ops.promote != nil {
+			tc.promote = ops.promote(spec)
 		}
 		return tc, nil
 	}
 	return nil, fmt.Errorf("struct %s has no member %s", typ, member)
+}
+
+// refSuffix marks a CFI stub argument the program holds a reference to
+// (prepare_arg_info: PTR_TRUSTED with a ref_obj_id).
+const refSuffix = "__ref"
+
+// structOpsParams returns the member's arguments as the program sees them:
+// the member's types under the names of the ops type's CFI stub function
+// "<struct>__<member>", whose __nullable suffixes prepare_arg_info reads.
+// Without a stub of the same arity, the member's own names stand.
+func structOpsParams(spec *btf.Spec, typ, member string, proto *btf.FuncProto) ([]btf.FuncParam, error) {
+	stub, err := funcProto(spec, typ+"__"+member)
+	if err != nil || len(stub.Params) != len(proto.Params) {
+		return proto.Params, nil
+	}
+	params := make([]btf.FuncParam, len(proto.Params))
+	for i, p := range proto.Params {
+		params[i] = btf.FuncParam{Name: stub.Params[i].Name, Type: p.Type}
+		if strings.HasSuffix(p.Name, refSuffix) || strings.HasSuffix(stub.Params[i].Name, refSuffix) {
+			return nil, fmt.Errorf("struct_ops member %s of %s: referenced argument %s", member, typ, stub.Params[i].Name)
+		}
+	}
+	return params, nil
+}
+
+// structOpsOf returns the ops type a struct_ops program's attach target
+// names, nil when it names none vercheck models.
+func structOpsOf(target string) *structOpsType {
+	typ, _, err := splitStructOpsTarget(target)
+	if err != nil {
+		return nil
+	}
+	return structOpsTypes[typ]
+}
+
+// checkStructOpsWrite is the ops type's btf_struct_access hook, which
+// check_ptr_to_btf_access calls for every store through a kernel BTF
+// pointer of a struct_ops program.
+func (e *env) checkStructOpsWrite(st btf.Type, off, size int) error {
+	target := ""
+	if e.lp != nil {
+		target = e.lp.AttachTo
+	}
+	ops := structOpsOf(target)
+	if ops == nil {
+		return e.unsupported(e.insnIdx, "store through a BTF pointer in struct_ops program of %q", target)
+	}
+	return ops.write(e, st, off, size)
+}
+
+// checkStructOpsSleepable is the sleepable part of the ops type's
+// check_member: a sleepable program may implement only the members the
+// type lists, and check_struct_ops_btf_id refuses any other with check_member's
+// -EINVAL.
+func (e *env) checkStructOpsSleepable(tc *tracingCtx) error {
+	typ, member, err := splitStructOpsTarget(tc.opsMember)
+	if err != nil {
+		return nil
+	}
+	ops := structOpsTypes[typ]
+	if ops == nil || ops.sleepable == nil || ops.sleepable[member] {
+		return nil
+	}
+	re := e.reject(0, "attach to unsupported member %s of struct %s", member, typ)
+	re.(*RejectError).errno = syscall.EINVAL
+	return re
 }
 
 // sockToTCPSock is what bpf_tcp_ca_is_valid_access does to a context
@@ -126,6 +236,28 @@ func sockToTCPSock(spec *btf.Spec) func(uint32) uint32 {
 // bpf_setsockopt/bpf_getsockopt.
 func structOpsNoSockopt(target string) bool {
 	return target == structOpsNoSockoptMember
+}
+
+// structOpsHelpers is what the ops type's get_func_proto adds to the
+// base set.
+func structOpsHelpers(target string) helpers.Set {
+	if ops := structOpsOf(target); ops != nil {
+		return ops.helpers
+	}
+	return helpers.Set{}
+}
+
+// targetHelpers are the helpers the program's attach target adds to its
+// type's set: an iterator's target (bpf_iter_get_func_proto asks the
+// target), a struct_ops type (its get_func_proto).
+func (e *env) targetHelpers() helpers.Set {
+	switch {
+	case e.progType == ebpf.Tracing && e.attach == ebpf.AttachTraceIter:
+		return helpers.IterTarget(e.attachTo())
+	case e.progType == ebpf.StructOps:
+		return structOpsHelpers(e.attachTo())
+	}
+	return helpers.Set{}
 }
 
 // tcpCAWritable lists the tcp_sock fields bpf_tcp_ca_btf_struct_access

@@ -154,9 +154,11 @@ func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error
 	// A new frame shows whole in the log (init_func_state).
 	e.log.markAllScratched()
 	callee.AsyncEntryCnt = caller.AsyncEntryCnt + 1
+	// setup may widen the return range (a task_work's callback returns
+	// any int).
+	callee.CallbackRetMin, callee.CallbackRetMax = asyncCallbackRetMin, asyncCallbackRetMax
 	setup(e, caller, callee)
 	callee.InAsyncCallbackFn = true
-	callee.CallbackRetMin, callee.CallbackRetMax = asyncCallbackRetMin, asyncCallbackRetMax
 	return nil
 }
 

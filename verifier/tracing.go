@@ -334,13 +334,18 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 	return ctxArg{ptr: true, id: id, flags: flags}, true
 }
 
+// attachTo is the program's attach target as its loader names it
+// ("" without one).
+func (e *env) attachTo() string {
+	if e.lp == nil {
+		return ""
+	}
+	return e.lp.AttachTo
+}
+
 // attachTarget resolves the current program's BTF attach target.
 func (e *env) attachTarget() (*tracingCtx, error) {
-	target := ""
-	if e.lp != nil {
-		target = e.lp.AttachTo
-	}
-	return btfContext(e.progType, e.attach, target)
+	return btfContext(e.progType, e.attach, e.attachTo())
 }
 
 // hasBTFContext reports the program types whose context is their attach
@@ -501,7 +506,7 @@ func (e *env) loadTracingArg(dst *states.Reg, off, size int, signExt bool) error
 func (e *env) checkHelperTarget(id int32, name string) error {
 	switch asm.BuiltinFunc(id) {
 	case asm.FnSetsockopt, asm.FnGetsockopt:
-		if e.progType == ebpf.StructOps && e.lp != nil && structOpsNoSockopt(e.lp.AttachTo) {
+		if e.progType == ebpf.StructOps && structOpsNoSockopt(e.attachTo()) {
 			return e.reject(e.insnIdx, "program of this type cannot use helper %s#%d", name, id)
 		}
 	}

@@ -50,6 +50,9 @@ type pending struct {
 // env is the verification of one program (the kernel's bpf_verifier_env,
 // without the parts that are not ours).
 type env struct {
+	// ext is the function an Extension program replaces (extension.go),
+	// nil for other programs.
+	ext      *loader.ExtensionTarget
 	prog     []insn.Insn
 	cfg      *insn.CFG
 	lp       *loader.Program
@@ -254,6 +257,9 @@ func (e *env) run() error {
 	if err := e.checkExceptionCallback(); err != nil {
 		return err
 	}
+	if err := e.resolveExtension(); err != nil {
+		return err
+	}
 	// The map and BTF id of each pseudo ld_imm64 are resolved in the
 	// analysis's resolve_pseudo_ldimm64 pass, before the CFG checks; the
 	// resolution's own error is vercheck's (a rejection or unsupported).
@@ -262,7 +268,7 @@ func (e *env) run() error {
 		resolveErr = e.resolveLdImm64(i)
 		return resolveErr
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.build.ArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount,
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers()), KfuncArgs: kfuncArgCount,
 		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
 	if resolveErr != nil {
 		return resolveErr

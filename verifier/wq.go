@@ -26,10 +26,16 @@ const kfuncWqSetCallback = "bpf_wq_set_callback_impl"
 // processWqArg is KF_ARG_PTR_TO_WORKQUEUE: a map value pointer to the
 // value's bpf_wq (process_wq_func), whose map the call remembers.
 func (e *env) processWqArg(meta *kfuncMeta, i, regno int, reg *states.Reg) error {
+	return e.processMapFieldArg(meta, i, regno, reg, fieldNameWq, func(r *mapRecord) int64 { return r.wqOff })
+}
+
+// processMapFieldArg checks a kfunc argument that must point to the map
+// value's field name (a workqueue, a task_work) and remembers its map.
+func (e *env) processMapFieldArg(meta *kfuncMeta, i, regno int, reg *states.Reg, name string, fieldOff func(*mapRecord) int64) error {
 	if reg.Type != states.PtrToMapValue {
 		return e.reject(e.insnIdx, "arg#%d doesn't point to a map value", i)
 	}
-	idx, err := e.checkMapFieldPointer(regno, fieldNameWq, func(r *mapRecord) int64 { return r.wqOff })
+	idx, err := e.checkMapFieldPointer(regno, name, fieldOff)
 	if err != nil {
 		return err
 	}
@@ -56,15 +62,19 @@ func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
 		// The kernel reads the map's record, which a map without special
 		// fields has none of (an error pointer): the 6.18 verifier
 		// faults and the load never returns.
-		err := e.unsupported(e.insnIdx, "map %s without special fields after a workqueue: the 6.18 verifier faults on its record", m.Name)
+		err := e.unsupported(e.insnIdx, "map %s without special fields after a workqueue or task_work: the 6.18 verifier faults on its record", m.Name)
 		err.(*RejectError).kind = ErrKernelFault
 		return err
 	}
-	if meta.hasMap && m != nil && e.recordOf(m).wqOff >= 0 && idx != meta.mapIdx {
+	rec := e.recordOf(m)
+	if meta.hasMap && m != nil && (rec.wqOff >= 0 || rec.taskWorkOff >= 0) && idx != meta.mapIdx {
 		if e.isInnerMap(idx) || e.isInnerMap(meta.mapIdx) {
-			return e.unsupported(e.insnIdx, "workqueue of an inner map")
+			return e.unsupported(e.insnIdx, "workqueue or task_work of an inner map")
 		}
 		// Two different maps, neither an inner map: both map_uids are 0.
+		if rec.taskWorkOff >= 0 {
+			return e.reject(e.insnIdx, "bpf_task_work pointer in R2 map_uid=0 doesn't match map pointer in R3 map_uid=0")
+		}
 		return e.reject(e.insnIdx, "workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0")
 	}
 	meta.rememberMap(idx)
@@ -97,7 +107,7 @@ func (e *env) checkMapArgFault(meta *kfuncMeta, reg *states.Reg) error {
 	if set, known := holdsMapPtr(reg); known && !set {
 		return nil
 	}
-	err := e.unsupported(e.insnIdx, "map argument of type %s after a workqueue: the 6.18 verifier reads it as a map", regTypeStr(reg))
+	err := e.unsupported(e.insnIdx, "map argument of type %s after a workqueue or task_work: the 6.18 verifier reads it as a map", regTypeStr(reg))
 	err.(*RejectError).kind = ErrKernelFault
 	return err
 }

@@ -211,6 +211,11 @@ func writeTable(w io.Writer, rows []row, withLog bool) {
 // log when asked.
 func writeDiagnostics(w io.Writer, rows []row, withLog bool) {
 	for _, r := range rows {
+		if r.Error == "" && r.Verdict != verdictAccepted {
+			// A rejection the kernel logs no message for (a struct_ops
+			// type's store hook, for one): the log shows where.
+			r.Error = "rejected without a message"
+		}
 		if r.Error == "" {
 			// Only -vv keeps the log of an accepted program.
 			if withLog && r.Log != "" {

@@ -64,7 +64,7 @@ Flags:
 // commonFlags are the verification flags shared by the main command and
 // compare.
 type commonFlags struct {
-	typeName, btfPath, kconfig, policy string
+	typeName, btfPath, kallsyms, moduleBTF, extTarget, kconfig, policy string
 	// fixes is the --fixes flag; resolved into fixes by options.
 	fixes string
 	// applied is what options made of --fixes.
@@ -88,7 +88,10 @@ var mapBTFModels = map[string]verifier.MapBTF{
 
 func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.typeName, "type", "", "program type for sections whose name carries no type, and for the global functions of objects whose functions all live in .text (e.g. xdp, sched_cls, socket_filter)")
-	fset.StringVar(&c.btfPath, "btf", "", "target BTF for CO-RE relocations (default /sys/kernel/btf/vmlinux)")
+	fset.StringVar(&c.moduleBTF, "module-btf", "", "module BTF files (split BTF over the kernel BTF: /sys/kernel/btf/MODULE or a module's .ko), comma-separated, whose kfuncs programs may call (default: the running kernel's modules when --btf is not given)")
+	fset.StringVar(&c.extTarget, "target", "", "the object (OBJ, or OBJ:PROGRAM) whose program freplace (Extension) programs replace a global function of, as libbpf's bpf_program__set_attach_target")
+	fset.StringVar(&c.kallsyms, "kallsyms", "", "the kernel's symbols for ksym addresses: /proc/kallsyms or the System.map of the --btf kernel (default /proc/kallsyms)")
+	fset.StringVar(&c.btfPath, "btf", "", "the kernel BTF programs are checked against: CO-RE relocations, kfuncs, context and struct_ops types (default /sys/kernel/btf/vmlinux)")
 	fset.StringVar(&c.kconfig, "kconfig", "", "kernel config for extern __kconfig variables and the helpers the kernel offers (CONFIG_BPF_KPROBE_OVERRIDE, forced lockdown) (default: the running kernel's, with its lockdown level)")
 	fset.StringVar(&c.progFlags, "prog-flags", "", "program load flags added to those the section implies: names (strict_alignment, any_alignment, test_state_freq, sleepable, xdp_has_frags) and numbers, comma-separated")
 	fset.StringVar(&c.license, "license", "", "license of objects without a license section, as a loader passing its own (e.g. GPL)")
@@ -116,12 +119,21 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 		if _, err := btf.LoadSpec(c.btfPath); err != nil {
 			return vercheck.Options{}, fmt.Errorf("--btf: %w", err)
 		}
+		// Before the sweep's set-up reads the kernel's BTF.
+		if err := loader.UseKernelBTF(c.btfPath); err != nil {
+			return vercheck.Options{}, fmt.Errorf("--btf: %w", err)
+		}
 	}
+	loader.UseKallsyms(c.kallsyms)
 	inner, err := parseInnerMaps(c.innerMaps)
 	if err != nil {
 		return vercheck.Options{}, err
 	}
-	opts := vercheck.Options{TargetBTF: c.btfPath, Kconfig: c.kconfig, ProgFlags: flags, License: c.license, Parallel: c.jobs, InnerMaps: inner}
+	var modules []string
+	if c.moduleBTF != "" {
+		modules = strings.Split(c.moduleBTF, ",")
+	}
+	opts := vercheck.Options{TargetBTF: c.btfPath, ModuleBTF: modules, ExtensionTarget: c.extTarget, Kconfig: c.kconfig, ProgFlags: flags, License: c.license, Parallel: c.jobs, InnerMaps: inner}
 	if c.typeName != "" {
 		pt, ok := parseProgType(c.typeName)
 		if !ok {

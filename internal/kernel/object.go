@@ -244,16 +244,21 @@ func MapSpec(m *loader.Map) *ebpf.MapSpec {
 }
 
 // isResolvedConstant reports whether ins is a helper call, a plain 64-bit
-// constant load or a load of a kernel variable's BTF id. The loader turns
-// a missing weak kfunc into a poisoned helper call, a kfunc address into a
-// constant and a typed ksym into a BTF id, but the instruction keeps
-// cilium/ebpf's kfunc or ksym metadata, which would make cilium/ebpf try
-// to resolve it again (refusing a kfunc that is none any more, or
-// overwriting the BTF id with a kallsyms address).
+// constant load, a load of a kernel variable's BTF id or a call of a
+// vmlinux kfunc. The loader turns a missing weak kfunc into a poisoned
+// helper call, a kfunc address into a constant, a typed ksym into a BTF id
+// and a kfunc call into its BTF id, but the instruction keeps cilium/ebpf's
+// kfunc or ksym metadata, which would make cilium/ebpf try to resolve it
+// again (refusing a kfunc that is none any more, overwriting the BTF id
+// with a kallsyms address, or resolving a flavoured kfunc name by other
+// rules than libbpf's, which the loader follows: the kernel must see what
+// vercheck verified). A module kfunc keeps its metadata: cilium/ebpf
+// builds the fd_array that names the module.
 func isResolvedConstant(ins *asm.Instruction) bool {
 	helperCall := ins.OpCode.JumpOp() == asm.Call && ins.Src == asm.R0
 	constLoad := ins.OpCode.IsDWordLoad() && (ins.Src == asm.R0 || ins.Src == pseudoBTFID)
-	return helperCall || constLoad
+	vmlinuxKfunc := ins.IsKfuncCall() && ins.Offset == 0
+	return helperCall || constLoad || vmlinuxKfunc
 }
 
 // pseudoBTFID is BPF_PSEUDO_BTF_ID, the src_reg of an ld_imm64 of a kernel

@@ -36,6 +36,7 @@ import (
 
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
@@ -865,7 +866,7 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		if err != nil {
 			return 0
 		}
-		if def, ok := kfuncTable[info.name]; ok && def.allowedIn(e.progType) && def.flags&kfSleepable != 0 {
+		if def, ok := kfuncs.Lookup(info.name); ok && def.AllowedIn(e.progType) && def.Flags&kfuncs.Sleepable != 0 {
 			eff |= effectMightSleep
 		}
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
@@ -45,7 +46,7 @@ import (
 const iterStructPrefix = "bpf_iter_"
 
 // iterFlags are the kfunc flags that make a kfunc part of an iterator.
-const iterFlags = kfIterNew | kfIterNext | kfIterDestroy
+const iterFlags = kfuncs.IterNew | kfuncs.IterNext | kfuncs.IterDestroy
 
 // iterArgIdx is the argument an iterator kfunc takes its iterator in:
 // the kernel's btf_check_iter_kfuncs insists on the first.
@@ -59,7 +60,7 @@ func kfuncKind(call insn.Insn) insn.KfuncKind {
 	if err != nil || info.name == "" {
 		return insn.KfuncPlain
 	}
-	if kfuncTable[info.name].flags&kfIterNext != 0 {
+	if def, _ := kfuncs.Lookup(info.name); def.Flags&kfuncs.IterNext != 0 {
 		return insn.KfuncIterNext
 	}
 	if info.name == kfuncRBAdd {
@@ -149,7 +150,7 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 	if typeID == 0 {
 		return e.unsupported(e.insnIdx, "kfunc %s iterator type not in kernel BTF", info.name)
 	}
-	if meta.flags&kfIterNew != 0 {
+	if meta.flags&kfuncs.IterNew != 0 {
 		return e.newIter(meta, regno, typ, typeID, nrSlots)
 	}
 	spi, inRange, bad := e.iterSlotIndex(reg, nrSlots)
@@ -174,7 +175,7 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 	}
 	meta.iter = iterMeta{valid: true, frame: int(reg.FrameNo), spi: spi}
 	meta.refObjID = f.Stack[spi].Spilled.RefObjID
-	if meta.flags&kfIterDestroy != 0 {
+	if meta.flags&kfuncs.IterDestroy != 0 {
 		return e.destroyIter(f, spi, nrSlots)
 	}
 	return nil
@@ -205,7 +206,7 @@ func (e *env) newIter(meta *kfuncMeta, regno int, typ btf.Type, typeID uint32, n
 	id := e.newID()
 	e.cur.Refs = append(e.cur.Refs, states.Ref{ID: id, InsnIdx: int32(e.insnIdx)})
 	var flags states.RegFlags
-	if meta.flags&kfRCUProtected != 0 {
+	if meta.flags&kfuncs.RCUProtected != 0 {
 		// An RCU-protected iterator (made inside an RCU read section,
 		// checkKfuncCall sees to that) is valid until the section ends.
 		flags = states.MemRCU

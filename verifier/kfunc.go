@@ -7,7 +7,7 @@ package verifier
 // function by its vmlinux BTF id. Its prototype comes from the kernel's BTF;
 // its flags (acquire, release, may return NULL, RCU arguments...) and the
 // program types that may call it come from the BTF_ID_FLAGS sets the kernel
-// registers per hook, which BTF does not carry: kfuncTable holds them for the
+// registers per hook, which BTF does not carry: package kfuncs holds them for the
 // kfuncs vercheck models. Any other kfunc is rejected as unsupported, never
 // accepted.
 
@@ -20,338 +20,21 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
-// kfuncFlags are the kernel's KF_* flags.
-type kfuncFlags uint16
-
-// Kfunc flags (include/linux/btf.h).
-const (
-	kfAcquire      kfuncFlags = 1 << iota // returns a reference the program must release
-	kfRelease                             // releases the reference passed to it
-	kfRetNull                             // the returned pointer may be NULL
-	kfSleepable                           // only sleepable programs may call it
-	kfDestructive                         // needs CAP_SYS_BOOT
-	kfRCU                                 // arguments may be trusted or RCU pointers
-	kfRCUProtected                        // must be called inside an RCU read section
-	kfIterNew                             // open-coded iterator constructor
-	kfIterNext                            // open-coded iterator step
-	kfIterDestroy                         // open-coded iterator destructor
-	// kfIterProgOnly and kfSessionOnly are not KF_* flags but the filters
-	// of the kfuncs' registrations: only BPF iterator programs
-	// (tracing_iter_filter), only kprobe session programs
-	// (bpf_kprobe_multi_filter) may call them.
-	kfIterProgOnly
-	kfSessionOnly
-)
-
-// kfuncHooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
-// program-type groups a kfunc set is registered for.
-type kfuncHooks uint16
-
-// Kfunc hooks.
-const (
-	hookCommon kfuncHooks = 1 << iota // every program type
-	hookXDP
-	hookTC
-	hookStructOps
-	hookTracing
-	hookSyscall
-	hookCgroupSKB
-	hookSchedACT
-	hookSKSKB
-	hookSocketFilter
-	hookLWT
-	hookNetfilter
-	hookKprobe
-)
-
-// Hook sets of the kfunc families in kfuncTable.
-const (
-	// hooksGeneric: kernel/bpf/helpers.c registers its generic set for
-	// these program types.
-	hooksGeneric = hookTracing | hookTC | hookXDP | hookStructOps | hookSyscall | hookCgroupSKB
-	// hooksCpumask: kernel/bpf/cpumask.c.
-	hooksCpumask = hookTracing | hookStructOps | hookSyscall
-	// hooksConntrack: net/netfilter/nf_conntrack_bpf.c.
-	hooksConntrack = hookXDP | hookTC
-	// hooksCrypt: kernel/bpf/crypto.c's encryption kfuncs.
-	hooksCrypt = hookTC | hookSchedACT | hookXDP
-	// hooksSKB: net/core/filter.c registers bpf_dynptr_from_skb for the
-	// program types whose context is an skb, and for tracing (tp_btf
-	// programs that see an sk_buff).
-	hooksSKB = hookTC | hookSchedACT | hookSKSKB | hookSocketFilter | hookCgroupSKB |
-		hookLWT | hookNetfilter | hookTracing
-)
-
-// kfuncDef is what the kernel's registration says of one kfunc.
-type kfuncDef struct {
-	flags kfuncFlags
-	hooks kfuncHooks
-}
-
 // kfuncSessionCookie returns a kprobe session's writable cookie.
 const kfuncSessionCookie = "bpf_session_cookie"
 
-// kfuncTable lists the kfuncs vercheck models, with their 6.18 flags and
-// hooks. There is no KF_TRUSTED_ARGS: the 6.18.44 kernel this project checks
-// against carries the change that makes trusted arguments the default for
-// every kfunc ("bpf: Make KF_TRUSTED_ARGS the default for all kfuncs",
-// 1a5c01d2508a): check_kfunc_args refuses a NULL or maybe-NULL pointer to
-// any parameter that is not __nullable or __opt, and a BTF-typed pointer
-// that is not trusted (or, for KF_RCU kfuncs, RCU-protected).
-var kfuncTable = map[string]kfuncDef{
-	// kernel/bpf/helpers.c: tasks and cgroups.
-	"bpf_task_acquire":      {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
-	"bpf_task_release":      {kfRelease, hooksGeneric},
-	"bpf_task_from_pid":     {kfAcquire | kfRetNull, hooksGeneric},
-	"bpf_cgroup_acquire":    {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
-	"bpf_cgroup_release":    {kfRelease, hooksGeneric},
-	"bpf_cgroup_from_id":    {kfAcquire | kfRetNull, hooksGeneric},
-	"bpf_task_under_cgroup": {kfRCU, hooksGeneric},
-	"bpf_task_from_vpid":    {kfAcquire | kfRetNull, hooksGeneric},
-	"bpf_cgroup_ancestor":   {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
-	// kernel/bpf/cpumask.c.
-	"bpf_cpumask_create":             {kfAcquire | kfRetNull, hooksCpumask},
-	"bpf_cpumask_acquire":            {kfAcquire, hooksCpumask},
-	"bpf_cpumask_release":            {kfRelease, hooksCpumask},
-	"bpf_cpumask_first":              {kfRCU, hooksCpumask},
-	"bpf_cpumask_first_zero":         {kfRCU, hooksCpumask},
-	"bpf_cpumask_first_and":          {kfRCU, hooksCpumask},
-	"bpf_cpumask_set_cpu":            {kfRCU, hooksCpumask},
-	"bpf_cpumask_clear_cpu":          {kfRCU, hooksCpumask},
-	"bpf_cpumask_test_cpu":           {kfRCU, hooksCpumask},
-	"bpf_cpumask_test_and_set_cpu":   {kfRCU, hooksCpumask},
-	"bpf_cpumask_test_and_clear_cpu": {kfRCU, hooksCpumask},
-	"bpf_cpumask_setall":             {kfRCU, hooksCpumask},
-	"bpf_cpumask_clear":              {kfRCU, hooksCpumask},
-	"bpf_cpumask_and":                {kfRCU, hooksCpumask},
-	"bpf_cpumask_or":                 {kfRCU, hooksCpumask},
-	"bpf_cpumask_xor":                {kfRCU, hooksCpumask},
-	"bpf_cpumask_equal":              {kfRCU, hooksCpumask},
-	"bpf_cpumask_intersects":         {kfRCU, hooksCpumask},
-	"bpf_cpumask_subset":             {kfRCU, hooksCpumask},
-	"bpf_cpumask_empty":              {kfRCU, hooksCpumask},
-	"bpf_cpumask_full":               {kfRCU, hooksCpumask},
-	"bpf_cpumask_copy":               {kfRCU, hooksCpumask},
-	"bpf_cpumask_any_distribute":     {kfRCU, hooksCpumask},
-	"bpf_cpumask_any_and_distribute": {kfRCU, hooksCpumask},
-	"bpf_cpumask_weight":             {kfRCU, hooksCpumask},
-	"bpf_cpumask_populate":           {kfRCU, hooksCpumask},
-	// net/netfilter/nf_conntrack_bpf.c.
-	// A new entry (struct nf_conn___init) is filled in, then inserted,
-	// which releases it and returns the struct nf_conn in the table.
-	"bpf_xdp_ct_lookup":     {kfAcquire | kfRetNull, hooksConntrack},
-	"bpf_skb_ct_lookup":     {kfAcquire | kfRetNull, hooksConntrack},
-	"bpf_xdp_ct_alloc":      {kfAcquire | kfRetNull, hooksConntrack},
-	"bpf_skb_ct_alloc":      {kfAcquire | kfRetNull, hooksConntrack},
-	"bpf_ct_insert_entry":   {kfAcquire | kfRetNull | kfRelease, hooksConntrack},
-	"bpf_ct_release":        {kfRelease, hooksConntrack},
-	"bpf_ct_set_timeout":    {0, hooksConntrack},
-	"bpf_ct_change_timeout": {0, hooksConntrack},
-	"bpf_ct_set_status":     {0, hooksConntrack},
-	"bpf_ct_change_status":  {0, hooksConntrack},
-	// net/netfilter/nf_nat_bpf.c.
-	"bpf_ct_set_nat_info": {0, hooksConntrack},
-	// kernel/bpf/bpf_iter.c and helpers.c: open-coded iterators, in the
-	// common set every program type may call (iter.go).
-	"bpf_iter_num_new":      {kfIterNew, hookCommon},
-	"bpf_iter_num_next":     {kfIterNext | kfRetNull, hookCommon},
-	"bpf_iter_num_destroy":  {kfIterDestroy, hookCommon},
-	"bpf_iter_bits_new":     {kfIterNew, hookCommon},
-	"bpf_iter_bits_next":    {kfIterNext | kfRetNull, hookCommon},
-	"bpf_iter_bits_destroy": {kfIterDestroy, hookCommon},
-	// kernel/bpf/task_iter.c and cgroup_iter.c: task, vma and css
-	// iterators, also in the common set.
-	"bpf_iter_task_new":         {kfIterNew | kfRCUProtected, hookCommon},
-	"bpf_iter_task_next":        {kfIterNext | kfRetNull, hookCommon},
-	"bpf_iter_task_destroy":     {kfIterDestroy, hookCommon},
-	"bpf_iter_task_vma_new":     {kfIterNew | kfRCU, hookCommon},
-	"bpf_iter_task_vma_next":    {kfIterNext | kfRetNull, hookCommon},
-	"bpf_iter_task_vma_destroy": {kfIterDestroy, hookCommon},
-	"bpf_iter_css_new":          {kfIterNew | kfRCUProtected, hookCommon},
-	"bpf_iter_css_next":         {kfIterNext | kfRetNull, hookCommon},
-	"bpf_iter_css_destroy":      {kfIterDestroy, hookCommon},
-	"bpf_iter_css_task_new":     {kfIterNew, hookCommon},
-	"bpf_iter_css_task_next":    {kfIterNext | kfRetNull, hookCommon},
-	"bpf_iter_css_task_destroy": {kfIterDestroy, hookCommon},
-	// Dynptrs (dynptr.go): constructors for packet dynptrs in
-	// net/core/filter.c, the generic kfuncs in the common set.
-	"bpf_dynptr_from_skb":   {0, hooksSKB},
-	"bpf_dynptr_from_xdp":   {0, hookXDP},
-	"bpf_dynptr_slice":      {kfRetNull, hookCommon},
-	"bpf_dynptr_slice_rdwr": {kfRetNull, hookCommon},
-	"bpf_dynptr_adjust":     {0, hookCommon},
-	"bpf_dynptr_is_null":    {0, hookCommon},
-	"bpf_dynptr_is_rdonly":  {0, hookCommon},
-	"bpf_dynptr_size":       {0, hookCommon},
-	"bpf_dynptr_clone":      {0, hookCommon},
-	// kernel/bpf/helpers.c: objects of the program's own types
-	// (localobj.go), in the generic set.
-	kfuncObjNew:        {kfAcquire | kfRetNull, hooksGeneric},
-	kfuncObjDrop:       {kfRelease, hooksGeneric},
-	kfuncPercpuObjNew:  {kfAcquire | kfRetNull, hooksGeneric},
-	kfuncPercpuObjDrop: {kfRelease, hooksGeneric},
-	// The graph kfuncs (graph.go), in the generic set.
-	kfuncListPushFront:   {0, hooksGeneric},
-	kfuncListPushBack:    {0, hooksGeneric},
-	kfuncListPopFront:    {kfAcquire | kfRetNull, hooksGeneric},
-	kfuncListPopBack:     {kfAcquire | kfRetNull, hooksGeneric},
-	kfuncListFront:       {kfRetNull, hooksGeneric},
-	kfuncListBack:        {kfRetNull, hooksGeneric},
-	kfuncRBAdd:           {0, hooksGeneric},
-	kfuncRBRemove:        {kfAcquire | kfRetNull, hooksGeneric},
-	kfuncRBFirst:         {kfRetNull, hooksGeneric},
-	kfuncRBRoot:          {kfRetNull, hooksGeneric},
-	kfuncRBLeft:          {kfRetNull, hooksGeneric},
-	kfuncRBRight:         {kfRetNull, hooksGeneric},
-	kfuncRefcountAcquire: {kfAcquire | kfRetNull | kfRCU, hooksGeneric},
-	// Casts and lookups of the common set (kfunc_special.go).
-	"bpf_cast_to_kern_ctx": {0, hookCommon},
-	"bpf_rdonly_cast":      {0, hookCommon},
-	"bpf_get_kmem_cache":   {0, hookCommon},
-	// Read-only string kfuncs: every argument is __ign (any value) and
-	// the result an integer.
-	"bpf_strcmp":     {0, hookCommon},
-	"bpf_strcasecmp": {0, hookCommon},
-	"bpf_strchr":     {0, hookCommon},
-	"bpf_strchrnul":  {0, hookCommon},
-	"bpf_strnchr":    {0, hookCommon},
-	"bpf_strrchr":    {0, hookCommon},
-	"bpf_strlen":     {0, hookCommon},
-	"bpf_strnlen":    {0, hookCommon},
-	"bpf_strspn":     {0, hookCommon},
-	"bpf_strcspn":    {0, hookCommon},
-	"bpf_strstr":     {0, hookCommon},
-	"bpf_strnstr":    {0, hookCommon},
-	// RCU read sections (rcu.go) and the sleepable copies of user
-	// strings, in the common set.
-	kfuncRCUReadLock:              {0, hookCommon},
-	kfuncRCUReadUnlock:            {0, hookCommon},
-	kfuncPreemptDisable:           {0, hookCommon},
-	kfuncPreemptEnable:            {0, hookCommon},
-	"bpf_copy_from_user_str":      {kfSleepable, hookCommon},
-	"bpf_copy_from_user_task_str": {kfSleepable, hookCommon},
-	// net/core/filter.c: the socket address of a cgroup sock_addr
-	// program (registered for its type, which shares the cgroup hook),
-	// and the socket an iterator visits.
-	"bpf_sock_addr_set_sun_path": {0, hookCgroupSKB},
-	// net/core/filter.c: a request socket of the program's own SYN
-	// cookie, for TC classifiers (BPF_PROG_TYPE_SCHED_CLS) only.
-	"bpf_sk_assign_tcp_reqsk": {0, hookTC},
-	// net/xfrm/xfrm_state_bpf.c: IPsec states, for XDP only.
-	"bpf_xdp_get_xfrm_state":     {kfAcquire | kfRetNull, hookXDP},
-	"bpf_xdp_xfrm_state_release": {kfRelease, hookXDP},
-	"bpf_sock_destroy":           {kfIterProgOnly, hookTracing},
-	// net/bpf/test_run.c, built into vmlinux: releases of the test
-	// objects whose kptrs maps may hold.
-	"bpf_kfunc_call_test_release": {kfRelease, hookTC | hookTracing | hookSyscall},
-	"bpf_kfunc_call_memb_release": {kfRelease, hookTC | hookTracing | hookSyscall},
-	// kernel/trace/bpf_trace.c: the state of a kprobe session.
-	"bpf_session_is_return": {kfSessionOnly, hookKprobe},
-	kfuncSessionCookie:      {kfSessionOnly, hookKprobe},
-	// kernel/bpf/helpers.c, generic set.
-	"bpf_task_get_cgroup1": {kfAcquire | kfRCU | kfRetNull, hooksGeneric},
-	// kernel/bpf/map_iter.c, in the common set.
-	"bpf_map_sum_elem_count": {0, hookCommon},
-	// kernel/bpf/crypto.c: contexts are made in syscall programs,
-	// used by the packet program types.
-	"bpf_crypto_ctx_create":  {kfAcquire | kfRetNull | kfSleepable, hookSyscall},
-	"bpf_crypto_ctx_release": {kfRelease, hookSyscall},
-	"bpf_crypto_ctx_acquire": {kfAcquire | kfRCU | kfRetNull, hookSyscall},
-	"bpf_crypto_decrypt":     {kfRCU, hooksCrypt},
-	"bpf_crypto_encrypt":     {kfRCU, hooksCrypt},
-	// BPF exceptions (exception.go), in the generic set.
-	kfuncThrow: {0, hooksGeneric},
-	// The kernel's own congestion-control functions, for struct_ops
-	// programs: net/ipv4/bpf_tcp_ca.c (Reno), tcp_cubic.c and tcp_bbr.c
-	// (present when the algorithm is built in; a module's are not in
-	// vmlinux BTF, so the loader does not find them).
-	"tcp_reno_ssthresh":        {0, hookStructOps},
-	"tcp_reno_cong_avoid":      {0, hookStructOps},
-	"tcp_reno_undo_cwnd":       {0, hookStructOps},
-	"tcp_slow_start":           {0, hookStructOps},
-	"tcp_cong_avoid_ai":        {0, hookStructOps},
-	"cubictcp_init":            {0, hookStructOps},
-	"cubictcp_recalc_ssthresh": {0, hookStructOps},
-	"cubictcp_cong_avoid":      {0, hookStructOps},
-	"cubictcp_state":           {0, hookStructOps},
-	"cubictcp_cwnd_event":      {0, hookStructOps},
-	"cubictcp_acked":           {0, hookStructOps},
-	"bbr_init":                 {0, hookStructOps},
-	"bbr_main":                 {0, hookStructOps},
-	"bbr_sndbuf_expand":        {0, hookStructOps},
-	"bbr_undo_cwnd":            {0, hookStructOps},
-	"bbr_cwnd_event":           {0, hookStructOps},
-	"bbr_ssthresh":             {0, hookStructOps},
-	"bbr_min_tso_segs":         {0, hookStructOps},
-	"bbr_set_state":            {0, hookStructOps},
-	// Workqueues (wq.go), in the generic set.
-	"bpf_wq_init":      {0, hooksGeneric},
-	kfuncWqSetCallback: {0, hooksGeneric},
-	"bpf_wq_start":     {0, hooksGeneric},
-	// task_work (taskwork.go), in the common set.
-	"bpf_task_work_schedule_signal_impl": {0, hookCommon},
-	"bpf_task_work_schedule_resume_impl": {0, hookCommon},
-	// kernel/bpf/arena.c (arena.go), in the common set. 6.18 still has
-	// them sleepable (KF_SLEEPABLE went in 6.19).
-	"bpf_arena_alloc_pages":   {kfSleepable, hookCommon},
-	"bpf_arena_free_pages":    {kfSleepable, hookCommon},
-	"bpf_arena_reserve_pages": {kfSleepable, hookCommon},
-}
-
-// progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks kfuncTable
-// uses; other program types get no hook beyond hookCommon).
-func progTypeHook(pt ebpf.ProgramType) kfuncHooks {
-	switch pt {
-	case ebpf.XDP:
-		return hookXDP
-	case ebpf.SchedCLS:
-		return hookTC
-	case ebpf.SchedACT:
-		return hookSchedACT
-	case ebpf.SkSKB:
-		return hookSKSKB
-	case ebpf.SocketFilter:
-		return hookSocketFilter
-	case ebpf.LWTIn, ebpf.LWTOut, ebpf.LWTXmit, ebpf.LWTSeg6Local:
-		return hookLWT
-	case ebpf.Netfilter:
-		return hookNetfilter
-	case ebpf.Kprobe:
-		return hookKprobe
-	case ebpf.StructOps:
-		return hookStructOps
-	case ebpf.Tracing, ebpf.TracePoint, ebpf.PerfEvent, ebpf.LSM:
-		// Raw tracepoints have no hook of their own: only the common
-		// set is theirs (bpf_prog_type_to_kfunc_hook).
-		return hookTracing
-	case ebpf.Syscall:
-		return hookSyscall
-	case ebpf.CGroupSKB, ebpf.CGroupSock, ebpf.CGroupDevice, ebpf.CGroupSockAddr, ebpf.CGroupSockopt, ebpf.CGroupSysctl,
-		ebpf.SockOps:
-		// BTF_KFUNC_HOOK_CGROUP: sock_ops programs share it since 6.15.
-		return hookCgroupSKB
-	}
-	return 0
-}
-
-// allowedIn reports whether a program of type pt may call the kfunc: its
-// set is registered for every program type or for pt's hook
-// (btf_kfunc_id_set_contains).
-func (d kfuncDef) allowedIn(pt ebpf.ProgramType) bool {
-	return d.hooks&(hookCommon|progTypeHook(pt)) != 0
-}
-
 // kfuncFilteredOut reports whether the filter of the kfunc's registration
 // refuses this program (btf_kfunc_is_allowed's filter call).
-func (e *env) kfuncFilteredOut(def kfuncDef) bool {
+func (e *env) kfuncFilteredOut(def kfuncs.Def) bool {
 	switch {
-	case def.flags&kfIterProgOnly != 0:
+	case def.Flags&kfuncs.IterProgOnly != 0:
 		return e.attach != ebpf.AttachTraceIter
-	case def.flags&kfSessionOnly != 0:
+	case def.Flags&kfuncs.SessionOnly != 0:
 		return e.attach != ebpf.AttachTraceKprobeSession
 	}
 	return false
@@ -481,7 +164,7 @@ var devBoundKfuncs = map[string]bool{
 // kfuncMeta is bpf_kfunc_call_arg_meta: what the argument checks learn.
 type kfuncMeta struct {
 	name        string
-	flags       kfuncFlags
+	flags       kfuncs.Flags
 	refObjID    uint32
 	releaseReg  int
 	r0Size      uint64
@@ -520,7 +203,7 @@ func (m *kfuncMeta) retNull() bool {
 	if m.name == kfuncRefcountAcquire && m.argOwningRef {
 		return false
 	}
-	return m.flags&kfRetNull != 0
+	return m.flags&kfuncs.RetNull != 0
 }
 
 // checkKfuncCall is check_kfunc_call.
@@ -532,20 +215,20 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if info.proto == nil {
 		return e.reject(e.insnIdx, "%s", info.msg)
 	}
-	def, ok := kfuncTable[info.name]
+	def, ok := kfuncs.Lookup(info.name)
 	if !ok {
 		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
 	}
-	if !def.allowedIn(e.progType) || e.kfuncFilteredOut(def) {
+	if !def.AllowedIn(e.progType) || e.kfuncFilteredOut(def) {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
-	if def.flags&kfDestructive != 0 {
-		return e.unsupported(e.insnIdx, "kfunc %s (flags %#x)", info.name, def.flags)
+	if def.Flags&kfuncs.Destructive != 0 {
+		return e.unsupported(e.insnIdx, "kfunc %s (flags %#x)", info.name, def.Flags)
 	}
-	if def.flags&kfSleepable != 0 && !e.inSleepable() {
+	if def.Flags&kfuncs.Sleepable != 0 && !e.inSleepable() {
 		return e.reject(e.insnIdx, "program must be sleepable to call sleepable kfunc %s", info.name)
 	}
-	meta := kfuncMeta{name: info.name, flags: def.flags}
+	meta := kfuncMeta{name: info.name, flags: def.Flags}
 	if err := e.checkKfuncArgs(info, &meta); err != nil {
 		return err
 	}
@@ -559,13 +242,13 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 			return err
 		}
 	}
-	if err := e.updateRCULock(info.name, def.flags&kfSleepable != 0); err != nil {
+	if err := e.updateRCULock(info.name, def.Flags&kfuncs.Sleepable != 0); err != nil {
 		return err
 	}
-	if err := e.updatePreemptLock(info.name, def.flags&kfSleepable != 0); err != nil {
+	if err := e.updatePreemptLock(info.name, def.Flags&kfuncs.Sleepable != 0); err != nil {
 		return err
 	}
-	if def.flags&kfRCUProtected != 0 && !e.inRCU() {
+	if def.Flags&kfuncs.RCUProtected != 0 && !e.inRCU() {
 		return e.reject(e.insnIdx, "kernel func %s requires RCU critical section protection", info.name)
 	}
 	regs := e.regs()
@@ -590,7 +273,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if err := e.setKfuncReturn(info, &meta); err != nil {
 		return err
 	}
-	if meta.flags&kfIterNext != 0 {
+	if meta.flags&kfuncs.IterNext != 0 {
 		return e.processIterNextCall(&meta)
 	}
 	return nil
@@ -646,7 +329,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		if !ok {
 			return e.reject(e.insnIdx, "Unrecognized arg#%d type %s", i, btfKindStr(t))
 		}
-		// Every kfunc takes trusted arguments (see kfuncTable): a NULL or
+		// Every kfunc takes trusted arguments (see package kfuncs): a NULL or
 		// maybe-NULL pointer is refused unless the parameter is __nullable
 		// or an __opt buffer.
 		nullable := strings.HasSuffix(p.Name, "__nullable")
@@ -655,11 +338,11 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			return e.reject(e.insnIdx, "Possibly NULL pointer passed to trusted arg%d", i)
 		}
 		if reg.RefObjID != 0 {
-			if meta.flags&kfRelease != 0 && meta.refObjID != 0 {
+			if meta.flags&kfuncs.Release != 0 && meta.refObjID != 0 {
 				return e.reject(e.insnIdx, "verifier internal error: more than one arg with ref_obj_id R%d %d %d", regno, reg.RefObjID, meta.refObjID)
 			}
 			meta.refObjID = reg.RefObjID
-			if meta.flags&kfRelease != 0 {
+			if meta.flags&kfuncs.Release != 0 {
 				meta.releaseReg = regno
 			}
 		}
@@ -687,14 +370,14 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			}
 		}
 		if (kind == kfArgBTFID || kind == kfArgAlloc || kind == kfArgMap) && !isTrustedBTF(reg) {
-			if meta.flags&kfRCU == 0 {
+			if meta.flags&kfuncs.RCU == 0 {
 				return e.reject(e.insnIdx, "R%d must be referenced or trusted", regno)
 			}
 			if reg.Flags&states.MemRCU == 0 {
 				return e.reject(e.insnIdx, "R%d must be a rcu pointer", regno)
 			}
 		}
-		if err := e.checkFuncArgRegOff(reg, regno, meta.flags&kfRelease != 0 && reg.RefObjID != 0); err != nil {
+		if err := e.checkFuncArgRegOff(reg, regno, meta.flags&kfuncs.Release != 0 && reg.RefObjID != 0); err != nil {
 			return err
 		}
 		switch kind {
@@ -776,7 +459,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			i++
 		}
 	}
-	if meta.flags&kfRelease != 0 && meta.releaseReg == 0 {
+	if meta.flags&kfuncs.Release != 0 && meta.releaseReg == 0 {
 		return e.reject(e.insnIdx, "release kernel function %s expects refcounted PTR_TO_BTF_ID", info.name)
 	}
 	return nil
@@ -1019,7 +702,7 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 		return e.unsupported(e.insnIdx, "kfunc %s argument type not in kernel BTF", info.name)
 	}
 	regType = skipModifiers(regType)
-	strict := (meta.flags&kfRelease != 0 && reg.RefObjID != 0) || nocastAlias(regType.TypeName(), refName)
+	strict := (meta.flags&kfuncs.Release != 0 && reg.RefObjID != 0) || nocastAlias(regType.TypeName(), refName)
 	same, err := btfStructIDsMatch(regType, int(reg.Off), ref, strict)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "kfunc %s argument at off %d into struct %s: %v", info.name, reg.Off, regType.TypeName(), err)
@@ -1155,13 +838,13 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		}
 		if done {
 			e.markKfuncReturnRef(meta)
-			if meta.flags&kfAcquire == 0 && returnsGraphNode(info) {
+			if meta.flags&kfuncs.Acquire == 0 && returnsGraphNode(info) {
 				e.setNonOwning(r0)
 			}
 			return nil
 		}
 	}
-	if meta.flags&kfAcquire != 0 && (!isPtr || !isStruct(skipModifiers(ptr.Target))) {
+	if meta.flags&kfuncs.Acquire != 0 && (!isPtr || !isStruct(skipModifiers(ptr.Target))) {
 		return e.reject(e.insnIdx, "acquire kernel function does not return PTR_TO_BTF_ID")
 	}
 	switch {
@@ -1201,10 +884,10 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		switch {
 		case info.name == "bpf_get_kmem_cache":
 			flags = states.PtrUntrusted
-		case meta.flags&kfRCUProtected != 0:
+		case meta.flags&kfuncs.RCUProtected != 0:
 			flags = states.MemRCU
 		}
-		if meta.flags&kfIterNext != 0 {
+		if meta.flags&kfuncs.IterNext != 0 {
 			// The element of an RCU-protected iterator is an RCU
 			// pointer; any other iterator's is trusted.
 			it := iterSlotOf(e.cur, meta.iter)
@@ -1234,7 +917,7 @@ func (e *env) markKfuncReturnRef(meta *kfuncMeta) {
 		r0.Flags |= states.MaybeNull
 		r0.ID = e.newID()
 	}
-	if meta.flags&kfAcquire != 0 {
+	if meta.flags&kfuncs.Acquire != 0 {
 		rid := e.newID()
 		e.cur.Refs = append(e.cur.Refs, states.Ref{ID: rid, InsnIdx: int32(e.insnIdx)})
 		if retNull {

@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
@@ -35,12 +36,12 @@ func TestKfuncAllowedIn(t *testing.T) {
 		{"bpf_task_from_vpid", ebpf.SocketFilter, false},
 	}
 	for _, tt := range tests {
-		def, ok := kfuncTable[tt.kfunc]
+		def, ok := kfuncs.Lookup(tt.kfunc)
 		if !ok {
-			t.Errorf("%s not in kfuncTable", tt.kfunc)
+			t.Errorf("%s not in the kfunc table", tt.kfunc)
 			continue
 		}
-		if got := def.allowedIn(tt.pt); got != tt.want {
+		if got := def.AllowedIn(tt.pt); got != tt.want {
 			t.Errorf("%s in %s: allowedIn = %v, want %v", tt.kfunc, tt.pt, got, tt.want)
 		}
 	}

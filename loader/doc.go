@@ -49,6 +49,9 @@
 //   - Objects linked from several units (bpftool gen object) may hold
 //     static functions of one name; all but one are renamed (see
 //     renameDuplicateFuncs).
+//   - GCC's BPF backend writes .BTF.ext subsections of length zero, with
+//     no record size, which libbpf skips and cilium/ebpf refuses; each is
+//     read as an empty subsection (see repairEmptyExtInfo).
 //   - Objects built without SEC() keep every function in .text; with a
 //     program type given, their global functions become programs (see
 //     exposeTextPrograms).

@@ -283,6 +283,8 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	warnings = append(warnings, numaWarnings...)
 	patched, renamed := info.renameDuplicateFuncs(patched)
 	warnings = append(warnings, renamed...)
+	patched, extInfo := info.repairEmptyExtInfo(patched)
+	warnings = append(warnings, extInfo...)
 	patched = info.untypeKsyms(patched)
 	patched, bss := info.renameNamedBSS(patched)
 	patched, legacyStructOps := info.renameLegacyStructOps(patched)

@@ -90,8 +90,10 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.E2BIG
 	case strings.HasPrefix(msg, "The sequence of"), strings.HasPrefix(msg, "verifier bug"):
 		return syscall.EFAULT
-	case strings.Contains(msg, "not supported for program type"), strings.HasPrefix(msg, "attach to unsupported member"):
-		// check_struct_ops_btf_id passes check_member's -ENOTSUPP on.
+	case strings.Contains(msg, "not supported for program type"), strings.HasPrefix(msg, "attach to unsupported member"),
+		strings.HasPrefix(msg, "attach_btf_id ") && strings.HasSuffix(msg, " is not a supported struct"):
+		// check_struct_ops_btf_id passes check_member's -ENOTSUPP on, and
+		// gives its own for an ops type no descriptor was registered for.
 		return errnoENOTSUPP
 	case strings.HasPrefix(msg, "fd_idx without fd_array is invalid"), strings.HasPrefix(msg, "expected an RCU CS when using"):
 		return syscall.EPROTO

@@ -104,6 +104,9 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 	if err := spec.TypeByName(typ, &st); err != nil {
 		return nil, fmt.Errorf("struct_ops type %s is not in vmlinux BTF (module types are not modelled): %w", typ, err)
 	}
+	if err := checkStructOpsRegistered(spec, st, typ); err != nil {
+		return nil, err
+	}
 	ops, ok := structOpsTypes[typ]
 	if !ok {
 		return nil, fmt.Errorf("struct_ops type %s: its context, field-write and helper rules are not modelled", typ)
@@ -208,6 +211,31 @@ func (e *env) checkStructOpsSleepable(tc *tracingCtx) error {
 	re := e.reject(0, "attach to unsupported member %s of struct %s", member, typ)
 	re.(*RejectError).errno = syscall.EINVAL
 	return re
+}
+
+// structOpsValuePrefix starts the name of the value type the kernel
+// declares for each struct_ops type it registers (struct
+// bpf_struct_ops_tcp_congestion_ops): register_bpf_struct_ops emits that
+// type next to the registration and bpf_struct_ops_desc_init looks it up
+// by this name, so a kernel whose BTF lacks it has not registered the
+// ops type (Qdisc_ops without CONFIG_NET_SCH_BPF, sched_ext_ops without
+// CONFIG_SCHED_CLASS_EXT).
+const structOpsValuePrefix = "bpf_struct_ops_"
+
+// checkStructOpsRegistered refuses an ops type the kernel has not
+// registered, as check_struct_ops_btf_id does when bpf_struct_ops_find
+// finds no descriptor for the attach BTF id: before any instruction is
+// verified, with the id of the ops struct in the kernel's BTF.
+func checkStructOpsRegistered(spec *btf.Spec, st *btf.Struct, typ string) error {
+	var value *btf.Struct
+	if spec.TypeByName(structOpsValuePrefix+typ, &value) == nil {
+		return nil
+	}
+	id, err := spec.TypeID(st)
+	if err != nil {
+		return fmt.Errorf("struct_ops type %s: %w", typ, err)
+	}
+	return &attachRefusedError{fmt.Sprintf("attach_btf_id %d is not a supported struct", id)}
 }
 
 // sockToTCPSock is what bpf_tcp_ca_is_valid_access does to a context

@@ -40,6 +40,8 @@ type config struct {
 	timeout, duration          time.Duration
 	out, findings              string
 	progress                   int
+	// ops, when not empty, are the only operators drawn.
+	ops []string
 	// replay lists the mutants to show again instead of a run.
 	replay []int
 	paths  []string
@@ -71,8 +73,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.out, "out", "mutfuzz-out", "directory for the saved programs")
 	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
+	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family)")
 	replay := fs.String("replay", "", "judge only the mutants `I,J,...` of the run and print them with both logs")
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if err != nil {
 		return c, err
 	}
 	for _, f := range strings.FieldsFunc(*replay, func(r rune) bool { return r == ',' }) {
@@ -81,6 +85,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			return c, fmt.Errorf("-replay: bad mutant index %q", f)
 		}
 		c.replay = append(c.replay, i)
+	}
+	if c.ops, err = operatorNames(*ops); err != nil {
+		return c, err
 	}
 	c.paths = fs.Args()
 	if c.jobs < 1 || c.n < 0 {
@@ -114,6 +121,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck-mutate: no program both verifiers accept\n")
 		return exitUsage
 	}
+	for _, s := range seeds {
+		s.env.Operators = cfg.ops
+	}
 	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}, ops: opStats{}}
 	if len(cfg.replay) > 0 {
 		code := exitOK
@@ -131,6 +141,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitFalseAccept
 	}
 	return exitOK
+}
+
+// operatorNames parses -ops: operator names separated by commas, the
+// family name "resources" standing for its operators.
+func operatorNames(list string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(list, ",") {
+		switch {
+		case name == "":
+		case name == "resources":
+			out = append(out, mutate.ResourceOperators()...)
+		case slices.Contains(mutate.Operators(), name):
+			out = append(out, name)
+		default:
+			return nil, fmt.Errorf("-ops: no operator %q", name)
+		}
+	}
+	return out, nil
 }
 
 // loadSeeds judges every candidate and keeps those both verifiers accept.

@@ -13,9 +13,7 @@ import (
 func TestStressOperators(t *testing.T) {
 	access := prog(ldx(insn.ModeMEM, insn.SizeB, 0, 6, 0), exit())
 	straight := prog(mov(1, 1), mov(2, 2), mov(3, 3), mov(4, 4), exit())
-	first := func(fn func([]insn.Insn, int) []edit) func([]insn.Insn, int) []edit {
-		return func(p []insn.Insn, i int) []edit { return fn(p, i)[:1] }
-	}
+	first := firstEdit
 	guard := func(p []insn.Insn, i int) []edit { return rangeGuard(Env{}, p, i)[:1] }
 	tests := []struct {
 		name string

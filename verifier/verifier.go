@@ -253,7 +253,7 @@ func (e *env) run() error {
 		return resolveErr
 	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: helperArgCountFor(e.progType, e.attach), KfuncArgs: kfuncArgCount,
-		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
+		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ScalarReturns: e.funcScalarReturns(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
 	if resolveErr != nil {
 		return resolveErr
 	}
@@ -266,9 +266,6 @@ func (e *env) run() error {
 	}
 	e.cfg = cfg
 	e.markExceptionCallback()
-	if err := e.checkBTFFuncReturns(); err != nil {
-		return err
-	}
 	if err := e.checkProgFlags(); err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func judgeCandidate(c candidate, maxInsns int, judging oracle.Options) seedVerdi
 		return seedVerdict{class: o.Class}
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
-	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj)}
+	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj)}
 	s.env.Edges = mutate.FindEdges(code, mutate.Inputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj), contextOf(c.prog.Type)))
 	return seedVerdict{seed: s, class: o.Class}
 }
@@ -164,6 +164,17 @@ func valueSizes(obj *loader.Object) []int {
 		}
 	}
 	return sizes
+}
+
+// progArrays returns the indexes of obj's program array maps.
+func progArrays(obj *loader.Object) []int32 {
+	var out []int32
+	for i, m := range obj.Maps {
+		if m != nil && m.Type == ebpf.ProgramArray {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // kfuncCalls returns the kfunc calls of obj's programs, for the kfunc

@@ -56,6 +56,8 @@ type Env struct {
 	ValueSizes []int
 	// Kfuncs are the kfunc calls of the object's programs.
 	Kfuncs []insn.Insn
+	// ProgArrays are the indexes of the object's program array maps.
+	ProgArrays []int32
 	// Operators, when not empty, are the names of the only operators
 	// Mutate draws (besides the edge operator): a run aimed at one
 	// family of rules.

@@ -77,6 +77,7 @@ var operators = []operator{
 	{"address space cast", local(addrSpaceCast)},
 	{"loop wrap", local(loopWrap)},
 	{"callback entry", local(callbackEntry)},
+	{"tail call insert", tailCallInsert},
 	{"goto +0", local(insertGotoZero)},
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},
@@ -97,7 +98,7 @@ func Operators() []string {
 func ResourceOperators() []string {
 	return []string{"call repeat", "call drop", "call block move", "call insert", "early exit", "return value",
 		"stack object argument", "stack object overwrite", "variable constant argument", "argument swap",
-		"address space cast", "loop wrap", "callback entry"}
+		"address space cast", "loop wrap", "callback entry", "tail call insert"}
 }
 
 // rewrites turns an instruction rewriter into an operator: each variant

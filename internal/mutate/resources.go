@@ -663,6 +663,59 @@ func touches(in insn.Insn, r uint8) bool {
 	return in.Dst == r || in.Src == r
 }
 
+// ctxWindow is how far into the main program savedCtx looks for the
+// context's copy.
+const ctxWindow = 4
+
+// savedCtx returns the callee-saved register the main program copies the
+// context into at its start ("rX = r1" among its first instructions) and
+// never writes again.
+func savedCtx(prog []insn.Insn) (uint8, bool) {
+	for k := 0; k < min(ctxWindow, len(prog)); k++ {
+		in := prog[k]
+		if in != movX(in.Dst, insn.R1) || in.Dst < insn.R6 || in.Dst > insn.R9 {
+			continue
+		}
+		for j, other := range prog {
+			if j != k && !other.Filler && other.Class() != insn.ClassJMP && other.Class() != insn.ClassJMP32 &&
+				other.Class() != insn.ClassST && other.Class() != insn.ClassSTX && other.Dst == in.Dst {
+				return 0, false
+			}
+		}
+		return in.Dst, true
+	}
+	return 0, false
+}
+
+// tailCallInsert inserts a tail call just after a call, through each of
+// the object's program arrays with the context the program saved at its
+// start, bare and with r0 kept in the scratch slot: a tail call with a
+// reference, a lock, an RCU or preemption section or an iterator held
+// (check_resource_leak's "tail_call" case), from a subprogram, from a
+// callback.
+func tailCallInsert(env Env, prog []insn.Insn, i int) []edit {
+	if !isOuterCall(prog[i]) || len(env.ProgArrays) == 0 {
+		return nil
+	}
+	ctx, ok := savedCtx(prog)
+	if !ok {
+		return nil
+	}
+	slot, spill := scratchSlot(prog)
+	var out []edit
+	for _, m := range env.ProgArrays {
+		seq := []insn.Insn{movX(insn.R1, ctx),
+			{Op: insn.ClassLD | insn.ModeIMM | insn.SizeDW, Dst: insn.R2, Src: insn.PseudoMapFD, Imm: m}, {Filler: true},
+			movImm(insn.R3, 0), {Op: insn.ClassJMP | insn.JmpCall, Imm: insn.HelperTailCall}}
+		out = append(out, insertion(i+1, seq...))
+		if spill {
+			seq = slices.Concat([]insn.Insn{store(insn.SizeDW, insn.R10, insn.R0, slot)}, seq, []insn.Insn{load(insn.SizeDW, insn.R0, insn.R10, slot)})
+			out = append(out, insertion(i+1, seq...))
+		}
+	}
+	return out
+}
+
 // entryOffsets are the offsets callbackEntry reads its arguments at.
 var entryOffsets = []int16{0, -1, 8, 4095}
 

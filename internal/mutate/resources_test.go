@@ -39,6 +39,8 @@ func TestResourceOperators(t *testing.T) {
 		return func(p []insn.Insn, i int) []edit { return fn(p, i)[1:2] }
 	}
 	insertFirst := first(func(p []insn.Insn, i int) []edit { return callInsert(Env{}, p, i) })
+	tailCall := func(p []insn.Insn, i int) []edit { return tailCallInsert(Env{ProgArrays: []int32{2}}, p, i) }
+	withCtx := prog(movX(insn.R6, insn.R1), helper(7), exit())
 	cast := insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: 1, Src: 1, Off: 1, Imm: castToArena}
 	withCast := func(imm int32) insn.Insn { c := cast; c.Imm = imm; return c }
 	tests := []struct {
@@ -81,6 +83,10 @@ func TestResourceOperators(t *testing.T) {
 		{"counted loop on a dead register", second(loopWrap), p, 8, []edit{{at: 8, del: 1, repl: []insn.Insn{
 			mov(insn.R9, 0), mov(0, 0), addImm(insn.R9, 1),
 			insn.Insn{Op: insn.ClassJMP | insn.JmpJLT, Dst: insn.R9, Imm: 2, Off: -3}}}}},
+		{"tail call through the context saved at the start", first(tailCall), withCtx, 1, []edit{insertion(2,
+			movX(insn.R1, insn.R6), mapLoad(2, insn.PseudoMapFD, 2, 0)[0], mapLoad(2, insn.PseudoMapFD, 2, 0)[1],
+			mov(3, 0), helper(insn.HelperTailCall))}},
+		{"no tail call without a saved context", tailCall, prog(helper(7), exit()), 0, nil},
 		{"read at a subprogram's entry", first(callbackEntry), prog(call(1), exit(), mov(0, 0), exit()), 2, []edit{
 			insertion(2, ldx(insn.ModeMEM, insn.SizeB, 0, 1, 0))}},
 		{"no entry but a subprogram's", callbackEntry, prog(call(1), exit(), mov(0, 0), exit()), 1, nil},

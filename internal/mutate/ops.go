@@ -78,6 +78,7 @@ var operators = []operator{
 	{"loop wrap", local(loopWrap)},
 	{"callback entry", local(callbackEntry)},
 	{"tail call insert", tailCallInsert},
+	{"path split", local(pathSplit)},
 	{"goto +0", local(insertGotoZero)},
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},
@@ -98,7 +99,7 @@ func Operators() []string {
 func ResourceOperators() []string {
 	return []string{"call repeat", "call drop", "call block move", "call insert", "early exit", "return value",
 		"stack object argument", "stack object overwrite", "variable constant argument", "argument swap",
-		"address space cast", "loop wrap", "callback entry", "tail call insert"}
+		"address space cast", "loop wrap", "callback entry", "tail call insert", "path split"}
 }
 
 // rewrites turns an instruction rewriter into an operator: each variant

@@ -191,7 +191,7 @@ func TestRewritesLeaveLoaderInstructions(t *testing.T) {
 	// The structural operators insert before it or delete it; the map
 	// operators are the ones meant to change it.
 	structural := map[string]bool{"goto +0": true, "insert": true, "delete": true, "map": true, "map value offset": true,
-		"byte swap": true, "may_goto": true, "early exit": true}
+		"byte swap": true, "may_goto": true, "early exit": true, "path split": true}
 	for _, op := range operators {
 		if structural[op.name] {
 			continue

@@ -352,9 +352,10 @@ var analysed struct {
 	cfg  *insn.CFG
 }
 
-// deadReg returns a register of r0-r9 that no path reads at or after
-// instruction i before writing it, preferring the callee-saved ones.
-func deadReg(prog []insn.Insn, i int) (uint8, bool) {
+// liveMask returns the registers some path reads at or after
+// instruction i before writing them, bit r for register r (the kernel's
+// live_regs_before), when prog passes the load-time checks.
+func liveMask(prog []insn.Insn, i int) (uint16, bool) {
 	analysed.Lock()
 	defer analysed.Unlock()
 	if !slices.Equal(analysed.prog, prog) {
@@ -364,7 +365,16 @@ func deadReg(prog []insn.Insn, i int) (uint8, bool) {
 	if analysed.cfg == nil {
 		return 0, false
 	}
-	live := analysed.cfg.LiveRegsBefore(i)
+	return analysed.cfg.LiveRegsBefore(i), true
+}
+
+// deadReg returns a register of r0-r9 that no path reads at or after
+// instruction i before writing it, preferring the callee-saved ones.
+func deadReg(prog []insn.Insn, i int) (uint8, bool) {
+	live, ok := liveMask(prog, i)
+	if !ok {
+		return 0, false
+	}
 	for _, r := range []uint8{insn.R9, insn.R8, insn.R7, insn.R6, insn.R5, insn.R4, insn.R3, insn.R2, insn.R1, insn.R0} {
 		if live&(1<<r) == 0 {
 			return r, true
@@ -661,6 +671,67 @@ func touches(in insn.Insn, r uint8) bool {
 		return r <= insn.R5
 	}
 	return in.Dst == r || in.Src == r
+}
+
+// liveRegs returns the registers r0-r9 some path reads at or after
+// instruction i before writing them, with a dead one of r0-r9 for the
+// caller's scratch use.
+func liveRegs(prog []insn.Insn, i int) (live []uint8, dead uint8, ok bool) {
+	dead, ok = deadReg(prog, i)
+	if !ok {
+		return nil, 0, false
+	}
+	mask, _ := liveMask(prog, i)
+	for r := insn.R0; r <= insn.R9; r++ {
+		if mask&(1<<r) != 0 {
+			live = append(live, r)
+		}
+	}
+	return live, dead, true
+}
+
+// splitValues are the constants pathSplit gives a register on one path.
+var splitValues = []int32{0, 1, -1, 0x7fffffff}
+
+// pathSplit makes a live register's value depend on the path just before
+// instruction i: an unknown byte from the scratch slot in a dead
+// register decides whether a constant, the frame pointer or another live
+// register's value replaces it, and the two paths meet at i. Pruning
+// must tell the states apart wherever the difference matters later (the
+// kernel's states_equal, regsafe with its precision and liveness,
+// stacksafe for a spilled copy): a pointer on one path and a scalar on
+// the other, two pointers of different kinds, bounds that differ.
+func pathSplit(prog []insn.Insn, i int) []edit {
+	if prog[i].Filler {
+		return nil
+	}
+	slot, ok := scratchSlot(prog)
+	if !ok {
+		return nil
+	}
+	live, d, ok := liveRegs(prog, i)
+	if !ok {
+		return nil
+	}
+	var out []edit
+	split := func(set insn.Insn) {
+		out = append(out, insertion(i,
+			load(insn.SizeB, d, insn.R10, slot),
+			insn.Insn{Op: insn.ClassJMP | insn.JmpJNE | insn.SrcK, Dst: d, Off: 1},
+			set))
+	}
+	for _, r := range live {
+		for _, k := range splitValues {
+			split(movImm(r, k))
+		}
+		split(movX(r, insn.R10))
+		for _, o := range live {
+			if o != r {
+				split(movX(r, o))
+			}
+		}
+	}
+	return out
 }
 
 // ctxWindow is how far into the main program savedCtx looks for the

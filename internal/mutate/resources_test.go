@@ -87,6 +87,9 @@ func TestResourceOperators(t *testing.T) {
 			movX(insn.R1, insn.R6), mapLoad(2, insn.PseudoMapFD, 2, 0)[0], mapLoad(2, insn.PseudoMapFD, 2, 0)[1],
 			mov(3, 0), helper(insn.HelperTailCall))}},
 		{"no tail call without a saved context", tailCall, prog(helper(7), exit()), 0, nil},
+		{"a live register zeroed on one path", first(pathSplit), prog(mov(6, 5), movX(0, 6), exit()), 1, []edit{insertion(1,
+			ldx(insn.ModeMEM, insn.SizeB, insn.R9, insn.R10, -8), insn.Insn{Op: insn.ClassJMP | insn.JmpJNE, Dst: insn.R9, Off: 1},
+			mov(6, 0))}},
 		{"read at a subprogram's entry", first(callbackEntry), prog(call(1), exit(), mov(0, 0), exit()), 2, []edit{
 			insertion(2, ldx(insn.ModeMEM, insn.SizeB, 0, 1, 0))}},
 		{"no entry but a subprogram's", callbackEntry, prog(call(1), exit(), mov(0, 0), exit()), 1, nil},

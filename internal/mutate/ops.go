@@ -79,6 +79,7 @@ var operators = []operator{
 	{"callback entry", local(callbackEntry)},
 	{"tail call insert", tailCallInsert},
 	{"path split", local(pathSplit)},
+	{"loaded pointer argument", loadedPointerArg},
 	{"goto +0", local(insertGotoZero)},
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},
@@ -99,7 +100,7 @@ func Operators() []string {
 func ResourceOperators() []string {
 	return []string{"call repeat", "call drop", "call block move", "call insert", "early exit", "return value",
 		"stack object argument", "stack object overwrite", "variable constant argument", "argument swap",
-		"address space cast", "loop wrap", "callback entry", "tail call insert", "path split"}
+		"address space cast", "loop wrap", "callback entry", "tail call insert", "path split", "loaded pointer argument"}
 }
 
 // rewrites turns an instruction rewriter into an operator: each variant

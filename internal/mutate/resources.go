@@ -734,6 +734,59 @@ func pathSplit(prog []insn.Insn, i int) []edit {
 	return out
 }
 
+// preserved wraps seq so that the caller-saved registers live after it
+// (live, a mask as liveMask's) keep their values: each is stored in its
+// own slot from slot downwards before seq and loaded back after it.
+func preserved(seq []insn.Insn, live uint16, slot int16) ([]insn.Insn, bool) {
+	var saves, loads []insn.Insn
+	at := slot
+	for r := insn.R0; r <= insn.R5; r++ {
+		if live&(1<<r) == 0 {
+			continue
+		}
+		if at < -512 {
+			return nil, false
+		}
+		saves = append(saves, store(insn.SizeDW, insn.R10, r, at))
+		loads = append(loads, load(insn.SizeDW, r, insn.R10, at))
+		at -= 8
+	}
+	return slices.Concat(saves, seq, loads), true
+}
+
+// loadedPointerArg passes the result of an eight-byte load to each kfunc
+// of the object just after the load, keeping the live caller-saved
+// registers on the stack around the call: a pointer read from a map
+// value (a kptr, RCU-protected or untrusted), from a BTF object (a
+// trusted field, an untrusted walk), from the context (a tracing
+// program's arguments) or from the stack, where check_kfunc_args wants a
+// trusted, referenced or RCU pointer of one type.
+func loadedPointerArg(env Env, prog []insn.Insn, i int) []edit {
+	in := prog[i]
+	if in.Filler || in.Op != insn.ClassLDX|insn.ModeMEM|insn.SizeDW || i+1 >= len(prog) {
+		return nil
+	}
+	kfuncs := kfuncsOf(env, prog)
+	if len(kfuncs) == 0 {
+		return nil
+	}
+	slot, ok := scratchSlot(prog)
+	if !ok {
+		return nil
+	}
+	live, ok := liveMask(prog, i+1)
+	if !ok {
+		return nil
+	}
+	var out []edit
+	for _, k := range kfuncs {
+		if seq, ok := preserved([]insn.Insn{movX(insn.R1, in.Dst), k}, live, slot); ok {
+			out = append(out, insertion(i+1, seq...))
+		}
+	}
+	return out
+}
+
 // ctxWindow is how far into the main program savedCtx looks for the
 // context's copy.
 const ctxWindow = 4

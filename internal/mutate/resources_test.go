@@ -40,6 +40,9 @@ func TestResourceOperators(t *testing.T) {
 	}
 	insertFirst := first(func(p []insn.Insn, i int) []edit { return callInsert(Env{}, p, i) })
 	tailCall := func(p []insn.Insn, i int) []edit { return tailCallInsert(Env{ProgArrays: []int32{2}}, p, i) }
+	loaded := func(p []insn.Insn, i int) []edit {
+		return loadedPointerArg(Env{Kfuncs: []insn.Insn{kfunc(9, 0)}}, p, i)
+	}
 	withCtx := prog(movX(insn.R6, insn.R1), helper(7), exit())
 	cast := insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: 1, Src: 1, Off: 1, Imm: castToArena}
 	withCast := func(imm int32) insn.Insn { c := cast; c.Imm = imm; return c }
@@ -90,6 +93,8 @@ func TestResourceOperators(t *testing.T) {
 		{"a live register zeroed on one path", first(pathSplit), prog(mov(6, 5), movX(0, 6), exit()), 1, []edit{insertion(1,
 			ldx(insn.ModeMEM, insn.SizeB, insn.R9, insn.R10, -8), insn.Insn{Op: insn.ClassJMP | insn.JmpJNE, Dst: insn.R9, Off: 1},
 			mov(6, 0))}},
+		{"a loaded pointer to a kfunc, r2 kept", first(loaded), prog(ldx(insn.ModeMEM, insn.SizeDW, 6, 1, 0), movX(0, 2), exit()), 0,
+			[]edit{insertion(1, stx(insn.SizeDW, insn.R10, 2, -8), movX(insn.R1, insn.R6), kfunc(9, 0), ldx(insn.ModeMEM, insn.SizeDW, 2, insn.R10, -8))}},
 		{"read at a subprogram's entry", first(callbackEntry), prog(call(1), exit(), mov(0, 0), exit()), 2, []edit{
 			insertion(2, ldx(insn.ModeMEM, insn.SizeB, 0, 1, 0))}},
 		{"no entry but a subprogram's", callbackEntry, prog(call(1), exit(), mov(0, 0), exit()), 1, nil},

@@ -136,6 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "\n%d mutants of %d seeds in %v (%d could not be made into programs)\n",
 		made, len(seeds), time.Since(f.start).Round(time.Second), f.skipped)
 	f.tally.Print(stdout)
+	fmt.Fprintf(stdout, "kernel verifier bugs: %d\n", f.kernelBugs)
 	f.ops.print(stdout, f.tally.Programs)
 	if f.tally.Count(oracle.FalseAccept) > 0 {
 		return exitFalseAccept
@@ -242,6 +243,9 @@ type fuzzer struct {
 	skipped int
 	// ops counts the mutants by operator.
 	ops opStats
+	// kernelBugs counts the mutants the kernel's verifier reported a
+	// verifier bug on.
+	kernelBugs int
 }
 
 // stop reports whether the run's time is up.
@@ -299,6 +303,7 @@ func (f *fuzzer) record(i int, t trial) {
 	f.tally.Add(t.outcome)
 	f.ops.add(t.mutant.Operators, t.outcome)
 	o := t.outcome
+	f.noteKernelBug(i, t)
 	if !o.Class.Finding() && o.Class != oracle.KernelNoLoad {
 		return
 	}
@@ -331,6 +336,23 @@ func (f *fuzzer) record(i int, t trial) {
 			fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 		}
 	}
+}
+
+// kernelBugMark starts the message of the kernel's verifier_bug(): an
+// internal inconsistency, reported with a WARN that taints the kernel.
+const kernelBugMark = "verifier bug"
+
+// noteKernelBug prints a mutant the kernel's verifier reported an
+// internal bug on, whatever its class: a program vercheck must refuse
+// with ErrKernelFault so that no comparison loads it again (the WARN is
+// printed once per boot, the log message every time).
+func (f *fuzzer) noteKernelBug(i int, t trial) {
+	if !strings.Contains(t.outcome.Kernel.Err, kernelBugMark) {
+		return
+	}
+	f.kernelBugs++
+	fmt.Fprintf(f.stdout, "mutant %d (%s): the kernel's verifier reports a bug (a WARN; guard it with ErrKernelFault): %s\n",
+		i, t.seed.name, t.outcome.Kernel.Err)
 }
 
 // replay judges mutant i alone, minimises it when its class is one

@@ -484,7 +484,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			continue
 		}
 		e.log.markAllScratched()
-		e.updateBranchCounts(e.cur)
+		if err := e.updateBranchCounts(e.cur); err != nil {
+			return err
+		}
 		// The kernel recomputes stack liveness at the end of every path,
 		// before popping the next one (bpf_update_live_stack in do_check):
 		// the checkpoints cleaned until the next path end see marks up
@@ -537,19 +539,22 @@ func (e *env) popStack() bool {
 // updateBranchCounts closes one path: every state whose open paths drop
 // to zero is complete: if it entered a loop, the loop's back-edges are
 // propagated (maybeExitSCC); then it may be freed.
-func (e *env) updateBranchCounts(st *states.State) {
+func (e *env) updateBranchCounts(st *states.State) error {
 	for st != nil {
 		st.Branches--
 		if st.Branches > 0 {
-			return
+			return nil
 		}
-		e.maybeExitSCC(st)
+		if err := e.maybeExitSCC(st); err != nil {
+			return err
+		}
 		parent := st.Parent
 		if st != e.cur {
 			e.store.BranchesDone(st)
 		}
 		st = parent
 	}
+	return nil
 }
 
 // isStateVisited is the pruning decision at a prune point: is the current

@@ -452,6 +452,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		exit := false
 		if e.cfg.PrunePoint(e.insnIdx) {
 			pruned, err := e.isStateVisited(e.insnIdx)
+			if err == nil {
+				err = e.takePrecisionFault()
+			}
 			if err != nil {
 				return err
 			}
@@ -476,6 +479,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			if err == errDeadPath {
 				exit, err = true, nil
 			}
+			if err == nil {
+				err = e.takePrecisionFault()
+			}
 			if err != nil {
 				return err
 			}
@@ -485,6 +491,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		}
 		e.log.markAllScratched()
 		if err := e.updateBranchCounts(e.cur); err != nil {
+			return err
+		}
+		if err := e.takePrecisionFault(); err != nil {
 			return err
 		}
 		// The kernel recomputes stack liveness at the end of every path,

@@ -19,6 +19,28 @@ func iterProg() []insn.Insn {
 		mov(0, 0), exit())
 }
 
+// editCase is one row of an operator table: the edits fn makes at
+// instruction at of prog.
+type editCase struct {
+	name string
+	fn   func([]insn.Insn, int) []edit
+	prog []insn.Insn
+	at   int
+	want []edit
+}
+
+// checkEdits runs an operator table.
+func checkEdits(t *testing.T, tests []editCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.fn(tt.prog, tt.at), cmp.AllowUnexported(edit{})); diff != "" {
+				t.Errorf("edits mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // firstEdit confines an operator to its first edit, if any.
 func firstEdit(fn func([]insn.Insn, int) []edit) func([]insn.Insn, int) []edit {
 	return func(p []insn.Insn, i int) []edit {
@@ -46,13 +68,7 @@ func TestResourceOperators(t *testing.T) {
 	withCtx := prog(movX(insn.R6, insn.R1), helper(7), exit())
 	cast := insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: 1, Src: 1, Off: 1, Imm: castToArena}
 	withCast := func(imm int32) insn.Insn { c := cast; c.Imm = imm; return c }
-	tests := []struct {
-		name string
-		fn   func([]insn.Insn, int) []edit
-		prog []insn.Insn
-		at   int
-		want []edit
-	}{
+	checkEdits(t, []editCase{
 		{"destroy repeated with its set-up", first(callRepeat), p, 7, []edit{insertion(8,
 			movX(insn.R1, insn.R10), addImm(insn.R1, -8), kfunc(101, 0))}},
 		{"repeated with r0 kept below the stack used", second(callRepeat), p, 7, []edit{insertion(8,
@@ -98,14 +114,7 @@ func TestResourceOperators(t *testing.T) {
 		{"read at a subprogram's entry", first(callbackEntry), prog(call(1), exit(), mov(0, 0), exit()), 2, []edit{
 			insertion(2, ldx(insn.ModeMEM, insn.SizeB, 0, 1, 0))}},
 		{"no entry but a subprogram's", callbackEntry, prog(call(1), exit(), mov(0, 0), exit()), 1, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, tt.fn(tt.prog, tt.at), cmp.AllowUnexported(edit{})); diff != "" {
-				t.Errorf("edits mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 // TestCallBlockRelocatesCallbacks checks that a repeated call block

@@ -325,8 +325,12 @@ func (f *fuzzer) record(i int, t trial) {
 		code, prog = f.minimise(t)
 	}
 	// Judge again for both logs; the class is the same (both verifiers
-	// are deterministic), unless vercheck's time limit was near.
-	o = oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
+	// are deterministic), unless vercheck's time limit was near. A
+	// program whose kernel load never returned is not loaded again: the
+	// kernel's verifier oopsed on it and would again.
+	if !o.KernelHung() {
+		o = oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
+	}
 	dir := filepath.Join(f.cfg.out, o.Class.String(), fmt.Sprintf("m%d", i))
 	if err := oracle.Save(dir, code.Insns, o, f.info(i, t.seed, code, o, reason)); err != nil {
 		fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)

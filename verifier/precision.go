@@ -115,7 +115,13 @@ var errBacktrack = errors.New("precision backtracking cannot follow this path")
 // as for errBacktrack, and the main loop ends the verification
 // (takePrecisionFault).
 func (e *env) backtrackBug(format string, args ...any) error {
-	err := e.unsupported(e.insnIdx, "precision backtracking the 6.18 verifier reports as \"verifier bug: "+format+"\" with a kernel warning", args...)
+	return e.kernelFault("precision backtracking the 6.18 verifier reports as \"verifier bug: "+format+"\" with a kernel warning", args...)
+}
+
+// kernelFault refuses a program the kernel's verifier oopses on in its
+// precision walk (ErrKernelFault: no comparison may load it).
+func (e *env) kernelFault(format string, args ...any) error {
+	err := e.unsupported(e.insnIdx, format, args...)
 	err.(*RejectError).kind = ErrKernelFault
 	return err
 }
@@ -240,6 +246,17 @@ func (bt *backtrack) clearReg(r int)          { bt.clearFrameReg(bt.frame, r) }
 func (bt *backtrack) isReg(r int) bool        { return bt.regs[bt.frame]&(1<<r) != 0 }
 func (bt *backtrack) regMask() uint16         { return bt.regs[bt.frame] }
 func (bt *backtrack) stackMask() uint64       { return bt.stack[bt.frame] }
+
+// wantsAbove reports whether bt wants a register or slot in a frame
+// above frame.
+func (bt *backtrack) wantsAbove(frame int) bool {
+	for fr := frame + 1; fr < len(bt.regs); fr++ {
+		if bt.regs[fr] != 0 || bt.stack[fr] != 0 {
+			return true
+		}
+	}
+	return false
+}
 
 func (bt *backtrack) setFrameSlot(fr, spi int)     { bt.stack[fr] |= 1 << spi }
 func (bt *backtrack) clearFrameSlot(fr, spi int)   { bt.stack[fr] &^= 1 << spi }
@@ -548,6 +565,14 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			break
 		}
 		if bt.frame > int(st.CurFrame) {
+			// The kernel's walk reads the parent's frames from bt's
+			// frame down and dereferences the missing ones: with
+			// anything wanted there, a NULL pointer oops in
+			// __mark_chain_precision (seen from propagate_precision at
+			// a may_goto loop inside a bpf_loop callback).
+			if bt.wantsAbove(int(st.CurFrame)) && e.prec.fault == nil {
+				e.prec.fault = e.kernelFault("precision wanted in frame %d of a parent state with %d frames: the 6.18 verifier dereferences the missing frame and oopses", bt.frame, st.CurFrame+1)
+			}
 			fallback()
 			return
 		}
@@ -566,6 +591,9 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			for m := bt.stack[fr]; m != 0; m &= m - 1 {
 				spi := bits.TrailingZeros64(m)
 				if spi >= len(f.Stack) {
+					if e.prec.fault == nil {
+						e.prec.fault = e.backtrackBug("stack slot %d, total slots %d", spi, len(f.Stack))
+					}
 					fallback()
 					return
 				}

@@ -484,3 +484,17 @@ func TestSubprogExitBug(t *testing.T) {
 		})
 	}
 }
+
+// TestWantsAbove checks the test for precision wanted in frames a parent
+// state lacks (where the kernel's walk dereferences a missing frame).
+func TestWantsAbove(t *testing.T) {
+	var bt backtrack
+	bt.setFrameReg(0, 1)
+	if bt.wantsAbove(0) {
+		t.Error("a register of frame 0 is wanted above frame 0")
+	}
+	bt.setFrameSlot(2, 3)
+	if !bt.wantsAbove(1) {
+		t.Error("a slot of frame 2 is not wanted above frame 1")
+	}
+}

@@ -46,6 +46,12 @@ type Options struct {
 	// info. The kernel checks the records against the subprograms the
 	// calls define (check_btf_func) before it looks at opcodes or the CFG.
 	FuncInfo []int
+	// ScalarReturns says, for each func_info record, whether its function
+	// is declared to return an integer of at most eight bytes or an enum
+	// (nil: every one is). check_btf_func refuses a legacy packet load or
+	// a tail call in a subprogram that is not, record by record with the
+	// layout check, before the opcodes and the CFG are looked at.
+	ScalarReturns []bool
 	// KfuncKind classifies a kfunc call for the control-flow flags: whether
 	// it is an open-coded iterator's next, or calls a callback synchronously
 	// or asynchronously. Nil means none of these.
@@ -117,7 +123,7 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 	if err := checkSubprogs(prog, starts); err != nil {
 		return nil, err
 	}
-	if err := checkFuncInfo(prog, starts, opts.FuncInfo); err != nil {
+	if err := checkFuncInfo(prog, starts, opts); err != nil {
 		return nil, err
 	}
 	if err := checkLdImmAndOpcodes(prog, opts.ResolveLdImm64); err != nil {
@@ -133,7 +139,8 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 // checkFuncInfo is check_btf_func's comparison of the func_info records
 // with the subprograms: one record per subprogram, at its start. A call
 // deleted from a program with BTF leaves a record without its subprogram.
-func checkFuncInfo(prog []Insn, starts, funcInfo []int) *Error {
+func checkFuncInfo(prog []Insn, starts []int, opts Options) *Error {
+	funcInfo := opts.FuncInfo
 	if funcInfo == nil {
 		return checkAbnormalReturn(prog, starts)
 	}
@@ -143,6 +150,16 @@ func checkFuncInfo(prog []Insn, starts, funcInfo []int) *Error {
 	for i, s := range starts {
 		if funcInfo[i] != s {
 			return errAt(s, "func_info BTF section doesn't match subprog layout in BPF program")
+		}
+		if i == 0 || i >= len(opts.ScalarReturns) || opts.ScalarReturns[i] {
+			continue
+		}
+		end := subprogEnd(starts, i, len(prog))
+		if HasLdAbs(prog, s, end) {
+			return errAt(0, "LD_ABS is only allowed in functions that return 'int'.")
+		}
+		if HasTailCall(prog, s, end) {
+			return errAt(0, "tail_call is only allowed in functions that return 'int'.")
 		}
 	}
 	return nil

@@ -187,20 +187,26 @@ func TestCheckFuncInfo(t *testing.T) {
 		prog     []Insn
 		starts   []int
 		funcInfo []int
+		scalar   []bool
 		want     string
 	}{
-		{"no func info", plain, []int{0, 4}, nil, ""},
-		{"matching", plain, []int{0, 4}, []int{0, 4}, ""},
-		{"a record without its call", plain, []int{0}, []int{0, 4}, "number of funcs in func_info doesn't match number of subprogs"},
-		{"a record elsewhere", plain, []int{0, 4}, []int{0, 5}, "func_info BTF section doesn't match subprog layout in BPF program"},
-		{"LD_ABS in a subprogram without func info", withLdAbs, []int{0, 4}, nil, "LD_ABS is not allowed in subprogs without BTF"},
-		{"LD_ABS in the main program without func info", withLdAbs, []int{0}, nil, ""},
-		{"tail call in a subprogram without func info", withTailCall, []int{0, 4}, nil, "tail_call is not allowed in subprogs without BTF"},
-		{"tail call in a subprogram with func info", withTailCall, []int{0, 4}, []int{0, 4}, ""},
+		{"no func info", plain, []int{0, 4}, nil, nil, ""},
+		{"matching", plain, []int{0, 4}, []int{0, 4}, nil, ""},
+		{"a record without its call", plain, []int{0}, []int{0, 4}, nil, "number of funcs in func_info doesn't match number of subprogs"},
+		{"a record elsewhere", plain, []int{0, 4}, []int{0, 5}, nil, "func_info BTF section doesn't match subprog layout in BPF program"},
+		{"LD_ABS in a subprogram without func info", withLdAbs, []int{0, 4}, nil, nil, "LD_ABS is not allowed in subprogs without BTF"},
+		{"LD_ABS in the main program without func info", withLdAbs, []int{0}, nil, nil, ""},
+		{"tail call in a subprogram without func info", withTailCall, []int{0, 4}, nil, nil, "tail_call is not allowed in subprogs without BTF"},
+		{"tail call in a subprogram with func info", withTailCall, []int{0, 4}, []int{0, 4}, nil, ""},
+		{"LD_ABS in a subprogram returning void", withLdAbs, []int{0, 4}, []int{0, 4}, []bool{true, false},
+			"LD_ABS is only allowed in functions that return 'int'."},
+		{"tail call in a subprogram returning a pointer", withTailCall, []int{0, 4}, []int{0, 4}, []bool{true, false},
+			"tail_call is only allowed in functions that return 'int'."},
+		{"LD_ABS in a main program returning void", withLdAbs, []int{0, 4}, []int{0, 4}, []bool{false, true}, ""},
 	}
 	for _, tt := range tests {
 		got := ""
-		if err := checkFuncInfo(tt.prog, tt.starts, tt.funcInfo); err != nil {
+		if err := checkFuncInfo(tt.prog, tt.starts, Options{FuncInfo: tt.funcInfo, ScalarReturns: tt.scalar}); err != nil {
 			got = err.Msg
 		}
 		if got != tt.want {

@@ -2,36 +2,32 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf/btf"
-
-	"github.com/vercheck/vercheck/insn"
 )
 
 // maxSmallIntSize is the largest integer, in bytes, the kernel counts as a
 // scalar return type (btf_type_is_small_int: up to a u64).
 const maxSmallIntSize = 8
 
-// checkBTFFuncReturns is the return-type part of the kernel's check of BTF
-// function info: a subprogram (not the main program) that uses LD_ABS/IND
-// or bpf_tail_call must be declared to return an integer or an enum, since
-// both may end the program with their own return value.
-func (e *env) checkBTFFuncReturns() error {
-	for sp := 1; sp < len(e.cfg.Subprogs); sp++ {
-		f := e.funcInfo(sp)
-		if f == nil || f.BTF == nil {
+// funcScalarReturns says, for each of the program's BTF func_info
+// records, whether its function returns a scalar (an integer or an enum),
+// for the return-type part of the kernel's check_btf_func: a subprogram
+// using LD_ABS/IND or bpf_tail_call, both of which may end the program
+// with their own return value, must.
+func (e *env) funcScalarReturns() []bool {
+	if e.lp == nil || len(e.lp.Funcs) == 0 {
+		return nil
+	}
+	out := make([]bool, len(e.lp.Funcs))
+	for i, f := range e.lp.Funcs {
+		out[i] = true
+		if f.BTF == nil {
 			continue
 		}
-		proto, ok := f.BTF.Type.(*btf.FuncProto)
-		if !ok || scalarBTFReturn(proto.Return) {
-			continue
-		}
-		if e.subprogHasLdAbs(sp) {
-			return &RejectError{Msg: "LD_ABS is only allowed in functions that return 'int'."}
-		}
-		if e.subprogHasTailCall(sp) {
-			return &RejectError{Msg: "tail_call is only allowed in functions that return 'int'."}
+		if proto, ok := f.BTF.Type.(*btf.FuncProto); ok {
+			out[i] = scalarBTFReturn(proto.Return)
 		}
 	}
-	return nil
+	return out
 }
 
 // scalarBTFReturn reports whether a BTF return type is, past qualifiers
@@ -44,10 +40,4 @@ func scalarBTFReturn(t btf.Type) bool {
 		return true
 	}
 	return false
-}
-
-// subprogHasLdAbs reports whether subprogram sp uses a legacy packet load.
-func (e *env) subprogHasLdAbs(sp int) bool {
-	s := e.cfg.Subprogs[sp]
-	return insn.HasLdAbs(e.prog, s.Start, s.End)
 }

@@ -7,15 +7,16 @@ import (
 	"github.com/vercheck/vercheck/loader"
 )
 
-// TestKernelFault: programs the running kernel's verifier oopses on are
-// unsupported with ErrKernelFault, which the kernel comparisons (the
-// fuzzer's oracle, vercheck --kernel) read as "do not load". The object
-// is only ever verified by vercheck: loading it faults the 6.18 kernel.
+// TestKernelFault: programs the running kernel's verifier oopses or
+// WARNs on are unsupported with ErrKernelFault, which the kernel
+// comparisons (the fuzzer's oracle, vercheck --kernel) read as "do not
+// load". The objects are only ever verified by vercheck: loading them
+// faults or taints the 6.18 kernel.
 func TestKernelFault(t *testing.T) {
 	if _, err := vmlinux(); err != nil {
 		t.Skipf("kernel BTF: %v", err)
 	}
-	for _, path := range []string{"testdata/kernelfault/wq_oops.o", "testdata/kernelfault/tw_oops.o"} {
+	for _, path := range []string{"testdata/kernelfault/wq_oops.o", "testdata/kernelfault/tw_oops.o", "testdata/kernelfault/scc_throw.o"} {
 		obj, err := loader.Open(path, loader.Options{})
 		if err != nil {
 			t.Fatal(err)

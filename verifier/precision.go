@@ -104,6 +104,36 @@ const maxBackedgeIters = 64
 // cannot follow; the caller falls back to marking all scalars precise.
 var errBacktrack = errors.New("precision backtracking cannot follow this path")
 
+// backtrackBug is a walk out of a subprogram or a callback that still
+// wants something the caller cannot provide: a register other than the
+// arguments, or a stack slot of the callee's frame (one the callee read
+// uninitialised, which a privileged program may). backtrack_insn reports
+// each as a verifier_bug and fails the load with EFAULT after a kernel
+// warning, which taints the kernel, so vercheck refuses the program as
+// one the kernel's verifier faults on (ErrKernelFault): no comparison
+// loads it. The walk itself falls back to forcing every scalar precise,
+// as for errBacktrack, and the main loop ends the verification
+// (takePrecisionFault).
+func (e *env) backtrackBug(format string, args ...any) error {
+	return e.kernelFault("precision backtracking the 6.18 verifier reports as \"verifier bug: "+format+"\" with a kernel warning", args...)
+}
+
+// kernelFault refuses a program the kernel's verifier oopses on in its
+// precision walk (ErrKernelFault: no comparison may load it).
+func (e *env) kernelFault(format string, args ...any) error {
+	err := e.unsupported(e.insnIdx, format, args...)
+	err.(*RejectError).kind = ErrKernelFault
+	return err
+}
+
+// takePrecisionFault returns, once, the backtracking bug met since the
+// last call.
+func (e *env) takePrecisionFault() error {
+	err := e.prec.fault
+	e.prec.fault = nil
+	return err
+}
+
 // linkedReg is one member of a linked-register set.
 type linkedReg struct {
 	frame int
@@ -217,6 +247,17 @@ func (bt *backtrack) isReg(r int) bool        { return bt.regs[bt.frame]&(1<<r) 
 func (bt *backtrack) regMask() uint16         { return bt.regs[bt.frame] }
 func (bt *backtrack) stackMask() uint64       { return bt.stack[bt.frame] }
 
+// wantsAbove reports whether bt wants a register or slot in a frame
+// above frame.
+func (bt *backtrack) wantsAbove(frame int) bool {
+	for fr := frame + 1; fr < len(bt.regs); fr++ {
+		if bt.regs[fr] != 0 || bt.stack[fr] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (bt *backtrack) setFrameSlot(fr, spi int)     { bt.stack[fr] |= 1 << spi }
 func (bt *backtrack) clearFrameSlot(fr, spi int)   { bt.stack[fr] &^= 1 << spi }
 func (bt *backtrack) isFrameSlot(fr, spi int) bool { return bt.stack[fr]&(1<<spi) != 0 }
@@ -269,6 +310,9 @@ type precision struct {
 	// visits are the open SCC visits (scc.go).
 	visits      map[sccKey]*sccVisit
 	pendingHook bool
+	// fault is the first backtracking walk the kernel reports as its own
+	// bug (backtrackBug), for the main loop to end the verification with.
+	fault error
 	// wants holds, per instruction, the registers whose precision makes
 	// walking back over it do something when it has no history entry
 	// (wantsTable); built on the first walk of a program.
@@ -490,6 +534,9 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			} else if h == nil && !verbose && wants[i]&(uint32(bt.regs[bt.frame])|walkAlways) == 0 {
 				// Nothing wanted here: bt is unchanged, and not empty.
 			} else if err := e.backtrackInsn(i, subseq, h, bt); err != nil {
+				if err != errBacktrack && e.prec.fault == nil {
+					e.prec.fault = err
+				}
 				fallback()
 				return
 			} else if bt.empty() {
@@ -518,6 +565,14 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			break
 		}
 		if bt.frame > int(st.CurFrame) {
+			// The kernel's walk reads the parent's frames from bt's
+			// frame down and dereferences the missing ones: with
+			// anything wanted there, a NULL pointer oops in
+			// __mark_chain_precision (seen from propagate_precision at
+			// a may_goto loop inside a bpf_loop callback).
+			if bt.wantsAbove(int(st.CurFrame)) && e.prec.fault == nil {
+				e.prec.fault = e.kernelFault("precision wanted in frame %d of a parent state with %d frames: the 6.18 verifier dereferences the missing frame and oopses", bt.frame, st.CurFrame+1)
+			}
 			fallback()
 			return
 		}
@@ -536,6 +591,9 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			for m := bt.stack[fr]; m != 0; m &= m - 1 {
 				spi := bits.TrailingZeros64(m)
 				if spi >= len(f.Stack) {
+					if e.prec.fault == nil {
+						e.prec.fault = e.backtrackBug("stack slot %d, total slots %d", spi, len(f.Stack))
+					}
 					fallback()
 					return
 				}
@@ -686,6 +744,22 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 	return nil
 }
 
+// subprogExitBug checks a walk back out of a callee (of kind "static
+// subprog" or "callback") as backtrack_insn does: only the argument
+// registers may still be wanted, no stack slot of the callee's frame,
+// and there must be a caller's frame (bt_subprog_exit).
+func (e *env) subprogExitBug(kind string, bt *backtrack) error {
+	switch {
+	case bt.regMask()&^argRegsMask != 0:
+		return e.backtrackBug("%s unexpected regs %x", kind, bt.regMask())
+	case bt.stackMask() != 0:
+		return e.backtrackBug("%s leftover stack slots %x", kind, bt.stackMask())
+	case bt.frame == 0:
+		return e.backtrackBug("subprog exit from frame 0")
+	}
+	return nil
+}
+
 // backtrackJmp is backtrackInsn for the jump class: calls and exits move
 // the walk between frames, conditional jumps want both operands.
 func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry, bt *backtrack) error {
@@ -707,8 +781,8 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 		}
 		// Walking back over the call leaves the callee: only its
 		// arguments may still be wanted, and they come from the caller.
-		if bt.regMask()&^argRegsMask != 0 || bt.stackMask() != 0 || bt.frame == 0 {
-			return errBacktrack
+		if err := e.subprogExitBug("static subprog", bt); err != nil {
+			return err
 		}
 		for r := 1; r <= 5; r++ {
 			if bt.isReg(r) {
@@ -726,8 +800,8 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 		// else still wanted in the callback's frame is a walk the
 		// kernel treats as its own bug, which stays sound here as the
 		// big-hammer fallback.
-		if bt.regMask()&^argRegsMask != 0 || bt.stackMask() != 0 || bt.frame == 0 {
-			return errBacktrack
+		if err := e.subprogExitBug("callback", bt); err != nil {
+			return err
 		}
 		for r := 1; r <= 5; r++ {
 			bt.clearReg(r)

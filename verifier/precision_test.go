@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -442,5 +443,59 @@ func TestSCCBackedgeBookkeeping(t *testing.T) {
 	}
 	if got := e.store.Stats().Backedges; got != 0 {
 		t.Errorf("store back-edges = %d after exit, want 0", got)
+	}
+}
+
+// TestSubprogExitBug checks the walks out of a callee the kernel's
+// backtrack_insn reports as its own bug: they are refused with
+// ErrKernelFault (a kernel warning; no comparison may load them), and a
+// walk that wants only arguments goes on.
+func TestSubprogExitBug(t *testing.T) {
+	tests := []struct {
+		name  string
+		set   func(bt *backtrack)
+		frame int
+		want  string
+	}{
+		{"arguments only", func(bt *backtrack) { bt.setFrameReg(1, 2) }, 1, ""},
+		{"a callee-saved register", func(bt *backtrack) { bt.setFrameReg(1, 6) }, 1,
+			`unsupported: precision backtracking the 6.18 verifier reports as "verifier bug: callback unexpected regs 40" with a kernel warning`},
+		{"a slot of the callee's frame", func(bt *backtrack) { bt.setFrameSlot(1, 1) }, 1,
+			`unsupported: precision backtracking the 6.18 verifier reports as "verifier bug: callback leftover stack slots 2" with a kernel warning`},
+		{"no caller", func(*backtrack) {}, 0,
+			`unsupported: precision backtracking the 6.18 verifier reports as "verifier bug: subprog exit from frame 0" with a kernel warning`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &env{}
+			var bt backtrack
+			tt.set(&bt)
+			bt.frame = tt.frame
+			err := e.subprogExitBug("callback", &bt)
+			got := ""
+			if err != nil {
+				got = err.Error()
+				if !errors.Is(err, ErrKernelFault) {
+					t.Errorf("error %v is no ErrKernelFault", err)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("error mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWantsAbove checks the test for precision wanted in frames a parent
+// state lacks (where the kernel's walk dereferences a missing frame).
+func TestWantsAbove(t *testing.T) {
+	var bt backtrack
+	bt.setFrameReg(0, 1)
+	if bt.wantsAbove(0) {
+		t.Error("a register of frame 0 is wanted above frame 0")
+	}
+	bt.setFrameSlot(2, 3)
+	if !bt.wantsAbove(1) {
+		t.Error("a slot of frame 2 is not wanted above frame 1")
 	}
 }

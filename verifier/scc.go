@@ -28,7 +28,12 @@ package verifier
 // States of a visit with pending back-edges are never freed early: the
 // back-edges walk their parents (prune.Store.SetPending).
 
-import "github.com/vercheck/vercheck/states"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vercheck/vercheck/states"
+)
 
 // sccKey identifies an SCC visit: the call sites leading to the frame
 // that is inside the SCC (zero beyond that frame), and the SCC number.
@@ -117,14 +122,47 @@ func (e *env) maybeEnterSCC(st *states.State) {
 // maybeExitSCC closes st's visit when st, whose Branches just reached 0,
 // is its entry: the loop is fully explored, so its back-edges' precision
 // is propagated to a fixed point and the back-edges are dropped.
-func (e *env) maybeExitSCC(st *states.State) {
-	v := e.sccVisitOf(st)
-	if v == nil || v.entry != st {
-		return
+//
+// A path that ends inside an SCC without any checkpoint of that SCC and
+// call chain before it has no visit: a bpf_throw inside a loop reached
+// before the loop's first checkpoint. The 6.18 maybe_exit_scc assumes
+// that cannot happen, reports "verifier bug: scc exit: no visit info for
+// call chain" and WARNs, tainting the kernel, so vercheck refuses it as
+// a program the kernel's verifier faults on (ErrKernelFault): no
+// comparison loads it.
+func (e *env) maybeExitSCC(st *states.State) error {
+	k, ok := e.sccCallchain(st)
+	if !ok {
+		return nil
+	}
+	v := e.prec.visits[k]
+	if v == nil {
+		err := e.unsupported(e.insnIdx, "a path ends inside a loop before its first checkpoint: the 6.18 verifier reports \"verifier bug: scc exit: no visit info for call chain %s\" with a kernel warning", k)
+		err.(*RejectError).kind = ErrKernelFault
+		return err
+	}
+	if v.entry != st {
+		return nil
 	}
 	v.entry = nil
 	e.store.RemoveBackedges(len(v.backedges))
 	e.propagateBackedges(v)
+	return nil
+}
+
+// String formats k as format_callchain does: "(callsite,...,scc)", the
+// callsites up to the first zero one.
+func (k sccKey) String() string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for _, c := range k.callsites {
+		if c == 0 {
+			break
+		}
+		fmt.Fprintf(&b, "%d,", c)
+	}
+	fmt.Fprintf(&b, "%d)", k.scc)
+	return b.String()
 }
 
 // addSCCBackedge remembers be, a copy of the current state that matched

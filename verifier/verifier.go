@@ -269,7 +269,7 @@ func (e *env) run() error {
 		return resolveErr
 	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers()), KfuncArgs: kfuncArgCount,
-		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
+		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ScalarReturns: e.funcScalarReturns(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
 	if resolveErr != nil {
 		return resolveErr
 	}
@@ -282,9 +282,6 @@ func (e *env) run() error {
 	}
 	e.cfg = cfg
 	e.markExceptionCallback()
-	if err := e.checkBTFFuncReturns(); err != nil {
-		return err
-	}
 	if err := e.checkProgFlags(); err != nil {
 		return err
 	}
@@ -471,6 +468,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		exit := false
 		if e.cfg.PrunePoint(e.insnIdx) {
 			pruned, err := e.isStateVisited(e.insnIdx)
+			if err == nil {
+				err = e.takePrecisionFault()
+			}
 			if err != nil {
 				return err
 			}
@@ -495,6 +495,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			if err == errDeadPath {
 				exit, err = true, nil
 			}
+			if err == nil {
+				err = e.takePrecisionFault()
+			}
 			if err != nil {
 				return err
 			}
@@ -503,7 +506,12 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			continue
 		}
 		e.log.markAllScratched()
-		e.updateBranchCounts(e.cur)
+		if err := e.updateBranchCounts(e.cur); err != nil {
+			return err
+		}
+		if err := e.takePrecisionFault(); err != nil {
+			return err
+		}
 		// The kernel recomputes stack liveness at the end of every path,
 		// before popping the next one (bpf_update_live_stack in do_check):
 		// the checkpoints cleaned until the next path end see marks up
@@ -556,19 +564,22 @@ func (e *env) popStack() bool {
 // updateBranchCounts closes one path: every state whose open paths drop
 // to zero is complete: if it entered a loop, the loop's back-edges are
 // propagated (maybeExitSCC); then it may be freed.
-func (e *env) updateBranchCounts(st *states.State) {
+func (e *env) updateBranchCounts(st *states.State) error {
 	for st != nil {
 		st.Branches--
 		if st.Branches > 0 {
-			return
+			return nil
 		}
-		e.maybeExitSCC(st)
+		if err := e.maybeExitSCC(st); err != nil {
+			return err
+		}
 		parent := st.Parent
 		if st != e.cur {
 			e.store.BranchesDone(st)
 		}
 		st = parent
 	}
+	return nil
 }
 
 // isStateVisited is the pruning decision at a prune point: is the current

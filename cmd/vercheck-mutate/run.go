@@ -43,6 +43,8 @@ type config struct {
 	timeout, duration          time.Duration
 	out, findings              string
 	progress                   int
+	// ops, when not empty, are the only operators drawn.
+	ops []string
 	// replay lists the mutants to show again instead of a run.
 	replay []int
 	paths  []string
@@ -74,8 +76,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.out, "out", "mutfuzz-out", "directory for the saved programs")
 	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
+	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family)")
 	replay := fs.String("replay", "", "judge only the mutants `I,J,...` of the run and print them with both logs")
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if err != nil {
 		return c, err
 	}
 	for _, f := range strings.FieldsFunc(*replay, func(r rune) bool { return r == ',' }) {
@@ -84,6 +88,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			return c, fmt.Errorf("-replay: bad mutant index %q", f)
 		}
 		c.replay = append(c.replay, i)
+	}
+	if c.ops, err = operatorNames(*ops); err != nil {
+		return c, err
 	}
 	c.paths = fs.Args()
 	if c.jobs < 1 || c.n < 0 {
@@ -117,6 +124,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck-mutate: no program both verifiers accept\n")
 		return exitUsage
 	}
+	for _, s := range seeds {
+		s.env.Operators = cfg.ops
+	}
 	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}, ops: opStats{}}
 	if len(cfg.replay) > 0 {
 		code := exitOK
@@ -131,11 +141,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "\n%d mutants of %d seeds in %v (%d could not be made into programs)\n",
 		made, len(seeds), time.Since(f.start).Round(time.Second), f.skipped)
 	f.tally.Print(stdout)
+	fmt.Fprintf(stdout, "kernel verifier bugs: %d\n", f.kernelBugs)
 	f.ops.print(stdout, f.tally.Programs)
 	if f.tally.Count(oracle.FalseAccept) > 0 {
 		return exitFalseAccept
 	}
 	return exitOK
+}
+
+// operatorNames parses -ops: operator names separated by commas, the
+// family name "resources" standing for its operators.
+func operatorNames(list string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(list, ",") {
+		switch {
+		case name == "":
+		case name == "resources":
+			out = append(out, mutate.ResourceOperators()...)
+		case slices.Contains(mutate.Operators(), name):
+			out = append(out, name)
+		default:
+			return nil, fmt.Errorf("-ops: no operator %q", name)
+		}
+	}
+	return out, nil
 }
 
 // loadSeeds judges every candidate and keeps those both verifiers accept.
@@ -219,6 +248,9 @@ type fuzzer struct {
 	skipped int
 	// ops counts the mutants by operator.
 	ops opStats
+	// kernelBugs counts the mutants the kernel's verifier reported a
+	// verifier bug on.
+	kernelBugs int
 	// interrupted is set by SIGINT or SIGTERM: the run makes no new
 	// mutant, judges those under way and prints its tally, as at the end
 	// of -duration.
@@ -301,6 +333,7 @@ func (f *fuzzer) record(i int, t trial) {
 	f.tally.Add(t.outcome)
 	f.ops.add(t.mutant.Operators, t.outcome)
 	o := t.outcome
+	f.noteKernelBug(i, t)
 	if !o.Class.Finding() && o.Class != oracle.KernelNoLoad {
 		return
 	}
@@ -322,8 +355,12 @@ func (f *fuzzer) record(i int, t trial) {
 		code, prog = f.minimise(t)
 	}
 	// Judge again for both logs; the class is the same (both verifiers
-	// are deterministic), unless vercheck's time limit was near.
-	o = oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
+	// are deterministic), unless vercheck's time limit was near. A
+	// program whose kernel load never returned is not loaded again: the
+	// kernel's verifier oopsed on it and would again.
+	if !o.KernelHung() {
+		o = oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
+	}
 	dir := filepath.Join(f.cfg.out, o.Class.String(), fmt.Sprintf("m%d", i))
 	if err := oracle.Save(dir, code.Insns, o, f.info(i, t.seed, code, o, reason)); err != nil {
 		fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
@@ -333,6 +370,23 @@ func (f *fuzzer) record(i int, t trial) {
 			fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 		}
 	}
+}
+
+// kernelBugMark starts the message of the kernel's verifier_bug(): an
+// internal inconsistency, reported with a WARN that taints the kernel.
+const kernelBugMark = "verifier bug"
+
+// noteKernelBug prints a mutant the kernel's verifier reported an
+// internal bug on, whatever its class: a program vercheck must refuse
+// with ErrKernelFault so that no comparison loads it again (the WARN is
+// printed once per boot, the log message every time).
+func (f *fuzzer) noteKernelBug(i int, t trial) {
+	if !strings.Contains(t.outcome.Kernel.Err, kernelBugMark) {
+		return
+	}
+	f.kernelBugs++
+	fmt.Fprintf(f.stdout, "mutant %d (%s): the kernel's verifier reports a bug (a WARN; guard it with ErrKernelFault): %s\n",
+		i, t.seed.name, t.outcome.Kernel.Err)
 }
 
 // replay judges mutant i alone, minimises it when its class is one

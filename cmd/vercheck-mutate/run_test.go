@@ -182,3 +182,33 @@ func TestStopOnSignal(t *testing.T) {
 		t.Errorf("no word of the signal: %q", stderr.String())
 	}
 }
+
+// TestNoteKernelBug checks that a kernel verdict reporting a verifier
+// bug is counted and printed, and any other verdict is not.
+func TestNoteKernelBug(t *testing.T) {
+	var out bytes.Buffer
+	f := &fuzzer{stdout: &out}
+	s := &seed{name: "obj:prog"}
+	f.noteKernelBug(1, trial{seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "R1 !read_ok"}}})
+	f.noteKernelBug(2, trial{seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "verifier bug: scc exit: no visit info for call chain (1)"}}})
+	if diff := cmp.Diff(1, f.kernelBugs); diff != "" {
+		t.Errorf("kernel bugs mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(out.String(), "mutant 2 (obj:prog): the kernel's verifier reports a bug") {
+		t.Errorf("output %q names no kernel bug of mutant 2", out.String())
+	}
+}
+
+// TestOperatorNames checks -ops: names, the resource family, errors.
+func TestOperatorNames(t *testing.T) {
+	got, err := operatorNames("swap,resources")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(append([]string{"swap"}, mutate.ResourceOperators()...), got); diff != "" {
+		t.Errorf("operators mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := operatorNames("no such operator"); err == nil {
+		t.Error("an unknown operator is accepted")
+	}
+}

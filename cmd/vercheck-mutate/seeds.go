@@ -28,7 +28,7 @@ type seed struct {
 	code     []insn.Insn
 	asmIndex []int
 	// env is what the mutations know of the program besides its code:
-	// the edges concrete runs placed (XDP programs only), its object's
+	// the edges concrete runs placed, its object's
 	// maps and kfunc calls.
 	env mutate.Env
 }
@@ -96,11 +96,22 @@ func judgeCandidate(c candidate, maxInsns int, judging oracle.Options) seedVerdi
 		return seedVerdict{class: o.Class}
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
-	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj)}
-	if c.prog.Type == ebpf.XDP {
-		s.env.Edges = mutate.FindEdges(code, mutate.XDPInputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj)))
-	}
+	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj)}
+	s.env.Edges = mutate.FindEdges(code, mutate.Inputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj), contextOf(c.prog.Type)))
 	return seedVerdict{seed: s, class: o.Class}
+}
+
+// contextOf returns the context shape of programs of type t for the
+// concrete runs that place edges: the packet fields of XDP and of the
+// types with direct packet access through __sk_buff.
+func contextOf(t ebpf.ProgramType) mutate.Context {
+	switch t {
+	case ebpf.XDP:
+		return mutate.XDPContext
+	case ebpf.SchedCLS, ebpf.SchedACT, ebpf.CGroupSKB, ebpf.LWTIn, ebpf.LWTOut, ebpf.LWTXmit, ebpf.SkSKB:
+		return mutate.SKBContext
+	}
+	return mutate.OtherContext
 }
 
 // count adds v to the statistics.
@@ -153,6 +164,17 @@ func valueSizes(obj *loader.Object) []int {
 		}
 	}
 	return sizes
+}
+
+// progArrays returns the indexes of obj's program array maps.
+func progArrays(obj *loader.Object) []int32 {
+	var out []int32
+	for i, m := range obj.Maps {
+		if m != nil && m.Type == ebpf.ProgramArray {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // kfuncCalls returns the kfunc calls of obj's programs, for the kfunc

@@ -124,7 +124,19 @@ func progLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, logSize
 	if errno == 0 {
 		unix.Close(int(fd))
 	}
-	return strings.TrimSpace(string(bytes.TrimRight(logBuf, "\x00"))), errno
+	return logString(logBuf), errno
+}
+
+// logString returns the verifier log the kernel left in buf: a C string.
+// Bytes after its NUL are stale: when the verifier cuts its log back
+// (bpf_vlog_reset, as before a failing global function's log), it writes
+// the shorter log over the longer one and ends it with a NUL, leaving
+// the longer one's tail behind it.
+func logString(buf []byte) string {
+	if i := bytes.IndexByte(buf, 0); i >= 0 {
+		buf = buf[:i]
+	}
+	return strings.TrimSpace(string(buf))
 }
 
 // kernelObjName is the part of a program's name the kernel keeps: what

@@ -79,3 +79,23 @@ func TestKernelObjName(t *testing.T) {
 		}
 	}
 }
+
+// TestLogString checks that a raw load's log ends at its NUL: what
+// follows is the stale tail of a longer log the verifier cut back.
+func TestLogString(t *testing.T) {
+	tests := []struct {
+		name string
+		buf  string
+		want string
+	}{
+		{"whole buffer", "R3 !read_ok\nprocessed 5 insns\n", "R3 !read_ok\nprocessed 5 insns"},
+		{"trailing NULs", "processed 5 insns\n\x00\x00\x00", "processed 5 insns"},
+		{"stale tail after the NUL", "Validating f() func#1...\nprocessed 5 insns\n\x00 exit\n= 1; @ f.c:9\n\x00",
+			"Validating f() func#1...\nprocessed 5 insns"},
+	}
+	for _, tt := range tests {
+		if got := logString([]byte(tt.buf)); got != tt.want {
+			t.Errorf("%s: logString = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

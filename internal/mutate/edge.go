@@ -142,9 +142,9 @@ func edgeEdits(prog []insn.Insn, e Edge) []edit {
 	return out
 }
 
-// XDP input shapes for FindEdges.
+// Input shapes for FindEdges.
 const (
-	// MaxPacket is the longest packet XDPInputs makes.
+	// MaxPacket is the longest packet Inputs makes.
 	MaxPacket = 128
 	// inputsPerLength is how many inputs of each packet length are made.
 	inputsPerLength = 2
@@ -155,29 +155,52 @@ const (
 	// maxValueSize bounds the map values made: larger maps are left empty
 	// (every lookup misses).
 	maxValueSize = 4096
+	// edgeRunSteps bounds each concrete run: the accesses of a loop's
+	// first iterations are all the edges need, and every seed is run
+	// 2*(MaxPacket+1) times.
+	edgeRunSteps = 20000
 )
 
-// XDPInputs makes inputs for FindEdges on an XDP program: packets of every
-// length from 0 to MaxPacket with random bytes, maps shaped as given
-// (KeySize and ValueSize) filled with random elements, and helper results
-// drawn from r.
-func XDPInputs(r *rand.Rand, maps []interp.Map) []*interp.Input {
+// Context is the shape of a program type's context for the concrete
+// runs: its size and the fields that load as packet pointers.
+type Context struct {
+	Size   int
+	Fields []interp.CtxField
+}
+
+// Contexts of the program types FindEdges runs. Programs of other types
+// run with OtherContext: their stack and map value accesses have edges
+// as well, up to the first context pointer they follow.
+var (
+	// XDPContext is struct xdp_md.
+	XDPContext = Context{Size: 24, Fields: interp.XDPFields}
+	// SKBContext is struct __sk_buff with its direct packet access
+	// fields (data, data_end, data_meta), for tc, cgroup_skb, lwt and
+	// sk_skb programs.
+	SKBContext = Context{Size: 192, Fields: []interp.CtxField{
+		{Off: 76, Kind: interp.PtrPacket}, {Off: 80, Kind: interp.PtrPacketEnd}, {Off: 140, Kind: interp.PtrPacketMeta}}}
+	// OtherContext is a context of random bytes without packet pointers.
+	OtherContext = Context{Size: 512}
+)
+
+// Inputs makes inputs for FindEdges on a program whose context is ctx:
+// packets of every length from 0 to MaxPacket with random bytes, maps
+// shaped as given (KeySize and ValueSize) filled with random elements,
+// and helper results drawn from r.
+func Inputs(r *rand.Rand, maps []interp.Map, ctx Context) []*interp.Input {
 	var out []*interp.Input
 	for n := 0; n <= MaxPacket; n++ {
 		for range inputsPerLength {
-			out = append(out, xdpInput(r, n, maps))
+			out = append(out, input(r, n, maps, ctx))
 		}
 	}
 	return out
 }
 
-// xdpCtxSize is the size of struct xdp_md.
-const xdpCtxSize = 24
-
 // helperMapLookup is bpf_map_lookup_elem, whose result the input chooses.
 const helperMapLookup = 1
 
-func xdpInput(r *rand.Rand, pktLen int, shapes []interp.Map) *interp.Input {
+func input(r *rand.Rand, pktLen int, shapes []interp.Map, ctx Context) *interp.Input {
 	maps := make([]interp.Map, len(shapes))
 	for i, s := range shapes {
 		maps[i] = interp.Map{KeySize: s.KeySize, ValueSize: s.ValueSize, ReadOnly: s.ReadOnly}
@@ -198,8 +221,8 @@ func xdpInput(r *rand.Rand, pktLen int, shapes []interp.Map) *interp.Input {
 		return r.Uint64()
 	}
 	return &interp.Input{
-		Ctx: randomBytes(r, xdpCtxSize), CtxFields: interp.XDPFields, Packet: randomBytes(r, pktLen),
-		Maps: maps, Choose: choose, AllowUninitStack: true,
+		Ctx: randomBytes(r, ctx.Size), CtxFields: ctx.Fields, Packet: randomBytes(r, pktLen),
+		Maps: maps, Choose: choose, AllowUninitStack: true, MaxSteps: edgeRunSteps,
 	}
 }
 

@@ -7,7 +7,11 @@
 // instructions; and operators written from outside vercheck's picture of
 // the verifier (stress.go): range guards and edge arithmetic before a
 // use, partial spills, variable stack and argument offsets, other call
-// arguments, repeated calls, moved instructions, legacy packet loads.
+// arguments, repeated calls, moved instructions, legacy packet loads;
+// and operators against the kernel's rules for resources and calls
+// (resources.go): call blocks repeated, dropped and moved, calls inside
+// sections, early exits, return values, stack objects exchanged and
+// overwritten, variable constant arguments, address space casts, loops.
 // Most mutants of a safe program stay safe or become unsafe
 // in one precise way, which is what a differential test against the
 // kernel's verifier needs: each disagreement is a small, explainable
@@ -29,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/vercheck/vercheck/insn"
 )
@@ -51,6 +56,26 @@ type Env struct {
 	ValueSizes []int
 	// Kfuncs are the kfunc calls of the object's programs.
 	Kfuncs []insn.Insn
+	// ProgArrays are the indexes of the object's program array maps.
+	ProgArrays []int32
+	// Operators, when not empty, are the names of the only operators
+	// Mutate draws (besides the edge operator): a run aimed at one
+	// family of rules.
+	Operators []string
+}
+
+// drawn returns the operators Mutate draws from for env.
+func (env Env) drawn() []operator {
+	if len(env.Operators) == 0 {
+		return operators
+	}
+	var out []operator
+	for _, op := range operators {
+		if slices.Contains(env.Operators, op.name) {
+			out = append(out, op)
+		}
+	}
+	return out
 }
 
 // Mutate applies n random mutations to prog, drawing operators, sites and
@@ -69,9 +94,10 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 			}
 		}
 	}
-	order := r.Perm(len(operators))
-	for tries := 0; n > 0 && tries < len(operators); tries++ {
-		op := operators[order[tries]]
+	ops := env.drawn()
+	order := r.Perm(len(ops))
+	for tries := 0; n > 0 && tries < len(ops); tries++ {
+		op := ops[order[tries]]
 		eds := op.siteEdits(r, env, m.Insns)
 		if len(eds) == 0 {
 			continue
@@ -83,7 +109,7 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 		}
 		m = mm.by(op.name)
 		n--
-		order = r.Perm(len(operators))
+		order = r.Perm(len(ops))
 		tries = -1
 	}
 	return m

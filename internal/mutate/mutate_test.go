@@ -91,7 +91,7 @@ func TestMinimise(t *testing.T) {
 // map value's size and the stack frame.
 func TestFindEdges(t *testing.T) {
 	p := sampleProg()
-	inputs := XDPInputs(rand.New(rand.NewPCG(1, 1)), []interp.Map{{KeySize: 8, ValueSize: 16}})
+	inputs := Inputs(rand.New(rand.NewPCG(1, 1)), []interp.Map{{KeySize: 8, ValueSize: 16}}, XDPContext)
 	got := FindEdges(p, inputs)
 	want := []Edge{
 		// data+13 of 1 byte: lower edge data+0, upper edge data+13 (14 checked).

@@ -64,6 +64,22 @@ var operators = []operator{
 	{"move", local(moveInsn)},
 	{"variable argument offset", local(varArgOffset)},
 	{"legacy packet load", local(legacyPacketLoad)},
+	{"call repeat", local(callRepeat)},
+	{"call drop", local(callDrop)},
+	{"call block move", local(callBlockMove)},
+	{"call insert", callInsert},
+	{"early exit", local(earlyExit)},
+	{"return value", local(returnValue)},
+	{"stack object argument", local(stackObjectArg)},
+	{"stack object overwrite", local(stackObjectOverwrite)},
+	{"variable constant argument", local(varConstArg)},
+	{"argument swap", local(argSwap)},
+	{"address space cast", local(addrSpaceCast)},
+	{"loop wrap", local(loopWrap)},
+	{"callback entry", local(callbackEntry)},
+	{"tail call insert", tailCallInsert},
+	{"path split", local(pathSplit)},
+	{"loaded pointer argument", loadedPointerArg},
 	{"goto +0", local(insertGotoZero)},
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},
@@ -77,6 +93,14 @@ func Operators() []string {
 		names[i] = op.name
 	}
 	return names
+}
+
+// ResourceOperators returns the names of the operators aimed at the
+// kernel's rules for resources and calls (resources.go).
+func ResourceOperators() []string {
+	return []string{"call repeat", "call drop", "call block move", "call insert", "early exit", "return value",
+		"stack object argument", "stack object overwrite", "variable constant argument", "argument swap",
+		"address space cast", "loop wrap", "callback entry", "tail call insert", "path split", "loaded pointer argument"}
 }
 
 // rewrites turns an instruction rewriter into an operator: each variant

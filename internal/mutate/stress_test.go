@@ -3,8 +3,6 @@ package mutate
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/vercheck/vercheck/insn"
 )
 
@@ -13,17 +11,9 @@ import (
 func TestStressOperators(t *testing.T) {
 	access := prog(ldx(insn.ModeMEM, insn.SizeB, 0, 6, 0), exit())
 	straight := prog(mov(1, 1), mov(2, 2), mov(3, 3), mov(4, 4), exit())
-	first := func(fn func([]insn.Insn, int) []edit) func([]insn.Insn, int) []edit {
-		return func(p []insn.Insn, i int) []edit { return fn(p, i)[:1] }
-	}
+	first := firstEdit
 	guard := func(p []insn.Insn, i int) []edit { return rangeGuard(Env{}, p, i)[:1] }
-	tests := []struct {
-		name string
-		fn   func([]insn.Insn, int) []edit
-		prog []insn.Insn
-		at   int
-		want []edit
-	}{
+	checkEdits(t, []editCase{
 		{"range guard before a use", guard, access, 0, []edit{insertion(0,
 			insn.Insn{Op: insn.ClassJMP | insn.JmpJEQ, Dst: 0, Imm: -1 << 31, Off: 2}, mov(0, 0), exit())}},
 		{"negation first", first(scalarEdgeALU), access, 0, []edit{insertion(0, insn.Insn{Op: insn.ClassALU64 | insn.ALUNeg, Dst: 0})}},
@@ -52,12 +42,5 @@ func TestStressOperators(t *testing.T) {
 			{at: 0, del: 4, repl: []insn.Insn{mov(2, 2), mov(3, 3), mov(4, 4), mov(1, 1)}}}},
 		{"moved up two, not over the exit", moveInsn, straight, 2, []edit{
 			{at: 0, del: 3, repl: []insn.Insn{mov(3, 3), mov(1, 1), mov(2, 2)}}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, tt.fn(tt.prog, tt.at), cmp.AllowUnexported(edit{})); diff != "" {
-				t.Errorf("edits mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }

@@ -147,6 +147,16 @@ func verifyWithin(obj *loader.Object, prog *loader.Program, opts verifier.Option
 // longer stops a whole run.
 const kernelLoadWait = 3 * time.Minute
 
+// loadHungPrefix starts the error of a kernel load that did not return.
+const loadHungPrefix = "kernel load did not return after"
+
+// KernelHung reports whether the kernel's load of the program never
+// returned: its verifier most likely oopsed on it, and loading it again
+// would oops the kernel again.
+func (o Outcome) KernelHung() bool {
+	return o.Kernel.NotLoaded && strings.HasPrefix(o.Kernel.Err, loadHungPrefix)
+}
+
 // loadWithin runs load and waits at most kernelLoadWait for its result;
 // a load that does not return is left behind.
 func loadWithin(load func(*loader.Object, *loader.Program) kernel.Result, obj *loader.Object, prog *loader.Program) kernel.Result {
@@ -157,7 +167,7 @@ func loadWithin(load func(*loader.Object, *loader.Program) kernel.Result, obj *l
 		return r
 	case <-time.After(kernelLoadWait):
 		return kernel.Result{Program: prog.Name, NotLoaded: true,
-			Err: fmt.Sprintf("kernel load did not return after %v (its verifier faulted? see dmesg)", kernelLoadWait)}
+			Err: fmt.Sprintf("%s %v (its verifier faulted? see dmesg)", loadHungPrefix, kernelLoadWait)}
 	}
 }
 

@@ -143,3 +143,21 @@ func TestLoadWithin(t *testing.T) {
 		t.Errorf("loadWithin mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestKernelHung checks which outcomes are loads that never returned.
+func TestKernelHung(t *testing.T) {
+	tests := []struct {
+		name   string
+		kernel kernel.Result
+		want   bool
+	}{
+		{"never returned", kernel.Result{NotLoaded: true, Err: loadHungPrefix + " 3m0s (its verifier faulted? see dmesg)"}, true},
+		{"refused before verifying", kernel.Result{NotLoaded: true, Err: "kernel could not load (EFAULT): bad address"}, false},
+		{"a rejection", kernel.Result{Err: "R1 !read_ok"}, false},
+	}
+	for _, tt := range tests {
+		if got := (Outcome{Kernel: tt.kernel}).KernelHung(); got != tt.want {
+			t.Errorf("%s: KernelHung = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -69,7 +69,7 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 			}
 			continue
 		}
-		n, err := e.checkFuncPtrArg(i + 1)
+		n, err := e.checkFuncPtrArg(i+1, &meta)
 		if err != nil {
 			return err
 		}
@@ -143,11 +143,16 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 
 // checkFuncPtrArg checks an ARG_PTR_TO_FUNC argument and returns the
 // callback's subprogram.
-func (e *env) checkFuncPtrArg(regno int) (int, error) {
+func (e *env) checkFuncPtrArg(regno int, meta *callMeta) (int, error) {
 	if err := e.checkRegRead(uint8(regno)); err != nil {
 		return -1, err
 	}
 	reg := &e.regs()[regno]
+	// check_func_arg refuses a packet pointer to a helper without packet
+	// access before it looks at the argument's type, the callback too.
+	if reg.IsPktPointer() && !e.helperMayAccessPkt(meta) {
+		return -1, e.reject(e.insnIdx, "helper access to the packet is not allowed")
+	}
 	if reg.Type != states.PtrToFunc {
 		return -1, e.reject(e.insnIdx, "R%d type=%s expected=func", regno, regTypeStr(reg))
 	}

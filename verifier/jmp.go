@@ -252,18 +252,22 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	case !is32 && in.SrcIsReg() && dst.IsPointer() && src.IsPointer() && dst.MaybeNull() != src.MaybeNull() &&
 		dst.Type != states.PtrToBTFID && src.Type != states.PtrToBTFID:
 		// Comparing a maybe-null pointer with a non-null one proves the
-		// former non-null on the equal edge.
+		// former non-null on the equal edge: that register alone
+		// (mark_ptr_not_null_reg), which keeps its id; the other
+		// registers of the same lookup stay maybe-null until a
+		// comparison with 0 settles them all.
 		if op == insn.JmpJEQ || op == insn.JmpJNE {
 			eqState := other
 			if op == insn.JmpJNE {
 				eqState = e.cur
 			}
 			eqRegs := &eqState.Frames[eqState.CurFrame].Regs
+			r := &eqRegs[in.Src]
 			if dst.MaybeNull() {
-				markPtrOrNullID(eqState, eqRegs[in.Dst].ID, false, e.settleNotNull)
-			} else {
-				markPtrOrNullID(eqState, eqRegs[in.Src].ID, false, e.settleNotNull)
+				r = &eqRegs[in.Dst]
 			}
+			r.Flags &^= states.MaybeNull
+			e.settleNotNull(r)
 		}
 	case !is32 && !in.SrcIsReg() && in.Imm == 0 && (op == insn.JmpJEQ || op == insn.JmpJNE) && dst.MaybeNull():
 		id := dst.ID

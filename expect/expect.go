@@ -19,6 +19,7 @@ package expect
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,7 +147,7 @@ func parse(tags []string) (*Expectation, bool, error) {
 	if !priv && hasUnpriv(tags) {
 		return nil, false, nil
 	}
-	if len(archs) > 0 && !contains(archs, arch) {
+	if len(archs) > 0 && !slices.Contains(archs, arch) {
 		e.Skip = "the test is for " + strings.Join(archs, ", ")
 	}
 	if len(e.Messages) > 0 && e.LogLevel&3 == 0 {
@@ -161,16 +162,6 @@ func parse(tags []string) (*Expectation, bool, error) {
 func hasUnpriv(tags []string) bool {
 	for _, t := range tags {
 		if strings.Contains(t, "_unpriv") {
-			return true
-		}
-	}
-	return false
-}
-
-// contains reports whether s holds v.
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
 			return true
 		}
 	}

@@ -488,6 +488,17 @@ const sockTypes = "sock_common, sock, tcp_sock, xdp_sock"
 // message prints them.
 const memTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
 
+// checkPktArg is check_func_arg's first look at an argument that is not
+// ARG_ANYTHING, the callback of a callback helper included: a packet
+// pointer to a helper without packet access is refused before its type is
+// compared.
+func (e *env) checkPktArg(reg *states.Reg, meta *callMeta) error {
+	if reg.IsPktPointer() && !e.helperMayAccessPkt(meta) {
+		return e.reject(e.insnIdx, "helper access to the packet is not allowed")
+	}
+	return nil
+}
+
 // checkFuncArg is check_func_arg for argument i (register i+1).
 func (e *env) checkFuncArg(i int, fn *helpers.Proto, meta *callMeta) error {
 	a := fn.Args[i]
@@ -505,8 +516,8 @@ func (e *env) checkFuncArg(i int, fn *helpers.Proto, meta *callMeta) error {
 	if a == helpers.ArgUnsupported {
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d", regno, fn.Name, fn.ID)
 	}
-	if reg.IsPktPointer() && !e.helperMayAccessPkt(meta) {
-		return e.reject(e.insnIdx, "helper access to the packet is not allowed")
+	if err := e.checkPktArg(reg, meta); err != nil {
+		return err
 	}
 	// An or-NULL memory kind takes a maybe-NULL pointer as it is (the
 	// kernel folds PTR_MAYBE_NULL away before comparing the types).

@@ -148,10 +148,8 @@ func (e *env) checkFuncPtrArg(regno int, meta *callMeta) (int, error) {
 		return -1, err
 	}
 	reg := &e.regs()[regno]
-	// check_func_arg refuses a packet pointer to a helper without packet
-	// access before it looks at the argument's type, the callback too.
-	if reg.IsPktPointer() && !e.helperMayAccessPkt(meta) {
-		return -1, e.reject(e.insnIdx, "helper access to the packet is not allowed")
+	if err := e.checkPktArg(reg, meta); err != nil {
+		return -1, err
 	}
 	if reg.Type != states.PtrToFunc {
 		return -1, e.reject(e.insnIdx, "R%d type=%s expected=func", regno, regTypeStr(reg))

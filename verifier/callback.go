@@ -114,9 +114,10 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 		// Whether the loop is over depends on r1's exact bound. The
 		// kernel marks it precise whatever it holds, and a pointer
 		// there (nr_loops is ARG_ANYTHING) trips its backtracking
-		// sanity check: the load fails (EFAULT).
+		// sanity check: the load fails (EFAULT) after a kernel
+		// warning, so no comparison may load it (ErrKernelFault).
 		if regs[1].Type != states.ScalarValue {
-			return e.reject(e.insnIdx, "verifier bug: backtracking misuse")
+			return e.backtrackBug("backtracking misuse")
 		}
 		if err := e.markChainPrecision(1); err != nil {
 			return err

@@ -43,6 +43,9 @@ type config struct {
 	timeout, duration          time.Duration
 	out, findings              string
 	progress                   int
+	// rejected adds the programs both verifiers reject alike to the
+	// seeds.
+	rejected bool
 	// ops, when not empty, are the only operators drawn.
 	ops []string
 	// replay lists the mutants to show again instead of a run.
@@ -75,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.minimisePerReason, "minimise-per-reason", 6, "most findings minimised per class and reason")
 	fs.StringVar(&c.out, "out", "mutfuzz-out", "directory for the saved programs")
 	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
+	fs.BoolVar(&c.rejected, "rejected", false, "also mutate the programs both verifiers reject with the same message")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
 	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family)")
 	replay := fs.String("replay", "", "judge only the mutants `I,J,...` of the run and print them with both logs")
@@ -167,7 +171,8 @@ func operatorNames(list string) ([]string, error) {
 	return out, nil
 }
 
-// loadSeeds judges every candidate and keeps those both verifiers accept.
+// loadSeeds judges every candidate and keeps those both verifiers accept
+// (and, with -rejected, those both reject alike).
 func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
 	var st seedStats
 	cands, err := candidates(cfg.paths, cfg.gen, cfg.genSeed, &st)
@@ -176,7 +181,7 @@ func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
 	}
 	var seeds []*seed
 	inOrder(len(cands), cfg.jobs, nil, func(i int) seedVerdict {
-		return judgeCandidate(cands[i], cfg.maxSeedInsns, cfg.judging(false))
+		return judgeCandidate(cands[i], cfg.maxSeedInsns, cfg.rejected, cfg.judging(false))
 	}, func(_ int, v seedVerdict) {
 		st.count(v)
 		if v.seed != nil {
@@ -189,8 +194,12 @@ func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
 			withEdges++
 		}
 	}
-	fmt.Fprintf(stdout, "%d seeds (%d with edge accesses) of %d programs; left out: %d longer than %d instructions, %d not accepted by both, %d the kernel could not load; %d unreadable objects\n",
-		len(seeds), withEdges, len(cands), st.tooLarge, cfg.maxSeedInsns, st.notAccepted, st.kernelNoLoad, st.unreadable)
+	notAlike := "not accepted by both"
+	if cfg.rejected {
+		notAlike = "judged differently"
+	}
+	fmt.Fprintf(stdout, "%d seeds (%d with edge accesses) of %d programs; left out: %d longer than %d instructions, %d %s, %d the kernel could not load; %d unreadable objects\n",
+		len(seeds), withEdges, len(cands), st.tooLarge, cfg.maxSeedInsns, st.notAccepted, notAlike, st.kernelNoLoad, st.unreadable)
 	return seeds, nil
 }
 

@@ -151,6 +151,33 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
+// TestRejectedSeeds: with -rejected, a program both verifiers reject with
+// the same message becomes a seed too (l8_ptr_eq_one_reg.o holds one
+// accepted and one rejected program).
+func TestRejectedSeeds(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("kernel not available: %v", err)
+	}
+	tests := []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "1 seeds (1 with edge accesses) of 2 programs"},
+		{[]string{"-rejected"}, "2 seeds (2 with edge accesses) of 2 programs"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		args := append(tt.flags, "-n", "1", "-gen", "0", "-out", t.TempDir(), "../../testdata/progs/l8_ptr_eq_one_reg.o")
+		if code := run(args, &out, &errb); code != exitOK && code != exitFalseAccept {
+			t.Fatalf("%v: exit %d: %s", tt.flags, code, errb.String())
+		}
+		first, _, _ := strings.Cut(out.String(), ";")
+		if diff := cmp.Diff(tt.want, first); diff != "" {
+			t.Errorf("%v: seeds (-want +got):\n%s", tt.flags, diff)
+		}
+	}
+}
+
 // tableOf returns the output from the agreement table on, without the
 // run's timing line.
 func tableOf(out string) string {

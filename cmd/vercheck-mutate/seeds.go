@@ -17,7 +17,8 @@ import (
 	"github.com/vercheck/vercheck/loader"
 )
 
-// seed is a program both verifiers accept, ready to be mutated.
+// seed is a program both verifiers accept (or, with -rejected, both
+// reject alike), ready to be mutated.
 type seed struct {
 	// name is "object:program".
 	name string
@@ -85,14 +86,18 @@ type seedVerdict struct {
 }
 
 // judgeCandidate keeps c as a seed when it is at most maxInsns
-// instructions long and both verifiers accept it.
-func judgeCandidate(c candidate, maxInsns int, judging oracle.Options) seedVerdict {
+// instructions long and both verifiers accept it, or, when rejected is
+// set, both reject it with the same message: one mutation away from a
+// rejected program are the programs nearest the edge of what the kernel
+// accepts, where a check vercheck lacks shows as a false accept.
+func judgeCandidate(c candidate, maxInsns int, rejected bool, judging oracle.Options) seedVerdict {
 	code, err := insn.FromAsm(c.prog.Instructions)
 	if err != nil || len(code) > maxInsns {
 		return seedVerdict{large: true}
 	}
 	o := oracle.Judge(c.obj, c.prog, judging)
-	if o.Class != oracle.BothAccept && o.Class != oracle.InsnsDiffer {
+	alike := o.Class == oracle.BothAccept || o.Class == oracle.InsnsDiffer || rejected && o.Class == oracle.BothReject
+	if !alike {
 		return seedVerdict{class: o.Class}
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}

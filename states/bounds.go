@@ -400,17 +400,20 @@ func (s Scalar) RangeWithin(cur Scalar) bool {
 // Valid reports whether the bounds of s are consistent, the checks of the
 // kernel's reg_bounds_sanity_check: each min is at most its max, and a
 // constant tnum (or subregister) equals its bounds.
-func (s Scalar) Valid() bool {
-	if !s.get64().ordered() || !s.get32().ordered() {
-		return false
+func (s Scalar) Valid() bool { return s.Violation() == "" }
+
+// Violation names the first check of reg_bounds_sanity_check that s
+// fails, in the kernel's words, or is "" when its bounds are consistent.
+func (s Scalar) Violation() string {
+	switch {
+	case !s.get64().ordered() || !s.get32().ordered():
+		return "range bounds violation"
+	case s.Var.IsConst() && s.get64() != constIval[int64](s.Var.Value):
+		return "const tnum out of sync with range bounds"
+	case s.IsConst32() && s.get32() != constIval[int32](uint32(s.Var.Value)):
+		return "const subreg tnum out of sync with range bounds"
 	}
-	if s.Var.IsConst() && s.get64() != constIval[int64](s.Var.Value) {
-		return false
-	}
-	if s.IsConst32() && s.get32() != constIval[int32](uint32(s.Var.Value)) {
-		return false
-	}
-	return true
+	return ""
 }
 
 // Contains reports whether the concrete 64-bit value v is a member of s:

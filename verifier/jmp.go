@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
@@ -218,24 +219,21 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		fake2 = fake
 		osrc = &fake2
 	}
-	thisDead, otherDead := false, false
 	if sameReg {
-		odst.Scalar = refinedSame(op, odst.Scalar, is32)
-		dst.Scalar = refinedSame(states.NegateJmp(op), dst.Scalar, is32)
+		odst.Scalar, _ = states.RefineSame(op, odst.Scalar, is32)
+		dst.Scalar, _ = states.RefineSame(states.NegateJmp(op), dst.Scalar, is32)
+		if err := e.boundsSanityCheck(refined{"true_reg1", &odst.Scalar}, refined{"false_reg1", &dst.Scalar}); err != nil {
+			return err
+		}
 		if dst.ID != 0 {
 			e.syncLinkedRegs(e.cur, dst, linked)
 			e.syncLinkedRegs(other, odst, linked)
 		}
 	} else if dst.Type == states.ScalarValue && src.Type == states.ScalarValue {
-		ta, tb, tok := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
-		fa, fb, fok := states.Refine(states.NegateJmp(op), dst.Scalar, src.Scalar, is32)
-		// Bounds the refinement left inconsistent are reset, as the
-		// kernel's sanity check does; the path goes on.
-		if !tok {
-			ta, tb = ta.Unbounded(), tb.Unbounded()
-		}
-		if !fok {
-			fa, fb = fa.Unbounded(), fb.Unbounded()
+		ta, tb, _ := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
+		fa, fb, _ := states.Refine(states.NegateJmp(op), dst.Scalar, src.Scalar, is32)
+		if err := e.boundsSanityCheck(refined{"true_reg1", &ta}, refined{"true_reg2", &tb}, refined{"false_reg1", &fa}, refined{"false_reg2", &fb}); err != nil {
+			return err
 		}
 		odst.Scalar, osrc.Scalar = ta, tb
 		dst.Scalar, src.Scalar = fa, fb
@@ -278,35 +276,14 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 			return e.reject(e.insnIdx, "R%d pointer comparison prohibited", in.Dst)
 		}
 	}
-	if otherDead {
-		// The taken edge is infeasible: drop it again.
-		e.dropLastPushed()
-	}
-	if thisDead {
-		e.insnIdx++
-		return errDeadPath
+	if e.log.on() {
+		// check_cond_jmp_op prints the fall-through's state at the
+		// jump too: after a report of its own (boundsSanityCheck) the
+		// line carries the jump's index.
+		e.log.insnState(e)
 	}
 	e.insnIdx++
 	return nil
-}
-
-// errDeadPath ends the current path without an error (an infeasible
-// fall-through).
-var errDeadPath = &deadPath{}
-
-type deadPath struct{}
-
-func (*deadPath) Error() string { return "dead path" }
-
-// dropLastPushed discards the most recently pushed branch.
-func (e *env) dropLastPushed() {
-	n := len(e.stack)
-	p := e.stack[n-1]
-	e.stack = e.stack[:n-1]
-	if p.st.Parent != nil {
-		p.st.Parent.Branches--
-	}
-	e.pool.Put(p.st)
 }
 
 // syncLinkedRegs copies the refined bounds of known to every scalar of
@@ -481,13 +458,36 @@ func markPktEnd(st *states.State, regno int, rangeOpen bool) {
 	}
 }
 
-// refinedSame is one edge of a scalar compared with itself (op, the edge's
-// operation), with bounds the refinement left inconsistent reset as the
-// kernel's sanity check does.
-func refinedSame(op uint8, s states.Scalar, is32 bool) states.Scalar {
-	r, ok := states.RefineSame(op, s, is32)
-	if !ok {
-		return r.Unbounded()
+// refined is a register a conditional jump refined, with the name
+// reg_set_min_max gives it in the kernel's report.
+type refined struct {
+	name string
+	s    *states.Scalar
+}
+
+// boundsSanityCheck is reg_bounds_sanity_check on the registers a
+// conditional jump refined, in reg_set_min_max's order (the taken edge's
+// two, then the fall-through's): bounds left inconsistent, which only an
+// infeasible edge gives, are reported in the log and reset to unbounded
+// (keeping the tnum), one register at a time, and the path goes on. Under
+// BPF_F_TEST_REG_INVARIANTS the kernel fails the load there instead, with
+// a verifier_bug warning (EFAULT): a program no comparison may load
+// (ErrKernelFault).
+func (e *env) boundsSanityCheck(regs ...refined) error {
+	for _, r := range regs {
+		v := r.s.Violation()
+		if v == "" {
+			continue
+		}
+		if e.log.on() {
+			s := r.s
+			e.log.printf("verifier bug: REG INVARIANTS VIOLATION (%s): %s u64=[%#x, %#x] s64=[%#x, %#x] u32=[%#x, %#x] s32=[%#x, %#x] var_off=(%#x, %#x)\n",
+				r.name, v, s.UMin, s.UMax, uint64(s.SMin), uint64(s.SMax), s.U32Min, s.U32Max, uint32(s.S32Min), uint32(s.S32Max), s.Var.Value, s.Var.Mask)
+		}
+		if e.progFlags()&loader.FlagTestRegInvariants != 0 {
+			return e.kernelFault("%s: the 6.18 verifier reports \"verifier bug: REG INVARIANTS VIOLATION (%s)\" with a kernel warning under BPF_F_TEST_REG_INVARIANTS", v, r.name)
+		}
+		*r.s = r.s.Unbounded()
 	}
-	return r
+	return nil
 }

@@ -118,8 +118,9 @@ func (e *env) backtrackBug(format string, args ...any) error {
 	return e.kernelFault("precision backtracking the 6.18 verifier reports as \"verifier bug: "+format+"\" with a kernel warning", args...)
 }
 
-// kernelFault refuses a program the kernel's verifier oopses on in its
-// precision walk (ErrKernelFault: no comparison may load it).
+// kernelFault refuses a program the kernel's verifier faults on (a
+// verifier_bug warning or an oops, in its precision walk and elsewhere):
+// ErrKernelFault, no comparison may load it.
 func (e *env) kernelFault(format string, args ...any) error {
 	err := e.unsupported(e.insnIdx, format, args...)
 	err.(*RejectError).kind = ErrKernelFault

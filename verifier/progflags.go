@@ -12,9 +12,10 @@ import (
 // BPF_F_XDP_HAS_FRAGS changes no check of the 6.18 verifier either: it
 // matters when the program is attached or tail-called, and the frag-aware
 // helpers (bpf_xdp_load_bytes, bpf_xdp_get_buff_len...) are allowed with
-// or without it.
+// or without it. BPF_F_TEST_REG_INVARIANTS turns the kernel's reset of
+// inconsistent bounds into a failed load (boundsSanityCheck).
 const modelledProgFlags = loader.FlagStrictAlignment | loader.FlagAnyAlignment | loader.FlagTestRndHi32 |
-	loader.FlagTestStateFreq | loader.FlagSleepable | loader.FlagXDPHasFrags
+	loader.FlagTestStateFreq | loader.FlagSleepable | loader.FlagXDPHasFrags | loader.FlagTestRegInvariants
 
 // progFlags returns the load flags of the program being verified.
 func (e *env) progFlags() uint32 {

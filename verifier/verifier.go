@@ -492,9 +492,6 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			var err error
 			exit, err = e.step()
 			e.commitStackWrites(e.prevIdx)
-			if err == errDeadPath {
-				exit, err = true, nil
-			}
 			if err == nil {
 				err = e.takePrecisionFault()
 			}

@@ -722,7 +722,7 @@ func (e *env) checkFuncArg(i int, fn *helpers.Proto, meta *callMeta) error {
 		case fnSpinUnlock:
 			return e.processSpinLock(regno, false)
 		}
-		return e.reject(e.insnIdx, "verifier bug: spin lock arg on unexpected helper")
+		return e.verifierBug("spin lock arg on unexpected helper")
 	case helpers.ArgPtrToStackOrNull:
 		if reg.IsNull() {
 			return nil

@@ -237,7 +237,7 @@ func (e *env) returnFromCallback() error {
 	}
 	callSite := int(callee.CallSite)
 	if !e.cfg.CallsCallback(callSite) {
-		return e.reject(e.insnIdx, "verifier bug: in callback at %d, callsite %d !calls_callback", e.insnIdx, callSite)
+		return e.verifierBug("in callback at %d, callsite %d !calls_callback", e.insnIdx, callSite)
 	}
 	e.insnIdx = callSite
 	e.log.returned(e, callSite)

@@ -65,7 +65,7 @@ func (e *env) checkBTFIDArg(i int, fn *helpers.Proto, a helpers.ArgType, kptr *k
 	}
 	release := fn.ReleaseArg == int8(regno)
 	if xchgObj && reg.MaybeNull() {
-		return e.reject(e.insnIdx, "verifier internal error: invalid PTR_TO_BTF_ID register for type match")
+		return e.verifierBug("invalid PTR_TO_BTF_ID register for type match")
 	}
 	if reg.MaybeNull() && (!orNull || release) {
 		return e.reject(e.insnIdx, "Possibly NULL pointer passed to helper arg%d", regno)

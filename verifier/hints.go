@@ -30,6 +30,7 @@ var hints = []struct{ fragment, hint string }{
 	{"invalid read from stack", "the stack bytes read here were never written on this path"},
 	{"div by zero", "division by the constant 0"},
 	{"pointer arithmetic on", "arithmetic is not allowed on this kind of pointer"},
+	{"with a kernel warning", "the kernel's own verifier fails on this program (a verifier bug that warns and taints the kernel): it will not load; change the code around this instruction"},
 	{"unsupported:", "vercheck does not model this feature yet; the kernel may accept or reject the program"},
 }
 

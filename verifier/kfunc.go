@@ -298,7 +298,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			// The kernel passes the program's bpf_prog_aux there itself
 			// (is_kfunc_arg_prog): whatever the register holds is left.
 			if meta.argProg {
-				return e.reject(e.insnIdx, "verifier bug: Only 1 prog->aux argument supported per-kfunc")
+				return e.verifierBug("Only 1 prog->aux argument supported per-kfunc")
 			}
 			meta.argProg = true
 			continue
@@ -310,7 +310,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			switch {
 			case strings.HasSuffix(p.Name, "__k"):
 				if meta.constantArg {
-					return e.reject(e.insnIdx, "verifier internal error: only one constant argument permitted")
+					return e.verifierBug("only one constant argument permitted")
 				}
 				if !reg.Var.IsConst() {
 					return e.reject(e.insnIdx, "R%d must be a known constant", regno)
@@ -339,7 +339,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		}
 		if reg.RefObjID != 0 {
 			if meta.flags&kfuncs.Release != 0 && meta.refObjID != 0 {
-				return e.reject(e.insnIdx, "verifier internal error: more than one arg with ref_obj_id R%d %d %d", regno, reg.RefObjID, meta.refObjID)
+				return e.verifierBug("more than one arg with ref_obj_id R%d %d %d", regno, reg.RefObjID, meta.refObjID)
 			}
 			meta.refObjID = reg.RefObjID
 			if meta.flags&kfuncs.Release != 0 {
@@ -448,7 +448,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			if strings.HasSuffix(params[i+1].Name, "__szk") {
 				size := &regs[regno+1]
 				if meta.constantArg {
-					return e.reject(e.insnIdx, "verifier internal error: only one constant argument permitted")
+					return e.verifierBug("only one constant argument permitted")
 				}
 				if !size.Var.IsConst() {
 					return e.reject(e.insnIdx, "R%d must be a known constant", regno+1)

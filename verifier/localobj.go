@@ -293,7 +293,7 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 // read-only untrusted memory.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
 	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 {
-		return e.reject(e.insnIdx, "verifier internal error: ref_obj_id for allocated object must be non-zero")
+		return e.verifierBug("ref_obj_id for allocated object must be non-zero")
 	}
 	if err := e.checkAllocFieldAccess(t, off, size); err != nil {
 		return err

@@ -389,7 +389,7 @@ func (e *env) checkSockAccess(regno, off, size int) error {
 		// The access check lets a 32-bit read into the upper half of a
 		// 64-bit counter through, but the kernel has no rewrite for it and
 		// fails the load after verification (EFAULT).
-		return e.reject(e.insnIdx, "verifier bug: error during ctx access conversion (0)")
+		return e.verifierBug("error during ctx access conversion (0)")
 	}
 	return nil
 }

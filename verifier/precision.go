@@ -118,6 +118,15 @@ func (e *env) backtrackBug(format string, args ...any) error {
 	return e.kernelFault("precision backtracking the 6.18 verifier reports as \"verifier bug: "+format+"\" with a kernel warning", args...)
 }
 
+// verifierBug refuses a program on a path where the 6.18 verifier reports
+// "verifier bug: ..." (its verifier_bug: a kernel warning, then EFAULT,
+// since "bpf: Warn on internal verifier errors" made every internal error
+// one): the kernel verifies no such program, and each load of one taints
+// the kernel that runs it, so no comparison may load it (ErrKernelFault).
+func (e *env) verifierBug(format string, args ...any) error {
+	return e.kernelFault("the 6.18 verifier reports \"verifier bug: "+format+"\" with a kernel warning", args...)
+}
+
 // kernelFault refuses a program the kernel's verifier faults on (a
 // verifier_bug warning or an oops, in its precision walk and elsewhere):
 // ErrKernelFault, no comparison may load it.

@@ -35,7 +35,7 @@ func (e *env) processTimerArg(regno int, meta *callMeta) error {
 		return err
 	}
 	if meta.mapIdx >= 0 {
-		return e.reject(e.insnIdx, "verifier bug: Two map pointers in a timer helper")
+		return e.verifierBug("Two map pointers in a timer helper")
 	}
 	meta.mapIdx = idx
 	meta.timerMap = true

@@ -68,6 +68,7 @@ func (e *env) explain(err error) *why.Explanation {
 			Insn: re.Insn, Msg: re.Msg, State: re.State,
 			Complexity:  errors.Is(re, ErrComplexityLimit) || errors.Is(re, ErrTimeout),
 			Unsupported: errors.Is(re, ErrUnsupported),
+			KernelFault: errors.Is(re, ErrKernelFault),
 		},
 		Printer:   &e.log.printer,
 		ArgScalar: e.helperArgScalar,

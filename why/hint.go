@@ -56,6 +56,8 @@ func hint(x *Explanation) string {
 		return "the search grew too large: bound loops more tightly or split the program; vercheck --profile shows where the budget went"
 	case Unsupported:
 		return "vercheck does not model this feature yet; the kernel may accept or reject the program"
+	case KernelFault:
+		return "the kernel will not load this program whatever it holds: change the code around this instruction (the message names the kernel's own check that fails)"
 	case BeforeWalk:
 		return "the program as a whole breaks a rule checked before any path: see the message"
 	}

@@ -108,6 +108,9 @@ const (
 	Complexity Cause = "complexity"
 	// Unsupported: a feature vercheck does not model.
 	Unsupported Cause = "unsupported"
+	// KernelFault: a program the kernel's own verifier fails on (a
+	// verifier bug: a kernel warning, or an oops), so it never loads.
+	KernelFault Cause = "kernel-fault"
 )
 
 // Step is one simulated instruction of the failing path: its index, the
@@ -125,8 +128,9 @@ type Error struct {
 	// State is the verifier state at the error in the log's form.
 	State string
 	// Complexity and Unsupported mark a complexity (or time) limit and a
-	// feature vercheck does not model.
-	Complexity, Unsupported bool
+	// feature vercheck does not model; KernelFault a path the kernel's own
+	// verifier fails on.
+	Complexity, Unsupported, KernelFault bool
 }
 
 // Input is what Build needs.
@@ -220,6 +224,8 @@ func Build(in Input) *Explanation {
 		x.File, x.Line, x.Source = a.line(in.Err.Insn)
 	}
 	switch {
+	case in.Err.KernelFault:
+		x.Cause, x.NoSlice = KernelFault, "the kernel's own verifier fails here (a verifier bug: a kernel warning, then EFAULT): the program will not load"
 	case in.Err.Unsupported:
 		x.Cause, x.NoSlice = Unsupported, "vercheck does not model this feature: the kernel's verdict is unknown"
 	case in.Err.Complexity:

@@ -430,7 +430,9 @@ func TestSCCBackedgeBookkeeping(t *testing.T) {
 	}
 	be := pool.Clone(entry)
 	be.Parent = entry
-	e.addSCCBackedge(backedge{st: be, equal: entry})
+	if err := e.addSCCBackedge(backedge{st: be, equal: entry}); err != nil {
+		t.Fatal(err)
+	}
 	if !e.incompleteReadMarks(entry) {
 		t.Fatalf("marks complete with a pending back-edge")
 	}

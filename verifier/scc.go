@@ -167,16 +167,28 @@ func (k sccKey) String() string {
 
 // addSCCBackedge remembers be, a copy of the current state that matched
 // the checkpoint be.equal in RangeWithin mode, in the visit of be.equal.
-func (e *env) addSCCBackedge(be backedge) {
-	v := e.sccVisitOf(be.equal)
-	if v == nil {
-		// Cannot happen: a loop match implies an open visit. Stay sound.
-		markAllScalarsPrecise(be.st)
+//
+// A loop match outside any SCC has no visit to join: a may_goto whose
+// "loop" is the repetition of a bpf_loop callback (two visits of the
+// callback's may_goto with different depths), where the instruction lies
+// on no cycle of the control-flow graph. The 6.18 add_scc_backedge
+// reports "verifier bug: add backedge: no SCC in verification path" (or
+// no visit for the call chain) with a kernel warning and fails the load:
+// ErrKernelFault, as there.
+func (e *env) addSCCBackedge(be backedge) error {
+	k, ok := e.sccCallchain(be.equal)
+	if !ok {
 		e.pool.Put(be.st)
-		return
+		return e.verifierBug("add backedge: no SCC in verification path, insn_idx %d", be.equal.InsnIdx)
+	}
+	v := e.prec.visits[k]
+	if v == nil {
+		e.pool.Put(be.st)
+		return e.verifierBug("add backedge: no visit info for call chain %s", k)
 	}
 	v.backedges = append(v.backedges, be)
 	e.store.AddBackedge()
+	return nil
 }
 
 // incompleteReadMarks reports whether st is inside an SCC whose visit

@@ -676,7 +676,9 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 		if loop {
 			be := e.pool.Clone(cur)
 			be.InsnIdx = int32(idx)
-			e.addSCCBackedge(backedge{st: be, equal: hit.State})
+			if err := e.addSCCBackedge(backedge{st: be, equal: hit.State}); err != nil {
+				return false, err
+			}
 		}
 		return true, nil
 	}

@@ -19,6 +19,15 @@ type Build struct {
 	// from every program (security_locked_down in the get_func_proto of
 	// the base and tracing sets).
 	Lockdown Lockdown
+	// Interpreted is a kernel that runs programs in its interpreter: one
+	// built without CONFIG_BPF_JIT, or without CONFIG_BPF_JIT_ALWAYS_ON
+	// and with the JIT off (net.core.bpf_jit_enable=0, the boot default
+	// without CONFIG_BPF_JIT_DEFAULT_ON). Its verifier knows no JIT will
+	// run (prog->jit_requested is false) and refuses what only a JIT
+	// supports: kfunc calls, arenas, tail calls from programs with
+	// bpf-to-bpf calls, callbacks; it also rounds each frame's stack to
+	// 32 bytes instead of 16 in the combined stack limit.
+	Interpreted bool
 }
 
 // Lockdown is a kernel lockdown level (the lockdown LSM's modes).

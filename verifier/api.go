@@ -83,7 +83,9 @@ type Options struct {
 	MapBTF MapBTF
 	// Kernel holds the facts of the target kernel's build that change
 	// which helpers a program may call (CONFIG_BPF_KPROBE_OVERRIDE, the
-	// lockdown level). nil means the running kernel's (RunningBuild).
+	// lockdown level) and whether a JIT runs it (an interpreting kernel
+	// refuses kfuncs, arenas, callbacks). nil means the running kernel's
+	// (RunningBuild).
 	Kernel *helpers.Build
 	// Observe, when set, is called with the abstract state before every
 	// simulated instruction (after pruning decided to go on). It must not

@@ -25,6 +25,8 @@ package verifier
 //     (regsafe).
 
 import (
+	"syscall"
+
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/insn"
@@ -42,15 +44,20 @@ const bpfMapStruct = "bpf_map"
 // noteArena records that instruction i names arena map m, as
 // check_map_prog_compatibility sets prog->aux->arena the first time the
 // program uses an arena: a second, different arena is refused. The
-// capability and JIT checks that follow pass for the root loader vercheck
-// models; the user address check passes too, since loaders map the arena
-// (libbpf mmap()s it when map_extra does not place it).
+// capability check that follows passes for the root loader vercheck
+// models; an interpreting kernel refuses arenas (only a JIT turns arena
+// accesses into accesses of the kernel's mapping); the user address check
+// passes, since loaders map the arena (libbpf mmap()s it when map_extra
+// does not place it).
 func (e *env) noteArena(i int, m *loader.Map) error {
 	if m.Type != ebpf.Arena {
 		return nil
 	}
 	if e.arena != nil && e.arena != m {
 		return &RejectError{Insn: i, Msg: "Only one arena per program"}
+	}
+	if e.build.Interpreted {
+		return &RejectError{Insn: i, Msg: "JIT is required to use arena", errno: syscall.EOPNOTSUPP}
 	}
 	e.arena = m
 	return nil

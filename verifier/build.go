@@ -1,11 +1,12 @@
 package verifier
 
 // The target kernel's build facts that decide which helpers a program may
-// call (helpers.Build): the verifier follows the kernel that runs here
-// unless Options.Kernel names another. Two builds of the same release can
-// differ in them, and a table fixed to one build would accept, on another,
-// calls that build refuses (bpf_probe_read_kernel under confidentiality
-// lockdown) or refuse calls it allows (bpf_override_return).
+// call and whether a JIT runs it (helpers.Build): the verifier follows the
+// kernel that runs here unless Options.Kernel names another. Two builds of
+// the same release can differ in them, and a table fixed to one build
+// would accept, on another, calls that build refuses (bpf_probe_read_kernel
+// under confidentiality lockdown, kfunc calls where programs run in the
+// interpreter) or refuse calls it allows (bpf_override_return).
 
 import (
 	"os"
@@ -23,6 +24,9 @@ const (
 	securityfsLockdown = "/sys/kernel/security/lockdown"
 	// procCmdline holds the boot parameters, among them "lockdown=".
 	procCmdline = "/proc/cmdline"
+	// procJITEnable is net.core.bpf_jit_enable: 0 runs programs in the
+	// interpreter (a kernel with CONFIG_BPF_JIT_ALWAYS_ON keeps it at 1).
+	procJITEnable = "/proc/sys/net/core/bpf_jit_enable"
 )
 
 // RunningBuild returns the running kernel's build facts: its configuration
@@ -35,13 +39,24 @@ var RunningBuild = sync.OnceValue(func() helpers.Build {
 	if !ok {
 		lockdown, _ = configLockdown(cfg)
 	}
-	return BuildFromConfig(cfg, lockdown)
+	b := BuildFromConfig(cfg, lockdown)
+	if jit, err := os.ReadFile(procJITEnable); err == nil && cfg["CONFIG_BPF_JIT"] == "y" && cfg["CONFIG_BPF_JIT_ALWAYS_ON"] != "y" {
+		// The sysctl, not the boot default, says whether the JIT runs.
+		b.Interpreted = strings.TrimSpace(string(jit)) == "0"
+	}
+	return b
 })
 
 // BuildFromConfig returns the build facts of a kernel configured with cfg
-// (CONFIG_NAME to its value) running at the given lockdown level.
+// (CONFIG_NAME to its value) running at the given lockdown level, with the
+// JIT as it boots (CONFIG_BPF_JIT_DEFAULT_ON). A nil cfg (no
+// configuration to read) is the reference build's.
 func BuildFromConfig(cfg map[string]string, lockdown helpers.Lockdown) helpers.Build {
-	return helpers.Build{KprobeOverride: cfg["CONFIG_BPF_KPROBE_OVERRIDE"] == "y", Lockdown: lockdown}
+	return helpers.Build{
+		KprobeOverride: cfg["CONFIG_BPF_KPROBE_OVERRIDE"] == "y",
+		Lockdown:       lockdown,
+		Interpreted:    cfg != nil && (cfg["CONFIG_BPF_JIT"] != "y" || cfg["CONFIG_BPF_JIT_DEFAULT_ON"] != "y"),
+	}
 }
 
 // ConfigBuild returns the build facts of the kernel whose configuration

@@ -33,9 +33,24 @@ func TestConfigLockdown(t *testing.T) {
 			t.Errorf("%s: configLockdown mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
-	got := BuildFromConfig(map[string]string{"CONFIG_BPF_KPROBE_OVERRIDE": "y"}, helpers.LockdownNone)
-	if diff := cmp.Diff(helpers.Build{KprobeOverride: true, Lockdown: helpers.LockdownNone}, got); diff != "" {
-		t.Errorf("BuildFromConfig mismatch (-want +got):\n%s", diff)
+	jit := map[string]string{"CONFIG_BPF_JIT": "y", "CONFIG_BPF_JIT_DEFAULT_ON": "y"}
+	builds := []struct {
+		name string
+		cfg  map[string]string
+		want helpers.Build
+	}{
+		{"kprobe override, JIT", map[string]string{"CONFIG_BPF_KPROBE_OVERRIDE": "y", "CONFIG_BPF_JIT": "y", "CONFIG_BPF_JIT_DEFAULT_ON": "y"},
+			helpers.Build{KprobeOverride: true, Lockdown: helpers.LockdownNone}},
+		{"JIT on at boot", jit, helpers.Build{Lockdown: helpers.LockdownNone}},
+		{"JIT off at boot", map[string]string{"CONFIG_BPF_JIT": "y"}, helpers.Build{Lockdown: helpers.LockdownNone, Interpreted: true}},
+		{"no JIT built", map[string]string{"CONFIG_BPF": "y"}, helpers.Build{Lockdown: helpers.LockdownNone, Interpreted: true}},
+		{"config unknown", nil, helpers.Build{Lockdown: helpers.LockdownNone}},
+	}
+	for _, tt := range builds {
+		got := BuildFromConfig(tt.cfg, helpers.LockdownNone)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: BuildFromConfig mismatch (-want +got):\n%s", tt.name, diff)
+		}
 	}
 }
 

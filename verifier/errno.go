@@ -59,6 +59,7 @@ var einvalMessages = []string{
 	"*must point to scalar, or struct with scalar",
 	"at the time of BPF_LD_ABS|IND R6 != pointer to skb", "BPF_LD_[ABS|IND] instructions not allowed for this program type",
 	"BPF_LD_[ABS|IND] uses reserved fields", "*is not allowed in subprogs without BTF",
+	"tail_calls are not allowed in non-JITed programs",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

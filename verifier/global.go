@@ -138,7 +138,10 @@ func (e *env) checkProgram() error {
 			verifiedNow++
 		}
 		if verifiedNow == 0 {
-			return e.checkMaxStackDepth()
+			if err := e.checkMaxStackDepth(); err != nil {
+				return err
+			}
+			return e.checkInterpreterCalls()
 		}
 	}
 }

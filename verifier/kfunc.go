@@ -136,6 +136,11 @@ func (e *env) checkKfuncDecls() error {
 		if in.Filler || !in.IsKfuncCall() {
 			continue
 		}
+		if e.build.Interpreted {
+			// add_kfunc_call: a kfunc is called through the JIT's
+			// calling convention only (prog->jit_requested).
+			return &RejectError{Insn: i, Msg: "JIT is required for calling kernel function", errno: errnoENOTSUPP}
+		}
 		if !e.lp.GPLCompatible {
 			return &RejectError{Insn: i, Msg: "cannot call kernel function from non-GPL compatible program"}
 		}

@@ -128,13 +128,23 @@ func mapHelperMismatch(mt ebpf.MapType, id int32) string {
 // top of mapHelperCompatible, a SOCKMAP or SOCKHASH may only be updated or
 // have elements deleted by program types that can never hold a locked
 // socket (may_update_sockmap).
+//
+// An interpreting kernel also refuses tail calls from a program with
+// bpf-to-bpf calls (allow_tail_call_in_subprogs: only the JIT keeps the
+// tail call counter across frames).
 func (e *env) mapHelperAllowed(mt ebpf.MapType, id int32) (ok bool, msg string) {
 	if (mt == ebpf.SockMap || mt == ebpf.SockHash) &&
 		(id == int32(asm.FnMapUpdateElem) || id == int32(asm.FnMapDeleteElem)) &&
 		!e.mayUpdateSockmap(id) {
 		return false, mapHelperMismatch(mt, id)
 	}
-	return mapHelperCompatible(mt, id)
+	if ok, msg := mapHelperCompatible(mt, id); !ok {
+		return false, msg
+	}
+	if id == int32(asm.FnTailCall) && len(e.cfg.Subprogs) > 1 && e.build.Interpreted {
+		return false, "tail_calls are not allowed in non-JITed programs with bpf-to-bpf calls"
+	}
+	return true, ""
 }
 
 // mayUpdateSockmap reports whether this program type may call

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"fmt"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 
@@ -18,8 +19,11 @@ import (
 const (
 	// jitStackAlign is the granularity of a JITed frame's stack: the
 	// kernel rounds each subprogram's depth up to it when the program is
-	// to be JITed, which it is on this machine (bpf_jit_enable=1).
+	// to be JITed (bpf_jit_enable=1, or CONFIG_BPF_JIT_ALWAYS_ON).
 	jitStackAlign = 16
+	// interpStackAlign is the interpreter's granularity, used when the
+	// kernel runs programs in its interpreter (helpers.Build.Interpreted).
+	interpStackAlign = 32
 	// privStackMinSize is the smallest frame that gets a private stack
 	// (BPF_PRIV_STACK_MIN_SIZE); such a frame leaves the combined budget.
 	privStackMinSize = 64
@@ -53,8 +57,14 @@ func privStackSupported(t ebpf.ProgramType, attach ebpf.AttachType) bool {
 	return false
 }
 
-// roundStackDepth is a frame's share of the combined stack.
-func roundStackDepth(depth int) int {
+// roundStackDepth is a frame's share of the combined stack
+// (round_up_stack_depth): its depth rounded to the JIT's granularity, or,
+// on an interpreting kernel, to the interpreter's 32 bytes, at least one
+// unit even for an empty frame.
+func (e *env) roundStackDepth(depth int) int {
+	if e.build.Interpreted {
+		return (max(depth, 1) + interpStackAlign - 1) &^ (interpStackAlign - 1)
+	}
 	return (depth + jitStackAlign - 1) &^ (jitStackAlign - 1)
 }
 
@@ -113,7 +123,7 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 			if sp != 0 && tail[sp] && depth >= tailCallStackLimit {
 				return &RejectError{Msg: fmt.Sprintf("tail_calls are not allowed when call stack of previous frames is %d bytes. Too large", depth)}
 			}
-			own := roundStackDepth(e.stackDepthOf(sp))
+			own := e.roundStackDepth(e.stackDepthOf(sp))
 			if priv && modes[sp] == privStackUnknown && own >= privStackMinSize {
 				modes[sp] = privStackAdaptive
 			}
@@ -172,7 +182,7 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 			return nil
 		}
 		if modes[sp] != privStackAdaptive {
-			depth -= roundStackDepth(e.stackDepthOf(sp))
+			depth -= e.roundStackDepth(e.stackDepthOf(sp))
 		}
 		frame--
 		sp, i = callers[frame].sp, callers[frame].next
@@ -185,4 +195,22 @@ func (e *env) stackDepthOf(sp int) int {
 		return e.stackDepth[sp]
 	}
 	return 0
+}
+
+// checkInterpreterCalls is fixup_call_args on a kernel that runs programs
+// in its interpreter (the code a kernel without CONFIG_BPF_JIT_ALWAYS_ON
+// keeps for when no JIT runs): after a successful verification the
+// interpreter cannot run a callback, so a program that takes a function's
+// address is refused. The kfunc and tail call refusals of the same
+// function are met earlier (checkKfuncDecls, mapHelperAllowed).
+func (e *env) checkInterpreterCalls() error {
+	if !e.build.Interpreted {
+		return nil
+	}
+	for i, in := range e.prog {
+		if !in.Filler && in.IsPseudoFunc() {
+			return &RejectError{Insn: i, Msg: "callbacks are not allowed in non-JITed programs", errno: syscall.EINVAL}
+		}
+	}
+	return nil
 }

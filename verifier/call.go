@@ -5,6 +5,8 @@ import (
 
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -199,7 +201,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		var fl states.RegFlags
 		if fn.Ret == helpers.RetPtrToMapValueOrNull {
 			fl = states.MaybeNull
-			if id == fnMapLookupElem && canElideValueNullness(m.Type) && meta.constMapKey >= 0 && meta.constMapKey < int64(m.MaxEntries) {
+			if id == fnMapLookupElem && e.canElideValueNullness(m) && meta.constMapKey >= 0 && meta.constMapKey < int64(m.MaxEntries) {
 				fl = 0
 			}
 		}
@@ -313,10 +315,19 @@ func (e *env) tailCallSubprogExit() error {
 	return nil
 }
 
-// canElideValueNullness: array lookups with a constant in-range key never
-// return NULL.
-func canElideValueNullness(t ebpf.MapType) bool {
-	return t == ebpf.Array || t == ebpf.PerCPUArray
+// bpfFInnerMap is BPF_F_INNER_MAP: the inner map template of a map-in-map
+// whose runtime inner maps may have other max_entries.
+const bpfFInnerMap = 1 << 12
+
+// canElideValueNullness is can_elide_value_nullness: array lookups with a
+// constant in-range key never return NULL. With the stable fix
+// stablefix.InnerMapNullness, not in an inner map declared BPF_F_INNER_MAP:
+// the template's max_entries says nothing about the runtime map's.
+func (e *env) canElideValueNullness(m *loader.Map) bool {
+	if m.Flags&bpfFInnerMap != 0 && !e.opts.MissingFixes.Has(stablefix.InnerMapNullness) {
+		return false
+	}
+	return m.Type == ebpf.Array || m.Type == ebpf.PerCPUArray
 }
 
 // clearAllPktPointers invalidates packet pointers after a helper that may
@@ -558,7 +569,7 @@ func (e *env) checkFuncArg(i int, fn *helpers.Proto, meta *callMeta) error {
 		if err := e.checkHelperMemAccess(regno, int(m.KeySize), accRead, false, nil); err != nil {
 			return err
 		}
-		if canElideValueNullness(m.Type) {
+		if e.canElideValueNullness(m) {
 			meta.constMapKey = e.constMapKey(reg, int(m.KeySize))
 		}
 	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:

@@ -309,6 +309,9 @@ func (e *env) tailCallSubprogExit() error {
 	if _, err := e.processExit(); err != nil {
 		return err
 	}
+	// check_helper_call leaves the frame itself: do_check, which did not
+	// see an exit, prints no resumed state.
+	e.log.printState = false
 	// The caller resumes after the call site: step back one slot, as the
 	// main loop advances past the instruction just simulated.
 	e.insnIdx--
@@ -1048,7 +1051,11 @@ func (e *env) processExit() (bool, error) {
 			return false, e.reject(e.insnIdx, "cannot return stack pointer to the caller")
 		}
 		if callee.InCallbackFn {
-			return false, e.returnFromCallback()
+			err := e.returnFromCallback()
+			// do_check prints the state of the path it resumes after
+			// every prepare_func_exit, a callback's too.
+			e.log.printState = true
+			return false, err
 		}
 		caller := st.Frames[st.CurFrame-1]
 		e.log.returned(e, int(callee.CallSite)+1)

@@ -94,6 +94,11 @@ func Of(prog *loader.Program) (exp *Expectation, ok bool, err error) {
 // parse reads tags as test_loader's parse_test_spec does for the
 // privileged mode.
 func parse(tags []string) (*Expectation, bool, error) {
+	tags, counted := inSourceOrder(tags)
+	msgText := counterless
+	if counted {
+		msgText = func(s string) string { return s }
+	}
 	e := &Expectation{}
 	priv, any := false, false
 	var archs []string
@@ -110,13 +115,13 @@ func parse(tags []string) (*Expectation, bool, error) {
 		case t == tagAuxiliary:
 			return nil, false, nil
 		case strings.HasPrefix(t, tagMsgPrefix):
-			m, err := newMessage(counterless(strings.TrimPrefix(t, tagMsgPrefix)))
+			m, err := newMessage(msgText(strings.TrimPrefix(t, tagMsgPrefix)))
 			if err != nil {
 				return nil, false, err
 			}
 			e.Messages, priv = append(e.Messages, m), true
 		case strings.HasPrefix(t, tagRegexPrefix):
-			re, err := regexp.Compile("(?m)" + counterless(strings.TrimPrefix(t, tagRegexPrefix)))
+			re, err := regexp.Compile("(?m)" + msgText(strings.TrimPrefix(t, tagRegexPrefix)))
 			if err != nil {
 				return nil, false, fmt.Errorf("expect: %s: %w", t, err)
 			}
@@ -166,6 +171,44 @@ func hasUnpriv(tags []string) bool {
 		}
 	}
 	return false
+}
+
+// inSourceOrder strips the "N:" that newer bpf_misc.h files (of the 6.18
+// era on) put after "comment:" (__COUNTER__, as compilers do not keep the
+// order of BTF declaration tags) and orders the tags by it, as
+// test_loader's collect_decl_tags does with strverscmp; the result reads
+// as the older tags without a counter (whose messages carry it instead,
+// counterless). Tags without one keep their relative order, after those
+// with one. counted says whether some tag had the counter.
+func inSourceOrder(tags []string) (sorted []string, counted bool) {
+	type numbered struct {
+		n   int
+		tag string
+	}
+	out := make([]numbered, len(tags))
+	for i, t := range tags {
+		out[i] = numbered{n: -1, tag: t}
+		rest, ok := strings.CutPrefix(t, "comment:")
+		if !ok {
+			continue
+		}
+		num, after, ok := strings.Cut(rest, ":")
+		if n, err := strconv.Atoi(num); ok && err == nil && n >= 0 {
+			out[i] = numbered{n: n, tag: "comment:" + after}
+			counted = true
+		}
+	}
+	slices.SortStableFunc(out, func(a, b numbered) int {
+		if (a.n < 0) != (b.n < 0) {
+			return b.n - a.n // a counter sorts first
+		}
+		return a.n - b.n
+	})
+	sorted = make([]string, len(out))
+	for i, o := range out {
+		sorted[i] = o.tag
+	}
+	return sorted, counted
 }
 
 // counterless drops the "N=" bpf_misc.h puts before a message so that

@@ -40,6 +40,8 @@ func TestParse(t *testing.T) {
 		{"unprivileged only", []string{"comment:test_expect_failure_unpriv", "comment:test_expect_msg_unpriv=1=x"}, res{}},
 		{"both modes", []string{tagSuccess, "comment:test_expect_failure_unpriv"}, res{OK: true}},
 		{"auxiliary", []string{tagAuxiliary}, res{}},
+		{"counter after comment: sorts the tags", []string{"comment:12:test_expect_msg=2=second", "comment:3:test_expect_failure", "comment:10:test_expect_msg=first", "comment:11:test_log_level=2"},
+			res{Failure: true, Messages: []string{"first", "2=second"}, LogLevel: 2, OK: true}},
 	}
 	for _, tt := range tests {
 		e, ok, err := parse(tt.tags)

@@ -16,14 +16,20 @@ package helpers
 // (bpf_get_stackid is free for perf_event programs, bpf_get_func_ip for
 // multi-kprobes).
 //
-// ChangesPktData follows the kernel's bpf_helper_changes_pkt_data. On 6.18
-// bpf_tail_call is not in that list: a tail call only invalidates packet
-// pointers when it happens inside a subprogram.
+// ChangesPktData follows the kernel's bpf_helper_changes_pkt_data, but for
+// bpf_tail_call, which that list holds and this table does not: a tail call
+// only invalidates packet pointers when it happens inside a subprogram (the
+// verifier's subprogram summary counts it, see verifier.callEffect).
 
 import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 )
+
+// AttachTraceUprobeSession is BPF_TRACE_UPROBE_SESSION (6.13), the attach
+// type of SEC("uprobe.session") kprobe programs, which cilium/ebpf v0.22
+// knows internally but does not export.
+const AttachTraceUprobeSession = ebpf.AttachType(57)
 
 // MaxID is the highest helper id of the 6.18 UAPI
 // (BPF_FUNC_cgrp_storage_delete).
@@ -328,7 +334,7 @@ var helperVariants = map[int32][]helperVariant{
 	// bpf_get_func_ip_proto_kprobe_multi and _uprobe_multi (sessions
 	// included): not GPL-only.
 	int32(asm.FnGetFuncIp): {{types: []ebpf.ProgramType{ebpf.Kprobe},
-		attach: []ebpf.AttachType{ebpf.AttachTraceKprobeMulti, ebpf.AttachTraceKprobeSession, ebpf.AttachTraceUprobeMulti},
+		attach: []ebpf.AttachType{ebpf.AttachTraceKprobeMulti, ebpf.AttachTraceKprobeSession, ebpf.AttachTraceUprobeMulti, AttachTraceUprobeSession},
 		proto:  Proto{Name: "bpf_get_func_ip", ID: 173, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}}}},
 	// bpf_get_cgroup_classid_curr_proto: the current task's class id.
 	int32(asm.FnGetCgroupClassid): {{types: typesCurrentClassid,

@@ -16,6 +16,13 @@ import (
 // key in range, the lookup's result is a map value that is not NULL.
 const probeMap = "probe_array"
 
+// probeOuter is the array of maps the InnerMapNullness probe looks up in;
+// its inner map template is declared BPF_F_INNER_MAP (innerMapFlag).
+const (
+	probeOuter   = "probe_outer"
+	innerMapFlag = 1 << 12
+)
+
 // Offsets of data and data_end in struct xdp_md.
 const (
 	xdpData    = 0
@@ -35,6 +42,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
 	PktRegsafe:         fixed(pktRegsafeProbe),
 	LsmSleepableHooks:  fixed(returnZero),
+	InnerMapNullness:   fixed(innerMapNullnessProbe),
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -171,6 +179,27 @@ var pktRegsafeProbe = asm.Instructions{
 
 // jmp32PtrNullProbe reads out of bounds on the edge of a JMP32 compare of
 // a non-NULL map value with 0.
+// innerMapNullnessProbe looks key 1 up in the inner array of probeOuter and
+// reads the value without a NULL check: accepted where the kernel elides
+// the check (1 is below the template's max_entries), rejected with the fix.
+var innerMapNullnessProbe = asm.Instructions{
+	asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -4),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeOuter),
+	asm.FnMapLookupElem.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.StoreImm(asm.RFP, -8, 1, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -8),
+	asm.Mov.Reg(asm.R1, asm.R0),
+	asm.FnMapLookupElem.Call(),
+	asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+	asm.Return(),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
 var jmp32PtrNullProbe = asm.Instructions{
 	asm.StoreImm(asm.RFP, -8, 0, asm.Word),
 	asm.Mov.Reg(asm.R2, asm.RFP),
@@ -274,6 +303,8 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 	spec := &ebpf.CollectionSpec{
 		Maps: map[string]*ebpf.MapSpec{
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
+				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}

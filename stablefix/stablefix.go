@@ -99,6 +99,15 @@ const (
 	// lsm sleepable hooks", 6.18.33): both run in contexts that cannot
 	// sleep. Without the fix such a program is accepted.
 	LsmSleepableHooks
+	// InnerMapNullness: a lookup in an inner array map declared with
+	// BPF_F_INNER_MAP (a map-in-map whose inner maps may differ in
+	// max_entries) returns a maybe-NULL value even with a constant key
+	// below the template's max_entries (upstream "bpf: ... eliding map
+	// lookup nullness" fix for inner maps, June 2026, Cc stable:
+	// can_elide_value_nullness checks the map's flags). Without the fix
+	// the NULL check is elided as for a plain array, and a key beyond a
+	// smaller runtime inner map reads through NULL.
+	InnerMapNullness
 	numFixes
 )
 
@@ -113,6 +122,7 @@ var names = [numFixes]string{
 	SyncLinkedKeepsID:  "sync-linked-keeps-id",
 	PktRegsafe:         "pkt-regsafe",
 	LsmSleepableHooks:  "lsm-sleepable-hooks",
+	InnerMapNullness:   "inner-map-nullness",
 }
 
 // String returns the fix's name.

@@ -5,6 +5,8 @@ import (
 
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -199,7 +201,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		var fl states.RegFlags
 		if fn.Ret == helpers.RetPtrToMapValueOrNull {
 			fl = states.MaybeNull
-			if id == fnMapLookupElem && canElideValueNullness(m.Type) && meta.constMapKey >= 0 && meta.constMapKey < int64(m.MaxEntries) {
+			if id == fnMapLookupElem && e.canElideValueNullness(m) && meta.constMapKey >= 0 && meta.constMapKey < int64(m.MaxEntries) {
 				fl = 0
 			}
 		}
@@ -307,16 +309,28 @@ func (e *env) tailCallSubprogExit() error {
 	if _, err := e.processExit(); err != nil {
 		return err
 	}
+	// check_helper_call leaves the frame itself: do_check, which did not
+	// see an exit, prints no resumed state.
+	e.log.printState = false
 	// The caller resumes after the call site: step back one slot, as the
 	// main loop advances past the instruction just simulated.
 	e.insnIdx--
 	return nil
 }
 
-// canElideValueNullness: array lookups with a constant in-range key never
-// return NULL.
-func canElideValueNullness(t ebpf.MapType) bool {
-	return t == ebpf.Array || t == ebpf.PerCPUArray
+// bpfFInnerMap is BPF_F_INNER_MAP: the inner map template of a map-in-map
+// whose runtime inner maps may have other max_entries.
+const bpfFInnerMap = 1 << 12
+
+// canElideValueNullness is can_elide_value_nullness: array lookups with a
+// constant in-range key never return NULL. With the stable fix
+// stablefix.InnerMapNullness, not in an inner map declared BPF_F_INNER_MAP:
+// the template's max_entries says nothing about the runtime map's.
+func (e *env) canElideValueNullness(m *loader.Map) bool {
+	if m.Flags&bpfFInnerMap != 0 && !e.opts.MissingFixes.Has(stablefix.InnerMapNullness) {
+		return false
+	}
+	return m.Type == ebpf.Array || m.Type == ebpf.PerCPUArray
 }
 
 // clearAllPktPointers invalidates packet pointers after a helper that may
@@ -558,7 +572,7 @@ func (e *env) checkFuncArg(i int, fn *helpers.Proto, meta *callMeta) error {
 		if err := e.checkHelperMemAccess(regno, int(m.KeySize), accRead, false, nil); err != nil {
 			return err
 		}
-		if canElideValueNullness(m.Type) {
+		if e.canElideValueNullness(m) {
 			meta.constMapKey = e.constMapKey(reg, int(m.KeySize))
 		}
 	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
@@ -1037,7 +1051,11 @@ func (e *env) processExit() (bool, error) {
 			return false, e.reject(e.insnIdx, "cannot return stack pointer to the caller")
 		}
 		if callee.InCallbackFn {
-			return false, e.returnFromCallback()
+			err := e.returnFromCallback()
+			// do_check prints the state of the path it resumes after
+			// every prepare_func_exit, a callback's too.
+			e.log.printState = true
+			return false, err
 		}
 		caller := st.Frames[st.CurFrame-1]
 		e.log.returned(e, int(callee.CallSite)+1)

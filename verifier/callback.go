@@ -111,6 +111,9 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 			return err
 		}
 	case fnLoop:
+		if err := e.updateLoopInlineState(sp); err != nil {
+			return err
+		}
 		// Whether the loop is over depends on r1's exact bound. The
 		// kernel marks it precise whatever it holds, and a pointer
 		// there (nr_loops is ARG_ANYTHING) trips its backtracking
@@ -140,6 +143,70 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 		}
 	}
 	return nil
+}
+
+// loopInlineState is the kernel's bpf_loop_inline_state of one bpf_loop
+// call instruction: whether every visit so far allows inlining the loop
+// (flags 0, the same callback), decided at the first visit.
+type loopInlineState struct {
+	initialized, fit bool
+	callback         int
+}
+
+// updateLoopInlineState is update_loop_inline_state: while a bpf_loop
+// call instruction stays fit for inlining, each visit asks whether its
+// flags (r4) are 0, and a 0 there becomes precise, since the inlined loop
+// relies on it. That mark is part of the states pruning compares; once a
+// visit finds the call unfit, later visits no longer look at r4.
+func (e *env) updateLoopInlineState(callback int) error {
+	st := e.loopInline[e.insnIdx]
+	if st.initialized && !st.fit {
+		return nil
+	}
+	zero, err := e.loopFlagIsZero()
+	if err != nil {
+		return err
+	}
+	if !st.initialized {
+		st = loopInlineState{initialized: true, fit: zero, callback: callback}
+	} else {
+		st.fit = zero && st.callback == callback
+	}
+	if e.loopInline == nil {
+		e.loopInline = make(map[int]loopInlineState)
+	}
+	e.loopInline[e.insnIdx] = st
+	return nil
+}
+
+// loopInlineStackSlots is the stack optimize_bpf_loop gives an inlined
+// bpf_loop: three 8-byte slots (the counter, the bound and the context).
+const loopInlineStackSlots = 3
+
+// addLoopInlineStack is the stack part of optimize_bpf_loop, which runs
+// once the program is accepted: each subprogram holding a bpf_loop call
+// still fit for inlining grows by the inlined loop's slots, after its depth
+// is rounded up to 8 bytes. The kernel reports the grown depths.
+func (e *env) addLoopInlineStack() {
+	grown := make(map[int]bool)
+	for idx, st := range e.loopInline {
+		sp := e.cfg.SubprogOf(idx)
+		if !st.fit || sp < 0 || sp >= len(e.stackDepth) || grown[sp] {
+			continue
+		}
+		grown[sp] = true
+		depth := e.stackDepth[sp]
+		e.stackDepth[sp] = (depth+states.SlotSize-1)/states.SlotSize*states.SlotSize + loopInlineStackSlots*states.SlotSize
+	}
+}
+
+// loopFlagIsZero is loop_flag_is_zero: whether bpf_loop's flags are the
+// constant 0, made precise when they are.
+func (e *env) loopFlagIsZero() (bool, error) {
+	if !e.regs()[4].IsNull() {
+		return false, nil
+	}
+	return true, e.markChainPrecision(4)
 }
 
 // checkFuncPtrArg checks an ARG_PTR_TO_FUNC argument and returns the

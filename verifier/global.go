@@ -858,7 +858,13 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		if !ok {
 			return 0
 		}
-		if fn.ChangesPktData {
+		if fn.ChangesPktData || in.Imm == fnTailCall {
+			// bpf_helper_changes_pkt_data lists bpf_tail_call, so
+			// visit_insn marks a subprogram with a tail call as
+			// changing packet data: a taken tail call inside it
+			// returns to the caller with the packet moved.
+			// check_helper_call only skips the invalidation in the
+			// main frame, whose taken tail call never comes back.
 			eff |= effectChangesPktData
 		}
 		if allowed, _ := e.build.Allowed(e.progType, e.attach, e.targetHelpers(), in.Imm); allowed && fn.MightSleep {

@@ -19,6 +19,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
@@ -35,7 +36,8 @@ func (e *env) kfuncFilteredOut(def kfuncs.Def) bool {
 	case def.Flags&kfuncs.IterProgOnly != 0:
 		return e.attach != ebpf.AttachTraceIter
 	case def.Flags&kfuncs.SessionOnly != 0:
-		return e.attach != ebpf.AttachTraceKprobeSession
+		// bpf_kprobe_multi_filter: kprobe and uprobe sessions.
+		return e.attach != ebpf.AttachTraceKprobeSession && e.attach != helpers.AttachTraceUprobeSession
 	}
 	return false
 }

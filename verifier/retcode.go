@@ -9,6 +9,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -56,9 +57,9 @@ func retRange(pt ebpf.ProgramType, at ebpf.AttachType) (min, max int64, ok bool)
 	case ebpf.SkLookup, ebpf.Netfilter:
 		return retReject, retAccept, true
 	case ebpf.Kprobe:
-		if at == ebpf.AttachTraceKprobeSession {
-			// A session entry program returns 0 to run the exit
-			// program too, 1 to skip it.
+		if at == ebpf.AttachTraceKprobeSession || at == helpers.AttachTraceUprobeSession {
+			// A session entry program (kprobe or uprobe) returns 0 to
+			// run the exit program too, 1 to skip it.
 			return 0, 1, true
 		}
 		return 0, 0, false

@@ -95,6 +95,11 @@ type env struct {
 	// auxPtr remembers the pointer type each load/store insn was first
 	// checked with ("same insn cannot be used with different pointers").
 	auxPtr []auxPtrType
+	// mayGotoSeen holds the may_goto instructions some path reached.
+	mayGotoSeen insnSet
+	// loopInline is the bpf_loop inlining verdict of each bpf_loop call
+	// instruction seen (callback.go).
+	loopInline map[int]loopInlineState
 	// encodingOK holds the instructions whose encoding (fields, register
 	// numbers) step has already checked.
 	encodingOK insnSet
@@ -169,6 +174,13 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	}
 	e := newEnv(obj, prog, code, opts)
 	err = e.run()
+	if err == nil {
+		// The rewrites after verification (optimize_bpf_loop, then
+		// do_misc_fixups) give some subprograms hidden stack slots, and
+		// the kernel reports the grown depths.
+		e.addLoopInlineStack()
+		e.addMayGotoStack()
+	}
 	res.Stats.InsnProcessed = e.insnProcessed
 	if e.store != nil {
 		st := e.store.Stats()
@@ -205,6 +217,7 @@ func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Opt
 		e.build = RunningBuild()
 	}
 	e.encodingOK = newInsnSet(len(code))
+	e.mayGotoSeen = newInsnSet(len(code))
 	e.log.level = opts.LogLevel
 	e.log.printer.Map = func(aux uint32) (states.MapInfo, bool) {
 		if int(aux) < len(e.maps) {

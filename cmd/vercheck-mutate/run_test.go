@@ -189,8 +189,8 @@ func TestNoteKernelBug(t *testing.T) {
 	var out bytes.Buffer
 	f := &fuzzer{stdout: &out}
 	s := &seed{name: "obj:prog"}
-	f.noteKernelBug(1, trial{seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "R1 !read_ok"}}})
-	f.noteKernelBug(2, trial{seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "verifier bug: scc exit: no visit info for call chain (1)"}}})
+	f.noteKernelBug(trial{label: "1", seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "R1 !read_ok"}}})
+	f.noteKernelBug(trial{label: "2", seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "verifier bug: scc exit: no visit info for call chain (1)"}}})
 	if diff := cmp.Diff(1, f.kernelBugs); diff != "" {
 		t.Errorf("kernel bugs mismatch (-want +got):\n%s", diff)
 	}

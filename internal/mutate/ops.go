@@ -528,7 +528,7 @@ func swapAdjacent(prog []insn.Insn, i int) []edit {
 // second half or ld_imm64, and no instruction with a relative target
 // (a jump or a bpf-to-bpf call), so that no offset needs fixing.
 func swappable(in insn.Insn) bool {
-	_, rel := relative(in)
+	_, rel := in.Relative()
 	return !in.Filler && !in.IsLdImm64() && !rel
 }
 

@@ -74,7 +74,7 @@ func callBlock(prog []insn.Insn, i int) (int, bool) {
 func relocated(prog []insn.Insn, from, to, at, pos, n int) ([]insn.Insn, bool) {
 	out := slices.Clone(prog[from:to])
 	for k, in := range out {
-		rel, ok := relative(in)
+		rel, ok := in.Relative()
 		if !ok {
 			continue
 		}

@@ -70,6 +70,7 @@ var operators = []operator{
 	{"call insert", callInsert},
 	{"early exit", local(earlyExit)},
 	{"return value", local(returnValue)},
+	{"pointer return", local(pointerReturn)},
 	{"stack object argument", local(stackObjectArg)},
 	{"stack object overwrite", local(stackObjectOverwrite)},
 	{"variable constant argument", local(varConstArg)},
@@ -99,7 +100,7 @@ func Operators() []string {
 // kernel's rules for resources and calls (resources.go).
 func ResourceOperators() []string {
 	return []string{"call repeat", "call drop", "call block move", "call insert", "early exit", "return value",
-		"stack object argument", "stack object overwrite", "variable constant argument", "argument swap",
+		"pointer return", "stack object argument", "stack object overwrite", "variable constant argument", "argument swap",
 		"address space cast", "loop wrap", "callback entry", "tail call insert", "path split", "loaded pointer argument"}
 }
 

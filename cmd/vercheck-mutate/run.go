@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -529,7 +530,27 @@ func (f *fuzzer) info(label string, s *seed, m mutate.Mutant, o oracle.Outcome, 
 		fmt.Fprintf(&b, ": %v", v.Err)
 	}
 	fmt.Fprintf(&b, "\nkernel: accepted %v, insn_processed %d: %s\n", k.Accepted, k.InsnProcessed, k.Err)
+	var rej *verifier.RejectError
+	if kat, ok := kernelStopInsn(k.Log); ok && !k.Accepted && errors.As(v.Err, &rej) {
+		// Where each verifier stopped: a false accept can hide behind a
+		// message difference when the kernel stops earlier.
+		fmt.Fprintf(&b, "stopped at: vercheck insn %d, kernel insn %d\n", rej.Insn, kat)
+	}
 	return b.String()
+}
+
+// insnLineRE matches an instruction line of a kernel log ("12: (bf) r1 = r6").
+var insnLineRE = regexp.MustCompile(`(?m)^([0-9]+): \(`)
+
+// kernelStopInsn returns the instruction the kernel's log shows last: on
+// the failing path of a rejection, the one it rejected.
+func kernelStopInsn(log string) (int, bool) {
+	all := insnLineRE.FindAllStringSubmatch(log, -1)
+	if len(all) == 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(all[len(all)-1][1])
+	return n, err == nil
 }
 
 // findingLogLines is how much of the kernel's log a finding shows.

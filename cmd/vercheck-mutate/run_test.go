@@ -212,3 +212,15 @@ func TestOperatorNames(t *testing.T) {
 		t.Error("an unknown operator is accepted")
 	}
 }
+
+// TestKernelStopInsn: the last instruction line of a kernel log.
+func TestKernelStopInsn(t *testing.T) {
+	log := "0: R1=ctx() R10=fp0\n0: (bf) r6 = r1\n1: (61) r0 = *(u32 *)(r6 +80)\ninvalid bpf_context access off=80 size=4\n"
+	got, ok := kernelStopInsn(log)
+	if diff := cmp.Diff(1, got); diff != "" || !ok {
+		t.Errorf("stop insn mismatch (-want +got):\n%s (ok %v)", diff, ok)
+	}
+	if _, ok := kernelStopInsn("processed 0 insns"); ok {
+		t.Error("a log without instructions has a stop")
+	}
+}

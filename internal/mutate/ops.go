@@ -54,6 +54,7 @@ var operators = []operator{
 	{"pointer store", local(pointerStore)},
 	{"atomic access", local(atomicAccess)},
 	{"pointer arithmetic", local(pointerALU)},
+	{"variable base offset", local(varOffsetBase)},
 	{"swap", local(swapAdjacent)},
 	{"range guard", rangeGuard},
 	{"scalar edge alu", local(scalarEdgeALU)},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/vercheck/vercheck/internal/mutate"
 	"github.com/vercheck/vercheck/internal/oracle"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/verifier"
 )
 
 // funcsObject has bpf-to-bpf calls and global functions, so its programs
@@ -191,6 +193,9 @@ func TestNoteKernelBug(t *testing.T) {
 	s := &seed{name: "obj:prog"}
 	f.noteKernelBug(trial{label: "1", seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "R1 !read_ok"}}})
 	f.noteKernelBug(trial{label: "2", seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "verifier bug: scc exit: no visit info for call chain (1)"}}})
+	jumps := &verifier.Result{Err: errors.New("The sequence of 8193 jumps is too complex.")}
+	f.noteKernelBug(trial{label: "3", seed: s, outcome: oracle.Outcome{Vercheck: jumps,
+		Kernel: kernel.Result{Errno: syscall.EFAULT, Err: "kernel could not load (EFAULT): load p: bad address (hit verifier bug, increase LogSizeStart to fit the log and check dmesg)"}}})
 	if diff := cmp.Diff(1, f.kernelBugs); diff != "" {
 		t.Errorf("kernel bugs mismatch (-want +got):\n%s", diff)
 	}

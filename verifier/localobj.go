@@ -293,7 +293,12 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 // read-only untrusted memory.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
 	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 {
-		return e.reject(e.insnIdx, "verifier internal error: ref_obj_id for allocated object must be non-zero")
+		// check_ptr_to_btf_access takes this for a broken invariant: a
+		// read through a local kptr loaded in an RCU section after the
+		// section ended (untrusted, no reference) reaches it. The 6.18
+		// verifier_bug warns, taints the kernel and fails the load with
+		// EFAULT: refused as a program the kernel's verifier faults on.
+		return e.kernelFault("an access through an allocated object that is neither owned, RCU-protected nor a non-owning reference: the 6.18 verifier reports \"verifier bug: ref_obj_id for allocated object must be non-zero\" with a kernel warning")
 	}
 	if err := e.checkAllocFieldAccess(t, off, size); err != nil {
 		return err

@@ -138,3 +138,22 @@ func (i Insn) IsConditional() bool {
 	}
 	return true
 }
+
+// Relative returns the relative distance i refers to, from the
+// instruction after it: a jump (conditional, goto, gotol, may_goto), a
+// bpf-to-bpf call or an ld_imm64 of a function address. Helper and kfunc
+// calls, exits and the second slot of an ld_imm64 have none.
+func (i Insn) Relative() (int32, bool) {
+	switch {
+	case i.Filler:
+		return 0, false
+	case i.IsPseudoCall(), i.IsPseudoFunc():
+		return i.Imm, true
+	case i.IsJmpClass():
+		if op := i.JmpOp(); op == JmpCall || op == JmpExit {
+			return 0, false
+		}
+		return i.JumpOffset(), true
+	}
+	return 0, false
+}

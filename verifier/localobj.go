@@ -293,6 +293,10 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 // read-only untrusted memory.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
 	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 {
+		// check_ptr_to_btf_access takes this for a broken invariant: a
+		// read through a local kptr loaded in an RCU section after the
+		// section ended (untrusted, no reference) reaches it (a
+		// verifier_bug: a kernel warning, EFAULT).
 		return e.verifierBug("ref_obj_id for allocated object must be non-zero")
 	}
 	if err := e.checkAllocFieldAccess(t, off, size); err != nil {

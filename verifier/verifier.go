@@ -78,8 +78,12 @@ type env struct {
 
 	insnProcessed int
 	jmpsProcessed int
-	prevJmps      int
-	prevInsns     int
+	// seen marks the instructions a path reached (the kernel's
+	// insn_aux_data.seen, sanitize_mark_insn_seen): the others are dead
+	// code the kernel removes after verification (deadcode.go).
+	seen      []bool
+	prevJmps  int
+	prevInsns int
 
 	stackDepth []int
 	// asyncCallback marks the subprograms registered as asynchronous
@@ -311,6 +315,7 @@ func (e *env) run() error {
 	}
 	e.stackDepth = make([]int, len(cfg.Subprogs))
 	e.auxPtr = make([]auxPtrType, len(e.prog))
+	e.seen = make([]bool, len(e.prog))
 	e.pool = statePools.Get().(*states.Pool)
 	e.store = prune.NewStore(len(e.prog), e.policy, e.pool)
 	e.eq.LiveRegs = cfg.LiveRegsBefore
@@ -325,7 +330,10 @@ func (e *env) run() error {
 		e.deadline = time.Now().Add(e.opts.Timeout)
 	}
 	e.log.preamble(e)
-	return e.checkProgram()
+	if err := e.checkProgram(); err != nil {
+		return err
+	}
+	return e.checkJitFunctionTargets()
 }
 
 // resolveLdImm64 resolves the pseudo source of the ld_imm64 at i, as the
@@ -501,6 +509,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 				e.opts.Observe(e.insnIdx, e.cur)
 			}
 			e.prevIdx = e.insnIdx
+			e.markSeen(e.insnIdx)
 			e.beginInsn()
 			var err error
 			exit, err = e.step()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +23,7 @@ import (
 	"github.com/vercheck/vercheck/internal/oracle"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
+	"github.com/vercheck/vercheck/verifier"
 )
 
 // Exit statuses.
@@ -39,17 +42,20 @@ type config struct {
 	n, jobs, gen, maxSeedInsns int
 	keep, minimiseBudget       int
 	minimisePerReason          int
-	seed, genSeed              uint64
-	timeout, duration          time.Duration
-	out, findings              string
-	progress                   int
+	// pastError is how many follow-ups past the first error a mutant
+	// both verifiers reject gets (mutate.PastError).
+	pastError         int
+	seed, genSeed     uint64
+	timeout, duration time.Duration
+	out, findings     string
+	progress          int
 	// rejected adds the programs both verifiers reject alike to the
 	// seeds.
 	rejected bool
 	// ops, when not empty, are the only operators drawn.
 	ops []string
 	// replay lists the mutants to show again instead of a run.
-	replay []int
+	replay []replayed
 	paths  []string
 	// missing are the stable fixes the running kernel lacks (probed).
 	missing stablefix.Set
@@ -79,19 +85,20 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.out, "out", "mutfuzz-out", "directory for the saved programs")
 	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
 	fs.BoolVar(&c.rejected, "rejected", false, "also mutate the programs both verifiers reject with the same message")
+	fs.IntVar(&c.pastError, "past-error", 3, "follow-ups of a mutant both verifiers reject, each going on past the instruction vercheck rejected")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
 	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family)")
-	replay := fs.String("replay", "", "judge only the mutants `I,J,...` of the run and print them with both logs")
+	replay := fs.String("replay", "", "judge only the mutants `I,J.K,...` of the run (J.K: the K-th follow-up of J) and print them with both logs")
 	err := fs.Parse(args)
 	if err != nil {
 		return c, err
 	}
 	for _, f := range strings.FieldsFunc(*replay, func(r rune) bool { return r == ',' }) {
-		i, err := strconv.Atoi(f)
-		if err != nil || i < 0 {
-			return c, fmt.Errorf("-replay: bad mutant index %q", f)
+		rp, err := parseReplayed(f)
+		if err != nil {
+			return c, err
 		}
-		c.replay = append(c.replay, i)
+		c.replay = append(c.replay, rp)
 	}
 	if c.ops, err = operatorNames(*ops); err != nil {
 		return c, err
@@ -134,8 +141,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}, ops: opStats{}}
 	if len(cfg.replay) > 0 {
 		code := exitOK
-		for _, i := range cfg.replay {
-			code = max(code, f.replay(i))
+		for _, rp := range cfg.replay {
+			code = max(code, f.replay(rp))
 		}
 		return code
 	}
@@ -294,6 +301,9 @@ func (f *fuzzer) stopOnSignal() func() {
 
 // trial is one mutant and its outcome.
 type trial struct {
+	// label names the mutant: its index, and for a follow-up past the
+	// first error, ".K" for the K-th follow-up.
+	label  string
 	seed   *seed
 	mutant mutate.Mutant
 	// prog is the mutant made into a program; err is set when it could
@@ -303,17 +313,33 @@ type trial struct {
 	outcome oracle.Outcome
 }
 
-// mutant draws mutant i of the run from its own random stream.
-func (f *fuzzer) mutant(i int) (*seed, mutate.Mutant) {
+// mutant draws mutant i of the run from its own random stream, which it
+// returns for the mutant's follow-ups.
+func (f *fuzzer) mutant(i int) (*seed, mutate.Mutant, *rand.Rand) {
 	r := rand.New(rand.NewPCG(f.cfg.seed, uint64(i)))
 	s := f.seeds[r.IntN(len(f.seeds))]
-	return s, mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.env)
+	return s, mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.env), r
 }
 
-// judge makes mutant i and runs both verifiers on it.
-func (f *fuzzer) judge(i int) trial {
-	s, m := f.mutant(i)
-	t := trial{seed: s, mutant: m}
+// judge makes mutant i and runs both verifiers on it, then on up to
+// -past-error follow-ups, each going on past the instruction vercheck
+// rejected the one before at, while both verifiers reject.
+func (f *fuzzer) judge(i int) []trial {
+	s, m, r := f.mutant(i)
+	chain := []trial{f.judgeMutant(strconv.Itoa(i), s, m)}
+	for k := 1; k <= f.cfg.pastError; k++ {
+		next, ok := followUp(chain[k-1], r)
+		if !ok {
+			break
+		}
+		chain = append(chain, f.judgeMutant(fmt.Sprintf("%d.%d", i, k), s, next))
+	}
+	return chain
+}
+
+// judgeMutant makes m into a program and runs both verifiers on it.
+func (f *fuzzer) judgeMutant(label string, s *seed, m mutate.Mutant) trial {
+	t := trial{label: label, seed: s, mutant: m}
 	prog, err := s.program(m)
 	if err != nil {
 		t.err = err
@@ -324,6 +350,24 @@ func (f *fuzzer) judge(i int) trial {
 	return t
 }
 
+// followUp draws, when both verifiers rejected t, a mutant that goes on
+// past the instruction vercheck rejected (mutate.PastError): the first
+// error hides every later check, and a false accept behind it.
+func followUp(t trial, r *rand.Rand) (mutate.Mutant, bool) {
+	if t.err != nil || (t.outcome.Class != oracle.BothReject && t.outcome.Class != oracle.MessageDiffers) {
+		return mutate.Mutant{}, false
+	}
+	var rej *verifier.RejectError
+	if !errors.As(t.outcome.Vercheck.Err, &rej) {
+		return mutate.Mutant{}, false
+	}
+	next := mutate.PastError(t.mutant, rej.Insn, rej.Msg)
+	if len(next) == 0 {
+		return mutate.Mutant{}, false
+	}
+	return next[r.IntN(len(next))], true
+}
+
 // record counts a trial and saves the first few of each group: finding
 // class, reason and the set of mutation operators. Kernel refusals are
 // saved too: they show mutants the tool should not make. A false accept
@@ -331,10 +375,17 @@ func (f *fuzzer) judge(i int) trial {
 // differences and vercheck errors are minimised while their class and
 // reason have had fewer than -minimise-per-reason minimisations; a
 // minimised false accept goes to the findings file.
-func (f *fuzzer) record(i int, t trial) {
+func (f *fuzzer) record(i int, chain []trial) {
 	if f.cfg.progress > 0 && (i+1)%f.cfg.progress == 0 {
-		fmt.Fprintf(f.stderr, "%d mutants, %v, %d false accepts\n", i+1, time.Since(f.start).Round(time.Second), f.tally.Count(oracle.FalseAccept))
+		fmt.Fprintf(f.stderr, "%d mutants, %d programs, %v, %d false accepts\n", i+1, f.tally.Programs, time.Since(f.start).Round(time.Second), f.tally.Count(oracle.FalseAccept))
 	}
+	for _, t := range chain {
+		f.recordTrial(t)
+	}
+}
+
+// recordTrial counts and saves one mutant or follow-up (see record).
+func (f *fuzzer) recordTrial(t trial) {
 	if t.err != nil {
 		f.skipped++
 		return
@@ -342,12 +393,12 @@ func (f *fuzzer) record(i int, t trial) {
 	f.tally.Add(t.outcome)
 	f.ops.add(t.mutant.Operators, t.outcome)
 	o := t.outcome
-	f.noteKernelBug(i, t)
+	f.noteKernelBug(t)
 	if !o.Class.Finding() && o.Class != oracle.KernelNoLoad {
 		return
 	}
 	if o.Class == oracle.FalseAccept {
-		fmt.Fprintf(f.stdout, "mutant %d (%s): vercheck accepts, kernel rejects: %s\n", i, t.seed.name, o.Kernel.Err)
+		fmt.Fprintf(f.stdout, "mutant %s (%s): vercheck accepts, kernel rejects: %s\n", t.label, t.seed.name, o.Kernel.Err)
 	}
 	reason := o.Reason()
 	ops := slices.Compact(slices.Sorted(slices.Values(t.mutant.Operators)))
@@ -370,12 +421,12 @@ func (f *fuzzer) record(i int, t trial) {
 	if !o.KernelHung() {
 		o = oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
 	}
-	dir := filepath.Join(f.cfg.out, o.Class.String(), fmt.Sprintf("m%d", i))
-	if err := oracle.Save(dir, code.Insns, o, f.info(i, t.seed, code, o, reason)); err != nil {
+	dir := filepath.Join(f.cfg.out, o.Class.String(), "m"+t.label)
+	if err := oracle.Save(dir, code.Insns, o, f.info(t.label, t.seed, code, o, reason)); err != nil {
 		fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 	}
 	if minimised && o.Class == oracle.FalseAccept && f.cfg.findings != "" {
-		if err := f.appendFinding(i, t.seed, code, o, reason); err != nil {
+		if err := f.appendFinding(t.label, t.seed, code, o, reason); err != nil {
 			fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 		}
 	}
@@ -389,22 +440,51 @@ const kernelBugMark = "verifier bug"
 // internal bug on, whatever its class: a program vercheck must refuse
 // with ErrKernelFault so that no comparison loads it again (the WARN is
 // printed once per boot, the log message every time).
-func (f *fuzzer) noteKernelBug(i int, t trial) {
-	if !strings.Contains(t.outcome.Kernel.Err, kernelBugMark) {
+func (f *fuzzer) noteKernelBug(t trial) {
+	k, v := t.outcome.Kernel, t.outcome.Vercheck
+	if !strings.Contains(k.Err, kernelBugMark) {
+		return
+	}
+	if k.Errno == syscall.EFAULT && v != nil && !v.Accepted && v.Errno() == syscall.EFAULT {
+		// cilium/ebpf calls every EFAULT a verifier bug; vercheck's own
+		// EFAULT rejection (the jump-sequence limit, whose log the
+		// loader drops) is an agreement.
 		return
 	}
 	f.kernelBugs++
-	fmt.Fprintf(f.stdout, "mutant %d (%s): the kernel's verifier reports a bug (a WARN; guard it with ErrKernelFault): %s\n",
-		i, t.seed.name, t.outcome.Kernel.Err)
+	fmt.Fprintf(f.stdout, "mutant %s (%s): the kernel's verifier reports a bug (a WARN; guard it with ErrKernelFault): %s\n",
+		t.label, t.seed.name, t.outcome.Kernel.Err)
 }
 
-// replay judges mutant i alone, minimises it when its class is one
-// record minimises, and prints it with both verdicts and logs, to look at
-// a saved finding again.
-func (f *fuzzer) replay(i int) int {
-	t := f.judge(i)
+// replayed names a mutant to replay: its index and which follow-up.
+type replayed struct{ mutant, step int }
+
+// parseReplayed reads "I" (mutant I) or "I.K" (its K-th follow-up).
+func parseReplayed(f string) (replayed, error) {
+	is, ks, hasStep := strings.Cut(f, ".")
+	i, err := strconv.Atoi(is)
+	k := 0
+	if err == nil && hasStep {
+		k, err = strconv.Atoi(ks)
+	}
+	if err != nil || i < 0 || k < 0 {
+		return replayed{}, fmt.Errorf("-replay: bad mutant %q", f)
+	}
+	return replayed{i, k}, nil
+}
+
+// replay judges one mutant (or follow-up) alone, minimises it when its
+// class is one record minimises, and prints it with both verdicts and
+// logs, to look at a saved finding again.
+func (f *fuzzer) replay(rp replayed) int {
+	chain := f.judge(rp.mutant)
+	if rp.step >= len(chain) {
+		fmt.Fprintf(f.stderr, "vercheck-mutate: mutant %d has %d follow-ups\n", rp.mutant, len(chain)-1)
+		return exitUsage
+	}
+	t := chain[rp.step]
 	if t.err != nil {
-		fmt.Fprintf(f.stderr, "vercheck-mutate: mutant %d: %v\n", i, t.err)
+		fmt.Fprintf(f.stderr, "vercheck-mutate: mutant %s: %v\n", t.label, t.err)
 		return exitUsage
 	}
 	code, prog := t.mutant, t.prog
@@ -413,7 +493,7 @@ func (f *fuzzer) replay(i int) int {
 	}
 	o := oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
 	fmt.Fprintf(f.stdout, "%s\n%s\n--- vercheck\n%s\n--- kernel\n%s\n",
-		f.info(i, t.seed, code, o, o.Reason()), oracle.Listing(code.Insns), o.Vercheck.Log, o.Kernel.Log)
+		f.info(t.label, t.seed, code, o, o.Reason()), oracle.Listing(code.Insns), o.Vercheck.Log, o.Kernel.Log)
 	if o.Class == oracle.FalseAccept {
 		return exitFalseAccept
 	}
@@ -454,9 +534,9 @@ func (f *fuzzer) minimise(t trial) (mutate.Mutant, *loader.Program) {
 }
 
 // info describes a saved trial: where it came from and both verdicts.
-func (f *fuzzer) info(i int, s *seed, m mutate.Mutant, o oracle.Outcome, reason string) string {
+func (f *fuzzer) info(label string, s *seed, m mutate.Mutant, o oracle.Outcome, reason string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mutant %d of -seed %d\nseed program: %s\nclass: %s\nreason: %s\n", i, f.cfg.seed, s.name, o.Class, reason)
+	fmt.Fprintf(&b, "mutant %s of -seed %d\nseed program: %s\nclass: %s\nreason: %s\n", label, f.cfg.seed, s.name, o.Class, reason)
 	for _, c := range m.Changes {
 		fmt.Fprintf(&b, "change: %s\n", c)
 	}
@@ -466,14 +546,34 @@ func (f *fuzzer) info(i int, s *seed, m mutate.Mutant, o oracle.Outcome, reason 
 		fmt.Fprintf(&b, ": %v", v.Err)
 	}
 	fmt.Fprintf(&b, "\nkernel: accepted %v, insn_processed %d: %s\n", k.Accepted, k.InsnProcessed, k.Err)
+	var rej *verifier.RejectError
+	if kat, ok := kernelStopInsn(k.Log); ok && !k.Accepted && errors.As(v.Err, &rej) {
+		// Where each verifier stopped: a false accept can hide behind a
+		// message difference when the kernel stops earlier.
+		fmt.Fprintf(&b, "stopped at: vercheck insn %d, kernel insn %d\n", rej.Insn, kat)
+	}
 	return b.String()
+}
+
+// insnLineRE matches an instruction line of a kernel log ("12: (bf) r1 = r6").
+var insnLineRE = regexp.MustCompile(`(?m)^([0-9]+): \(`)
+
+// kernelStopInsn returns the instruction the kernel's log shows last: on
+// the failing path of a rejection, the one it rejected.
+func kernelStopInsn(log string) (int, bool) {
+	all := insnLineRE.FindAllStringSubmatch(log, -1)
+	if len(all) == 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(all[len(all)-1][1])
+	return n, err == nil
 }
 
 // findingLogLines is how much of the kernel's log a finding shows.
 const findingLogLines = 40
 
 // appendFinding appends a false accept, minimised, to the findings file.
-func (f *fuzzer) appendFinding(i int, s *seed, m mutate.Mutant, o oracle.Outcome, reason string) error {
+func (f *fuzzer) appendFinding(label string, s *seed, m mutate.Mutant, o oracle.Outcome, reason string) error {
 	fh, err := os.OpenFile(f.cfg.findings, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("findings: %w", err)
@@ -481,7 +581,7 @@ func (f *fuzzer) appendFinding(i int, s *seed, m mutate.Mutant, o oracle.Outcome
 	defer fh.Close()
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## %s (%s)\n\n", reason, strings.Join(m.Operators, ", "))
-	fmt.Fprintf(&b, "mutant %d of `-seed %d`, seed program `%s` (%s)\n\n", i, f.cfg.seed, s.name, s.prog.Type)
+	fmt.Fprintf(&b, "mutant %s of `-seed %d`, seed program `%s` (%s)\n\n", label, f.cfg.seed, s.name, s.prog.Type)
 	for _, c := range m.Changes {
 		fmt.Fprintf(&b, "- %s\n", c)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/vercheck/vercheck/internal/mutate"
 	"github.com/vercheck/vercheck/internal/oracle"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/verifier"
 )
 
 // funcsObject has bpf-to-bpf calls and global functions, so its programs
@@ -216,8 +218,11 @@ func TestNoteKernelBug(t *testing.T) {
 	var out bytes.Buffer
 	f := &fuzzer{stdout: &out}
 	s := &seed{name: "obj:prog"}
-	f.noteKernelBug(1, trial{seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "R1 !read_ok"}}})
-	f.noteKernelBug(2, trial{seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "verifier bug: scc exit: no visit info for call chain (1)"}}})
+	f.noteKernelBug(trial{label: "1", seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "R1 !read_ok"}}})
+	f.noteKernelBug(trial{label: "2", seed: s, outcome: oracle.Outcome{Kernel: kernel.Result{Err: "verifier bug: scc exit: no visit info for call chain (1)"}}})
+	jumps := &verifier.Result{Err: errors.New("The sequence of 8193 jumps is too complex.")}
+	f.noteKernelBug(trial{label: "3", seed: s, outcome: oracle.Outcome{Vercheck: jumps,
+		Kernel: kernel.Result{Errno: syscall.EFAULT, Err: "kernel could not load (EFAULT): load p: bad address (hit verifier bug, increase LogSizeStart to fit the log and check dmesg)"}}})
 	if diff := cmp.Diff(1, f.kernelBugs); diff != "" {
 		t.Errorf("kernel bugs mismatch (-want +got):\n%s", diff)
 	}
@@ -237,5 +242,17 @@ func TestOperatorNames(t *testing.T) {
 	}
 	if _, err := operatorNames("no such operator"); err == nil {
 		t.Error("an unknown operator is accepted")
+	}
+}
+
+// TestKernelStopInsn: the last instruction line of a kernel log.
+func TestKernelStopInsn(t *testing.T) {
+	log := "0: R1=ctx() R10=fp0\n0: (bf) r6 = r1\n1: (61) r0 = *(u32 *)(r6 +80)\ninvalid bpf_context access off=80 size=4\n"
+	got, ok := kernelStopInsn(log)
+	if diff := cmp.Diff(1, got); diff != "" || !ok {
+		t.Errorf("stop insn mismatch (-want +got):\n%s (ok %v)", diff, ok)
+	}
+	if _, ok := kernelStopInsn("processed 0 insns"); ok {
+		t.Error("a log without instructions has a stop")
 	}
 }

@@ -155,7 +155,7 @@ func splitsLdImm64(prog []insn.Insn, i int) bool {
 // retarget returns in (at old index j) with its relative jump, call or
 // function address recomputed for the edit s.
 func retarget(in insn.Insn, j int, s splicer) (insn.Insn, error) {
-	rel, ok := relative(in)
+	rel, ok := in.Relative()
 	if !ok {
 		return in, nil
 	}
@@ -172,24 +172,6 @@ func retarget(in insn.Insn, j int, s splicer) (insn.Insn, error) {
 	}
 	in.Off = int16(off)
 	return in, nil
-}
-
-// relative returns the relative distance an instruction refers to: a jump
-// (conditional, goto, gotol, may_goto), a bpf-to-bpf call or an ld_imm64
-// of a function address. Helper and kfunc calls and exits have none.
-func relative(in insn.Insn) (int32, bool) {
-	switch {
-	case in.Filler:
-		return 0, false
-	case in.IsPseudoCall(), in.IsPseudoFunc():
-		return in.Imm, true
-	case in.IsJmpClass():
-		if op := in.JmpOp(); op == insn.JmpCall || op == insn.JmpExit {
-			return 0, false
-		}
-		return in.JumpOffset(), true
-	}
-	return 0, false
 }
 
 // usesImm reports whether the relative distance of in is in its imm field.

@@ -81,7 +81,7 @@ func mapValueOffset(env Env, prog []insn.Insn, i int) []edit {
 func subprogStarts(prog []insn.Insn) []int {
 	starts := map[int]bool{0: true}
 	for j, in := range prog {
-		if rel, ok := relative(in); ok && (in.IsPseudoCall() || in.IsPseudoFunc()) {
+		if rel, ok := in.Relative(); ok && (in.IsPseudoCall() || in.IsPseudoFunc()) {
 			starts[j+int(rel)+1] = true
 		}
 	}
@@ -94,7 +94,7 @@ func subprogStarts(prog []insn.Insn) []int {
 // signature, a recursive call.
 func otherCallee(prog []insn.Insn, i int) []edit {
 	in := prog[i]
-	rel, ok := relative(in)
+	rel, ok := in.Relative()
 	if !ok || !(in.IsPseudoCall() || in.IsPseudoFunc()) {
 		return nil
 	}

@@ -54,6 +54,7 @@ var operators = []operator{
 	{"pointer store", local(pointerStore)},
 	{"atomic access", local(atomicAccess)},
 	{"pointer arithmetic", local(pointerALU)},
+	{"variable base offset", local(varOffsetBase)},
 	{"swap", local(swapAdjacent)},
 	{"range guard", rangeGuard},
 	{"scalar edge alu", local(scalarEdgeALU)},
@@ -70,6 +71,7 @@ var operators = []operator{
 	{"call insert", callInsert},
 	{"early exit", local(earlyExit)},
 	{"return value", local(returnValue)},
+	{"pointer return", local(pointerReturn)},
 	{"stack object argument", local(stackObjectArg)},
 	{"stack object overwrite", local(stackObjectOverwrite)},
 	{"variable constant argument", local(varConstArg)},
@@ -99,7 +101,7 @@ func Operators() []string {
 // kernel's rules for resources and calls (resources.go).
 func ResourceOperators() []string {
 	return []string{"call repeat", "call drop", "call block move", "call insert", "early exit", "return value",
-		"stack object argument", "stack object overwrite", "variable constant argument", "argument swap",
+		"pointer return", "stack object argument", "stack object overwrite", "variable constant argument", "argument swap",
 		"address space cast", "loop wrap", "callback entry", "tail call insert", "path split", "loaded pointer argument"}
 }
 
@@ -528,7 +530,7 @@ func swapAdjacent(prog []insn.Insn, i int) []edit {
 // second half or ld_imm64, and no instruction with a relative target
 // (a jump or a bpf-to-bpf call), so that no offset needs fixing.
 func swappable(in insn.Insn) bool {
-	_, rel := relative(in)
+	_, rel := in.Relative()
 	return !in.Filler && !in.IsLdImm64() && !rel
 }
 

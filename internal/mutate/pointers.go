@@ -220,3 +220,36 @@ func pointerALU(prog []insn.Insn, i int) []edit {
 	}
 	return out
 }
+
+// varOffsetMasks bound the unknown offsets varOffsetBase adds: one byte
+// of slack, a slot, a byte's range.
+var varOffsetMasks = []int32{1, 7, 0xff}
+
+// varOffsetBase moves the base of a memory access other than through the
+// frame pointer by a bounded unknown amount (an unknown byte from the
+// uninitialised scratch slot in a dead register, masked) before the
+// access: a variable offset into a map value, a packet, an iterator's
+// buffer, a BTF object, a dynptr slice, whose rules differ by pointer
+// type (check_map_access' "min value is negative", check_buffer_access'
+// "invalid variable buffer offset", "variable ctx access var_off",
+// check_ptr_to_btf_access' "invalid variable offset").
+func varOffsetBase(prog []insn.Insn, i int) []edit {
+	in := prog[i]
+	if in.Filler || !isMemAccess(in) || accessBase(in) == insn.R10 {
+		return nil
+	}
+	slot, ok := scratchSlot(prog)
+	if !ok {
+		return nil
+	}
+	d, ok := deadReg(prog, i)
+	if !ok || d == accessBase(in) {
+		return nil
+	}
+	var out []edit
+	for _, mask := range varOffsetMasks {
+		out = append(out, insertion(i, load(insn.SizeB, d, insn.R10, slot), aluImm(insn.ALUAnd, d, mask),
+			insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: accessBase(in), Src: d}))
+	}
+	return out
+}

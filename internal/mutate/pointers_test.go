@@ -47,6 +47,10 @@ func TestPointerOperators(t *testing.T) {
 		{"pointer arithmetic on the base", pointerALU, load, 0, []edit{
 			insertion(0, insn.Insn{Op: insn.ClassALU64 | insn.ALUNeg, Dst: 6}),
 			insertion(0, insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: 6, Src: 0})}, 2 * (1 + 12*13)},
+		{"a bounded unknown offset on the base", varOffsetBase, load, 0, []edit{insertion(0,
+			ldx(insn.ModeMEM, insn.SizeB, insn.R9, insn.R10, -8), insn.Insn{Op: insn.ClassALU64 | insn.ALUAnd, Dst: insn.R9, Imm: 1},
+			insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: 6, Src: insn.R9})}, 3},
+		{"no variable offset on r10", varOffsetBase, prog(ldx(insn.ModeMEM, insn.SizeW, 0, insn.R10, -4), exit()), 0, nil, 0},
 		{"no arithmetic on r10", pointerALU, prog(ldx(insn.ModeMEM, insn.SizeW, 0, insn.R10, -4), exit()), 0, nil, 0},
 		{"no pointer store at an exit", pointerStore, load, 1, nil, 0},
 	}

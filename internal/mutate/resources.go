@@ -74,7 +74,7 @@ func callBlock(prog []insn.Insn, i int) (int, bool) {
 func relocated(prog []insn.Insn, from, to, at, pos, n int) ([]insn.Insn, bool) {
 	out := slices.Clone(prog[from:to])
 	for k, in := range out {
-		rel, ok := relative(in)
+		rel, ok := in.Relative()
 		if !ok {
 			continue
 		}
@@ -435,6 +435,22 @@ func returnValue(prog []insn.Insn, i int) []edit {
 	return out
 }
 
+// pointerReturn sets r0 just before an exit to another register, r10
+// and the context included: a pointer where a callback must return a
+// scalar (prepare_func_exit's "R0 not a scalar value"), a program returns
+// a known value (check_return_code) or a subprogram hands its caller a
+// pointer into its own frame.
+func pointerReturn(prog []insn.Insn, i int) []edit {
+	if prog[i].Filler || prog[i].Op != insn.ClassJMP|insn.JmpExit {
+		return nil
+	}
+	var out []edit
+	for r := insn.R1; r <= insn.R10; r++ {
+		out = append(out, insertion(i, movX(insn.R0, r)))
+	}
+	return out
+}
+
 // stackObjectShifts are the distances stackObjectArg moves a stack
 // argument by: one slot, two slots (past a 16-byte dynptr, onto the next
 // iterator).
@@ -538,8 +554,9 @@ func stackObjectOverwrite(prog []insn.Insn, i int) []edit {
 
 // varConstArg makes a constant argument of a call variable: its "rA =
 // K" becomes an unknown byte from the scratch slot ANDed with K (a range
-// [0, K], zero included), the same plus one (one past the edge), or the
-// whole byte. Sizes of memory arguments (check_mem_size_reg), the
+// [0, K], zero included), the same plus one (one past the edge) or minus
+// one (a negative minimum: "min value is negative"), the whole byte, or
+// the byte sign-extended ([-128, 127]). Sizes of memory arguments (check_mem_size_reg), the
 // constants a kfunc needs known (__k, __szk), iterator bounds.
 func varConstArg(prog []insn.Insn, i int) []edit {
 	start, ok := callBlock(prog, i)
@@ -558,10 +575,14 @@ func varConstArg(prog []insn.Insn, i int) []edit {
 		}
 		r := in.Dst
 		unknown := load(insn.SizeB, r, insn.R10, slot)
+		signed := unknown
+		signed.Op = insn.ClassLDX | insn.ModeMEMSX | insn.SizeB
 		out = append(out,
 			edit{at: k, del: 1, repl: []insn.Insn{unknown, aluImm(insn.ALUAnd, r, in.Imm)}},
 			edit{at: k, del: 1, repl: []insn.Insn{unknown, aluImm(insn.ALUAnd, r, in.Imm), aluImm(insn.ALUAdd, r, 1)}},
-			edit{at: k, del: 1, repl: []insn.Insn{unknown}})
+			edit{at: k, del: 1, repl: []insn.Insn{unknown}},
+			edit{at: k, del: 1, repl: []insn.Insn{signed}},
+			edit{at: k, del: 1, repl: []insn.Insn{unknown, aluImm(insn.ALUAnd, r, in.Imm), aluImm(insn.ALUAdd, r, -1)}})
 	}
 	return out
 }

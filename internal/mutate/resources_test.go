@@ -85,6 +85,10 @@ func TestResourceOperators(t *testing.T) {
 			insn.Insn{Op: insn.ClassJMP | insn.JmpJNE, Dst: insn.R9, Off: 2}, mov(0, 0), exit())}},
 		{"return value past a callback's range", first(returnValue), p, 9, []edit{insertion(9, mov(0, 2))}},
 		{"no return value but at an exit", returnValue, p, 8, nil},
+		{"the frame pointer returned", func(p []insn.Insn, i int) []edit { return pointerReturn(p, i)[9:] }, p, 9, []edit{
+			insertion(9, movX(insn.R0, insn.R10))}},
+		{"constant argument sign-extended", func(p []insn.Insn, i int) []edit { return varConstArg(p, i)[3:4] }, p, 4, []edit{{at: 2, del: 1, repl: []insn.Insn{
+			ldx(insn.ModeMEMSX, insn.SizeB, 2, insn.R10, -16)}}}},
 		{"another stack object", first(stackObjectArg), p, 7, []edit{rewrite(6, addImm(insn.R1, -24))}},
 		{"first slot of the object overwritten", first(stackObjectOverwrite), p, 4, []edit{insertion(5,
 			insn.Insn{Op: insn.ClassST | insn.ModeMEM | insn.SizeDW, Dst: insn.R10, Off: -8})}},

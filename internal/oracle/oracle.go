@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/vercheck/vercheck/internal/kernel"
@@ -195,6 +196,13 @@ func classify(v *verifier.Result, k kernel.Result, hung bool) Class {
 		return VercheckHang
 	case verdict == "error":
 		return VercheckError
+	case k.NotLoaded && v.Accepted && k.Errno == syscall.EFAULT:
+		// EFAULT from the load of a program vercheck accepts: the kernel's
+		// verifier refused it by one of its verifier_bug paths (during
+		// do_check or in the rewrites after it, jit_subprogs' "No program
+		// to jit") or with its jump-sequence limit, whose log cilium/ebpf
+		// drops. A program vercheck accepts and the kernel refuses.
+		return FalseAccept
 	case k.NotLoaded:
 		return KernelNoLoad
 	case verdict == "unsupported":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,6 +55,10 @@ func TestClassify(t *testing.T) {
 			FalseAccept, "invalid bpf_context access off=N size=N"},
 		{"false reject", rejected("R2 min value is negative"), kAccepted(3), false, FalseReject, "RN min value is negative"},
 		{"kernel could not load", accepted(3), kNoLoad, false, KernelNoLoad, "load x: bad address"},
+		{"kernel EFAULT on an accepted program", accepted(3), kernel.Result{NotLoaded: true, Errno: syscall.EFAULT, Err: "kernel could not load (EFAULT): load x: bad address"}, false,
+			FalseAccept, "kernel could not load (EFAULT): load x: bad address"},
+		{"kernel EFAULT on a rejected program", rejected("R0 !read_ok"), kernel.Result{NotLoaded: true, Errno: syscall.EFAULT, Err: "kernel could not load (EFAULT): load x: bad address"}, false,
+			KernelNoLoad, "kernel could not load (EFAULT): load x: bad address"},
 		{"unsupported", failed(verifier.ErrUnsupported), kAccepted(3), false, Unsupported, "unsupported: boom N"},
 		{"internal error", failed(verifier.ErrInternal), kNoLoad, false, VercheckError, "internal error: boom N"},
 		{"hang", failed(verifier.ErrTimeout), kAccepted(3), true, VercheckHang, ""},

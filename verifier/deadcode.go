@@ -1,0 +1,207 @@
+package verifier
+
+import (
+	"slices"
+
+	"github.com/vercheck/vercheck/insn"
+)
+
+// Dead code and the JIT's function lookup.
+//
+// After a privileged program passes do_check, the 6.18 kernel rewrites it
+// before the JIT (bpf_check): opt_hard_wire_dead_code_branches turns each
+// conditional jump one of whose edges no path took into a goto,
+// opt_remove_dead_code deletes every run of instructions no path reached
+// (insn_aux_data.seen), opt_remove_nops deletes the resulting "goto +0"
+// and "may_goto +0", and jit_subprogs then looks up, for every bpf-to-bpf
+// call and every function address (ld_imm64 BPF_PSEUDO_FUNC), the
+// function starting where it points. Each deletion fixes up the relative
+// offsets across it (bpf_adj_branches) and the function starts
+// (adjust_subprog_starts_after_remove), but an offset that pointed into
+// the deleted run keeps its distance: a reached ld_imm64 taking the
+// address of a callback no path called (its call on a path never taken,
+// or replaced) is left pointing at whatever follows the removed
+// function. When that is no function's start and functions remain,
+// jit_subprogs reports "verifier bug: No program to jit at insn N" and
+// fails the load with EFAULT. vercheck refuses such a program as one the
+// kernel's verifier faults on (ErrKernelFault), with the kernel's words.
+
+// fixupInsn is one instruction of the kernel's rewrite of an accepted
+// program: what opt_remove_dead_code and opt_remove_nops look at.
+type fixupInsn struct {
+	// orig is the instruction's index in the verified program.
+	orig int
+	// target is the absolute index a relative instruction points at
+	// (-1 for the others).
+	target int
+	// funcRef: a bpf-to-bpf call or a function address, which
+	// jit_subprogs looks up.
+	funcRef bool
+	// gotoShape and mayGotoShape: a goto or may_goto with no register
+	// and no immediate, a nop (NOP, MAY_GOTO_0) when it targets the next
+	// instruction.
+	gotoShape, mayGotoShape bool
+	// cond: a conditional jump (insn_is_cond_jump).
+	cond bool
+	seen bool
+}
+
+// fixupProg is the program under the kernel's dead-code passes: its
+// instructions and its functions' starts, the last one the end of the
+// program (the kernel's fake exit subprogram).
+type fixupProg struct {
+	insns  []fixupInsn
+	starts []int
+}
+
+// checkJitFunctionTargets is the dead-code rewrite and jit_subprogs'
+// lookup for an accepted program whose reached instructions are seen.
+func (e *env) checkJitFunctionTargets() error {
+	p := e.fixupProgram()
+	p.hardWireDeadBranches()
+	p.removeDeadCode()
+	p.removeNops()
+	if len(p.starts)-1 <= 1 {
+		// jit_subprogs has nothing to split: a single function.
+		return nil
+	}
+	for _, in := range p.insns {
+		if in.funcRef && !slices.Contains(p.starts[:len(p.starts)-1], in.target) {
+			err := e.unsupported(in.orig, "the address of a function no path calls, whose code the kernel removes as dead: the 6.18 verifier reports \"verifier bug: No program to jit at insn %d (subprog < 0)\" and fails the load with EFAULT", in.target)
+			err.(*RejectError).kind = ErrKernelFault
+			return err
+		}
+	}
+	return nil
+}
+
+// fixupProgram returns the verified program as the dead-code passes see it.
+func (e *env) fixupProgram() *fixupProg {
+	p := &fixupProg{insns: make([]fixupInsn, len(e.prog))}
+	for i, in := range e.prog {
+		f := fixupInsn{orig: i, target: -1, seen: e.seen[i]}
+		if rel, ok := in.Relative(); ok {
+			f.target = i + int(rel) + 1
+			f.funcRef = in.IsPseudoCall() || in.IsPseudoFunc()
+			bare := in.Dst == 0 && in.Src == 0 && in.Imm == 0
+			f.gotoShape = in.Op == insn.ClassJMP|insn.JmpJA && bare
+			f.mayGotoShape = in.Op == insn.ClassJMP|insn.JmpJCOND && bare
+			f.cond = isCondJump(in)
+		}
+		p.insns[i] = f
+	}
+	for _, sp := range e.cfg.Subprogs {
+		p.starts = append(p.starts, sp.Start)
+	}
+	p.starts = append(p.starts, len(e.prog))
+	return p
+}
+
+// isCondJump is the kernel's insn_is_cond_jump: any jump of the JMP32
+// class but gotol, and of the JMP class but goto, call and exit (may_goto
+// included).
+func isCondJump(in insn.Insn) bool {
+	switch in.Class() {
+	case insn.ClassJMP32:
+		return in.JmpOp() != insn.JmpJA
+	case insn.ClassJMP:
+		op := in.JmpOp()
+		return op != insn.JmpJA && op != insn.JmpCall && op != insn.JmpExit
+	}
+	return false
+}
+
+// hardWireDeadBranches is opt_hard_wire_dead_code_branches: a
+// conditional jump whose fall-through no path reached becomes a goto to
+// its target, one whose target no path reached a goto +0 (a nop).
+func (p *fixupProg) hardWireDeadBranches() {
+	for i := range p.insns {
+		f := &p.insns[i]
+		if !f.cond || i+1 >= len(p.insns) {
+			continue
+		}
+		switch {
+		case !p.insns[i+1].seen:
+		case f.target >= 0 && f.target < len(p.insns) && !p.insns[f.target].seen:
+			f.target = i + 1
+		default:
+			continue
+		}
+		f.cond, f.gotoShape, f.mayGotoShape = false, true, false
+	}
+}
+
+// removeDeadCode is opt_remove_dead_code: every maximal run of
+// instructions no path reached is deleted.
+func (p *fixupProg) removeDeadCode() {
+	for i := 0; i < len(p.insns); i++ {
+		n := 0
+		for i+n < len(p.insns) && !p.insns[i+n].seen {
+			n++
+		}
+		if n > 0 {
+			p.remove(i, n)
+		}
+	}
+}
+
+// removeNops is opt_remove_nops: each goto +0 and may_goto +0 is deleted;
+// after a may_goto +0 the pass looks again from the instruction before
+// the one before it, which a deletion may have made a may_goto +0.
+func (p *fixupProg) removeNops() {
+	for i := 0; i < len(p.insns); i++ {
+		f := p.insns[i]
+		if f.target != i+1 || !f.gotoShape && !f.mayGotoShape {
+			continue
+		}
+		p.remove(i, 1)
+		if f.mayGotoShape && i > 0 {
+			i -= 2
+		} else {
+			i--
+		}
+	}
+}
+
+// remove is verifier_remove_insns: n instructions deleted at off. A
+// target past them moves back with the code (bpf_adj_branches); one into
+// them keeps its index. A function wholly inside them is dropped and the
+// starts after them move back (adjust_subprog_starts_after_remove); a
+// function whose head alone is deleted keeps its start.
+func (p *fixupProg) remove(off, n int) {
+	p.insns = slices.Delete(p.insns, off, off+n)
+	for k := range p.insns {
+		if p.insns[k].target >= off+n {
+			p.insns[k].target -= n
+		}
+	}
+	last := len(p.starts) - 1 // the fake exit
+	i := 0
+	for i < last && p.starts[i] < off {
+		i++
+	}
+	j := i
+	for j < last && p.starts[j] < off+n {
+		j++
+	}
+	if p.starts[j] != off+n {
+		j--
+	}
+	if j > i {
+		p.starts = slices.Delete(p.starts, i, j)
+	} else if p.starts[i] == off {
+		i++
+	}
+	for k := i; k < len(p.starts); k++ {
+		p.starts[k] -= n
+	}
+}
+
+// markSeen records that a path reached instruction i, both slots of an
+// ld_imm64 (do_check marks the second one after check_ld_imm).
+func (e *env) markSeen(i int) {
+	e.seen[i] = true
+	if e.prog[i].IsLdImm64() && i+1 < len(e.seen) {
+		e.seen[i+1] = true
+	}
+}

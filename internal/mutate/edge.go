@@ -78,7 +78,13 @@ func observe(in insn.Insn, m *interp.Machine, input *interp.Input) (access, bool
 	if in.Class() == insn.ClassLDX {
 		base = in.Src
 	}
-	v := m.Regs()[base]
+	regs := m.Regs()
+	if int(base) >= len(regs) {
+		// A register number past r10 (a seed both verifiers reject,
+		// under -rejected): no object behind it.
+		return access{}, false
+	}
+	v := regs[base]
 	a := access{kind: v.Kind, ptrOff: v.Off, mapIdx: -1}
 	switch v.Kind {
 	case interp.PtrStack:

@@ -106,3 +106,16 @@ func TestFindEdges(t *testing.T) {
 		t.Errorf("edges mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestFindEdgesBadRegister: an access through a register number past r10
+// (a rejected seed's) has no edge and does not stop the search.
+func TestFindEdgesBadRegister(t *testing.T) {
+	p := []insn.Insn{
+		{Op: insn.ClassLDX | insn.ModeMEM | insn.SizeDW, Dst: 0, Src: 15},
+		{Op: insn.ClassJMP | insn.JmpExit},
+	}
+	inputs := Inputs(rand.New(rand.NewPCG(1, 1)), nil, OtherContext)
+	if got := FindEdges(p, inputs); len(got) != 0 {
+		t.Errorf("edges %v, want none", got)
+	}
+}

@@ -305,6 +305,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	if exposed {
 		warnings = append(warnings, info.restoreTextPrograms(spec))
 	}
+	warnings = append(warnings, info.markHiddenFuncsStatic(spec)...)
 	return info, spec, warnings, nil
 }
 

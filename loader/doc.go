@@ -53,7 +53,9 @@
 //     dropped copies' code without a symbol, which shifts cilium/ebpf's
 //     reading of every later BTF function, line and CO-RE record; each
 //     such stretch gets a symbol of its own and joins no program (see
-//     nameUnlinkedCode).
+//     nameUnlinkedCode); a global variable defined weak in one unit
+//     keeps the dropped copy's BTF offset, which libbpf ignores and
+//     cilium/ebpf refuses (see hideMisplacedDataVars).
 //   - Global functions of hidden visibility are static in the BTF libbpf
 //     loads, so the kernel verifies them with their caller's state (see
 //     markHiddenFuncsStatic).

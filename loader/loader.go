@@ -288,6 +288,8 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	patched = info.untypeKsyms(patched)
 	patched, bss := info.renameNamedBSS(patched)
 	patched, legacyStructOps := info.renameLegacyStructOps(patched)
+	patched, misplaced := info.hideMisplacedDataVars(patched)
+	warnings = append(warnings, misplaced...)
 	patched, unlinked := info.nameUnlinkedCode(patched)
 	exposed := false
 	if textPrograms && info.textOnly() {

@@ -252,7 +252,8 @@ func TestArenaGlobalsRefused(t *testing.T) {
 // define the weak scale(): the dropped copy stays in .text without a
 // symbol, and offset(), a static function after it, must keep its own BTF
 // function info (static, two arguments), as libbpf loads it, not the dead
-// copy's.
+// copy's. The variable limit, weak in one unit, keeps the dropped copy's
+// BTF offset, which cilium/ebpf alone refuses.
 func TestUnnamedLinkedCode(t *testing.T) {
 	obj, err := Open(filepath.Join("testdata", "linked_weak.o"), Options{})
 	if err != nil {
@@ -279,7 +280,10 @@ func TestUnnamedLinkedCode(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("functions (-want +got):\n%s", diff)
 	}
-	wantWarnings := []string{"ELF: code without a symbol (weak definitions the linker dropped) named and left out of every program, as libbpf leaves it (unlinked.3.18)"}
+	wantWarnings := []string{
+		"BTF: data-section variables the linker placed at a dropped weak copy's offset, matched by name as libbpf does (limit)",
+		"ELF: code without a symbol (weak definitions the linker dropped) named and left out of every program, as libbpf leaves it (unlinked.3.18)",
+	}
 	if diff := cmp.Diff(wantWarnings, obj.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}

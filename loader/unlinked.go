@@ -156,3 +156,74 @@ func dropUnlinkedPrograms(spec *ebpf.CollectionSpec, given []string) []string {
 	}
 	return []string{fmt.Sprintf("ELF: code without a symbol (weak definitions the linker dropped) named and left out of every program, as libbpf leaves it (%s)", strings.Join(given, ", "))}
 }
+
+// The same linker keeps, in the BTF data section of a global variable that
+// one unit defines weak and another strong (scx_lavd's is_autopilot_on), the
+// entry of the copy it dropped, at that copy's offset, while the symbol is
+// the kept one's. libbpf matches data-section variables to symbols by name
+// alone (btf_fixup_datasec) and loads the section's BTF as it is;
+// cilium/ebpf refuses the whole object ("datasec offset doesn't match ELF
+// symbol offset") while it builds its variable specs. The loader hides
+// such a symbol from those specs (cilium/ebpf skips hidden symbols there),
+// which changes nothing the kernel receives.
+
+// stOtherOffset is where an Elf64_Sym keeps st_other, the visibility.
+const stOtherOffset = 5
+
+// hideMisplacedDataVars returns data with every global data symbol whose
+// data section's BTF places a variable of its name elsewhere marked
+// hidden; data itself is never modified. It returns the names hidden.
+func (info *elfInfo) hideMisplacedDataVars(data []byte) ([]byte, []string) {
+	b := info.parseRawBTF(data)
+	if b == nil {
+		return data, nil
+	}
+	btfOffsets := b.datasecVarOffsets()
+	var out []byte
+	var hidden []string
+	for _, s := range info.symbols {
+		sec := info.section(s.section)
+		if sec == nil || s.typ != elf.STT_OBJECT || s.bind == elf.STB_LOCAL || s.visibility != elf.STV_DEFAULT {
+			continue
+		}
+		off, ok := btfOffsets[sec.Name][s.name]
+		if !ok || uint64(off) == s.value {
+			continue
+		}
+		pos, ok := info.symField(s, stOtherOffset, 1, len(data))
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(data)
+		}
+		out[pos] = out[pos]&^3 | byte(elf.STV_HIDDEN)
+		hidden = append(hidden, s.name)
+	}
+	if out == nil {
+		return data, nil
+	}
+	return out, []string{fmt.Sprintf("BTF: data-section variables the linker placed at a dropped weak copy's offset, matched by name as libbpf does (%s)", strings.Join(hidden, ", "))}
+}
+
+// datasecVarOffsets returns, by data section name, the offset of each
+// variable its BTF data section lists, for the data sections whose size
+// and offsets a linker filled in (clang leaves them zero, for the loader
+// to fill from the symbols, as btf_fixup_datasec and cilium/ebpf do).
+func (b *rawBTF) datasecVarOffsets() map[string]map[string]uint32 {
+	const secinfoLen = 12 // struct btf_var_secinfo: type, offset, size
+	out := make(map[string]map[string]uint32)
+	for id := uint32(1); b.valid(id); id++ {
+		if b.kind(id) != btfKindDatasec || b.order.Uint32(b.data[b.refField(id):]) == 0 {
+			continue
+		}
+		vars := make(map[string]uint32)
+		start := b.typeStart[id] + btfTypeLen
+		for i := range b.vlenAt(b.typeStart[id]) {
+			entry := start + i*secinfoLen
+			vars[b.name(b.order.Uint32(b.data[entry:]))] = b.order.Uint32(b.data[entry+4:])
+		}
+		out[b.name(id)] = vars
+	}
+	return out
+}

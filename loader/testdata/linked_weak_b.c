@@ -13,7 +13,9 @@ static __attribute__((noinline)) int offset(int x, int y)
 	return x + y;
 }
 
+const volatile int limit = 2;
+
 __attribute__((section("socket"), used)) int second(void *ctx)
 {
-	return (scale(ctx == 0) + offset(ctx != 0, 7)) & 1;
+	return (scale(ctx == 0) + offset(ctx != 0, limit)) & 1;
 }

@@ -365,7 +365,7 @@ func (e *env) checkGlobalArgs(sp int) error {
 				return err
 			}
 		case globalArgTrusted:
-			if err := e.checkTrustedGlobalArg(reg, regno, a); err != nil {
+			if err := withEACCES(e.checkTrustedGlobalArg(reg, regno, a)); err != nil {
 				return err
 			}
 		}
@@ -412,10 +412,16 @@ func (e *env) checkArgRegOff(reg *states.Reg, regno int) error {
 	if reg.Type == states.PtrToBTFID {
 		return e.unsupported(e.insnIdx, "BTF object pointer passed to a global function")
 	}
-	err := e.checkFuncArgRegOff(reg, regno, false)
+	// __check_ptr_off_reg's EACCES is what the load returns.
+	return withEACCES(e.checkFuncArgRegOff(reg, regno, false))
+}
+
+// withEACCES gives a rejection the errno EACCES: the error number of the
+// kernel checks (check_reg_type, __check_ptr_off_reg) whose failure
+// btf_check_func_arg_match passes on.
+func withEACCES(err error) error {
 	var re *RejectError
-	if errors.As(err, &re) {
-		// __check_ptr_off_reg's EACCES is what the load returns.
+	if errors.As(err, &re) && re.kind == nil {
 		re.errno = syscall.EACCES
 	}
 	return err

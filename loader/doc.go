@@ -49,6 +49,16 @@
 //   - Objects linked from several units (bpftool gen object) may hold
 //     static functions of one name; all but one are renamed (see
 //     renameDuplicateFuncs).
+//   - Objects linked from units that share a weak function keep the
+//     dropped copies' code without a symbol, which shifts cilium/ebpf's
+//     reading of every later BTF function, line and CO-RE record; each
+//     such stretch gets a symbol of its own and joins no program (see
+//     nameUnlinkedCode); a global variable defined weak in one unit
+//     keeps the dropped copy's BTF offset, which libbpf ignores and
+//     cilium/ebpf refuses (see hideMisplacedDataVars).
+//   - Global functions of hidden visibility are static in the BTF libbpf
+//     loads, so the kernel verifies them with their caller's state (see
+//     markHiddenFuncsStatic).
 //   - GCC's BPF backend writes .BTF.ext subsections of length zero, with
 //     no record size, which libbpf skips and cilium/ebpf refuses; each is
 //     read as an empty subsection (see repairEmptyExtInfo).

@@ -36,6 +36,9 @@ type elfSymbol struct {
 	size    uint64
 	typ     elf.SymType
 	bind    elf.SymBind
+	// visibility is the symbol's ELF visibility (st_other), which libbpf
+	// reads to verify hidden global functions as static (hidden.go).
+	visibility elf.SymVis
 }
 
 // elfInfo is what the package reads from the ELF file itself, next to
@@ -156,13 +159,14 @@ func inspectELF(data []byte) (info *elfInfo, err error) {
 	}
 	for i, s := range syms {
 		info.symbols = append(info.symbols, elfSymbol{
-			index:   i + 1,
-			name:    s.Name,
-			section: int(s.Section),
-			value:   s.Value,
-			size:    s.Size,
-			typ:     elf.ST_TYPE(s.Info),
-			bind:    elf.ST_BIND(s.Info),
+			index:      i + 1,
+			name:       s.Name,
+			section:    int(s.Section),
+			value:      s.Value,
+			size:       s.Size,
+			typ:        elf.ST_TYPE(s.Info),
+			bind:       elf.ST_BIND(s.Info),
+			visibility: elf.ST_VISIBILITY(s.Other),
 		})
 	}
 

@@ -276,7 +276,7 @@ func (info *elfInfo) linkFlavouredKfuncs(spec *ebpf.CollectionSpec, target *targ
 		for iter.Next() {
 			ins := iter.Ins
 			ref := ins.Reference()
-			if ref == "" || essentialName(ref) == ref || !isKfunc(spec, ref) {
+			if ref == "" || EssentialName(ref) == ref || !isKfunc(spec, ref) {
 				continue
 			}
 			var err error

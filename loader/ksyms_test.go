@@ -117,8 +117,8 @@ func TestEssentialName(t *testing.T) {
 		"a___":                             "a___",
 	}
 	for in, want := range tests {
-		if got := essentialName(in); got != want {
-			t.Errorf("essentialName(%q) = %q, want %q", in, got, want)
+		if got := EssentialName(in); got != want {
+			t.Errorf("EssentialName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -407,7 +407,7 @@ func kfuncID(name string, local *btf.Func, target *targetBTF) (btf.TypeID, int16
 	if err != nil {
 		return 0, 0, err
 	}
-	want := essentialName(name)
+	want := EssentialName(name)
 	spec, module := kernel, int16(0)
 	id, err := exactFuncID(kernel, want)
 	if err != nil && target.isKernel() {
@@ -460,10 +460,10 @@ func exactFuncID(spec *btf.Spec, name string) (btf.TypeID, error) {
 	return 0, fmt.Errorf("kernel function %s: %w", name, btf.ErrNotFound)
 }
 
-// essentialName is libbpf's bpf_core_essential_name_len: name up to its
+// EssentialName is libbpf's bpf_core_essential_name_len: name up to its
 // last flavour separator, an "___" between two characters that are not
 // underscores.
-func essentialName(name string) string {
+func EssentialName(name string) string {
 	for i := len(name) - 5; i >= 0; i-- {
 		if name[i] != '_' && name[i+1:i+4] == "___" && name[i+4] != '_' {
 			return name[:i+1]

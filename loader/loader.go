@@ -288,6 +288,9 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	patched = info.untypeKsyms(patched)
 	patched, bss := info.renameNamedBSS(patched)
 	patched, legacyStructOps := info.renameLegacyStructOps(patched)
+	patched, misplaced := info.hideMisplacedDataVars(patched)
+	warnings = append(warnings, misplaced...)
+	patched, unlinked := info.nameUnlinkedCode(patched)
 	exposed := false
 	if textPrograms && info.textOnly() {
 		patched, exposed = info.exposeTextPrograms(patched)
@@ -297,6 +300,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 		return nil, nil, nil, err
 	}
 	restoreNamedBSS(spec, bss)
+	warnings = append(warnings, dropUnlinkedPrograms(spec, unlinked)...)
 	restoreNumaNodes(spec, numa)
 	if legacyStructOps {
 		info.attachLegacyStructOps(spec, patched)
@@ -305,6 +309,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	if exposed {
 		warnings = append(warnings, info.restoreTextPrograms(spec))
 	}
+	warnings = append(warnings, info.markHiddenFuncsStatic(spec)...)
 	return info, spec, warnings, nil
 }
 

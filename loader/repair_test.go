@@ -247,3 +247,44 @@ func TestArenaGlobalsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestUnnamedLinkedCode opens an object linked from two units that both
+// define the weak scale(): the dropped copy stays in .text without a
+// symbol, and offset(), a static function after it, must keep its own BTF
+// function info (static, two arguments), as libbpf loads it, not the dead
+// copy's. The variable limit, weak in one unit, keeps the dropped copy's
+// BTF offset, which cilium/ebpf alone refuses.
+func TestUnnamedLinkedCode(t *testing.T) {
+	obj, err := Open(filepath.Join("testdata", "linked_weak.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fn struct {
+		Name   string
+		Global bool
+		Params int
+	}
+	got := make(map[string][]fn)
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			t.Fatalf("%s: %v", p.Name, p.Err)
+		}
+		for _, f := range p.Funcs {
+			got[p.Name] = append(got[p.Name], fn{f.Name, f.Global, len(f.BTF.Type.(*btf.FuncProto).Params)})
+		}
+	}
+	want := map[string][]fn{
+		"first":  {{"first", true, 1}, {"scale", true, 1}},
+		"second": {{"second", true, 1}, {"offset", false, 2}, {"scale", true, 1}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("functions (-want +got):\n%s", diff)
+	}
+	wantWarnings := []string{
+		"BTF: data-section variables the linker placed at a dropped weak copy's offset, matched by name as libbpf does (limit)",
+		"ELF: code without a symbol (weak definitions the linker dropped) named and left out of every program, as libbpf leaves it (unlinked.3.18)",
+	}
+	if diff := cmp.Diff(wantWarnings, obj.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

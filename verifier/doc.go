@@ -128,7 +128,8 @@
 // above, BPF_F_TEST_RND_HI32 and BPF_F_XDP_HAS_FRAGS, kfuncs outside its
 // table, struct_ops types other than tcp_congestion_ops, writes to LSM
 // contexts, moving objects of the program's own structs into kptrs
-// without a loader model, uptrs, graph roots in map values without
+// without a loader model, uptrs to kernel structs (the kernel refuses
+// the map), graph roots in map values without
 // a loader model, ksyms of kernel modules, stores through BTF pointers where a
 // program type allows some) are rejected with an error wrapping ErrUnsupported whose message
 // starts with "unsupported:". They are never accepted.

@@ -21,13 +21,15 @@ package verifier
 // to the program type's context struct (or tagged arg:ctx) is PTR_TO_CTX,
 // an int or enum is an unknown scalar, a pointer to a sized type is
 // PTR_TO_MEM of that size, nullable unless tagged arg:nonnull, a pointer
-// tagged arg:arena an arena pointer or a number (a number to the callee).
-// Other shapes are rejected with the kernel's message; the tags vercheck
-// does not model (trusted, untrusted, dynptrs) are reported unsupported.
+// tagged arg:arena an arena pointer or a number (a number to the callee),
+// a pointer tagged arg:trusted (maybe with arg:nullable) a trusted BTF
+// pointer to the vmlinux struct of the same name. Other shapes are rejected
+// with the kernel's message; arg:untrusted is reported unsupported.
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -74,6 +76,10 @@ const (
 	// globalArgArena is ARG_PTR_TO_ARENA (tagged arg:arena): an arena
 	// pointer or a number, which the callee sees as an unknown scalar.
 	globalArgArena
+	// globalArgTrusted is ARG_PTR_TO_BTF_ID | PTR_TRUSTED (tagged
+	// arg:trusted), maybe NULL when also tagged arg:nullable: a trusted
+	// pointer to the vmlinux struct btfID.
+	globalArgTrusted
 )
 
 // globalArg is one argument of a global function's prototype.
@@ -81,6 +87,8 @@ type globalArg struct {
 	kind     globalArgKind
 	nullable bool
 	memSize  int
+	// btfID is the vmlinux struct of a trusted argument.
+	btfID uint32
 }
 
 // argTags are the arg:<tag> decl tags of one parameter.
@@ -90,6 +98,8 @@ const (
 	tagCtx argTags = 1 << iota
 	tagNonnull
 	tagArena
+	tagTrusted
+	tagNullable
 )
 
 // globalProto is the cached outcome of preparing one global function's
@@ -211,6 +221,14 @@ func (e *env) checkGlobalSubprog(sp int) error {
 			// The kernel cannot know the caller's dynptr: it assumes a
 			// local one (do_check_common).
 			e.markDynptrCallbackReg(r, dynptrLocal)
+		case globalArgTrusted:
+			fl := states.PtrTrusted
+			if a.nullable {
+				fl |= states.MaybeNull
+			}
+			r.MarkPtr(states.PtrToBTFID, fl)
+			r.Aux = a.btfID
+			r.ID = e.newID()
 		}
 	}
 	return e.doCheckFrom(st, start)
@@ -349,9 +367,46 @@ func (e *env) checkGlobalArgs(sp int) error {
 			if err := e.processDynptrFunc(regno, dynptrArgSpec{mode: dynptrArgRead}); err != nil {
 				return err
 			}
+		case globalArgTrusted:
+			if err := withEACCES(e.checkTrustedGlobalArg(reg, regno, a)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// checkTrustedGlobalArg is btf_check_func_arg_match's ARG_PTR_TO_BTF_ID
+// case: NULL passes a nullable argument; otherwise check_reg_type (a plain,
+// trusted or RCU BTF pointer, maybe NULL only where the argument is
+// nullable, to the argument's struct or one that begins with it) and
+// check_func_arg_reg_off (a fixed offset into the object is fine).
+func (e *env) checkTrustedGlobalArg(reg *states.Reg, regno int, a globalArg) error {
+	if a.nullable && reg.IsNull() {
+		return nil
+	}
+	flags := reg.Flags
+	if a.nullable {
+		flags &^= states.MaybeNull
+	}
+	if reg.Type != states.PtrToBTFID || !slices.Contains(btfPtrArgFlags[:], flags) {
+		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), btfPtrArgExpected)
+	}
+	if reg.MaybeNull() && !a.nullable {
+		return e.reject(e.insnIdx, "Possibly NULL pointer passed to helper arg%d", regno)
+	}
+	want, have := btfTypeByID(a.btfID), btfTypeByID(reg.Aux)
+	if want == nil || have == nil {
+		return e.unsupported(e.insnIdx, "trusted argument %d of a global function: a BTF pointer outside vmlinux", regno)
+	}
+	same, err := btfStructIDsMatch(have, int(reg.Off), want, false)
+	if err != nil {
+		return e.unsupported(e.insnIdx, "trusted argument %d of a global function at off %d into struct %s: %v", regno, reg.Off, have.TypeName(), err)
+	}
+	if !same {
+		return e.reject(e.insnIdx, "R%d is of type %s but %s is expected", regno, have.TypeName(), want.TypeName())
+	}
+	return e.checkFuncArgRegOff(reg, regno, false)
 }
 
 // checkArgRegOff is check_func_arg_reg_off for an argument of a global
@@ -360,10 +415,16 @@ func (e *env) checkArgRegOff(reg *states.Reg, regno int) error {
 	if reg.Type == states.PtrToBTFID {
 		return e.unsupported(e.insnIdx, "BTF object pointer passed to a global function")
 	}
-	err := e.checkFuncArgRegOff(reg, regno, false)
+	// __check_ptr_off_reg's EACCES is what the load returns.
+	return withEACCES(e.checkFuncArgRegOff(reg, regno, false))
+}
+
+// withEACCES gives a rejection the errno EACCES: the error number of the
+// kernel checks (check_reg_type, __check_ptr_off_reg) whose failure
+// btf_check_func_arg_match passes on.
+func withEACCES(err error) error {
 	var re *RejectError
-	if errors.As(err, &re) {
-		// __check_ptr_off_reg's EACCES is what the load returns.
+	if errors.As(err, &re) && re.kind == nil {
 		re.errno = syscall.EACCES
 	}
 	return err
@@ -467,7 +528,11 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 					tags |= tagNonnull
 				case "arena":
 					tags |= tagArena
-				case "trusted", "untrusted", "nullable":
+				case "trusted":
+					tags |= tagTrusted
+				case "nullable":
+					tags |= tagNullable
+				case "untrusted":
 					return &globalProto{unsupported: fmt.Sprintf("global function %s() argument tag %q", fn.Name, tag)}
 				default:
 					return &globalProto{msg: fmt.Sprintf("arg#%d has unsupported set of tags", i)}
@@ -506,12 +571,23 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 			p.args = append(p.args, globalArg{kind: globalArgDynptr})
 			continue
 		}
+		if tags&tagTrusted != 0 {
+			a, bad := trustedGlobalArg(fn, i, target, tags)
+			if bad != nil {
+				return bad
+			}
+			p.args = append(p.args, a)
+			continue
+		}
 		if tags&tagArena != 0 {
 			if tags&^tagArena != 0 {
 				return &globalProto{msg: fmt.Sprintf("arg#%d arena cannot be combined with any other tags", i)}
 			}
 			p.args = append(p.args, globalArg{kind: globalArgArena})
 			continue
+		}
+		if tags&tagNullable != 0 {
+			return &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
 		}
 		size, ok := resolveSize(target)
 		if !ok {
@@ -520,6 +596,27 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 		p.args = append(p.args, globalArg{kind: globalArgMem, nullable: tags&tagNonnull == 0, memSize: size})
 	}
 	return p
+}
+
+// trustedGlobalArg is the arg:trusted case of btf_prepare_func_args:
+// nonnull does not combine with it, nullable makes the pointer maybe NULL,
+// and the pointee must name exactly one vmlinux type of its kind
+// (btf_get_ptr_to_btf_id, through bpf_core_find_cands and so by the
+// essential name). The failure is the prototype to cache.
+func trustedGlobalArg(fn *btf.Func, i int, target btf.Type, tags argTags) (globalArg, *globalProto) {
+	if tags&tagNonnull != 0 {
+		return globalArg{}, &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
+	}
+	s, ok := target.(*btf.Struct)
+	if !ok || s.Name == "" {
+		return globalArg{}, &globalProto{unsupported: fmt.Sprintf("global function %s() arg:trusted to %s %q", fn.Name, btfKindStr(target), btfName(target))}
+	}
+	kern := btfStructByName(loader.EssentialName(s.Name))
+	if kern == nil {
+		// No match, several, or a module's type: each its own message.
+		return globalArg{}, &globalProto{unsupported: fmt.Sprintf("global function %s() arg:trusted to struct %s, not one vmlinux struct", fn.Name, s.Name)}
+	}
+	return globalArg{kind: globalArgTrusted, nullable: tags&tagNullable != 0, btfID: btfTypeID(kern)}, nil
 }
 
 // isScalarBTF reports whether t is an int or an enum (what a global

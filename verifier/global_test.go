@@ -17,6 +17,7 @@ func TestPrepareFuncArgs(t *testing.T) {
 	fwd := &btf.Fwd{Name: "opaque", Kind: btf.FwdStruct}
 	arr := &btf.Array{Type: intT, Nelems: 4}
 	ptr := func(t btf.Type) btf.Type { return &btf.Pointer{Target: t} }
+	task := &btf.Struct{Name: "task_struct"}
 	fn := func(ret btf.Type, tags [][]string, params ...btf.Type) *btf.Func {
 		p := &btf.FuncProto{Return: ret}
 		for _, t := range params {
@@ -59,8 +60,18 @@ func TestPrepareFuncArgs(t *testing.T) {
 			globalProto{msg: "arg#0 has unsupported set of tags"}},
 		{"ctx with other tags", fn(intT, [][]string{{"arg:ctx", "arg:nonnull"}}, ptr(skb)), ebpf.SocketFilter,
 			globalProto{msg: "arg#0 has invalid combination of tags"}},
-		{"trusted tag", fn(intT, [][]string{{"arg:trusted"}}, ptr(pair)), ebpf.SocketFilter,
-			globalProto{unsupported: `global function f() argument tag "arg:trusted"`}},
+		{"trusted to a struct vmlinux lacks", fn(intT, [][]string{{"arg:trusted"}}, ptr(pair)), ebpf.SocketFilter,
+			globalProto{unsupported: "global function f() arg:trusted to struct pair, not one vmlinux struct"}},
+		{"trusted nullable task", fn(intT, [][]string{{"arg:trusted", "arg:nullable"}}, ptr(task)), ebpf.Tracing,
+			globalProto{args: []globalArg{{kind: globalArgTrusted, nullable: true, btfID: btfTypeID(btfStructByName("task_struct"))}}}},
+		{"trusted flavoured task", fn(intT, [][]string{{"arg:trusted"}}, ptr(&btf.Struct{Name: "task_struct___local"})), ebpf.Tracing,
+			globalProto{args: []globalArg{{kind: globalArgTrusted, btfID: btfTypeID(btfStructByName("task_struct"))}}}},
+		{"trusted and nonnull", fn(intT, [][]string{{"arg:trusted", "arg:nonnull"}}, ptr(task)), ebpf.Tracing,
+			globalProto{msg: "arg#0 has invalid combination of tags"}},
+		{"nullable memory", fn(intT, [][]string{{"arg:nullable"}}, ptr(pair)), ebpf.SocketFilter,
+			globalProto{msg: "arg#0 has invalid combination of tags"}},
+		{"untrusted tag", fn(intT, [][]string{{"arg:untrusted"}}, ptr(pair)), ebpf.SocketFilter,
+			globalProto{unsupported: `global function f() argument tag "arg:untrusted"`}},
 		{"no BTF", nil, ebpf.SocketFilter, globalProto{unsupported: "global function 3 without BTF function info"}},
 	}
 	for _, tt := range tests {

@@ -23,9 +23,14 @@ package verifier
 // A per-CPU kptr ("percpu_kptr") holds an object of bpf_percpu_obj_new the
 // map owns, as a referenced kptr does; a plain load gives an RCU-protected
 // per-CPU pointer (percpu.go) inside an RCU read section, an untrusted one
-// outside. Uptrs are not modelled.
+// outside. A uptr ("uptr", task storage only) points to user memory the
+// kernel pins, a struct of the program's own types of at most a page:
+// a load gives read-write memory of the struct's size that may be NULL
+// (mark_uptr_ld_reg), and a store is refused.
 
 import (
+	"fmt"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
@@ -68,6 +73,8 @@ type kptrField struct {
 	// local is the program struct the kptr points to when vmlinux has
 	// none of that name (btf_parse_kptr: an object of bpf_obj_new).
 	local btf.Type
+	// uptrSize is the size of the struct a uptr points to.
+	uptrSize int
 	// unsupported says why vercheck does not model the field (the map may
 	// not even be created by the kernel).
 	unsupported string
@@ -115,10 +122,10 @@ func parseKptr(p *btf.Pointer) *kptrField {
 	switch {
 	case !known:
 		f.unsupported = "kptr field with the unknown tag " + tag.Value
-	case kind == kptrUptr:
-		f.unsupported = kind.fieldName() + " fields"
 	case !isStruct(target) || target.TypeName() == "":
 		f.unsupported = "kptr to something that is not a named struct"
+	case kind == kptrUptr:
+		f.unsupported, f.uptrSize = parseUptr(target)
 	default:
 		k := btfStructByName(target.TypeName())
 		if k != nil {
@@ -134,6 +141,24 @@ func parseKptr(p *btf.Pointer) *kptrField {
 		}
 	}
 	return f
+}
+
+// pageSize is PAGE_SIZE on x86-64: the most memory a uptr may pin.
+const pageSize = 4096
+
+// parseUptr is what btf_parse_kptr and btf_check_and_fixup_fields say of
+// a uptr to struct target: the struct's size, or why the kernel refuses
+// to create the map (a struct vmlinux also has, of size zero or above a
+// page), for which vercheck gives no verdict.
+func parseUptr(target btf.Type) (unsupported string, size int) {
+	size, _ = resolveSize(target)
+	switch {
+	case btfStructByName(target.TypeName()) != nil:
+		return "uptr to kernel struct " + target.TypeName() + " (the kernel refuses the map)", 0
+	case size == 0 || size > pageSize:
+		return "uptr to a struct of " + fmt.Sprint(size) + " bytes (the kernel refuses the map)", 0
+	}
+	return "", size
 }
 
 // owning reports whether the map owns the object the kptr holds (a
@@ -184,8 +209,15 @@ func (e *env) checkMapKptrAccess(f *mapField, valueReg int, dst *states.Reg) err
 	if in.Class() != insn.ClassLDX && k.owning() {
 		return e.reject(e.insnIdx, "store to referenced kptr disallowed")
 	}
+	if in.Class() != insn.ClassLDX && k.kind == kptrUptr {
+		return e.reject(e.insnIdx, "store to uptr disallowed")
+	}
 	switch in.Class() {
 	case insn.ClassLDX:
+		if k.kind == kptrUptr {
+			e.markUptrLoad(k, dst)
+			return nil
+		}
 		if k.local != nil {
 			return e.loadLocalKptr(k, dst)
 		}
@@ -204,6 +236,14 @@ func (e *env) checkMapKptrAccess(f *mapField, valueReg int, dst *states.Reg) err
 		return e.reject(e.insnIdx, "kptr in map can only be accessed using BPF_LDX/BPF_STX/BPF_ST")
 	}
 	return nil
+}
+
+// markUptrLoad is mark_uptr_ld_reg: the user memory a uptr points to,
+// as big as its struct, NULL until user space sets it.
+func (e *env) markUptrLoad(k *kptrField, dst *states.Reg) {
+	dst.MarkPtr(states.PtrToMem, states.MaybeNull)
+	dst.Range = int32(k.uptrSize)
+	dst.ID = e.newID()
 }
 
 // kptrLoadFlags is btf_ld_kptr_type for a kptr to a kernel struct: the

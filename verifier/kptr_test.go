@@ -15,6 +15,7 @@ func TestParseKptr(t *testing.T) {
 	}
 	task := btfTypeID(btfStructByName("task_struct"))
 	myNode := &btf.Struct{Name: "my_node"}
+	userData := &btf.Struct{Name: "user_data", Size: 16}
 	ptr := func(tag, target string) *btf.Pointer {
 		if target == myNode.Name {
 			return &btf.Pointer{Target: &btf.TypeTag{Value: tag, Type: myNode}}
@@ -36,6 +37,11 @@ func TestParseKptr(t *testing.T) {
 		{"per-CPU kernel struct", ptr("percpu_kptr", "task_struct"), &kptrField{kind: kptrPercpu, target: task,
 			unsupported: "percpu_kptr to kernel struct task_struct"}},
 		{"unknown tag", ptr("kptr_weird", "task_struct"), &kptrField{unsupported: "kptr field with the unknown tag kptr_weird"}},
+		{"uptr", &btf.Pointer{Target: &btf.TypeTag{Value: "uptr", Type: userData}}, &kptrField{kind: kptrUptr, uptrSize: 16}},
+		{"uptr to a kernel struct", ptr("uptr", "task_struct"), &kptrField{kind: kptrUptr,
+			unsupported: "uptr to kernel struct task_struct (the kernel refuses the map)"}},
+		{"uptr to more than a page", &btf.Pointer{Target: &btf.TypeTag{Value: "uptr", Type: &btf.Struct{Name: "big", Size: 4097}}},
+			&kptrField{kind: kptrUptr, unsupported: "uptr to a struct of 4097 bytes (the kernel refuses the map)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -186,7 +186,12 @@ func buildRecord(m *loader.Map) *mapRecord {
 			}
 			r.taskWorkOff = int64(f.off)
 		case fieldKptr:
-			if !kptrMapTypes[m.Type] {
+			if f.kptr != nil && f.kptr.kind == kptrUptr {
+				// map_check_btf: a uptr lives in task storage only.
+				if m.Type != ebpf.TaskStorage {
+					r.unsupported = "uptr in a " + m.Type.String() + " map value"
+				}
+			} else if !kptrMapTypes[m.Type] {
 				r.unsupported = "kptr in a " + m.Type.String() + " map value"
 			}
 		}

@@ -89,7 +89,12 @@ func (s *State) CopyFrom(src *State) {
 	s.JmpHistory = append(hist[:0], src.JmpHistory...)
 	for i := range s.Frames {
 		if i > int(src.CurFrame) {
-			s.Frames[i] = nil
+			if s.Frames[i] != nil {
+				// Only when set: a pointer store costs a write
+				// barrier while the collector runs, and a recycled
+				// state has no frames.
+				s.Frames[i] = nil
+			}
 			continue
 		}
 		if s.Frames[i] == nil {
@@ -232,6 +237,13 @@ func (s *State) Clean(env *EqualEnv) {
 		}
 		sealed := f.sum.valid
 		for spi := range f.Stack {
+			if sealed && f.sum.words[spi] == 0 {
+				// Already all INVALID: nothing reads the spilled
+				// register of such a slot (comparisons skip it,
+				// printing and precision test the kinds first), so
+				// resetting it would only write a cold slot.
+				continue
+			}
 			if !env.StackAlive(i, ip, spi) {
 				f.Stack[spi].Invalidate()
 				if sealed {

@@ -173,20 +173,23 @@ func (f *Frame) seal() {
 	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, inited: inited, regsValid: true, valid: true}
 }
 
-// forEachScalar calls fn for every scalar register of the frames
-// 0..CurFrame of s: r0..r9 and every spilled register, r10 excluded (it is
-// never a scalar). This is the walk of mark_all_scalars_(im)precise.
-func (s *State) forEachScalar(fn func(r *Reg)) {
+// setScalarsPrecise sets the precision mark of every scalar register of
+// the frames 0..CurFrame of s to precise: r0..r9 and every spilled
+// register, r10 excluded (it is never a scalar). This is the walk of
+// mark_all_scalars_(im)precise; it runs on every new checkpoint, so it
+// makes no call per register (a callback per scalar was most of its cost)
+// and writes a mark only when it changes.
+func (s *State) setScalarsPrecise(precise bool) {
 	for i := 0; i <= int(s.CurFrame); i++ {
 		f := s.Frames[i]
 		for j := 0; j < RegFP; j++ {
-			if f.Regs[j].Type == ScalarValue {
-				fn(&f.Regs[j])
+			if r := &f.Regs[j]; r.Type == ScalarValue && r.Precise != precise {
+				r.Precise = precise
 			}
 		}
 		for j := range f.Stack {
-			if f.Stack[j].IsSpilledScalarReg() {
-				fn(&f.Stack[j].Spilled)
+			if sl := &f.Stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise != precise {
+				sl.Spilled.Precise = precise
 			}
 		}
 	}
@@ -198,7 +201,7 @@ func (s *State) forEachScalar(fn func(r *Reg)) {
 // checkpoint is as general as possible; descendants re-add the marks they
 // need.
 func (s *State) MarkAllScalarsImprecise() {
-	s.forEachScalar(func(r *Reg) { r.Precise = false })
+	s.setScalarsPrecise(false)
 }
 
 // MarkAllScalarsPrecise sets the precision mark of every scalar register and
@@ -207,7 +210,7 @@ func (s *State) MarkAllScalarsImprecise() {
 // cannot follow a value.
 func (s *State) MarkAllScalarsPrecise() {
 	for st := s; st != nil; st = st.Parent {
-		st.forEachScalar(func(r *Reg) { r.Precise = true })
+		st.setScalarsPrecise(true)
 	}
 }
 

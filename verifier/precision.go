@@ -368,7 +368,14 @@ func instructionWants(in insn.Insn) uint32 {
 	}
 	dst := uint32(1) << in.Dst
 	switch in.Class() {
-	case insn.ClassALU, insn.ClassALU64, insn.ClassLDX, insn.ClassLD:
+	case insn.ClassALU, insn.ClassALU64:
+		if op := in.ALUOp(); op != insn.ALUMov && (!in.SrcIsReg() || op == insn.ALUEnd || op == insn.ALUNeg) {
+			// dst is computed from itself and a constant: walking back
+			// over it wants what was wanted (loop counters: "r3 += 1").
+			return 0
+		}
+		return dst
+	case insn.ClassLDX, insn.ClassLD:
 		return dst
 	case insn.ClassSTX, insn.ClassST:
 		if load, ok := fetchLoadReg(in); ok {

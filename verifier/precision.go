@@ -553,6 +553,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		// kept at hand, as most steps only test against it.
 		hist := len(st.JmpHistory)
 		histAt := lastHistIdx(st, hist)
+	walk:
 		for i := lastIdx; ; {
 			var h *states.JmpHistEntry
 			if i == histAt {
@@ -587,6 +588,23 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			if i < 0 || i >= len(e.prog) {
 				fallback()
 				return
+			}
+			if verbose || i == histAt {
+				continue
+			}
+			// Most steps pass an instruction without history that
+			// wants nothing (the test above): run over those in a loop
+			// of their own, which keeps the mask in a register.
+			mask := uint32(bt.regs[bt.frame]) | walkAlways
+			for i != histAt && wants[i]&mask == 0 {
+				subseq = i
+				if i == firstIdx && hist == 0 {
+					break walk
+				}
+				if i--; i < 0 {
+					fallback()
+					return
+				}
 			}
 		}
 		st = st.Parent

@@ -89,7 +89,12 @@ func (s *State) CopyFrom(src *State) {
 	s.JmpHistory = append(hist[:0], src.JmpHistory...)
 	for i := range s.Frames {
 		if i > int(src.CurFrame) {
-			s.Frames[i] = nil
+			if s.Frames[i] != nil {
+				// Only when set: a pointer store costs a write
+				// barrier while the collector runs, and a recycled
+				// state has no frames.
+				s.Frames[i] = nil
+			}
 			continue
 		}
 		if s.Frames[i] == nil {
@@ -168,20 +173,23 @@ func (f *Frame) seal() {
 	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, inited: inited, regsValid: true, valid: true}
 }
 
-// forEachScalar calls fn for every scalar register of the frames
-// 0..CurFrame of s: r0..r9 and every spilled register, r10 excluded (it is
-// never a scalar). This is the walk of mark_all_scalars_(im)precise.
-func (s *State) forEachScalar(fn func(r *Reg)) {
+// setScalarsPrecise sets the precision mark of every scalar register of
+// the frames 0..CurFrame of s to precise: r0..r9 and every spilled
+// register, r10 excluded (it is never a scalar). This is the walk of
+// mark_all_scalars_(im)precise; it runs on every new checkpoint, so it
+// makes no call per register (a callback per scalar was most of its cost)
+// and writes a mark only when it changes.
+func (s *State) setScalarsPrecise(precise bool) {
 	for i := 0; i <= int(s.CurFrame); i++ {
 		f := s.Frames[i]
 		for j := 0; j < RegFP; j++ {
-			if f.Regs[j].Type == ScalarValue {
-				fn(&f.Regs[j])
+			if r := &f.Regs[j]; r.Type == ScalarValue && r.Precise != precise {
+				r.Precise = precise
 			}
 		}
 		for j := range f.Stack {
-			if f.Stack[j].IsSpilledScalarReg() {
-				fn(&f.Stack[j].Spilled)
+			if sl := &f.Stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise != precise {
+				sl.Spilled.Precise = precise
 			}
 		}
 	}
@@ -193,7 +201,7 @@ func (s *State) forEachScalar(fn func(r *Reg)) {
 // checkpoint is as general as possible; descendants re-add the marks they
 // need.
 func (s *State) MarkAllScalarsImprecise() {
-	s.forEachScalar(func(r *Reg) { r.Precise = false })
+	s.setScalarsPrecise(false)
 }
 
 // MarkAllScalarsPrecise sets the precision mark of every scalar register and
@@ -202,7 +210,7 @@ func (s *State) MarkAllScalarsImprecise() {
 // cannot follow a value.
 func (s *State) MarkAllScalarsPrecise() {
 	for st := s; st != nil; st = st.Parent {
-		st.forEachScalar(func(r *Reg) { r.Precise = true })
+		st.setScalarsPrecise(true)
 	}
 }
 
@@ -232,6 +240,13 @@ func (s *State) Clean(env *EqualEnv) {
 		}
 		sealed := f.sum.valid
 		for spi := range f.Stack {
+			if sealed && f.sum.words[spi] == 0 {
+				// Already all INVALID: nothing reads the spilled
+				// register of such a slot (comparisons skip it,
+				// printing and precision test the kinds first), so
+				// resetting it would only write a cold slot.
+				continue
+			}
 			if !env.StackAlive(i, ip, spi) {
 				f.Stack[spi].Invalidate()
 				if sealed {

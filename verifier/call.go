@@ -966,10 +966,15 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 		meta.rawRegno = regno
 		return nil
 	}
+	marked := -1
 	for i := minOff; i < maxOff+size; i++ {
 		slot := -i - 1
 		spi := slot / states.SlotSize
-		e.markStackRead(int(reg.FrameNo), spi)
+		if spi != marked {
+			// Once per slot, not per byte: the mark is the slot's.
+			e.markStackRead(int(reg.FrameNo), spi)
+			marked = spi
+		}
 		s := &f.Stack[spi]
 		b := &s.Types[slot%states.SlotSize]
 		switch {

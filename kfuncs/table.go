@@ -274,10 +274,11 @@ var table = map[string]Def{
 	"bbr_ssthresh":             {0, HookStructOps},
 	"bbr_min_tso_segs":         {0, HookStructOps},
 	"bbr_set_state":            {0, HookStructOps},
-	// Workqueues (wq.go), in the generic set.
-	"bpf_wq_init":              {0, hooksGeneric},
-	"bpf_wq_set_callback_impl": {0, hooksGeneric},
-	"bpf_wq_start":             {0, hooksGeneric},
+	// Workqueues (wq.go), in the common set (common_btf_ids): every
+	// program type; tracing ones cannot own a map with a workqueue.
+	"bpf_wq_init":              {0, HookCommon},
+	"bpf_wq_set_callback_impl": {0, HookCommon},
+	"bpf_wq_start":             {0, HookCommon},
 	// task_work (taskwork.go), in the common set.
 	"bpf_task_work_schedule_signal_impl": {0, HookCommon},
 	"bpf_task_work_schedule_resume_impl": {0, HookCommon},

@@ -24,21 +24,29 @@ import (
 
 // liveInstance is one function instance: a subprogram reached through one
 // call chain. Masks have one bit per 8-byte slot; frame f's masks are for
-// the stack of frame f of the chain (f <= depth).
+// the stack of frame f of the chain (f <= depth). Per-insn arrays cover the
+// subprogram's instructions only, indexed from base (its first insn): a
+// program of many calls has thousands of instances, and arrays over the
+// whole program made their memory grow with the program's length times
+// their number.
 type liveInstance struct {
 	subprog   int
 	depth     int
+	base      int
 	callsites []int32
-	mayRead   [][]uint64 // [frame][insn]
-	mustWrite [][]uint64 // [frame][insn]; valid when visited
+	mayRead   [][]uint64 // [frame][insn-base]
+	mustWrite [][]uint64 // [frame][insn-base]; valid when visited
 	visited   []bool
-	live      [][]uint64 // [frame][insn]: live before insn
+	live      [][]uint64 // [frame][insn-base]: live before insn
 	// caller is the instance of the chain without its last call (nil for
 	// depth 0), looked up once.
 	caller *liveInstance
-	// dirty is set when the marks changed since the last solve.
+	// owner holds the instance, whose dirty list it joins.
+	owner *stackLiveness
+	// dirty is set when the marks changed since the last solve; a dirty
+	// instance is on its owner's dirty list.
 	dirty bool
-	// pending has bit i set when an input of insn i's equation (its
+	// pending has bit i-base set when an input of insn i's equation (its
 	// marks, or the live mask of a successor) changed since insn i was
 	// last evaluated: the solver re-evaluates only those.
 	pending []uint64
@@ -47,8 +55,25 @@ type liveInstance struct {
 // setPending marks insn i for re-evaluation, and so the instance for the
 // next solve.
 func (inst *liveInstance) setPending(i int) {
+	if !inst.covers(i) {
+		return
+	}
+	i -= inst.base
 	inst.pending[i>>6] |= 1 << (i & 63)
-	inst.dirty = true
+	if !inst.dirty {
+		inst.dirty = true
+		inst.owner.dirtyList = append(inst.owner.dirtyList, inst)
+	}
+}
+
+// covers reports whether insn i is one of the instance's subprogram.
+// Two callbacks a call site may take (a callback chosen by a branch) share
+// the call chain, and so the instance: the marks of the other
+// subprogram's instructions are dropped, as the solver, which sweeps the
+// instance's own subprogram, never read them.
+func (inst *liveInstance) covers(i int) bool {
+	j := i - inst.base
+	return j >= 0 && j < len(inst.visited)
 }
 
 // prevPending returns the highest pending insn in [lo, i], or -1.
@@ -70,10 +95,15 @@ func prevPending(pending []uint64, i, lo int) int {
 // stackLiveness holds every instance of one verification.
 type stackLiveness struct {
 	instances map[string]*liveInstance
-	// list holds the instances in creation order, for the solver's
-	// sweeps (the order does not matter: instances only feed each other
-	// through the propagation step).
-	list []*liveInstance
+	// dirtyList holds the instances whose marks changed since their last
+	// solve, and orphans those whose caller instance did not exist when
+	// they were solved: an update visits only these (the order does not
+	// matter: instances only feed each other through the propagation
+	// step), never every instance, of which a program of many calls has
+	// thousands.
+	dirtyList, orphans []*liveInstance
+	// solved collects an update's instances whose live masks changed.
+	solved []*liveInstance
 	// last is the instance instanceFor returned last, checked first.
 	last  *liveInstance
 	dirty bool
@@ -116,15 +146,15 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 		l.last = inst
 		return inst
 	}
-	n := len(e.prog)
-	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, callsites: append([]int32(nil), cs[:depth+1]...), visited: make([]bool, n), pending: make([]uint64, (n+63)/64)}
+	sp := e.cfg.Subprogs[st.Frames[depth].SubProg]
+	n := sp.End - sp.Start
+	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, callsites: append([]int32(nil), cs[:depth+1]...), owner: l, visited: make([]bool, n), pending: make([]uint64, (n+63)/64)}
 	for f := 0; f <= depth; f++ {
 		inst.mayRead = append(inst.mayRead, make([]uint64, n))
 		inst.mustWrite = append(inst.mustWrite, make([]uint64, n))
 		inst.live = append(inst.live, make([]uint64, n))
 	}
 	l.instances[string(l.keyBuf)] = inst
-	l.list = append(l.list, inst)
 	l.last = inst
 	return inst
 }
@@ -166,11 +196,11 @@ func (e *env) markStackRead(frame, spi int) {
 		return
 	}
 	inst := e.stackLive.curInst
-	if inst == nil || frame > inst.depth {
+	if inst == nil || frame > inst.depth || !inst.covers(e.insnIdx) {
 		return
 	}
-	if inst.mayRead[frame][e.insnIdx]&(1<<spi) == 0 {
-		inst.mayRead[frame][e.insnIdx] |= 1 << spi
+	if i := e.insnIdx - inst.base; inst.mayRead[frame][i]&(1<<spi) == 0 {
+		inst.mayRead[frame][i] |= 1 << spi
 		inst.setPending(e.insnIdx)
 		e.stackLive.dirty = true
 	}
@@ -191,21 +221,23 @@ func (e *env) commitStackWrites(insnIdx int) {
 	l := &e.stackLive
 	inst := l.curInst
 	l.curInst = nil
-	if inst == nil {
+	if inst == nil || !inst.covers(insnIdx) {
+		l.curWrites = [states.MaxCallFrames]uint64{}
 		return
 	}
+	j := insnIdx - inst.base
 	for f := 0; f <= inst.depth; f++ {
 		w := l.curWrites[f]
-		if !inst.visited[insnIdx] {
-			inst.mustWrite[f][insnIdx] = w
-		} else if inst.mustWrite[f][insnIdx]&^w != 0 {
-			inst.mustWrite[f][insnIdx] &= w
+		if !inst.visited[j] {
+			inst.mustWrite[f][j] = w
+		} else if inst.mustWrite[f][j]&^w != 0 {
+			inst.mustWrite[f][j] &= w
 			inst.setPending(insnIdx)
 			l.dirty = true
 		}
 	}
-	if !inst.visited[insnIdx] {
-		inst.visited[insnIdx] = true
+	if !inst.visited[j] {
+		inst.visited[j] = true
 		inst.setPending(insnIdx)
 		l.dirty = true
 	}
@@ -219,7 +251,10 @@ func (e *env) beginInsn() {
 }
 
 // updateStackLiveness recomputes every instance's live masks to a fixed
-// point, callee instances feeding their callers at the call insn.
+// point, callee instances feeding their callers at the call insn. Only
+// instances whose marks changed are solved, and only those whose live
+// masks changed feed their callers: the others would recompute what they
+// hold.
 func (e *env) updateStackLiveness() {
 	l := &e.stackLive
 	if !l.dirty {
@@ -228,41 +263,66 @@ func (e *env) updateStackLiveness() {
 	l.dirty = false
 	for changed := true; changed; {
 		changed = false
-		for _, inst := range l.list {
+		l.solved = l.solved[:0]
+		batch := l.dirtyList
+		l.dirtyList = nil
+		for _, inst := range batch {
 			if !inst.dirty {
 				continue
 			}
 			inst.dirty = false
 			if e.solveInstance(inst) {
 				changed = true
+				l.solved = append(l.solved, inst)
 			}
 		}
-		// Propagate each callee's entry liveness of outer frames to its
-		// caller's call insn.
-		for _, inst := range l.list {
-			if inst.depth == 0 {
-				continue
-			}
-			caller := inst.caller
-			if caller == nil {
-				caller = l.instances[string(chainKey(nil, inst.callsites[:inst.depth]))]
-				if caller == nil {
-					continue
-				}
-				inst.caller = caller
-			}
-			cs := inst.callsites[inst.depth]
-			entry := e.cfg.Subprogs[inst.subprog].Start
-			for f := 0; f < inst.depth; f++ {
-				add := inst.live[f][entry] &^ caller.mayRead[f][cs]
-				if add != 0 {
-					caller.mayRead[f][cs] |= add
-					caller.setPending(int(cs))
+		// Propagate each changed callee's entry liveness of outer
+		// frames to its caller's call insn, and retry the callees
+		// whose caller had no instance yet.
+		orphans := l.orphans
+		l.orphans = nil
+		for _, list := range [2][]*liveInstance{l.solved, orphans} {
+			for _, inst := range list {
+				if e.propagateToCaller(inst) {
 					changed = true
 				}
 			}
 		}
 	}
+}
+
+// propagateToCaller adds the liveness of the outer frames at inst's entry
+// to its caller's call insn, and reports whether that changed the caller.
+// An instance whose caller has no instance yet waits on the orphans list.
+func (e *env) propagateToCaller(inst *liveInstance) bool {
+	if inst.depth == 0 {
+		return false
+	}
+	l := &e.stackLive
+	caller := inst.caller
+	if caller == nil {
+		caller = l.instances[string(chainKey(nil, inst.callsites[:inst.depth]))]
+		if caller == nil {
+			l.orphans = append(l.orphans, inst)
+			return false
+		}
+		inst.caller = caller
+	}
+	cs := int(inst.callsites[inst.depth])
+	entry := e.cfg.Subprogs[inst.subprog].Start
+	if !caller.covers(cs) {
+		return false
+	}
+	changed := false
+	for f := 0; f < inst.depth; f++ {
+		add := inst.live[f][entry-inst.base] &^ caller.mayRead[f][cs-caller.base]
+		if add != 0 {
+			caller.mayRead[f][cs-caller.base] |= add
+			caller.setPending(cs)
+			changed = true
+		}
+	}
+	return changed
 }
 
 // solveInstance runs the backward data-flow of one instance; it reports
@@ -283,10 +343,12 @@ func (e *env) solveInstance(inst *liveInstance) bool {
 	predStart, predList := l.predStart, l.predList
 	prog := e.prog
 	pending := inst.pending
+	base := inst.base
 	any := false
-	for prevPending(pending, sp.End-1, sp.Start) >= 0 {
-		for i := prevPending(pending, sp.End-1, sp.Start); i >= 0; i = prevPending(pending, i-1, sp.Start) {
-			pending[i>>6] &^= 1 << (i & 63)
+	for prevPending(pending, sp.End-1-base, 0) >= 0 {
+		for j := prevPending(pending, sp.End-1-base, 0); j >= 0; j = prevPending(pending, j-1, 0) {
+			pending[j>>6] &^= 1 << (j & 63)
+			i := j + base
 			if prog[i].Filler {
 				continue
 			}
@@ -296,11 +358,11 @@ func (e *env) solveInstance(inst *liveInstance) bool {
 				live := inst.live[f]
 				var after uint64
 				for _, s := range succ {
-					after |= live[s]
+					after |= live[int(s)-base]
 				}
-				before := inst.mayRead[f][i] | after&^inst.mustWrite[f][i]
-				if before != live[i] {
-					live[i] = before
+				before := inst.mayRead[f][j] | after&^inst.mustWrite[f][j]
+				if before != live[j] {
+					live[j] = before
 					changed = true
 				}
 			}
@@ -375,11 +437,11 @@ func (e *env) aliveMasks(st *states.State, masks []uint64) []uint64 {
 				pos++
 			}
 		}
-		if pos >= len(e.prog) {
+		if !inst.covers(pos) {
 			continue
 		}
 		for f := 0; f <= k; f++ {
-			masks[f] |= inst.live[f][pos]
+			masks[f] |= inst.live[f][pos-inst.base]
 		}
 	}
 	return masks

@@ -515,6 +515,30 @@ func (e *env) checkPktArg(reg *states.Reg, meta *callMeta) error {
 
 // checkFuncArg is check_func_arg for argument i (register i+1).
 func (e *env) checkFuncArg(i int, fn *helpers.Proto, meta *callMeta) error {
+	if err := e.checkFuncArgKind(i, fn, meta); err != nil {
+		return err
+	}
+	return e.checkReleaseArg(i, fn)
+}
+
+// checkReleaseArg is check_func_arg's test of a release argument (one
+// but a dynptr): it must hold a reference or be NULL. The kernel makes it
+// while it checks that argument, before the arguments after it, so a
+// release of an unreferenced pointer is reported before a later
+// argument's "!read_ok".
+func (e *env) checkReleaseArg(i int, fn *helpers.Proto) error {
+	regno := i + 1
+	if int(fn.ReleaseArg) != regno || fn.Args[i] == helpers.ArgPtrToDynptr {
+		return nil
+	}
+	if r := &e.regs()[regno]; r.RefObjID == 0 && !r.IsNull() {
+		return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", regno)
+	}
+	return nil
+}
+
+// checkFuncArgKind checks helper argument i against its kind.
+func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	a := fn.Args[i]
 	regno := i + 1
 	if a == helpers.ArgDontCare {

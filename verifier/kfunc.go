@@ -121,10 +121,16 @@ func kfuncCallee(in insn.Insn) (*kfuncInfo, error) {
 var moduleKfuncCache sync.Map // map[int64]*kfuncInfo
 
 // kfuncArgCount is the argument count of a kfunc call for the liveness
-// analysis, or -1 when unknown.
-func kfuncArgCount(call insn.Insn) int {
+// analysis, or -1 (all of r1-r5) when unknown. A kfunc the program type
+// may not call counts as unknown: the kernel's get_call_summary asks
+// fetch_kfunc_meta, which fails for it, so a dead call to it keeps every
+// argument register live.
+func (e *env) kfuncArgCount(call insn.Insn) int {
 	info, err := kfuncCallee(call)
 	if err != nil || info.proto == nil {
+		return -1
+	}
+	if def, ok := kfuncs.Lookup(info.name); ok && (!def.AllowedIn(e.progType) || e.kfuncFilteredOut(def)) {
 		return -1
 	}
 	return len(info.proto.Params)

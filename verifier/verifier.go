@@ -285,7 +285,7 @@ func (e *env) run() error {
 		resolveErr = e.resolveLdImm64(i)
 		return resolveErr
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers()), KfuncArgs: kfuncArgCount,
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers()), KfuncArgs: e.kfuncArgCount,
 		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ScalarReturns: e.funcScalarReturns(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
 	if resolveErr != nil {
 		return resolveErr

@@ -256,7 +256,7 @@ const (
 	tpCommonFieldsSize = sizeU64
 	// perfMaxTraceSize is PERF_MAX_TRACE_SIZE, the largest tracepoint
 	// record.
-	perfMaxTraceSize = 2048
+	perfMaxTraceSize = 8192
 	// maxBPFFuncArgs is MAX_BPF_FUNC_ARGS: a raw tracepoint context is
 	// an array of that many u64 arguments.
 	maxBPFFuncArgs = 12

@@ -137,9 +137,7 @@ func (e *env) maybeExitSCC(st *states.State) error {
 	}
 	v := e.prec.visits[k]
 	if v == nil {
-		err := e.unsupported(e.insnIdx, "a path ends inside a loop before its first checkpoint: the 6.18 verifier reports \"verifier bug: scc exit: no visit info for call chain %s\" with a kernel warning", k)
-		err.(*RejectError).kind = ErrKernelFault
-		return err
+		return e.kernelFault("a path ends inside a loop before its first checkpoint: the 6.18 verifier reports \"verifier bug: scc exit: no visit info for call chain %s\" with a kernel warning", k)
 	}
 	if v.entry != st {
 		return nil

@@ -62,9 +62,7 @@ func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
 		// The kernel reads the map's record, which a map without special
 		// fields has none of (an error pointer): the 6.18 verifier
 		// faults and the load never returns.
-		err := e.unsupported(e.insnIdx, "map %s without special fields after a workqueue or task_work: the 6.18 verifier faults on its record", m.Name)
-		err.(*RejectError).kind = ErrKernelFault
-		return err
+		return e.kernelFault("map %s without special fields after a workqueue or task_work: the 6.18 verifier faults on its record", m.Name)
 	}
 	rec := e.recordOf(m)
 	if meta.hasMap && m != nil && (rec.wqOff >= 0 || rec.taskWorkOff >= 0) && idx != meta.mapIdx {
@@ -107,9 +105,7 @@ func (e *env) checkMapArgFault(meta *kfuncMeta, reg *states.Reg) error {
 	if set, known := holdsMapPtr(reg); known && !set {
 		return nil
 	}
-	err := e.unsupported(e.insnIdx, "map argument of type %s after a workqueue or task_work: the 6.18 verifier reads it as a map", regTypeStr(reg))
-	err.(*RejectError).kind = ErrKernelFault
-	return err
+	return e.kernelFault("map argument of type %s after a workqueue or task_work: the 6.18 verifier reads it as a map", regTypeStr(reg))
 }
 
 // pushWqCallback verifies a bpf_wq_set_callback_impl call's callback as

@@ -52,6 +52,11 @@ type Options struct {
 	// a tail call in a subprogram that is not, record by record with the
 	// layout check, before the opcodes and the CFG are looked at.
 	ScalarReturns []bool
+	// LineInfo lists, in order, the instructions the program's BTF
+	// line_info records name; nil for a program without line info. The
+	// kernel requires one at the start of every subprogram
+	// (check_btf_line), right after the func_info checks.
+	LineInfo []int
 	// KfuncKind classifies a kfunc call for the control-flow flags: whether
 	// it is an open-coded iterator's next, or calls a callback synchronously
 	// or asynchronously. Nil means none of these.
@@ -126,6 +131,9 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 	if err := checkFuncInfo(prog, starts, opts); err != nil {
 		return nil, err
 	}
+	if err := checkLineInfo(opts.LineInfo, starts); err != nil {
+		return nil, err
+	}
 	if err := checkLdImmAndOpcodes(prog, opts.ResolveLdImm64); err != nil {
 		return nil, err
 	}
@@ -161,6 +169,33 @@ func checkFuncInfo(prog []Insn, starts []int, opts Options) *Error {
 		if HasTailCall(prog, s, end) {
 			return errAt(0, "tail_call is only allowed in functions that return 'int'.")
 		}
+	}
+	return nil
+}
+
+// checkLineInfo is check_btf_line's pairing of the line_info records with
+// the subprograms: walking the records in order, each subprogram's start
+// must be named by one before a record past it. A loader writes a record
+// per instruction that has a source position, so an instruction inserted
+// before a function's first line (by a rewriter or a fuzzer) leaves that
+// function without one.
+func checkLineInfo(lines, starts []int) *Error {
+	if len(lines) == 0 {
+		return nil
+	}
+	s := 0
+	for _, off := range lines {
+		if s == len(starts) {
+			break
+		}
+		if off == starts[s] {
+			s++
+		} else if starts[s] < off {
+			return errAt(0, "missing bpf_line_info for func#%d", s)
+		}
+	}
+	if s != len(starts) {
+		return errAt(0, "missing bpf_line_info for %d funcs starting from func#%d", len(starts)-s, s)
 	}
 	return nil
 }

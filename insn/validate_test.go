@@ -171,6 +171,32 @@ func TestCheckUnprivileged(t *testing.T) {
 	}
 }
 
+// TestCheckLineInfo: every subprogram's first instruction must have a
+// line_info record (check_btf_line).
+func TestCheckLineInfo(t *testing.T) {
+	tests := []struct {
+		name   string
+		lines  []int
+		starts []int
+		want   string
+	}{
+		{"no line info", nil, []int{0, 4}, ""},
+		{"every start named", []int{0, 2, 4, 5}, []int{0, 4}, ""},
+		{"the main function's first instruction unnamed", []int{1, 2, 4}, []int{0, 4}, "missing bpf_line_info for func#0"},
+		{"a subprogram's start skipped", []int{0, 2, 5}, []int{0, 4}, "missing bpf_line_info for func#1"},
+		{"records end before the last subprogram", []int{0, 2}, []int{0, 4, 6}, "missing bpf_line_info for 2 funcs starting from func#1"},
+	}
+	for _, tt := range tests {
+		got := ""
+		if err := checkLineInfo(tt.lines, tt.starts); err != nil {
+			got = err.Msg
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: message (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
 // TestCheckFuncInfo: the BTF func_info records must name the subprograms
 // the calls define, one each, at their starts (check_btf_func); without
 // them, no subprogram but the main one may use LD_ABS or a tail call

@@ -522,8 +522,16 @@ func lineAndFuncInfo(insns asm.Instructions) ([]Line, []Func) {
 	iter := insns.Iterate()
 	for iter.Next() {
 		ins := iter.Ins
-		if l, ok := ins.Source().(*btf.Line); ok && l != nil {
+		switch src := ins.Source(); l := src.(type) {
+		case nil:
+		case *btf.Line:
 			lines[iter.Offset] = Line{File: l.FileName(), Source: l.Line(), Line: l.LineNumber(), Col: l.LineColumn()}
+			hasLines = true
+		default:
+			// Another source (cilium/ebpf's comment on an instruction
+			// CO-RE poisoned) is still a line_info record for the
+			// kernel: a line of that text and no file.
+			lines[iter.Offset] = Line{Source: src.String()}
 			hasLines = true
 		}
 		if fn := btf.FuncMetadata(ins); fn != nil {

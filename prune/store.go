@@ -401,10 +401,16 @@ func (s *Store) Recycle() {
 	s.used = 0
 }
 
-// release returns e's state to the pool and recycles its slot.
+// release returns e's state to the pool and recycles its slot. While loop
+// back-edge states are pending, one of them may descend from e's state
+// (the kernel counts no such reference): the state is then marked Freed
+// and left to the collector, so that a walk up the back-edge's ancestors
+// finds the mark rather than a recycled state.
 func (s *Store) release(idx int32, e *Entry) {
 	e.State.StoreEntry = 0
-	if s.pool != nil {
+	if s.stats.Backedges > 0 {
+		e.State.Freed = true
+	} else if s.pool != nil {
 		s.pool.Put(e.State)
 	}
 	*e = Entry{next: s.freeSlots}

@@ -84,6 +84,7 @@ func (s *State) CopyFrom(src *State) {
 	hist := s.JmpHistory
 	*s = *src
 	s.StoreEntry = 0
+	s.Freed = false
 	s.Frames = frames
 	s.Refs = append(refs[:0], src.Refs...)
 	s.JmpHistory = append(hist[:0], src.JmpHistory...)

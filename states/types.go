@@ -264,7 +264,14 @@ type State struct {
 	Speculative        bool
 	InSleepable        bool
 	// Cleaned marks a checkpoint whose dead registers and slots were reset.
-	Cleaned             bool
+	Cleaned bool
+	// Freed marks a checkpoint the kernel has freed (evicted, its paths
+	// done) while a loop back-edge state kept for later precision
+	// propagation may still name it as an ancestor: the kernel keeps no
+	// count of those references (free_verifier_state), so a later walk
+	// up that chain reads freed memory. The store keeps such a state out
+	// of the pool so that the walk can tell.
+	Freed               bool
 	JmpHistory          []JmpHistEntry
 	DFSDepth            int32
 	CallbackUnrollDepth int32

@@ -30,7 +30,6 @@ var hints = []struct{ fragment, hint string }{
 	{"invalid read from stack", "the stack bytes read here were never written on this path"},
 	{"div by zero", "division by the constant 0"},
 	{"pointer arithmetic on", "arithmetic is not allowed on this kind of pointer"},
-	{"with a kernel warning", "the kernel's own verifier fails on this program (a verifier bug that warns and taints the kernel): it will not load; change the code around this instruction"},
 	{"unsupported:", "vercheck does not model this feature yet; the kernel may accept or reject the program"},
 }
 
@@ -46,4 +45,13 @@ func hintFor(msg string) string {
 
 // Hint explains the rejection in terms of what to change in the program,
 // when vercheck knows a common cause ("" otherwise).
-func (e *RejectError) Hint() string { return hintFor(e.Msg) }
+func (e *RejectError) Hint() string {
+	if e.kind == ErrKernelFault {
+		return kernelFaultHint
+	}
+	return hintFor(e.Msg)
+}
+
+// kernelFaultHint is the hint of every ErrKernelFault refusal, whatever
+// its message: the cause is the kernel's, the remedy the program's.
+const kernelFaultHint = "the kernel's own verifier fails on this program (a verifier bug: a warning that taints the kernel, an EFAULT, or an oops): it will not load, and no loader should try; change the code around this instruction"

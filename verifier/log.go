@@ -358,7 +358,7 @@ func lineRecordAt(lines []loader.Line, idx int) int {
 		idx = len(lines) - 1
 	}
 	for ; idx >= 0; idx-- {
-		if lines[idx].Line != 0 || lines[idx].File != "" {
+		if lines[idx] != (loader.Line{}) {
 			return idx
 		}
 	}

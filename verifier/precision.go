@@ -621,19 +621,40 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		if st == nil {
 			break
 		}
-		if bt.frame > int(st.CurFrame) {
-			// The kernel's walk reads the parent's frames from bt's
-			// frame down and dereferences the missing ones: with
-			// anything wanted there, a NULL pointer oops in
-			// __mark_chain_precision (seen from propagate_precision at
-			// a may_goto loop inside a bpf_loop callback).
-			if bt.wantsAbove(int(st.CurFrame)) && e.prec.fault == nil {
-				e.prec.fault = e.kernelFault("precision wanted in frame %d of a parent state with %d frames: the 6.18 verifier dereferences the missing frame and oopses", bt.frame, st.CurFrame+1)
+		if st.Freed {
+			// Only a loop back-edge's walk (propagate_backedges) can
+			// reach a checkpoint the kernel has freed: its frames are
+			// gone (NULL after free_verifier_state, or reused memory)
+			// and the wanted marks dereference them.
+			if e.prec.fault == nil {
+				e.prec.fault = e.kernelFault("precision propagation along a loop back-edge reaches the checkpoint at insn %d, which the 6.18 verifier has already freed (evicted, its paths done): it reads freed memory and oopses", st.InsnIdx)
 			}
-			fallback()
+			bt.reset()
 			return
 		}
-		for fr := bt.frame; fr >= 0; fr-- {
+		top := bt.frame
+		if top > int(st.CurFrame) {
+			// The kernel's walk reads the parent's frames from bt's
+			// frame down, st->frame[fr] for each, and a parent may
+			// have fewer frames than the walk's (a state entered in a
+			// callback whose parent ends before the call). A missing
+			// frame is a NULL pointer, dereferenced when anything is
+			// wanted in it or when the level-2 log prints it: a
+			// kernel oops in __mark_chain_precision (seen from
+			// propagate_precision at a may_goto loop inside a
+			// bpf_loop callback). With nothing wanted there the
+			// kernel walks on, its frame number unchanged, and may
+			// meet the missing frame again further up.
+			if bt.wantsAbove(int(st.CurFrame)) || e.log.level >= 2 {
+				if e.prec.fault == nil {
+					e.prec.fault = e.kernelFault("precision wanted in frame %d of a parent state with %d frames: the 6.18 verifier dereferences the missing frame and oopses", bt.frame, st.CurFrame+1)
+				}
+				fallback()
+				return
+			}
+			top = int(st.CurFrame)
+		}
+		for fr := top; fr >= 0; fr-- {
 			f := st.Frames[fr]
 			for m := bt.regs[fr]; m != 0; m &= m - 1 {
 				r := bits.TrailingZeros16(m)
@@ -664,7 +685,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			}
 		}
 		if e.log.level >= 2 {
-			for fr := bt.frame; fr >= 0; fr-- {
+			for fr := top; fr >= 0; fr-- {
 				e.log.printf("mark_precise: frame%d: parent state regs=%s stack=%s: ", fr, fmtRegMask(bt.regs[fr]), fmtStackMask(bt.stack[fr]))
 				e.log.appendState(st, fr, true)
 			}

@@ -286,7 +286,7 @@ func (e *env) run() error {
 		return resolveErr
 	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers()), KfuncArgs: e.kfuncArgCount,
-		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), ScalarReturns: e.funcScalarReturns(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
+		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), LineInfo: e.lineInfoInsns(), ScalarReturns: e.funcScalarReturns(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
 	if resolveErr != nil {
 		return resolveErr
 	}
@@ -831,6 +831,21 @@ func (e *env) recyclePool() {
 	e.pool.Trim(maxPooledStates)
 	statePools.Put(e.pool)
 	e.pool = nil
+}
+
+// lineInfoInsns lists the instructions that carry a source line, as the
+// loader's BTF line_info records name them; nil when none does.
+func (e *env) lineInfoInsns() []int {
+	if e.lp == nil {
+		return nil
+	}
+	var insns []int
+	for i, l := range e.lp.Lines {
+		if l != (loader.Line{}) {
+			insns = append(insns, i)
+		}
+	}
+	return insns
 }
 
 // funcInfoStarts lists where the program's BTF func_info records start,

@@ -505,9 +505,28 @@ func (e *env) markAllScalarsImprecise(cur *states.State) { cur.MarkAllScalarsImp
 
 // markAllScalarsPrecise is the fallback: every scalar of every ancestor of
 // st is made precise. st itself is skipped, as its marks do not matter.
-func markAllScalarsPrecise(st *states.State) {
+// A loop back-edge's ancestors may include a checkpoint the kernel has
+// freed, whose frames mark_all_scalars_precise dereferences: a kernel
+// fault, as in backtrackChain.
+func (e *env) markAllScalarsPrecise(st *states.State) {
+	for p := st.Parent; p != nil; p = p.Parent {
+		if p.Freed {
+			e.freedCheckpointFault(p)
+			return
+		}
+	}
 	if st.Parent != nil {
 		st.Parent.MarkAllScalarsPrecise()
+	}
+}
+
+// freedCheckpointFault records, once, that a precision walk reached st, a
+// checkpoint the kernel has freed (only a loop back-edge's walk,
+// propagate_backedges, can): its frames are gone (NULL after
+// free_verifier_state, or reused memory) and the walk dereferences them.
+func (e *env) freedCheckpointFault(st *states.State) {
+	if e.prec.fault == nil {
+		e.prec.fault = e.kernelFault("precision propagation along a loop back-edge reaches the checkpoint at insn %d, which the 6.18 verifier has already freed (evicted, its paths done): it reads freed memory and oopses", st.InsnIdx)
 	}
 }
 
@@ -524,7 +543,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		if e.log.level >= 2 {
 			e.log.printf("mark_precise: frame%d: falling back to forcing all scalars precise\n", start.CurFrame)
 		}
-		markAllScalarsPrecise(start)
+		e.markAllScalarsPrecise(start)
 		bt.reset()
 	}
 	if len(e.prec.wants) != len(e.prog) {
@@ -622,13 +641,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			break
 		}
 		if st.Freed {
-			// Only a loop back-edge's walk (propagate_backedges) can
-			// reach a checkpoint the kernel has freed: its frames are
-			// gone (NULL after free_verifier_state, or reused memory)
-			// and the wanted marks dereference them.
-			if e.prec.fault == nil {
-				e.prec.fault = e.kernelFault("precision propagation along a loop back-edge reaches the checkpoint at insn %d, which the 6.18 verifier has already freed (evicted, its paths done): it reads freed memory and oopses", st.InsnIdx)
-			}
+			e.freedCheckpointFault(st)
 			bt.reset()
 			return
 		}

@@ -205,7 +205,7 @@ func (e *env) propagateBackedges(v *sccVisit) {
 	for i := 0; ; i++ {
 		if i > maxBackedgeIters {
 			for _, be := range v.backedges {
-				markAllScalarsPrecise(be.st)
+				e.markAllScalarsPrecise(be.st)
 			}
 			break
 		}

@@ -43,20 +43,23 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	PktRegsafe:         fixed(pktRegsafeProbe),
 	LsmSleepableHooks:  fixed(returnZero),
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
+	LsmCgroupSleepable: fixed(returnZero),
 }
 
 // probeTargets make a probe another kind of program than XDP.
 var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
-	LsmSleepableHooks: sleepableLSM("task_to_inode"),
+	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
+	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
 const sleepableFlag = 1 << 4
 
-// sleepableLSM makes a probe a sleepable LSM program on hook.
-func sleepableLSM(hook string) func(*ebpf.ProgramSpec) {
+// sleepableLSM makes a probe a sleepable LSM program of attach type at on
+// hook.
+func sleepableLSM(at ebpf.AttachType, hook string) func(*ebpf.ProgramSpec) {
 	return func(p *ebpf.ProgramSpec) {
-		p.Type, p.AttachType, p.AttachTo, p.Flags = ebpf.LSM, ebpf.AttachLSMMac, hook, sleepableFlag
+		p.Type, p.AttachType, p.AttachTo, p.Flags = ebpf.LSM, at, hook, sleepableFlag
 	}
 }
 

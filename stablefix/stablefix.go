@@ -108,6 +108,13 @@ const (
 	// the NULL check is elided as for a plain array, and a key beyond a
 	// smaller runtime inner map reads through NULL.
 	InnerMapNullness
+	// LsmCgroupSleepable: a sleepable program of attach type
+	// BPF_LSM_CGROUP is refused (can_be_sleepable asks for LSM programs
+	// of the other attach type; upstream "bpf: Fix sleepable check for
+	// tracing/lsm prog", 2026, which 7.x has): the cgroup shim runs the
+	// program where it may not sleep. Without the fix 6.18.0 takes any
+	// LSM program as one that may sleep on a sleepable hook.
+	LsmCgroupSleepable
 	numFixes
 )
 
@@ -123,6 +130,7 @@ var names = [numFixes]string{
 	PktRegsafe:         "pkt-regsafe",
 	LsmSleepableHooks:  "lsm-sleepable-hooks",
 	InnerMapNullness:   "inner-map-nullness",
+	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 }
 
 // String returns the fix's name.

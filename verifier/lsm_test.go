@@ -125,23 +125,30 @@ func TestLSMPrograms(t *testing.T) {
 	}
 }
 
-// TestLSMSleepableHooksFix: the stable fix that took task_to_inode and
-// inet_conn_established out of the sleepable hooks, both ways.
-func TestLSMSleepableHooksFix(t *testing.T) {
-	needLSMHooks(t, "task_to_inode", "inet_conn_established")
+// TestLSMSleepableFixes: the stable fixes that took task_to_inode and
+// inet_conn_established out of the sleepable hooks and refuse sleepable
+// BPF_LSM_CGROUP programs, both ways.
+func TestLSMSleepableFixes(t *testing.T) {
+	needLSMHooks(t, "task_to_inode", "inet_conn_established", "file_open")
+	const cgroupRefused = "Only fentry/fexit/fmod_ret, lsm, iter, uprobe, and struct_ops programs can be sleepable"
 	tests := []struct {
+		attach  ebpf.AttachType
 		hook    string
 		missing stablefix.Set
 		want    string
 	}{
-		{"task_to_inode", 0, "bpf_lsm_task_to_inode is not sleepable"},
-		{"inet_conn_established", 0, "bpf_lsm_inet_conn_established is not sleepable"},
-		{"task_to_inode", stablefix.Of(stablefix.LsmSleepableHooks), ""},
-		{"inet_conn_established", stablefix.Of(stablefix.LsmSleepableHooks), ""},
+		{ebpf.AttachLSMMac, "task_to_inode", 0, "bpf_lsm_task_to_inode is not sleepable"},
+		{ebpf.AttachLSMMac, "inet_conn_established", 0, "bpf_lsm_inet_conn_established is not sleepable"},
+		{ebpf.AttachLSMMac, "task_to_inode", stablefix.Of(stablefix.LsmSleepableHooks), ""},
+		{ebpf.AttachLSMMac, "inet_conn_established", stablefix.Of(stablefix.LsmSleepableHooks), ""},
+		{ebpf.AttachLSMMac, "file_open", 0, ""},
+		{ebpf.AttachLSMCgroup, "file_open", 0, cgroupRefused},
+		{ebpf.AttachLSMCgroup, "file_open", stablefix.Of(stablefix.LsmCgroupSleepable), ""},
+		{ebpf.AttachLSMCgroup, "task_to_inode", stablefix.Of(stablefix.LsmCgroupSleepable), "bpf_lsm_task_to_inode is not sleepable"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.hook+" "+tt.missing.String(), func(t *testing.T) {
-			p := &loader.Program{Name: "p", Type: ebpf.LSM, AttachType: ebpf.AttachLSMMac, AttachTo: tt.hook,
+		t.Run(tt.attach.String()+" "+tt.hook+" "+tt.missing.String(), func(t *testing.T) {
+			p := &loader.Program{Name: "p", Type: ebpf.LSM, AttachType: tt.attach, AttachTo: tt.hook,
 				Section: "lsm.s/" + tt.hook, Flags: loader.FlagSleepable, GPLCompatible: true,
 				Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}}
 			res := Verify(&loader.Object{Path: "test"}, p, Options{MissingFixes: tt.missing})

@@ -4,6 +4,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // modelledProgFlags are the load flags vercheck verifies as the kernel
@@ -67,8 +68,9 @@ func (e *env) checkProgFlags() error {
 }
 
 // canBeSleepable is can_be_sleepable: the tracing attach types whose
-// trampoline may sleep, LSM, struct_ops, and kprobe-type programs (which
-// only uprobes will attach).
+// trampoline may sleep, LSM (but BPF_LSM_CGROUP on kernels with the stable
+// fix), struct_ops, and kprobe-type programs (which only uprobes will
+// attach).
 func (e *env) canBeSleepable() bool {
 	if e.lp != nil && e.lp.Type == ebpf.Extension {
 		// can_be_sleepable asks the program's own type.
@@ -81,7 +83,10 @@ func (e *env) canBeSleepable() bool {
 			return true
 		}
 		return false
-	case ebpf.LSM, ebpf.Kprobe, ebpf.StructOps:
+	case ebpf.LSM:
+		// stablefix.LsmCgroupSleepable: the cgroup shim may not sleep.
+		return e.attach != ebpf.AttachLSMCgroup || e.opts.MissingFixes.Has(stablefix.LsmCgroupSleepable)
+	case ebpf.Kprobe, ebpf.StructOps:
 		return true
 	}
 	return false

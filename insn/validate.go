@@ -343,6 +343,8 @@ func checkLdImmAndOpcodes(prog []Insn, resolve func(i int) error) error {
 				if err := resolve(i); err != nil {
 					return err
 				}
+			} else if err := CheckDirectValueOffset(in, i); err != nil {
+				return err
 			}
 			i++
 			continue
@@ -366,9 +368,6 @@ func checkLdImm64(prog []Insn, i int) error {
 	case 0, PseudoBTFID, PseudoFunc:
 		return nil
 	case PseudoMapValue, PseudoMapIdxValue:
-		if off := uint32(in.Imm2); off >= MaxVarOff {
-			return errAt(i, "direct value offset of %d is not allowed", off)
-		}
 		return nil
 	case PseudoMapFD, PseudoMapIdx:
 		if in.Imm2 == 0 {
@@ -376,6 +375,22 @@ func checkLdImm64(prog []Insn, i int) error {
 		}
 	}
 	return errAt(i, "unrecognized bpf_ld_imm64 insn")
+}
+
+// CheckDirectValueOffset refuses the value offset of a map-value ld_imm64
+// at i beyond what a map's direct value address may take. The kernel
+// checks it once the map is resolved (after the fd lookup and the map's
+// compatibility with the program, in resolve_pseudo_ldimm64), so a
+// resolver calls it at that point; without one it is checked with the
+// instruction's shape.
+func CheckDirectValueOffset(in Insn, i int) error {
+	if in.Src != PseudoMapValue && in.Src != PseudoMapIdxValue {
+		return nil
+	}
+	if off := uint32(in.Imm2); off >= MaxVarOff {
+		return errAt(i, "direct value offset of %d is not allowed", off)
+	}
+	return nil
 }
 
 // knownOpcodes is the kernel's table of opcodes a program may contain

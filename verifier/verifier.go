@@ -356,6 +356,9 @@ func (e *env) resolveLdImm64(i int) error {
 		if err := e.checkMapProgCompat(i, e.maps[in.Imm]); err != nil {
 			return err
 		}
+		if err := insn.CheckDirectValueOffset(in, i); err != nil {
+			return err
+		}
 		if in.Src == insn.PseudoMapValue {
 			if msg := directValueError(e.maps[in.Imm], uint32(in.Imm2)); msg != "" {
 				return &RejectError{Insn: i, Msg: msg}

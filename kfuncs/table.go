@@ -194,6 +194,10 @@ var table = map[string]Def{
 	"bpf_rbtree_left":           {RetNull, hooksGeneric},
 	"bpf_rbtree_right":          {RetNull, hooksGeneric},
 	"bpf_refcount_acquire_impl": {Acquire | RetNull | RCU, hooksGeneric},
+	// The trap clang emits for a read of an uninitialised variable
+	// (-ftrivial-auto-var-init=... with BPF): refused wherever a path
+	// reaches it.
+	"__bpf_trap": {0, HookCommon},
 	// Casts and lookups of the common set (kfunc_special.go).
 	"bpf_cast_to_kern_ctx": {0, HookCommon},
 	"bpf_rdonly_cast":      {0, HookCommon},

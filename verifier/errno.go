@@ -101,7 +101,7 @@ func messageErrno(msg string) syscall.Errno {
 	case strings.HasPrefix(msg, "ldimm64 failed to find the address"), strings.HasPrefix(msg, "ldimm64 insn specifies invalid btf_id"):
 		// check_pseudo_btf_id: a symbol or BTF id it cannot find.
 		return syscall.ENOENT
-	case strings.HasPrefix(msg, "Helper has invalid btf/btf_id"):
+	case strings.HasPrefix(msg, "Helper has invalid btf/btf_id"), strings.HasPrefix(msg, "unexpected __bpf_trap()"):
 		return syscall.EFAULT
 	case strings.HasPrefix(msg, "exception callback") && strings.HasSuffix(msg, "could not be found in BTF"):
 		// bpf_find_exception_callback_insn_off passes the BTF lookup's error on.

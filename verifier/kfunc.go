@@ -29,6 +29,9 @@ import (
 // kfuncSessionCookie returns a kprobe session's writable cookie.
 const kfuncSessionCookie = "bpf_session_cookie"
 
+// kfuncBpfTrap is __bpf_trap, which no verified path may reach.
+const kfuncBpfTrap = "__bpf_trap"
+
 // kfuncFilteredOut reports whether the filter of the kfunc's registration
 // refuses this program (btf_kfunc_is_allowed's filter call).
 func (e *env) kfuncFilteredOut(def kfuncs.Def) bool {
@@ -234,6 +237,11 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	}
 	if !def.AllowedIn(e.progType) || e.kfuncFilteredOut(def) {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
+	}
+	if info.name == kfuncBpfTrap && in.Off == 0 {
+		// check_kfunc_call refuses a reached trap right after the
+		// kfunc's program-type check, with EFAULT.
+		return e.reject(e.insnIdx, "unexpected __bpf_trap() due to uninitialized variable?")
 	}
 	if def.Flags&kfuncs.Destructive != 0 {
 		return e.unsupported(e.insnIdx, "kfunc %s (flags %#x)", info.name, def.Flags)

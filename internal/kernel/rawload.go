@@ -161,9 +161,9 @@ func kernelObjName(name string) string {
 // not reloaded.
 func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
 	needsLoader := func(ins asm.Instruction) bool {
-		// kfuncs need cilium/ebpf's BTF resolution; a map named but not
-		// yet created would reach the kernel as a bogus fd.
-		return ins.IsKfuncCall() || ins.IsLoadFromMap() && ins.Map() == nil
+		// A map named but not yet created would reach the kernel as a
+		// bogus fd; kfuncs are resolved below, in vmlinux only.
+		return ins.IsLoadFromMap() && ins.Map() == nil
 	}
 	// Without its BTF func info a program of several functions is another
 	// program (global functions are verified apart, function addresses
@@ -178,12 +178,66 @@ func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
 		return "", errors.New("raw reload: the program needs BTF, an attach target or maps not created yet")
 	}
 	insns := slices.Clone(spec.Instructions)
+	if err := resolveVmlinuxKfuncs(insns); err != nil {
+		return "", fmt.Errorf("raw reload: %w", err)
+	}
 	code, err := encode(insns)
 	if err != nil {
 		return "", fmt.Errorf("raw reload: %w", err)
 	}
 	log, _ := progLoad(spec, rawProgram{code: code}, ebpf.LogLevelStats, rawLogSize)
 	return log, nil
+}
+
+// resolveVmlinuxKfuncs makes every kfunc call of insns name a function of
+// the running kernel's vmlinux by its BTF id: a call vercheck's loader
+// resolved already is checked, one a cilium/ebpf spec still names by
+// symbol is looked up, as cilium/ebpf's linker does for the load it made.
+// Kfuncs of modules need an fd_array, which a raw reload does not pass.
+func resolveVmlinuxKfuncs(insns asm.Instructions) error {
+	var vmlinux *btf.Spec
+	for i := range insns {
+		ins := &insns[i]
+		if !ins.IsKfuncCall() {
+			continue
+		}
+		if vmlinux == nil {
+			var err error
+			if vmlinux, err = btf.LoadKernelSpec(); err != nil {
+				return err
+			}
+		}
+		if err := resolveVmlinuxKfunc(vmlinux, ins); err != nil {
+			return fmt.Errorf("kfunc call %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func resolveVmlinuxKfunc(vmlinux *btf.Spec, ins *asm.Instruction) error {
+	if ins.Offset != 0 {
+		return errors.New("a module's function")
+	}
+	if ins.Constant > 0 {
+		typ, err := vmlinux.TypeByID(btf.TypeID(ins.Constant))
+		if err != nil {
+			return err
+		}
+		if _, ok := typ.(*btf.Func); !ok {
+			return fmt.Errorf("BTF id %d is a %s", ins.Constant, typ)
+		}
+		return nil
+	}
+	var fn *btf.Func
+	if err := vmlinux.TypeByName(ins.Reference(), &fn); err != nil {
+		return fmt.Errorf("%q: %w", ins.Reference(), err)
+	}
+	id, err := vmlinux.TypeID(fn)
+	if err != nil {
+		return err
+	}
+	ins.Constant = int64(id)
+	return nil
 }
 
 // encode marshals insns, bound maps as their file descriptors, as the

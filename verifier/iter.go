@@ -67,8 +67,9 @@ func kfuncKind(call insn.Insn) insn.KfuncKind {
 		// is_sync_callback_calling_kfunc.
 		return insn.KfuncSyncCB
 	}
-	if info.name == kfuncWqSetCallback {
-		// is_async_callback_calling_kfunc.
+	if info.name == kfuncWqSetCallback || taskWorkKfuncs[info.name] {
+		// is_async_callback_calling_kfunc: workqueue and task_work
+		// callbacks.
 		return insn.KfuncAsyncCB
 	}
 	return insn.KfuncPlain

@@ -111,3 +111,24 @@ func TestBranchyProgramAcceptedWithoutCap(t *testing.T) {
 		t.Errorf("insn_processed %d: the test program is meant to explore every path", res.Stats.InsnProcessed)
 	}
 }
+
+// TestAsyncJumpSequence: a timer callback registered while 8192 branches
+// are pending is refused by push_async_cb with its own wording of the
+// jump-sequence limit (the live 6.18.44 kernel: that message, 8206 insns).
+func TestAsyncJumpSequence(t *testing.T) {
+	obj, err := loader.Open("testdata/async/async_jmpseq.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prog := range obj.Programs {
+		res := verifier.Verify(obj, prog, verifier.Options{})
+		const want = "The sequence of 8193 jumps is too complex for async cb."
+		var re *verifier.RejectError
+		if !errors.As(res.Err, &re) || re.Msg != want || !errors.Is(res.Err, verifier.ErrComplexityLimit) {
+			t.Errorf("%s: Verify = %v, want %q (ErrComplexityLimit)", prog.Name, res.Err, want)
+		}
+		if res.Stats.InsnProcessed != 8206 {
+			t.Errorf("%s: insn_processed = %d, want 8206", prog.Name, res.Stats.InsnProcessed)
+		}
+	}
+}

@@ -135,6 +135,15 @@ func (e *env) kernelFault(format string, args ...any) error {
 	return err
 }
 
+// backtrackIdxBug records the walk leaving the program (before insn 0,
+// its first instruction not met): the kernel's __mark_chain_precision
+// reports it as a verifier bug, its index taken as unsigned.
+func (e *env) backtrackIdxBug(i int) {
+	if e.prec.fault == nil {
+		e.prec.fault = e.backtrackBug("backtracking idx %d", i)
+	}
+}
+
 // takePrecisionFault returns, once, the backtracking bug met since the
 // last call.
 func (e *env) takePrecisionFault() error {
@@ -438,7 +447,10 @@ func (e *env) markChainPrecision(regno int) error {
 	e.prec.bt.reset()
 	e.prec.bt.setFrameReg(int(cur.CurFrame), regno)
 	e.backtrackChain(cur, nil)
-	return nil
+	// A walk the kernel reports as its own bug fails the instruction
+	// there (mark_chain_precision returns -EFAULT), before any check
+	// that relied on the precision.
+	return e.takePrecisionFault()
 }
 
 // markStackPrecise makes the scalar spilled in slot spi of frame precise
@@ -615,6 +627,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 				i--
 			}
 			if i < 0 || i >= len(e.prog) {
+				e.backtrackIdxBug(i)
 				fallback()
 				return
 			}
@@ -631,6 +644,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 					break walk
 				}
 				if i--; i < 0 {
+					e.backtrackIdxBug(i)
 					fallback()
 					return
 				}
@@ -863,9 +877,10 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 		}
 		if e.lp != nil && isGlobalFunc(e.lp, target) {
 			// A global function's body is not on the path; it sets r0
-			// and takes its arguments from a prototype.
+			// and takes its arguments from a prototype, so r1-r5 must
+			// have been found after the call.
 			if bt.regMask()&argRegsMask != 0 {
-				return errBacktrack
+				return e.backtrackBug("global subprog unexpected regs %x", bt.regMask())
 			}
 			bt.clearReg(0)
 			return nil
@@ -904,10 +919,13 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 			return errBacktrack
 		}
 		// A helper sets r0 and clobbers r1-r5, which must have been
-		// found before the call.
+		// found after the call. They can still be wanted when the walk
+		// came to the call from an async callback's first instructions:
+		// the callback's state starts with first_insn_idx 0, so the
+		// kernel walks on into the code that registered the callback.
 		bt.clearReg(0)
 		if bt.regMask()&argRegsMask != 0 {
-			return errBacktrack
+			return e.backtrackBug("backtracking call unexpected regs %x", bt.regMask())
 		}
 	case in.JmpOp() == insn.JmpExit:
 		// Walking back over an exit enters the callee that returned.
@@ -916,8 +934,11 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 				bt.clearReg(r)
 			}
 		}
-		if bt.regMask()&argRegsMask != 0 || bt.frame+1 >= states.MaxCallFrames {
-			return errBacktrack
+		if bt.regMask()&argRegsMask != 0 {
+			return e.backtrackBug("backtracking exit unexpected regs %x", bt.regMask())
+		}
+		if bt.frame+1 >= states.MaxCallFrames {
+			return e.backtrackBug("subprog enter from frame %d", bt.frame)
 		}
 		r0 := subseq-1 >= 0 && e.prog[subseq-1].IsPseudoCall() && bt.isReg(0)
 		bt.clearReg(0)

@@ -17,6 +17,8 @@ package verifier
 // a callback registering itself is not mistaken for an infinite loop.
 
 import (
+	"fmt"
+
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -131,6 +133,10 @@ func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error
 		e.asyncCallback[sp] = true
 	}
 	e.markCallbackSubprog(sp)
+	if n := len(e.stack) + 1; n > MaxJmpSeq {
+		// push_async_cb words the jump-sequence limit its own way.
+		return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex for async cb.", n), kind: ErrComplexityLimit}
+	}
 	st, err := e.pushStack(e.cfg.Subprogs[sp].Start, e.insnIdx)
 	if err != nil {
 		return err

@@ -636,6 +636,10 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 		if old.Branches > 0 {
 			// old is an ancestor of cur on the current path: a loop.
 			switch {
+			case otherAsyncEntry(old, cur):
+				// Another entry into an async callback (one that
+				// registered itself again): not a loop, and old has
+				// not reached its exit yet, so it proves nothing.
 			case iterNext:
 				// An iterator loop converges when an active state is
 				// within the previous iteration's; the iterator's
@@ -731,6 +735,16 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	cur.DFSDepth = nw.DFSDepth + 1
 	cur.JmpHistory = cur.JmpHistory[:0]
 	return false, nil
+}
+
+// otherAsyncEntry reports whether cur runs an async callback entered
+// another number of times than old's, which is still open
+// (is_state_visited's async_entry_cnt test): a callback that registers
+// itself again reaches its own instructions with ancestors of a previous
+// entry still being explored.
+func otherAsyncEntry(old, cur *states.State) bool {
+	fo := old.Cur()
+	return fo.InAsyncCallbackFn && fo.AsyncEntryCnt != cur.Cur().AsyncEntryCnt
 }
 
 // reject builds a rejection at insn with a kernel-style message.

@@ -365,6 +365,13 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 			cmp.Compare(a.SectionName, b.SectionName), cmp.Compare(a.Name, b.Name))
 	})
 	if len(specs) == 0 {
+		if info != nil && !info.hasCode() {
+			// libbpf's bpf_object__open reads an object without code
+			// (maps or BTF only) as one with no programs: there is
+			// nothing to verify, and nothing wrong with the object.
+			obj.Warnings = append(obj.Warnings, "the object holds no code: no programs to verify")
+			return obj, nil
+		}
 		return nil, fmt.Errorf("%s: %w (functions only in .text are not programs unless a program type is given for them)", path, ErrNoPrograms)
 	}
 

@@ -288,3 +288,28 @@ func TestUnnamedLinkedCode(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestObjectWithoutCode opens an object that holds maps and no code: as
+// libbpf's open, it is read with its maps and no programs, where an object
+// whose code all lives in .text is still refused without a program type.
+func TestObjectWithoutCode(t *testing.T) {
+	obj, err := Open(filepath.Join("testdata", "maps_only.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var maps []string
+	for _, m := range obj.Maps {
+		maps = append(maps, m.Name)
+	}
+	got := struct {
+		Programs int
+		Maps     []string
+	}{len(obj.Programs), maps}
+	want := struct {
+		Programs int
+		Maps     []string
+	}{0, []string{"counts"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("object (-want +got):\n%s", diff)
+	}
+}

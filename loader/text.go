@@ -44,6 +44,14 @@ func (info *elfInfo) textOnly() bool {
 	return found
 }
 
+// hasCode reports whether any executable section of the object holds
+// instructions.
+func (info *elfInfo) hasCode() bool {
+	return slices.ContainsFunc(info.sections, func(s *elf.SectionHeader) bool {
+		return s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && s.Size > 0
+	})
+}
+
 // textEntryPoints returns the global functions of .text: the programs of a
 // text-only object. Static functions stay subprograms.
 func (info *elfInfo) textEntryPoints() map[string]bool {

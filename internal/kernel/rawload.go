@@ -157,35 +157,27 @@ func kernelObjName(name string) string {
 
 // rawLoadLog loads spec with the stats-level log and returns the log,
 // for a program cilium/ebpf failed with EFAULT. Programs that need what
-// only cilium/ebpf's loader provides (BTF, kfuncs, attach targets) are
-// not reloaded.
+// only cilium/ebpf's loader provides (kfuncs, attach targets, maps) are
+// not reloaded. The program goes with its BTF func and line info: without
+// them a program of several functions is another program (global
+// functions are verified apart, function addresses are refused: "missing
+// btf func_info"), and the 8193-jump refusal (EFAULT) is most often met in
+// programs of several functions.
 func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
 	needsLoader := func(ins asm.Instruction) bool {
 		// A map named but not yet created would reach the kernel as a
 		// bogus fd; kfuncs are resolved below, in vmlinux only.
 		return ins.IsLoadFromMap() && ins.Map() == nil
 	}
-	// Without its BTF func info a program of several functions is another
-	// program (global functions are verified apart, function addresses
-	// are refused: "missing btf func_info"). The main function's own func
-	// info changes nothing the verifier decides (do_check_common reads
-	// BTF arguments for subprograms and extensions only): such a program
-	// is reloaded without BTF, which costs its log only the source lines.
-	subprogs := slices.ContainsFunc(spec.Instructions[min(1, len(spec.Instructions)):], func(ins asm.Instruction) bool {
-		return btf.FuncMetadata(&ins) != nil
-	})
-	if needsAttachBTF(spec) || subprogs || slices.ContainsFunc(spec.Instructions, needsLoader) {
-		return "", errors.New("raw reload: the program needs BTF, an attach target or maps not created yet")
+	if needsAttachBTF(spec) || slices.ContainsFunc(spec.Instructions, needsLoader) {
+		return "", errors.New("raw reload: the program needs an attach target or maps not created yet")
 	}
-	insns := slices.Clone(spec.Instructions)
-	if err := resolveVmlinuxKfuncs(insns); err != nil {
-		return "", fmt.Errorf("raw reload: %w", err)
-	}
-	code, err := encode(insns)
+	p, release, err := rawProgramWithInfo(spec)
 	if err != nil {
 		return "", fmt.Errorf("raw reload: %w", err)
 	}
-	log, _ := progLoad(spec, rawProgram{code: code}, ebpf.LogLevelStats, rawLogSize)
+	defer release()
+	log, _ := progLoad(spec, p, ebpf.LogLevelStats, rawLogSize)
 	return log, nil
 }
 
@@ -240,6 +232,35 @@ func resolveVmlinuxKfunc(vmlinux *btf.Spec, ins *asm.Instruction) error {
 	return nil
 }
 
+// rawProgramWithInfo encodes spec's instructions for bpf(2), their vmlinux
+// kfunc calls resolved (resolveVmlinuxKfuncs), with their
+// func and line info, and loads the BTF that info refers to; release
+// closes that BTF once the program is loaded.
+func rawProgramWithInfo(spec *ebpf.ProgramSpec) (p rawProgram, release func(), err error) {
+	insns := slices.Clone(spec.Instructions)
+	if err := resolveVmlinuxKfuncs(insns); err != nil {
+		return rawProgram{}, nil, err
+	}
+	var b btf.Builder
+	funcInfo, lineInfo, err := btf.MarshalExtInfos(insns, &b)
+	if err != nil {
+		return rawProgram{}, nil, fmt.Errorf("marshal func and line info: %w", err)
+	}
+	p = rawProgram{funcInfo: funcInfo, lineInfo: lineInfo}
+	if p.code, err = encode(insns); err != nil {
+		return rawProgram{}, nil, err
+	}
+	if b.Empty() {
+		return p, func() {}, nil
+	}
+	h, err := btf.NewHandle(&b)
+	if err != nil {
+		return rawProgram{}, nil, fmt.Errorf("load BTF: %w", err)
+	}
+	p.btfFD = h.FD()
+	return p, func() { h.Close() }, nil
+}
+
 // encode marshals insns, bound maps as their file descriptors, as the
 // kernel must read them: with what cilium/ebpf's encoding drops (the off
 // field of ALU instructions, placeholder helper numbers; insn.Marshal).
@@ -271,29 +292,16 @@ func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (
 	if needsAttachBTF(spec) {
 		return "", fmt.Errorf("load %s: %w", spec.Name, errOwnEncodingAttach)
 	}
-	insns := slices.Clone(spec.Instructions)
-	for i := range insns {
-		if btf.CORERelocationMetadata(&insns[i]) != nil {
+	for i := range spec.Instructions {
+		if btf.CORERelocationMetadata(&spec.Instructions[i]) != nil {
 			return "", fmt.Errorf("load %s: %w", spec.Name, errOwnEncodingCORE)
 		}
 	}
-	var b btf.Builder
-	funcInfo, lineInfo, err := btf.MarshalExtInfos(insns, &b)
+	p, release, err := rawProgramWithInfo(spec)
 	if err != nil {
-		return "", fmt.Errorf("load %s: marshal func and line info: %w", spec.Name, err)
-	}
-	p := rawProgram{funcInfo: funcInfo, lineInfo: lineInfo}
-	if !b.Empty() {
-		h, err := btf.NewHandle(&b)
-		if err != nil {
-			return "", fmt.Errorf("load %s: load BTF: %w", spec.Name, err)
-		}
-		defer h.Close()
-		p.btfFD = h.FD()
-	}
-	if p.code, err = encode(insns); err != nil {
 		return "", fmt.Errorf("load %s: %w", spec.Name, err)
 	}
+	defer release()
 	for logSize := int(size); ; logSize *= 2 {
 		log, errno := progLoad(spec, p, level, logSize)
 		switch {

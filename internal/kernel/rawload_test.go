@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 )
 
 // TestJumpSequenceTooComplexIsAVerdict: the kernel fails a program whose
@@ -22,6 +23,37 @@ func TestJumpSequenceTooComplexIsAVerdict(t *testing.T) {
 	insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
 	spec := &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{
 		"jumps": {Name: "jumps", Type: ebpf.XDP, License: "GPL", Instructions: insns},
+	}}
+	got, err := LoadCollectionSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].NotLoaded || got[0].Accepted || got[0].Err != "The sequence of 8193 jumps is too complex." {
+		t.Errorf("LoadCollectionSpec = %+v, want a rejection with the kernel's message", got)
+	}
+}
+
+// TestJumpSequenceInSubprogramIsAVerdict: the same refusal in a program of
+// two functions, which the raw reload must hand the kernel with its BTF
+// func info (without it, a bpf-to-bpf call is refused before verifying).
+func TestJumpSequenceInSubprogramIsAVerdict(t *testing.T) {
+	skipUnlessAvailable(t)
+	intType := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	fn := func(name string, linkage btf.FuncLinkage) *btf.Func {
+		return &btf.Func{Name: name, Type: &btf.FuncProto{Return: intType}, Linkage: linkage}
+	}
+	main := asm.Instructions{
+		btf.WithFuncMetadata(asm.Call.Label("branches"), fn("main", btf.GlobalFunc)),
+		asm.Return(),
+	}
+	sub := asm.Instructions{btf.WithFuncMetadata(asm.FnGetPrandomU32.Call().WithSymbol("branches"), fn("branches", btf.StaticFunc))}
+	for i := range 8200 {
+		label := fmt.Sprintf("l%d", i)
+		sub = append(sub, asm.JEq.Imm(asm.R0, int32(i), label), asm.Mov.Imm(asm.R1, int32(i)), asm.Mov.Imm(asm.R2, 0).WithSymbol(label))
+	}
+	sub = append(sub, asm.Mov.Imm(asm.R0, 0), asm.Return())
+	spec := &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{
+		"main": {Name: "main", Type: ebpf.XDP, License: "GPL", Instructions: append(main, sub...)},
 	}}
 	got, err := LoadCollectionSpec(spec)
 	if err != nil {

@@ -583,6 +583,11 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 				}
 				return
 			}
+			// Anything else wanted at a function's entry is the
+			// kernel's own bug (EFAULT, with a warning).
+			if e.prec.fault == nil {
+				e.prec.fault = e.backtrackBug("backtracking func entry subprog %d reg_mask %x stack_mask %x", st.Frames[0].SubProg, bt.regMask(), bt.stackMask())
+			}
 			fallback()
 			return
 		}

@@ -991,7 +991,8 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 		return nil
 	}
 	marked := -1
-	for i := minOff; i < maxOff+size; i++ {
+	end := maxOff + size
+	for i := minOff; i < end; i++ {
 		slot := -i - 1
 		spi := slot / states.SlotSize
 		if spi != marked {
@@ -1000,6 +1001,16 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 			marked = spi
 		}
 		s := &f.Stack[spi]
+		if slot%states.SlotSize == states.SlotSize-1 && i+states.SlotSize <= end && s.IsPlain() {
+			// The whole slot is in range and holds only INVALID, MISC
+			// and ZERO bytes: the byte walk below would leave a read
+			// as it is and make a write all MISC, so do that at once.
+			if t == accWrite {
+				s.MarkMisc()
+			}
+			i += states.SlotSize - 1
+			continue
+		}
 		b := &s.Types[slot%states.SlotSize]
 		switch {
 		case *b == states.StackMisc:

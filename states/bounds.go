@@ -397,14 +397,15 @@ const syncMemoBits = 10
 // memoIndex hashes the ten fields of s to a slot of syncMemo: each word is
 // rotated in and added, and a multiply mixes the sum into the top bits.
 func (s *Scalar) memoIndex() uint {
+	const r = 23
 	h := s.Var.Value
-	for _, w := range [...]uint64{
-		s.Var.Mask, s.UMin, s.UMax, uint64(s.SMin), uint64(s.SMax),
-		uint64(s.U32Min)<<32 | uint64(s.U32Max),
-		uint64(uint32(s.S32Min))<<32 | uint64(uint32(s.S32Max)),
-	} {
-		h = bits.RotateLeft64(h, 23) + w
-	}
+	h = bits.RotateLeft64(h, r) + s.Var.Mask
+	h = bits.RotateLeft64(h, r) + s.UMin
+	h = bits.RotateLeft64(h, r) + s.UMax
+	h = bits.RotateLeft64(h, r) + uint64(s.SMin)
+	h = bits.RotateLeft64(h, r) + uint64(s.SMax)
+	h = bits.RotateLeft64(h, r) + (uint64(s.U32Min)<<32 | uint64(s.U32Max))
+	h = bits.RotateLeft64(h, r) + (uint64(uint32(s.S32Min))<<32 | uint64(uint32(s.S32Max)))
 	return uint((h * 0x9e3779b97f4a7c15) >> (64 - syncMemoBits))
 }
 

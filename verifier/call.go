@@ -953,6 +953,31 @@ func convertsCtxAccess(t ebpf.ProgramType) bool {
 	return false
 }
 
+// wholeSlotAccess is check_stack_range_initialized's byte walk over all
+// eight bytes of slot s, done at once where its outcome does not depend
+// on the bytes: a slot of INVALID, MISC and ZERO bytes, which a read
+// leaves as it is and a write makes all MISC, and a spilled register,
+// which a read leaves and a write scrubs (the walk meets the spill at the
+// slot's first byte: the register becomes unknown, then every byte MISC).
+// It reports false, doing nothing, for other slots: those the walk must
+// visit byte by byte.
+func wholeSlotAccess(s *states.Slot, t access) bool {
+	switch {
+	case s.IsPlain():
+		if t == accWrite {
+			s.MarkMisc()
+		}
+	case s.IsSpilledReg():
+		if t == accWrite {
+			s.Spilled.MarkUnknown(false)
+			s.MarkMisc()
+		}
+	default:
+		return false
+	}
+	return true
+}
+
 // checkStackRangeInit is check_stack_range_initialized.
 func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, meta *callMeta) error {
 	reg := &e.regs()[regno]
@@ -1001,13 +1026,7 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 			marked = spi
 		}
 		s := &f.Stack[spi]
-		if slot%states.SlotSize == states.SlotSize-1 && i+states.SlotSize <= end && s.IsPlain() {
-			// The whole slot is in range and holds only INVALID, MISC
-			// and ZERO bytes: the byte walk below would leave a read
-			// as it is and make a write all MISC, so do that at once.
-			if t == accWrite {
-				s.MarkMisc()
-			}
+		if slot%states.SlotSize == states.SlotSize-1 && i+states.SlotSize <= end && wholeSlotAccess(s, t) {
 			i += states.SlotSize - 1
 			continue
 		}

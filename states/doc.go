@@ -37,7 +37,9 @@
 // bits from the bounds. Sync narrows without changing γ, but it is not a
 // closure operator (a second call can narrow further), so it is called
 // exactly where the kernel calls it; the insn_processed parity with Linux
-// depends on the bounds being the same bit for bit.
+// depends on the bounds being the same bit for bit. Being a pure function
+// of the scalar, its results are remembered (syncMemo, shared by parallel
+// verifications): most scalars synced have been synced before.
 //
 // The bounds logic shared by both widths (range arithmetic, signed and
 // unsigned deduction, narrowing by known bits) is written once, over

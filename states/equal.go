@@ -78,9 +78,10 @@ type EqualEnv struct {
 	// LiveRegs returns the registers live before insn, bit i for ri (the
 	// kernel's live_regs_before). nil means all live.
 	LiveRegs func(insn int) uint16
-	// StackAlive reports whether slot spi of frame may still be read at or
-	// after insn. Only Clean uses it. nil means all alive.
-	StackAlive func(frame, insn, spi int) bool
+	// AliveSlots returns the stack slots of frame that may still be read
+	// at or after insn, bit spi for slot spi (a frame has at most 64).
+	// Only Clean uses it. nil means all alive.
+	AliveSlots func(frame, insn int) uint64
 	// Unprivileged selects the unprivileged rules: reading uninitialised
 	// stack is forbidden, so old MISC bytes and INVALID bytes of an
 	// otherwise MISC slot are no longer ignored.

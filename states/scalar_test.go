@@ -299,3 +299,28 @@ func TestSyncFixpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncMemo: Sync gives what the full sequence gives whether or not
+// syncMemo holds its input, for inputs met again (hits) and for inputs
+// sharing a slot with another (a collision must recompute, never return
+// the other's result).
+func TestSyncMemo(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 17))
+	var inputs []Scalar
+	for range 2000 {
+		s, _ := randScalar(r)
+		s.UMin = max(s.UMin, r.Uint64()>>r.IntN(64)) // unsynced bounds
+		inputs = append(inputs, s, urange(r.Uint64()>>8, r.Uint64()>>1|1<<63))
+	}
+	for round := range 3 {
+		for _, s := range inputs {
+			want := s
+			want.sync()
+			got := s
+			got.Sync()
+			if got != want {
+				t.Fatalf("round %d: Sync(%v) = %v, the full sequence gives %v", round, s, got, want)
+			}
+		}
+	}
+}

@@ -111,7 +111,7 @@ func TestCleanReseals(t *testing.T) {
 	s.Seal()
 	// Slot 0 holds a spill, slot 2 ZERO: after cleaning them, both read
 	// as untouched.
-	s.Clean(&EqualEnv{StackAlive: func(_, _, spi int) bool { return spi != 0 && spi != 2 }})
+	s.Clean(&EqualEnv{AliveSlots: func(_, _ int) uint64 { return ^uint64(0b101) }})
 	sum := s.Frames[0].sum
 	if !sum.valid || sum.invalid&0b101 != 0b101 || sum.misc&0b101 != 0b101 {
 		t.Errorf("summary after Clean = %+v, want slots 0 and 2 unread", sum)
@@ -125,7 +125,7 @@ func TestCleanReseals(t *testing.T) {
 	}
 	// An unsealed state stays unsealed.
 	u := realisticState(1, 8)
-	u.Clean(&EqualEnv{StackAlive: func(_, _, _ int) bool { return false }})
+	u.Clean(&EqualEnv{AliveSlots: func(_, _ int) uint64 { return 0 }})
 	if u.Frames[0].sum.valid {
 		t.Errorf("Clean sealed a state that was not sealed")
 	}

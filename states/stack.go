@@ -119,6 +119,18 @@ func (s *Slot) IsAllMisc(allowUninit bool) bool {
 	return w == everyByteMisc
 }
 
+// IsPlain reports whether every byte of the slot is StackInvalid, StackMisc
+// or StackZero: data, neither a spilled register nor an object.
+func (s *Slot) IsPlain() bool { return isPlain(s) }
+
+// MarkMisc makes every byte of the slot StackMisc, unknown data, leaving
+// the spilled register as it is.
+func (s *Slot) MarkMisc() {
+	for i := range s.Types {
+		s.Types[i] = StackMisc
+	}
+}
+
 // Invalidate resets the slot to never-written: every byte StackInvalid and
 // the spilled register NotInit.
 func (s *Slot) Invalidate() {

@@ -1,5 +1,7 @@
 package states
 
+import "math/bits"
+
 // Whole verifier states: creation, deep copy, precision marks and cleaning.
 //
 // A State owns its frames (Frames[0..CurFrame]; the entries above CurFrame
@@ -174,6 +176,34 @@ func (f *Frame) seal() {
 	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, inited: inited, regsValid: true, valid: true}
 }
 
+// invalidateSlots makes every allocated slot of f named in dead
+// StackInvalid (bit spi for slot spi), visiting only those.
+func (f *Frame) invalidateSlots(dead uint64) {
+	if n := len(f.Stack); n < maxSlots {
+		dead &= 1<<n - 1
+	}
+	sealed := f.sum.valid
+	if sealed {
+		// Already all INVALID: nothing reads the spilled register of
+		// such a slot (comparisons skip it, printing and precision
+		// test the kinds first), so resetting it would only write a
+		// cold slot.
+		dead &^= f.sum.invalid
+	}
+	for ; dead != 0; dead &= dead - 1 {
+		spi := bits.TrailingZeros64(dead)
+		f.Stack[spi].Invalidate()
+		if sealed {
+			// An untouched slot: keep the summary current.
+			bit := uint64(1) << spi
+			f.sum.words[spi] = 0
+			f.sum.invalid |= bit
+			f.sum.misc |= bit
+			f.sum.plain |= bit
+		}
+	}
+}
+
 // setScalarsPrecise sets the precision mark of every scalar register of
 // the frames 0..CurFrame of s to precise: r0..r9 and every spilled
 // register, r10 excluded (it is never a scalar). This is the walk of
@@ -218,7 +248,7 @@ func (s *State) MarkAllScalarsPrecise() {
 // Clean resets what no later instruction can read (clean_verifier_state):
 // for every frame, each register r0..r9 that env.LiveRegs says is dead at
 // the frame's instruction becomes NotInit, and each stack slot that
-// env.StackAlive says is dead becomes StackInvalid. It then marks s Cleaned.
+// env.AliveSlots leaves out becomes StackInvalid. It then marks s Cleaned.
 // Cleaning a stored checkpoint makes later comparisons against it both
 // cheaper and more likely to succeed; r10 is never cleaned.
 func (s *State) Clean(env *EqualEnv) {
@@ -236,29 +266,9 @@ func (s *State) Clean(env *EqualEnv) {
 				f.sum.inited &^= 1 << r
 			}
 		}
-		if env == nil || env.StackAlive == nil {
+		if env == nil || env.AliveSlots == nil {
 			continue
 		}
-		sealed := f.sum.valid
-		for spi := range f.Stack {
-			if sealed && f.sum.words[spi] == 0 {
-				// Already all INVALID: nothing reads the spilled
-				// register of such a slot (comparisons skip it,
-				// printing and precision test the kinds first), so
-				// resetting it would only write a cold slot.
-				continue
-			}
-			if !env.StackAlive(i, ip, spi) {
-				f.Stack[spi].Invalidate()
-				if sealed {
-					// An untouched slot: keep the summary current.
-					bit := uint64(1) << spi
-					f.sum.words[spi] = 0
-					f.sum.invalid |= bit
-					f.sum.misc |= bit
-					f.sum.plain |= bit
-				}
-			}
-		}
+		f.invalidateSlots(^env.AliveSlots(i, ip))
 	}
 }

@@ -225,7 +225,12 @@ func TestClean(t *testing.T) {
 			return 1 << 1
 		},
 		// Only slot 0 of frame 1 stays alive.
-		StackAlive: func(frame, insn, spi int) bool { return frame == 1 && spi == 0 },
+		AliveSlots: func(frame, insn int) uint64 {
+			if frame == 1 {
+				return 1
+			}
+			return 0
+		},
 	}
 	s.Clean(env)
 	if !s.Cleaned {

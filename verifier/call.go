@@ -953,6 +953,31 @@ func convertsCtxAccess(t ebpf.ProgramType) bool {
 	return false
 }
 
+// wholeSlotAccess is check_stack_range_initialized's byte walk over all
+// eight bytes of slot s, done at once where its outcome does not depend
+// on the bytes: a slot of INVALID, MISC and ZERO bytes, which a read
+// leaves as it is and a write makes all MISC, and a spilled register,
+// which a read leaves and a write scrubs (the walk meets the spill at the
+// slot's first byte: the register becomes unknown, then every byte MISC).
+// It reports false, doing nothing, for other slots: those the walk must
+// visit byte by byte.
+func wholeSlotAccess(s *states.Slot, t access) bool {
+	switch {
+	case s.IsPlain():
+		if t == accWrite {
+			s.MarkMisc()
+		}
+	case s.IsSpilledReg():
+		if t == accWrite {
+			s.Spilled.MarkUnknown(false)
+			s.MarkMisc()
+		}
+	default:
+		return false
+	}
+	return true
+}
+
 // checkStackRangeInit is check_stack_range_initialized.
 func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, meta *callMeta) error {
 	reg := &e.regs()[regno]
@@ -991,7 +1016,8 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 		return nil
 	}
 	marked := -1
-	for i := minOff; i < maxOff+size; i++ {
+	end := maxOff + size
+	for i := minOff; i < end; i++ {
 		slot := -i - 1
 		spi := slot / states.SlotSize
 		if spi != marked {
@@ -1000,6 +1026,10 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 			marked = spi
 		}
 		s := &f.Stack[spi]
+		if slot%states.SlotSize == states.SlotSize-1 && i+states.SlotSize <= end && wholeSlotAccess(s, t) {
+			i += states.SlotSize - 1
+			continue
+		}
 		b := &s.Types[slot%states.SlotSize]
 		switch {
 		case *b == states.StackMisc:

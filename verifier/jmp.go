@@ -222,7 +222,7 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	if sameReg {
 		odst.Scalar, _ = states.RefineSame(op, odst.Scalar, is32)
 		dst.Scalar, _ = states.RefineSame(states.NegateJmp(op), dst.Scalar, is32)
-		if err := e.boundsSanityCheck(refined{"true_reg1", &odst.Scalar}, refined{"false_reg1", &dst.Scalar}); err != nil {
+		if err := e.boundsSanityCheck(refined{trueReg1, &odst.Scalar}, refined{falseReg1, &dst.Scalar}); err != nil {
 			return err
 		}
 		if dst.ID != 0 {
@@ -232,7 +232,7 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	} else if dst.Type == states.ScalarValue && src.Type == states.ScalarValue {
 		ta, tb, _ := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
 		fa, fb, _ := states.Refine(states.NegateJmp(op), dst.Scalar, src.Scalar, is32)
-		if err := e.boundsSanityCheck(refined{"true_reg1", &ta}, refined{"true_reg2", &tb}, refined{"false_reg1", &fa}, refined{"false_reg2", &fb}); err != nil {
+		if err := e.boundsSanityCheck(refined{trueReg1, &ta}, refined{trueReg2, &tb}, refined{falseReg1, &fa}, refined{falseReg2, &fb}); err != nil {
 			return err
 		}
 		odst.Scalar, osrc.Scalar = ta, tb
@@ -458,12 +458,30 @@ func markPktEnd(st *states.State, regno int, rangeOpen bool) {
 	}
 }
 
-// refined is a register a conditional jump refined, with the name
-// reg_set_min_max gives it in the kernel's report.
+// refined is a register a conditional jump refined, with the role
+// reg_set_min_max names it by in the kernel's report.
 type refined struct {
-	name string
+	role refinedRole
 	s    *states.Scalar
 }
+
+// refinedRole is which operand of which edge a refined register is. It is
+// an index rather than the name itself: a string field would make escape
+// analysis move the scalars a jump refines to the heap (the name reaches
+// the log's interface arguments, and a struct's fields leak together),
+// four allocations per conditional jump.
+type refinedRole uint8
+
+// The roles of refined registers, in refinedNames' order.
+const (
+	trueReg1 refinedRole = iota
+	trueReg2
+	falseReg1
+	falseReg2
+)
+
+// refinedNames are the names reg_set_min_max gives the refined registers.
+var refinedNames = [...]string{"true_reg1", "true_reg2", "false_reg1", "false_reg2"}
 
 // boundsSanityCheck is reg_bounds_sanity_check on the registers a
 // conditional jump refined, in reg_set_min_max's order (the taken edge's
@@ -479,13 +497,14 @@ func (e *env) boundsSanityCheck(regs ...refined) error {
 		if v == "" {
 			continue
 		}
+		name := refinedNames[r.role]
 		if e.log.on() {
 			s := r.s
 			e.log.printf("verifier bug: REG INVARIANTS VIOLATION (%s): %s u64=[%#x, %#x] s64=[%#x, %#x] u32=[%#x, %#x] s32=[%#x, %#x] var_off=(%#x, %#x)\n",
-				r.name, v, s.UMin, s.UMax, uint64(s.SMin), uint64(s.SMax), s.U32Min, s.U32Max, uint32(s.S32Min), uint32(s.S32Max), s.Var.Value, s.Var.Mask)
+				name, v, s.UMin, s.UMax, uint64(s.SMin), uint64(s.SMax), s.U32Min, s.U32Max, uint32(s.S32Min), uint32(s.S32Max), s.Var.Value, s.Var.Mask)
 		}
 		if e.progFlags()&loader.FlagTestRegInvariants != 0 {
-			return e.kernelFault("%s: the 6.18 verifier reports \"verifier bug: REG INVARIANTS VIOLATION (%s)\" with a kernel warning under BPF_F_TEST_REG_INVARIANTS", v, r.name)
+			return e.kernelFault("%s: the 6.18 verifier reports \"verifier bug: REG INVARIANTS VIOLATION (%s)\" with a kernel warning under BPF_F_TEST_REG_INVARIANTS", v, name)
 		}
 		*r.s = r.s.Unbounded()
 	}

@@ -397,24 +397,21 @@ func (e *env) cleanLiveStates(idx int, cur *states.State) {
 		}
 		e.cleanMasks = e.aliveMasks(st, e.cleanMasks[:0])
 		if e.aliveFn == nil {
-			e.aliveFn = e.stackAliveForCleaning
+			e.aliveFn = e.aliveSlotsForCleaning
 		}
-		e.eq.StackAlive = e.aliveFn
+		e.eq.AliveSlots = e.aliveFn
 		st.Clean(&e.eq)
 		e.store.MarkCleaned(sl)
-		e.eq.StackAlive = nil
+		e.eq.AliveSlots = nil
 		return true
 	})
 }
 
-// stackAliveForCleaning answers StackAlive for the state being cleaned
+// aliveSlotsForCleaning answers AliveSlots for the state being cleaned
 // from the masks aliveMasks computed for it; a method value built once
 // avoids a closure per state.
-func (e *env) stackAliveForCleaning(frame, _ int, spi int) bool {
-	if spi >= 64 {
-		return true
-	}
-	return e.cleanMasks[frame]&(1<<spi) != 0
+func (e *env) aliveSlotsForCleaning(frame, _ int) uint64 {
+	return e.cleanMasks[frame]
 }
 
 // aliveMasks appends, for each frame of st, the slots that may still be

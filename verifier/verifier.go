@@ -127,10 +127,10 @@ type env struct {
 	// far, for Options.MaxStateBytes.
 	stateBytes int64
 	// cleanMasks are the live stack slots, per frame, of the stored state
-	// being cleaned by cleanLiveStates, and aliveFn the StackAlive answer
+	// being cleaned by cleanLiveStates, and aliveFn the AliveSlots answer
 	// from them (built once).
 	cleanMasks []uint64
-	aliveFn    func(frame, insn, spi int) bool
+	aliveFn    func(frame, insn int) uint64
 	// stackLive is the stack liveness analysis fed by the walk.
 	stackLive stackLiveness
 	// subprog is the subprogram being verified (0 = main).

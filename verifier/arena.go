@@ -102,6 +102,12 @@ func holdsMapPtr(reg *states.Reg) (set, known bool) {
 		// Every way of making these clears the union (__mark_reg_known,
 		// __mark_reg_unknown).
 		return false, true
+	case states.PtrToMem:
+		if reg.Flags&states.PtrUntrusted != 0 {
+			// Untrusted memory from a BTF walk: the union holds its
+			// size, 0, and no dynptr id (mark_btf_ld_reg).
+			return reg.Range != 0, true
+		}
 	}
 	return false, false
 }

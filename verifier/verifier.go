@@ -333,6 +333,9 @@ func (e *env) run() error {
 	if err := e.checkProgram(); err != nil {
 		return err
 	}
+	if err := e.checkZeroKfuncCalls(); err != nil {
+		return err
+	}
 	return e.checkJitFunctionTargets()
 }
 

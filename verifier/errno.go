@@ -111,6 +111,9 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.EEXIST
 	case strings.HasPrefix(msg, "Only one arena per program"):
 		return syscall.EBUSY
+	case isInvalidRegNumber(msg):
+		// check_reg_arg: a register number past r10.
+		return syscall.EINVAL
 	}
 	for _, m := range einvalMessages {
 		if piece, ok := strings.CutPrefix(m, "*"); ok && strings.Contains(msg, piece) || strings.HasPrefix(msg, m) {
@@ -118,6 +121,16 @@ func messageErrno(msg string) syscall.Errno {
 		}
 	}
 	return syscall.EACCES
+}
+
+// isInvalidRegNumber reports check_reg_arg's "R%d is invalid".
+func isInvalidRegNumber(msg string) bool {
+	n, ok := strings.CutSuffix(msg, " is invalid")
+	n, ok2 := strings.CutPrefix(n, "R")
+	if !ok || !ok2 || n == "" {
+		return false
+	}
+	return strings.Trim(n, "0123456789") == ""
 }
 
 // lastLine is the decisive line of a message that may take two.

@@ -171,3 +171,46 @@ func TestOptionsLicense(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultAttachType verifies cgroup sock programs a loader passes
+// without an expected attach type, as the kernel does
+// (bpf_prog_load_fixup_attach_type): as BPF_CGROUP_INET_SOCK_CREATE
+// programs, which may read bound_dev_if; a post_bind4 program may not.
+func TestDefaultAttachType(t *testing.T) {
+	const badCtx = "invalid bpf_context access off=0 size=4"
+	readBoundDevIf := asm.Instructions{
+		asm.LoadMem(asm.R0, asm.R1, 0, asm.Word),
+		asm.Mov.Imm(asm.R0, 1),
+		asm.Return(),
+	}
+	tests := []struct {
+		name   string
+		attach ebpf.AttachType
+		want   string
+	}{
+		{"none", 0, ""},
+		{"sock_create", ebpf.AttachCGroupInetSockCreate, ""},
+		{"post_bind4", ebpf.AttachCGroupInet4PostBind, badCtx},
+	}
+	live := kernel.Available() == nil
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := progSpec(tt.name, readBoundDevIf)
+			spec.Type, spec.AttachType = ebpf.CGroupSock, tt.attach
+			res, _ := VerifyProgramSpec(spec, nil, nil)
+			if got := outcomeOf(res); got.Msg != tt.want || got.Verdict == "unsupported" {
+				t.Errorf("vercheck: %+v, want message %q", got, tt.want)
+			}
+			if !live {
+				return
+			}
+			kres, err := kernel.LoadCollectionSpec(&ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{tt.name: spec}})
+			if err != nil || len(kres) != 1 || kres[0].NotLoaded {
+				t.Fatalf("kernel load: %v %+v", err, kres)
+			}
+			if kres[0].Err != tt.want {
+				t.Errorf("kernel: %q, want %q", kres[0].Err, tt.want)
+			}
+		})
+	}
+}

@@ -463,8 +463,14 @@ func CheckFields(in Insn) *Error {
 				return errAt(0, "BPF_LD_[ABS|IND] uses reserved fields")
 			}
 		case ModeIMM:
+			// check_ld_imm: the size first, then the off field, which no
+			// ld_imm64 uses (resolve_pseudo_ldimm64 checks only the
+			// second half's fields).
 			if in.Op&0x18 != SizeDW {
 				return errAt(0, "invalid BPF_LD_IMM insn")
+			}
+			if in.Off != 0 {
+				return errAt(0, "BPF_LD_IMM64 uses reserved fields")
 			}
 		default:
 			return errAt(0, "invalid BPF_LD mode")

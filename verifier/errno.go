@@ -32,7 +32,8 @@ var einvalMessages = []string{
 	"the prog does not allow writes to packet data", "missing btf func_info", "callback function not static",
 	"number of funcs in func_info doesn't match number of subprogs", "func_info BTF section doesn't match subprog layout",
 	"unreachable insn", "back-edge from insn", "jump out of range", "invalid insn idx", "unknown opcode",
-	"last insn is not an exit or jmp", "invalid BPF_LD_IMM insn", "BPF_LDX uses reserved fields",
+	"last insn is not an exit or jmp", "invalid BPF_LD_IMM insn", "BPF_LD_IMM64 uses reserved fields",
+	"invalid kernel function call not eliminated in verifier pass", "BPF_LDX uses reserved fields",
 	"BPF_STX uses reserved fields", "BPF_ST uses reserved fields", "BPF_ALU uses reserved fields",
 	"BPF_MOV uses reserved fields", "BPF_NEG uses reserved fields", "BPF_END uses reserved fields",
 	"invalid func unknown#", "unknown func", "cannot spill pointers to stack into stack frame of the caller",
@@ -110,6 +111,9 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.EEXIST
 	case strings.HasPrefix(msg, "Only one arena per program"):
 		return syscall.EBUSY
+	case isInvalidRegNumber(msg):
+		// check_reg_arg: a register number past r10.
+		return syscall.EINVAL
 	}
 	for _, m := range einvalMessages {
 		if piece, ok := strings.CutPrefix(m, "*"); ok && strings.Contains(msg, piece) || strings.HasPrefix(msg, m) {
@@ -117,6 +121,16 @@ func messageErrno(msg string) syscall.Errno {
 		}
 	}
 	return syscall.EACCES
+}
+
+// isInvalidRegNumber reports check_reg_arg's "R%d is invalid".
+func isInvalidRegNumber(msg string) bool {
+	n, ok := strings.CutSuffix(msg, " is invalid")
+	n, ok2 := strings.CutPrefix(n, "R")
+	if !ok || !ok2 || n == "" {
+		return false
+	}
+	return strings.Trim(n, "0123456789") == ""
 }
 
 // lastLine is the decisive line of a message that may take two.

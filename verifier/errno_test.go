@@ -19,6 +19,10 @@ func TestMessageErrno(t *testing.T) {
 		{"expected an RCU CS when using bpf_iter_task_next", syscall.EPROTO},
 		{"kernel func bpf_copy_from_user_str is sleepable within rcu_read_lock region", syscall.EACCES},
 		{"same insn cannot be used with different pointers", syscall.EINVAL},
+		{"R14 is invalid", syscall.EINVAL},
+		{"R is invalid", syscall.EACCES},
+		{"BPF_LD_IMM64 uses reserved fields", syscall.EINVAL},
+		{"invalid kernel function call not eliminated in verifier pass", syscall.EINVAL},
 	}
 	for _, tt := range tests {
 		if got := messageErrno(tt.msg); got != tt.want {

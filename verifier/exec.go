@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cilium/ebpf"
 
@@ -358,12 +359,62 @@ func (e *env) checkEncoding(in insn.Insn) error {
 	if err := e.checkArenaCastAllowed(in); err != nil {
 		return err
 	}
-	for _, r := range []uint8{in.Dst, in.Src} {
-		if in.Class() != insn.ClassLD && r >= states.NumRegs && !(in.IsJmpClass() && in.JmpOp() == insn.JmpCall) {
-			return e.reject(e.insnIdx, "R%d is invalid", r)
+	return e.checkOperandNumbers(in)
+}
+
+// operand is one register an instruction hands to check_reg_arg, and
+// whether as a source (which must be initialised).
+type operand struct {
+	reg  uint8
+	read bool
+}
+
+// kernelOperands lists the registers the kernel's handler of in checks
+// with check_reg_arg, in its order: the source before the destination for
+// ALU operations with a register source (check_alu_op), loads
+// (check_load_mem), stores and atomics (check_store_reg,
+// check_atomic_rmw); a mov and a load only write their destination. A
+// conditional jump reads its destination first (step does it).
+func kernelOperands(in insn.Insn) []operand {
+	switch in.Class() {
+	case insn.ClassALU, insn.ClassALU64:
+		dst := operand{in.Dst, in.ALUOp() != insn.ALUMov}
+		if in.SrcIsReg() && in.ALUOp() != insn.ALUNeg && in.ALUOp() != insn.ALUEnd {
+			return []operand{{in.Src, true}, dst}
+		}
+		return []operand{dst}
+	case insn.ClassLDX:
+		return []operand{{in.Src, true}, {in.Dst, false}}
+	case insn.ClassSTX:
+		return []operand{{in.Src, true}, {in.Dst, true}}
+	case insn.ClassST:
+		return []operand{{in.Dst, true}}
+	case insn.ClassJMP, insn.ClassJMP32:
+		if in.JmpOp() != insn.JmpCall {
+			return []operand{{in.Dst, true}, {in.Src, true}}
 		}
 	}
 	return nil
+}
+
+// checkOperandNumbers refuses a register number above r10 as the kernel
+// does, when its handler's check_reg_arg reaches it: an operand checked
+// before it and not initialised is refused first ("R6 !read_ok" for
+// *(u32 *)(r14 -1) = r6).
+func (e *env) checkOperandNumbers(in insn.Insn) error {
+	ops := kernelOperands(in)
+	bad := slices.IndexFunc(ops, func(o operand) bool { return o.reg >= states.NumRegs })
+	if bad < 0 {
+		return nil
+	}
+	for _, o := range ops[:bad] {
+		if o.read {
+			if err := e.checkRegRead(o.reg); err != nil {
+				return err
+			}
+		}
+	}
+	return e.reject(e.insnIdx, "R%d is invalid", ops[bad].reg)
 }
 
 // insnSet is a set of instruction indices.

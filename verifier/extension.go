@@ -75,7 +75,7 @@ func (e *env) resolveExtension() error {
 	if msg := funcTypeMismatch(own, tgt.Func.BTF); msg != "" {
 		return e.rejectEINVAL(msg)
 	}
-	e.progType, e.attach = tp.Type, tp.AttachType
+	e.progType, e.attach = tp.Type, loadAttachType(tp.Type, tp.AttachType)
 	e.ext = tgt
 	return nil
 }

@@ -155,6 +155,11 @@ func (e *env) checkKfuncDecls() error {
 		if !e.lp.GPLCompatible {
 			return &RejectError{Insn: i, Msg: "cannot call kernel function from non-GPL compatible program"}
 		}
+		if isZeroKfuncCall(in) {
+			// add_kfunc_call leaves a call of BTF id 0 (a weak kfunc an
+			// old loader did not resolve) for the dead-code passes.
+			continue
+		}
 		info, err := kfuncCallee(in)
 		if err != nil {
 			return e.unsupported(i, "kfunc call (BTF id %d): %v", in.Imm, err)
@@ -222,8 +227,33 @@ func (m *kfuncMeta) retNull() bool {
 	return m.flags&kfuncs.RetNull != 0
 }
 
+// isZeroKfuncCall reports a kfunc call of BTF id 0 in vmlinux: no
+// function, which the kernel lets through the walk and refuses only if
+// the call survives dead-code elimination (checkZeroKfuncCalls).
+func isZeroKfuncCall(in insn.Insn) bool {
+	return in.IsKfuncCall() && in.Imm == 0 && in.Off == 0
+}
+
+// checkZeroKfuncCalls is fixup_kfunc_call's refusal, in do_misc_fixups
+// after the walk, of a kfunc call of BTF id 0 that a path reached: the
+// privileged dead-code passes removed the others.
+func (e *env) checkZeroKfuncCalls() error {
+	for i, in := range e.prog {
+		if !in.Filler && isZeroKfuncCall(in) && e.seen[i] {
+			return &RejectError{Insn: i, Msg: "invalid kernel function call not eliminated in verifier pass"}
+		}
+	}
+	return nil
+}
+
 // checkKfuncCall is check_kfunc_call.
 func (e *env) checkKfuncCall(in insn.Insn) error {
+	if in.Imm == 0 {
+		// check_kfunc_call returns at once for BTF id 0: the call
+		// changes no register, and checkZeroKfuncCalls refuses it
+		// after the walk.
+		return nil
+	}
 	info, err := kfuncCallee(in)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "kfunc call (BTF id %d): %v", in.Imm, err)

@@ -214,7 +214,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 
 // newEnv prepares the verification of one decoded program.
 func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Options) *env {
-	e := &env{prog: code, lp: prog, maps: append([]*loader.Map(nil), obj.Maps...), progType: prog.Type, attach: prog.AttachType, opts: opts}
+	e := &env{prog: code, lp: prog, maps: append([]*loader.Map(nil), obj.Maps...), progType: prog.Type, attach: loadAttachType(prog.Type, prog.AttachType), opts: opts}
 	if opts.Kernel != nil {
 		e.build = *opts.Kernel
 	} else {
@@ -236,6 +236,25 @@ func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Opt
 		e.policy = prune.DefaultPolicy()
 	}
 	return e
+}
+
+// loadAttachType is the expected attach type the kernel verifies a
+// program with: bpf_prog_load_fixup_attach_type gives the program types
+// that had none before expected_attach_type existed their old hook when
+// the loader passes 0 (cgroup sock programs BPF_CGROUP_INET_SOCK_CREATE,
+// whose context fields depend on it, sk_reuseport ones
+// BPF_SK_REUSEPORT_SELECT).
+func loadAttachType(pt ebpf.ProgramType, at ebpf.AttachType) ebpf.AttachType {
+	if at != 0 {
+		return at
+	}
+	switch pt {
+	case ebpf.CGroupSock:
+		return ebpf.AttachCGroupInetSockCreate
+	case ebpf.SkReuseport:
+		return ebpf.AttachSkReuseportSelect
+	}
+	return at
 }
 
 // objNameLen is BPF_OBJ_NAME_LEN: the kernel keeps a map's name in that
@@ -331,6 +350,9 @@ func (e *env) run() error {
 	}
 	e.log.preamble(e)
 	if err := e.checkProgram(); err != nil {
+		return err
+	}
+	if err := e.checkZeroKfuncCalls(); err != nil {
 		return err
 	}
 	return e.checkJitFunctionTargets()

@@ -87,6 +87,10 @@ func (a *analysis) faultReg() (uint8, bool) {
 		// Whatever the operands, r10 is read only.
 		return 0, false
 	}
+	if in.Dst >= states.NumRegs || in.Src >= states.NumRegs {
+		// An operand numbered past r10 ("R14 is invalid") holds nothing.
+		return 0, false
+	}
 	if base, ok := memBase(in); ok {
 		return base, true
 	}

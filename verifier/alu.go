@@ -212,7 +212,10 @@ func (e *env) movSignExtended(dst, src *states.Reg, bits int16, is64 bool) {
 	}
 	*dst = *src
 	if !noSext {
-		dst.ID = 0
+		// The running 6.18.44 kernel clears the copy's link delta
+		// with its id (clear_scalar_id), so a stale delta does not
+		// keep the copy from comparing equal to an unlinked one.
+		dst.ID, dst.Off = 0, 0
 	}
 	dst.Scalar = states.SignExtend(dst.Scalar, int(bits)/8, is64)
 }

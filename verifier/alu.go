@@ -191,7 +191,8 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 		}
 		*dst = *src
 		if !fits {
-			dst.ID = 0
+			// clear_scalar_id: the link and its delta.
+			dst.ID, dst.Off = 0, 0
 		}
 		// Zero extension syncs the bounds.
 		dst.Scalar = states.ZeroExtend32(dst.Scalar)

@@ -669,7 +669,8 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 		}
 		saveRegisterState(s, val, size)
 		if !fits {
-			s.Spilled.ID = 0
+			// clear_scalar_id: the link and its delta.
+			s.Spilled.ID, s.Spilled.Off = 0, 0
 		}
 		e.pushJmpHistory(stackAccessFlag(int(reg.FrameNo), spi))
 	case val == nil && off%states.SlotSize == 0 && isST:
@@ -877,7 +878,8 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 			if size <= spillSize && off%states.SlotSize == 0 {
 				regs[dstReg] = *sp
 				if regWidth(sp) > size*8 {
-					regs[dstReg].ID = 0
+					// clear_scalar_id: the link and its delta.
+					regs[dstReg].ID, regs[dstReg].Off = 0, 0
 				}
 				e.pushJmpHistory(stackAccessFlag(frameNo, spi))
 				return nil

@@ -217,7 +217,7 @@ func (e *env) collectLinkedRegs(st *states.State, id uint32, set []linkedReg) []
 			set = append(set, linkedReg{frame: frame, index: index, isReg: isReg})
 			return
 		}
-		r.ID = 0
+		r.ID, r.Off = 0, 0
 	}
 	for fr := int(st.CurFrame); fr >= 0; fr-- {
 		f := st.Frames[fr]

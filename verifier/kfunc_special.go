@@ -95,9 +95,10 @@ func (e *env) setSpecialKfuncReturn(info *kfuncInfo, meta *kfuncMeta) (bool, err
 		}
 		if !isStruct(t) {
 			if _, isVoid := t.(*btf.Void); isVoid {
-				// Untrusted read-only memory of size zero: not
-				// modelled.
-				return true, e.unsupported(e.insnIdx, "bpf_rdonly_cast to void")
+				// Untrusted read-only memory of size zero, read
+				// with the kernel's probe loads.
+				markUntrustedMem(r0)
+				return true, nil
 			}
 			return true, e.reject(e.insnIdx, "kfunc bpf_rdonly_cast type ID argument must be of a struct or void")
 		}

@@ -367,6 +367,21 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 // markUntrustedMem gives dst what a load of a pointer to anything but a
 // struct gives: btf_struct_access's PTR_TO_MEM | MEM_RDONLY |
 // PTR_UNTRUSTED, of size 0 (mark_btf_ld_reg).
+// markWalkedNonBTFPtr is mark_btf_ld_reg for the walk results that are no
+// BTF pointer: a scalar, or untrusted read-only memory for a pointer to
+// anything but a struct. It reports whether res was one of them.
+func (e *env) markWalkedNonBTFPtr(dst *states.Reg, res walkResult) bool {
+	switch res.kind {
+	case walkScalar:
+		e.markUnknown(dst)
+		return true
+	case walkPtrUntrusted:
+		markUntrustedMem(dst)
+		return true
+	}
+	return false
+}
+
 func markUntrustedMem(dst *states.Reg) {
 	dst.MarkPtr(states.PtrToMem, states.MemRdonly|states.PtrUntrusted)
 	dst.Range = 0
@@ -529,12 +544,7 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	if dst == nil {
 		return nil
 	}
-	switch res.kind {
-	case walkScalar:
-		e.markUnknown(dst)
-		return nil
-	case walkPtrUntrusted:
-		markUntrustedMem(dst)
+	if e.markWalkedNonBTFPtr(dst, res) {
 		return nil
 	}
 	dst.MarkPtr(states.PtrToBTFID, e.walkedPtrFlags(reg, res))

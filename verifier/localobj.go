@@ -312,12 +312,7 @@ func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at ac
 	if dst == nil {
 		return nil
 	}
-	switch res.kind {
-	case walkScalar:
-		e.markUnknown(dst)
-	case walkPtrUntrusted:
-		markUntrustedMem(dst)
-	}
+	e.markWalkedNonBTFPtr(dst, res)
 	return nil
 }
 

@@ -85,15 +85,10 @@ func (e *env) checkPtrToMapAccess(regno, off, size int, t access, dst *states.Re
 	if dst == nil {
 		return nil
 	}
-	switch res.kind {
-	case walkScalar:
-		e.markUnknown(dst)
-		return nil
-	case walkPtrUntrusted:
-		// A pointer to anything but a struct (the map's name, its
-		// exclusive program's hash) reads as untrusted read-only
-		// memory, as through any BTF pointer (mark_btf_ld_reg).
-		markUntrustedMem(dst)
+	// A pointer to anything but a struct (the map's name, its exclusive
+	// program's hash) reads as untrusted read-only memory, as through
+	// any BTF pointer.
+	if e.markWalkedNonBTFPtr(dst, res) {
 		return nil
 	}
 	// The new pointer carries only the field's type tags: it is neither

@@ -32,6 +32,10 @@ type MapInfo struct {
 type Printer struct {
 	// Map returns the map with index aux (Reg.Aux of a map pointer).
 	Map func(aux uint32) (MapInfo, bool)
+	// OuterMap returns the map of maps whose lookups yield inner map aux:
+	// an unchecked lookup prints as a value of the outer map, as the
+	// kernel types it until the NULL check.
+	OuterMap func(aux uint32) (MapInfo, bool)
 	// BTFName returns the name of the BTF type id (Reg.Aux of a
 	// PtrToBTFID, of an iterator's slots).
 	BTFName func(id uint32) string
@@ -265,9 +269,19 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 		b = strconv.AppendUint(append(append(b, sep...), "ref_obj_id="...), uint64(r.RefObjID), 10)
 		sep = ","
 	}
+	if r.Type == PtrToBTFID && r.Flags&NonOwnRef != 0 {
+		// type_is_non_owning_ref: a graph node the program may use but
+		// not release.
+		b = append(append(b, sep...), "non_own_ref"...)
+		sep = ","
+	}
 	if r.Type == ConstPtrToMap || r.Type == PtrToMapKey || r.Type == PtrToMapValue {
-		if p.Map != nil {
-			if m, ok := p.Map(r.Aux); ok {
+		lookup := p.Map
+		if r.Type == ConstPtrToMap && r.Flags&MaybeNull != 0 && p.OuterMap != nil {
+			lookup = p.OuterMap
+		}
+		if lookup != nil {
+			if m, ok := lookup(r.Aux); ok {
 				if m.Name != "" {
 					b = append(append(append(b, sep...), "map="...), m.Name...)
 					sep = ","
@@ -290,6 +304,10 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 	}
 	if r.Type == PtrToMem {
 		b = appendUnum(append(append(b, sep...), "sz="...), uint64(uint32(r.Range)))
+		sep = ","
+	}
+	if r.Type == ConstPtrToDynptr && p.DynptrType != nil {
+		b = append(append(append(b, sep...), "type="...), p.DynptrType(r.Aux)...)
 		sep = ","
 	}
 	if r.Var.IsConst() {

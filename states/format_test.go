@@ -77,7 +77,14 @@ func TestPrinterLookups(t *testing.T) {
 			}
 			return MapInfo{}, false
 		},
-		BTFName: func(id uint32) string { return "task_struct" },
+		OuterMap: func(aux uint32) (MapInfo, bool) {
+			if aux == 2 {
+				return MapInfo{Name: "outer", KeySize: 4, ValueSize: 4}, true
+			}
+			return MapInfo{}, false
+		},
+		BTFName:    func(id uint32) string { return "task_struct" },
+		DynptrType: func(aux uint32) string { return "local" },
 	}
 	tests := []struct {
 		name string
@@ -92,6 +99,10 @@ func TestPrinterLookups(t *testing.T) {
 		{"btf", ptr(PtrToBTFID, PtrTrusted, nil), "trusted_ptr_task_struct()"},
 		{"btf or null", ptr(PtrToBTFID, MaybeNull, nil), "ptr_or_null_task_struct()"},
 		{"stack of another frame", stackPtr(-8, 1), "fp[1]-8"},
+		{"unchecked inner map: the outer map's value", ptr(ConstPtrToMap, MaybeNull, func(r *Reg) { r.Aux, r.ID = 2, 1 }), "map_value_or_null(id=1,map=outer,ks=4,vs=4)"},
+		{"checked inner map", ptr(ConstPtrToMap, 0, func(r *Reg) { r.Aux = 2 }), "map_ptr(ks=4,vs=1056)"},
+		{"non-owning graph node", ptr(PtrToBTFID, NonOwnRef, func(r *Reg) { r.Off = 8 }), "ptr_task_struct(non_own_ref,off=8)"},
+		{"callback dynptr", ptr(ConstPtrToDynptr, 0, func(r *Reg) { r.ID = 1 }), "dynptr_ptr(id=1,type=local)"},
 	}
 	for _, tt := range tests {
 		if got := string(p.AppendReg(nil, &tt.r, 0)); got != tt.want {

@@ -1200,6 +1200,42 @@ func (e *env) innerMapIndex(i int) int {
 	return len(e.maps) - 1
 }
 
+// mapInfo is map aux as the log names it. An inner map template is the
+// kernel's inner_map_meta, which bpf_map_meta_alloc leaves without a name.
+func (e *env) mapInfo(aux uint32) (states.MapInfo, bool) {
+	if int(aux) >= len(e.maps) {
+		return states.MapInfo{}, false
+	}
+	m := e.maps[aux]
+	info := states.MapInfo{Name: kernelObjName(m.Name), KeySize: m.KeySize, ValueSize: m.ValueSize}
+	if e.outerMapOf(m) >= 0 {
+		info.Name = ""
+	}
+	return info, true
+}
+
+// outerMapInfo is the map of maps whose lookups yield inner map aux.
+func (e *env) outerMapInfo(aux uint32) (states.MapInfo, bool) {
+	if int(aux) >= len(e.maps) {
+		return states.MapInfo{}, false
+	}
+	if i := e.outerMapOf(e.maps[aux]); i >= 0 {
+		return e.mapInfo(uint32(i))
+	}
+	return e.mapInfo(aux)
+}
+
+// outerMapOf is the index of the map of maps whose inner template is
+// inner, or -1.
+func (e *env) outerMapOf(inner *loader.Map) int {
+	for i, m := range e.maps {
+		if m.Inner == inner {
+			return i
+		}
+	}
+	return -1
+}
+
 // lookupAcquires is the map part of is_acquire_function: a lookup in a
 // SOCKMAP or SOCKHASH returns a socket the program holds a reference to.
 func (e *env) lookupAcquires(id int32, meta *callMeta) bool {

@@ -223,13 +223,8 @@ func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Opt
 	e.encodingOK = newInsnSet(len(code))
 	e.mayGotoSeen = newInsnSet(len(code))
 	e.log.level = opts.LogLevel
-	e.log.printer.Map = func(aux uint32) (states.MapInfo, bool) {
-		if int(aux) < len(e.maps) {
-			m := e.maps[aux]
-			return states.MapInfo{Name: kernelObjName(m.Name), KeySize: m.KeySize, ValueSize: m.ValueSize}, true
-		}
-		return states.MapInfo{}, false
-	}
+	e.log.printer.Map = e.mapInfo
+	e.log.printer.OuterMap = e.outerMapInfo
 	if opts.Policy != nil {
 		e.policy = *opts.Policy
 	} else {

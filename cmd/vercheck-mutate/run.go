@@ -49,6 +49,8 @@ type config struct {
 	timeout, duration time.Duration
 	out, findings     string
 	progress          int
+	// compareLogs is oracle.Options.CompareLogs for the mutants.
+	compareLogs int
 	// rejected adds the programs both verifiers reject alike to the
 	// seeds.
 	rejected bool
@@ -64,7 +66,7 @@ type config struct {
 // judging returns the oracle's options for this run: vercheck follows
 // the stable fixes of the kernel it is compared with.
 func (c config) judging(logs bool) oracle.Options {
-	return oracle.Options{Timeout: c.timeout, Logs: logs, MissingFixes: c.missing}
+	return oracle.Options{Timeout: c.timeout, Logs: logs, MissingFixes: c.missing, CompareLogs: c.compareLogs}
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -86,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
 	fs.BoolVar(&c.rejected, "rejected", false, "also mutate the programs both verifiers reject with the same message")
 	fs.IntVar(&c.pastError, "past-error", 3, "follow-ups of a mutant both verifiers reject, each going on past the instruction vercheck rejected")
+	fs.IntVar(&c.compareLogs, "compare-logs", 0, "compare the level-2 logs of mutants both verifiers judge alike that process at most this many instructions (0: never); a difference is a log-differs finding")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
 	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family)")
 	replay := fs.String("replay", "", "judge only the mutants `I,J.K,...` of the run (J.K: the K-th follow-up of J) and print them with both logs")
@@ -188,7 +191,11 @@ func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
 	}
 	var seeds []*seed
 	inOrder(len(cands), cfg.jobs, nil, func(i int) seedVerdict {
-		return judgeCandidate(cands[i], cfg.maxSeedInsns, cfg.rejected, cfg.judging(false))
+		// A seed is judged on its verdict: its log is what the
+		// mutants' logs are compared against, not a finding itself.
+		opts := cfg.judging(false)
+		opts.CompareLogs = 0
+		return judgeCandidate(cands[i], cfg.maxSeedInsns, cfg.rejected, opts)
 	}, func(_ int, v seedVerdict) {
 		st.count(v)
 		if v.seed != nil {
@@ -504,7 +511,7 @@ func (f *fuzzer) replay(rp replayed) int {
 // ones a fix starts from.
 func minimisable(c oracle.Class) bool {
 	switch c {
-	case oracle.FalseAccept, oracle.FalseReject, oracle.InsnsDiffer, oracle.VercheckError:
+	case oracle.FalseAccept, oracle.FalseReject, oracle.InsnsDiffer, oracle.VercheckError, oracle.LogDiffers:
 		return true
 	}
 	return false
@@ -546,6 +553,9 @@ func (f *fuzzer) info(label string, s *seed, m mutate.Mutant, o oracle.Outcome, 
 		fmt.Fprintf(&b, ": %v", v.Err)
 	}
 	fmt.Fprintf(&b, "\nkernel: accepted %v, insn_processed %d: %s\n", k.Accepted, k.InsnProcessed, k.Err)
+	if o.Divergence != nil {
+		fmt.Fprintf(&b, "logs part %s\n", o.Divergence)
+	}
 	var rej *verifier.RejectError
 	if kat, ok := kernelStopInsn(k.Log); ok && !k.Accepted && errors.As(v.Err, &rej) {
 		// Where each verifier stopped: a false accept can hide behind a

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/internal/logdiff"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/verifier"
@@ -53,6 +54,11 @@ const (
 	MessageDiffers
 	// InsnsDiffer: both accept, with different insn_processed.
 	InsnsDiffer
+	// LogDiffers: both verifiers judge alike (the same verdict, figures
+	// and message), but their level-2 logs show a different state or
+	// search (Options.CompareLogs): a divergence of the abstract domain
+	// that has not decided a verdict yet.
+	LogDiffers
 	numClasses
 )
 
@@ -60,7 +66,7 @@ var classNames = [numClasses]string{
 	BothAccept: "both-accept", BothReject: "both-reject", KernelNoLoad: "kernel-no-load",
 	Unsupported: "unsupported", BothSlow: "both-slow", FalseAccept: "false-accept", VercheckError: "vercheck-error",
 	VercheckHang: "vercheck-hang", FalseReject: "false-reject", MessageDiffers: "message-differs",
-	InsnsDiffer: "insns-differ",
+	InsnsDiffer: "insns-differ", LogDiffers: "log-differs",
 }
 
 // String returns the class's name, also used as a directory name.
@@ -79,6 +85,9 @@ type Outcome struct {
 	Class    Class
 	Vercheck *verifier.Result
 	Kernel   kernel.Result
+	// Divergence is where the level-2 logs of a LogDiffers outcome part
+	// (Vercheck.Log and Kernel.Log are then those logs).
+	Divergence *logdiff.Divergence
 }
 
 // hangGrace is how much longer than its own time limit vercheck may run
@@ -98,6 +107,12 @@ type Options struct {
 	// MissingFixes are the stable fixes the kernel lacks (stablefix.Probe):
 	// vercheck is compared under the semantics of the kernel it runs next to.
 	MissingFixes stablefix.Set
+	// CompareLogs, when positive, compares vercheck's and the kernel's
+	// level-2 logs (package logdiff) of every program both judge alike
+	// that processed at most CompareLogs instructions; a difference
+	// makes the outcome LogDiffers. It costs a second load and a second
+	// verification at log level 2.
+	CompareLogs int
 }
 
 // Judge verifies prog of obj with vercheck and loads it into the kernel,
@@ -120,7 +135,29 @@ func Judge(obj *loader.Object, prog *loader.Program, opts Options) Outcome {
 	if o.Class == VercheckHang && kernelAsSlow(vres, kres, opts.Timeout) {
 		o.Class = BothSlow
 	}
+	if (o.Class == BothAccept || o.Class == BothReject) && opts.CompareLogs > 0 && vres.Stats.InsnProcessed <= opts.CompareLogs {
+		compareLogs(&o, obj, prog, opts)
+	}
 	return o
+}
+
+// compareLogs verifies prog again at log level 2, loads it again with the
+// kernel's level-2 log, and makes o LogDiffers, with both logs, when the
+// logs part. A load that gives no log leaves o as it is.
+func compareLogs(o *Outcome, obj *loader.Object, prog *loader.Program, opts Options) {
+	vres, hung := verifyWithin(obj, prog, verifier.Options{Timeout: opts.Timeout, LogLevel: 2, MissingFixes: opts.MissingFixes})
+	if hung || vres.Verdict() != o.Vercheck.Verdict() {
+		return
+	}
+	klog, err := kernel.ProgramLog(obj, prog, 2)
+	if err != nil || klog == "" {
+		return
+	}
+	if d := logdiff.Compare(vres.Log, klog); d != nil {
+		o.Class, o.Divergence = LogDiffers, d
+		o.Vercheck = vres
+		o.Kernel.Log = klog
+	}
 }
 
 // verifyWithin runs vercheck and gives up waiting after hangGrace times
@@ -260,8 +297,28 @@ func (o Outcome) Reason() string {
 		r = o.Kernel.Err
 	case InsnsDiffer:
 		return fmt.Sprintf("%+d", o.Vercheck.Stats.InsnProcessed-o.Kernel.InsnProcessed)
+	case LogDiffers:
+		return divergenceReason(o.Divergence)
 	}
 	return numberRE.ReplaceAllString(r, "N")
+}
+
+// opcodeRE finds an instruction's opcode in a log line ("(bf)").
+var opcodeRE = regexp.MustCompile(`\([0-9a-f]{2}\)`)
+
+// divergenceReason groups log divergences: the kind, the opcode of the
+// instruction before it, and for a state the register or slot and the
+// kinds of both values ("state after (07): R scalar/pkt").
+func divergenceReason(d *logdiff.Divergence) string {
+	op := opcodeRE.FindString(d.Insn)
+	if d.Kind != logdiff.State {
+		return numberRE.ReplaceAllString(fmt.Sprintf("%s after %s: %.60s  <->  %.60s", d.Kind, op, d.Vercheck, d.Kernel), "N")
+	}
+	kindOf := func(v string) string {
+		k, _, _ := strings.Cut(v, "(")
+		return numberRE.ReplaceAllString(k, "N")
+	}
+	return fmt.Sprintf("state after %s: %s %s/%s", op, strings.TrimRight(d.Name, "-0123456789"), kindOf(d.Vercheck), kindOf(d.Kernel))
 }
 
 // lastLine returns the last line of a multi-line message: the kernel's

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/internal/logdiff"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/verifier"
 )
@@ -84,11 +85,14 @@ func TestTally(t *testing.T) {
 	tl.Add(fa)
 	tl.Add(fa)
 	tl.Add(Outcome{Class: BothAccept, Vercheck: accepted(1), Kernel: kAccepted(1)})
+	tl.Add(Outcome{Class: LogDiffers, Vercheck: accepted(1), Kernel: kAccepted(1), Divergence: &logdiff.Divergence{
+		Kind: logdiff.State, Insn: "3: (07) r1 += 8", Name: "R1", Vercheck: "pkt(r=8)", Kernel: "scalar(umax=8)"}})
 	var b bytes.Buffer
 	tl.Print(&b)
 	for _, want := range []string{
-		"kernel verdicts: 3 of 3 programs, 33.3% accepted",
+		"kernel verdicts: 4 of 4 programs, 50.0% accepted",
 		"false-accept (1 reasons):\n       2  invalid bpf_context access off=N size=N",
+		"log-differs (1 reasons):\n       1  state after (07): R pkt/scalar",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())

@@ -17,12 +17,17 @@ type Tally struct {
 	Programs int
 	counts   [numClasses]int
 	reasons  [numClasses]map[string]int
+	// logDiffersAccepted counts the LogDiffers outcomes both accepted.
+	logDiffersAccepted int
 }
 
 // Add counts one outcome.
 func (t *Tally) Add(o Outcome) {
 	t.Programs++
 	t.counts[o.Class]++
+	if o.Class == LogDiffers && o.Vercheck.Accepted {
+		t.logDiffersAccepted++
+	}
 	if !o.Class.Finding() && o.Class != KernelNoLoad && o.Class != Unsupported {
 		return
 	}
@@ -38,11 +43,13 @@ func (t *Tally) Count(c Class) int { return t.counts[c] }
 // Print writes the agreement table, the count of every class, and the
 // most common reasons of each class with any.
 func (t *Tally) Print(w io.Writer) {
-	kAcc := t.counts[BothAccept] + t.counts[InsnsDiffer] + t.counts[FalseReject]
-	kRej := t.counts[BothReject] + t.counts[MessageDiffers] + t.counts[FalseAccept]
+	bothAcc := t.counts[BothAccept] + t.counts[InsnsDiffer] + t.logDiffersAccepted
+	bothRej := t.counts[BothReject] + t.counts[MessageDiffers] + t.counts[LogDiffers] - t.logDiffersAccepted
+	kAcc := bothAcc + t.counts[FalseReject]
+	kRej := bothRej + t.counts[FalseAccept]
 	fmt.Fprintf(w, "%-32s %8s %8s\n", "", "kernel+", "kernel-")
-	fmt.Fprintf(w, "%-32s %8d %8d\n", "vercheck accepts", t.counts[BothAccept]+t.counts[InsnsDiffer], t.counts[FalseAccept])
-	fmt.Fprintf(w, "%-32s %8d %8d\n", "vercheck rejects", t.counts[FalseReject], t.counts[BothReject]+t.counts[MessageDiffers])
+	fmt.Fprintf(w, "%-32s %8d %8d\n", "vercheck accepts", bothAcc, t.counts[FalseAccept])
+	fmt.Fprintf(w, "%-32s %8d %8d\n", "vercheck rejects", t.counts[FalseReject], bothRej)
 	if judged := kAcc + kRej; judged > 0 {
 		fmt.Fprintf(w, "kernel verdicts: %d of %d programs, %.1f%% accepted\n", judged, t.Programs, 100*float64(kAcc)/float64(judged))
 	}

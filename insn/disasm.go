@@ -215,6 +215,12 @@ func (i Insn) disasmJmp(callName func(Insn) string) string {
 		name := ""
 		if callName != nil {
 			name = callName(i)
+			if i.Src == PseudoKfuncCall {
+				// The verifier's log names a kfunc by its BTF type
+				// (disasm_kfunc_name), which for id 0 is void's empty
+				// name: "call #0".
+				return fmt.Sprintf("call %s#%d", name, i.Imm)
+			}
 		}
 		if name == "" && i.Src == 0 {
 			name = HelperName(i.Imm)

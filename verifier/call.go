@@ -1,7 +1,9 @@
 package verifier
 
 import (
+	"fmt"
 	"github.com/cilium/ebpf"
+	"strings"
 
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
@@ -1260,7 +1262,12 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 	}
 	if exceptionExit || st.CurFrame == 0 {
 		if refs := e.ptrRefs(); len(refs) > 0 {
-			return e.reject(e.insnIdx, "Unreleased reference id=%d alloc_insn=%d\n%s would lead to reference leak", refs[0].ID, refs[0].InsnIdx, what)
+			// check_reference_leak names every reference left.
+			var b strings.Builder
+			for _, r := range refs {
+				fmt.Fprintf(&b, "Unreleased reference id=%d alloc_insn=%d\n", r.ID, r.InsnIdx)
+			}
+			return e.reject(e.insnIdx, "%s%s would lead to reference leak", b.String(), what)
 		}
 	}
 	if checkLock && st.ActiveRCU {

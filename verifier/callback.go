@@ -131,6 +131,9 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 			}
 		} else {
 			caller.CallbackDepth = 0
+			if e.log.level >= 2 {
+				e.log.printf("frame%d bpf_loop iteration limit reached\n", e.cur.CurFrame)
+			}
 		}
 	}
 	for r := 1; r <= 5; r++ {

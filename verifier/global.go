@@ -29,6 +29,7 @@ package verifier
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"syscall"
@@ -437,6 +438,9 @@ func (e *env) checkMemReg(regno, size int) error {
 	reg := &e.regs()[regno]
 	if reg.IsNull() {
 		return nil
+	}
+	if size > math.MaxInt32 {
+		return e.reject(e.insnIdx, "R%d memory size %d is too large", regno, size)
 	}
 	saved := *reg
 	if reg.MaybeNull() {

@@ -487,7 +487,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			if err != nil {
 				return e.reject(e.insnIdx, "arg#%d reference type('%s %s') size cannot be determined: %d", i, btfKindStr(ref), refName, errInval)
 			}
-			if err := e.checkKfuncMemReg(regno, size); err != nil {
+			if err := e.checkMemReg(regno, size); err != nil {
 				return err
 			}
 		case kfArgMemSize:
@@ -819,27 +819,6 @@ func btfStructByName(name string) btf.Type {
 		return nil
 	}
 	return s
-}
-
-// checkKfuncMemReg is check_mem_reg: size bytes at the pointer in regno
-// must be readable and writable; NULL is let through.
-func (e *env) checkKfuncMemReg(regno, size int) error {
-	reg := &e.regs()[regno]
-	if reg.IsNull() {
-		return nil
-	}
-	saved := *reg
-	reg.Flags &^= states.MaybeNull
-	defer func() {
-		if saved.MaybeNull() {
-			r := &e.regs()[regno]
-			r.Flags |= states.MaybeNull
-		}
-	}()
-	if err := e.checkHelperMemAccess(regno, size, accRead, true, nil); err != nil {
-		return err
-	}
-	return e.checkHelperMemAccess(regno, size, accWrite, true, nil)
 }
 
 // checkKfuncMemSizeReg is check_kfunc_mem_size_reg: the size in regno

@@ -30,6 +30,7 @@ package verifier
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vercheck/vercheck/states"
@@ -200,17 +201,23 @@ func (e *env) incompleteReadMarks(st *states.State) bool {
 // propagateBackedges re-propagates the precision every back-edge's matched
 // checkpoint holds into the back-edge's ancestors until no mark changes,
 // then drops the back-edges. After maxBackedgeIters rounds it gives up and
-// makes every scalar above every back-edge precise.
+// makes every scalar above every back-edge precise. The kernel keeps the
+// back-edges in a list it pushes each new one onto, so it walks them
+// newest first: the order decides how many rounds the marks take to
+// settle, and so whether the round limit is reached, and the log's order.
 func (e *env) propagateBackedges(v *sccVisit) {
 	for i := 0; ; i++ {
 		if i > maxBackedgeIters {
-			for _, be := range v.backedges {
+			if e.log.level >= 2 {
+				e.log.printf("propagate_backedges: too many iterations\n")
+			}
+			for _, be := range slices.Backward(v.backedges) {
 				e.markAllScalarsPrecise(be.st)
 			}
 			break
 		}
 		changed := false
-		for _, be := range v.backedges {
+		for _, be := range slices.Backward(v.backedges) {
 			e.propagatePrecision(be.equal, be.st, &changed)
 		}
 		if !changed {

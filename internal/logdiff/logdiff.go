@@ -87,8 +87,11 @@ func (d *Divergence) String() string {
 // Patterns of the parser.
 var (
 	// ignored lines: the 6.18 kernel's stack liveness and SCC debug
-	// output, the live-register table, source lines, totals and times.
-	ignored = regexp.MustCompile(`^\([\d,]+\) (frame \d+ insn \d+ \+(live|written)|live stack update)|^SCC (enter|backedge|exit)|^Live regs before insn:|^ +\d+: [.0-9]{10,} \(|^verification time|^processed \d+ insns|^stack depth|^; |^\s*$`)
+	// output, the live-register table, the subprogram list (which the
+	// kernel prints after some of its early checks, vercheck before),
+	// the states an infinite loop report adds, source lines, totals and
+	// times.
+	ignored = regexp.MustCompile(`^\([\d,]+\) (frame \d+ insn \d+ [+-](live|written)|live stack update)|^SCC (enter|backedge|exit)|^Live regs before insn:|^ +\d+: [.0-9]{10,} \(|^func#\d+ @\d+$|^(cur|old) state:|^verification time|^processed \d+ insns|^stack depth|^; |^\s*$`)
 	// mapAddress is an ld_imm64 of a map or map value.
 	mapAddress = regexp.MustCompile(`0x[0-9a-f]{16}|map\[id:\d+\](\[0\]\+\d+)?`)
 	// insnLine is "N: (op) text" with an optional "; state" comment.

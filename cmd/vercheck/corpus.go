@@ -85,6 +85,10 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 					if cfg.kernelLogLevel > 0 {
 						r.Kernel.Log, _ = kernel.ProgramLog(t.obj, t.prog, cfg.kernelLogLevel)
 					}
+					if cfg.kernelLogLevel >= 2 && r.Kernel.Log != "" {
+						r.Kernel.LogsCompared = true
+						r.Kernel.LogDivergence = logDivergence(res.Log, r.Kernel.Log)
+					}
 				}
 				*t.out = r
 				if t.left.Add(-1) == 0 {

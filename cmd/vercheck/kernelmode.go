@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"github.com/vercheck/vercheck/internal/logdiff"
 	"io"
 	"math"
 	"slices"
@@ -98,6 +99,19 @@ type kernelSummary struct {
 	TimeSum, KernelTimeSum time.Duration
 	// Worst are the programs furthest from the kernel's insn_processed.
 	Worst []row
+	// LogsCompared counts the programs whose level-2 logs were compared
+	// (-vv); LogsDiverge are those whose logs part.
+	LogsCompared int
+	LogsDiverge  []row
+}
+
+// logDivergence compares a program's level-2 logs state by state and
+// describes where they first part, or returns "".
+func logDivergence(vercheckLog, kernelLog string) string {
+	if d := logdiff.Compare(vercheckLog, kernelLog); d != nil {
+		return d.String()
+	}
+	return ""
 }
 
 func summarizeKernel(rows []row, release string) kernelSummary {
@@ -115,6 +129,12 @@ func summarizeKernel(rows []row, release string) kernelSummary {
 			continue
 		}
 		s.Compared++
+		if r.Kernel.LogsCompared {
+			s.LogsCompared++
+			if r.Kernel.LogDivergence != "" {
+				s.LogsDiverge = append(s.LogsDiverge, r)
+			}
+		}
 		switch {
 		case r.Verdict == r.Kernel.Verdict:
 			s.Agree++
@@ -258,6 +278,13 @@ func writeKernelSummary(w io.Writer, s kernelSummary) {
 		fmtRatio(quantile(s.TimeRatios, 0.5)), fmtRatio(quantile(s.TimeRatios, p90)),
 		s.TimeSum.Round(time.Millisecond), s.KernelTimeSum.Round(time.Millisecond),
 		fmtRatio(ratio(float64(s.TimeSum), float64(s.KernelTimeSum))))
+	if s.LogsCompared > 0 {
+		fmt.Fprintf(w, "  level-2 logs the same state by state (every register and slot both print): %d/%d (%.1f%%)\n",
+			s.LogsCompared-len(s.LogsDiverge), s.LogsCompared, percent(s.LogsCompared-len(s.LogsDiverge), s.LogsCompared))
+		for _, r := range s.LogsDiverge[:min(worstShown, len(s.LogsDiverge))] {
+			fmt.Fprintf(w, "    %s: %s: %s\n", r.File, r.Program, r.Kernel.LogDivergence)
+		}
+	}
 	if len(s.Worst) > 0 {
 		fmt.Fprintf(w, "  furthest from the kernel's insn_processed:\n")
 		for _, r := range s.Worst {

@@ -30,13 +30,16 @@ func TestSummarizeKernel(t *testing.T) {
 		kRow("unsupported", verdictUnsupported, 0, verdictAccepted, 10),
 		{File: "bad.o", Verdict: verdictError},
 	}
+	rows[0].Kernel.LogsCompared = true
+	rows[1].Kernel.LogsCompared, rows[1].Kernel.LogDivergence = true, "after 3: (07) r1 += 8 state: ..."
 	got := summarizeKernel(rows, "6.18")
 	want := kernelSummary{
 		Release: "6.18", Compared: 5, Agree: 3, NotCompared: 2, NotLoaded: rows[5:6],
 		FalseAccepts: rows[3:4], FalseRejects: rows[4:5],
 		BothRejected: 1, SameMessage: 0,
 		Ratios: []float64{0.5, 1, 2}, Exact: 1,
-		Worst: []row{rows[1], rows[2]},
+		Worst:        []row{rows[1], rows[2]},
+		LogsCompared: 2, LogsDiverge: rows[1:2],
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("summarizeKernel mismatch (-want +got):\n%s", diff)

@@ -85,6 +85,12 @@ type kernelRow struct {
 	Duration  int64  `json:"duration_us"`
 	Error     string `json:"error,omitempty"`
 	Log       string `json:"-"`
+	// LogDivergence is, with -vv, where vercheck's level-2 log first
+	// parts from the kernel's (package logdiff): "" when they agree
+	// state by state.
+	LogDivergence string `json:"log_divergence,omitempty"`
+	// LogsCompared says the two level-2 logs were compared.
+	LogsCompared bool `json:"-"`
 }
 
 func toRow(res *verifier.Result) row {

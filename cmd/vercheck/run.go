@@ -234,7 +234,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	common.register(fset)
 	format := fset.String("format", "table", "output format: table, csv or json")
 	verbose := fset.Bool("v", false, "print a kernel-style log of the failing path of each rejected program")
-	verbose2 := fset.Bool("vv", false, "print the full kernel-style log (every state) of each program")
+	verbose2 := fset.Bool("vv", false, "print the full kernel-style log (every state) of each program; with --kernel, also load the kernel's level-2 log and say where the two first part, state by state")
 	withKernel := fset.Bool("kernel", false, "also load each program into the running kernel and compare")
 	withExpect := fset.Bool("expect", false, "compare each program with what its own BTF tags say the verifier decides (the kernel selftests' __success, __failure, __msg, __flag, __log_level, as their test_loader reads them), verifying it with the tags' load flags")
 	quiet := fset.Bool("q", false, "print no per-program rows and no loader warnings: only diagnostics of rejections with -v, false accepts and the summary")
@@ -323,7 +323,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts.Verifier.Profile = *prof || *profOut != "" || *htmlOut != ""
 	opts.Verifier.Why = *explain
 	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel, expect: *withExpect}
-	if *logDir != "" {
+	if *logDir != "" || logLevel == 2 {
+		// The kernel's own log goes beside vercheck's; at level 2 the
+		// two are also compared state by state (logDivergence).
 		cfg.kernelLogLevel = logLevel
 	}
 	if isTerminal(stderr) {

@@ -218,12 +218,22 @@ var table = map[string]Def{
 	"bpf_strnstr":    {0, HookCommon},
 	// RCU read sections (rcu.go) and the sleepable copies of user
 	// strings, in the common set.
-	"bpf_rcu_read_lock":           {0, HookCommon},
-	"bpf_rcu_read_unlock":         {0, HookCommon},
-	"bpf_preempt_disable":         {0, HookCommon},
-	"bpf_preempt_enable":          {0, HookCommon},
-	"bpf_copy_from_user_str":      {Sleepable, HookCommon},
-	"bpf_copy_from_user_task_str": {Sleepable, HookCommon},
+	"bpf_rcu_read_lock":   {0, HookCommon},
+	"bpf_rcu_read_unlock": {0, HookCommon},
+	"bpf_preempt_disable": {0, HookCommon},
+	// Interrupt-disabled sections (irq.go), in the common set, and the
+	// resilient spin locks of kernel/bpf/rqspinlock.c (reslock.go),
+	// registered for every program type. KF_RET_NULL on the int-returning
+	// lock kfuncs has no effect on a scalar result.
+	"bpf_local_irq_save":             {0, HookCommon},
+	"bpf_local_irq_restore":          {0, HookCommon},
+	"bpf_res_spin_lock":              {RetNull, HookCommon},
+	"bpf_res_spin_unlock":            {0, HookCommon},
+	"bpf_res_spin_lock_irqsave":      {RetNull, HookCommon},
+	"bpf_res_spin_unlock_irqrestore": {0, HookCommon},
+	"bpf_preempt_enable":             {0, HookCommon},
+	"bpf_copy_from_user_str":         {Sleepable, HookCommon},
+	"bpf_copy_from_user_task_str":    {Sleepable, HookCommon},
 	// net/core/filter.c: the socket address of a cgroup sock_addr
 	// program (registered for its type, which shares the cgroup hook),
 	// and the socket an iterator visits.

@@ -137,7 +137,8 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 	if lt.records == nil {
 		lt.records = map[btf.Type]*mapRecord{}
 	}
-	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
+	r := new(mapRecord)
+	*r = emptyRecord(true)
 	// A struct whose record is being built is its own graph's node
 	// type at most: the cycle ends here.
 	lt.records[t] = r
@@ -159,6 +160,8 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 			switch f.kind {
 			case fieldSpinLock:
 				r.spinLockOff = int64(f.off)
+			case fieldResSpinLock:
+				r.resSpinLockOff = int64(f.off)
 			case fieldRefcount:
 				r.refcountOff = int64(f.off)
 			}

@@ -279,8 +279,8 @@ type State struct {
 	// interrupt-disabled section (RefKindIRQ), 0 when none is open: only
 	// that section may be closed next.
 	ActiveIRQID uint32
-	Speculative        bool
-	InSleepable        bool
+	Speculative bool
+	InSleepable bool
 	// Cleaned marks a checkpoint whose dead registers and slots were reset.
 	Cleaned bool
 	// Freed marks a checkpoint the kernel has freed (evicted, its paths

@@ -1,0 +1,159 @@
+#include "progs.h"
+
+/* Resilient spin locks: bpf_res_spin_lock may fail, so the verifier
+ * follows both the path where it returned 0 with the lock held and the
+ * path where it returned an error in [-4095, -1] without it. Several may
+ * be held, released innermost first; taking one twice is a deadlock. */
+
+struct bpf_res_spin_lock {
+	__u32 val;
+};
+
+extern int bpf_res_spin_lock(struct bpf_res_spin_lock *lock) __ksym;
+extern void bpf_res_spin_unlock(struct bpf_res_spin_lock *lock) __ksym;
+extern int bpf_res_spin_lock_irqsave(struct bpf_res_spin_lock *lock, unsigned long *flags__irq_flag) __ksym;
+extern void bpf_res_spin_unlock_irqrestore(struct bpf_res_spin_lock *lock, unsigned long *flags__irq_flag) __ksym;
+
+struct k11_elem {
+	__u64 cnt;
+	struct bpf_res_spin_lock lock;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, struct k11_elem);
+} k11_locks SEC(".maps");
+
+struct bpf_res_spin_lock k11_lock_a SEC(".data.k11a");
+struct bpf_res_spin_lock k11_lock_b SEC(".data.k11b");
+
+// vercheck: accept
+SEC("tc")
+int k11_res_lock_ok(struct __sk_buff *skb)
+{
+	__u32 key = 0;
+	struct k11_elem *e = bpf_map_lookup_elem(&k11_locks, &key);
+
+	if (!e)
+		return 0;
+	if (bpf_res_spin_lock(&e->lock))
+		return 1;
+	e->cnt++;
+	bpf_res_spin_unlock(&e->lock);
+	return 0;
+}
+
+/* The failure path's r0 is a negative errno: -r0 - 1 indexes 4096
+ * bytes safely. */
+// vercheck: accept
+SEC("tc")
+int k11_res_lock_errno(struct __sk_buff *skb)
+{
+	__u8 buf[64] = {};
+	int ret = bpf_res_spin_lock(&k11_lock_a);
+
+	if (!ret) {
+		bpf_res_spin_unlock(&k11_lock_a);
+		return 0;
+	}
+	return buf[(-ret - 1) & 63] + (ret < -4095);
+}
+
+// vercheck: accept
+SEC("tc")
+int k11_res_lock_nested(struct __sk_buff *skb)
+{
+	unsigned long f1, f2;
+
+	if (bpf_res_spin_lock_irqsave(&k11_lock_a, &f1))
+		return 0;
+	if (bpf_res_spin_lock_irqsave(&k11_lock_b, &f2)) {
+		bpf_res_spin_unlock_irqrestore(&k11_lock_a, &f1);
+		return 0;
+	}
+	bpf_res_spin_unlock_irqrestore(&k11_lock_b, &f2);
+	bpf_res_spin_unlock_irqrestore(&k11_lock_a, &f1);
+	return 0;
+}
+
+// vercheck: reject "bpf_res_spin_unlock without taking a lock"
+SEC("tc")
+int k11_res_lock_unchecked(struct __sk_buff *skb)
+{
+	bpf_res_spin_lock(&k11_lock_a);
+	bpf_res_spin_unlock(&k11_lock_a);
+	return 0;
+}
+
+// vercheck: reject "Acquiring the same lock again, AA deadlock detected"
+SEC("tc")
+int k11_res_lock_aa(struct __sk_buff *skb)
+{
+	if (bpf_res_spin_lock(&k11_lock_a))
+		return 0;
+	if (bpf_res_spin_lock(&k11_lock_a))
+		return 0;
+	bpf_res_spin_unlock(&k11_lock_a);
+	return 0;
+}
+
+// vercheck: reject "bpf_res_spin_unlock cannot be out of order"
+SEC("tc")
+int k11_res_lock_ooo(struct __sk_buff *skb)
+{
+	if (bpf_res_spin_lock(&k11_lock_a))
+		return 0;
+	if (bpf_res_spin_lock(&k11_lock_b)) {
+		bpf_res_spin_unlock(&k11_lock_a);
+		return 0;
+	}
+	bpf_res_spin_unlock(&k11_lock_a);
+	bpf_res_spin_unlock(&k11_lock_b);
+	return 0;
+}
+
+// vercheck: reject "bpf_res_spin_unlock of different lock"
+SEC("tc")
+int k11_res_lock_kind(struct __sk_buff *skb)
+{
+	unsigned long f;
+
+	if (bpf_res_spin_lock_irqsave(&k11_lock_a, &f))
+		return 0;
+	bpf_res_spin_unlock(&k11_lock_a);
+	return 0;
+}
+
+// vercheck: reject "BPF_EXIT instruction in main prog cannot be used inside bpf_spin_lock-ed region"
+SEC("tc")
+int k11_res_lock_exit_held(struct __sk_buff *skb)
+{
+	if (bpf_res_spin_lock(&k11_lock_a))
+		return 0;
+	return 1;
+}
+
+// vercheck: reject "function calls are not allowed while holding a lock"
+SEC("tc")
+int k11_res_lock_helper(struct __sk_buff *skb)
+{
+	if (bpf_res_spin_lock(&k11_lock_a))
+		return 0;
+	bpf_get_prandom_u32();
+	bpf_res_spin_unlock(&k11_lock_a);
+	return 0;
+}
+
+// vercheck: reject "socket filter progs cannot use bpf_spin_lock yet"
+SEC("socket")
+int k11_res_lock_socket(struct __sk_buff *skb)
+{
+	__u32 key = 0;
+	struct k11_elem *e = bpf_map_lookup_elem(&k11_locks, &key);
+
+	return e ? 1 : 0;
+}
+
+char _license[] SEC("license") = "GPL";

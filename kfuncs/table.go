@@ -165,8 +165,13 @@ var table = map[string]Def{
 	"bpf_iter_css_task_destroy": {IterDestroy, HookCommon},
 	// Dynptrs (dynptr.go): constructors for packet dynptrs in
 	// net/core/filter.c, the generic kfuncs in the common set.
-	"bpf_dynptr_from_skb":   {0, hooksSKB},
-	"bpf_dynptr_from_xdp":   {0, HookXDP},
+	"bpf_dynptr_from_skb": {0, hooksSKB},
+	"bpf_dynptr_from_xdp": {0, HookXDP},
+	// The skb's metadata area, for TC programs (bpf_kfunc_set_skb_meta).
+	"bpf_dynptr_from_skb_meta": {0, HookTC | HookSchedACT},
+	// net/core/filter.c: makes more of a multi-buffer XDP packet linear;
+	// it moves the packet data (kfuncChangesPktData).
+	"bpf_xdp_pull_data":     {0, HookXDP},
 	"bpf_dynptr_slice":      {RetNull, HookCommon},
 	"bpf_dynptr_slice_rdwr": {RetNull, HookCommon},
 	"bpf_dynptr_adjust":     {0, HookCommon},

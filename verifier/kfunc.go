@@ -29,6 +29,12 @@ import (
 // kfuncSessionCookie returns a kprobe session's writable cookie.
 const kfuncSessionCookie = "bpf_session_cookie"
 
+// kfuncChangesPktData is is_kfunc_pkt_changing: the kfunc may move the
+// packet data, which invalidates every packet pointer.
+func kfuncChangesPktData(name string) bool {
+	return name == "bpf_xdp_pull_data"
+}
+
 // kfuncBpfTrap is __bpf_trap, which no verified path may reach.
 const kfuncBpfTrap = "__bpf_trap"
 
@@ -330,6 +336,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	}
 	if err := e.setKfuncReturn(info, &meta); err != nil {
 		return err
+	}
+	if kfuncChangesPktData(info.name) {
+		e.clearAllPktPointers()
 	}
 	if meta.flags&kfuncs.IterNext != 0 {
 		return e.processIterNextCall(&meta)

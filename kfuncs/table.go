@@ -26,12 +26,16 @@ const (
 	IterNew                        // open-coded iterator constructor
 	IterNext                       // open-coded iterator step
 	IterDestroy                    // open-coded iterator destructor
-	// IterProgOnly and SessionOnly are not KF_* flags but the filters
+	// IterProgOnly, SessionOnly and LSMOnly are not KF_* flags but the filters
 	// of the kfuncs' registrations: only BPF iterator programs
 	// (tracing_iter_filter), only kprobe session programs
 	// (bpf_kprobe_multi_filter) may call them.
 	IterProgOnly
 	SessionOnly
+	// LSMOnly is the filter of fs/bpf_fs_kfuncs.c's set
+	// (bpf_fs_kfuncs_filter): registered for BPF_PROG_TYPE_LSM, whose
+	// hook is the tracing one, only LSM programs may call them.
+	LSMOnly
 )
 
 // Hooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
@@ -259,6 +263,36 @@ var table = map[string]Def{
 	"bpf_session_cookie":    {SessionOnly, HookKprobe},
 	// kernel/bpf/helpers.c, generic set.
 	"bpf_task_get_cgroup1": {Acquire | RCU | RetNull, hooksGeneric},
+	// fs/bpf_fs_kfuncs.c: files, paths and xattrs, for LSM programs.
+	"bpf_get_task_exe_file": {Acquire | RetNull | LSMOnly, HookTracing},
+	"bpf_put_file":          {Release | LSMOnly, HookTracing},
+	"bpf_path_d_path":       {LSMOnly, HookTracing},
+	"bpf_get_dentry_xattr":  {Sleepable | LSMOnly, HookTracing},
+	"bpf_get_file_xattr":    {Sleepable | LSMOnly, HookTracing},
+	// kernel/bpf/helpers.c: a cgroup's xattr, in the common set.
+	"bpf_cgroup_read_xattr": {RCU, HookCommon},
+	// kernel/bpf/helpers.c: keys and signatures, and signals to a task,
+	// in the generic set.
+	"bpf_lookup_user_key":        {Acquire | RetNull | Sleepable, hooksGeneric},
+	"bpf_lookup_system_key":      {Acquire | RetNull, hooksGeneric},
+	"bpf_key_put":                {Release, hooksGeneric},
+	"bpf_verify_pkcs7_signature": {Sleepable, hooksGeneric},
+	"bpf_send_signal_task":       {0, hooksGeneric},
+	// kernel/cgroup/rstat.c: cgroup statistics, for tracing programs.
+	"css_rstat_updated": {0, HookTracing},
+	"css_rstat_flush":   {Sleepable, HookTracing},
+	// net/core/filter.c: TX timestamps of a sock_ops program's socket
+	// (registered for BPF_PROG_TYPE_SOCK_OPS, whose hook is the cgroup
+	// one).
+	"bpf_sock_ops_enable_tx_tstamp": {0, HookCgroupSKB},
+	// kernel/bpf/helpers.c: open-coded iterators over slab caches and
+	// DMA buffers, in the common set; every step may sleep.
+	"bpf_iter_kmem_cache_new":     {IterNew | Sleepable, HookCommon},
+	"bpf_iter_kmem_cache_next":    {IterNext | RetNull | Sleepable, HookCommon},
+	"bpf_iter_kmem_cache_destroy": {IterDestroy | Sleepable, HookCommon},
+	"bpf_iter_dmabuf_new":         {IterNew | Sleepable, HookCommon},
+	"bpf_iter_dmabuf_next":        {IterNext | RetNull | Sleepable, HookCommon},
+	"bpf_iter_dmabuf_destroy":     {IterDestroy | Sleepable, HookCommon},
 	// kernel/bpf/map_iter.c, in the common set.
 	"bpf_map_sum_elem_count": {0, HookCommon},
 	// kernel/bpf/crypto.c: contexts are made in syscall programs,

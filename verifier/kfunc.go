@@ -44,6 +44,8 @@ func (e *env) kfuncFilteredOut(def kfuncs.Def) bool {
 	switch {
 	case def.Flags&kfuncs.IterProgOnly != 0:
 		return e.attach != ebpf.AttachTraceIter
+	case def.Flags&kfuncs.LSMOnly != 0:
+		return e.progType != ebpf.LSM
 	case def.Flags&kfuncs.SessionOnly != 0:
 		// bpf_kprobe_multi_filter: kprobe and uprobe sessions.
 		return e.attach != ebpf.AttachTraceKprobeSession && e.attach != helpers.AttachTraceUprobeSession
@@ -487,6 +489,13 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			if err := e.processIRQFlag(info.name, i); err != nil {
 				return err
 			}
+		case kfArgConstStr:
+			if reg.Type != states.PtrToMapValue {
+				return e.reject(e.insnIdx, "arg#%d doesn't point to a const string", i)
+			}
+			if err := e.checkConstStrArg(regno); err != nil {
+				return err
+			}
 		case kfArgResSpinLock:
 			if err := e.processResSpinLockArg(info.name, i, reg); err != nil {
 				return err
@@ -569,6 +578,7 @@ const (
 	kfArgTaskWork
 	kfArgIRQFlag
 	kfArgResSpinLock
+	kfArgConstStr
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
@@ -580,7 +590,7 @@ var specialKfuncArgStructs = map[string]bool{
 
 // specialKfuncArgSuffixes are parameter-name suffixes with their own
 // argument kinds: not modelled.
-var specialKfuncArgSuffixes = []string{"__str", "__aux", "__uninit"}
+var specialKfuncArgSuffixes = []string{"__aux", "__uninit"}
 
 // kfuncPtrArgKind is get_kfunc_ptr_arg_type.
 func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, ref btf.Type, refName string, nullable bool) (kfArgKind, error) {
@@ -612,6 +622,9 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	}
 	if k, ok := graphArgKinds[refName]; ok && isStruct(ref) {
 		return k, nil
+	}
+	if strings.HasSuffix(p.Name, "__str") {
+		return kfArgConstStr, nil
 	}
 	if strings.HasSuffix(p.Name, "__map") {
 		return kfArgMap, nil

@@ -269,6 +269,10 @@ var table = map[string]Def{
 	"bpf_path_d_path":       {LSMOnly, HookTracing},
 	"bpf_get_dentry_xattr":  {Sleepable | LSMOnly, HookTracing},
 	"bpf_get_file_xattr":    {Sleepable | LSMOnly, HookTracing},
+	// The verifier only swaps these for their _locked forms on hooks
+	// that hold the inode lock (specialize_kfunc), after verification.
+	"bpf_set_dentry_xattr":    {Sleepable | LSMOnly, HookTracing},
+	"bpf_remove_dentry_xattr": {Sleepable | LSMOnly, HookTracing},
 	// kernel/bpf/helpers.c: a cgroup's xattr, in the common set.
 	"bpf_cgroup_read_xattr": {RCU, HookCommon},
 	// kernel/bpf/helpers.c: keys and signatures, and signals to a task,

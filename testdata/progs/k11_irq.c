@@ -47,6 +47,26 @@ int k11_irq_branches(struct __sk_buff *skb)
 	return r;
 }
 
+/* A loop saves and restores on every iteration: each save takes a new
+ * reference id, and the loop converges on the ids being renamed. A
+ * second section stays open around the loop. */
+// vercheck: accept
+SEC("tc")
+int k11_irq_loop(struct __sk_buff *skb)
+{
+	unsigned long outer, f;
+	int n = skb->len & 15, r = 0;
+
+	bpf_local_irq_save(&outer);
+	for (int i = 0; i < n; i++) {
+		bpf_local_irq_save(&f);
+		r += i;
+		bpf_local_irq_restore(&f);
+	}
+	bpf_local_irq_restore(&outer);
+	return r;
+}
+
 // vercheck: reject "BPF_EXIT instruction in main prog cannot be used inside bpf_local_irq_save-ed region"
 SEC("tc")
 int k11_irq_exit_open(struct __sk_buff *skb)
@@ -82,6 +102,33 @@ int k11_irq_overwritten(struct __sk_buff *skb)
 	*(volatile unsigned long *)&f = skb->len;
 	bpf_local_irq_restore(&f);
 	return 0;
+}
+
+/* The saved flags are the kernel's: the program may not read them. */
+// vercheck: reject "invalid read from stack"
+SEC("tc")
+int k11_irq_read_flags(struct __sk_buff *skb)
+{
+	unsigned long f, v;
+
+	bpf_local_irq_save(&f);
+	v = *(volatile unsigned long *)&f;
+	bpf_local_irq_restore(&f);
+	return v;
+}
+
+/* A helper may read memory holding saved flags no more than a load. */
+// vercheck: reject "invalid read from stack"
+SEC("tc")
+int k11_irq_helper_reads_flags(struct __sk_buff *skb)
+{
+	unsigned long f;
+	int r;
+
+	bpf_local_irq_save(&f);
+	r = bpf_skb_store_bytes(skb, 0, &f, sizeof(f), 0);
+	bpf_local_irq_restore(&f);
+	return r;
 }
 
 // vercheck: reject "expected uninitialized irq flag as arg#0"

@@ -1,4 +1,5 @@
 #include "progs.h"
+#include <bpf/bpf_core_read.h>
 
 /* Resilient spin locks: bpf_res_spin_lock may fail, so the verifier
  * follows both the path where it returned 0 with the lock held and the
@@ -13,6 +14,17 @@ extern int bpf_res_spin_lock(struct bpf_res_spin_lock *lock) __ksym;
 extern void bpf_res_spin_unlock(struct bpf_res_spin_lock *lock) __ksym;
 extern int bpf_res_spin_lock_irqsave(struct bpf_res_spin_lock *lock, unsigned long *flags__irq_flag) __ksym;
 extern void bpf_res_spin_unlock_irqrestore(struct bpf_res_spin_lock *lock, unsigned long *flags__irq_flag) __ksym;
+
+extern void *bpf_obj_new_impl(__u64 local_type_id, void *meta) __ksym;
+extern void bpf_obj_drop_impl(void *kptr, void *meta) __ksym;
+
+#define bpf_obj_new(type) ((type *)bpf_obj_new_impl(bpf_core_type_id_local(type), NULL))
+#define bpf_obj_drop(kptr) bpf_obj_drop_impl(kptr, NULL)
+
+struct k11_obj {
+	__u64 x;
+	struct bpf_res_spin_lock lock;
+};
 
 struct k11_elem {
 	__u64 cnt;
@@ -90,6 +102,63 @@ int k11_res_lock_nested(struct __sk_buff *skb)
 	bpf_res_spin_unlock_irqrestore(&b->lock, &f2);
 	bpf_res_spin_unlock_irqrestore(&a->lock, &f1);
 	return 0;
+}
+
+/* Taking and dropping the lock in a loop: both outcomes of each take
+ * join again after the unlock. */
+// vercheck: accept
+SEC("tc")
+int k11_res_lock_loop(struct __sk_buff *skb)
+{
+	__u32 key = 2;
+	struct k11_elem *e = bpf_map_lookup_elem(&k11_locks, &key);
+	int n = skb->len & 7, fails = 0;
+
+	if (!e)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (bpf_res_spin_lock(&e->lock)) {
+			fails++;
+			continue;
+		}
+		e->cnt += i;
+		bpf_res_spin_unlock(&e->lock);
+	}
+	return fails;
+}
+
+/* In 6.18 a resilient lock in an object of the program's own type is no
+ * lock: btf_parse_struct_metas does not look for it, so the object has
+ * no record, no lock to take, and the lock's bytes are plain memory. */
+// vercheck: reject "local 'kptr' has no valid bpf_res_spin_lock"
+SEC("tc")
+int k11_res_lock_object(struct __sk_buff *skb)
+{
+	struct k11_obj *o = bpf_obj_new(struct k11_obj);
+
+	if (!o)
+		return 0;
+	if (bpf_res_spin_lock(&o->lock)) {
+		bpf_obj_drop(o);
+		return 0;
+	}
+	o->x = skb->len;
+	bpf_res_spin_unlock(&o->lock);
+	bpf_obj_drop(o);
+	return 1;
+}
+
+// vercheck: accept
+SEC("tc")
+int k11_res_lock_object_plain(struct __sk_buff *skb)
+{
+	struct k11_obj *o = bpf_obj_new(struct k11_obj);
+
+	if (!o)
+		return 0;
+	o->lock.val = skb->len;
+	bpf_obj_drop(o);
+	return 1;
 }
 
 // vercheck: reject "bpf_res_spin_unlock without taking a lock"

@@ -624,10 +624,14 @@ func kernelMapName(m *loader.Map) string {
 	return n
 }
 
+// kfuncIterNumPrefix names the numeric iterator's kfuncs
+// (is_bpf_iter_num_api_kfunc).
+const kfuncIterNumPrefix = "bpf_iter_num_"
+
 // kfuncSpinAllowed is kfunc_spin_allowed, by name: the kfuncs a program
 // may call while it holds a bpf_spin_lock.
 func kfuncSpinAllowed(name string) bool {
-	for _, p := range []string{"bpf_list_", "bpf_rbtree_", "bpf_refcount_acquire", "bpf_iter_num_", "bpf_res_spin_", "bpf_arena_", "bpf_stream_"} {
+	for _, p := range []string{"bpf_list_", "bpf_rbtree_", "bpf_refcount_acquire", kfuncIterNumPrefix, "bpf_res_spin_", "bpf_arena_", "bpf_stream_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
@@ -641,9 +645,9 @@ const fnKptrXchg = 194
 // checkCallUnderLock is the do_check rule for calls while a lock is held:
 // only bpf_spin_unlock, static subprograms (global ones are refused by
 // checkFuncCall) and the kfuncs of kfunc_spin_allowed may be called; 6.18
-// refuses bpf_kptr_xchg there too. Of the allowed kfuncs, the graph and
-// resilient lock kfuncs are modelled under a lock; the numeric iterator,
-// arena and stream kfuncs are not.
+// refuses bpf_kptr_xchg there too. Of the allowed kfuncs, the graph,
+// resilient lock and numeric iterator kfuncs are modelled under a lock;
+// the arena and stream kfuncs are not.
 func (e *env) checkCallUnderLock(in insn.Insn) error {
 	if e.cur.ActiveLocks == 0 {
 		return nil
@@ -655,8 +659,9 @@ func (e *env) checkCallUnderLock(in insn.Insn) error {
 		if isGraphCallUnderLockAllowed(in) {
 			return nil
 		}
-		if _, ok := resLockOp(kfuncCallName(in)); ok && in.Off == 0 {
-			// Resilient locks nest (reslock.go).
+		if name := kfuncCallName(in); in.Off == 0 && (isResLockKfunc(name) || strings.HasPrefix(name, kfuncIterNumPrefix)) {
+			// Resilient locks nest (reslock.go); a numeric iterator
+			// needs nothing a lock forbids.
 			return nil
 		}
 		if name := kfuncCallName(in); name == "" || kfuncSpinAllowed(name) {

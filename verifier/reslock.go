@@ -28,6 +28,12 @@ func resLockAcquires(name string) bool {
 	return name == kfuncResSpinLock || name == kfuncResSpinLockIRQSave
 }
 
+// isResLockKfunc is is_bpf_res_spin_lock_kfunc, by name.
+func isResLockKfunc(name string) bool {
+	_, ok := resLockOp(name)
+	return ok
+}
+
 // resLockOp is the process_spin_lock flags of a resilient lock kfunc;
 // ok is false for any other kfunc.
 func resLockOp(name string) (op lockOp, ok bool) {

@@ -21,6 +21,14 @@ extern void bpf_obj_drop_impl(void *kptr, void *meta) __ksym;
 #define bpf_obj_new(type) ((type *)bpf_obj_new_impl(bpf_core_type_id_local(type), NULL))
 #define bpf_obj_drop(kptr) bpf_obj_drop_impl(kptr, NULL)
 
+struct bpf_iter_num {
+	__u64 __opaque[1];
+} __attribute__((aligned(8)));
+
+extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __ksym;
+extern int *bpf_iter_num_next(struct bpf_iter_num *it) __ksym;
+extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __ksym;
+
 struct k11_obj {
 	__u64 x;
 	struct bpf_res_spin_lock lock;
@@ -158,6 +166,28 @@ int k11_res_lock_object_plain(struct __sk_buff *skb)
 		return 0;
 	o->lock.val = skb->len;
 	bpf_obj_drop(o);
+	return 1;
+}
+
+/* The numeric iterator's kfuncs may be called under a lock. */
+// vercheck: accept
+SEC("tc")
+int k11_res_lock_iter(struct __sk_buff *skb)
+{
+	__u32 key = 3;
+	struct k11_elem *e = bpf_map_lookup_elem(&k11_locks, &key);
+	struct bpf_iter_num it;
+	int *v;
+
+	if (!e)
+		return 0;
+	if (bpf_res_spin_lock(&e->lock))
+		return 0;
+	bpf_iter_num_new(&it, 0, 4);
+	while ((v = bpf_iter_num_next(&it)))
+		e->cnt += *v;
+	bpf_iter_num_destroy(&it);
+	bpf_res_spin_unlock(&e->lock);
 	return 1;
 }
 

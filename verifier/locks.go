@@ -63,9 +63,6 @@ const (
 	fieldWq
 	// fieldTaskWork is a struct bpf_task_work (taskwork.go).
 	fieldTaskWork
-	// fieldOther is a kernel-managed field vercheck does not model beyond
-	// refusing direct access to it (lists, rbtrees, workqueues...).
-	fieldOther
 	// fieldKptr is a kptr (kptr.go): the kernel allows some loads and
 	// stores of it.
 	fieldKptr

@@ -26,12 +26,16 @@ const (
 	IterNew                        // open-coded iterator constructor
 	IterNext                       // open-coded iterator step
 	IterDestroy                    // open-coded iterator destructor
-	// IterProgOnly and SessionOnly are not KF_* flags but the filters
+	// IterProgOnly, SessionOnly and LSMOnly are not KF_* flags but the filters
 	// of the kfuncs' registrations: only BPF iterator programs
 	// (tracing_iter_filter), only kprobe session programs
 	// (bpf_kprobe_multi_filter) may call them.
 	IterProgOnly
 	SessionOnly
+	// LSMOnly is the filter of fs/bpf_fs_kfuncs.c's set
+	// (bpf_fs_kfuncs_filter): registered for BPF_PROG_TYPE_LSM, whose
+	// hook is the tracing one, only LSM programs may call them.
+	LSMOnly
 )
 
 // Hooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
@@ -165,8 +169,13 @@ var table = map[string]Def{
 	"bpf_iter_css_task_destroy": {IterDestroy, HookCommon},
 	// Dynptrs (dynptr.go): constructors for packet dynptrs in
 	// net/core/filter.c, the generic kfuncs in the common set.
-	"bpf_dynptr_from_skb":   {0, hooksSKB},
-	"bpf_dynptr_from_xdp":   {0, HookXDP},
+	"bpf_dynptr_from_skb": {0, hooksSKB},
+	"bpf_dynptr_from_xdp": {0, HookXDP},
+	// The skb's metadata area, for TC programs (bpf_kfunc_set_skb_meta).
+	"bpf_dynptr_from_skb_meta": {0, HookTC | HookSchedACT},
+	// net/core/filter.c: makes more of a multi-buffer XDP packet linear;
+	// it moves the packet data (kfuncChangesPktData).
+	"bpf_xdp_pull_data":     {0, HookXDP},
 	"bpf_dynptr_slice":      {RetNull, HookCommon},
 	"bpf_dynptr_slice_rdwr": {RetNull, HookCommon},
 	"bpf_dynptr_adjust":     {0, HookCommon},
@@ -218,12 +227,22 @@ var table = map[string]Def{
 	"bpf_strnstr":    {0, HookCommon},
 	// RCU read sections (rcu.go) and the sleepable copies of user
 	// strings, in the common set.
-	"bpf_rcu_read_lock":           {0, HookCommon},
-	"bpf_rcu_read_unlock":         {0, HookCommon},
-	"bpf_preempt_disable":         {0, HookCommon},
-	"bpf_preempt_enable":          {0, HookCommon},
-	"bpf_copy_from_user_str":      {Sleepable, HookCommon},
-	"bpf_copy_from_user_task_str": {Sleepable, HookCommon},
+	"bpf_rcu_read_lock":   {0, HookCommon},
+	"bpf_rcu_read_unlock": {0, HookCommon},
+	"bpf_preempt_disable": {0, HookCommon},
+	// Interrupt-disabled sections (irq.go), in the common set, and the
+	// resilient spin locks of kernel/bpf/rqspinlock.c (reslock.go),
+	// registered for every program type. KF_RET_NULL on the int-returning
+	// lock kfuncs has no effect on a scalar result.
+	"bpf_local_irq_save":             {0, HookCommon},
+	"bpf_local_irq_restore":          {0, HookCommon},
+	"bpf_res_spin_lock":              {RetNull, HookCommon},
+	"bpf_res_spin_unlock":            {0, HookCommon},
+	"bpf_res_spin_lock_irqsave":      {RetNull, HookCommon},
+	"bpf_res_spin_unlock_irqrestore": {0, HookCommon},
+	"bpf_preempt_enable":             {0, HookCommon},
+	"bpf_copy_from_user_str":         {Sleepable, HookCommon},
+	"bpf_copy_from_user_task_str":    {Sleepable, HookCommon},
 	// net/core/filter.c: the socket address of a cgroup sock_addr
 	// program (registered for its type, which shares the cgroup hook),
 	// and the socket an iterator visits.
@@ -244,6 +263,40 @@ var table = map[string]Def{
 	"bpf_session_cookie":    {SessionOnly, HookKprobe},
 	// kernel/bpf/helpers.c, generic set.
 	"bpf_task_get_cgroup1": {Acquire | RCU | RetNull, hooksGeneric},
+	// fs/bpf_fs_kfuncs.c: files, paths and xattrs, for LSM programs.
+	"bpf_get_task_exe_file": {Acquire | RetNull | LSMOnly, HookTracing},
+	"bpf_put_file":          {Release | LSMOnly, HookTracing},
+	"bpf_path_d_path":       {LSMOnly, HookTracing},
+	"bpf_get_dentry_xattr":  {Sleepable | LSMOnly, HookTracing},
+	"bpf_get_file_xattr":    {Sleepable | LSMOnly, HookTracing},
+	// The verifier only swaps these for their _locked forms on hooks
+	// that hold the inode lock (specialize_kfunc), after verification.
+	"bpf_set_dentry_xattr":    {Sleepable | LSMOnly, HookTracing},
+	"bpf_remove_dentry_xattr": {Sleepable | LSMOnly, HookTracing},
+	// kernel/bpf/helpers.c: a cgroup's xattr, in the common set.
+	"bpf_cgroup_read_xattr": {RCU, HookCommon},
+	// kernel/bpf/helpers.c: keys and signatures, and signals to a task,
+	// in the generic set.
+	"bpf_lookup_user_key":        {Acquire | RetNull | Sleepable, hooksGeneric},
+	"bpf_lookup_system_key":      {Acquire | RetNull, hooksGeneric},
+	"bpf_key_put":                {Release, hooksGeneric},
+	"bpf_verify_pkcs7_signature": {Sleepable, hooksGeneric},
+	"bpf_send_signal_task":       {0, hooksGeneric},
+	// kernel/cgroup/rstat.c: cgroup statistics, for tracing programs.
+	"css_rstat_updated": {0, HookTracing},
+	"css_rstat_flush":   {Sleepable, HookTracing},
+	// net/core/filter.c: TX timestamps of a sock_ops program's socket
+	// (registered for BPF_PROG_TYPE_SOCK_OPS, whose hook is the cgroup
+	// one).
+	"bpf_sock_ops_enable_tx_tstamp": {0, HookCgroupSKB},
+	// kernel/bpf/helpers.c: open-coded iterators over slab caches and
+	// DMA buffers, in the common set; every step may sleep.
+	"bpf_iter_kmem_cache_new":     {IterNew | Sleepable, HookCommon},
+	"bpf_iter_kmem_cache_next":    {IterNext | RetNull | Sleepable, HookCommon},
+	"bpf_iter_kmem_cache_destroy": {IterDestroy | Sleepable, HookCommon},
+	"bpf_iter_dmabuf_new":         {IterNew | Sleepable, HookCommon},
+	"bpf_iter_dmabuf_next":        {IterNext | RetNull | Sleepable, HookCommon},
+	"bpf_iter_dmabuf_destroy":     {IterDestroy | Sleepable, HookCommon},
 	// kernel/bpf/map_iter.c, in the common set.
 	"bpf_map_sum_elem_count": {0, HookCommon},
 	// kernel/bpf/crypto.c: contexts are made in syscall programs,

@@ -521,6 +521,9 @@ func (e *EqualEnv) refSafe(old, cur *State) bool {
 		old.ActiveRCU != cur.ActiveRCU {
 		return false
 	}
+	if !e.checkIDs(uint64(old.ActiveIRQID), uint64(cur.ActiveIRQID)) {
+		return false
+	}
 	if !e.checkIDs(uint64(old.ActiveLockID), uint64(cur.ActiveLockID)) ||
 		old.ActiveLockPtr != cur.ActiveLockPtr {
 		return false
@@ -531,7 +534,7 @@ func (e *EqualEnv) refSafe(old, cur *State) bool {
 			return false
 		}
 		// A lock must be the same lock, not just a lock.
-		if old.Refs[i].Kind == RefKindLock && old.Refs[i].Ptr != cur.Refs[i].Ptr {
+		if IsLockRef(old.Refs[i].Kind) && old.Refs[i].Ptr != cur.Refs[i].Ptr {
 			return false
 		}
 	}

@@ -224,7 +224,21 @@ const (
 	// RefKindLock is a held bpf_spin_lock: it must be unlocked before the
 	// program exits, and no other function may be called meanwhile.
 	RefKindLock
+	// RefKindIRQ is an interrupt-disabled section opened by
+	// bpf_local_irq_save or bpf_res_spin_lock_irqsave, whose saved flags
+	// live in a StackIRQFlag slot; sections close in the reverse order.
+	RefKindIRQ
+	// RefKindResLock and RefKindResLockIRQ are a held resilient spin
+	// lock, taken by bpf_res_spin_lock or bpf_res_spin_lock_irqsave.
+	RefKindResLock
+	RefKindResLockIRQ
 )
+
+// IsLockRef reports whether a reference of kind k is a held lock of any kind
+// (the kernel's REF_TYPE_LOCK_MASK).
+func IsLockRef(k uint8) bool {
+	return k == RefKindLock || k == RefKindResLock || k == RefKindResLockIRQ
+}
 
 // JmpHistEntry records one step of the path since the last checkpoint that
 // precision backtracking needs to walk back over: a jump (from PrevIdx to
@@ -261,8 +275,12 @@ type State struct {
 	ActiveLockPtr      uint32
 	ActiveRCU          bool
 	ActivePreemptLocks int32
-	Speculative        bool
-	InSleepable        bool
+	// ActiveIRQID is the reference id of the innermost open
+	// interrupt-disabled section (RefKindIRQ), 0 when none is open: only
+	// that section may be closed next.
+	ActiveIRQID uint32
+	Speculative bool
+	InSleepable bool
 	// Cleaned marks a checkpoint whose dead registers and slots were reset.
 	Cleaned bool
 	// Freed marks a checkpoint the kernel has freed (evicted, its paths

@@ -106,6 +106,9 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if fn.MightSleep && e.cur.ActivePreemptLocks > 0 {
 		return e.reject(e.insnIdx, "sleepable helper %s#%d in non-preemptible region", fn.Name, id)
 	}
+	if fn.MightSleep && e.cur.ActiveIRQID != 0 {
+		return e.reject(e.insnIdx, "sleepable helper %s#%d in IRQ-disabled region", fn.Name, id)
+	}
 	if fn.Callback {
 		return e.checkCallbackHelperCall(fn)
 	}
@@ -758,9 +761,9 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 		}
 		switch fn.ID {
 		case fnSpinLock:
-			return e.processSpinLock(regno, true)
+			return e.processSpinLock(regno, lockOp{acquire: true})
 		case fnSpinUnlock:
-			return e.processSpinLock(regno, false)
+			return e.processSpinLock(regno, lockOp{})
 		}
 		return e.verifierBug("spin lock arg on unexpected helper")
 	case helpers.ArgPtrToStackOrNull:
@@ -1070,7 +1073,7 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 		if st.ActiveLocks > 0 {
 			return e.reject(e.insnIdx, "global function calls are not allowed while holding a lock,\nuse static function instead")
 		}
-		if e.subprogEffects(sp)&effectMightSleep != 0 && (st.ActiveRCU || st.ActivePreemptLocks > 0 || !e.inSleepable()) {
+		if e.subprogEffects(sp)&effectMightSleep != 0 && (st.ActiveRCU || st.ActivePreemptLocks > 0 || st.ActiveIRQID != 0 || !e.inSleepable()) {
 			return e.reject(e.insnIdx, "global functions that may sleep are not allowed in non-sleepable context,\n"+
 				"i.e., in a RCU/IRQ/preempt-disabled section, or in\na non-sleepable BPF program context")
 		}
@@ -1250,11 +1253,11 @@ func (e *env) lookupAcquires(id int32, meta *callMeta) bool {
 
 // checkResourceLeak is check_resource_leak for an instruction (what)
 // that leaves the program, or may leave it without returning to this
-// frame. With checkLock, no spin lock, RCU read section or preempt-disabled
-// section (preempt.go) may be open. References are checked in the main program only (a
-// subprogram's caller may still release them), except at an exceptional
-// exit, which never returns to the callers; the kernel checks in that
-// order.
+// frame. With checkLock, no lock, interrupt-disabled section (irq.go),
+// RCU read section or preempt-disabled section (preempt.go) may be open.
+// References are checked in the main program only (a subprogram's caller
+// may still release them), except at an exceptional exit, which never
+// returns to the callers; the kernel checks in that order.
 func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) error {
 	st := e.cur
 	if checkLock && st.ActiveLocks > 0 {
@@ -1269,6 +1272,9 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 			}
 			return e.reject(e.insnIdx, "%s%s would lead to reference leak", b.String(), what)
 		}
+	}
+	if checkLock && st.ActiveIRQID != 0 {
+		return e.reject(e.insnIdx, "%s cannot be used inside bpf_local_irq_save-ed region", what)
 	}
 	if checkLock && st.ActiveRCU {
 		return e.reject(e.insnIdx, "%s cannot be used inside bpf_rcu_read_lock-ed region", what)

@@ -54,6 +54,9 @@ const (
 	dynptrRingbuf
 	dynptrSKB
 	dynptrXDP
+	// dynptrSKBMeta is the metadata area in front of an skb's packet
+	// data (bpf_dynptr_from_skb_meta).
+	dynptrSKBMeta
 )
 
 // String names a dynptr type as the kernel's dynptr_type_str.
@@ -67,6 +70,8 @@ func (t dynptrType) String() string {
 		return "skb"
 	case dynptrXDP:
 		return "xdp"
+	case dynptrSKBMeta:
+		return "skb_meta"
 	}
 	return "<invalid>"
 }
@@ -74,9 +79,14 @@ func (t dynptrType) String() string {
 // refcounted is dynptr_type_refcounted: dynptrs that hold a reference.
 func (t dynptrType) refcounted() bool { return t == dynptrRingbuf }
 
-// isPacket reports the dynptr types over packet data, whose slices a
-// packet change invalidates.
-func (t dynptrType) isPacket() bool { return t == dynptrSKB || t == dynptrXDP }
+// isPacket reports the dynptr types over packet data (and the skb's
+// metadata in front of it), whose slices a packet change invalidates
+// (reg_is_dynptr_slice_pkt).
+func (t dynptrType) isPacket() bool { return t == dynptrSKB || t == dynptrXDP || t == dynptrSKBMeta }
+
+// writeMovesPacket reports the dynptr types a bpf_dynptr_write into may
+// move the packet (check_helper_call's BPF_FUNC_dynptr_write case).
+func (t dynptrType) writeMovesPacket() bool { return t == dynptrSKB || t == dynptrSKBMeta }
 
 // dynptrStructName is the struct a kfunc's dynptr argument points to.
 const dynptrStructName = "bpf_dynptr"
@@ -448,8 +458,9 @@ func (e *env) markDynptrCallbackReg(r *states.Reg, typ dynptrType) {
 
 // kfuncDynptrTypes are the dynptr types the constructor kfuncs build.
 var kfuncDynptrTypes = map[string]dynptrType{
-	"bpf_dynptr_from_skb": dynptrSKB,
-	"bpf_dynptr_from_xdp": dynptrXDP,
+	"bpf_dynptr_from_skb":      dynptrSKB,
+	"bpf_dynptr_from_xdp":      dynptrXDP,
+	"bpf_dynptr_from_skb_meta": dynptrSKBMeta,
 }
 
 // processKfuncDynptrArg is the KF_ARG_PTR_TO_DYNPTR case of
@@ -499,14 +510,15 @@ func (e *env) processKfuncDynptrArg(meta *kfuncMeta, regno int, uninit bool) err
 }
 
 // dynptrArgIsSKB reports whether the dynptr argument of helper fn is an
-// skb dynptr (the BPF_FUNC_dynptr_write case of check_helper_call).
+// skb dynptr or an skb metadata one (the BPF_FUNC_dynptr_write case of
+// check_helper_call).
 func (e *env) dynptrArgIsSKB(fn *helpers.Proto) bool {
 	for i, a := range fn.Args {
 		if a != helpers.ArgPtrToDynptr {
 			continue
 		}
 		d := e.dynptrState(&e.regs()[i+1])
-		return d != nil && dynptrType(d.Aux) == dynptrSKB
+		return d != nil && dynptrType(d.Aux).writeMovesPacket()
 	}
 	return false
 }

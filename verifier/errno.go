@@ -61,6 +61,12 @@ var einvalMessages = []string{
 	"at the time of BPF_LD_ABS|IND R6 != pointer to skb", "BPF_LD_[ABS|IND] instructions not allowed for this program type",
 	"BPF_LD_[ABS|IND] uses reserved fields", "*is not allowed in subprogs without BTF",
 	"tail_calls are not allowed in non-JITed programs",
+	"expected an initialized irq flag as arg#", "expected uninitialized irq flag as arg#",
+	"*doesn't point to an irq flag on stack", "irq flag acquired by",
+	"*has no valid bpf_res_spin_lock", "bpf_res_spin_unlock without taking a lock",
+	"bpf_res_spin_unlock of different lock", "*_unlock cannot be out of order",
+	"Acquiring the same lock again", "*doesn't point to map value or allocated object",
+	"*doesn't point to a const string",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

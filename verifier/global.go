@@ -976,8 +976,15 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		if err != nil {
 			return 0
 		}
-		if def, ok := kfuncs.Lookup(info.name); ok && def.AllowedIn(e.progType) && def.Flags&kfuncs.Sleepable != 0 {
+		def, ok := kfuncs.Lookup(info.name)
+		if !ok || !def.AllowedIn(e.progType) {
+			return 0
+		}
+		if def.Flags&kfuncs.Sleepable != 0 {
 			eff |= effectMightSleep
+		}
+		if kfuncChangesPktData(info.name) {
+			eff |= effectChangesPktData
 		}
 	}
 	return eff

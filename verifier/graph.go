@@ -194,7 +194,7 @@ func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
 			return
 		}
 		// btf_parse_fields failed: the map has no special fields.
-		*r = mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
+		*r = emptyRecord(true)
 	default:
 		r.unsupported = msgMapGraphRoot
 	}
@@ -393,6 +393,8 @@ func (e *env) graphRecordProblem(r *mapRecord) string {
 		switch {
 		case f.root == nil:
 			return "a graph root whose __contains tag the kernel cannot resolve (it refuses the BTF)"
+		case r.resSpinLockOff >= 0:
+			return "a graph root guarded by a bpf_res_spin_lock"
 		case r.spinLockOff < 0:
 			return "a graph root without a bpf_spin_lock (the kernel refuses the BTF)"
 		case node && e.ownsRoots(f.root.value):

@@ -41,6 +41,9 @@ import (
 	"github.com/vercheck/vercheck/states"
 )
 
+// iterObjKind names an iterator in the messages of stack_slot_obj_get_spi.
+const iterObjKind = "iter"
+
 // iterStructPrefix is the name every iterator struct starts with
 // (btf_check_iter_arg).
 const iterStructPrefix = "bpf_iter_"
@@ -115,26 +118,38 @@ func iterArgType(ref btf.Type) (btf.Type, int, bool) {
 	return s, int(s.Size) / states.SlotSize, true
 }
 
-// iterSlotIndex is iter_get_spi (stack_slot_obj_get_spi): the main slot of
-// the iterator reg points to. inRange is false when the slots are not all
-// allocated yet (the kernel's -ERANGE), which only the constructor
-// tolerates. A pointer that cannot hold an iterator gives the kernel's
-// message in bad; the kernel logs it and then fails the argument check
-// with a message of its own.
-func (e *env) iterSlotIndex(reg *states.Reg, nrSlots int) (spi int, inRange bool, bad string) {
+// stackObjSlot is stack_slot_obj_get_spi: the main slot of the
+// nrSlots-slot object of the given kind ("iter", "irq_flag") reg points to.
+// inRange is false when the slots are not all allocated yet (the kernel's
+// -ERANGE), which only a constructor tolerates. A pointer that cannot hold
+// the object gives the kernel's message in bad; the kernel logs it and then
+// fails the argument check with a message of its own.
+func (e *env) stackObjSlot(reg *states.Reg, kind string, nrSlots int) (spi int, inRange bool, bad string) {
 	if !reg.Var.IsConst() {
-		return 0, false, "iter has to be at a constant offset"
+		return 0, false, kind + " has to be at a constant offset"
 	}
 	off := int(reg.Off) + int(int64(reg.Var.Value))
 	if off%states.SlotSize != 0 {
-		return 0, false, fmt.Sprintf("cannot pass in iter at an offset=%d", off)
+		return 0, false, fmt.Sprintf("cannot pass in %s at an offset=%d", kind, off)
 	}
 	spi = states.SlotIndex(off)
 	if spi+1 < nrSlots {
-		return 0, false, fmt.Sprintf("cannot pass in iter at an offset=%d", off)
+		return 0, false, fmt.Sprintf("cannot pass in %s at an offset=%d", kind, off)
 	}
 	f := e.frameOf(reg)
 	return spi, spi-nrSlots+1 >= 0 && spi < len(f.Stack), ""
+}
+
+// fp0Refused is the message of a kernel with stablefix.IterFP0 for an
+// initialised stack object (iterator, irq flag) passed at fp+0 or above:
+// the slot index rounds towards zero, so fp+0 would name the object at
+// fp-8, which such a kernel does not find there. "" when the argument is
+// not refused that way.
+func (e *env) fp0Refused(reg *states.Reg, kind string) string {
+	if off := int64(reg.Off) + int64(reg.Var.Value); off >= 0 && !e.opts.MissingFixes.Has(stablefix.IterFP0) {
+		return fmt.Sprintf("cannot pass in %s at an offset=%d", kind, off)
+	}
+	return ""
 }
 
 // processIterArg is process_iter_arg: argument regno is an iterator.
@@ -154,12 +169,9 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 	if meta.flags&kfuncs.IterNew != 0 {
 		return e.newIter(meta, regno, typ, typeID, nrSlots)
 	}
-	spi, inRange, bad := e.iterSlotIndex(reg, nrSlots)
-	if off := int64(reg.Off) + int64(reg.Var.Value); bad == "" && off >= 0 && !e.opts.MissingFixes.Has(stablefix.IterFP0) {
-		// The slot index rounds towards zero: fp+0 would name the
-		// iterator at fp-8, which a kernel with stablefix.IterFP0 does
-		// not find there.
-		bad = fmt.Sprintf("cannot pass in iter at an offset=%d", off)
+	spi, inRange, bad := e.stackObjSlot(reg, iterObjKind, nrSlots)
+	if bad == "" {
+		bad = e.fp0Refused(reg, iterObjKind)
 	}
 	if bad != "" {
 		e.log.errorf(bad)
@@ -186,7 +198,7 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 // mark_stack_slots_iter.
 func (e *env) newIter(meta *kfuncMeta, regno int, typ btf.Type, typeID uint32, nrSlots int) error {
 	reg := &e.regs()[regno]
-	spi, inRange, bad := e.iterSlotIndex(reg, nrSlots)
+	spi, inRange, bad := e.stackObjSlot(reg, iterObjKind, nrSlots)
 	if bad != "" {
 		e.log.errorf(bad)
 	}

@@ -29,6 +29,12 @@ import (
 // kfuncSessionCookie returns a kprobe session's writable cookie.
 const kfuncSessionCookie = "bpf_session_cookie"
 
+// kfuncChangesPktData is is_kfunc_pkt_changing: the kfunc may move the
+// packet data, which invalidates every packet pointer.
+func kfuncChangesPktData(name string) bool {
+	return name == "bpf_xdp_pull_data"
+}
+
 // kfuncBpfTrap is __bpf_trap, which no verified path may reach.
 const kfuncBpfTrap = "__bpf_trap"
 
@@ -38,6 +44,8 @@ func (e *env) kfuncFilteredOut(def kfuncs.Def) bool {
 	switch {
 	case def.Flags&kfuncs.IterProgOnly != 0:
 		return e.attach != ebpf.AttachTraceIter
+	case def.Flags&kfuncs.LSMOnly != 0:
+		return e.progType != ebpf.LSM
 	case def.Flags&kfuncs.SessionOnly != 0:
 		// bpf_kprobe_multi_filter: kprobe and uprobe sessions.
 		return e.attach != ebpf.AttachTraceKprobeSession && e.attach != helpers.AttachTraceUprobeSession
@@ -268,7 +276,11 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if !def.AllowedIn(e.progType) || e.kfuncFilteredOut(def) {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
-	if info.name == kfuncBpfTrap && in.Off == 0 {
+	if resLockAcquires(info.name) && in.Off == 0 {
+		if err := e.pushResLockFailure(); err != nil {
+			return err
+		}
+	} else if info.name == kfuncBpfTrap && in.Off == 0 {
 		// check_kfunc_call refuses a reached trap right after the
 		// kfunc's program-type check, with EFAULT.
 		return e.reject(e.insnIdx, "unexpected __bpf_trap() due to uninitialized variable?")
@@ -299,6 +311,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if err := e.updatePreemptLock(info.name, def.Flags&kfuncs.Sleepable != 0); err != nil {
 		return err
 	}
+	if e.cur.ActiveIRQID != 0 && def.Flags&kfuncs.Sleepable != 0 {
+		return e.reject(e.insnIdx, "kernel func %s is sleepable within IRQ-disabled region", info.name)
+	}
 	if def.Flags&kfuncs.RCUProtected != 0 && !e.inRCU() {
 		return e.reject(e.insnIdx, "kernel func %s requires RCU critical section protection", info.name)
 	}
@@ -323,6 +338,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	}
 	if err := e.setKfuncReturn(info, &meta); err != nil {
 		return err
+	}
+	if kfuncChangesPktData(info.name) {
+		e.clearAllPktPointers()
 	}
 	if meta.flags&kfuncs.IterNext != 0 {
 		return e.processIterNextCall(&meta)
@@ -464,6 +482,24 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 			if err := e.processTaskWorkArg(meta, i, regno, reg); err != nil {
 				return err
 			}
+		case kfArgIRQFlag:
+			if reg.Type != states.PtrToStack {
+				return e.reject(e.insnIdx, "arg#%d doesn't point to an irq flag on stack", i)
+			}
+			if err := e.processIRQFlag(info.name, i); err != nil {
+				return err
+			}
+		case kfArgConstStr:
+			if reg.Type != states.PtrToMapValue {
+				return e.reject(e.insnIdx, "arg#%d doesn't point to a const string", i)
+			}
+			if err := e.checkConstStrArg(regno); err != nil {
+				return err
+			}
+		case kfArgResSpinLock:
+			if err := e.processResSpinLockArg(info.name, i, reg); err != nil {
+				return err
+			}
 		case kfArgMap:
 			// The argument must point to a struct bpf_map, whatever the
 			// parameter's own type (void * for the arena kfuncs).
@@ -540,18 +576,21 @@ const (
 	kfArgMap
 	kfArgWq
 	kfArgTaskWork
+	kfArgIRQFlag
+	kfArgResSpinLock
+	kfArgConstStr
 )
 
 // specialKfuncArgStructs are argument structs with their own kfunc
 // argument kinds (dynptrs, graph roots and nodes, timers...): not modelled.
 var specialKfuncArgStructs = map[string]bool{
-	"bpf_timer":         true,
-	"bpf_res_spin_lock": true, "bpf_refcount": true,
+	"bpf_timer":    true,
+	"bpf_refcount": true,
 }
 
 // specialKfuncArgSuffixes are parameter-name suffixes with their own
 // argument kinds: not modelled.
-var specialKfuncArgSuffixes = []string{"__str", "__irq_flag", "__aux", "__uninit"}
+var specialKfuncArgSuffixes = []string{"__aux", "__uninit"}
 
 // kfuncPtrArgKind is get_kfunc_ptr_arg_type.
 func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, ref btf.Type, refName string, nullable bool) (kfArgKind, error) {
@@ -584,6 +623,9 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	if k, ok := graphArgKinds[refName]; ok && isStruct(ref) {
 		return k, nil
 	}
+	if strings.HasSuffix(p.Name, "__str") {
+		return kfArgConstStr, nil
+	}
 	if strings.HasSuffix(p.Name, "__map") {
 		return kfArgMap, nil
 	}
@@ -592,6 +634,12 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	}
 	if refName == fieldNameTaskWork && isStruct(ref) {
 		return kfArgTaskWork, nil
+	}
+	if strings.HasSuffix(p.Name, irqFlagArgSuffix) {
+		return kfArgIRQFlag, nil
+	}
+	if refName == fieldNameResSpinLock && isStruct(ref) {
+		return kfArgResSpinLock, nil
 	}
 	for _, s := range specialKfuncArgSuffixes {
 		if strings.HasSuffix(p.Name, s) {
@@ -878,6 +926,10 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		return e.reject(e.insnIdx, "acquire kernel function does not return PTR_TO_BTF_ID")
 	}
 	switch {
+	case isScalarType(t) && resLockAcquires(info.name):
+		// The path where the lock was taken: the call returned 0.
+		r0.MarkConst(0)
+		return nil
 	case isScalarType(t):
 		e.markUnknown(r0)
 		return nil

@@ -135,10 +135,10 @@ func TestKfuncCalls(t *testing.T) {
 			asm.Return(),
 		}}, progOutcome{"rejected", "cannot call kernel function from non-GPL compatible program"}},
 		{"kfunc not modelled", tpBTF(
-			kfuncCall(kfuncID(t, "bpf_verify_pkcs7_signature")),
+			kfuncCall(kfuncID(t, "bpf_dynptr_memset")),
 			asm.Mov.Imm(asm.R0, 0),
 			asm.Return(),
-		), progOutcome{"unsupported", "unsupported: kfunc bpf_verify_pkcs7_signature"}},
+		), progOutcome{"unsupported", "unsupported: kfunc bpf_dynptr_memset"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -137,7 +137,8 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 	if lt.records == nil {
 		lt.records = map[btf.Type]*mapRecord{}
 	}
-	r := &mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
+	r := new(mapRecord)
+	*r = emptyRecord(true)
 	// A struct whose record is being built is its own graph's node
 	// type at most: the cycle ends here.
 	lt.records[t] = r
@@ -159,15 +160,36 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 			switch f.kind {
 			case fieldSpinLock:
 				r.spinLockOff = int64(f.off)
+			case fieldResSpinLock:
+				r.resSpinLockOff = int64(f.off)
 			case fieldRefcount:
 				r.refcountOff = int64(f.off)
 			}
 		}
 	}
+	if r.resSpinLockOff >= 0 {
+		dropResSpinLock(r)
+	}
 	if r.unsupported == "" {
 		r.unsupported = e.graphRecordProblem(r)
 	}
 	return r
+}
+
+// dropResSpinLock handles a bpf_res_spin_lock member of an allocated
+// object. btf_parse_struct_metas makes a record only for structs with a
+// member of one of its alloc_obj_fields (bpf_spin_lock, the graph roots
+// and nodes, bpf_refcount), which 6.18 does not extend to the resilient
+// lock: alone, the lock is plain memory and the object has no lock a
+// kfunc may take ("local 'kptr' has no valid bpf_res_spin_lock"). Beside
+// other special fields its part in the record is not modelled.
+func dropResSpinLock(r *mapRecord) {
+	if len(r.fields) > 1 {
+		r.unsupported = "a bpf_res_spin_lock beside other special fields of an allocated object"
+		return
+	}
+	r.fields = nil
+	r.resSpinLockOff = -1
 }
 
 // Messages of the bpf_obj_new return check.

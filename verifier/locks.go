@@ -48,6 +48,7 @@ const (
 	fnFindVMA          = 180
 	fnUserRingbufDrain = 209
 	lockNameSpin       = "bpf_spin"
+	lockNameResSpin    = "bpf_res_spin"
 	fieldNameSpinLock  = "bpf_spin_lock"
 	fieldNameTimer     = "bpf_timer"
 )
@@ -62,9 +63,6 @@ const (
 	fieldWq
 	// fieldTaskWork is a struct bpf_task_work (taskwork.go).
 	fieldTaskWork
-	// fieldOther is a kernel-managed field vercheck does not model beyond
-	// refusing direct access to it (lists, rbtrees, workqueues...).
-	fieldOther
 	// fieldKptr is a kptr (kptr.go): the kernel allows some loads and
 	// stores of it.
 	fieldKptr
@@ -77,6 +75,9 @@ const (
 	fieldRBRoot
 	fieldListNode
 	fieldRBNode
+	// fieldResSpinLock is a struct bpf_res_spin_lock, the resilient lock
+	// of bpf_res_spin_lock and bpf_res_spin_lock_irqsave.
+	fieldResSpinLock
 )
 
 // mapField is one special field of a map value.
@@ -100,10 +101,10 @@ type mapRecord struct {
 	// hasBTF is set when the map was created with a BTF value type.
 	hasBTF bool
 	fields []mapField
-	// spinLockOff, timerOff, wqOff, taskWorkOff and refcountOff are the
-	// offsets of the lock, the timer, the workqueue, the task_work and the
-	// bpf_refcount, or -1.
-	spinLockOff, timerOff, wqOff, taskWorkOff, refcountOff int64
+	// spinLockOff, resSpinLockOff, timerOff, wqOff, taskWorkOff and
+	// refcountOff are the offsets of the lock, the resilient lock, the
+	// timer, the workqueue, the task_work and the bpf_refcount, or -1.
+	spinLockOff, resSpinLockOff, timerOff, wqOff, taskWorkOff, refcountOff int64
 	// unsupported says why the record could not be read faithfully; the
 	// map's value accesses are then unsupported.
 	unsupported string
@@ -120,7 +121,7 @@ var graphRoots = map[string]bool{"bpf_list_head": true, "bpf_rb_root": true}
 var specialStructs = map[string]fieldKind{
 	"bpf_spin_lock":     fieldSpinLock,
 	"bpf_timer":         fieldTimer,
-	"bpf_res_spin_lock": fieldOther,
+	"bpf_res_spin_lock": fieldResSpinLock,
 	"bpf_wq":            fieldWq,
 	"bpf_task_work":     fieldTaskWork,
 	"bpf_list_head":     fieldListHead,
@@ -146,9 +147,15 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 	return r
 }
 
+// emptyRecord is a record with no special field.
+func emptyRecord(hasBTF bool) mapRecord {
+	return mapRecord{hasBTF: hasBTF, spinLockOff: -1, resSpinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
+}
+
 // buildRecord reads the special fields of m's BTF value type.
 func buildRecord(m *loader.Map) *mapRecord {
-	r := &mapRecord{spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
+	r := new(mapRecord)
+	*r = emptyRecord(false)
 	if m == nil || m.Spec == nil || m.Spec.Value == nil {
 		return r
 	}
@@ -165,11 +172,16 @@ func buildRecord(m *loader.Map) *mapRecord {
 		}
 		r.fields = append(r.fields, f)
 		switch f.kind {
-		case fieldSpinLock:
-			if r.spinLockOff >= 0 {
-				r.unsupported = "two bpf_spin_lock fields in one map value"
+		case fieldSpinLock, fieldResSpinLock:
+			if r.hasLock() {
+				// btf_parse_fields refuses a second lock of either kind.
+				r.unsupported = "two lock fields in one map value"
 			}
-			r.spinLockOff = int64(f.off)
+			if f.kind == fieldSpinLock {
+				r.spinLockOff = int64(f.off)
+			} else {
+				r.resSpinLockOff = int64(f.off)
+			}
 		case fieldTimer:
 			if r.timerOff >= 0 {
 				r.unsupported = "two bpf_timer fields in one map value"
@@ -406,60 +418,115 @@ func (e *env) settleNotNull(r *states.Reg) bool {
 // its id once proven non-NULL.
 func (e *env) mayPointToSpinLock(r *states.Reg) bool {
 	if r.Type == states.PtrToBTFID && r.Flags&states.MemAlloc != 0 && isLocalAux(r.Aux) {
-		return e.localRecord(e.btfTypeOf(r.Aux)).spinLockOff >= 0
+		return e.localRecord(e.btfTypeOf(r.Aux)).hasLock()
 	}
 	if r.Type != states.PtrToMapValue || int(r.Aux) >= len(e.maps) {
 		return false
 	}
-	return e.recordOf(e.maps[r.Aux]).spinLockOff >= 0
+	return e.recordOf(e.maps[r.Aux]).hasLock()
 }
 
-// processSpinLock is process_spin_lock for bpf_spin_lock (lock) and
-// bpf_spin_unlock (!lock) with the lock pointer in regno.
-func (e *env) processSpinLock(regno int, lock bool) error {
-	reg := &e.regs()[regno]
-	if !reg.Var.IsConst() {
-		return e.reject(e.insnIdx, "R%d doesn't have constant offset. %s_lock has to be at the constant offset", regno, lockNameSpin)
+// hasLock reports whether the record holds a lock of either kind
+// (btf_record_has_field(rec, BPF_SPIN_LOCK | BPF_RES_SPIN_LOCK)).
+func (r *mapRecord) hasLock() bool {
+	return r.spinLockOff >= 0 || r.resSpinLockOff >= 0
+}
+
+// lockOp names the lock call process_spin_lock checks (its PROCESS_*
+// flags).
+type lockOp struct {
+	// acquire is a lock, not an unlock.
+	acquire bool
+	// res is a resilient lock (bpf_res_spin_lock and its _irqsave form).
+	res bool
+	// irq is the _irqsave/_irqrestore form of a resilient lock.
+	irq bool
+}
+
+// lockName is the lock's prefix in the kernel's messages.
+func (op lockOp) lockName() string {
+	if op.res {
+		return lockNameResSpin
 	}
-	rec, ptr, err := e.spinLockRecord(reg)
+	return lockNameSpin
+}
+
+// refKind is the reference kind of the lock the call takes or drops.
+func (op lockOp) refKind() uint8 {
+	switch {
+	case op.res && op.irq:
+		return states.RefKindResLockIRQ
+	case op.res:
+		return states.RefKindResLock
+	}
+	return states.RefKindLock
+}
+
+// processSpinLock is process_spin_lock: bpf_spin_lock/unlock and the
+// resilient locks' kfuncs, with the lock pointer in regno.
+func (e *env) processSpinLock(regno int, op lockOp) error {
+	reg := &e.regs()[regno]
+	name := op.lockName()
+	if !reg.Var.IsConst() {
+		return e.reject(e.insnIdx, "R%d doesn't have constant offset. %s_lock has to be at the constant offset", regno, name)
+	}
+	lockOff, ptr, err := e.lockRecord(reg, op)
 	if err != nil {
 		return err
 	}
 	at := int64(reg.Var.Value) + int64(reg.Off)
-	if at != rec.spinLockOff {
-		return e.reject(e.insnIdx, "off %d doesn't point to 'struct %s_lock' that is at %d", at, lockNameSpin, rec.spinLockOff)
+	if at != lockOff {
+		return e.reject(e.insnIdx, "off %d doesn't point to 'struct %s_lock' that is at %d", at, name, lockOff)
 	}
+	if op.acquire {
+		return e.acquireLock(reg.ID, ptr, op)
+	}
+	return e.releaseLock(reg.ID, ptr, op)
+}
+
+// acquireLock is the lock half of process_spin_lock: a second plain lock
+// is refused, as is a resilient lock already held (an AA deadlock), and
+// the lock becomes the active one (acquire_lock_state).
+func (e *env) acquireLock(id, ptr uint32, op lockOp) error {
 	st := e.cur
-	if lock {
-		if st.ActiveLocks > 0 && e.findLock(0, 0, false) >= 0 {
-			return e.reject(e.insnIdx, "Locking two bpf_spin_locks are not allowed")
-		}
-		st.Refs = append(st.Refs, states.Ref{ID: reg.ID, InsnIdx: int32(e.insnIdx), Kind: states.RefKindLock, Ptr: ptr})
-		st.ActiveLocks++
-		st.ActiveLockID, st.ActiveLockPtr = reg.ID, ptr
-		return nil
+	switch {
+	case !op.res && st.ActiveLocks > 0 && e.findLock(0, 0, false) >= 0:
+		return e.reject(e.insnIdx, "Locking two bpf_spin_locks are not allowed")
+	case op.res && st.ActiveLocks > 0 && (e.findLockOfKind(states.RefKindResLock, id, ptr) >= 0 || e.findLockOfKind(states.RefKindResLockIRQ, id, ptr) >= 0):
+		return e.reject(e.insnIdx, "Acquiring the same lock again, AA deadlock detected")
 	}
+	st.Refs = append(st.Refs, states.Ref{ID: id, InsnIdx: int32(e.insnIdx), Kind: op.refKind(), Ptr: ptr})
+	st.ActiveLocks++
+	st.ActiveLockID, st.ActiveLockPtr = id, ptr
+	return nil
+}
+
+// releaseLock is the unlock half of process_spin_lock: the lock must be
+// held, of the same kind, and the most recently taken one; the lock taken
+// before it becomes the active one (release_lock_state), and the
+// non-owning references the lock protected are invalidated.
+func (e *env) releaseLock(id, ptr uint32, op lockOp) error {
+	st := e.cur
+	name := op.lockName()
 	if st.ActiveLocks == 0 {
-		return e.reject(e.insnIdx, "%s_unlock without taking a lock", lockNameSpin)
+		return e.reject(e.insnIdx, "%s_unlock without taking a lock", name)
 	}
-	i := e.findLock(reg.ID, ptr, true)
+	i := e.findLockOfKind(op.refKind(), id, ptr)
 	if i < 0 {
-		return e.reject(e.insnIdx, "%s_unlock of different lock", lockNameSpin)
+		return e.reject(e.insnIdx, "%s_unlock of different lock", name)
 	}
-	if reg.ID != st.ActiveLockID || ptr != st.ActiveLockPtr {
-		return e.reject(e.insnIdx, "%s_unlock cannot be out of order", lockNameSpin)
+	if id != st.ActiveLockID || ptr != st.ActiveLockPtr {
+		return e.reject(e.insnIdx, "%s_unlock cannot be out of order", name)
+	}
+	st.ActiveLockID, st.ActiveLockPtr = 0, 0
+	for _, r := range st.Refs[:i] {
+		if states.IsLockRef(r.Kind) {
+			st.ActiveLockID, st.ActiveLockPtr = r.ID, r.Ptr
+		}
 	}
 	st.Refs = append(st.Refs[:i], st.Refs[i+1:]...)
-	e.invalidateNonOwningRefs()
 	st.ActiveLocks--
-	st.ActiveLockID, st.ActiveLockPtr = 0, 0
-	// The most recent remaining lock becomes the active one.
-	for j := len(st.Refs) - 1; j >= 0; j-- {
-		if st.Refs[j].Kind == states.RefKindLock {
-			st.ActiveLockID, st.ActiveLockPtr = st.Refs[j].ID, st.Refs[j].Ptr
-			break
-		}
-	}
+	e.invalidateNonOwningRefs()
 	return nil
 }
 
@@ -468,41 +535,60 @@ func (e *env) processSpinLock(regno int, lock bool) error {
 // object; a map's locks are named by the map index plus one.
 const lockPtrProgBTF = ^uint32(0)
 
-// spinLockRecord is the part of process_spin_lock that finds the record
-// holding the lock the pointer in reg names, and the lock's owner.
-func (e *env) spinLockRecord(reg *states.Reg) (*mapRecord, uint32, error) {
+// lockRecord is the part of process_spin_lock that finds, in the record
+// of the object reg points into, the offset of the lock op takes, and the
+// lock's owner.
+func (e *env) lockRecord(reg *states.Reg, op lockOp) (int64, uint32, error) {
+	name := op.lockName()
+	lockOff := func(rec *mapRecord) int64 {
+		if op.res {
+			return rec.resSpinLockOff
+		}
+		return rec.spinLockOff
+	}
 	if reg.Type != states.PtrToMapValue {
 		rec := e.localRecord(e.btfTypeOf(reg.Aux))
 		if rec.unsupported != "" {
-			return nil, 0, e.unsupported(e.insnIdx, "bpf_spin_lock: %s", rec.unsupported)
+			return 0, 0, e.unsupported(e.insnIdx, "%s_lock: %s", name, rec.unsupported)
 		}
-		if rec.spinLockOff < 0 {
-			return nil, 0, e.reject(e.insnIdx, "local 'kptr' has no valid %s_lock", lockNameSpin)
+		if lockOff(rec) < 0 {
+			return 0, 0, e.reject(e.insnIdx, "local 'kptr' has no valid %s_lock", name)
 		}
-		return rec, lockPtrProgBTF, nil
+		return lockOff(rec), lockPtrProgBTF, nil
 	}
 	m := e.mapAt(reg)
 	rec := e.recordOf(m)
 	if !rec.hasBTF {
-		return nil, 0, e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s_lock", kernelMapName(m), lockNameSpin)
+		return 0, 0, e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s_lock", kernelMapName(m), name)
 	}
 	if rec.unsupported != "" {
-		return nil, 0, e.unsupported(e.insnIdx, "bpf_spin_lock: %s", rec.unsupported)
+		return 0, 0, e.unsupported(e.insnIdx, "%s_lock: %s", name, rec.unsupported)
 	}
-	if rec.spinLockOff < 0 {
-		return nil, 0, e.reject(e.insnIdx, "map '%s' has no valid %s_lock", kernelMapName(m), lockNameSpin)
+	if lockOff(rec) < 0 {
+		return 0, 0, e.reject(e.insnIdx, "map '%s' has no valid %s_lock", kernelMapName(m), name)
 	}
-	return rec, reg.Aux + 1, nil
+	return lockOff(rec), reg.Aux + 1, nil
 }
 
-// findLock returns the index in the current refs of the lock with id and
-// ptr (any lock when !exact), or -1.
+// findLock returns the index in the current refs of the lock of any kind
+// with id and ptr (any plain lock when !exact), or -1.
 func (e *env) findLock(id, ptr uint32, exact bool) int {
 	for i, r := range e.cur.Refs {
-		if r.Kind != states.RefKindLock {
+		if !states.IsLockRef(r.Kind) || !exact && r.Kind != states.RefKindLock {
 			continue
 		}
 		if !exact || (r.ID == id && r.Ptr == ptr) {
+			return i
+		}
+	}
+	return -1
+}
+
+// findLockOfKind is find_lock_state for one reference kind: the index of
+// the lock of that kind with id and ptr, or -1.
+func (e *env) findLockOfKind(kind uint8, id, ptr uint32) int {
+	for i, r := range e.cur.Refs {
+		if r.Kind == kind && r.ID == id && r.Ptr == ptr {
 			return i
 		}
 	}
@@ -535,10 +621,14 @@ func kernelMapName(m *loader.Map) string {
 	return n
 }
 
+// kfuncIterNumPrefix names the numeric iterator's kfuncs
+// (is_bpf_iter_num_api_kfunc).
+const kfuncIterNumPrefix = "bpf_iter_num_"
+
 // kfuncSpinAllowed is kfunc_spin_allowed, by name: the kfuncs a program
 // may call while it holds a bpf_spin_lock.
 func kfuncSpinAllowed(name string) bool {
-	for _, p := range []string{"bpf_list_", "bpf_rbtree_", "bpf_refcount_acquire", "bpf_iter_num_", "bpf_res_spin_", "bpf_arena_", "bpf_stream_"} {
+	for _, p := range []string{"bpf_list_", "bpf_rbtree_", "bpf_refcount_acquire", kfuncIterNumPrefix, "bpf_res_spin_", "bpf_arena_", "bpf_stream_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
@@ -552,9 +642,9 @@ const fnKptrXchg = 194
 // checkCallUnderLock is the do_check rule for calls while a lock is held:
 // only bpf_spin_unlock, static subprograms (global ones are refused by
 // checkFuncCall) and the kfuncs of kfunc_spin_allowed may be called; 6.18
-// refuses bpf_kptr_xchg there too. The allowed kfuncs (graph, numeric
-// iterator, resilient lock, arena and stream kfuncs) are not modelled
-// under a lock.
+// refuses bpf_kptr_xchg there too. Of the allowed kfuncs, the graph,
+// resilient lock and numeric iterator kfuncs are modelled under a lock;
+// the arena and stream kfuncs are not.
 func (e *env) checkCallUnderLock(in insn.Insn) error {
 	if e.cur.ActiveLocks == 0 {
 		return nil
@@ -564,6 +654,11 @@ func (e *env) checkCallUnderLock(in insn.Insn) error {
 		return nil
 	case insn.PseudoKfuncCall:
 		if isGraphCallUnderLockAllowed(in) {
+			return nil
+		}
+		if name := kfuncCallName(in); in.Off == 0 && (isResLockKfunc(name) || strings.HasPrefix(name, kfuncIterNumPrefix)) {
+			// Resilient locks nest (reslock.go); a numeric iterator
+			// needs nothing a lock forbids.
 			return nil
 		}
 		if name := kfuncCallName(in); name == "" || kfuncSpinAllowed(name) {

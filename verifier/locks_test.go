@@ -17,6 +17,7 @@ func TestBuildRecord(t *testing.T) {
 	u32 := &btf.Int{Name: "u32", Size: 4}
 	u64 := &btf.Int{Name: "u64", Size: 8}
 	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
+	resLock := &btf.Struct{Name: "bpf_res_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
 	timer := &btf.Struct{Name: "bpf_timer", Size: 16, Members: []btf.Member{{Name: "a", Type: u64}, {Name: "b", Type: u64, Offset: 64}}}
 	listHead := &btf.Struct{Name: "bpf_list_head", Size: 16}
 	listNode := &btf.Struct{Name: "bpf_list_node", Size: 24}
@@ -37,6 +38,7 @@ func TestBuildRecord(t *testing.T) {
 		HasBTF                bool
 		Fields                []mapField
 		SpinLockOff, TimerOff int64
+		ResSpinLockOff        int64
 		Unsupported           string
 	}
 	tests := []struct {
@@ -44,8 +46,8 @@ func TestBuildRecord(t *testing.T) {
 		m    *loader.Map
 		want got
 	}{
-		{"no BTF", &loader.Map{Name: "legacy"}, got{SpinLockOff: -1, TimerOff: -1}},
-		{"plain value", value(btf.Member{Name: "x", Type: u64}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
+		{"no BTF", &loader.Map{Name: "legacy"}, got{SpinLockOff: -1, TimerOff: -1, ResSpinLockOff: -1}},
+		{"plain value", value(btf.Member{Name: "x", Type: u64}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1, ResSpinLockOff: -1}},
 		{"lock and timer", value(
 			btf.Member{Name: "cnt", Type: u32},
 			btf.Member{Name: "lock", Type: lock, Offset: 32},
@@ -53,37 +55,45 @@ func TestBuildRecord(t *testing.T) {
 		), got{HasBTF: true, Fields: []mapField{
 			{kind: fieldSpinLock, name: "bpf_spin_lock", off: 4, size: 4},
 			{kind: fieldTimer, name: "bpf_timer", off: 8, size: 16},
-		}, SpinLockOff: 4, TimerOff: 8}},
+		}, SpinLockOff: 4, TimerOff: 8, ResSpinLockOff: -1}},
 		{"list head and kptr", headAndKptr, got{HasBTF: true, Fields: []mapField{
 			{kind: fieldListHead, name: "bpf_list_head", off: 0, size: 16},
 			{kind: fieldKptr, name: "kptr", off: 16, size: 8,
 				kptr: &kptrField{kind: kptrRef, local: progLocal, owner: headAndKptr}},
-		}, SpinLockOff: -1, TimerOff: -1}},
-		{"list node is no map field", value(btf.Member{Name: "n", Type: listNode}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
+		}, SpinLockOff: -1, TimerOff: -1, ResSpinLockOff: -1}},
+		{"list node is no map field", value(btf.Member{Name: "n", Type: listNode}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1, ResSpinLockOff: -1}},
 		{"global data", &loader.Map{Name: ".data.A", Type: ebpf.Array, Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".data.A", Size: 16, Vars: []btf.VarSecinfo{
 			{Type: &btf.Var{Name: "cnt", Type: u64}, Offset: 0, Size: 8},
 			{Type: &btf.Var{Name: "lock", Type: lock}, Offset: 8, Size: 4},
 		}}}}, got{HasBTF: true, Fields: []mapField{
 			{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4},
-		}, SpinLockOff: 8, TimerOff: -1}},
+		}, SpinLockOff: 8, TimerOff: -1, ResSpinLockOff: -1}},
 		{"nested lock", value(btf.Member{Name: "x", Type: u64}, btf.Member{Name: "in", Type: nested, Offset: 64}), got{HasBTF: true,
 			Fields:      []mapField{{kind: fieldSpinLock, name: "bpf_spin_lock", off: 8, size: 4}},
-			SpinLockOff: 8, TimerOff: -1}},
-		{"lock array: no record", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1}},
+			SpinLockOff: 8, TimerOff: -1, ResSpinLockOff: -1}},
+		{"lock array: no record", value(btf.Member{Name: "ls", Type: &btf.Array{Type: lock, Nelems: 2}}), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1, ResSpinLockOff: -1}},
 		{"kptr array in a nested struct", kptrArray, got{HasBTF: true, Fields: []mapField{
 			{kind: fieldKptr, name: "kptr", off: 0, size: 8, kptr: &kptrField{kind: kptrRef, local: progLocal, owner: kptrArray}},
 			{kind: fieldKptr, name: "kptr", off: 8, size: 8, kptr: &kptrField{kind: kptrRef, local: progLocal, owner: kptrArray}},
-		}, SpinLockOff: -1, TimerOff: -1}},
+		}, SpinLockOff: -1, TimerOff: -1, ResSpinLockOff: -1}},
 		{"two locks", value(btf.Member{Name: "a", Type: lock}, btf.Member{Name: "b", Type: lock, Offset: 32}), got{HasBTF: true,
 			Fields: []mapField{
 				{kind: fieldSpinLock, name: "bpf_spin_lock", off: 0, size: 4},
 				{kind: fieldSpinLock, name: "bpf_spin_lock", off: 4, size: 4},
-			}, SpinLockOff: 4, TimerOff: -1, Unsupported: "two bpf_spin_lock fields in one map value"}},
+			}, SpinLockOff: 4, TimerOff: -1, ResSpinLockOff: -1, Unsupported: "two lock fields in one map value"}},
+		{"resilient lock", value(btf.Member{Name: "x", Type: u64}, btf.Member{Name: "l", Type: resLock, Offset: 64}), got{HasBTF: true,
+			Fields:      []mapField{{kind: fieldResSpinLock, name: "bpf_res_spin_lock", off: 8, size: 4}},
+			SpinLockOff: -1, TimerOff: -1, ResSpinLockOff: 8}},
+		{"both lock kinds", value(btf.Member{Name: "a", Type: lock}, btf.Member{Name: "b", Type: resLock, Offset: 32}), got{HasBTF: true,
+			Fields: []mapField{
+				{kind: fieldSpinLock, name: "bpf_spin_lock", off: 0, size: 4},
+				{kind: fieldResSpinLock, name: "bpf_res_spin_lock", off: 4, size: 4},
+			}, SpinLockOff: 0, TimerOff: -1, ResSpinLockOff: 4, Unsupported: "two lock fields in one map value"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := buildRecord(tt.m)
-			g := got{r.hasBTF, r.fields, r.spinLockOff, r.timerOff, r.unsupported}
+			g := got{r.hasBTF, r.fields, r.spinLockOff, r.timerOff, r.resSpinLockOff, r.unsupported}
 			if diff := cmp.Diff(tt.want, g, cmp.AllowUnexported(mapField{}, kptrField{})); diff != "" {
 				t.Errorf("record mismatch (-want +got):\n%s", diff)
 			}

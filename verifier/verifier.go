@@ -443,9 +443,9 @@ func (e *env) checkMapProgCompat(i int, m *loader.Map) error {
 	switch {
 	case (rec.hasField(fieldListHead) || rec.hasField(fieldRBRoot)) && isTracingProgType(e.progType):
 		msg = "tracing progs cannot use bpf_{list_head,rb_root} yet"
-	case rec.spinLockOff >= 0 && e.progType == ebpf.SocketFilter:
+	case rec.hasLock() && e.progType == ebpf.SocketFilter:
 		msg = "socket filter progs cannot use bpf_spin_lock yet"
-	case rec.spinLockOff >= 0 && isTracingProgType(e.progType):
+	case rec.hasLock() && isTracingProgType(e.progType):
 		msg = "tracing progs cannot use bpf_spin_lock yet"
 	case rec.timerOff >= 0 && isTracingProgType(e.progType):
 		msg = "tracing progs cannot use bpf_timer yet"

@@ -159,6 +159,11 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
 	}
+	if o.Verifier.MapBTF == verifier.MapBTFDefault {
+		// cilium/ebpf, which loads a spec, creates each map with a BTF
+		// of its key and value types alone (see verifier.MapBTF).
+		o.Verifier.MapBTF = verifier.MapBTFKeyValue
+	}
 	return verifyObject(obj, o)
 }
 

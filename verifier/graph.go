@@ -143,7 +143,7 @@ func (e *env) parseGraphRoot(tags []string, kind fieldKind) *graphRoot {
 		return nil
 	}
 	value := e.programStruct(typeName)
-	if e.opts.MapBTF == MapBTFObject {
+	if e.opts.MapBTF.sharedWithProgram() && e.lp.ObjectTypes != nil {
 		value = objectStruct(e.lp.ObjectTypes, typeName)
 	}
 	if value == nil {
@@ -172,32 +172,29 @@ var graphMapTypes = map[ebpf.MapType]bool{ebpf.Hash: true, ebpf.LRUHash: true, e
 // graph roots, as the loader model in the options says (see the package
 // comment above).
 func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
-	switch e.opts.MapBTF {
-	case MapBTFObject:
-		if r.unsupported != "" {
-			return
-		}
-		if !graphMapTypes[m.Type] {
-			r.unsupported = "a graph root in a " + m.Type.String() + " map value (the kernel refuses the map)"
-			r.refused = true
-			return
-		}
-		for i := range r.fields {
-			if f := &r.fields[i]; f.kind == fieldListHead || f.kind == fieldRBRoot {
-				f.root = e.parseGraphRoot(f.tags, f.kind)
-			}
-		}
-		r.unsupported = e.graphRecordProblem(r)
-	case MapBTFKeyValue:
+	if !e.opts.MapBTF.sharedWithProgram() {
 		if msg, refused := keyValueGraphProblem(m); msg != "" {
 			r.unsupported, r.refused = msg, refused
 			return
 		}
 		// btf_parse_fields failed: the map has no special fields.
 		*r = mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
-	default:
-		r.unsupported = msgMapGraphRoot
+		return
 	}
+	if r.unsupported != "" {
+		return
+	}
+	if !graphMapTypes[m.Type] {
+		r.unsupported = "a graph root in a " + m.Type.String() + " map value (the kernel refuses the map)"
+		r.refused = true
+		return
+	}
+	for i := range r.fields {
+		if f := &r.fields[i]; f.kind == fieldListHead || f.kind == fieldRBRoot {
+			f.root = e.parseGraphRoot(f.tags, f.kind)
+		}
+	}
+	r.unsupported = e.graphRecordProblem(r)
 }
 
 // isGraphRootType reports whether t is a bpf_list_head or bpf_rb_root, or
@@ -408,7 +405,7 @@ func (e *env) graphRecordProblem(r *mapRecord) string {
 // and with it the program, when one breaks the graph rules, even a struct
 // the program never uses.
 func (e *env) checkObjectBTF() error {
-	if e.opts.MapBTF != MapBTFObject || e.lp.ObjectTypes == nil {
+	if !e.opts.MapBTF.sharedWithProgram() || e.lp.ObjectTypes == nil {
 		return nil
 	}
 	for t := range e.lp.ObjectTypes.All() {
@@ -488,8 +485,7 @@ func (e *env) inRBTreeCallback() bool {
 // refcounted objects, and less callbacks.
 func (e *env) checkGraphArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, kind kfArgKind) error {
 	regno := i + 1
-	if reg.Type == states.PtrToBTFID && e.local.fromMap[reg.Aux] &&
-		(e.opts.MapBTF == MapBTFUnknown || kind == kfArgListHead || kind == kfArgRBRoot) {
+	if reg.Type == states.PtrToBTFID && e.local.fromMap[reg.Aux] && (kind == kfArgListHead || kind == kfArgRBRoot) {
 		// A node of the map's BTF object fails the node check below,
 		// and bpf_refcount_acquire keeps its BTF; a root would bring
 		// that BTF's graph records along.

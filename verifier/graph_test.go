@@ -70,7 +70,7 @@ func TestMapGraphRoots(t *testing.T) {
 		m     *loader.Map
 		want  got
 	}{
-		{"no model", MapBTFUnknown, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, nil, 0, msgMapGraphRoot, false}},
+		{"default (libbpf)", MapBTFDefault, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
 		{"libbpf data section", MapBTFObject, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
 		{"libbpf struct value", MapBTFObject, structValue, got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
 		{"libbpf map of maps", MapBTFObject, &hashOfMaps, got{[]fieldKind{fieldSpinLock, fieldListHead}, nil, 0,

@@ -265,6 +265,11 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 		b = strconv.AppendUint(append(append(b, sep...), "ref_obj_id="...), uint64(r.RefObjID), 10)
 		sep = ","
 	}
+	if r.Type == PtrToBTFID && r.Flags&MemAlloc != 0 && r.Flags&NonOwnRef != 0 {
+		// type_is_non_owning_ref: a graph node the path's lock keeps.
+		b = append(append(b, sep...), "non_own_ref"...)
+		sep = ","
+	}
 	if r.Type == ConstPtrToMap || r.Type == PtrToMapKey || r.Type == PtrToMapValue {
 		if p.Map != nil {
 			if m, ok := p.Map(r.Aux); ok {

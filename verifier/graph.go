@@ -601,14 +601,21 @@ func (e *env) processGraphRoot(meta *kfuncMeta, regno int, reg *states.Reg, kind
 
 // allocationLocked is check_reg_allocation_locked: the lock of the
 // allocation reg points into (its map or the program's BTF, and its id)
-// is held. The kernel also logs "held lock and object are not in the same
-// allocation" when some other lock is held; its caller's message follows.
+// is held. When some other lock is held, the kernel logs so before its
+// caller's message.
 func (e *env) allocationLocked(reg *states.Reg) bool {
 	ptr := lockPtrProgBTF
 	if reg.Type == states.PtrToMapValue {
 		ptr = reg.Aux + 1
 	}
-	return e.cur.ActiveLocks > 0 && e.findLock(reg.ID, ptr, true) >= 0
+	if e.cur.ActiveLocks == 0 {
+		return false
+	}
+	if e.findLock(reg.ID, ptr, true) < 0 {
+		e.log.printf("held lock and object are not in the same allocation\n")
+		return false
+	}
+	return true
 }
 
 // processGraphNode is __process_kf_arg_ptr_to_graph_node: a node of the

@@ -43,7 +43,7 @@ const (
 // references whose value holds a graph root or a kptr. Every other program
 // is loaded the same under both loaders, and goes through cilium/ebpf.
 func needsObjectBTF(obj *loader.Object, prog *loader.Program) bool {
-	if prog.ObjectTypes == nil {
+	if prog.ObjectTypes == nil || !objectBTFLoadable(prog) {
 		return false
 	}
 	if len(prog.LocalTypes) > 0 {
@@ -60,6 +60,19 @@ func needsObjectBTF(obj *loader.Object, prog *loader.Program) bool {
 		}
 	}
 	return false
+}
+
+// objectBTFLoadable reports whether the object-BTF load resolves all
+// prog needs: not the attach targets of extension and struct_ops programs
+// nor of a module's functions, nor kfuncs of modules (their fd_array),
+// which cilium/ebpf's loader resolves; such programs go through it.
+func objectBTFLoadable(prog *loader.Program) bool {
+	if prog.Type == ebpf.Extension || prog.Type == ebpf.StructOps || strings.Contains(prog.AttachTo, ":") {
+		return false
+	}
+	return !slices.ContainsFunc(prog.Instructions, func(ins asm.Instruction) bool {
+		return ins.IsKfuncCall() && ins.Offset != 0
+	})
 }
 
 // mapHoldsObjectBTFField reports whether m's BTF value, or its inner
@@ -410,7 +423,7 @@ func (o *objectBTF) addMapTypes(m *loader.Map) error {
 }
 
 // errObjectBTFPath is wrapped when a program needs what the object-BTF
-// load does not resolve.
+// load does not resolve (a kfunc objectBTFLoadable did not see).
 var errObjectBTFPath = errors.New("loading with the object's BTF (libbpf's way)")
 
 // loadWithObjectBTF prepares prog as libbpf does: its maps created with
@@ -526,7 +539,7 @@ func createMapsWith(obj *loader.Object, prog *loader.Program, ob *objectBTF) (*l
 			return nil, fmt.Errorf("insn %d: map %d: %w", iter.Index, idx, ErrNoMap)
 		}
 		lm := obj.Maps[idx]
-		m, err := createOneMap(lm, ob)
+		m, err := maps.createOneMap(lm, ob)
 		if err != nil {
 			maps.close()
 			return nil, fmt.Errorf("create map %s: %w", lm.Name, err)
@@ -537,8 +550,8 @@ func createMapsWith(obj *loader.Object, prog *loader.Program, ob *objectBTF) (*l
 }
 
 // createOneMap creates lm with the object's BTF when libbpf would, else
-// through cilium/ebpf (mapping an arena as libbpf does).
-func createOneMap(lm *loader.Map, ob *objectBTF) (*ebpf.Map, error) {
+// through cilium/ebpf, mapping an arena as libbpf does (mapArena).
+func (l *liveMaps) createOneMap(lm *loader.Map, ob *objectBTF) (*ebpf.Map, error) {
 	if usesObjectBTF(lm) {
 		return ob.createMap(lm)
 	}
@@ -547,9 +560,9 @@ func createOneMap(lm *loader.Map, ob *objectBTF) (*ebpf.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ms.Type == ebpf.Arena {
+	if err := l.mapArena(m, ms); err != nil {
 		m.Close()
-		return nil, fmt.Errorf("%w: an arena map", errObjectBTFPath)
+		return nil, err
 	}
 	return m, nil
 }
@@ -575,15 +588,9 @@ func bindMaps(prog *loader.Program, insns asm.Instructions, maps *liveMaps) erro
 // btf_attach_type_prefixes), 0 for other programs.
 func attachBTFID(prog *loader.Program) (uint32, error) {
 	if prog.Type != ebpf.Tracing && prog.Type != ebpf.LSM {
-		if prog.Type == ebpf.Extension || prog.Type == ebpf.StructOps {
-			return 0, fmt.Errorf("%w: a %s program's attach target", errObjectBTFPath, prog.Type)
-		}
 		return 0, nil
 	}
 	name := prog.AttachTo
-	if strings.Contains(name, ":") {
-		return 0, fmt.Errorf("%w: a module attach target %s", errObjectBTFPath, name)
-	}
 	vmlinux, err := btf.LoadKernelSpec()
 	if err != nil {
 		return 0, err

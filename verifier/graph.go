@@ -178,7 +178,7 @@ func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
 			return
 		}
 		// btf_parse_fields failed: the map has no special fields.
-		*r = mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
+		*r = failedRecord()
 		return
 	}
 	if r.unsupported != "" {
@@ -194,7 +194,23 @@ func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
 			f.root = e.parseGraphRoot(f.tags, f.kind)
 		}
 	}
-	r.unsupported = e.graphRecordProblem(r)
+	msg := e.graphRecordProblem(r)
+	if _, isSection := btf.UnderlyingType(m.Spec.Value).(*btf.Datasec); msg != "" && isSection {
+		// Roots that are variables of a data section are parsed with
+		// the map alone (a struct's, with the BTF, which the kernel
+		// then refuses): btf_parse_fields fails, and map_check_btf
+		// keeps the error as the record.
+		*r = failedRecord()
+		return
+	}
+	r.unsupported = msg
+}
+
+// failedRecord is the record of a map value whose btf_parse_fields
+// failed, which map_check_btf keeps: the map has BTF but no special
+// field at all.
+func failedRecord() mapRecord {
+	return mapRecord{hasBTF: true, spinLockOff: -1, timerOff: -1, wqOff: -1, taskWorkOff: -1, refcountOff: -1}
 }
 
 // isGraphRootType reports whether t is a bpf_list_head or bpf_rb_root, or

@@ -79,6 +79,10 @@ struct {
 private(A) struct bpf_spin_lock g11_glock;
 private(A) struct bpf_list_head g11_ghead __contains(g11_node, node);
 private(B) struct bpf_spin_lock g11_other_lock;
+/* The node member g11_bad_root names is a list node: the kernel cannot
+ * parse the data section's fields, and keeps no special field for it. */
+private(C) struct bpf_spin_lock g11_bad_lock;
+private(C) struct bpf_rb_root g11_bad_root __contains(g11_node, node);
 
 static _Bool g11_less(struct bpf_rb_node *a, const struct bpf_rb_node *b)
 {
@@ -261,6 +265,15 @@ int g11_map_rbtree_wrong_node(struct __sk_buff *skb)
 	bpf_spin_lock(&v->lock);
 	bpf_rbtree_add(&v->root, &n->rb, g11_less);
 	bpf_spin_unlock(&v->lock);
+	return 0;
+}
+
+// vercheck: reject "map '.bss.C' has no valid bpf_spin_lock"
+SEC("tc")
+int g11_global_root_wrong_node_kind(struct __sk_buff *skb)
+{
+	bpf_spin_lock(&g11_bad_lock);
+	bpf_spin_unlock(&g11_bad_lock);
 	return 0;
 }
 

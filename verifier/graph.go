@@ -45,12 +45,14 @@ package verifier
 // the types the program's relocations name, and those they refer to: a
 // __contains struct the program never allocates is missing there, and
 // the kernel refuses the program. vercheck looks the name up among those
-// types (the object's BTF under Options.MapBTF libbpf), and says
+// types (the object's BTF under libbpf, the default model), and says
 // unsupported when it is not there. A root in a map value (global data
 // included) is parsed from the BTF the map was created with
 // (Options.MapBTF). libbpf creates every map with the
 // object's whole BTF, the very BTF object its programs are loaded with:
-// the __contains struct is found and is the programs' own. cilium/ebpf
+// the __contains struct is found and is the programs' own (a data
+// section's roots the kernel cannot parse leave the map without special
+// fields, as below; a struct's make it refuse the BTF). cilium/ebpf
 // creates each map with a BTF of its key and value types alone, a BTF
 // object of its own: the struct is missing unless the value refers to it.
 // Then a struct holding a root makes the BTF, and the map, fail to load,
@@ -58,11 +60,10 @@ package verifier
 // record an error, kept by map_check_btf: the map has no special fields
 // at all (no lock, no root, no kptr). When the struct is there, its
 // nodes are not the programs' (btf_struct_ids_match compares BTF
-// objects): unsupported. Without a loader model every map value with a
-// root is unsupported (msgMapGraphRoot). So are graph kfuncs on objects
-// taken out of a map's kptr (kptrObjectAux), which are types of the map's
-// BTF: only as nodes under cilium/ebpf, where they fail the node check,
-// are they modelled.
+// objects): unsupported, as is a root that is the value itself
+// (msgMapGraphRoot). So are graph kfuncs on objects taken out of a map's
+// kptr under cilium/ebpf (kptrObjectAux), which are types of the map's
+// BTF: only as nodes, where they fail the node check, are they modelled.
 
 import (
 	"maps"
@@ -94,8 +95,9 @@ const (
 	kfuncRefcountAcquire = "bpf_refcount_acquire_impl"
 )
 
-// msgMapGraphRoot says why a map value with a graph root is unsupported.
-const msgMapGraphRoot = "a bpf_list_head or bpf_rb_root in a map value: the kernel parses it from the map's BTF, which is the program's under libbpf and a BTF of the value type alone under cilium/ebpf"
+// msgMapGraphRoot says why a map value that is a graph root, or an array
+// of them, is unsupported under cilium/ebpf's map BTF.
+const msgMapGraphRoot = "a bpf_list_head or bpf_rb_root as the map value, in a BTF of the value type alone (cilium/ebpf)"
 
 // graphRoot is the kernel's btf_field_graph_root: the struct a root's
 // nodes are, and the offset of their node member.

@@ -147,6 +147,10 @@ func (e *ProgramError) Is(target error) bool {
 // joins a [*ProgramError] per program that was rejected, is unsupported by
 // vercheck, or failed. An error with no results means the spec itself could
 // not be prepared (a map reference to nothing, an unknown program type...).
+// Unless opts.Verifier.MapBTF says otherwise, maps are modelled as
+// cilium/ebpf creates them, each with a BTF of its key and value types
+// ([verifier.MapBTFKeyValue]), which decides what the kernel makes of graph
+// roots and kptrs to the program's types in map values.
 func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier.Result, error) {
 	if spec == nil {
 		return nil, errors.New("vercheck: nil collection spec")
@@ -158,6 +162,11 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 	obj, err := loader.FromCollectionSpec(o.Name, spec, o.loaderOptions())
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
+	}
+	if o.Verifier.MapBTF == verifier.MapBTFDefault {
+		// cilium/ebpf, which loads a spec, creates each map with a BTF
+		// of its key and value types alone (see verifier.MapBTF).
+		o.Verifier.MapBTF = verifier.MapBTFKeyValue
 	}
 	return verifyObject(obj, o)
 }
@@ -180,7 +189,9 @@ type FileResult struct {
 // definitions, zero-sized program symbols), saying what it did in
 // Warnings. The error is nil only when every program was accepted; see
 // [VerifyCollectionSpec]. The result is nil only when the file could not
-// be read as an object.
+// be read as an object. Unless opts.Verifier.MapBTF says otherwise, maps
+// are modelled as libbpf creates them, with the object's whole BTF
+// ([verifier.MapBTFObject]).
 func VerifyFile(path string, opts *Options) (*FileResult, error) {
 	obj, err := OpenFile(path, opts)
 	if err != nil {

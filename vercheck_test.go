@@ -376,3 +376,48 @@ func TestVerifyFileInnerMap(t *testing.T) {
 		})
 	}
 }
+
+// TestMapBTFByEntry: an object file is verified as libbpf loads it (maps
+// with the object's BTF: a global list head finds its nodes' struct), a
+// cilium/ebpf spec as cilium/ebpf loads it (each map with its key and
+// value types alone: the data section has no special field), unless the
+// options say which.
+func TestMapBTFByEntry(t *testing.T) {
+	const path, prog = "testdata/progs/g11_graph_maps.o", "g11_global_list"
+	const cilium = "map '.bss.A' has no valid bpf_spin_lock"
+	verdict := func(results []*verifier.Result) string {
+		for _, r := range results {
+			if r.Program == prog {
+				return errMsgOf(r)
+			}
+		}
+		return "missing"
+	}
+	file, _ := VerifyFile(path, nil)
+	// The loader's spec: it repairs what cilium/ebpf alone cannot read of
+	// the object (a relocation against one of its .bss.NAME sections).
+	spec, _, err := loader.LoadCollectionSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSpec, _ := VerifyCollectionSpec(spec, nil)
+	fileAsCilium, _ := VerifyFile(path, &Options{Verifier: verifier.Options{MapBTF: verifier.MapBTFKeyValue}})
+	specAsLibbpf, _ := VerifyCollectionSpec(spec, &Options{Verifier: verifier.Options{MapBTF: verifier.MapBTFObject}})
+	got := []string{verdict(file.Results), verdict(fromSpec), verdict(fileAsCilium.Results), verdict(specAsLibbpf)}
+	want := []string{"", cilium, cilium, ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts of %s (file, spec, file as cilium/ebpf, spec as libbpf) (-want +got):\n%s", prog, diff)
+	}
+}
+
+// errMsgOf is a result's rejection message, "" when it was accepted.
+func errMsgOf(r *verifier.Result) string {
+	var rej *verifier.RejectError
+	if errors.As(r.Err, &rej) {
+		return rej.Msg
+	}
+	if r.Err != nil {
+		return r.Err.Error()
+	}
+	return ""
+}

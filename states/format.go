@@ -269,9 +269,8 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 		b = strconv.AppendUint(append(append(b, sep...), "ref_obj_id="...), uint64(r.RefObjID), 10)
 		sep = ","
 	}
-	if r.Type == PtrToBTFID && r.Flags&NonOwnRef != 0 {
-		// type_is_non_owning_ref: a graph node the program may use but
-		// not release.
+	if r.Type == PtrToBTFID && r.Flags&MemAlloc != 0 && r.Flags&NonOwnRef != 0 {
+		// type_is_non_owning_ref: a graph node the path's lock keeps.
 		b = append(append(b, sep...), "non_own_ref"...)
 		sep = ","
 	}

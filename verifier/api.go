@@ -79,7 +79,8 @@ type Options struct {
 	Why bool
 	// MapBTF is the BTF the loader creates maps with, which decides what
 	// the kernel makes of graph roots in map values (graph.go). The zero
-	// value leaves the programs whose verdict depends on it unsupported.
+	// value is libbpf's, the loader of nearly every program with graph
+	// roots in its maps.
 	MapBTF MapBTF
 	// Kernel holds the facts of the target kernel's build that change
 	// which helpers a program may call (CONFIG_BPF_KPROBE_OVERRIDE, the
@@ -103,8 +104,10 @@ type MapBTF uint8
 
 // The loaders' map BTFs.
 const (
-	// MapBTFUnknown leaves graph roots in map values unsupported.
-	MapBTFUnknown MapBTF = iota
+	// MapBTFDefault is the loader's own: libbpf's (MapBTFObject) for the
+	// verifier and for object files; vercheck's entries for cilium/ebpf
+	// specs make it MapBTFKeyValue.
+	MapBTFDefault MapBTF = iota
 	// MapBTFObject is libbpf's: every map is created with the object's
 	// whole BTF, the very BTF object the programs are loaded with.
 	MapBTFObject
@@ -112,6 +115,13 @@ const (
 	// its key and value types alone, a BTF object of its own.
 	MapBTFKeyValue
 )
+
+// sharedWithProgram reports whether maps are created with the programs'
+// own BTF object (libbpf's way), so that the program's types and the
+// map's are the same types (btf_struct_ids_match).
+func (m MapBTF) sharedWithProgram() bool {
+	return m != MapBTFKeyValue
+}
 
 // Stats are the kernel's verification figures plus vercheck's own.
 type Stats struct {

@@ -45,12 +45,14 @@ package verifier
 // the types the program's relocations name, and those they refer to: a
 // __contains struct the program never allocates is missing there, and
 // the kernel refuses the program. vercheck looks the name up among those
-// types (the object's BTF under Options.MapBTF libbpf), and says
+// types (the object's BTF under libbpf, the default model), and says
 // unsupported when it is not there. A root in a map value (global data
 // included) is parsed from the BTF the map was created with
 // (Options.MapBTF). libbpf creates every map with the
 // object's whole BTF, the very BTF object its programs are loaded with:
-// the __contains struct is found and is the programs' own. cilium/ebpf
+// the __contains struct is found and is the programs' own (a data
+// section's roots the kernel cannot parse leave the map without special
+// fields, as below; a struct's make it refuse the BTF). cilium/ebpf
 // creates each map with a BTF of its key and value types alone, a BTF
 // object of its own: the struct is missing unless the value refers to it.
 // Then a struct holding a root makes the BTF, and the map, fail to load,
@@ -58,11 +60,10 @@ package verifier
 // record an error, kept by map_check_btf: the map has no special fields
 // at all (no lock, no root, no kptr). When the struct is there, its
 // nodes are not the programs' (btf_struct_ids_match compares BTF
-// objects): unsupported. Without a loader model every map value with a
-// root is unsupported (msgMapGraphRoot). So are graph kfuncs on objects
-// taken out of a map's kptr (kptrObjectAux), which are types of the map's
-// BTF: only as nodes under cilium/ebpf, where they fail the node check,
-// are they modelled.
+// objects): unsupported, as is a root that is the value itself
+// (msgMapGraphRoot). So are graph kfuncs on objects taken out of a map's
+// kptr under cilium/ebpf (kptrObjectAux), which are types of the map's
+// BTF: only as nodes, where they fail the node check, are they modelled.
 
 import (
 	"maps"
@@ -94,8 +95,9 @@ const (
 	kfuncRefcountAcquire = "bpf_refcount_acquire_impl"
 )
 
-// msgMapGraphRoot says why a map value with a graph root is unsupported.
-const msgMapGraphRoot = "a bpf_list_head or bpf_rb_root in a map value: the kernel parses it from the map's BTF, which is the program's under libbpf and a BTF of the value type alone under cilium/ebpf"
+// msgMapGraphRoot says why a map value that is a graph root, or an array
+// of them, is unsupported under cilium/ebpf's map BTF.
+const msgMapGraphRoot = "a bpf_list_head or bpf_rb_root as the map value, in a BTF of the value type alone (cilium/ebpf)"
 
 // graphRoot is the kernel's btf_field_graph_root: the struct a root's
 // nodes are, and the offset of their node member.
@@ -143,7 +145,7 @@ func (e *env) parseGraphRoot(tags []string, kind fieldKind) *graphRoot {
 		return nil
 	}
 	value := e.programStruct(typeName)
-	if e.opts.MapBTF == MapBTFObject {
+	if e.opts.MapBTF.sharedWithProgram() && e.lp.ObjectTypes != nil {
 		value = objectStruct(e.lp.ObjectTypes, typeName)
 	}
 	if value == nil {
@@ -172,32 +174,38 @@ var graphMapTypes = map[ebpf.MapType]bool{ebpf.Hash: true, ebpf.LRUHash: true, e
 // graph roots, as the loader model in the options says (see the package
 // comment above).
 func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
-	switch e.opts.MapBTF {
-	case MapBTFObject:
-		if r.unsupported != "" {
-			return
-		}
-		if !graphMapTypes[m.Type] {
-			r.unsupported = "a graph root in a " + m.Type.String() + " map value (the kernel refuses the map)"
-			r.refused = true
-			return
-		}
-		for i := range r.fields {
-			if f := &r.fields[i]; f.kind == fieldListHead || f.kind == fieldRBRoot {
-				f.root = e.parseGraphRoot(f.tags, f.kind)
-			}
-		}
-		r.unsupported = e.graphRecordProblem(r)
-	case MapBTFKeyValue:
+	if !e.opts.MapBTF.sharedWithProgram() {
 		if msg, refused := keyValueGraphProblem(m); msg != "" {
 			r.unsupported, r.refused = msg, refused
 			return
 		}
 		// btf_parse_fields failed: the map has no special fields.
 		*r = emptyRecord(true)
-	default:
-		r.unsupported = msgMapGraphRoot
+		return
 	}
+	if r.unsupported != "" {
+		return
+	}
+	if !graphMapTypes[m.Type] {
+		r.unsupported = "a graph root in a " + m.Type.String() + " map value (the kernel refuses the map)"
+		r.refused = true
+		return
+	}
+	for i := range r.fields {
+		if f := &r.fields[i]; f.kind == fieldListHead || f.kind == fieldRBRoot {
+			f.root = e.parseGraphRoot(f.tags, f.kind)
+		}
+	}
+	msg := e.graphRecordProblem(r)
+	if _, isSection := btf.UnderlyingType(m.Spec.Value).(*btf.Datasec); msg != "" && isSection {
+		// Roots that are variables of a data section are parsed with
+		// the map alone (a struct's, with the BTF, which the kernel
+		// then refuses): btf_parse_fields fails, and map_check_btf
+		// keeps the error as the record.
+		*r = emptyRecord(true)
+		return
+	}
+	r.unsupported = msg
 }
 
 // isGraphRootType reports whether t is a bpf_list_head or bpf_rb_root, or
@@ -410,7 +418,7 @@ func (e *env) graphRecordProblem(r *mapRecord) string {
 // and with it the program, when one breaks the graph rules, even a struct
 // the program never uses.
 func (e *env) checkObjectBTF() error {
-	if e.opts.MapBTF != MapBTFObject || e.lp.ObjectTypes == nil {
+	if !e.opts.MapBTF.sharedWithProgram() || e.lp.ObjectTypes == nil {
 		return nil
 	}
 	for t := range e.lp.ObjectTypes.All() {
@@ -490,8 +498,7 @@ func (e *env) inRBTreeCallback() bool {
 // refcounted objects, and less callbacks.
 func (e *env) checkGraphArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg, kind kfArgKind) error {
 	regno := i + 1
-	if reg.Type == states.PtrToBTFID && e.local.fromMap[reg.Aux] &&
-		(e.opts.MapBTF == MapBTFUnknown || kind == kfArgListHead || kind == kfArgRBRoot) {
+	if reg.Type == states.PtrToBTFID && e.local.fromMap[reg.Aux] && (kind == kfArgListHead || kind == kfArgRBRoot) {
 		// A node of the map's BTF object fails the node check below,
 		// and bpf_refcount_acquire keeps its BTF; a root would bring
 		// that BTF's graph records along.
@@ -607,14 +614,21 @@ func (e *env) processGraphRoot(meta *kfuncMeta, regno int, reg *states.Reg, kind
 
 // allocationLocked is check_reg_allocation_locked: the lock of the
 // allocation reg points into (its map or the program's BTF, and its id)
-// is held. The kernel also logs "held lock and object are not in the same
-// allocation" when some other lock is held; its caller's message follows.
+// is held. When some other lock is held, the kernel logs so before its
+// caller's message.
 func (e *env) allocationLocked(reg *states.Reg) bool {
 	ptr := lockPtrProgBTF
 	if reg.Type == states.PtrToMapValue {
 		ptr = reg.Aux + 1
 	}
-	return e.cur.ActiveLocks > 0 && e.findLock(reg.ID, ptr, true) >= 0
+	if e.cur.ActiveLocks == 0 {
+		return false
+	}
+	if e.findLock(reg.ID, ptr, true) < 0 {
+		e.log.printf("held lock and object are not in the same allocation\n")
+		return false
+	}
+	return true
 }
 
 // processGraphNode is __process_kf_arg_ptr_to_graph_node: a node of the

@@ -16,8 +16,7 @@ import (
 // cilium/ebpf figures are the running kernel's through cilium/ebpf
 // (vercheck --kernel --map-btf cilium), where it could load the program;
 // libbpf's are those of the selftests' like programs (linked_list.c,
-// local_kptr_stash.c), which libbpf loads; without a model every verdict
-// that depends on the loader is unsupported.
+// local_kptr_stash.c), which libbpf loads; the default model is libbpf's.
 func TestGraphLoaderModels(t *testing.T) {
 	obj, err := loader.Open("testdata/graph/gr_maps.o", loader.Options{})
 	if err != nil {
@@ -28,12 +27,12 @@ func TestGraphLoaderModels(t *testing.T) {
 		model verifier.MapBTF
 		want  map[string]string // program: "" accepted, a rejection message, or unsupported
 	}{
-		{verifier.MapBTFUnknown, map[string]string{
-			"gr_map_global_push":      unsupported,
-			"gr_map_struct_push":      unsupported,
-			"gr_map_kptr_push":        unsupported,
-			"gr_map_kptr_stash":       unsupported,
-			"gr_map_kptr_rcu_acquire": unsupported,
+		{verifier.MapBTFDefault, map[string]string{
+			"gr_map_global_push":      "",
+			"gr_map_struct_push":      "",
+			"gr_map_kptr_push":        "",
+			"gr_map_kptr_stash":       "",
+			"gr_map_kptr_rcu_acquire": "",
 		}},
 		{verifier.MapBTFObject, map[string]string{
 			"gr_map_global_push":      "",

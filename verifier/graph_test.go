@@ -39,6 +39,8 @@ func TestMapGraphRoots(t *testing.T) {
 	hashOfMaps := *structValue
 	hashOfMaps.Type = ebpf.HashOfMaps
 	withElem := datasec(btf.VarSecinfo{Type: &btf.Var{Name: "one", Type: elem}, Offset: 24, Size: 32})
+	wrongNode := datasec()
+	wrongNode.Spec.Value.(*btf.Datasec).Vars[1].Type.(*btf.Var).Tags = []string{"contains:gr_elem:key"}
 
 	// The object's BTF, as libbpf loads programs and maps with it.
 	var b btf.Builder
@@ -70,8 +72,9 @@ func TestMapGraphRoots(t *testing.T) {
 		m     *loader.Map
 		want  got
 	}{
-		{"no model", MapBTFUnknown, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, nil, 0, msgMapGraphRoot, false}},
+		{"default (libbpf)", MapBTFDefault, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
 		{"libbpf data section", MapBTFObject, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
+		{"libbpf data section, unresolvable root", MapBTFObject, wrongNode, got{nil, nil, -1, "", false}},
 		{"libbpf struct value", MapBTFObject, structValue, got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
 		{"libbpf map of maps", MapBTFObject, &hashOfMaps, got{[]fieldKind{fieldSpinLock, fieldListHead}, nil, 0,
 			"a graph root in a HashOfMaps map value (the kernel refuses the map)", true}},

@@ -276,11 +276,12 @@ func (e *env) mapKptrMatchType(k *kptrField, reg *states.Reg, regno int) error {
 	ok := reg.Type == states.PtrToBTFID && reg.Flags&^perm == 0
 	regName := ""
 	if ok {
+		// A per-CPU object goes only into a per-CPU kptr (the
+		// permitted flags), but 6.18 lets a plain object into a
+		// per-CPU kptr too (7.x refuses it: the kptr reads back as
+		// per-CPU memory); the running 6.18 does so under libbpf,
+		// where the object and the kptr are of one BTF.
 		regName = e.btfNameOf(reg.Aux)
-		// A per-CPU kptr reads back as per-CPU memory: only per-CPU
-		// objects go in, and only into one (6.18 checks this once it
-		// has the name the message prints).
-		ok = (k.kind == kptrPercpu) == (reg.Flags&states.MemPercpu != 0)
 	}
 	if ok {
 		if err := e.checkPtrOffReg(reg, regno, true); err != nil {
@@ -343,27 +344,18 @@ func (e *env) kptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
 // is the map BTF's (Options.MapBTF). Under libbpf that is the program's
 // BTF object, and the object must be of the kptr's struct, at offset 0;
 // under cilium/ebpf it is another BTF object, which nothing of the
-// program's matches; without a loader model it is unsupported. A kptr
-// field of an allocated object is of the program's BTF under any loader.
+// program's matches. A kptr field of an allocated object (no owning map)
+// is of the program's BTF under any loader.
 func (e *env) localKptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
-	mapBTF := e.opts.MapBTF
-	if k.owner == nil {
-		// A kptr field of an allocated object: its struct and the
-		// object's are both of the program's BTF.
-		mapBTF = MapBTFObject
-	}
-	switch mapBTF {
-	case MapBTFObject:
-		if reg.Off != 0 && k.kind == kptrUnref {
-			return false, e.unsupported(e.insnIdx, "kptr store of an object of the program's type %s at off %d", e.btfNameOf(reg.Aux), reg.Off)
-		}
-		return reg.Off == 0 && e.btfTypeOf(reg.Aux) == k.local, nil
-	case MapBTFKeyValue:
+	if k.owner != nil && !e.opts.MapBTF.sharedWithProgram() {
 		// Only an object of the map's own BTF: one taken out of a
 		// kptr of the same map.
 		return reg.Off == 0 && reg.Aux == e.kptrObjectAux(k), nil
 	}
-	return false, e.unsupported(e.insnIdx, "kptr store or bpf_kptr_xchg of an object of the program's type %s into a map (the map's and the program's BTF objects are one or two by loader: --map-btf)", e.btfNameOf(reg.Aux))
+	if reg.Off != 0 && k.kind == kptrUnref {
+		return false, e.unsupported(e.insnIdx, "kptr store of an object of the program's type %s at off %d", e.btfNameOf(reg.Aux), reg.Off)
+	}
+	return reg.Off == 0 && e.btfTypeOf(reg.Aux) == k.local, nil
 }
 
 // checkKptrXchgDest is process_kptr_func for bpf_kptr_xchg's first

@@ -78,7 +78,7 @@ type mapType struct {
 // map. A kptr field of an allocated object's struct is the program's
 // type in any case.
 func (e *env) kptrObjectAux(k *kptrField) uint32 {
-	if e.opts.MapBTF == MapBTFObject || k.owner == nil {
+	if e.opts.MapBTF.sharedWithProgram() || k.owner == nil {
 		// A kptr of an allocated object (no owning map) is of the
 		// program's BTF whatever the loader.
 		return e.localAux(k.local)

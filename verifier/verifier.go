@@ -167,6 +167,11 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		res.Err = fmt.Errorf("%w: %v", ErrUnsupported, prog.Err)
 		return res
 	}
+	if opts.MapBTF.sharedWithProgram() {
+		// libbpf loads the program with the object's BTF, and its
+		// bpf_obj_new type ids are the object's.
+		prog = prog.WithObjectTypeIDs()
+	}
 	code, err := insn.FromAsm(prog.Instructions)
 	if err != nil {
 		re := &RejectError{Msg: err.Error()}

@@ -112,7 +112,9 @@ func collect(dir string, stderr io.Writer, verbose bool) ([]progtest.Golden, err
 		if err != nil {
 			return nil, fmt.Errorf("object %s: %w", obj, err)
 		}
-		results, err := kernel.LoadCollectionSpec(spec)
+		// As libbpf loads an object (maps with the object's BTF), the
+		// loader vercheck models for objects.
+		results, err := kernel.Options{}.LoadCollectionSpec(spec)
 		if err != nil {
 			return nil, fmt.Errorf("object %s: %w", obj, err)
 		}

@@ -81,9 +81,10 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 					// The kernel's verifier would oops on it: not loaded.
 					r.Kernel = toKernelRow(kernel.Result{Program: t.prog.Name, NotLoaded: true, Err: "not loaded: " + verifier.ErrKernelFault.Error()})
 				} else if cfg.withKernel {
-					r.Kernel = toKernelRow(kernel.LoadProgram(t.obj, t.prog))
+					kopts := kernelOptions(cfg.opts.Verifier.MapBTF)
+					r.Kernel = toKernelRow(kopts.LoadProgram(t.obj, t.prog))
 					if cfg.kernelLogLevel > 0 {
-						r.Kernel.Log, _ = kernel.ProgramLog(t.obj, t.prog, cfg.kernelLogLevel)
+						r.Kernel.Log, _ = kopts.ProgramLog(t.obj, t.prog, cfg.kernelLogLevel)
 					}
 					if cfg.kernelLogLevel >= 2 && r.Kernel.Log != "" {
 						r.Kernel.LogsCompared = true
@@ -195,4 +196,13 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// kernelOptions loads programs into the kernel with the map BTF the
+// verifier models: the kernel must judge what vercheck verified.
+func kernelOptions(m verifier.MapBTF) kernel.Options {
+	if m == verifier.MapBTFKeyValue {
+		return kernel.Options{MapBTF: kernel.KeyValueBTF}
+	}
+	return kernel.Options{MapBTF: kernel.ObjectBTF}
 }

@@ -81,7 +81,7 @@ type commonFlags struct {
 // mapBTFModels are the --map-btf values: the loaders whose map BTF the
 // verifier can model.
 var mapBTFModels = map[string]verifier.MapBTF{
-	"":       verifier.MapBTFUnknown,
+	"":       verifier.MapBTFDefault,
 	"libbpf": verifier.MapBTFObject,
 	"cilium": verifier.MapBTFKeyValue,
 }
@@ -98,7 +98,7 @@ func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.DurationVar(&c.timeout, "timeout", 60*time.Second, "time limit per program (0: none)")
 	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
 	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
-	fset.StringVar(&c.mapBTF, "map-btf", "", "loader whose map BTF to model for bpf_list_head/bpf_rb_root in map values and globals: libbpf (the object's BTF) or cilium (cilium/ebpf: the key and value types alone; what --kernel loads with); default: such programs are unsupported")
+	fset.StringVar(&c.mapBTF, "map-btf", "", "loader whose map BTF to model for bpf_list_head/bpf_rb_root and kptrs in map values and globals, and to load with under --kernel: libbpf (the object's BTF, the default) or cilium (cilium/ebpf: the key and value types alone)")
 	fset.StringVar(&c.innerMaps, "inner-map", "", "inner map templates of map-in-maps whose definition leaves them to the loader: OUTER=INNER pairs, comma-separated, each naming two maps of the object (as bpf_map__set_inner_map_fd)")
 	fset.StringVar(&c.fixes, "fixes", fixesAuto, "6.18.y stable fixes to apply: auto (those of the running kernel; all where it cannot be asked), all, none, or a list ("+stablefix.Everything.String()+")")
 }
@@ -412,10 +412,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(summaryOut, sum)
 	if *withKernel || logLevel > 0 {
 		fmt.Fprintln(summaryOut, common.applied.Note)
-	}
-	if *withKernel && common.mapBTF == "libbpf" {
-		// The kernel side loads through cilium/ebpf (internal/kernel).
-		fmt.Fprintln(summaryOut, "map BTF: libbpf's (--map-btf libbpf), but the kernel side loads through cilium/ebpf: graph roots and local kptrs in maps may disagree (--map-btf cilium to compare)")
 	}
 	expectDiffers := false
 	if *withExpect {

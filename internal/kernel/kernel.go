@@ -20,6 +20,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 	"golang.org/x/sys/unix"
 
 	"github.com/vercheck/vercheck/loader"
@@ -109,8 +110,16 @@ func Available() error {
 // gets fresh copies of the maps it references, created as the spec declares
 // them. A program the kernel could not load is reported with NotLoaded rather
 // than as an error; the error return is for failures that concern the whole
-// spec (such as the kernel release being unreadable).
+// spec (such as the kernel release being unreadable). Maps and programs are
+// loaded as cilium/ebpf loads a spec (see [KeyValueBTF]).
 func LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error) {
+	return Options{MapBTF: KeyValueBTF}.LoadCollectionSpec(spec)
+}
+
+// LoadCollectionSpec is [LoadCollectionSpec] with the options' map BTF:
+// under libbpf's, a program whose verdict depends on it is prepared by the
+// loader package from the whole spec and loaded as [LoadObject] loads it.
+func (o Options) LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error) {
 	release, err := Release()
 	if err != nil {
 		return nil, err
@@ -126,7 +135,7 @@ func LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error) {
 
 	results := make([]Result, 0, len(names))
 	for _, name := range names {
-		r := loadOne(spec, name)
+		r := o.loadOne(spec, name)
 		r.Release = release
 		results = append(results, r)
 	}
@@ -135,11 +144,11 @@ func LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error) {
 
 // loadOne loads program name of spec at the stats level and, when the
 // verifier rejects it, once more at the branch level for a full log.
-func loadOne(spec *ebpf.CollectionSpec, name string) Result {
+func (o Options) loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
-	if needsLoaderPath(sub) {
-		return loadThroughLoader(spec, name)
+	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && specNeedsObjectBTF(sub) {
+		return o.loadThroughLoader(spec, name)
 	}
 
 	return judge(res, true, func(level ebpf.LogLevel, size uint32) (string, error) {
@@ -314,7 +323,7 @@ const arenaSection = ".addr_space.1"
 
 // loadThroughLoader loads program name of spec the way [LoadObject]
 // does: prepared by the loader package from the whole spec.
-func loadThroughLoader(spec *ebpf.CollectionSpec, name string) Result {
+func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	obj, err := loader.FromCollectionSpec("", spec, loader.Options{})
 	if err != nil {
@@ -322,8 +331,37 @@ func loadThroughLoader(spec *ebpf.CollectionSpec, name string) Result {
 	}
 	for _, p := range obj.Programs {
 		if p.Name == name {
-			return loadProgram(obj, p, true)
+			return o.loadProgram(obj, p, true)
 		}
 	}
 	return notLoaded(res, fmt.Errorf("program %s missing from the prepared object", name))
+}
+
+// specNeedsObjectBTF is needsObjectBTF for the one program of sub: a
+// bpf_core_type_id_local relocation, or a map whose value holds a graph
+// root or a kptr.
+func specNeedsObjectBTF(sub *ebpf.CollectionSpec) bool {
+	for _, p := range sub.Programs {
+		for i := range p.Instructions {
+			if relo := btf.CORERelocationMetadata(&p.Instructions[i]); relo != nil {
+				if _, ok := loader.LocalTypeID(relo); ok {
+					return true
+				}
+			}
+		}
+	}
+	for _, m := range sub.Maps {
+		if specHoldsObjectBTFField(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// specHoldsObjectBTFField is mapHoldsObjectBTFField for a map spec.
+func specHoldsObjectBTFField(m *ebpf.MapSpec) bool {
+	if m.InnerMap != nil && specHoldsObjectBTFField(m.InnerMap) {
+		return true
+	}
+	return m.Value != nil && holdsObjectBTFField(m.Value, map[btf.Type]bool{})
 }

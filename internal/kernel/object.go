@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -25,14 +24,28 @@ const mapIndexMask = 1<<32 - 1
 // does not define.
 var ErrNoMap = errors.New("map index out of range")
 
+// Options say how the kernel side loads programs. The zero value loads
+// as libbpf does.
+type Options struct {
+	// MapBTF is the BTF maps and programs are loaded with, for the
+	// programs whose verdict depends on it (graph roots and kptrs in map
+	// values, local types); the others are loaded the same either way.
+	MapBTF MapBTF
+}
+
 // LoadObject loads every program of obj into the kernel, one at a time and
 // in the object's order, and returns one [Result] per program. Unlike
 // [LoadCollectionSpec] it starts from vercheck's own linking of the object,
 // so objects that cilium/ebpf alone cannot load (legacy map sections,
 // zero-sized symbols, iproute2 sections without a type) reach the kernel as
 // vercheck saw them. Programs the loader could not prepare are reported
-// with NotLoaded.
+// with NotLoaded. Maps and programs are loaded as libbpf does.
 func LoadObject(obj *loader.Object) ([]Result, error) {
+	return Options{}.LoadObject(obj)
+}
+
+// LoadObject is [LoadObject] with the options' map BTF.
+func (o Options) LoadObject(obj *loader.Object) ([]Result, error) {
 	if obj == nil {
 		return nil, errors.New("load object: nil object")
 	}
@@ -42,7 +55,7 @@ func LoadObject(obj *loader.Object) ([]Result, error) {
 	}
 	results := make([]Result, 0, len(obj.Programs))
 	for _, p := range obj.Programs {
-		r := loadProgram(obj, p, true)
+		r := o.loadProgram(obj, p, true)
 		r.Release = release
 		results = append(results, r)
 	}
@@ -52,9 +65,14 @@ func LoadObject(obj *loader.Object) ([]Result, error) {
 // LoadProgram loads one program of obj into the kernel, with fresh copies of
 // the maps it references, at the stats log level; a rejected program is
 // loaded again at the branch level for the full log. Safe for concurrent
-// use on the same object.
+// use on the same object. Maps and the program are loaded as libbpf does.
 func LoadProgram(obj *loader.Object, prog *loader.Program) Result {
-	return withRelease(loadProgram(obj, prog, true))
+	return Options{}.LoadProgram(obj, prog)
+}
+
+// LoadProgram is [LoadProgram] with the options' map BTF.
+func (o Options) LoadProgram(obj *loader.Object, prog *loader.Program) Result {
+	return withRelease(o.loadProgram(obj, prog, true))
 }
 
 // LoadProgramVerdict is LoadProgram without the second load of a rejected
@@ -62,7 +80,12 @@ func LoadProgram(obj *loader.Object, prog *loader.Program) Result {
 // decisive line and the figures. Differential testers that load many
 // programs and keep the logs of a few use it.
 func LoadProgramVerdict(obj *loader.Object, prog *loader.Program) Result {
-	return withRelease(loadProgram(obj, prog, false))
+	return Options{}.LoadProgramVerdict(obj, prog)
+}
+
+// LoadProgramVerdict is [LoadProgramVerdict] with the options' map BTF.
+func (o Options) LoadProgramVerdict(obj *loader.Object, prog *loader.Program) Result {
+	return withRelease(o.loadProgram(obj, prog, false))
 }
 
 // ProgramLog loads prog into the running kernel once more with the
@@ -70,14 +93,19 @@ func LoadProgramVerdict(obj *loader.Object, prog *loader.Program) Result {
 // every instruction) and returns that log, accepted or rejected, for a
 // side-by-side reading with vercheck's log of the same level.
 func ProgramLog(obj *loader.Object, prog *loader.Program, level int) (string, error) {
+	return Options{}.ProgramLog(obj, prog, level)
+}
+
+// ProgramLog is [ProgramLog] with the options' map BTF.
+func (o Options) ProgramLog(obj *loader.Object, prog *loader.Program, level int) (string, error) {
 	lv := ebpf.LogLevelBranch
 	if level >= 2 {
 		lv = ebpf.LogLevelInstruction
 	}
 	var log string
-	err := withSpec(obj, prog, func(spec *ebpf.ProgramSpec) error {
+	err := o.withLoad(obj, prog, func(load loadFunc) error {
 		var err error
-		log, err = loadSpec(spec, lv|ebpf.LogLevelStats, branchLogSize)
+		log, err = load(lv|ebpf.LogLevelStats, branchLogSize)
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
 			log, err = strings.Join(ve.Log, "\n"), nil
@@ -85,6 +113,25 @@ func ProgramLog(obj *loader.Object, prog *loader.Program, level int) (string, er
 		return err
 	})
 	return log, err
+}
+
+// loadFunc loads a prepared program at a log level, with a log buffer of
+// size bytes at first, and returns its log (see loadSpec).
+type loadFunc func(level ebpf.LogLevel, size uint32) (string, error)
+
+// withLoad prepares prog for the kernel, its maps created, and calls fn
+// with the function that loads it: as libbpf does when the verdict
+// depends on the map BTF (needsObjectBTF) and the options ask for
+// libbpf's, through cilium/ebpf otherwise.
+func (o Options) withLoad(obj *loader.Object, prog *loader.Program, fn func(loadFunc) error) error {
+	if o.MapBTF == ObjectBTF && needsObjectBTF(obj, prog) {
+		return loadWithObjectBTF(obj, prog, fn)
+	}
+	return withSpec(obj, prog, func(spec *ebpf.ProgramSpec) error {
+		return fn(func(level ebpf.LogLevel, size uint32) (string, error) {
+			return loadSpec(spec, level, size)
+		})
+	})
 }
 
 // withSpec creates prog's maps in the kernel, calls fn with the program
@@ -113,12 +160,10 @@ func withRelease(r Result) Result {
 	return r
 }
 
-func loadProgram(obj *loader.Object, prog *loader.Program, branchLog bool) Result {
+func (o Options) loadProgram(obj *loader.Object, prog *loader.Program, branchLog bool) Result {
 	res := Result{Program: prog.Name}
-	err := withSpec(obj, prog, func(spec *ebpf.ProgramSpec) error {
-		res = judge(res, branchLog, func(level ebpf.LogLevel, size uint32) (string, error) {
-			return loadSpec(spec, level, size)
-		})
+	err := o.withLoad(obj, prog, func(load loadFunc) error {
+		res = judge(res, branchLog, load)
 		return nil
 	})
 	if err != nil {
@@ -330,24 +375,11 @@ func programSpec(prog *loader.Program, maps *liveMaps) (*ebpf.ProgramSpec, error
 // the type gets in the BTF cilium/ebpf builds and loads with the program,
 // not the one the loader's own numbering gave it.
 func keepLocalTypeID(ins *asm.Instruction, relo *btf.CORERelocation) bool {
-	var kind, rest string
-	desc := relo.String()
-	open, comma := strings.IndexByte(desc, '('), strings.IndexByte(desc, ',')
-	if open < 0 || comma < open {
-		return false
+	id, ok := loader.LocalTypeID(relo)
+	if ok {
+		ins.Constant = int64(id)
 	}
-	kind = desc[open+1 : comma]
-	at := strings.LastIndex(desc, "local_id=")
-	if kind != "local_type_id" || at < 0 {
-		return false
-	}
-	rest = strings.TrimSuffix(desc[at+len("local_id="):], ")")
-	id, err := strconv.ParseInt(rest, 10, 64)
-	if err != nil {
-		return false
-	}
-	ins.Constant = id
-	return true
+	return ok
 }
 
 // withLostLog recovers the log cilium/ebpf drops when the kernel answers

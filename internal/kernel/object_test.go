@@ -81,7 +81,9 @@ func TestLoadObjectMatchesCollectionSpec(t *testing.T) {
 			if hasStaticHiddenFunc(spec, obj) {
 				t.Skip("cilium/ebpf keeps hidden global functions global, the loader makes them static as libbpf does")
 			}
-			got, err := LoadObject(obj)
+			// Both the way cilium/ebpf loads a spec's maps, so that the
+			// two paths load the same program.
+			got, err := Options{MapBTF: KeyValueBTF}.LoadObject(obj)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -79,6 +79,11 @@ type rawProgram struct {
 	code               []byte
 	btfFD              int
 	funcInfo, lineInfo []byte
+	// withBTF passes btfFD even without func and line info: libbpf loads
+	// every program with the object's BTF.
+	withBTF bool
+	// attachBTFID is the vmlinux BTF id of a tracing program's target.
+	attachBTFID uint32
 }
 
 // progLoad runs BPF_PROG_LOAD for spec encoded as p, with a log of
@@ -98,13 +103,14 @@ func progLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, logSize
 		kernVersion:        spec.KernelVersion,
 		progFlags:          spec.Flags,
 		expectedAttachType: uint32(spec.AttachType),
+		attachBTFID:        p.attachBTFID,
 	}
 	copy(attr.progName[:len(attr.progName)-1], kernelObjName(spec.Name))
 	var pin runtime.Pinner
 	pin.Pin(&p.code[0])
 	pin.Pin(&license[0])
 	pin.Pin(&logBuf[0])
-	if len(p.funcInfo) > 0 || len(p.lineInfo) > 0 {
+	if p.withBTF || len(p.funcInfo) > 0 || len(p.lineInfo) > 0 {
 		attr.progBTFFD = uint32(p.btfFD)
 	}
 	if len(p.funcInfo) > 0 {
@@ -302,6 +308,14 @@ func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (
 		return "", fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	defer release()
+	return rawLoad(spec, p, level, size)
+}
+
+// rawLoad loads p through bpf(2) at level with a log of size bytes at
+// first, grown on ENOSPC, and returns the log as loadSpec does: an
+// accepted program's, or an error wrapping an [ebpf.VerifierError] with
+// the log of a rejection.
+func rawLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, size uint32) (string, error) {
 	for logSize := int(size); ; logSize *= 2 {
 		log, errno := progLoad(spec, p, level, logSize)
 		switch {

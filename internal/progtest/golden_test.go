@@ -194,7 +194,9 @@ func loadLive(t *testing.T, exps []Expectation, missing stablefix.Set) map[key]G
 		if err != nil {
 			t.Fatalf("%s: %v", obj, err)
 		}
-		results, err := kernel.LoadCollectionSpec(spec)
+		// As libbpf loads an object (maps with the object's BTF), the
+		// loader vercheck models for objects.
+		results, err := kernel.Options{}.LoadCollectionSpec(spec)
 		if err != nil {
 			t.Fatalf("%s: %v", obj, err)
 		}

@@ -297,7 +297,10 @@ int pc_pkptr_put_other_type(struct __sk_buff *skb)
 	return 0;
 }
 
-// vercheck: reject "invalid kptr access, R2 type=ptr_pc_val expected=ptr_pc_val"
+/* 6.18 lets a plain object into a per-CPU kptr of its type (libbpf: one
+ * BTF object); what comes back is per-CPU memory, which bpf_obj_drop does
+ * not take. */
+// vercheck: reject "arg#0 expected for bpf_percpu_obj_drop_impl()"
 SEC("tc")
 int pc_pkptr_put_not_percpu(struct __sk_buff *skb)
 {

@@ -1,0 +1,119 @@
+package kernel
+
+import (
+	"testing"
+
+	"github.com/cilium/ebpf/btf"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/loader"
+)
+
+func TestFixupExterns(t *testing.T) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	proto := &btf.FuncProto{Return: i32, Params: []btf.FuncParam{{Type: i32}, {Name: "named", Type: i32}}}
+	kfunc := &btf.Func{Name: "bpf_obj_new_impl", Type: proto, Linkage: btf.ExternFunc}
+	ksym := &btf.Var{Name: "bpf_prog_active", Type: &btf.Void{}, Linkage: btf.ExternVar}
+	ksyms := &btf.Datasec{Name: ".ksyms", Vars: []btf.VarSecinfo{{Type: kfunc}, {Type: ksym}}}
+	out := fixupExterns([]btf.Type{i32, proto, kfunc, ksym, ksyms})
+
+	type secinfo struct {
+		Name         string
+		Offset, Size uint32
+	}
+	var vars []secinfo
+	for _, vs := range ksyms.Vars {
+		vars = append(vars, secinfo{vs.Type.TypeName(), vs.Offset, vs.Size})
+	}
+	got := struct {
+		Types      int
+		Linkage    btf.FuncLinkage
+		ParamNames []string
+		Vars       []secinfo
+		SecSize    uint32
+		VarType    btf.Type
+	}{len(out), kfunc.Linkage, []string{proto.Params[0].Name, proto.Params[1].Name}, vars, ksyms.Size, ksym.Type}
+	want := got
+	// libbpf: one dummy int variable, named after the first function,
+	// takes the functions' places; variables become 4-byte ints.
+	want.Types = 6
+	want.Linkage = btf.GlobalFunc
+	want.ParamNames = []string{"bpf_obj_new_impl", "named"}
+	want.Vars = []secinfo{{"bpf_obj_new_impl", 0, 4}, {"bpf_prog_active", 4, 4}}
+	want.SecSize = 8
+	want.VarType = i32
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("fixupExterns (-want +got):\n%s", diff)
+	}
+}
+
+func TestHoldsObjectBTFField(t *testing.T) {
+	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4}
+	head := &btf.Struct{Name: "bpf_list_head", Size: 16}
+	node := &btf.Struct{Name: "node", Size: 8}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: node}}
+	tests := []struct {
+		name string
+		t    btf.Type
+		want bool
+	}{
+		{"plain struct", &btf.Struct{Name: "v", Members: []btf.Member{{Name: "l", Type: lock}}}, false},
+		{"list head member", &btf.Struct{Name: "v", Members: []btf.Member{{Name: "h", Type: head}}}, true},
+		{"array of roots in a typedef", &btf.Typedef{Name: "t", Type: &btf.Array{Type: head, Nelems: 2}}, true},
+		{"kptr member", &btf.Struct{Name: "v", Members: []btf.Member{{Name: "p", Type: kptr}}}, true},
+		{"plain pointer", &btf.Struct{Name: "v", Members: []btf.Member{{Name: "p", Type: &btf.Pointer{Target: head}}}}, false},
+		{"global in a data section", &btf.Datasec{Name: ".bss.A", Vars: []btf.VarSecinfo{{Type: &btf.Var{Name: "g", Type: head}}}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := holdsObjectBTFField(tt.t, map[btf.Type]bool{}); got != tt.want {
+				t.Errorf("holdsObjectBTFField = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLoadWithObjectBTF loads graph roots in maps as libbpf does, where
+// the kernel finds the struct a __contains tag names in the map's BTF, and
+// as cilium/ebpf does, where it does not.
+func TestLoadWithObjectBTF(t *testing.T) {
+	skipUnlessAvailable(t)
+	obj, err := loader.Open("../../testdata/progs/g11_graph_maps.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdict := func(r Result) string {
+		switch {
+		case r.NotLoaded:
+			return "not loaded"
+		case r.Accepted:
+			return "accepted"
+		}
+		return r.Err
+	}
+	tests := []struct {
+		prog   string
+		opts   Options
+		want   string
+		reason string
+	}{
+		{"g11_map_list_push_pop", Options{}, "accepted", "libbpf"},
+		{"g11_inner_map_list", Options{}, "accepted", "libbpf, inner map template with the object's BTF"},
+		{"g11_global_list", Options{}, "accepted", "libbpf, a root in a data section"},
+		{"g11_map_kptr_stash", Options{}, "accepted", "libbpf, one BTF object for the map and the program"},
+		{"g11_global_list", Options{MapBTF: KeyValueBTF}, "map '.bss.A' has no valid bpf_spin_lock", "cilium/ebpf: the data section has no special field"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.prog+"/"+tt.reason, func(t *testing.T) {
+			for _, p := range obj.Programs {
+				if p.Name == tt.prog {
+					if got := verdict(tt.opts.LoadProgramVerdict(obj, p)); got != tt.want {
+						t.Errorf("got %q, want %q", got, tt.want)
+					}
+					return
+				}
+			}
+			t.Fatalf("no program %s", tt.prog)
+		})
+	}
+}

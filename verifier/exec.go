@@ -216,6 +216,7 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 // current function. The successful load is queued to continue after the
 // instruction; the failure is taken now by returning 0 to the caller.
 func (e *env) ldAbsSubprogExit() error {
+	e.log.markRegScratched(0)
 	if _, err := e.pushStack(e.insnIdx+1, e.insnIdx); err != nil {
 		return err
 	}
@@ -223,6 +224,10 @@ func (e *env) ldAbsSubprogExit() error {
 	if _, err := e.processExit(); err != nil {
 		return err
 	}
+	// The return happens inside the instruction (check_ld_abs calls
+	// prepare_func_exit itself): the log goes on at the caller with the
+	// scratched registers, not with a "from ... to ..." line.
+	e.log.printState = false
 	// The caller resumes after the call site: step back one slot, as the
 	// main loop advances past the instruction just simulated.
 	e.insnIdx--

@@ -187,7 +187,7 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 	}
 	switch old.Type {
 	case ScalarValue:
-		if !old.Precise && mode == NotExact {
+		if !old.Precise() && mode == NotExact {
 			return true
 		}
 		// The add-const flags must match exactly (a 32-bit link
@@ -219,7 +219,7 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 		return old.RangeWithin(cur.Scalar) && old.Var.In(cur.Var)
 	case PtrToStack:
 		// fp-8 of one frame is not fp-8 of another.
-		return e.regsExact(old, cur) && old.FrameNo == cur.FrameNo
+		return e.regsExact(old, cur) && old.FrameNo() == cur.FrameNo()
 	case PtrToArena:
 		return true
 	default:

@@ -9,8 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
+// allowReg lets cmp compare registers with their packed frame number and
+// precision mark.
+var allowReg = cmp.AllowUnexported(Reg{})
+
 // allowFrame lets cmp compare frames with their unexported stack summary.
-var allowFrame = cmp.AllowUnexported(Frame{}, stackSummary{})
+var allowFrame = cmp.Options{cmp.AllowUnexported(Frame{}, stackSummary{}), allowReg}
 
 // slotOfKinds returns a slot whose bytes have the given kinds.
 func slotOfKinds(kinds ...SlotType) Slot {
@@ -205,7 +209,8 @@ func TestStatesEqualHint(t *testing.T) {
 	spill := func(v uint64, id uint32, precise bool) Slot {
 		s := slotOfKinds(StackSpill)
 		s.Spilled.MarkConst(v)
-		s.Spilled.ID, s.Spilled.Precise = id, precise
+		s.Spilled.ID = id
+		s.Spilled.SetPrecise(precise)
 		return s
 	}
 	old := NewState()

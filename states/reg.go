@@ -121,5 +121,5 @@ func (r Reg) MaybeNull() bool { return r.Flags&MaybeNull != 0 }
 func sameValue(a, b *Reg) bool {
 	return a.Type == b.Type && a.Flags == b.Flags &&
 		a.Off == b.Off && a.Range == b.Range && a.Aux == b.Aux &&
-		a.Scalar == b.Scalar
+		a.Scalar.Equal(&b.Scalar)
 }

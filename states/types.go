@@ -226,6 +226,10 @@ type stackSummary struct {
 	// against this frame failed (0: none): the next comparison tests it
 	// first (hintFails).
 	hint uint8
+	// regHint is one more than the register where the last NotExact
+	// comparison against this frame failed (0: none), tested first the
+	// same way (regHintFails).
+	regHint uint8
 }
 
 // reset empties the summary, keeping the memory of words.

@@ -617,10 +617,6 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 	// the rest of the stacks.
 	n := int(old.CurFrame)
 	var checked [MaxCallFrames]uint64
-	var regs [MaxCallFrames]uint16
-	for i := 0; i <= n; i++ {
-		regs[i] = e.regsToCompare(old.Frames[i], old.FrameInsnIdx(i), mode)
-	}
 	if mode == NotExact {
 		for i := 0; i <= n; i++ {
 			fails, c := e.hintFails(old.Frames[i], cur.Frames[i], !e.Unprivileged)
@@ -628,12 +624,19 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 				return false
 			}
 			checked[i] = c
-			fails, r := e.regHintFails(old.Frames[i], cur.Frames[i], regs[i])
-			if fails {
-				return false
-			}
-			regs[i] &^= r
 		}
+	}
+	var regs [MaxCallFrames]uint16
+	for i := 0; i <= n; i++ {
+		regs[i] = e.regsToCompare(old.Frames[i], old.FrameInsnIdx(i), mode)
+		if mode != NotExact {
+			continue
+		}
+		fails, r := e.regHintFails(old.Frames[i], cur.Frames[i], regs[i])
+		if fails {
+			return false
+		}
+		regs[i] &^= r
 	}
 	for i := 0; i <= n; i++ {
 		if !e.regsSafe(old.Frames[i], cur.Frames[i], regs[i], mode) {

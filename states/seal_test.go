@@ -222,19 +222,29 @@ func TestStatesEqualHint(t *testing.T) {
 		cur.Frames[0].Stack = []Slot{slotOfKinds(StackMisc), slotOfKinds(StackMisc), spill(v, 0, false)}
 		return cur
 	}
-	var e EqualEnv
-	steps := []struct {
-		cur      *State
-		want     bool
-		wantHint uint8
-	}{
+	checkHintSteps(t, old, func() uint8 { return old.Frames[0].sum.hint }, []hintStep{
 		{curWith(500), false, 3}, // out of old's range: fails at fp-24
 		{curWith(5), true, 3},    // the hinted slot, compared once, holds
 		{curWith(101), false, 3},
-	}
+	})
+}
+
+// hintStep is one comparison against a sealed checkpoint: its answer and
+// the hint it must leave.
+type hintStep struct {
+	cur      *State
+	want     bool
+	wantHint uint8
+}
+
+// checkHintSteps compares each step's state with old in turn, with one
+// EqualEnv, and checks the answer and the hint read by hint afterwards.
+func checkHintSteps(t *testing.T, old *State, hint func() uint8, steps []hintStep) {
+	t.Helper()
+	var e EqualEnv
 	for i, s := range steps {
 		got := e.StatesEqual(old, s.cur, NotExact)
-		if diff := cmp.Diff([]any{s.want, s.wantHint}, []any{got, old.Frames[0].sum.hint}); diff != "" {
+		if diff := cmp.Diff([]any{s.want, s.wantHint}, []any{got, hint()}); diff != "" {
 			t.Errorf("step %d: (equal, hint) (-want +got):\n%s", i, diff)
 		}
 	}
@@ -263,21 +273,10 @@ func TestStatesEqualRegHint(t *testing.T) {
 		cur.Frames[0].Regs[4] = scalar(r4, 0, false)
 		return cur
 	}
-	var e EqualEnv
-	steps := []struct {
-		cur      *State
-		want     bool
-		wantHint uint8
-	}{
+	checkHintSteps(t, old, func() uint8 { return old.Frames[0].sum.regHint }, []hintStep{
 		{curWith(1, 500), false, 5}, // out of old's range: fails at r4
 		{curWith(1, 5), true, 5},    // the hinted register, compared once, holds
 		{curWith(2, 5), false, 2},   // fails at r1 now
 		{curWith(1, 101), false, 5},
-	}
-	for i, s := range steps {
-		got := e.StatesEqual(old, s.cur, NotExact)
-		if diff := cmp.Diff([]any{s.want, s.wantHint}, []any{got, old.Frames[0].sum.regHint}); diff != "" {
-			t.Errorf("step %d: (equal, hint) (-want +got):\n%s", i, diff)
-		}
-	}
+	})
 }

@@ -22,7 +22,7 @@ func newReason(k reasonKey, acc *reasonAcc, p *states.Printer) Reason {
 		r.Kind = ancestorKind
 	}
 	r.Old, r.Cur = m.Values(p)
-	r.Precise = m.Old.Type == states.ScalarValue && m.Old.Precise && (m.Reg >= 0 || m.OldSlot[states.SlotSize-1] == states.StackSpill)
+	r.Precise = m.Old.Type == states.ScalarValue && m.Old.Precise() && (m.Reg >= 0 || m.OldSlot[states.SlotSize-1] == states.StackSpill)
 	r.Text = reasonText(r)
 	return r
 }

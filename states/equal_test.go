@@ -15,13 +15,13 @@ func unknown() Reg { var r Reg; r.MarkUnknown(false); return r }
 func konst(v uint64, precise bool) Reg {
 	var r Reg
 	r.MarkConst(v)
-	r.Precise = precise
+	r.SetPrecise(precise)
 	return r
 }
 
 // bounded is a scalar in [lo, hi] with bits outside mask known zero.
 func bounded(lo, hi, mask uint64, precise bool, id uint32) Reg {
-	return Reg{Scalar: smallRange(lo, hi, mask), Type: ScalarValue, Precise: precise, ID: id}
+	return marked(Reg{Scalar: smallRange(lo, hi, mask), Type: ScalarValue, ID: id}, 0, precise)
 }
 
 func ptr(t RegType, flags RegFlags, edit func(r *Reg)) Reg {
@@ -42,7 +42,7 @@ func pkt(off, rng int32, id uint32) Reg {
 }
 
 func stackPtr(off int32, frame uint8) Reg {
-	return ptr(PtrToStack, 0, func(r *Reg) { r.Off, r.FrameNo = off, frame })
+	return ptr(PtrToStack, 0, func(r *Reg) { r.Off = off; r.SetFrameNo(int(frame)) })
 }
 
 func withVar(r Reg, s Scalar) Reg { r.Scalar = s; return r }
@@ -72,7 +72,7 @@ func TestRegSafe(t *testing.T) {
 		{"precise old vs const outside range", bounded(0, 255, 0xff, true, 0), konst(300, false), NotExact, false},
 		{"range fits but tnum does not", bounded(0, 254, 0xfe, true, 0), bounded(0, 1, 0x1, false, 0), NotExact, false},
 		{"precise old vs unknown", bounded(0, 255, 0xff, true, 0), unknown(), NotExact, false},
-		{"unknown precise old vs anything", func() Reg { r := unknown(); r.Precise = true; return r }(), konst(9, false), NotExact, true},
+		{"unknown precise old vs anything", func() Reg { r := unknown(); r.SetPrecise(true); return r }(), konst(9, false), NotExact, true},
 		{"cur precision is irrelevant", konst(5, false), konst(6, true), NotExact, true},
 
 		// Scalar ids (6.18: a zero id on either side gets a fresh id).

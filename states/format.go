@@ -230,7 +230,7 @@ func appendRanges(b []byte, s *Scalar, sep string) ([]byte, string) {
 // AppendReg appends r in the log's form. frameNo is the frame the register
 // is printed in; a stack pointer into another frame gets a "[n]" marker.
 func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
-	if r.Type == ScalarValue && r.Precise {
+	if r.Type == ScalarValue && r.Precise() {
 		b = append(b, 'P')
 	}
 	if r.Type == ScalarValue && r.Var.IsConst() {
@@ -241,8 +241,8 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 	case NotInit, PtrToArena:
 		return b
 	case PtrToStack:
-		if int32(r.FrameNo) != frameNo {
-			b = strconv.AppendInt(append(b, '['), int64(r.FrameNo), 10)
+		if int32(r.FrameNo()) != frameNo {
+			b = strconv.AppendInt(append(b, '['), int64(r.FrameNo()), 10)
 			b = append(b, ']')
 		}
 		if r.Var.IsConst() {
@@ -461,7 +461,7 @@ func (p *Printer) appendIter(b []byte, r *Reg, spi int) []byte {
 // String returns r in the log's form, without map sizes.
 func (r Reg) String() string {
 	var p Printer
-	return string(p.AppendReg(nil, &r, int32(r.FrameNo)))
+	return string(p.AppendReg(nil, &r, int32(r.FrameNo())))
 }
 
 // String returns the current frame of s in the log's form, without the

@@ -30,7 +30,7 @@ func TestRegString(t *testing.T) {
 		{"large const in hex", konst(100000, false), "0x186a0"},
 		{"large negative const in hex", konst(uint64(0xffffffffffff63c0), false), "0xffffffffffff63c0"},
 		{"unknown", unknown(), "scalar()"},
-		{"precise unknown", func() Reg { r := unknown(); r.Precise = true; return r }(), "Pscalar()"},
+		{"precise unknown", func() Reg { r := unknown(); r.SetPrecise(true); return r }(), "Pscalar()"},
 		{"byte", bounded(0, 255, 0xff, false, 0), "scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))"},
 		{"byte with id", bounded(0, 255, 0xff, false, 3), "scalar(id=3,smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))"},
 		{"linked plus", linked(4), "scalar(id=3+4,smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))"},

@@ -293,7 +293,7 @@ func regMismatchKind(old, cur *Reg, mode ExactMode) MismatchKind {
 		}
 		return boundsMismatchKind(old, cur)
 	case PtrToStack:
-		if old.FrameNo != cur.FrameNo {
+		if old.FrameNo() != cur.FrameNo() {
 			return MismatchOffset
 		}
 		return exactMismatchKind(old, cur)

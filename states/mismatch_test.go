@@ -21,7 +21,7 @@ func mismatchViewOf(m Mismatch, curFrame int) mismatchView {
 
 func TestMismatch(t *testing.T) {
 	set := func(s *State, i int, r Reg) { s.Frames[0].Regs[i] = r }
-	preciseUnknown := func() Reg { r := unknown(); r.Precise = true; return r }
+	preciseUnknown := func() Reg { r := unknown(); r.SetPrecise(true); return r }
 	tests := []struct {
 		name   string
 		edit   func(old, cur *State)

@@ -35,7 +35,8 @@ const allRegsLive uint16 = 1<<NumRegs - 1
 // initial precision: the kernel starts scalars precise only for unprivileged
 // loaders, so a privileged verifier passes false.
 func (r *Reg) MarkUnknown(precise bool) {
-	*r = Reg{Scalar: UnknownScalar(), Type: ScalarValue, Precise: precise}
+	*r = Reg{Scalar: UnknownScalar(), Type: ScalarValue}
+	r.SetPrecise(precise)
 }
 
 // MarkConst makes r an imprecise scalar known to hold v, with no id (what
@@ -52,9 +53,9 @@ func (r *Reg) MarkConst(v uint64) {
 // held before stays with the scalar (and decides where "scalar += r10"
 // points, see adjust_ptr_min_max_vals).
 func (r *Reg) MarkConstZero() {
-	frame := r.FrameNo
+	frame := r.FrameNo()
 	r.MarkConst(0)
-	r.FrameNo = frame
+	r.SetFrameNo(frame)
 }
 
 // MarkKnown sets the variable part of r to the constant v and clears the
@@ -86,7 +87,7 @@ func (r *Reg) MarkPtr(t RegType, flags RegFlags) {
 // pointer at offset 0 ("fp0").
 func (r *Reg) MarkFramePointer(frameNo int32) {
 	r.MarkPtr(PtrToStack, 0)
-	r.FrameNo = uint8(frameNo)
+	r.SetFrameNo(int(frameNo))
 }
 
 // IsPointer reports whether r holds a pointer of any kind.
@@ -120,5 +121,5 @@ func (r Reg) MaybeNull() bool { return r.Flags&MaybeNull != 0 }
 func sameValue(a, b *Reg) bool {
 	return a.Type == b.Type && a.Flags == b.Flags &&
 		a.Off == b.Off && a.Range == b.Range && a.Aux == b.Aux &&
-		a.Scalar == b.Scalar
+		a.Scalar.Equal(&b.Scalar)
 }

@@ -324,3 +324,37 @@ func TestSyncMemo(t *testing.T) {
 		}
 	}
 }
+
+func TestScalarEqual(t *testing.T) {
+	base := smallRange(3, 9, 0xf)
+	tests := []struct {
+		name   string
+		base   Scalar
+		change func(s *Scalar)
+		want   bool
+	}{
+		{"same", base, func(s *Scalar) {}, true},
+		// Each difference counts whatever the other fields' bits.
+		{"umin under an all-ones umax", UnknownScalar(), func(s *Scalar) { s.UMin = 5 }, false},
+		{"u32min under an all-ones u32max", UnknownScalar(), func(s *Scalar) { s.U32Min = 5 }, false},
+		{"tnum value", base, func(s *Scalar) { s.Var.Value ^= 1 << 40 }, false},
+		{"tnum mask", base, func(s *Scalar) { s.Var.Mask ^= 1 }, false},
+		{"umin", base, func(s *Scalar) { s.UMin++ }, false},
+		{"umax", base, func(s *Scalar) { s.UMax ^= 1 << 63 }, false},
+		{"smin", base, func(s *Scalar) { s.SMin-- }, false},
+		{"smax", base, func(s *Scalar) { s.SMax++ }, false},
+		{"u32min", base, func(s *Scalar) { s.U32Min++ }, false},
+		{"u32max", base, func(s *Scalar) { s.U32Max ^= 1 << 31 }, false},
+		{"s32min", base, func(s *Scalar) { s.S32Min-- }, false},
+		{"s32max", base, func(s *Scalar) { s.S32Max++ }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.base
+			tt.change(&s)
+			if got := s.Equal(&tt.base); got != tt.want || got != (s == tt.base) {
+				t.Errorf("Equal = %v, want %v (== says %v)", got, tt.want, s == tt.base)
+			}
+		})
+	}
+}

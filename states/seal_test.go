@@ -9,8 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
+// allowReg lets cmp compare registers with their packed frame number and
+// precision mark.
+var allowReg = cmp.AllowUnexported(Reg{})
+
 // allowFrame lets cmp compare frames with their unexported stack summary.
-var allowFrame = cmp.AllowUnexported(Frame{}, stackSummary{})
+var allowFrame = cmp.Options{cmp.AllowUnexported(Frame{}, stackSummary{}), allowReg}
 
 // slotOfKinds returns a slot whose bytes have the given kinds.
 func slotOfKinds(kinds ...SlotType) Slot {
@@ -205,7 +209,8 @@ func TestStatesEqualHint(t *testing.T) {
 	spill := func(v uint64, id uint32, precise bool) Slot {
 		s := slotOfKinds(StackSpill)
 		s.Spilled.MarkConst(v)
-		s.Spilled.ID, s.Spilled.Precise = id, precise
+		s.Spilled.ID = id
+		s.Spilled.SetPrecise(precise)
 		return s
 	}
 	old := NewState()
@@ -217,20 +222,61 @@ func TestStatesEqualHint(t *testing.T) {
 		cur.Frames[0].Stack = []Slot{slotOfKinds(StackMisc), slotOfKinds(StackMisc), spill(v, 0, false)}
 		return cur
 	}
-	var e EqualEnv
-	steps := []struct {
-		cur      *State
-		want     bool
-		wantHint uint8
-	}{
+	checkHintSteps(t, old, func() uint8 { return old.Frames[0].sum.hint }, []hintStep{
 		{curWith(500), false, 3}, // out of old's range: fails at fp-24
 		{curWith(5), true, 3},    // the hinted slot, compared once, holds
 		{curWith(101), false, 3},
-	}
+	})
+}
+
+// hintStep is one comparison against a sealed checkpoint: its answer and
+// the hint it must leave.
+type hintStep struct {
+	cur      *State
+	want     bool
+	wantHint uint8
+}
+
+// checkHintSteps compares each step's state with old in turn, with one
+// EqualEnv, and checks the answer and the hint read by hint afterwards.
+func checkHintSteps(t *testing.T, old *State, hint func() uint8, steps []hintStep) {
+	t.Helper()
+	var e EqualEnv
 	for i, s := range steps {
 		got := e.StatesEqual(old, s.cur, NotExact)
-		if diff := cmp.Diff([]any{s.want, s.wantHint}, []any{got, old.Frames[0].sum.hint}); diff != "" {
+		if diff := cmp.Diff([]any{s.want, s.wantHint}, []any{got, hint()}); diff != "" {
 			t.Errorf("step %d: (equal, hint) (-want +got):\n%s", i, diff)
 		}
 	}
+}
+
+// TestStatesEqualRegHint: a comparison that failed at a register of a
+// sealed checkpoint leaves a hint there; the next comparison tests that
+// register first and, when it holds, does not compare it again (its id
+// would be paired a second time and fail against itself).
+func TestStatesEqualRegHint(t *testing.T) {
+	scalar := func(v uint64, id uint32, precise bool) Reg {
+		var r Reg
+		r.MarkConst(v)
+		r.ID = id
+		r.SetPrecise(precise)
+		return r
+	}
+	old := NewState()
+	old.Frames[0].Regs[1] = scalar(1, 0, true)
+	old.Frames[0].Regs[4] = scalar(0, 7, true)
+	old.Frames[0].Regs[4].Scalar = urange(0, 100)
+	old.Seal()
+	curWith := func(r1, r4 uint64) *State {
+		cur := NewState()
+		cur.Frames[0].Regs[1] = scalar(r1, 0, false)
+		cur.Frames[0].Regs[4] = scalar(r4, 0, false)
+		return cur
+	}
+	checkHintSteps(t, old, func() uint8 { return old.Frames[0].sum.regHint }, []hintStep{
+		{curWith(1, 500), false, 5}, // out of old's range: fails at r4
+		{curWith(1, 5), true, 5},    // the hinted register, compared once, holds
+		{curWith(2, 5), false, 2},   // fails at r1 now
+		{curWith(1, 101), false, 5},
+	})
 }

@@ -214,13 +214,13 @@ func (s *State) setScalarsPrecise(precise bool) {
 	for i := 0; i <= int(s.CurFrame); i++ {
 		f := s.Frames[i]
 		for j := 0; j < RegFP; j++ {
-			if r := &f.Regs[j]; r.Type == ScalarValue && r.Precise != precise {
-				r.Precise = precise
+			if r := &f.Regs[j]; r.Type == ScalarValue && r.Precise() != precise {
+				r.SetPrecise(precise)
 			}
 		}
 		for j := range f.Stack {
-			if sl := &f.Stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise != precise {
-				sl.Spilled.Precise = precise
+			if sl := &f.Stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise() != precise {
+				sl.Spilled.SetPrecise(precise)
 			}
 		}
 	}

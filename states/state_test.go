@@ -33,10 +33,10 @@ func realisticState(nFrames, nSlots int) *State {
 		f.Regs[5].MarkUnknown(false)
 		f.Regs[6].MarkUnknown(false)
 		f.Regs[6].Scalar = smallRange(0, 255, 0xff)
-		f.Regs[6].Precise = true
+		f.Regs[6].SetPrecise(true)
 		f.Regs[7].MarkPtr(PtrToStack, 0)
 		f.Regs[7].Off = -16
-		f.Regs[7].FrameNo = uint8(fr)
+		f.Regs[7].SetFrameNo(fr)
 		f.GrowStack(nSlots * SlotSize)
 		for spi := range f.Stack {
 			sl := &f.Stack[spi]
@@ -148,7 +148,7 @@ func precision(s *State) []string {
 			switch {
 			case r.Type != ScalarValue:
 				b = append(b, '-')
-			case r.Precise:
+			case r.Precise():
 				b = append(b, 'P')
 			default:
 				b = append(b, 'i')

@@ -96,13 +96,41 @@ type Reg struct {
 	// PtrToBTFID, the subprogram index for PtrToFunc.
 	Aux uint32
 	// Type is the register kind and Flags its refinements.
-	Type  RegType
-	Flags RegFlags
-	// FrameNo is the call frame a PtrToStack points into.
-	FrameNo uint8
-	// Precise marks a scalar whose exact range mattered to safety on some
-	// path below the checkpoint holding it.
-	Precise bool
+	Type RegType
+	// frameMark packs two small fields into one byte, so that a Reg is 88
+	// bytes instead of 96 (every branch and checkpoint copies a dozen per
+	// frame and one per stack slot): the call frame a PtrToStack points
+	// into (FrameNo, below MaxCallFrames) in the low bits, and the
+	// precision mark (Precise) in preciseBit.
+	frameMark uint8
+	Flags     RegFlags
+}
+
+// preciseBit is the bit of Reg.frameMark holding the precision mark; the
+// bits below it hold the frame number.
+const preciseBit uint8 = 1 << 7
+
+// FrameNo is the call frame a PtrToStack points into (the kernel's
+// bpf_reg_state.frameno).
+func (r *Reg) FrameNo() int { return int(r.frameMark &^ preciseBit) }
+
+// SetFrameNo sets the call frame a PtrToStack points into; frameNo is
+// below MaxCallFrames.
+func (r *Reg) SetFrameNo(frameNo int) {
+	r.frameMark = r.frameMark&preciseBit | uint8(frameNo)
+}
+
+// Precise reports the precision mark: a scalar whose exact range mattered
+// to safety on some path below the checkpoint holding it.
+func (r *Reg) Precise() bool { return r.frameMark&preciseBit != 0 }
+
+// SetPrecise sets or clears the precision mark.
+func (r *Reg) SetPrecise(precise bool) {
+	if precise {
+		r.frameMark |= preciseBit
+	} else {
+		r.frameMark &^= preciseBit
+	}
 }
 
 // SlotType is the kind of one byte of the stack.
@@ -174,7 +202,7 @@ type Frame struct {
 }
 
 // stackSummary describes a sealed frame's stack compactly, so that a
-// comparison reads one word per slot instead of a cold 104-byte slot:
+// comparison reads one word per slot instead of a cold 96-byte slot:
 // words[spi] is slotWord of slot spi; bit spi of invalid is set when every
 // byte of the slot is StackInvalid, of misc when every byte is StackInvalid
 // or StackMisc, of plain when every byte is INVALID, MISC or ZERO
@@ -198,6 +226,10 @@ type stackSummary struct {
 	// against this frame failed (0: none): the next comparison tests it
 	// first (hintFails).
 	hint uint8
+	// regHint is one more than the register where the last NotExact
+	// comparison against this frame failed (0: none), tested first the
+	// same way (regHintFails).
+	regHint uint8
 }
 
 // reset empties the summary, keeping the memory of words.

@@ -254,7 +254,7 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 				return err
 			}
 			return e.adjustPtrMinMax(in, op, is64, src, dst)
-		} else if dst.Precise {
+		} else if dst.Precise() {
 			if err := e.markChainPrecision(int(in.Src)); err != nil {
 				return err
 			}
@@ -418,7 +418,7 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 		return err
 	}
 	res := p
-	res.Precise = false
+	res.SetPrecise(false)
 	switch op {
 	case insn.ALUAdd:
 		if known && int64(p.Off)+smin == int64(int32(int64(p.Off)+smin)) {
@@ -492,7 +492,8 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 		// scalar made in the main program), so a subprogram's
 		// "scalar += r10" points, for the kernel, into that frame's
 		// stack, not its own.
-		res.RefObjID, res.FrameNo = off.RefObjID, off.FrameNo
+		res.RefObjID = off.RefObjID
+		res.SetFrameNo(off.FrameNo())
 	}
 	*dst = res
 	return nil

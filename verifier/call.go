@@ -833,7 +833,7 @@ func (e *env) constMapKey(reg *states.Reg, keySize int) int64 {
 		return -1
 	}
 	// The key's value is precise from here on.
-	_ = e.markStackPrecise(int(reg.FrameNo), spi)
+	_ = e.markStackPrecise(reg.FrameNo(), spi)
 	return int64(s.Spilled.Var.Value)
 }
 
@@ -1027,7 +1027,7 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 		spi := slot / states.SlotSize
 		if spi != marked {
 			// Once per slot, not per byte: the mark is the slot's.
-			e.markStackRead(int(reg.FrameNo), spi)
+			e.markStackRead(reg.FrameNo(), spi)
 			marked = spi
 		}
 		s := &f.Stack[spi]

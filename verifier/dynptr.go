@@ -309,7 +309,7 @@ func (e *env) processDynptrFunc(regno int, spec dynptrArgSpec) error {
 	if reg.Type == states.PtrToStack {
 		spi, _, _ := e.dynptrSlotIndex(reg)
 		for i := 0; i < dynptrNrSlots; i++ {
-			e.markStackObjRead(int(reg.FrameNo), spi-i)
+			e.markStackObjRead(reg.FrameNo(), spi-i)
 		}
 	}
 	return nil

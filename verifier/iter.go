@@ -184,9 +184,9 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 		return e.reject(e.insnIdx, "expected an RCU CS when using %s", info.name)
 	}
 	for i := 0; i < nrSlots; i++ {
-		e.markStackObjRead(int(reg.FrameNo), spi-i)
+		e.markStackObjRead(reg.FrameNo(), spi-i)
 	}
-	meta.iter = iterMeta{valid: true, frame: int(reg.FrameNo), spi: spi}
+	meta.iter = iterMeta{valid: true, frame: reg.FrameNo(), spi: spi}
 	meta.refObjID = f.Stack[spi].Spilled.RefObjID
 	if meta.flags&kfuncs.IterDestroy != 0 {
 		return e.destroyIter(f, spi, nrSlots)
@@ -389,7 +389,7 @@ func maybeWidenReg(ids *idMap, old, cur *states.Reg) {
 	if old.Type != states.ScalarValue || cur.Type != old.Type {
 		return
 	}
-	if old.Precise || cur.Precise || ids.regsExact(old, cur) {
+	if old.Precise() || cur.Precise() || ids.regsExact(old, cur) {
 		return
 	}
 	cur.MarkUnknown(false)
@@ -422,7 +422,7 @@ func (m *idMap) check(old, cur uint32) bool {
 // regsExact is regs_exact: identical values, ids equal up to renaming.
 func (m *idMap) regsExact(old, cur *states.Reg) bool {
 	return old.Type == cur.Type && old.Flags == cur.Flags && old.Off == cur.Off &&
-		old.Range == cur.Range && old.Aux == cur.Aux && old.Scalar == cur.Scalar &&
+		old.Range == cur.Range && old.Aux == cur.Aux && old.Scalar.Equal(&cur.Scalar) &&
 		m.check(old.ID, cur.ID) && m.check(old.RefObjID, cur.RefObjID)
 }
 
@@ -456,7 +456,7 @@ func (e *env) iterNextLoopHit(old, cur *states.State) bool {
 	if r1.Type != states.PtrToStack || !r1.Var.IsConst() {
 		return false
 	}
-	f := cur.Frames[r1.FrameNo]
+	f := cur.Frames[r1.FrameNo()]
 	spi := states.SlotIndex(int(r1.Off) + int(int64(r1.Var.Value)))
 	if f == nil || spi < 0 || spi >= len(f.Stack) {
 		return false

@@ -55,7 +55,7 @@ func constReg(v uint64, id uint32, precise bool) states.Reg {
 	var r states.Reg
 	r.MarkConst(v)
 	r.ID = id
-	r.Precise = precise
+	r.SetPrecise(precise)
 	return r
 }
 
@@ -88,7 +88,7 @@ func TestWidenLoopScalars(t *testing.T) {
 		old, cur := scalarRegs(tt.old...), scalarRegs(tt.cur...)
 		widenLoopScalars(old, cur)
 		got := cur.Frames[0].Regs[1 : 1+len(tt.want)]
-		if diff := cmp.Diff(tt.want, got); diff != "" {
+		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(states.Reg{})); diff != "" {
 			t.Errorf("%s: widened registers mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}

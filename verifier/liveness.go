@@ -110,8 +110,11 @@ type stackLiveness struct {
 	// curWrites are the whole slots written by the insn being simulated,
 	// per frame, committed as must-write marks when it completes.
 	curWrites [states.MaxCallFrames]uint64
-	curInst   *liveInstance
-	keyBuf    []byte
+	// wrote says curWrites may hold a mark: most insns write no slot,
+	// and clearing the array at each one showed in profiles.
+	wrote   bool
+	curInst *liveInstance
+	keyBuf  []byte
 	// succStart/succList hold every insn's successors (CSR form), and
 	// predStart/predList every insn's predecessors.
 	succStart []int32
@@ -213,6 +216,7 @@ func (e *env) markStackWrite(frame, spi int) {
 		return
 	}
 	e.stackLive.curWrites[frame] |= 1 << spi
+	e.stackLive.wrote = true
 }
 
 // commitStackWrites ends the simulation of insn insnIdx: its whole-slot
@@ -221,33 +225,48 @@ func (e *env) commitStackWrites(insnIdx int) {
 	l := &e.stackLive
 	inst := l.curInst
 	l.curInst = nil
-	if inst == nil || !inst.covers(insnIdx) {
-		l.curWrites = [states.MaxCallFrames]uint64{}
-		return
-	}
-	j := insnIdx - inst.base
-	for f := 0; f <= inst.depth; f++ {
-		w := l.curWrites[f]
-		if !inst.visited[j] {
-			inst.mustWrite[f][j] = w
-		} else if inst.mustWrite[f][j]&^w != 0 {
-			inst.mustWrite[f][j] &= w
+	if inst != nil && inst.covers(insnIdx) {
+		j := insnIdx - inst.base
+		visited := inst.visited[j]
+		for f := 0; f <= inst.depth; f++ {
+			w, must := l.curWrites[f], &inst.mustWrite[f][j]
+			if !visited {
+				*must = w
+			} else if *must&^w != 0 {
+				*must &= w
+				inst.setPending(insnIdx)
+				l.dirty = true
+			}
+		}
+		if !visited {
+			inst.visited[j] = true
 			inst.setPending(insnIdx)
 			l.dirty = true
 		}
 	}
-	if !inst.visited[j] {
-		inst.visited[j] = true
-		inst.setPending(insnIdx)
-		l.dirty = true
-	}
-	l.curWrites = [states.MaxCallFrames]uint64{}
+	l.clearWrites()
 }
 
-// beginInsn notes the instance of the insn about to be simulated.
+// clearWrites empties curWrites, writing it only when it may hold a mark.
+func (l *stackLiveness) clearWrites() {
+	if l.wrote {
+		l.curWrites = [states.MaxCallFrames]uint64{}
+		l.wrote = false
+	}
+}
+
+// beginInsn notes the instance of the insn about to be simulated. The
+// instance of the last insn is checked inline first: the chain changes
+// only at calls, returns and path switches.
 func (e *env) beginInsn() {
-	e.stackLive.curInst = e.instanceFor(e.cur, int(e.cur.CurFrame))
-	e.stackLive.curWrites = [states.MaxCallFrames]uint64{}
+	l := &e.stackLive
+	st, depth := e.cur, int(e.cur.CurFrame)
+	inst := l.last
+	if inst == nil || inst.depth != depth || !sameChain(inst.callsites, st) {
+		inst = e.instanceFor(st, depth)
+	}
+	l.curInst = inst
+	l.clearWrites()
 }
 
 // updateStackLiveness recomputes every instance's live masks to a fixed

@@ -49,7 +49,7 @@ const (
 
 // frameOf returns the frame a stack pointer points into.
 func (e *env) frameOf(r *states.Reg) *states.Frame {
-	return e.cur.Frames[r.FrameNo]
+	return e.cur.Frames[r.FrameNo()]
 }
 
 // checkLoad simulates LDX (and LDX MEMSX).
@@ -653,7 +653,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 	}
 	s := &f.Stack[spi]
 	if size == states.SlotSize {
-		e.markStackWrite(int(reg.FrameNo), spi)
+		e.markStackWrite(reg.FrameNo(), spi)
 	}
 	var val *states.Reg
 	if valueReg >= 0 {
@@ -672,12 +672,12 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 			// clear_scalar_id: the link and its delta.
 			s.Spilled.ID, s.Spilled.Off = 0, 0
 		}
-		e.pushJmpHistory(stackAccessFlag(int(reg.FrameNo), spi))
+		e.pushJmpHistory(stackAccessFlag(reg.FrameNo(), spi))
 	case val == nil && off%states.SlotSize == 0 && isST:
 		var tmp states.Reg
 		tmp.MarkConst(uint64(int64(in.Imm)))
 		saveRegisterState(s, &tmp, size)
-		e.pushJmpHistory(stackAccessFlag(int(reg.FrameNo), spi))
+		e.pushJmpHistory(stackAccessFlag(reg.FrameNo(), spi))
 	case val != nil && isSpillable(val.Type):
 		if size != states.SlotSize {
 			return e.reject(e.insnIdx, "invalid size of register spill")
@@ -686,7 +686,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 			return e.reject(e.insnIdx, "cannot spill pointers to stack into stack frame of the caller")
 		}
 		saveRegisterState(s, val, size)
-		e.pushJmpHistory(stackAccessFlag(int(reg.FrameNo), spi))
+		e.pushJmpHistory(stackAccessFlag(reg.FrameNo(), spi))
 	default:
 		typ := states.StackMisc
 		s.Spilled.MarkNotInit()
@@ -825,7 +825,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 		zeros := true
 		for i := minOff; i < maxOff+size; i++ {
 			slot := -i - 1
-			e.markStackRead(int(reg.FrameNo), slot/states.SlotSize)
+			e.markStackRead(reg.FrameNo(), slot/states.SlotSize)
 			e.log.markSlotScratched(slot / states.SlotSize)
 			s := &f.Stack[slot/states.SlotSize]
 			b := s.Types[slot%states.SlotSize]
@@ -846,7 +846,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 		return nil
 	}
 	off += int(reg.Var.Value)
-	return e.checkStackReadFixed(f, int(reg.FrameNo), off, size, dstReg)
+	return e.checkStackReadFixed(f, reg.FrameNo(), off, size, dstReg)
 }
 
 // checkStackReadFixed is check_stack_read_fixed_off. A fill copies the

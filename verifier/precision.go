@@ -491,14 +491,14 @@ func (e *env) propagatePrecision(old, cur *states.State, changed *bool) {
 		f := old.Frames[fr]
 		first := true
 		for r := 0; r < states.RegFP; r++ {
-			if f.Regs[r].Type == states.ScalarValue && f.Regs[r].Precise {
+			if f.Regs[r].Type == states.ScalarValue && f.Regs[r].Precise() {
 				first = logged(fr, first, "r", r)
 				bt.setFrameReg(fr, r)
 			}
 		}
 		for spi := range f.Stack {
 			s := &f.Stack[spi]
-			if spi <= histSpiMask && s.IsSpilledReg() && s.Spilled.Type == states.ScalarValue && s.Spilled.Precise {
+			if spi <= histSpiMask && s.IsSpilledReg() && s.Spilled.Type == states.ScalarValue && s.Spilled.Precise() {
 				first = logged(fr, first, "fp", states.SlotOffset(spi))
 				bt.setFrameSlot(fr, spi)
 			}
@@ -577,7 +577,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 					r := bits.TrailingZeros16(m)
 					bt.clearReg(r)
 					if reg := &st.Frames[0].Regs[r]; reg.Type == states.ScalarValue {
-						reg.Precise = true
+						reg.SetPrecise(true)
 						setChanged(changed)
 					}
 				}
@@ -691,11 +691,11 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			for m := bt.regs[fr]; m != 0; m &= m - 1 {
 				r := bits.TrailingZeros16(m)
 				reg := &f.Regs[r]
-				if reg.Type != states.ScalarValue || reg.Precise {
+				if reg.Type != states.ScalarValue || reg.Precise() {
 					bt.clearFrameReg(fr, r)
 					continue
 				}
-				reg.Precise = true
+				reg.SetPrecise(true)
 				setChanged(changed)
 			}
 			for m := bt.stack[fr]; m != 0; m &= m - 1 {
@@ -708,11 +708,11 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 					return
 				}
 				s := &f.Stack[spi]
-				if !s.IsSpilledScalarReg() || s.Spilled.Precise {
+				if !s.IsSpilledScalarReg() || s.Spilled.Precise() {
 					bt.clearFrameSlot(fr, spi)
 					continue
 				}
-				s.Spilled.Precise = true
+				s.Spilled.SetPrecise(true)
 				setChanged(changed)
 			}
 		}

@@ -39,10 +39,10 @@ func (a *analysis) explainStack(x *Explanation, r uint8, v *states.Reg, in insn.
 		return
 	}
 	x.Register = fmt.Sprintf("fp%d", addr)
-	slot := a.slotText(int(v.FrameNo), addr)
-	j := a.lastTouch(a.last, v.FrameNo, addr, size)
+	slot := a.slotText(v.FrameNo(), addr)
+	j := a.lastTouch(a.last, v.FrameNo(), addr, size)
 	x.Cause = StackObject
-	if a.hasInvalidByte(int(v.FrameNo), addr, size) {
+	if a.hasInvalidByte(v.FrameNo(), addr, size) {
 		x.Cause = UninitStack
 	}
 	what := fmt.Sprintf("fp%d holds %s", addr, slot)
@@ -58,7 +58,7 @@ func (a *analysis) explainStack(x *Explanation, r uint8, v *states.Reg, in insn.
 		a.finish(x, traced{origin: -1, entryNote: "no instruction on the path touched it"}, what)
 		return
 	}
-	b, w := a.skippedWrite(int(v.FrameNo), addr, size)
+	b, w := a.skippedWrite(v.FrameNo(), addr, size)
 	if b < 0 {
 		a.finish(x, traced{origin: -1, entryNote: "no instruction of the function writes it before this one"}, what)
 		return
@@ -103,7 +103,7 @@ func (a *analysis) hasInvalidByte(frame, addr, size int) bool {
 
 // lastTouch returns the last step before k that stored into [addr,
 // addr+size) of frame frameNo or passed a pointer into it to a call, or -1.
-func (a *analysis) lastTouch(k int, frameNo uint8, addr, size int) int {
+func (a *analysis) lastTouch(k int, frameNo, addr, size int) int {
 	st := a.lastStore(k, frameNo, addr, size)
 	for j := k - 1; j > st; j-- {
 		if !isCall(a.in.Insns[a.path[j].Insn]) {
@@ -112,7 +112,7 @@ func (a *analysis) lastTouch(k int, frameNo uint8, addr, size int) int {
 		for r := insn.R1; r <= insn.R5; r++ {
 			p := &a.path[j].Regs[r]
 			at, ok := stackAddr(p, 0)
-			if ok && p.FrameNo == frameNo && at <= addr && addr < at+states.SlotSize*2 {
+			if ok && p.FrameNo() == frameNo && at <= addr && addr < at+states.SlotSize*2 {
 				return j
 			}
 		}

@@ -224,7 +224,7 @@ func (tr *tracer) fill(k int, in insn.Insn) (int, bool) {
 		tr.origin(k, a.path[k].Regs[tr.reg], "loaded from the stack")
 		return k, true
 	}
-	j := a.lastStore(k, base.FrameNo, addr, in.SizeBytes())
+	j := a.lastStore(k, base.FrameNo(), addr, in.SizeBytes())
 	if j < 0 {
 		tr.origin(k, a.path[k].Regs[tr.reg], fmt.Sprintf("loaded from fp%d, which no store on the path wrote", addr))
 		return k, true
@@ -259,7 +259,7 @@ func stackAddr(r *states.Reg, off int16) (int, bool) {
 
 // lastStore returns the last step before k that stored to [addr,
 // addr+size) of frame frameNo, or -1.
-func (a *analysis) lastStore(k int, frameNo uint8, addr, size int) int {
+func (a *analysis) lastStore(k int, frameNo, addr, size int) int {
 	for j := k - 1; j >= 0; j-- {
 		in := a.in.Insns[a.path[j].Insn]
 		if in.Class() != insn.ClassST && in.Class() != insn.ClassSTX {
@@ -267,7 +267,7 @@ func (a *analysis) lastStore(k int, frameNo uint8, addr, size int) int {
 		}
 		b := &a.path[j].Regs[in.Dst]
 		at, ok := stackAddr(b, in.Off)
-		if ok && b.FrameNo == frameNo && at < addr+size && addr < at+in.SizeBytes() {
+		if ok && b.FrameNo() == frameNo && at < addr+size && addr < at+in.SizeBytes() {
 			return j
 		}
 	}

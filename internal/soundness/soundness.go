@@ -254,7 +254,7 @@ func regContains(a states.Reg, v interp.Value, m *interp.Machine) (string, bool)
 	}
 	switch v.Kind {
 	case interp.PtrStack:
-		if int(a.FrameNo) != v.Frame {
+		if a.FrameNo() != v.Frame {
 			return "frame", false
 		}
 	case interp.PtrMap, interp.PtrMapValue:

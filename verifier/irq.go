@@ -109,7 +109,7 @@ func (e *env) saveIRQFlag(regno, i int, class irqClass) error {
 	e.cur.Refs = append(e.cur.Refs, states.Ref{ID: id, InsnIdx: int32(e.insnIdx), Kind: states.RefKindIRQ})
 	e.cur.ActiveIRQID = id
 	s := &f.Stack[spi]
-	e.markStackWrite(int(reg.FrameNo), spi)
+	e.markStackWrite(reg.FrameNo(), spi)
 	s.Spilled.MarkPtr(states.PtrToStack, 0)
 	s.Spilled.RefObjID = id
 	s.Spilled.Aux = uint32(class)
@@ -147,7 +147,7 @@ func (e *env) restoreIRQFlag(regno, i int, class irqClass) error {
 	if bad != "" || !inRange || !irqFlagValidInit(&f.Stack[spi]) {
 		return e.reject(e.insnIdx, "expected an initialized irq flag as arg#%d", i)
 	}
-	e.markStackObjRead(int(reg.FrameNo), spi)
+	e.markStackObjRead(reg.FrameNo(), spi)
 	s := &f.Stack[spi]
 	if saved := irqClass(s.Spilled.Aux); saved != class {
 		return e.reject(e.insnIdx, "irq flag acquired by %s kfuncs cannot be restored with %s kfuncs", saved, class)
@@ -156,7 +156,7 @@ func (e *env) restoreIRQFlag(regno, i int, class irqClass) error {
 		return err
 	}
 	s.Invalidate()
-	e.markStackWrite(int(reg.FrameNo), spi)
+	e.markStackWrite(reg.FrameNo(), spi)
 	e.log.markSlotScratched(spi)
 	return nil
 }

@@ -94,8 +94,14 @@ var (
 	ignored = regexp.MustCompile(`^\([\d,]+\) (frame \d+ insn \d+ [+-](live|written)|live stack update)|^SCC (enter|backedge|exit)|^Live regs before insn:|^ +\d+: [.0-9]{10,} \(|^func#\d+ @\d+$|^(cur|old) state:|^verification time|^processed \d+ insns|^stack depth|^; |^\s*$`)
 	// mapAddress is an ld_imm64 of a map or map value.
 	mapAddress = regexp.MustCompile(`0x[0-9a-f]{16}|map\[id:\d+\](\[0\]\+\d+)?`)
-	// insnLine is "N: (op) text" with an optional "; state" comment.
-	insnLine = regexp.MustCompile(`^(\d+): (\([0-9a-f]{2}\) .*?)(?:\s+; (.*))?$`)
+	// insnLine is "N: (op) text" with an optional "; state" comment,
+	// which may be empty (scratched registers that print nothing).
+	insnLine = regexp.MustCompile(`^(\d+): (\([0-9a-f]{2}\) .*?)(?:\s+;(?: (.*))?)?$`)
+	// emptyState is "N:", the same empty state on a line of its own.
+	emptyState = regexp.MustCompile(`^\d+:$`)
+	// gluedTime is the stats line glued to a message the kernel printed
+	// without its newline ("...tail callverification time 12 usec").
+	gluedTime = regexp.MustCompile(`(\S)verification time \d+ usec$`)
 	// stateLine is "N: [frameN: ]R1=... fp-8=..." before instruction N.
 	stateLine = regexp.MustCompile(`^\d+: ((?:frame\d+: )?(?:R\d|fp-?\d|refs=).*)$`)
 	// branchLine is "from N to M: state", a queued branch taken up.
@@ -136,8 +142,8 @@ func parse(log string) []event {
 		evs = append(evs, e)
 	}
 	for i, l := range strings.Split(log, "\n") {
-		l = strings.TrimRight(l, " \t")
-		if ignored.MatchString(l) {
+		l = gluedTime.ReplaceAllString(strings.TrimRight(l, " \t"), "$1")
+		if ignored.MatchString(l) || emptyState.MatchString(l) {
 			continue
 		}
 		l = mapAddress.ReplaceAllString(l, "MAP")

@@ -56,6 +56,9 @@ func TestCompare(t *testing.T) {
 		want     *Divergence
 	}{
 		{"same search, different debug output", vercheckLog, kernelLog, nil},
+		{"an empty state comment, and a message without its newline",
+			replace(replace(vercheckLog, "6: (95) exit\nfrom", "6: (95) exit ;\nfrom"), "processed 7", "bad exit\nprocessed 7"),
+			replace(replace(kernelLog, "6: (95) exit\n(0)", "6: (95) exit\n7:\n(0)"), "processed 7", "bad exitverification time 3 usec\nprocessed 7"), nil},
 		{"a register printed by both differs", replace(vercheckLog, "R0=map_value(map=m,ks=4,vs=8)", "R0=map_value(map=m,ks=4,vs=16)"), kernelLog,
 			&Divergence{Kind: State, Line: 6, KernelLine: 11, Insn: "4: (15) if r0 == 0x0 goto pc+1", Name: "R0", Vercheck: "map_value(map=m,ks=4,vs=16)", Kernel: "map_value(map=m,ks=4,vs=8)"}},
 		{"bounds with nested parentheses", replace(vercheckLog, "R5=0", "R5=scalar(smin=0,var_off=(0x0; 0xff))"), replace(kernelLog, "R5=0", "R5=scalar(smin=0,var_off=(0x0; 0x7f))"),

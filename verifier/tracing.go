@@ -220,6 +220,10 @@ type ctxArg struct {
 	retval bool
 	// buffer marks a PTR_TO_BUF slot.
 	buffer bool
+	// why is, for a refused access, the line btf_ctx_access logs before
+	// the verifier's "invalid bpf_context access" ("" where it logs
+	// none).
+	why string
 }
 
 // retSlotType is the type of the slot after the arguments, or false when
@@ -245,7 +249,7 @@ func (tc *tracingCtx) retSlotType() (btf.Type, bool) {
 // and what it yields.
 func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 	if off%ptrSize != 0 {
-		return ctxArg{}, false
+		return ctxArg{why: fmt.Sprintf("func '%s' offset %d is not multiple of 8", tc.name, off)}, false
 	}
 	// For tp_btf the slot numbering counts the hidden first argument
 	// and the index is then used on the visible ones, as the kernel
@@ -253,8 +257,9 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 	arg := tc.argIndex(off)
 	params := tc.params
 	nr := len(params)
+	noArg := ctxArg{why: fmt.Sprintf("func '%s' doesn't have %d-th argument", tc.name, arg+1)}
 	if arg > nr {
-		return ctxArg{}, false
+		return noArg, false
 	}
 	var t btf.Type
 	var name string
@@ -262,7 +267,10 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 	if retSlot {
 		var ok bool
 		if t, ok = tc.retSlotType(); !ok {
-			return ctxArg{}, false
+			if tc.attach == ebpf.AttachModifyReturn {
+				return ctxArg{why: fmt.Sprintf("ret type %s not allowed for fmod_ret", btfKindStr(skipModifiers(tc.ret)))}, false
+			}
+			return noArg, false
 		}
 	} else {
 		t, name = params[arg].Type, params[arg].Name
@@ -274,8 +282,11 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 		return ctxArg{retval: isRetval}, true
 	}
 	p, ok := t.(*btf.Pointer)
-	if !ok || size != ptrSize {
+	if !ok {
 		return ctxArg{}, false
+	}
+	if size != ptrSize {
+		return ctxArg{why: fmt.Sprintf("func '%s' size %d must be 8", tc.name, size)}, false
 	}
 	for _, ai := range tc.argInfo {
 		if ai.off == off && ai.buffer {
@@ -394,6 +405,9 @@ func (e *env) tracingCtxLayout() (ctxaccess.Func, int, error) {
 		}
 		a, ok := tc.access(off, size)
 		if !ok {
+			if a.why != "" {
+				e.log.printf("%s\n", a.why)
+			}
 			return ctxaccess.Access{}, false
 		}
 		if a.ptr || a.retval {

@@ -685,6 +685,13 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 				!iterActiveDepthsDiffer(old, cur) &&
 				old.MayGotoDepth == cur.MayGotoDepth && old.CallbackUnrollDepth == cur.CallbackUnrollDepth:
 				loopErr = e.reject(idx, "infinite loop detected at insn %d", idx)
+				if e.log.on() {
+					// is_state_visited shows both states after the message.
+					e.log.printf("cur state:")
+					e.log.appendState(cur, int(cur.CurFrame), true)
+					e.log.printf("old state:")
+					e.log.appendState(old, int(cur.CurFrame), true)
+				}
 				return false
 			}
 			if !force && e.policy.LoopSuppress(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns)) {

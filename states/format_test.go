@@ -101,7 +101,7 @@ func TestPrinterLookups(t *testing.T) {
 		{"stack of another frame", stackPtr(-8, 1), "fp[1]-8"},
 		{"unchecked inner map: the outer map's value", ptr(ConstPtrToMap, MaybeNull, func(r *Reg) { r.Aux, r.ID = 2, 1 }), "map_value_or_null(id=1,map=outer,ks=4,vs=4)"},
 		{"checked inner map", ptr(ConstPtrToMap, 0, func(r *Reg) { r.Aux = 2 }), "map_ptr(ks=4,vs=1056)"},
-		{"non-owning graph node", ptr(PtrToBTFID, NonOwnRef, func(r *Reg) { r.Off = 8 }), "ptr_task_struct(non_own_ref,off=8)"},
+		{"non-owning graph node", ptr(PtrToBTFID, MemAlloc|NonOwnRef, func(r *Reg) { r.Off = 8 }), "ptr_task_struct(non_own_ref,off=8)"},
 		{"callback dynptr", ptr(ConstPtrToDynptr, 0, func(r *Reg) { r.ID = 1 }), "dynptr_ptr(id=1,type=local)"},
 	}
 	for _, tt := range tests {

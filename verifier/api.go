@@ -190,6 +190,27 @@ type RejectError struct {
 	// errno, when set, is the kernel's error number for this rejection
 	// where the message alone does not decide it (see Result.Errno).
 	errno syscall.Errno
+	// preceding, for a rejection the kernel logs no message for, is the
+	// last line its log holds at every level before it (see
+	// DecisiveLine).
+	preceding string
+}
+
+// DecisiveLine is what the kernel's log shows as the reason for err (see
+// kernel.DecisiveLine), to compare with it: a rejection's message, or,
+// for a rejection the kernel refuses without a message (bpf_snprintf
+// given a data length that is no multiple of 8), the last line the kernel
+// logs at every level before it, such as the warning on the main
+// function's prototype, or nothing.
+func DecisiveLine(err error) string {
+	var re *RejectError
+	if errors.As(err, &re) && re.Msg == "" {
+		return re.preceding
+	}
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // Error returns the kernel-style message (for an unsupported feature, it

@@ -1,6 +1,9 @@
 package verifier
 
-import "bytes"
+import (
+	"bytes"
+	"syscall"
+)
 
 // fnSnprintf is the helper id of bpf_snprintf, whose format string the
 // verifier parses at load time.
@@ -67,7 +70,9 @@ func (e *env) checkSnprintfCall() error {
 	fmtReg, lenReg := &regs[3], &regs[5]
 	if lenReg.Var.Value%printfArgSize != 0 {
 		// The kernel refuses this with -EINVAL and prints nothing.
-		return e.reject(e.insnIdx, "")
+		err := e.reject(e.insnIdx, "")
+		err.(*RejectError).errno = syscall.EINVAL
+		return err
 	}
 	numArgs := int(lenReg.Var.Value / printfArgSize)
 	m := e.mapAt(fmtReg)

@@ -25,6 +25,19 @@ import (
 // jit_subprogs reports "verifier bug: No program to jit at insn N" and
 // fails the load with EFAULT. vercheck refuses such a program as one the
 // kernel's verifier faults on (ErrKernelFault), with the kernel's words.
+//
+// Between the two, do_misc_fixups gives every function that still holds a
+// may_goto a prologue initialising its loop budget: BPF_ST instructions
+// patched in before the function's first instruction, which the patch
+// carries along as its last instruction. The patch fixes up every offset
+// across it but its own (bpf_patch_insn_single skips the patched range),
+// so a first instruction that is a call, or a function address, keeps its
+// relative offset although it moved: one pointing to an earlier function
+// now points the prologue's length past that function's start, where no
+// function may start (a later function is reached correctly, since it
+// moved too). The 7.2 selftests' verifier_global_ptr_args mutated by
+// vercheck-mutate met it: a global function beginning with a call to
+// another, then a may_goto loop.
 
 // fixupInsn is one instruction of the kernel's rewrite of an accepted
 // program: what opt_remove_dead_code and opt_remove_nops look at.
@@ -43,7 +56,10 @@ type fixupInsn struct {
 	gotoShape, mayGotoShape bool
 	// cond: a conditional jump (insn_is_cond_jump).
 	cond bool
-	seen bool
+	// movedByPrologue: a function's first instruction moved behind a
+	// may_goto prologue, its offset left as it was.
+	movedByPrologue bool
+	seen            bool
 }
 
 // fixupProg is the program under the kernel's dead-code passes: its
@@ -61,13 +77,18 @@ func (e *env) checkJitFunctionTargets() error {
 	p.hardWireDeadBranches()
 	p.removeDeadCode()
 	p.removeNops()
+	p.insertMayGotoPrologues()
 	if len(p.starts)-1 <= 1 {
 		// jit_subprogs has nothing to split: a single function.
 		return nil
 	}
 	for _, in := range p.insns {
 		if in.funcRef && !slices.Contains(p.starts[:len(p.starts)-1], in.target) {
-			err := e.unsupported(in.orig, "the address of a function no path calls, whose code the kernel removes as dead: the 6.18 verifier reports \"verifier bug: No program to jit at insn %d (subprog < 0)\" and fails the load with EFAULT", in.target)
+			why := "the address of a function no path calls, whose code the kernel removes as dead"
+			if in.movedByPrologue {
+				why = "a call or function address first in a function with a may_goto, which the loop budget's prologue moves without fixing its offset"
+			}
+			err := e.unsupported(in.orig, "%s: the 6.18 verifier reports \"verifier bug: No program to jit at insn %d (subprog < 0)\" and fails the load with EFAULT", why, in.target)
 			err.(*RejectError).kind = ErrKernelFault
 			return err
 		}
@@ -194,6 +215,50 @@ func (p *fixupProg) remove(off, n int) {
 	}
 	for k := i; k < len(p.starts); k++ {
 		p.starts[k] -= n
+	}
+}
+
+// mayGotoPrologueInsns is the length of the prologue do_misc_fixups puts
+// at the start of a function holding a may_goto: one BPF_ST per hidden
+// stack slot (mayGotoStackBytes, the timed loops of x86-64).
+const mayGotoPrologueInsns = mayGotoStackBytes / 8
+
+// insertMayGotoPrologues is the end of do_misc_fixups: each function that
+// holds a may_goto, in order, gets its prologue (see above).
+func (p *fixupProg) insertMayGotoPrologues() {
+	for k := 0; k < len(p.starts)-1; k++ {
+		start, end := p.starts[k], p.starts[k+1]
+		if slices.ContainsFunc(p.insns[start:end], func(f fixupInsn) bool { return f.mayGotoShape }) {
+			p.insertBefore(start, mayGotoPrologueInsns)
+		}
+	}
+}
+
+// insertBefore is bpf_patch_insn_data with a patch of n instructions
+// followed by the one at off: every target past off moves with the code
+// (bpf_adj_branches), but the instruction at off, copied into the patch,
+// keeps its relative offset, so its target moves by n whatever it is; the
+// functions starting after off move (adjust_subprog_starts).
+func (p *fixupProg) insertBefore(off, n int) {
+	moved := p.insns[off]
+	prologue := make([]fixupInsn, n)
+	for i := range prologue {
+		prologue[i] = fixupInsn{orig: moved.orig, target: -1, seen: true}
+	}
+	for k := range p.insns {
+		if k != off && p.insns[k].target > off {
+			p.insns[k].target += n
+		}
+	}
+	if p.insns[off].target >= 0 {
+		p.insns[off].target += n
+		p.insns[off].movedByPrologue = true
+	}
+	p.insns = slices.Insert(p.insns, off, prologue...)
+	for k := range p.starts {
+		if p.starts[k] > off {
+			p.starts[k] += n
+		}
 	}
 }
 

@@ -386,8 +386,13 @@ func (e *env) unmarkStackSlotsDynptr(regno int) error {
 	}
 	for i := 1; i < len(f.Stack); i++ {
 		s := &f.Stack[i]
-		if s.Types[0] != states.StackDynptr || s.Spilled.RefObjID != ref {
+		if s.Spilled.RefObjID != ref {
 			continue
+		}
+		if s.Types[0] != states.StackDynptr {
+			// A slot of plain data that once held a slice of this
+			// dynptr (forgetSpilledReg).
+			return e.verifierBug("misconfigured ref_obj_id")
 		}
 		if s.Spilled.Off == dynptrFirstSlot {
 			invalidateDynptr(f, i)

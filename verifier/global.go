@@ -248,6 +248,7 @@ func (e *env) checkMainFuncArgs() {
 	}
 	if p := e.prepareGlobalArgs(0); p.msg != "" {
 		e.log.printf("%s\n", p.msg)
+		e.everyLevelLine = p.msg
 	}
 }
 

@@ -318,7 +318,8 @@ func (l *logger) errorf(msg string) {
 // at the point of failure.
 func (l *logger) rejected(err error) {
 	var re *RejectError
-	if l.errorLogged || !errors.As(err, &re) {
+	if l.errorLogged || !errors.As(err, &re) || re.Msg == "" {
+		// A rejection without a message logs nothing, as in the kernel.
 		return
 	}
 	l.errorf(re.Msg)

@@ -689,7 +689,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 		e.pushJmpHistory(stackAccessFlag(reg.FrameNo(), spi))
 	default:
 		typ := states.StackMisc
-		s.Spilled.MarkNotInit()
+		forgetSpilledReg(s)
 		if isStackSlotSpecial(s) {
 			scrubSlot(s)
 		}
@@ -706,6 +706,19 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 		}
 	}
 	return nil
+}
+
+// forgetSpilledReg is what a stack write of plain data does to the
+// register a slot held: check_stack_write_fixed_off and _var_off set only
+// its type to NOT_INIT, so its ref_obj_id stays behind in a slot of plain
+// data. Nothing reads it but the loops that look for a reference by id in
+// every slot whatever its kind: the unacquired-reference check of a dynptr
+// release (check_func_arg) and unmark_stack_slots_dynptr's search for
+// clones, which reports a slot that is no dynptr as a verifier bug.
+func forgetSpilledReg(s *states.Slot) {
+	ref := s.Spilled.RefObjID
+	s.Spilled.MarkNotInit()
+	s.Spilled.RefObjID = ref
 }
 
 // scrubSlot turns every written byte of a slot that held a spilled
@@ -792,7 +805,7 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 		// bytes would still read as a spill of a register that is gone.
 		// Kernels without that fix only forget the register
 		// (stablefix.VarWriteKeepsSpill).
-		s.Spilled.MarkNotInit()
+		forgetSpilledReg(s)
 		if isStackSlotSpecial(s) && e.opts.MissingFixes.Has(stablefix.VarWriteKeepsSpill) {
 			scrubSlot(s)
 		}

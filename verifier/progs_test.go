@@ -49,7 +49,7 @@ func TestProgs(t *testing.T) {
 				res := verifier.Verify(obj, prog, verifier.Options{MissingFixes: missing})
 				msg := ""
 				if res.Err != nil {
-					msg = res.Err.Error()
+					msg = verifier.DecisiveLine(res.Err)
 				}
 				return res, msg
 			}

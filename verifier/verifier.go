@@ -68,6 +68,10 @@ type env struct {
 	pool  *states.Pool
 	store *prune.Store
 	eq    states.EqualEnv
+	// everyLevelLine is the last line logged so far that the kernel logs
+	// at every log level (the main function's prototype warning): the
+	// decisive line of a rejection without a message (DecisiveLine).
+	everyLevelLine string
 
 	cur      *states.State
 	stack    []pending
@@ -183,6 +187,10 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	}
 	e := newEnv(obj, prog, code, opts)
 	err = e.run()
+	var re *RejectError
+	if errors.As(err, &re) && re.Msg == "" {
+		re.preceding = e.everyLevelLine
+	}
 	if err == nil {
 		// The rewrites after verification (optimize_bpf_loop, then
 		// do_misc_fixups) give some subprograms hidden stack slots, and

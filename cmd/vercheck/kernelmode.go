@@ -66,7 +66,7 @@ func sameMessage(r row) bool {
 	if r.Kernel == nil || r.Verdict != verdictRejected || r.Kernel.Verdict != verdictRejected {
 		return false
 	}
-	return oracle.SameMessage(r.Error, r.Kernel.Error)
+	return oracle.SameMessage(r.decisive, r.Kernel.Error)
 }
 
 // kernelSummary is the verdict agreement and figure ratios of a --kernel run.

@@ -55,9 +55,12 @@ type row struct {
 	StackDepth  int    `json:"stack_depth"`
 	StackDepths []int  `json:"stack_depths,omitempty"`
 	Error       string `json:"error,omitempty"`
-	Insn        int    `json:"error_insn,omitempty"`
-	Where       string `json:"error_line,omitempty"`
-	Hint        string `json:"hint,omitempty"`
+	// decisive is what the kernel's log would show as the reason for
+	// Error (verifier.DecisiveLine), which --kernel compares.
+	decisive string
+	Insn     int    `json:"error_insn,omitempty"`
+	Where    string `json:"error_line,omitempty"`
+	Hint     string `json:"hint,omitempty"`
 	// Budget explains a rejection at a complexity limit: where the
 	// processed instructions went and what kept states apart.
 	Budget []string `json:"budget,omitempty"`
@@ -118,6 +121,7 @@ func toRow(res *verifier.Result) row {
 	r.StackDepths = res.Stats.StackDepth
 	if res.Err != nil {
 		r.Error = res.Err.Error()
+		r.decisive = verifier.DecisiveLine(res.Err)
 		var re *verifier.RejectError
 		if errors.As(res.Err, &re) {
 			r.Insn = re.Insn

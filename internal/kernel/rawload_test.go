@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -92,6 +93,48 @@ func TestAddressSpaceCastReachesTheKernel(t *testing.T) {
 	}
 	if len(got) != 1 || !got[0].Accepted || got[0].InsnProcessed != 6 {
 		t.Errorf("LoadCollectionSpec = %+v, want the program accepted after 6 insns", got)
+	}
+}
+
+// TestRawLoadKeepsArgTags: a raw load (the reload after an EFAULT, the
+// own encoding) hands the kernel a global function's argument tags with
+// its BTF (cilium/ebpf's builder writes a Func's ParamTags as decl tags),
+// so the kernel verifies the program the object defines: NULL passed to
+// an arg:trusted pointer is refused there, taken where the tag is absent.
+func TestRawLoadKeepsArgTags(t *testing.T) {
+	skipUnlessAvailable(t)
+	tests := []struct {
+		name      string
+		tags      [][]string
+		wantErrno bool
+		wantLog   string
+	}{
+		{"arg:trusted", [][]string{{"arg:trusted"}}, true, "Caller passes invalid args into func#1 ('tagged')"},
+		{"no tag", nil, false, ""},
+	}
+	for _, tt := range tests {
+		task := &btf.Struct{Name: "task_struct", Size: 4, Members: []btf.Member{{Name: "pid", Type: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}}}}
+		intType := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+		proto := &btf.FuncProto{Return: intType, Params: []btf.FuncParam{{Name: "t", Type: &btf.Pointer{Target: task}}}}
+		mainFn := &btf.Func{Name: "main", Type: &btf.FuncProto{Return: intType}, Linkage: btf.GlobalFunc}
+		tagged := &btf.Func{Name: "tagged", Type: proto, Linkage: btf.GlobalFunc, ParamTags: tt.tags}
+		spec := &ebpf.ProgramSpec{Name: "main", Type: ebpf.SocketFilter, License: "GPL", Instructions: asm.Instructions{
+			btf.WithFuncMetadata(asm.Mov.Imm(asm.R1, 0), mainFn),
+			asm.Call.Label("tagged"),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+			btf.WithFuncMetadata(asm.Mov.Imm(asm.R0, 0).WithSymbol("tagged"), tagged),
+			asm.Return(),
+		}}
+		p, release, err := rawProgramWithInfo(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, errno := progLoad(spec, p, ebpf.LogLevelStats, rawLogSize)
+		release()
+		if (errno != 0) != tt.wantErrno || !strings.Contains(log, tt.wantLog) {
+			t.Errorf("%s: raw load = %v, log %q; want an error %v and %q in the log", tt.name, errno, log, tt.wantErrno, tt.wantLog)
+		}
 	}
 }
 

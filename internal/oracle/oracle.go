@@ -252,7 +252,7 @@ func classify(v *verifier.Result, k kernel.Result, hung bool) Class {
 		return InsnsDiffer
 	case v.Accepted:
 		return BothAccept
-	case SameMessage(v.Err.Error(), k.Err):
+	case SameMessage(verifier.DecisiveLine(v.Err), k.Err):
 		return BothReject
 	default:
 		return MessageDiffers

@@ -527,8 +527,33 @@ func (e *env) markAllScalarsPrecise(st *states.State) {
 			return
 		}
 	}
+	if e.log.level >= 2 {
+		e.log.printf("mark_precise: frame%d: falling back to forcing all scalars precise\n", st.CurFrame)
+		logForcedPrecise(&e.log, st.Parent)
+	}
 	if st.Parent != nil {
 		st.Parent.MarkAllScalarsPrecise()
+	}
+}
+
+// logForcedPrecise logs, as bpf_mark_all_scalars_precise does, each
+// imprecise scalar of st and its ancestors that the fallback is about to
+// mark: registers, then spilled scalars, frame by frame.
+func logForcedPrecise(l *logger, st *states.State) {
+	for ; st != nil; st = st.Parent {
+		for i := 0; i <= int(st.CurFrame); i++ {
+			f := st.Frames[i]
+			for j := 0; j < states.RegFP; j++ {
+				if r := &f.Regs[j]; r.Type == states.ScalarValue && !r.Precise() {
+					l.printf("force_precise: frame%d: forcing r%d to be precise\n", i, j)
+				}
+			}
+			for j := range f.Stack {
+				if sl := &f.Stack[j]; sl.IsSpilledScalarReg() && !sl.Spilled.Precise() {
+					l.printf("force_precise: frame%d: forcing fp%d to be precise\n", i, states.SlotOffset(j))
+				}
+			}
+		}
 	}
 }
 
@@ -552,9 +577,6 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 		return
 	}
 	fallback := func() {
-		if e.log.level >= 2 {
-			e.log.printf("mark_precise: frame%d: falling back to forcing all scalars precise\n", start.CurFrame)
-		}
 		e.markAllScalarsPrecise(start)
 		bt.reset()
 	}

@@ -1,6 +1,7 @@
 package verifier_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -38,6 +39,7 @@ func TestDirectValueAddress(t *testing.T) {
 		{"hash", ebpf.Hash, 1, 0, false, "no direct value access support for this map type"},
 		{"hash, then dead code", ebpf.Hash, 1, 0, true, "no direct value access support for this map type"},
 		{"array, then dead code", ebpf.Array, 1, 0, true, "unreachable insn 4"},
+		{"offset past the limit", ebpf.Array, 1, 1 << 29, false, "direct value offset of 536870912 is not allowed"},
 	}
 	withKernel := kernel.Available() == nil
 	for _, tt := range tests {
@@ -49,8 +51,13 @@ func TestDirectValueAddress(t *testing.T) {
 				ins = append(ins, asm.Return())
 			}
 			prog := &loader.Program{Name: "direct_value", Type: ebpf.SocketFilter, GPLCompatible: true, Instructions: ins}
-			if got := errMsg(verifier.Verify(obj, prog, verifier.Options{})); got != tt.want {
+			res := verifier.Verify(obj, prog, verifier.Options{LogLevel: 1})
+			if got := errMsg(res); got != tt.want {
 				t.Errorf("vercheck: %q, want %q", got, tt.want)
+			}
+			if tt.want != "" && !strings.Contains(res.Log, tt.want+"\n") {
+				// The kernel logs every such refusal.
+				t.Errorf("the log lacks %q:\n%s", tt.want, res.Log)
 			}
 			if !withKernel {
 				return

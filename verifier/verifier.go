@@ -318,11 +318,7 @@ func (e *env) run() error {
 		return resolveErr
 	}
 	if err != nil {
-		var ie *insn.Error
-		if errors.As(err, &ie) {
-			return &RejectError{Insn: ie.Insn, Msg: ie.Msg}
-		}
-		return &RejectError{Msg: err.Error()}
+		return insnReject(err)
 	}
 	e.cfg = cfg
 	e.markExceptionCallback()
@@ -366,6 +362,16 @@ func (e *env) run() error {
 	return e.checkJitFunctionTargets()
 }
 
+// insnReject makes a load-time error of package insn a rejection at its
+// instruction, which the log then shows as the kernel's does.
+func insnReject(err error) error {
+	var ie *insn.Error
+	if errors.As(err, &ie) {
+		return &RejectError{Insn: ie.Insn, Msg: ie.Msg}
+	}
+	return &RejectError{Msg: err.Error()}
+}
+
 // resolveLdImm64 resolves the pseudo source of the ld_imm64 at i, as the
 // kernel's resolve_pseudo_ldimm64 does: the map it names and the address
 // of that map's value, or the kernel variable of a BTF id (a function's
@@ -387,7 +393,7 @@ func (e *env) resolveLdImm64(i int) error {
 			return err
 		}
 		if err := insn.CheckDirectValueOffset(in, i); err != nil {
-			return err
+			return insnReject(err)
 		}
 		if in.Src == insn.PseudoMapValue {
 			if msg := directValueError(e.maps[in.Imm], uint32(in.Imm2)); msg != "" {

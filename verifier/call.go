@@ -1061,15 +1061,14 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 // subprogram: a new frame, arguments r1-r5 copied.
 func (e *env) checkFuncCall(in insn.Insn) error {
 	st := e.cur
-	if st.CurFrame+1 >= states.MaxCallFrames {
-		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", st.CurFrame+2)
-	}
 	target := e.insnIdx + int(in.Imm) + 1
 	sp := e.cfg.SubprogOf(target)
 	if sp < 0 || e.cfg.Subprogs[sp].Start != target {
 		return e.reject(e.insnIdx, "verifier bug. No program starts at insn %d", target)
 	}
 	if isGlobalFunc(e.lp, target) {
+		// A global function is verified on its own and pushes no frame:
+		// only setup_func_entry, for the other calls, limits the depth.
 		if st.ActiveLocks > 0 {
 			return e.reject(e.insnIdx, "global function calls are not allowed while holding a lock,\nuse static function instead")
 		}
@@ -1078,6 +1077,9 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 				"i.e., in a RCU/IRQ/preempt-disabled section, or in\na non-sleepable BPF program context")
 		}
 		return e.callGlobal(sp)
+	}
+	if st.CurFrame+1 >= states.MaxCallFrames {
+		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", st.CurFrame+2)
 	}
 	caller := st.Frames[st.CurFrame]
 	callee := e.pool.Frame()

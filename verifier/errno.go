@@ -115,7 +115,7 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.ENOENT
 	case strings.HasPrefix(msg, "multiple exception callback tags"):
 		return syscall.EEXIST
-	case strings.HasPrefix(msg, "Only one arena per program"):
+	case strings.HasPrefix(msg, "Only one arena per program"), strings.HasPrefix(msg, "only one cgroup storage of each type is allowed"):
 		return syscall.EBUSY
 	case isInvalidRegNumber(msg):
 		// check_reg_arg: a register number past r10.

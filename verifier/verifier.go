@@ -122,6 +122,10 @@ type env struct {
 	// arena is the arena map the program names, if any (the kernel's
 	// prog->aux->arena, see arena.go).
 	arena *loader.Map
+	// cgroupStorage is the cgroup storage map of each kind (shared,
+	// per-CPU) the program names, as bpf_cgroup_storage_assign records
+	// it in prog->aux.
+	cgroupStorage [2]*loader.Map
 
 	ctxCheck ctxaccess.Func
 	ctxSize  int
@@ -362,6 +366,26 @@ func (e *env) run() error {
 	return e.checkJitFunctionTargets()
 }
 
+// noteCgroupStorage is __add_used_map's bpf_cgroup_storage_assign: a
+// program may name one cgroup storage map of each kind (shared and
+// per-CPU), the one its cgroup's storage is allocated for, however many
+// instructions name it.
+func (e *env) noteCgroupStorage(i int, m *loader.Map) error {
+	kind := 0
+	switch m.Type {
+	case ebpf.CGroupStorage:
+	case ebpf.PerCPUCGroupStorage:
+		kind = 1
+	default:
+		return nil
+	}
+	if e.cgroupStorage[kind] != nil && e.cgroupStorage[kind] != m {
+		return &RejectError{Insn: i, Msg: "only one cgroup storage of each type is allowed"}
+	}
+	e.cgroupStorage[kind] = m
+	return nil
+}
+
 // insnReject makes a load-time error of package insn a rejection at its
 // instruction, which the log then shows as the kernel's does.
 func insnReject(err error) error {
@@ -388,6 +412,9 @@ func (e *env) resolveLdImm64(i int) error {
 		}
 		if rec := e.recordOf(e.maps[in.Imm]); rec.refused {
 			return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
+		}
+		if err := e.noteCgroupStorage(i, e.maps[in.Imm]); err != nil {
+			return err
 		}
 		if err := e.checkMapProgCompat(i, e.maps[in.Imm]); err != nil {
 			return err

@@ -547,7 +547,10 @@ func (e *EqualEnv) refSafe(old, cur *State) bool {
 func (e *EqualEnv) regsToCompare(old *Frame, insn int, mode ExactMode) uint16 {
 	live := allRegsLive
 	if e.LiveRegs != nil {
-		live = e.LiveRegs(insn)
+		// Only r0-r10 are compared: an instruction naming a register
+		// number past r10 (which the search refuses when it reaches it)
+		// may set a higher bit in its liveness.
+		live = e.LiveRegs(insn) & allRegsLive
 	}
 	if mode == NotExact && old.sum.regsValid {
 		live &= old.sum.inited

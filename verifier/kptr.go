@@ -367,7 +367,11 @@ func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 	switch {
 	case isAllocObj(reg):
 		// A kptr field of an object of the program's own type
-		// (type_is_ptr_alloc_obj: the record of its struct).
+		// (type_is_ptr_alloc_obj: the record of its struct). Its offset
+		// passes check_func_arg_reg_off first: a fixed one only.
+		if err := e.checkPtrOffReg(reg, regno, true); err != nil {
+			return err
+		}
 		rec = e.localRecord(e.btfTypeOf(reg.Aux))
 	case reg.Type == states.PtrToBTFID && reg.Flags&states.MemAlloc != 0:
 		return e.unsupported(e.insnIdx, "bpf_kptr_xchg into an allocated object of flags %s", regTypeStr(reg))

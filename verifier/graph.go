@@ -672,8 +672,9 @@ func (e *env) checkRefcountedArg(meta *kfuncMeta, i int, reg *states.Reg) error 
 		return e.unsupported(e.insnIdx, "bpf_refcount_acquire: %s", rec.unsupported)
 	}
 	if len(rec.fields) == 0 {
-		// No btf_struct_meta: the kernel's internal error.
-		return e.unsupported(e.insnIdx, "bpf_refcount_acquire of struct %s, which has no special field", t.TypeName())
+		// No btf_struct_meta, so no record: the kernel's internal
+		// error, with a warning (check_kfunc_args).
+		return e.verifierBug("Couldn't find btf_record")
 	}
 	if rec.refcountOff < 0 {
 		return e.reject(e.insnIdx, "arg#%d doesn't point to a type with bpf_refcount field", i)

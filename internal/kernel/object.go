@@ -209,37 +209,9 @@ func (l *liveMaps) close() {
 }
 
 // createMaps creates, in the kernel, every map prog references, keyed by
-// the object's map index.
+// the object's map index, through cilium/ebpf.
 func createMaps(obj *loader.Object, prog *loader.Program) (*liveMaps, error) {
-	maps := &liveMaps{byIndex: make(map[int]*ebpf.Map)}
-	iter := prog.Instructions.Iterate()
-	for iter.Next() {
-		i, ins := iter.Index, iter.Ins
-		if !boundMapLoad(prog, iter) {
-			continue
-		}
-		idx := mapIndex(ins)
-		if _, done := maps.byIndex[idx]; done {
-			continue
-		}
-		if idx >= len(obj.Maps) || obj.Maps[idx] == nil {
-			maps.close()
-			return nil, fmt.Errorf("insn %d: map %d: %w", i, idx, ErrNoMap)
-		}
-		lm := obj.Maps[idx]
-		ms := MapSpec(lm)
-		m, err := ebpf.NewMapWithOptions(ms, ebpf.MapOptions{})
-		if err != nil {
-			maps.close()
-			return nil, fmt.Errorf("create map %s: %w", lm.Name, err)
-		}
-		maps.byIndex[idx] = m
-		if err := maps.mapArena(m, ms); err != nil {
-			maps.close()
-			return nil, fmt.Errorf("map %s: %w", lm.Name, err)
-		}
-	}
-	return maps, nil
+	return createMapsWith(obj, prog, nil)
 }
 
 // mapArena gives an arena that map_extra does not place a user address,

@@ -520,9 +520,9 @@ func objectBTFInstructions(prog *loader.Program, ob *objectBTF) (asm.Instruction
 	return insns, nil
 }
 
-// createMapsWith creates the maps prog references: with the object's BTF
-// those libbpf creates with it (usesObjectBTF), the others as createMaps
-// does.
+// createMapsWith creates, in the kernel, every map prog references, keyed
+// by the object's map index: with the object's BTF ob (when not nil) those
+// libbpf creates with it (usesObjectBTF), the others through cilium/ebpf.
 func createMapsWith(obj *loader.Object, prog *loader.Program, ob *objectBTF) (*liveMaps, error) {
 	maps := &liveMaps{byIndex: make(map[int]*ebpf.Map)}
 	iter := prog.Instructions.Iterate()
@@ -549,10 +549,11 @@ func createMapsWith(obj *loader.Object, prog *loader.Program, ob *objectBTF) (*l
 	return maps, nil
 }
 
-// createOneMap creates lm with the object's BTF when libbpf would, else
-// through cilium/ebpf, mapping an arena as libbpf does (mapArena).
+// createOneMap creates lm with the object's BTF ob when there is one and
+// libbpf would use it, else through cilium/ebpf, mapping an arena as
+// libbpf does (mapArena).
 func (l *liveMaps) createOneMap(lm *loader.Map, ob *objectBTF) (*ebpf.Map, error) {
-	if usesObjectBTF(lm) {
+	if ob != nil && usesObjectBTF(lm) {
 		return ob.createMap(lm)
 	}
 	ms := MapSpec(lm)

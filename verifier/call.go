@@ -1097,6 +1097,10 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 	e.log.markAllScratched()
 	e.log.call(e)
 	e.insnIdx = target
+	// The call instruction commits no write marks to the caller's
+	// instance (bpf_reset_live_stack_callchain): what it writes is what
+	// the callee writes on every path, which propagation sets.
+	e.stackLive.curInst = nil
 	return nil
 }
 

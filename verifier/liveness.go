@@ -21,6 +21,18 @@ import (
 // end of every path and when a function returns (bpf_update_live_stack),
 // so a checkpoint cleaned in between does not see the marks recorded
 // since on the current path.
+//
+// Calls connect instances both ways. What a callee may read of its
+// callers' stacks at its entry is read by the call instruction, and what
+// it writes of them on every path through it before its exit (its
+// entry's must_write_acc) is written by the call instruction: a slot the
+// callee always overwrites is dead before the call. The second transfer
+// is an intersection that never grows back (the kernel commits it like an
+// instruction's own writes, the first time as it is, later narrowed), so
+// its value depends on when each transfer happens: as in the kernel, an
+// instance is solved and transfers to its caller only when a mark changed
+// its equations ("updated"), innermost instance of the current chain
+// first.
 
 // liveInstance is one function instance: a subprogram reached through one
 // call chain. Masks have one bit per 8-byte slot; frame f's masks are for
@@ -38,6 +50,18 @@ type liveInstance struct {
 	mustWrite [][]uint64 // [frame][insn-base]; valid when visited
 	visited   []bool
 	live      [][]uint64 // [frame][insn-base]: live before insn
+	// writeAcc, for the outer frames only (f < depth), holds the slots
+	// written by insn i or by every path from it to the subprogram's
+	// exit (must_write_acc); at the entry it is what the call writes.
+	writeAcc [][]uint64 // [frame][insn-base]
+	// updated is the kernel's flag of the same name: a mark changed the
+	// equations since the last solve (a read not yet live, a must-write
+	// mask set or narrowed). Only an updated instance transfers to its
+	// caller.
+	updated bool
+	// writeDropped says a must-write mask narrowed since the last solve:
+	// writeAcc, a least fixed point, is then recomputed from zero.
+	writeDropped bool
 	// caller is the instance of the chain without its last call (nil for
 	// depth 0), looked up once.
 	caller *liveInstance
@@ -96,14 +120,10 @@ func prevPending(pending []uint64, i, lo int) int {
 type stackLiveness struct {
 	instances map[string]*liveInstance
 	// dirtyList holds the instances whose marks changed since their last
-	// solve, and orphans those whose caller instance did not exist when
-	// they were solved: an update visits only these (the order does not
-	// matter: instances only feed each other through the propagation
-	// step), never every instance, of which a program of many calls has
-	// thousands.
-	dirtyList, orphans []*liveInstance
-	// solved collects an update's instances whose live masks changed.
-	solved []*liveInstance
+	// solve: only the current chain's in practice (see
+	// updateStackLiveness), never every instance, of which a program of
+	// many calls has thousands.
+	dirtyList []*liveInstance
 	// last is the instance instanceFor returned last, checked first.
 	last  *liveInstance
 	dirty bool
@@ -156,6 +176,9 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 		inst.mayRead = append(inst.mayRead, make([]uint64, n))
 		inst.mustWrite = append(inst.mustWrite, make([]uint64, n))
 		inst.live = append(inst.live, make([]uint64, n))
+		if f < depth {
+			inst.writeAcc = append(inst.writeAcc, make([]uint64, n))
+		}
 	}
 	l.instances[string(l.keyBuf)] = inst
 	l.last = inst
@@ -204,6 +227,9 @@ func (e *env) markStackRead(frame, spi int) {
 	}
 	if i := e.insnIdx - inst.base; inst.mayRead[frame][i]&(1<<spi) == 0 {
 		inst.mayRead[frame][i] |= 1 << spi
+		if inst.live[frame][i]&(1<<spi) == 0 {
+			inst.updated = true
+		}
 		inst.setPending(e.insnIdx)
 		e.stackLive.dirty = true
 	}
@@ -232,8 +258,12 @@ func (e *env) commitStackWrites(insnIdx int) {
 			w, must := l.curWrites[f], &inst.mustWrite[f][j]
 			if !visited {
 				*must = w
+				if w != 0 {
+					inst.updated = true
+				}
 			} else if *must&^w != 0 {
 				*must &= w
+				inst.updated, inst.writeDropped = true, true
 				inst.setPending(insnIdx)
 				l.dirty = true
 			}
@@ -269,92 +299,116 @@ func (e *env) beginInsn() {
 	l.clearWrites()
 }
 
-// updateStackLiveness recomputes every instance's live masks to a fixed
-// point, callee instances feeding their callers at the call insn. Only
-// instances whose marks changed are solved, and only those whose live
-// masks changed feed their callers: the others would recompute what they
-// hold.
+// updateStackLiveness is bpf_update_live_stack: the instances of the
+// current state's call chain, innermost first, are solved where their
+// marks changed, and each updated one transfers its entry's reads and
+// writes of the outer frames to its caller's call insn, which the next
+// (outer) step then sees. Marks are only ever recorded in the current
+// chain's instances, and every path end, return and path switch updates
+// first, so no other instance has changed; any that has is solved after
+// the chain, as a safety net.
 func (e *env) updateStackLiveness() {
 	l := &e.stackLive
 	if !l.dirty {
 		return
 	}
-	l.dirty = false
-	for changed := true; changed; {
-		changed = false
-		l.solved = l.solved[:0]
+	st := e.cur
+	var inner *liveInstance
+	for k := int(st.CurFrame); k >= 0; k-- {
+		inst := e.instanceFor(st, k)
+		if inner != nil {
+			inner.caller = inst
+		}
+		e.solveAndPropagate(inst)
+		inner = inst
+	}
+	for len(l.dirtyList) > 0 {
 		batch := l.dirtyList
 		l.dirtyList = nil
 		for _, inst := range batch {
-			if !inst.dirty {
-				continue
-			}
-			inst.dirty = false
-			if e.solveInstance(inst) {
-				changed = true
-				l.solved = append(l.solved, inst)
-			}
+			e.solveAndPropagate(inst)
 		}
-		// Propagate each changed callee's entry liveness of outer
-		// frames to its caller's call insn, and retry the callees
-		// whose caller had no instance yet.
-		orphans := l.orphans
-		l.orphans = nil
-		for _, list := range [2][]*liveInstance{l.solved, orphans} {
-			for _, inst := range list {
-				if e.propagateToCaller(inst) {
-					changed = true
-				}
-			}
-		}
+	}
+	l.dirty = false
+}
+
+// solveAndPropagate solves inst if its marks changed and, if they changed
+// its equations, transfers its entry to its caller (update_instance).
+func (e *env) solveAndPropagate(inst *liveInstance) {
+	if inst.dirty {
+		inst.dirty = false
+		e.solveInstance(inst)
+	}
+	if inst.updated {
+		inst.updated, inst.writeDropped = false, false
+		e.propagateToCaller(inst)
 	}
 }
 
-// propagateToCaller adds the liveness of the outer frames at inst's entry
-// to its caller's call insn, and reports whether that changed the caller.
-// An instance whose caller has no instance yet waits on the orphans list.
-func (e *env) propagateToCaller(inst *liveInstance) bool {
+// propagateToCaller is propagate_to_outer_instance: the outer frames' live
+// slots at inst's entry are read by its caller's call insn, and the slots
+// every path through inst writes are written by it, narrowing what earlier
+// transfers set (commit_stack_write_marks).
+func (e *env) propagateToCaller(inst *liveInstance) {
 	if inst.depth == 0 {
-		return false
+		return
 	}
-	l := &e.stackLive
 	caller := inst.caller
 	if caller == nil {
-		caller = l.instances[string(chainKey(nil, inst.callsites[:inst.depth]))]
-		if caller == nil {
-			l.orphans = append(l.orphans, inst)
-			return false
-		}
+		caller = e.stackLive.instances[string(chainKey(nil, inst.callsites[:inst.depth]))]
 		inst.caller = caller
 	}
 	cs := int(inst.callsites[inst.depth])
-	entry := e.cfg.Subprogs[inst.subprog].Start
-	if !caller.covers(cs) {
-		return false
+	if caller == nil || !caller.covers(cs) {
+		return
 	}
+	entry := e.cfg.Subprogs[inst.subprog].Start - inst.base
+	j := cs - caller.base
+	first := !caller.visited[j]
 	changed := false
 	for f := 0; f < inst.depth; f++ {
-		add := inst.live[f][entry-inst.base] &^ caller.mayRead[f][cs-caller.base]
-		if add != 0 {
-			caller.mayRead[f][cs-caller.base] |= add
-			caller.setPending(cs)
+		if add := inst.live[f][entry] &^ caller.mayRead[f][j]; add != 0 {
+			caller.mayRead[f][j] |= add
+			if add&^caller.live[f][j] != 0 {
+				caller.updated = true
+			}
+			changed = true
+		}
+		w, must := inst.writeAcc[f][entry], &caller.mustWrite[f][j]
+		if !first {
+			w &= *must
+		}
+		if w != *must {
+			if *must&^w != 0 {
+				caller.writeDropped = true
+			}
+			*must = w
+			caller.updated = true
 			changed = true
 		}
 	}
-	return changed
+	caller.visited[j] = true
+	if changed {
+		caller.setPending(cs)
+		e.stackLive.dirty = true
+	}
 }
 
-// solveInstance runs the backward data-flow of one instance; it reports
-// whether any mask changed. Its result is that of sweeping the subprogram
-// backwards until a sweep changes nothing, starting from the previous
-// solution (the order matters: a first visit can narrow a mask, so the
-// fixed point reached depends on the start and the order). Each sweep
-// skips the insns whose equation has no changed input, which would only
-// recompute their current value: an insn is re-evaluated in the same sweep
-// when a successor below it changed, in the next one when the changed
-// successor is above it (a back-edge), exactly as a full sweep would see
-// it. An insn's kill set is its must-write mask, zero until it is visited.
-func (e *env) solveInstance(inst *liveInstance) bool {
+// solveInstance runs the backward data-flow of one instance. Its result is
+// that of sweeping the subprogram backwards until a sweep changes nothing,
+// starting from the previous solution (the order matters: a first visit
+// can narrow a mask, so the fixed point reached depends on the start and
+// the order). Each sweep skips the insns whose equation has no changed
+// input, which would only recompute their current value: an insn is
+// re-evaluated in the same sweep when a successor below it changed, in
+// the next one when the changed successor is above it (a back-edge),
+// exactly as a full sweep would see it. An insn's kill set is its
+// must-write mask, zero until it is visited. The outer frames' write
+// masks (writeAcc) are a least fixed point, an intersection over
+// successors: recomputed from zero after a must-write mask narrowed, as
+// update_instance does; an insn without successors (an exit) keeps its
+// masks, as update_insn skips it.
+func (e *env) solveInstance(inst *liveInstance) {
 	sp := e.cfg.Subprogs[inst.subprog]
 	e.successors(0) // build the successor and predecessor tables
 	l := &e.stackLive
@@ -363,7 +417,15 @@ func (e *env) solveInstance(inst *liveInstance) bool {
 	prog := e.prog
 	pending := inst.pending
 	base := inst.base
-	any := false
+	if inst.writeDropped && inst.depth > 0 {
+		for f := range inst.writeAcc {
+			clear(inst.writeAcc[f])
+		}
+		for i := sp.Start; i < sp.End; i++ {
+			inst.setPending(i)
+		}
+		inst.dirty = false
+	}
 	for prevPending(pending, sp.End-1-base, 0) >= 0 {
 		for j := prevPending(pending, sp.End-1-base, 0); j >= 0; j = prevPending(pending, j-1, 0) {
 			pending[j>>6] &^= 1 << (j & 63)
@@ -384,16 +446,26 @@ func (e *env) solveInstance(inst *liveInstance) bool {
 					live[j] = before
 					changed = true
 				}
+				if f < inst.depth && len(succ) > 0 {
+					acc := inst.writeAcc[f]
+					w := ^uint64(0)
+					for _, s := range succ {
+						w &= acc[int(s)-base]
+					}
+					if w |= inst.mustWrite[f][j]; w != acc[j] {
+						acc[j] = w
+						changed = true
+					}
+				}
 			}
 			if changed {
-				any = true
 				for _, p := range predList[predStart[i]:predStart[i+1]] {
 					inst.setPending(int(p))
 				}
 			}
 		}
 	}
-	return any
+	inst.dirty = false
 }
 
 // cleanLiveStates is clean_live_states: completed checkpoints at insn

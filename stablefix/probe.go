@@ -44,12 +44,14 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmSleepableHooks:  fixed(returnZero),
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
+	KprobeNoPrivStack:  fixed(kprobeNoPrivStackProbe),
 }
 
 // probeTargets make a probe another kind of program than XDP.
 var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
 	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
+	KprobeNoPrivStack:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.Kprobe },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -180,8 +182,6 @@ var pktRegsafeProbe = asm.Instructions{
 	asm.Return(),
 }
 
-// jmp32PtrNullProbe reads out of bounds on the edge of a JMP32 compare of
-// a non-NULL map value with 0.
 // innerMapNullnessProbe looks key 1 up in the inner array of probeOuter and
 // reads the value without a NULL check: accepted where the kernel elides
 // the check (1 is below the template's max_entries), rejected with the fix.
@@ -203,6 +203,8 @@ var innerMapNullnessProbe = asm.Instructions{
 	asm.Return(),
 }
 
+// jmp32PtrNullProbe reads out of bounds on the edge of a JMP32 compare of
+// a non-NULL map value with 0.
 var jmp32PtrNullProbe = asm.Instructions{
 	asm.StoreImm(asm.RFP, -8, 0, asm.Word),
 	asm.Mov.Reg(asm.R2, asm.RFP),
@@ -214,6 +216,21 @@ var jmp32PtrNullProbe = asm.Instructions{
 	asm.Return(),
 	// Reached only when the JMP32 compare is explored.
 	asm.LoadMem(asm.R0, asm.R0, 1000, asm.DWord).WithSymbol("low_half_zero"),
+	asm.Return(),
+}
+
+// kprobeNoPrivStackProbe is a kprobe program whose main function uses 80 bytes
+// of stack and calls one that uses 480: within the limit only where each
+// runs on a private stack.
+var kprobeNoPrivStackProbe = asm.Instructions{
+	asm.Mov.Imm(asm.R1, 0),
+	asm.StoreMem(asm.RFP, -80, asm.R1, asm.DWord),
+	asm.Call.Label("deep"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+	asm.Mov.Imm(asm.R1, 0).WithSymbol("deep"),
+	asm.StoreMem(asm.RFP, -480, asm.R1, asm.DWord),
+	asm.Mov.Imm(asm.R0, 0),
 	asm.Return(),
 }
 

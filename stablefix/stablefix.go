@@ -115,6 +115,18 @@ const (
 	// program where it may not sleep. Without the fix 6.18.0 takes any
 	// LSM program as one that may sleep on a sleepable hook.
 	LsmCgroupSleepable
+	// KprobeNoPrivStack: kprobe programs (uprobes and kprobe.multi too)
+	// run on one stack. 6.18.0 puts a tracing program's functions of 64
+	// stack bytes or more each on a stack of its own where the JIT
+	// supports it (bpf_enable_priv_stack: kprobe, tracepoint, perf_event
+	// and raw_tracepoint programs, and trampoline programs that cannot
+	// recurse), so that only the other functions of a call chain add up
+	// to the 512-byte limit. Builds with this entry leave kprobe programs
+	// out: every frame counts, and a main function's 80 bytes and a
+	// callee's 480 are "combined stack size of 2 calls is 560. Too
+	// large". It is the stricter rule; a kernel that gives kprobes
+	// private stacks lacks it.
+	KprobeNoPrivStack
 	numFixes
 )
 
@@ -131,6 +143,7 @@ var names = [numFixes]string{
 	LsmSleepableHooks:  "lsm-sleepable-hooks",
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
+	KprobeNoPrivStack:  "kprobe-no-priv-stack",
 }
 
 // String returns the fix's name.

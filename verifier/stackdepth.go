@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -46,10 +47,13 @@ const (
 // types that do not go through a trampoline, and those that do when the
 // trampoline guards against recursion (bpf_prog_check_recur: tracing
 // programs but iterators; LSM and struct_ops programs do not qualify, as
-// no struct_ops vercheck models asks for a private stack).
-func privStackSupported(t ebpf.ProgramType, attach ebpf.AttachType) bool {
+// no struct_ops vercheck models asks for a private stack). Kprobe programs
+// qualify only on builds that lack stablefix.KprobeNoPrivStack.
+func privStackSupported(t ebpf.ProgramType, attach ebpf.AttachType, missing stablefix.Set) bool {
 	switch t {
-	case ebpf.Kprobe, ebpf.TracePoint, ebpf.PerfEvent, ebpf.RawTracepoint:
+	case ebpf.Kprobe:
+		return missing.Has(stablefix.KprobeNoPrivStack)
+	case ebpf.TracePoint, ebpf.PerfEvent, ebpf.RawTracepoint:
 		return true
 	case ebpf.Tracing:
 		return attach != ebpf.AttachTraceIter
@@ -99,7 +103,7 @@ func (e *env) checkMaxStackDepth() error {
 		if sp != 0 && (sp >= len(e.asyncCallback) || !e.asyncCallback[sp]) {
 			continue
 		}
-		priv := sp == 0 && privStackSupported(e.progType, e.attach)
+		priv := sp == 0 && privStackSupported(e.progType, e.attach, e.opts.MissingFixes)
 		if err := e.checkStackDepthFrom(sp, priv, modes, tail); err != nil {
 			return err
 		}

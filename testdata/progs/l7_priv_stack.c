@@ -4,7 +4,9 @@
  * where the JIT may give a frame of 64 bytes or more a stack of its own,
  * that frame leaves the combined 512-byte budget of the call chain. Tracing
  * programs qualify when their trampoline guards against recursion
- * (bpf_prog_check_recur: all but iterators), as the tracepoint types do. */
+ * (bpf_prog_check_recur: all but iterators), as the tracepoint types do.
+ * Kprobe programs may lack them (stablefix KprobeNoPrivStack, see
+ * l12_priv_stack.c). */
 
 static __naked __attribute__((noinline, used)) int l7_big_frame(void)
 {

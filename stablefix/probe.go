@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -30,7 +31,8 @@ const (
 )
 
 // probes build, per fix, an XDP program the kernel rejects with the fix
-// and accepts without it: the programs the fixes were found with. Most
+// and accepts without it (or, for the fixes in probeMessages, rejects
+// with another message): the programs the fixes were found with. Most
 // are fixed instructions; those that call kfuncs need the kernel's BTF.
 var probes = [numFixes]func() (asm.Instructions, error){
 	PktRangeArith:      fixed(pktRangeArithProbe),
@@ -45,6 +47,14 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
 	KprobeNoPrivStack:  fixed(kprobeNoPrivStackProbe),
+	PtrOffsetMessage:   fixed(ptrOffsetMessageProbe),
+}
+
+// probeMessages are, for the fixes that change a message and not a
+// verdict, a substring of the message of a kernel with the fix: their
+// probes are refused by every build, and the message tells which.
+var probeMessages = [numFixes]string{
+	PtrOffsetMessage: "pkt pointer offset -4294967295 is not allowed",
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -234,6 +244,16 @@ var kprobeNoPrivStackProbe = asm.Instructions{
 	asm.Return(),
 }
 
+// ptrOffsetMessageProbe moves a packet pointer back by up to 2^32-1 bytes.
+var ptrOffsetMessageProbe = asm.Instructions{
+	asm.LoadMem(asm.R9, asm.R1, xdpData, asm.Word),
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Reg32(asm.R0, asm.R0),
+	asm.Sub.Reg(asm.R9, asm.R0),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
 // iterFP0Probe builds an iterator with bpf_iter_num_new(fp-8) and
 // destroys it through fp+0. kfuncs are called by their id in the kernel's
 // BTF, so the probe needs that BTF.
@@ -361,6 +381,12 @@ func Probe() (Set, error) {
 			continue
 		}
 		verdicts++
+		if msg := probeMessages[f]; msg != "" {
+			if rs[0].Accepted || !strings.Contains(rs[0].Err, msg) {
+				missing |= Of(f)
+			}
+			continue
+		}
 		if rs[0].Accepted {
 			missing |= Of(f)
 		}

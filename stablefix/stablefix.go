@@ -127,6 +127,15 @@ const (
 	// large". It is the stricter rule; a kernel that gives kprobes
 	// private stacks lacks it.
 	KprobeNoPrivStack
+	// PtrOffsetMessage: a pointer whose bounds are out of range before or
+	// after pointer arithmetic is refused with "%s pointer offset %lld is
+	// not allowed" (check_reg_sane_offset_ptr, as 7.x has it) where 6.18.0
+	// says "value %lld makes %s pointer be out of bounds", "math between
+	// %s pointer and register with unbounded min value is not allowed" or
+	// "math between %s pointer and %lld is not allowed". The verdict is
+	// the same; only the message tells the builds apart, and so does its
+	// probe.
+	PtrOffsetMessage
 	numFixes
 )
 
@@ -144,6 +153,7 @@ var names = [numFixes]string{
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	KprobeNoPrivStack:  "kprobe-no-priv-stack",
+	PtrOffsetMessage:   "ptr-offset-message",
 }
 
 // String returns the fix's name.

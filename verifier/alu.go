@@ -340,6 +340,26 @@ func linkDelta(id uint32, op uint8, is64, sameReg bool, src states.Scalar, dstUM
 // allowPtrLeaks is true for privileged loaders, which vercheck models.
 func (e *env) allowPtrLeaks() bool { return true }
 
+// checkPtrSaneOffset is check_reg_sane_offset for the pointer of pointer
+// arithmetic, before and after the operation: on builds with
+// stablefix.PtrOffsetMessage (check_reg_sane_offset_ptr) every bound out of
+// range, the unbounded one too, is "pointer offset N is not allowed".
+func (e *env) checkPtrSaneOffset(r *states.Reg, ptr *states.Reg) error {
+	if e.opts.MissingFixes.Has(stablefix.PtrOffsetMessage) {
+		return e.checkRegSaneOffset(r, ptr)
+	}
+	out := func(v int64) bool { return v >= maxVarOff || v <= -maxVarOff }
+	switch {
+	case r.Var.IsConst() && out(int64(r.Var.Value)):
+		return e.reject(e.insnIdx, "%s pointer offset %d is not allowed", regTypeStr(ptr), int64(r.Var.Value))
+	case out(int64(r.Off)):
+		return e.reject(e.insnIdx, "%s pointer offset %d is not allowed", regTypeStr(ptr), r.Off)
+	case out(r.SMin):
+		return e.reject(e.insnIdx, "%s pointer offset %d is not allowed", regTypeStr(ptr), r.SMin)
+	}
+	return nil
+}
+
 // checkRegSaneOffset is check_reg_sane_offset.
 func (e *env) checkRegSaneOffset(r *states.Reg, ptr *states.Reg) error {
 	if r.Var.IsConst() {
@@ -414,7 +434,7 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 	if err := e.checkRegSaneOffset(off, &p); err != nil {
 		return err
 	}
-	if err := e.checkRegSaneOffset(&p, &p); err != nil {
+	if err := e.checkPtrSaneOffset(&p, &p); err != nil {
 		return err
 	}
 	res := p
@@ -479,7 +499,7 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 	// Pointers carry no 32-bit bounds.
 	res.S32Min, res.S32Max = -1<<31, 1<<31-1
 	res.U32Min, res.U32Max = 0, 1<<32-1
-	if err := e.checkRegSaneOffset(&res, &p); err != nil {
+	if err := e.checkPtrSaneOffset(&res, &p); err != nil {
 		return err
 	}
 	res.Scalar.Sync()

@@ -175,7 +175,7 @@ func All() []Fix {
 
 // Set is a set of fixes. As a verifier option it holds the fixes the
 // target kernel lacks, so that its zero value is the strictest semantics.
-type Set uint32
+type Set uint64
 
 // Of returns the set holding fixes.
 func Of(fixes ...Fix) Set {

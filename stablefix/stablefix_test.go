@@ -36,9 +36,18 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestStringRoundTrip: every set's String parses back to it.
+// TestStringRoundTrip: a set's String parses back to it, for the empty
+// set, every set of one or two fixes, every set of all fixes but one or
+// two, and the full set (all 2^n sets are too many once n passes 20).
 func TestStringRoundTrip(t *testing.T) {
-	for s := stablefix.Set(0); s <= stablefix.Everything; s++ {
+	sets := []stablefix.Set{0, stablefix.Everything}
+	for _, f := range stablefix.All() {
+		for _, g := range stablefix.All() {
+			two := stablefix.Of(f, g)
+			sets = append(sets, two, stablefix.Everything&^two)
+		}
+	}
+	for _, s := range sets {
 		got, err := stablefix.Parse(s.String())
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", s.String(), err)
@@ -48,6 +57,15 @@ func TestStringRoundTrip(t *testing.T) {
 		}
 		if back := stablefix.Of(s.Fixes()...); back != s {
 			t.Errorf("Of(%v.Fixes()) = %v", s, back)
+		}
+	}
+}
+
+// TestSetHoldsEveryFix: Set has a bit for every fix.
+func TestSetHoldsEveryFix(t *testing.T) {
+	for _, f := range stablefix.All() {
+		if !stablefix.Everything.Has(f) || stablefix.Of(f) == 0 {
+			t.Errorf("%v has no bit in Set", f)
 		}
 	}
 }

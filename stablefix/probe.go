@@ -16,6 +16,10 @@ import (
 // key in range, the lookup's result is a map value that is not NULL.
 const probeMap = "probe_array"
 
+// probeRingbuf is the ring buffer the ScalarAddPtrCopy probe reserves a
+// record in.
+const probeRingbuf = "probe_ringbuf"
+
 // probeOuter is the array of maps the InnerMapNullness probe looks up in;
 // its inner map template is declared BPF_F_INNER_MAP (innerMapFlag).
 const (
@@ -44,6 +48,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmSleepableHooks:  fixed(returnZero),
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
+	ScalarAddPtrCopy:   fixed(scalarAddPtrCopyProbe),
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -217,6 +222,26 @@ var jmp32PtrNullProbe = asm.Instructions{
 	asm.Return(),
 }
 
+// scalarAddPtrCopyProbe copies a ring buffer record as "r6 = 0; r6 +=
+// r0", submits the record through r0 and writes through the copy: a copy
+// that took the record's reference is invalidated with it, one that did
+// not (6.18.0) still reads as the record.
+var scalarAddPtrCopyProbe = asm.Instructions{
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeRingbuf),
+	asm.Mov.Imm(asm.R2, 8),
+	asm.Mov.Imm(asm.R3, 0),
+	asm.FnRingbufReserve.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.Mov.Imm(asm.R6, 0),
+	asm.Add.Reg(asm.R6, asm.R0),
+	asm.Mov.Reg(asm.R1, asm.R0),
+	asm.Mov.Imm(asm.R2, 0),
+	asm.FnRingbufSubmit.Call(),
+	asm.StoreImm(asm.R6, 0, 0, asm.Byte),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
 // iterFP0Probe builds an iterator with bpf_iter_num_new(fp-8) and
 // destroys it through fp+0. kfuncs are called by their id in the kernel's
 // BTF, so the probe needs that BTF.
@@ -305,7 +330,8 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 	}
 	spec := &ebpf.CollectionSpec{
 		Maps: map[string]*ebpf.MapSpec{
-			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+			probeMap:     {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+			probeRingbuf: {Name: probeRingbuf, Type: ebpf.RingBuf, MaxEntries: 4096},
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
 		},

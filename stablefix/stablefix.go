@@ -115,6 +115,23 @@ const (
 	// program where it may not sleep. Without the fix 6.18.0 takes any
 	// LSM program as one that may sleep on a sleepable hook.
 	LsmCgroupSleepable
+	// ScalarAddPtrCopy: "scalar += pointer" (adjust_ptr_min_max_vals with
+	// the pointer as the source) gives the destination the pointer's
+	// whole register state before the offset is added, as 7.x's
+	// "*dst_reg = *ptr_reg" does: its reference (ref_obj_id) and its
+	// frame (frameno) too, and a copy of read-only untrusted memory is
+	// made for every operator the kernel lets through (+, -, * ... of
+	// such memory track no offset). Without the fix (6.18.0) the
+	// destination takes the pointer's type, id, bounds, offsets and
+	// type-specific fields only, keeps its own reference (none) and
+	// frame (that of the scalar, 0 for one made by a mov), and stays the
+	// scalar it was where the pointer is untrusted memory. The fix cuts
+	// both ways: such a copy can now release the object, and a
+	// subprogram's "0 + r10" points into its own frame, where 6.18.0
+	// took it for the caller's; but the copy is also invalidated with
+	// the reference, where 6.18.0 let it write into a ring buffer record
+	// already submitted. Applying it (the default) is the safe side.
+	ScalarAddPtrCopy
 	numFixes
 )
 
@@ -131,6 +148,7 @@ var names = [numFixes]string{
 	LsmSleepableHooks:  "lsm-sleepable-hooks",
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
+	ScalarAddPtrCopy:   "scalar-add-ptr-copy",
 }
 
 // String returns the fix's name.

@@ -384,7 +384,12 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 	}
 	if isRdonlyUntrustedMem(ptr) {
 		// Loads through untrusted memory are probe reads: the kernel
-		// tracks no offset and leaves the destination as it was.
+		// tracks no offset. The destination is left as it was, but for
+		// "scalar op= pointer" a kernel with ScalarAddPtrCopy has
+		// copied the pointer into it first, whatever the operator.
+		if dst == off && !e.opts.MissingFixes.Has(stablefix.ScalarAddPtrCopy) {
+			*dst = *ptr
+		}
 		return nil
 	}
 	known := off.Var.IsConst()
@@ -483,15 +488,16 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 		return err
 	}
 	res.Scalar.Sync()
-	if dst == off {
-		// "scalar += pointer": the kernel gives the scalar's register
-		// the pointer's type, id, offsets and type-specific fields
-		// (adjust_ptr_min_max_vals), and nothing else of it: the
+	if dst == off && e.opts.MissingFixes.Has(stablefix.ScalarAddPtrCopy) {
+		// "scalar += pointer" on a kernel without ScalarAddPtrCopy
+		// gives the scalar's register the pointer's type, id, offsets
+		// and type-specific fields, and nothing else of it: the
 		// register keeps its own reference (none: a copy made this way
-		// cannot release the object) and its own frame number (0 for a
-		// scalar made in the main program), so a subprogram's
-		// "scalar += r10" points, for the kernel, into that frame's
-		// stack, not its own.
+		// cannot release the object, nor is it invalidated with it)
+		// and its own frame number (0 for a scalar made in the main
+		// program), so a subprogram's "scalar += r10" points, for that
+		// kernel, into that frame's stack, not its own. With the fix
+		// the result is the pointer's whole state, offset added.
 		res.RefObjID = off.RefObjID
 		res.SetFrameNo(off.FrameNo())
 	}

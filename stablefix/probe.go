@@ -49,6 +49,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
 	ScalarAddPtrCopy:   fixed(scalarAddPtrCopyProbe),
+	SextFillUnlink:     fixed(sextFillUnlinkProbe),
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -238,6 +239,30 @@ var scalarAddPtrCopyProbe = asm.Instructions{
 	asm.Mov.Imm(asm.R2, 0),
 	asm.FnRingbufSubmit.Call(),
 	asm.StoreImm(asm.R6, 0, 0, asm.Byte),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
+// sextFillUnlinkProbe fills r7 with a sign-extending byte load of r6 in
+// [0, 128], spilled, and indexes an 8-byte map value with r6 once r7 is
+// at most 3: only a fill still linked to r6 bounds r6 (128 fills as -128,
+// which the unsigned comparison sends away, so the link is wrong).
+var sextFillUnlinkProbe = asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Reg(asm.R6, asm.R0),
+	asm.And.Imm(asm.R6, 0xff),
+	asm.JGT.Imm(asm.R6, 128, "out"),
+	asm.StoreMem(asm.RFP, -8, asm.R6, asm.DWord),
+	asm.LoadMemSX(asm.R7, asm.RFP, -8, asm.Byte),
+	asm.JGT.Imm(asm.R7, 3, "out"),
+	asm.StoreImm(asm.RFP, -16, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -16),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+	asm.FnMapLookupElem.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.Add.Reg(asm.R0, asm.R6),
+	asm.LoadMem(asm.R0, asm.R0, 0, asm.Byte),
 	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
 }

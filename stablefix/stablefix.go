@@ -132,6 +132,17 @@ const (
 	// the reference, where 6.18.0 let it write into a ring buffer record
 	// already submitted. Applying it (the default) is the safe side.
 	ScalarAddPtrCopy
+	// SextFillUnlink: a sign-extending load (BPF_MEMSX) that fills a
+	// register from a spilled scalar whose sign bit at the load's width
+	// may be set (umax >= 2^(8*size-1)) drops the id linking the filled
+	// register to the spilled one (7.x's check_mem_access: "Sign-extension
+	// can change the register value relative to a scalar it is linked
+	// with by id"). Without the fix the fill stays linked, so a
+	// comparison of the sign-extended value bounds the spilled register
+	// as if it were the same value: "r7 = *(s8 *)(r10 - 8)" of r6 in
+	// [0, 128] and "r7 <= 3" leave r6 in [0, 3] although r6 = 128 passes
+	// as r7 = -128. A fill whose value cannot change sign stays linked.
+	SextFillUnlink
 	numFixes
 )
 
@@ -149,6 +160,7 @@ var names = [numFixes]string{
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	ScalarAddPtrCopy:   "scalar-add-ptr-copy",
+	SextFillUnlink:     "sext-fill-unlink",
 }
 
 // String returns the fix's name.

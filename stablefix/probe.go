@@ -50,12 +50,14 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmCgroupSleepable: fixed(returnZero),
 	ScalarAddPtrCopy:   fixed(scalarAddPtrCopyProbe),
 	SextFillUnlink:     fixed(sextFillUnlinkProbe),
+	AtomicLoadSrcFirst: fixed(atomicLoadSrcFirstProbe),
 }
 
 // probeTargets make a probe another kind of program than XDP.
 var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
 	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
+	AtomicLoadSrcFirst: func(p *ebpf.ProgramSpec) { p.Type = ebpf.SocketFilter },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -267,6 +269,15 @@ var sextFillUnlinkProbe = asm.Instructions{
 	asm.Return(),
 }
 
+// atomicLoadSrcFirstProbe is "w1 = load_acquire((u32 *)(r1 + 0))" in a
+// socket filter: the context's first field (len) replaces the context in
+// r1, so only a test of r1 before the load sees a context pointer.
+var atomicLoadSrcFirstProbe = asm.Instructions{
+	loadAcquire(asm.R1, asm.R1, 0, asm.Word),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
 // iterFP0Probe builds an iterator with bpf_iter_num_new(fp-8) and
 // destroys it through fp+0. kfuncs are called by their id in the kernel's
 // BTF, so the probe needs that BTF.
@@ -310,9 +321,21 @@ func throwLockCheckProbe() (asm.Instructions, error) {
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
 func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {
 	const fetch = 0x01
+	return atomicInsn(int64(asm.Add)|fetch, dst, src, off, asm.DWord)
+}
+
+// loadAcquire is "dst = load_acquire((size *)(src + off))", which
+// asm.LoadAcquire does not encode (it leaves imm 0, an atomic add).
+func loadAcquire(dst, src asm.Register, off int16, size asm.Size) asm.Instruction {
+	const loadAcq = 0x100
+	return atomicInsn(loadAcq, dst, src, off, size)
+}
+
+// atomicInsn is the BPF_ATOMIC instruction of the given imm and size.
+func atomicInsn(imm int64, dst, src asm.Register, off int16, size asm.Size) asm.Instruction {
 	return asm.Instruction{
-		OpCode: asm.OpCode(asm.StXClass).SetMode(asm.AtomicMode).SetSize(asm.DWord),
-		Dst:    dst, Src: src, Offset: off, Constant: int64(asm.Add) | fetch,
+		OpCode: asm.OpCode(asm.StXClass).SetMode(asm.AtomicMode).SetSize(size),
+		Dst:    dst, Src: src, Offset: off, Constant: imm,
 	}
 }
 

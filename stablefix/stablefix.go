@@ -143,6 +143,16 @@ const (
 	// [0, 128] and "r7 <= 3" leave r6 in [0, 3] although r6 = 128 passes
 	// as r7 = -128. A fill whose value cannot change sign stays linked.
 	SextFillUnlink
+	// AtomicLoadSrcFirst: a load-acquire tests the pointer kind of its
+	// source register (atomic_ptr_type_ok: context, packet, flow keys and
+	// sockets take no atomics) before the load, right after checking the
+	// register is readable (7.x's check_atomic_load). Without the fix
+	// (6.18.0) the test comes after the load, on the register as the load
+	// left it, so a load-acquire whose destination is its own source
+	// ("r1 = load_acquire((u64 *)(r1 + 48))" from the context) is tested
+	// on the loaded value and passes, and a load the access check
+	// refuses is refused with that check's message first.
+	AtomicLoadSrcFirst
 	numFixes
 )
 
@@ -161,6 +171,7 @@ var names = [numFixes]string{
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	ScalarAddPtrCopy:   "scalar-add-ptr-copy",
 	SextFillUnlink:     "sext-fill-unlink",
+	AtomicLoadSrcFirst: "atomic-load-src-first",
 }
 
 // String returns the fix's name.

@@ -51,6 +51,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	ScalarAddPtrCopy:   fixed(scalarAddPtrCopyProbe),
 	SextFillUnlink:     fixed(sextFillUnlinkProbe),
 	AtomicLoadSrcFirst: fixed(atomicLoadSrcFirstProbe),
+	Sext32DropsSubreg:  fixed(sext32DropsSubregProbe),
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -249,7 +250,7 @@ var scalarAddPtrCopyProbe = asm.Instructions{
 // [0, 128], spilled, and indexes an 8-byte map value with r6 once r7 is
 // at most 3: only a fill still linked to r6 bounds r6 (128 fills as -128,
 // which the unsigned comparison sends away, so the link is wrong).
-var sextFillUnlinkProbe = asm.Instructions{
+var sextFillUnlinkProbe = slices.Concat(asm.Instructions{
 	asm.FnGetPrandomU32.Call(),
 	asm.Mov.Reg(asm.R6, asm.R0),
 	asm.And.Imm(asm.R6, 0xff),
@@ -257,16 +258,24 @@ var sextFillUnlinkProbe = asm.Instructions{
 	asm.StoreMem(asm.RFP, -8, asm.R6, asm.DWord),
 	asm.LoadMemSX(asm.R7, asm.RFP, -8, asm.Byte),
 	asm.JGT.Imm(asm.R7, 3, "out"),
-	asm.StoreImm(asm.RFP, -16, 0, asm.Word),
-	asm.Mov.Reg(asm.R2, asm.RFP),
-	asm.Add.Imm(asm.R2, -16),
-	asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
-	asm.FnMapLookupElem.Call(),
-	asm.JEq.Imm(asm.R0, 0, "out"),
-	asm.Add.Reg(asm.R0, asm.R6),
-	asm.LoadMem(asm.R0, asm.R0, 0, asm.Byte),
-	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
-	asm.Return(),
+}, readProbeMapAt(asm.R6))
+
+// readProbeMapAt ends a probe: it looks key 0 up in probeMap, reads the
+// byte at offset reg of the value and returns 0, where the probe's jumps
+// to "out" land too.
+func readProbeMapAt(reg asm.Register) asm.Instructions {
+	return asm.Instructions{
+		asm.StoreImm(asm.RFP, -16, 0, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Add.Reg(asm.R0, reg),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}
 }
 
 // atomicLoadSrcFirstProbe is "w1 = load_acquire((u32 *)(r1 + 0))" in a
@@ -277,6 +286,19 @@ var atomicLoadSrcFirstProbe = asm.Instructions{
 	asm.Mov.Imm(asm.R0, 0),
 	asm.Return(),
 }
+
+// sext32DropsSubregProbe indexes an 8-byte map value with "(s32) r6 + 3"
+// where the low half of r6 is in [-3, 3] as a signed value and its high
+// half unknown: in [0, 6] where the 32-bit bounds survive the extension,
+// anything of 32 bits where they do not.
+var sext32DropsSubregProbe = slices.Concat(asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Reg(asm.R6, asm.R0),
+	asm.JSLT.Imm32(asm.R6, -3, "out"),
+	asm.JSGT.Imm32(asm.R6, 3, "out"),
+	asm.MovSX32.Reg(asm.R7, asm.R6),
+	asm.Add.Imm(asm.R7, 3),
+}, readProbeMapAt(asm.R7))
 
 // iterFP0Probe builds an iterator with bpf_iter_num_new(fp-8) and
 // destroys it through fp+0. kfuncs are called by their id in the kernel's

@@ -153,6 +153,17 @@ const (
 	// on the loaded value and passes, and a load the access check
 	// refuses is refused with that check's message first.
 	AtomicLoadSrcFirst
+	// Sext32DropsSubreg: a 64-bit sign extension from 32 bits ("r =
+	// (s32) r", a 4-byte BPF_MEMSX load) of a range its 64-bit bounds
+	// cannot extend (their bits above 32 differ, or the extended range
+	// changes sign) gives any s32 value and forgets the source's 32-bit
+	// bounds (6.18.0's set_sext64_default_val). This is the older,
+	// stricter rule: the running 6.18.44-fc-v1045 keeps the 32-bit bounds,
+	// which sign extension from 32 bits does not change, takes the 64-bit
+	// signed range from the signed 32-bit one (w6 in [-3, 3] gives r7 in
+	// [-3, 3], not [S32_MIN, S32_MAX]) and syncs; such a kernel lacks
+	// this entry.
+	Sext32DropsSubreg
 	numFixes
 )
 
@@ -172,6 +183,7 @@ var names = [numFixes]string{
 	ScalarAddPtrCopy:   "scalar-add-ptr-copy",
 	SextFillUnlink:     "sext-fill-unlink",
 	AtomicLoadSrcFirst: "atomic-load-src-first",
+	Sext32DropsSubreg:  "sext32-drops-subreg",
 }
 
 // String returns the fix's name.

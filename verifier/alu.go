@@ -218,7 +218,17 @@ func (e *env) movSignExtended(dst, src *states.Reg, bits int16, is64 bool) {
 		// keep the copy from comparing equal to an unlinked one.
 		dst.ID, dst.Off = 0, 0
 	}
-	dst.Scalar = states.SignExtend(dst.Scalar, int(bits)/8, is64)
+	dst.Scalar = e.signExtend(dst.Scalar, int(bits)/8, is64)
+}
+
+// signExtend is states.SignExtend, but for a 64-bit extension from 32 bits
+// on a kernel without stablefix.Sext32DropsSubreg, which keeps the 32-bit
+// bounds (states.SignExtendWord).
+func (e *env) signExtend(s states.Scalar, size int, is64 bool) states.Scalar {
+	if size == 4 && is64 && e.opts.MissingFixes.Has(stablefix.Sext32DropsSubreg) {
+		return states.SignExtendWord(s)
+	}
+	return states.SignExtend(s, size, is64)
 }
 
 // adjustRegMinMax is adjust_reg_min_max_vals: dispatch between pointer

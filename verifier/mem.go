@@ -362,7 +362,7 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 				// goes (clear_scalar_id).
 				dst.ID, dst.Off = 0, 0
 			}
-			dst.Scalar = states.SignExtend(dst.Scalar, size, true)
+			dst.Scalar = e.signExtend(dst.Scalar, size, true)
 		} else {
 			dst.Scalar = states.Truncate(dst.Scalar, size)
 		}

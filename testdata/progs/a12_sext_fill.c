@@ -407,4 +407,38 @@ __naked int a12_sext_fill_unlinked_in_bounds(void)
 	: __clobber_all);
 }
 
+/* Why the link must go: on the fall-through of "r7 s>= 0" the fill is in
+ * [-128, -1], and a linked r6 gets those bounds too, although r6 is then
+ * in [128, 255]. r6 + 256 looks like [128, 255] to 6.18.0, which accepts a
+ * read 384 to 511 bytes into a 256-byte value; unlinked, r6 + 256 is at
+ * least 256. */
+// vercheck: reject "R0 min value is outside of the allowed memory range"
+// vercheck: accept without sext-fill-unlink
+SEC("socket")
+__naked int a12_sext_fill_link_unsound(void)
+{
+	asm volatile (
+	"call %[bpf_get_prandom_u32];"
+	"r6 = r0;"
+	"r6 &= 0xff;"
+	"*(u64 *)(r10 - 8) = r6;"
+	"r7 = *(s8 *)(r10 - 8);"
+	"if r7 s>= 0 goto l0_%=;"
+	"r6 += 256;"
+	"r1 = 0;"
+	"*(u32 *)(r10 - 16) = r1;"
+	"r2 = r10;"
+	"r2 += -16;"
+	"r1 = %[a12_sf_big] ll;"
+	"call %[bpf_map_lookup_elem];"
+	"if r0 == 0 goto l0_%=;"
+	"r0 += r6;"
+	"r0 = *(u8 *)(r0 + 0);"
+	"l0_%=: r0 = 0;"
+	"exit;"
+	:
+	: __imm(bpf_get_prandom_u32), __imm(bpf_map_lookup_elem), __imm_addr(a12_sf_big)
+	: __clobber_all);
+}
+
 char _license[] SEC("license") = "GPL";

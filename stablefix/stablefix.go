@@ -151,7 +151,12 @@ const (
 	// left it, so a load-acquire whose destination is its own source
 	// ("r1 = load_acquire((u64 *)(r1 + 48))" from the context) is tested
 	// on the loaded value and passes, and a load the access check
-	// refuses is refused with that check's message first.
+	// refuses is refused with that check's message first. The fix cuts
+	// both ways: a load-acquire from the stack of a spilled context
+	// pointer into its own base register is refused without it (the
+	// loaded context is tested) and accepted with it. Applying it (the
+	// default) is the safe side: what it refuses is an atomic through a
+	// pointer that takes none.
 	AtomicLoadSrcFirst
 	// Sext32DropsSubreg: a 64-bit sign extension from 32 bits ("r =
 	// (s32) r", a 4-byte BPF_MEMSX load) of a range its 64-bit bounds

@@ -6,7 +6,8 @@
  * 6.18.44-fc-v1045, and 7.x's check_atomic_load) checks that the source
  * register is readable, then its kind, and only then the load (the
  * destination's number and writability, the access): its message comes
- * first. 6.18.0 (the "without" verdicts) tests the kind after the load.
+ * first. 6.18.0 (the "without" verdicts) tests the kind after the load,
+ * on the register the load left.
  * Store-release and the read-modify-write atomics are unchanged: they test
  * the base after the access, or before it, as 6.18.0 did. s7_atomic_sock.c
  * has loads whose destination is their base. */
@@ -135,6 +136,26 @@ __naked int a12_acquire_stack_into_base(void)
 		"r1 += -8;"
 		".byte 0xdb, 0x11, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00;"
 		"r0 = r1;"
+		"exit;"
+		::: __clobber_all);
+}
+
+/* r1 = load_acquire((u64 *)(r1 + 0)) from the stack, where the context
+ * is spilled: the base is a stack pointer, accepted. Without the fix the
+ * test sees the loaded context in r1 and refuses it: the fix cuts both
+ * ways. */
+// vercheck: accept
+// vercheck: reject "BPF_ATOMIC loads from R1 ctx is not allowed" without atomic-load-src-first
+SEC("socket")
+__naked int a12_acquire_spilled_ctx_into_base(void)
+{
+	asm volatile(
+		"*(u64 *)(r10 - 8) = r1;"
+		"r1 = r10;"
+		"r1 += -8;"
+		".byte 0xdb, 0x11, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00;"
+		"r0 = *(u32 *)(r1 + 0);"
+		"r0 = 0;"
 		"exit;"
 		::: __clobber_all);
 }

@@ -240,8 +240,9 @@ func (e *env) ldAbsSubprogExit() error {
 // socket pointers are rewritten or guarded by the kernel and take no
 // atomics; the arena takes those its JIT can guard. The kernel's
 // type_is_sk_pointer compares the whole type, flags included, so a
-// maybe-NULL socket passes this test (a load-acquire whose destination is
-// its own base register is tested on the loaded value, which can be one).
+// maybe-NULL socket passes this test (on a kernel without
+// stablefix.AtomicLoadSrcFirst, a load-acquire whose destination is its own
+// base register is tested on the loaded value, which can be one).
 func atomicPtrTypeOK(r *states.Reg, in insn.Insn) bool {
 	switch r.Type {
 	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys:

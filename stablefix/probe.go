@@ -17,6 +17,10 @@ import (
 // key in range, the lookup's result is a map value that is not NULL.
 const probeMap = "probe_array"
 
+// probeRingbuf is the ring buffer the ScalarAddPtrCopy probe reserves a
+// record in.
+const probeRingbuf = "probe_ringbuf"
+
 // probeOuter is the array of maps the InnerMapNullness probe looks up in;
 // its inner map template is declared BPF_F_INNER_MAP (innerMapFlag).
 const (
@@ -48,6 +52,10 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmCgroupSleepable: fixed(returnZero),
 	KprobeNoPrivStack:  fixed(kprobeNoPrivStackProbe),
 	PtrOffsetMessage:   fixed(ptrOffsetMessageProbe),
+	ScalarAddPtrCopy:   fixed(scalarAddPtrCopyProbe),
+	SextFillUnlink:     fixed(sextFillUnlinkProbe),
+	AtomicLoadSrcFirst: fixed(atomicLoadSrcFirstProbe),
+	Sext32DropsSubreg:  fixed(sext32DropsSubregProbe),
 }
 
 // probeMessages are, for the fixes that change a message and not a
@@ -62,6 +70,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
 	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
 	KprobeNoPrivStack:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.Kprobe },
+	AtomicLoadSrcFirst: func(p *ebpf.ProgramSpec) { p.Type = ebpf.SocketFilter },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -254,6 +263,80 @@ var ptrOffsetMessageProbe = asm.Instructions{
 	asm.Return(),
 }
 
+// scalarAddPtrCopyProbe copies a ring buffer record as "r6 = 0; r6 +=
+// r0", submits the record through r0 and writes through the copy: a copy
+// that took the record's reference is invalidated with it, one that did
+// not (6.18.0) still reads as the record.
+var scalarAddPtrCopyProbe = asm.Instructions{
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeRingbuf),
+	asm.Mov.Imm(asm.R2, 8),
+	asm.Mov.Imm(asm.R3, 0),
+	asm.FnRingbufReserve.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.Mov.Imm(asm.R6, 0),
+	asm.Add.Reg(asm.R6, asm.R0),
+	asm.Mov.Reg(asm.R1, asm.R0),
+	asm.Mov.Imm(asm.R2, 0),
+	asm.FnRingbufSubmit.Call(),
+	asm.StoreImm(asm.R6, 0, 0, asm.Byte),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
+// sextFillUnlinkProbe fills r7 with a sign-extending byte load of r6 in
+// [0, 128], spilled, and indexes an 8-byte map value with r6 once r7 is
+// at most 3: only a fill still linked to r6 bounds r6 (128 fills as -128,
+// which the unsigned comparison sends away, so the link is wrong).
+var sextFillUnlinkProbe = slices.Concat(asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Reg(asm.R6, asm.R0),
+	asm.And.Imm(asm.R6, 0xff),
+	asm.JGT.Imm(asm.R6, 128, "out"),
+	asm.StoreMem(asm.RFP, -8, asm.R6, asm.DWord),
+	asm.LoadMemSX(asm.R7, asm.RFP, -8, asm.Byte),
+	asm.JGT.Imm(asm.R7, 3, "out"),
+}, readProbeMapAt(asm.R6))
+
+// readProbeMapAt ends a probe: it looks key 0 up in probeMap, reads the
+// byte at offset reg of the value and returns 0, where the probe's jumps
+// to "out" land too.
+func readProbeMapAt(reg asm.Register) asm.Instructions {
+	return asm.Instructions{
+		asm.StoreImm(asm.RFP, -16, 0, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Add.Reg(asm.R0, reg),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}
+}
+
+// atomicLoadSrcFirstProbe is "w1 = load_acquire((u32 *)(r1 + 0))" in a
+// socket filter: the context's first field (len) replaces the context in
+// r1, so only a test of r1 before the load sees a context pointer.
+var atomicLoadSrcFirstProbe = asm.Instructions{
+	loadAcquire(asm.R1, asm.R1, 0, asm.Word),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// sext32DropsSubregProbe indexes an 8-byte map value with "(s32) r6 + 3"
+// where the low half of r6 is in [-3, 3] as a signed value and its high
+// half unknown: in [0, 6] where the 32-bit bounds survive the extension,
+// anything of 32 bits where they do not.
+var sext32DropsSubregProbe = slices.Concat(asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Reg(asm.R6, asm.R0),
+	asm.JSLT.Imm32(asm.R6, -3, "out"),
+	asm.JSGT.Imm32(asm.R6, 3, "out"),
+	asm.MovSX32.Reg(asm.R7, asm.R6),
+	asm.Add.Imm(asm.R7, 3),
+}, readProbeMapAt(asm.R7))
+
 // iterFP0Probe builds an iterator with bpf_iter_num_new(fp-8) and
 // destroys it through fp+0. kfuncs are called by their id in the kernel's
 // BTF, so the probe needs that BTF.
@@ -297,9 +380,21 @@ func throwLockCheckProbe() (asm.Instructions, error) {
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
 func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {
 	const fetch = 0x01
+	return atomicInsn(int64(asm.Add)|fetch, dst, src, off, asm.DWord)
+}
+
+// loadAcquire is "dst = load_acquire((size *)(src + off))", which
+// asm.LoadAcquire does not encode (it leaves imm 0, an atomic add).
+func loadAcquire(dst, src asm.Register, off int16, size asm.Size) asm.Instruction {
+	const loadAcq = 0x100
+	return atomicInsn(loadAcq, dst, src, off, size)
+}
+
+// atomicInsn is the BPF_ATOMIC instruction of the given imm and size.
+func atomicInsn(imm int64, dst, src asm.Register, off int16, size asm.Size) asm.Instruction {
 	return asm.Instruction{
-		OpCode: asm.OpCode(asm.StXClass).SetMode(asm.AtomicMode).SetSize(asm.DWord),
-		Dst:    dst, Src: src, Offset: off, Constant: int64(asm.Add) | fetch,
+		OpCode: asm.OpCode(asm.StXClass).SetMode(asm.AtomicMode).SetSize(size),
+		Dst:    dst, Src: src, Offset: off, Constant: imm,
 	}
 }
 
@@ -342,7 +437,8 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 	}
 	spec := &ebpf.CollectionSpec{
 		Maps: map[string]*ebpf.MapSpec{
-			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+			probeMap:     {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+			probeRingbuf: {Name: probeRingbuf, Type: ebpf.RingBuf, MaxEntries: 4096},
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
 		},

@@ -136,6 +136,60 @@ const (
 	// the same; only the message tells the builds apart, and so does its
 	// probe.
 	PtrOffsetMessage
+	// ScalarAddPtrCopy: "scalar += pointer" (adjust_ptr_min_max_vals with
+	// the pointer as the source) gives the destination the pointer's
+	// whole register state before the offset is added, as 7.x's
+	// "*dst_reg = *ptr_reg" does: its reference (ref_obj_id) and its
+	// frame (frameno) too, and a copy of read-only untrusted memory is
+	// made for every operator the kernel lets through (+, -, * ... of
+	// such memory track no offset). Without the fix (6.18.0) the
+	// destination takes the pointer's type, id, bounds, offsets and
+	// type-specific fields only, keeps its own reference (none) and
+	// frame (that of the scalar, 0 for one made by a mov), and stays the
+	// scalar it was where the pointer is untrusted memory. The fix cuts
+	// both ways: such a copy can now release the object, and a
+	// subprogram's "0 + r10" points into its own frame, where 6.18.0
+	// took it for the caller's; but the copy is also invalidated with
+	// the reference, where 6.18.0 let it write into a ring buffer record
+	// already submitted. Applying it (the default) is the safe side.
+	ScalarAddPtrCopy
+	// SextFillUnlink: a sign-extending load (BPF_MEMSX) that fills a
+	// register from a spilled scalar whose sign bit at the load's width
+	// may be set (umax >= 2^(8*size-1)) drops the id linking the filled
+	// register to the spilled one (7.x's check_mem_access: "Sign-extension
+	// can change the register value relative to a scalar it is linked
+	// with by id"). Without the fix the fill stays linked, so a
+	// comparison of the sign-extended value bounds the spilled register
+	// as if it were the same value: "r7 = *(s8 *)(r10 - 8)" of r6 in
+	// [0, 128] and "r7 <= 3" leave r6 in [0, 3] although r6 = 128 passes
+	// as r7 = -128. A fill whose value cannot change sign stays linked.
+	SextFillUnlink
+	// AtomicLoadSrcFirst: a load-acquire tests the pointer kind of its
+	// source register (atomic_ptr_type_ok: context, packet, flow keys and
+	// sockets take no atomics) before the load, right after checking the
+	// register is readable (7.x's check_atomic_load). Without the fix
+	// (6.18.0) the test comes after the load, on the register as the load
+	// left it, so a load-acquire whose destination is its own source
+	// ("r1 = load_acquire((u64 *)(r1 + 48))" from the context) is tested
+	// on the loaded value and passes, and a load the access check
+	// refuses is refused with that check's message first. The fix cuts
+	// both ways: a load-acquire from the stack of a spilled context
+	// pointer into its own base register is refused without it (the
+	// loaded context is tested) and accepted with it. Applying it (the
+	// default) is the safe side: what it refuses is an atomic through a
+	// pointer that takes none.
+	AtomicLoadSrcFirst
+	// Sext32DropsSubreg: a 64-bit sign extension from 32 bits ("r =
+	// (s32) r", a 4-byte BPF_MEMSX load) of a range its 64-bit bounds
+	// cannot extend (their bits above 32 differ, or the extended range
+	// changes sign) gives any s32 value and forgets the source's 32-bit
+	// bounds (6.18.0's set_sext64_default_val). This is the older,
+	// stricter rule: the running 6.18.44-fc-v1045 keeps the 32-bit bounds,
+	// which sign extension from 32 bits does not change, takes the 64-bit
+	// signed range from the signed 32-bit one (w6 in [-3, 3] gives r7 in
+	// [-3, 3], not [S32_MIN, S32_MAX]) and syncs; such a kernel lacks
+	// this entry.
+	Sext32DropsSubreg
 	numFixes
 )
 
@@ -154,6 +208,10 @@ var names = [numFixes]string{
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	KprobeNoPrivStack:  "kprobe-no-priv-stack",
 	PtrOffsetMessage:   "ptr-offset-message",
+	ScalarAddPtrCopy:   "scalar-add-ptr-copy",
+	SextFillUnlink:     "sext-fill-unlink",
+	AtomicLoadSrcFirst: "atomic-load-src-first",
+	Sext32DropsSubreg:  "sext32-drops-subreg",
 }
 
 // String returns the fix's name.

@@ -151,30 +151,60 @@ func SignExtend(s Scalar, size int, is64 bool) Scalar {
 
 // signExtend64 is coerce_reg_to_size_sx.
 func signExtend64(s Scalar, size int) Scalar {
-	if s.Var.IsConst() {
-		return ConstScalar(uint64(signExtendFrom(s.Var.Value, size)))
-	}
-	bits := uint(size) * 8
-	if uint64(s.SMax)>>bits == uint64(s.SMin)>>bits {
-		lo := signExtendFrom(uint64(s.SMin), size)
-		hi := signExtendFrom(uint64(s.SMax), size)
-		lo, hi = min(lo, hi), max(lo, hi)
-		if (lo >= 0) == (hi >= 0) {
-			s.SMin, s.SMax = lo, hi
-			s.UMin, s.UMax = uint64(lo), uint64(hi)
-			s.S32Min, s.S32Max = int32(lo), int32(hi)
-			s.U32Min, s.U32Max = uint32(lo), uint32(hi)
-			s.Var = TnumRange(uint64(lo), uint64(hi))
-			return s
-		}
+	if r, ok := signExtend64Exact(s, size); ok {
+		return r
 	}
 	// The extended value can be anything of the source width.
+	bits := uint(size) * 8
 	half := int64(1) << (bits - 1)
 	s.SMin, s.SMax = -half, half-1
 	s.S32Min, s.S32Max = int32(-half), int32(half-1)
 	s.UMin, s.UMax = 0, ^uint64(0)
 	s.U32Min, s.U32Max = 0, ^uint32(0)
 	s.Var = TnumUnknown()
+	return s
+}
+
+// signExtend64Exact is the part of coerce_reg_to_size_sx that derives the
+// result from the 64-bit bounds: a constant, or a range whose bits above
+// the source width are one value and whose extension keeps one sign. It
+// reports false where the result is left to a default.
+func signExtend64Exact(s Scalar, size int) (Scalar, bool) {
+	if s.Var.IsConst() {
+		return ConstScalar(uint64(signExtendFrom(s.Var.Value, size))), true
+	}
+	bits := uint(size) * 8
+	if uint64(s.SMax)>>bits != uint64(s.SMin)>>bits {
+		return s, false
+	}
+	lo := signExtendFrom(uint64(s.SMin), size)
+	hi := signExtendFrom(uint64(s.SMax), size)
+	lo, hi = min(lo, hi), max(lo, hi)
+	if (lo >= 0) != (hi >= 0) {
+		return s, false
+	}
+	s.SMin, s.SMax = lo, hi
+	s.UMin, s.UMax = uint64(lo), uint64(hi)
+	s.S32Min, s.S32Max = int32(lo), int32(hi)
+	s.U32Min, s.U32Max = uint32(lo), uint32(hi)
+	s.Var = TnumRange(uint64(lo), uint64(hi))
+	return s, true
+}
+
+// SignExtendWord is "r = (s32) r" and 4-byte sign-extending loads on a
+// kernel whose default for a range the 64-bit bounds cannot extend keeps
+// the 32-bit bounds, which sign extension from 32 bits does not change,
+// and takes the 64-bit signed range from the signed 32-bit one (the
+// running 6.18.44-fc-v1045; 6.18.0's default forgets the 32-bit bounds:
+// SignExtend). The bit pattern is not kept, and the bounds are synced.
+func SignExtendWord(s Scalar) Scalar {
+	if r, ok := signExtend64Exact(s, sextWord); ok {
+		return r
+	}
+	s.SMin, s.SMax = int64(s.S32Min), int64(s.S32Max)
+	s.UMin, s.UMax = 0, ^uint64(0)
+	s.Var = TnumUnknown()
+	s.Sync()
 	return s
 }
 

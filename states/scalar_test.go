@@ -89,6 +89,9 @@ func TestExtendSound(t *testing.T) {
 				t.Fatalf("SignExtend(%+v, %d, 32) = %+v misses %#x", s, size, got, want)
 			}
 		}
+		if got, want := SignExtendWord(s), uint64(signExtendFrom(x, 4)); !got.Valid() || !got.Contains(want) {
+			t.Fatalf("SignExtendWord(%+v) = %+v misses %#x", s, got, want)
+		}
 		if got, want := ZeroExtend32(s), uint64(uint32(x)); !got.Valid() || !got.Contains(want) {
 			t.Fatalf("ZeroExtend32(%+v) = %+v misses %#x", s, got, want)
 		}
@@ -202,6 +205,44 @@ func TestSignExtend(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, SignExtend(tt.in, tt.size, tt.is64)); diff != "" {
 				t.Errorf("SignExtend mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSignExtendWord: the 32-bit bounds survive "(s32)" where the 64-bit
+// ones cannot give the result; the expectations are the running
+// 6.18.44-fc-v1045 kernel's log lines.
+func TestSignExtendWord(t *testing.T) {
+	s32 := func(lo, hi int32) Scalar {
+		s := UnknownScalar()
+		s.S32Min, s.S32Max = lo, hi
+		s.Sync()
+		return s
+	}
+	tests := []struct {
+		name string
+		in   Scalar
+		want Scalar
+	}{
+		// R6=scalar(smin32=-5,smax32=5): R7=scalar(smin=smin32=-5,smax=smax32=5)
+		{"signed low half", s32(-5, 5),
+			sc(0, math.MaxUint64, -5, 5, 0, math.MaxUint64, -5, 5, 0, math.MaxUint32)},
+		// R6=scalar(smin=umin=umin32=0x7ffffff0,smax=umax=umax32=0x80000010):
+		// R7=scalar(smin=S32_MIN,smax=S32_MAX,umin=umin32=0x7ffffff0,
+		// umax=0xffffffff80000010,umax32=0x80000010)
+		{"low half crossing the sign", urange(0x7ffffff0, 0x80000010),
+			sc(0, math.MaxUint64, math.MinInt32, math.MaxInt32, 0x7ffffff0, 0xffffffff80000010,
+				math.MinInt32, math.MaxInt32, 0x7ffffff0, 0x80000010)},
+		// One sign and one upper half: the 64-bit bounds decide, as
+		// SignExtend does.
+		{"upper half known", urange(0x100000000, 0x100000004), small(0, 0x7, 0, 4)},
+		{"unknown", UnknownScalar(), SignExtend(UnknownScalar(), 4, true)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, SignExtendWord(tt.in)); diff != "" {
+				t.Errorf("SignExtendWord mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -218,7 +218,17 @@ func (e *env) movSignExtended(dst, src *states.Reg, bits int16, is64 bool) {
 		// keep the copy from comparing equal to an unlinked one.
 		dst.ID, dst.Off = 0, 0
 	}
-	dst.Scalar = states.SignExtend(dst.Scalar, int(bits)/8, is64)
+	dst.Scalar = e.signExtend(dst.Scalar, int(bits)/8, is64)
+}
+
+// signExtend is states.SignExtend, but for a 64-bit extension from 32 bits
+// on a kernel without stablefix.Sext32DropsSubreg, which keeps the 32-bit
+// bounds (states.SignExtendWord).
+func (e *env) signExtend(s states.Scalar, size int, is64 bool) states.Scalar {
+	if size == 4 && is64 && e.opts.MissingFixes.Has(stablefix.Sext32DropsSubreg) {
+		return states.SignExtendWord(s)
+	}
+	return states.SignExtend(s, size, is64)
 }
 
 // adjustRegMinMax is adjust_reg_min_max_vals: dispatch between pointer
@@ -404,7 +414,12 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 	}
 	if isRdonlyUntrustedMem(ptr) {
 		// Loads through untrusted memory are probe reads: the kernel
-		// tracks no offset and leaves the destination as it was.
+		// tracks no offset. The destination is left as it was, but for
+		// "scalar op= pointer" a kernel with ScalarAddPtrCopy has
+		// copied the pointer into it first, whatever the operator.
+		if dst == off && !e.opts.MissingFixes.Has(stablefix.ScalarAddPtrCopy) {
+			*dst = *ptr
+		}
 		return nil
 	}
 	known := off.Var.IsConst()
@@ -503,15 +518,16 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 		return err
 	}
 	res.Scalar.Sync()
-	if dst == off {
-		// "scalar += pointer": the kernel gives the scalar's register
-		// the pointer's type, id, offsets and type-specific fields
-		// (adjust_ptr_min_max_vals), and nothing else of it: the
+	if dst == off && e.opts.MissingFixes.Has(stablefix.ScalarAddPtrCopy) {
+		// "scalar += pointer" on a kernel without ScalarAddPtrCopy
+		// gives the scalar's register the pointer's type, id, offsets
+		// and type-specific fields, and nothing else of it: the
 		// register keeps its own reference (none: a copy made this way
-		// cannot release the object) and its own frame number (0 for a
-		// scalar made in the main program), so a subprogram's
-		// "scalar += r10" points, for the kernel, into that frame's
-		// stack, not its own.
+		// cannot release the object, nor is it invalidated with it)
+		// and its own frame number (0 for a scalar made in the main
+		// program), so a subprogram's "scalar += r10" points, for that
+		// kernel, into that frame's stack, not its own. With the fix
+		// the result is the pointer's whole state, offset added.
 		res.RefObjID = off.RefObjID
 		res.SetFrameNo(off.FrameNo())
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -239,8 +240,9 @@ func (e *env) ldAbsSubprogExit() error {
 // socket pointers are rewritten or guarded by the kernel and take no
 // atomics; the arena takes those its JIT can guard. The kernel's
 // type_is_sk_pointer compares the whole type, flags included, so a
-// maybe-NULL socket passes this test (a load-acquire whose destination is
-// its own base register is tested on the loaded value, which can be one).
+// maybe-NULL socket passes this test (on a kernel without
+// stablefix.AtomicLoadSrcFirst, a load-acquire whose destination is its own
+// base register is tested on the loaded value, which can be one).
 func atomicPtrTypeOK(r *states.Reg, in insn.Insn) bool {
 	switch r.Type {
 	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys:
@@ -254,15 +256,23 @@ func atomicPtrTypeOK(r *states.Reg, in insn.Insn) bool {
 }
 
 // checkAtomicLoadStore simulates load-acquire and store-release: the
-// access is checked exactly as a plain load or store, and only then is the
-// pointer kind tested (the kernel's order, which decides the message).
+// access is checked exactly as a plain load or store, and the pointer kind
+// is tested after it (the kernel's order, which decides the message), but
+// for a load-acquire on a kernel with AtomicLoadSrcFirst, which tests its
+// source before the load.
 func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 	if in.Imm == insn.AtomicLoadAcq {
+		srcFirst := !e.opts.MissingFixes.Has(stablefix.AtomicLoadSrcFirst)
+		if srcFirst {
+			if err := e.checkAtomicLoadSrc(in); err != nil {
+				return err
+			}
+		}
 		if err := e.checkLoadAlign(in, true); err != nil {
 			return err
 		}
-		if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r, in) {
-			return e.reject(e.insnIdx, "BPF_ATOMIC loads from R%d %s is not allowed", in.Src, regTypeStr(r))
+		if !srcFirst {
+			return e.checkAtomicLoadSrcType(in)
 		}
 		return nil
 	}
@@ -271,6 +281,25 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 	}
 	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r, in) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(r))
+	}
+	return nil
+}
+
+// checkAtomicLoadSrc is the head of check_atomic_load on a kernel with
+// AtomicLoadSrcFirst: the source must be readable, and a pointer that
+// takes atomics.
+func (e *env) checkAtomicLoadSrc(in insn.Insn) error {
+	if err := e.checkRegRead(in.Src); err != nil {
+		return err
+	}
+	return e.checkAtomicLoadSrcType(in)
+}
+
+// checkAtomicLoadSrcType refuses a load-acquire through a pointer that
+// takes no atomics.
+func (e *env) checkAtomicLoadSrcType(in insn.Insn) error {
+	if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r, in) {
+		return e.reject(e.insnIdx, "BPF_ATOMIC loads from R%d %s is not allowed", in.Src, regTypeStr(r))
 	}
 	return nil
 }
@@ -406,6 +435,11 @@ func kernelOperands(in insn.Insn) []operand {
 // does, when its handler's check_reg_arg reaches it: an operand checked
 // before it and not initialised is refused first ("R6 !read_ok" for
 // *(u32 *)(r14 -1) = r6).
+//
+// A load-acquire on a kernel with AtomicLoadSrcFirst tests its source's
+// pointer kind before check_load_mem looks at the destination: a valid
+// source that takes no atomics is refused for that, whatever the
+// destination's number.
 func (e *env) checkOperandNumbers(in insn.Insn) error {
 	ops := kernelOperands(in)
 	bad := slices.IndexFunc(ops, func(o operand) bool { return o.reg >= states.NumRegs })
@@ -417,6 +451,11 @@ func (e *env) checkOperandNumbers(in insn.Insn) error {
 			if err := e.checkRegRead(o.reg); err != nil {
 				return err
 			}
+		}
+	}
+	if in.Class() == insn.ClassSTX && in.Mode() == insn.ModeATOMIC && in.Imm == insn.AtomicLoadAcq && in.Src < states.NumRegs && !e.opts.MissingFixes.Has(stablefix.AtomicLoadSrcFirst) {
+		if err := e.checkAtomicLoadSrcType(in); err != nil {
+			return err
 		}
 	}
 	return e.reject(e.insnIdx, "R%d is invalid", ops[bad].reg)

@@ -356,7 +356,13 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 	}
 	if dst != nil && size < 8 && dst.Type == states.ScalarValue {
 		if signExt {
-			dst.Scalar = states.SignExtend(dst.Scalar, size, true)
+			if dst.UMax >= uint64(1)<<(8*size-1) && !e.opts.MissingFixes.Has(stablefix.SextFillUnlink) {
+				// Sign extension may change the value a fill
+				// shares with the spilled register: the link
+				// goes (clear_scalar_id).
+				dst.ID, dst.Off = 0, 0
+			}
+			dst.Scalar = e.signExtend(dst.Scalar, size, true)
 		} else {
 			dst.Scalar = states.Truncate(dst.Scalar, size)
 		}

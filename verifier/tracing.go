@@ -486,7 +486,7 @@ func (e *env) loadTracingArg(dst *states.Reg, off, size int, signExt bool) error
 		dst.Sync()
 		if size < sizeU64 {
 			if signExt {
-				dst.Scalar = states.SignExtend(dst.Scalar, size, true)
+				dst.Scalar = e.signExtend(dst.Scalar, size, true)
 			} else {
 				dst.Scalar = states.Truncate(dst.Scalar, size)
 			}

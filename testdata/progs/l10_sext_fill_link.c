@@ -1,12 +1,13 @@
 #include "progs.h"
 
 /* A sign-extending narrow fill of a spilled scalar that may change sign
- * (r6 in [0, 255], read back as s8): the running 6.18.44 kernel keeps the
- * fill linked to the spilled register (7.x clears the link, upstream's
- * clear_scalar_id after coerce_reg_to_size_sx), so "r7 s> 0" refines r6
- * to [-128, 0] on the fall-through, as it does r7, and the access r0 + r6
- * is refused for a negative minimum. vercheck follows the kernel that
- * runs here: the same message at the same instruction. */
+ * (r6 in [0, 255], read back as s8): a kernel with stablefix.SextFillUnlink
+ * (this machine's 6.18.44-fc-v1045, and 7.x: clear_scalar_id after
+ * coerce_reg_to_size_sx) unlinks the fill, so "r7 s> 0" leaves r6 in
+ * [0, 255] and the access r0 + r6 is refused for its maximum. 6.18.0
+ * keeps the fill linked to the spilled register, so the comparison
+ * refines r6 to [-128, 0] on the fall-through, as it does r7, and the
+ * access is refused for a negative minimum. */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -15,7 +16,8 @@ struct {
 	__type(value, __u64);
 } sf_map SEC(".maps");
 
-// vercheck: reject "R0 min value is negative, either use unsigned index or do a if (index >=0) check."
+// vercheck: reject "R0 max value is outside of the allowed memory range"
+// vercheck: reject "R0 min value is negative, either use unsigned index or do a if (index >=0) check." without sext-fill-unlink
 SEC("socket")
 __naked int l10_sext_fill_link(void)
 {

@@ -1,9 +1,12 @@
 #include "progs.h"
 
-/* "scalar += pointer": the kernel's adjust_ptr_min_max_vals gives the
- * destination the pointer's type, id, bounds, offsets and type-specific
- * fields, but not its reference (ref_obj_id) nor, for a stack pointer, its
- * frame (frameno): the destination keeps the scalar's. */
+/* "scalar += pointer": a kernel with stablefix.ScalarAddPtrCopy (this
+ * machine's 6.18.44-fc-v1045, and 7.x) gives the destination the pointer's
+ * whole register state, its reference (ref_obj_id) and frame (frameno)
+ * included. 6.18.0 (the "without scalar-add-ptr-copy" verdicts) gives it
+ * the pointer's type, id, bounds, offsets and type-specific fields only:
+ * the destination keeps the scalar's reference (none) and frame (0 for a
+ * scalar made by a mov in any frame). */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -67,8 +70,10 @@ static __naked __attribute__((noinline, used)) int l7_sub_zero_fill(void)
 		::: __clobber_all);
 }
 
-/* The copy holds no reference: releasing through it is refused. */
-// vercheck: reject "R1 must be referenced when passed to release function"
+/* The copy holds the record's reference: releasing through it is
+ * accepted. Without the fix it holds none, and the release is refused. */
+// vercheck: accept
+// vercheck: reject "R1 must be referenced when passed to release function" without scalar-add-ptr-copy
 SEC("tc")
 __naked int l7_ringbuf_submit_copy(void)
 {
@@ -115,9 +120,10 @@ __naked int l7_ringbuf_submit_ptr_plus_scalar(void)
 }
 
 /* In a subprogram, a scalar made in the caller plus the callee's r10
+ * points into the callee's frame (r10's frameno). Without the fix it
  * points, for the kernel, into the caller's frame (the scalar's frameno,
  * 0): the store sizes the caller's stack, and the callee's slot stays
- * unwritten. */
+ * unwritten. Both accept. */
 // vercheck: accept
 SEC("tc")
 __naked int l7_callee_scalar_plus_fp(void)
@@ -130,9 +136,12 @@ __naked int l7_callee_scalar_plus_fp(void)
 		::: __clobber_all);
 }
 
-/* A pointer to the callee's stack stored through such a register would
- * land in the caller's frame, which the kernel refuses. */
-// vercheck: reject "cannot spill pointers to stack into stack frame of the caller"
+/* A pointer to the callee's stack (fp0) stored through such a register
+ * lands in the callee's own fp-8, so the fill that follows gives fp0 back,
+ * and the load through it at fp+0 is outside the stack. Without the fix
+ * the store would land in the caller's frame, which that kernel refuses. */
+// vercheck: reject "invalid read from stack R0 off=0 size=8"
+// vercheck: reject "cannot spill pointers to stack into stack frame of the caller" without scalar-add-ptr-copy
 SEC("tc")
 __naked int l7_callee_spill_elsewhere(void)
 {
@@ -144,9 +153,12 @@ __naked int l7_callee_spill_elsewhere(void)
 		::: __clobber_all);
 }
 
-/* The caller's stack then counts the callee's 512 bytes: with 56 of its
- * own read by the callee, 512+0 is within the limit where 56+512 is not. */
-// vercheck: accept
+/* The callee's 512-byte store sizes its own stack: with the caller's 56
+ * (read by the callee) the two frames need 576 bytes, over the limit.
+ * Without the fix the store sizes the caller's stack instead: 512+0 is
+ * within the limit. */
+// vercheck: reject "combined stack size of 2 calls is 576. Too large"
+// vercheck: accept without scalar-add-ptr-copy
 SEC("tc")
 __naked int l7_callee_depth_in_caller(void)
 {
@@ -195,9 +207,12 @@ int l7_task_release(unsigned long long *ctx)
 	return 0;
 }
 
-/* A task acquired and copied as "0 + task" holds no reference either:
- * the kfunc that releases refuses the copy. */
-// vercheck: reject "R1 must be referenced or trusted"
+/* A task acquired and copied as "0 + task" holds the reference: the
+ * release through the copy is accepted, and releases r6's task too, so the
+ * second release gets a scalar. Without the fix the copy holds no
+ * reference, and the first release refuses it. */
+// vercheck: reject "arg#0 pointer type STRUCT task_struct must point to scalar, or struct with scalar"
+// vercheck: reject "R1 must be referenced or trusted" without scalar-add-ptr-copy
 SEC("tp_btf/task_newtask")
 __naked int l7_task_release_copy(void)
 {

@@ -1,15 +1,19 @@
-// Load-acquire and sockets (atomic_ptr_type_ok after check_load_mem): the
-// kernel tests the base register's type after the load, so a load whose
-// destination is its base is tested on the loaded value; and
+// Load-acquire and sockets (atomic_ptr_type_ok): a kernel with
+// stablefix.AtomicLoadSrcFirst (this machine's 6.18.44-fc-v1045, and 7.x)
+// tests the base register's type before the load; 6.18.0 (the "without
+// atomic-load-src-first" verdicts) tests it after check_load_mem, so a
+// load whose destination is its base is tested on the loaded value. And
 // type_is_sk_pointer compares the whole type, so a maybe-NULL socket
 // passes the test (the load itself refuses one first).
 #include "progs.h"
 
 char _license[] SEC("license") = "GPL";
 
-/* r1 = load_acquire((u64 *)(r1 + 48)): the migrating socket, maybe NULL,
- * replaces the context in r1 before the type test, which lets it pass. */
-// vercheck: accept
+/* r1 = load_acquire((u64 *)(r1 + 48)): the base is the context, refused.
+ * Without the fix the migrating socket, maybe NULL, replaces the context
+ * in r1 before the type test, which lets it pass. */
+// vercheck: reject "BPF_ATOMIC loads from R1 ctx is not allowed"
+// vercheck: accept without atomic-load-src-first
 SEC("sk_reuseport/migrate")
 __naked int s7_acquire_sock_or_null_into_base(void)
 {
@@ -50,9 +54,11 @@ __naked int s7_acquire_through_sock(void)
 		::: __clobber_all);
 }
 
-/* w1 = load_acquire((u32 *)(r1 + 0)): the context is tested after the
- * load, when r1 already holds the loaded length. */
-// vercheck: accept
+/* w1 = load_acquire((u32 *)(r1 + 0)): the context is refused. Without the
+ * fix it is tested after the load, when r1 already holds the loaded
+ * length. */
+// vercheck: reject "BPF_ATOMIC loads from R1 ctx is not allowed"
+// vercheck: accept without atomic-load-src-first
 SEC("socket")
 __naked int s7_acquire_ctx_into_base(void)
 {
@@ -63,9 +69,11 @@ __naked int s7_acquire_ctx_into_base(void)
 		::: __clobber_all);
 }
 
-/* r1 = load_acquire((u64 *)(r1 + 168)): the skb's socket, maybe NULL,
- * replaces the context, and reads like a plain socket once checked. */
-// vercheck: accept
+/* r1 = load_acquire((u64 *)(r1 + 168)): the context is refused. Without
+ * the fix the skb's socket, maybe NULL, replaces the context, and reads
+ * like a plain socket once checked. */
+// vercheck: reject "BPF_ATOMIC loads from R1 ctx is not allowed"
+// vercheck: accept without atomic-load-src-first
 SEC("tc")
 __naked int s7_acquire_skb_sk_into_base(void)
 {

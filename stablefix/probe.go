@@ -33,17 +33,18 @@ const (
 // and accepts without it: the programs the fixes were found with. Most
 // are fixed instructions; those that call kfuncs need the kernel's BTF.
 var probes = [numFixes]func() (asm.Instructions, error){
-	PktRangeArith:      fixed(pktRangeArithProbe),
-	Jmp32PtrNull:       fixed(jmp32PtrNullProbe),
-	IterFP0:            iterFP0Probe,
-	AtomicFetchPrecise: fixed(atomicFetchPreciseProbe),
-	ThrowLockCheck:     throwLockCheckProbe,
-	VarWriteKeepsSpill: fixed(varWriteKeepsSpillProbe),
-	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
-	PktRegsafe:         fixed(pktRegsafeProbe),
-	LsmSleepableHooks:  fixed(returnZero),
-	InnerMapNullness:   fixed(innerMapNullnessProbe),
-	LsmCgroupSleepable: fixed(returnZero),
+	PktRangeArith:         fixed(pktRangeArithProbe),
+	Jmp32PtrNull:          fixed(jmp32PtrNullProbe),
+	IterFP0:               iterFP0Probe,
+	AtomicFetchPrecise:    fixed(atomicFetchPreciseProbe),
+	ThrowLockCheck:        throwLockCheckProbe,
+	VarWriteKeepsSpill:    fixed(varWriteKeepsSpillProbe),
+	SyncLinkedKeepsID:     fixed(syncLinkedKeepsIDProbe),
+	PktRegsafe:            fixed(pktRegsafeProbe),
+	LsmSleepableHooks:     fixed(returnZero),
+	InnerMapNullness:      fixed(innerMapNullnessProbe),
+	LsmCgroupSleepable:    fixed(returnZero),
+	SliceBufferInvalidate: sliceBufferInvalidateProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -253,6 +254,34 @@ func throwLockCheckProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R1, 0),
 		kfuncCall(ids[1]),
 		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}, nil
+}
+
+// sliceBufferInvalidateProbe takes a writable slice of the packet with a
+// stack buffer at fp-24, stores over the buffer, and reads through the
+// slice: the store ends the slice on a kernel with the fix.
+func sliceBufferInvalidateProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_from_xdp", "bpf_dynptr_slice_rdwr")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -16),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -24),
+		asm.Mov.Imm(asm.R4, 8),
+		kfuncCall(ids[1]),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.StoreImm(asm.RFP, -24, 0, asm.DWord),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	}, nil
 }

@@ -115,22 +115,37 @@ const (
 	// program where it may not sleep. Without the fix 6.18.0 takes any
 	// LSM program as one that may sleep on a sleepable hook.
 	LsmCgroupSleepable
+	// SliceBufferInvalidate: a dynptr slice (bpf_dynptr_slice(_rdwr))
+	// taken with a stack buffer remembers the stack bytes the buffer may
+	// occupy (printed "buf=fp[FRAME]OFF+SIZE"), since the kfunc may
+	// return the buffer itself. Any later write to one of those bytes (a
+	// store, a spill, an atomic, a store at a variable offset that may
+	// reach them, a helper filling them, a dynptr or iterator built
+	// there), and the exit of the function whose frame holds the buffer,
+	// turn every copy of the slice, in registers and spilled, into an
+	// unknown scalar; pruning compares the buffer exactly. No upstream
+	// commit: found by loading programs into a 6.18.44 build (fc-v1045).
+	// Without it (6.18.0) the slice stays memory, and a store through it
+	// rewrites stack bytes the verifier believes hold something else, a
+	// spilled pointer for one.
+	SliceBufferInvalidate
 	numFixes
 )
 
 // names are the fixes' names in flags, golden files and messages.
 var names = [numFixes]string{
-	PktRangeArith:      "pkt-range-arith",
-	Jmp32PtrNull:       "jmp32-ptr-null",
-	IterFP0:            "iter-fp0",
-	AtomicFetchPrecise: "atomic-fetch-precise",
-	ThrowLockCheck:     "throw-lock-check",
-	VarWriteKeepsSpill: "varwrite-keeps-spill",
-	SyncLinkedKeepsID:  "sync-linked-keeps-id",
-	PktRegsafe:         "pkt-regsafe",
-	LsmSleepableHooks:  "lsm-sleepable-hooks",
-	InnerMapNullness:   "inner-map-nullness",
-	LsmCgroupSleepable: "lsm-cgroup-sleepable",
+	PktRangeArith:         "pkt-range-arith",
+	Jmp32PtrNull:          "jmp32-ptr-null",
+	IterFP0:               "iter-fp0",
+	AtomicFetchPrecise:    "atomic-fetch-precise",
+	ThrowLockCheck:        "throw-lock-check",
+	VarWriteKeepsSpill:    "varwrite-keeps-spill",
+	SyncLinkedKeepsID:     "sync-linked-keeps-id",
+	PktRegsafe:            "pkt-regsafe",
+	LsmSleepableHooks:     "lsm-sleepable-hooks",
+	InnerMapNullness:      "inner-map-nullness",
+	LsmCgroupSleepable:    "lsm-cgroup-sleepable",
+	SliceBufferInvalidate: "slice-buffer-invalidate",
 }
 
 // String returns the fix's name.

@@ -1116,6 +1116,8 @@ func (e *env) processExit() (bool, error) {
 		if r0.Type == states.PtrToStack {
 			return false, e.reject(e.insnIdx, "cannot return stack pointer to the caller")
 		}
+		e.endSlicesOver(int(st.CurFrame), -states.MaxStack, 0)
+		r0 = callee.Regs[0]
 		if callee.InCallbackFn {
 			err := e.returnFromCallback()
 			// do_check prints the state of the path it resumes after

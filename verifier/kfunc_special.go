@@ -143,5 +143,9 @@ func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	if meta.dynptr.typ.isPacket() {
 		r0.Aux |= dynptrSlicePkt
 	}
+	if meta.buf.Size != 0 {
+		r0.Buf = meta.buf
+		e.sliceBufs = true
+	}
 	return nil
 }

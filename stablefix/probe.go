@@ -23,6 +23,9 @@ const (
 	innerMapFlag = 1 << 12
 )
 
+// probeRingbuf is the ring buffer the SliceRingbufRef probe reserves in.
+const probeRingbuf = "probe_ringbuf"
+
 // Offsets of data and data_end in struct xdp_md.
 const (
 	xdpData    = 0
@@ -45,6 +48,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	InnerMapNullness:      fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable:    fixed(returnZero),
 	SliceBufferInvalidate: sliceBufferInvalidateProbe,
+	SliceRingbufRef:       sliceRingbufRefProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -286,6 +290,38 @@ func sliceBufferInvalidateProbe() (asm.Instructions, error) {
 	}, nil
 }
 
+// sliceRingbufRefProbe reads through a slice of a ringbuf record after
+// discarding the record.
+func sliceRingbufRefProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_slice")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeRingbuf),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Reg(asm.R4, asm.RFP),
+		asm.Add.Imm(asm.R4, -16),
+		asm.FnRingbufReserveDynptr.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 8),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R6, asm.R0),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.FnRingbufDiscardDynptr.Call(),
+		asm.JEq.Imm(asm.R6, 0, "out"),
+		asm.LoadMem(asm.R0, asm.R6, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
 func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {
 	const fetch = 0x01
@@ -337,6 +373,7 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
+			probeRingbuf: {Name: probeRingbuf, Type: ebpf.RingBuf, MaxEntries: 4096},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}

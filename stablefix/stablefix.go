@@ -129,6 +129,15 @@ const (
 	// rewrites stack bytes the verifier believes hold something else, a
 	// spilled pointer for one.
 	SliceBufferInvalidate
+	// SliceRingbufRef: a slice bpf_dynptr_slice(_rdwr) takes of a ringbuf
+	// dynptr carries the dynptr's reference (printed "ref_obj_id=N"), as
+	// bpf_dynptr_data's slices do, so submitting or discarding the record
+	// turns it into an unknown scalar. No upstream commit (6.18.0 says
+	// "we don't need to set BPF_REG_0's ref obj id because packet slices
+	// are not refcounted"): found by loading programs into a 6.18.44
+	// build (fc-v1045). Without it the slice outlives the record: a
+	// read or write after bpf_ringbuf_discard_dynptr is accepted.
+	SliceRingbufRef
 	numFixes
 )
 
@@ -146,6 +155,7 @@ var names = [numFixes]string{
 	InnerMapNullness:      "inner-map-nullness",
 	LsmCgroupSleepable:    "lsm-cgroup-sleepable",
 	SliceBufferInvalidate: "slice-buffer-invalidate",
+	SliceRingbufRef:       "slice-ringbuf-ref",
 }
 
 // String returns the fix's name.

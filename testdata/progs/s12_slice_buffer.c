@@ -30,6 +30,8 @@ struct {
 	__type(value, char[64]);
 } s12_slice_buf_map SEC(".maps");
 
+const char s12_slice_buf_fmt[] = "ab";
+
 /* Well-formed uses, which also give the kfuncs their BTF. */
 // vercheck: accept
 SEC("tc")
@@ -571,6 +573,31 @@ __naked int s12_slice_buf_helper_write(void)
 		S12_OUT
 		:
 		: __imm(bpf_dynptr_from_skb), __imm(bpf_dynptr_slice), __imm(bpf_probe_read_kernel)
+		: __clobber_all);
+}
+
+/* A helper whose writable argument is no raw buffer (bpf_snprintf's string)
+ * writes through the memory check, as a kfunc does: the slice stays. */
+// vercheck: accept
+SEC("tc")
+__naked int s12_slice_buf_snprintf(void)
+{
+	asm volatile(
+		S12_SKB
+		S12_SLICE(bpf_dynptr_slice, -16, -24, 8)
+		"if r0 == 0 goto l0_%=;"
+		"r7 = r0;"
+		"r1 = r10;"
+		"r1 += -24;"
+		"r2 = 8;"
+		"r3 = %[s12_slice_buf_fmt] ll;"
+		"r4 = 0;"
+		"r5 = 0;"
+		"call %[bpf_snprintf];"
+		"r1 = *(u8 *)(r7 +0);"
+		S12_OUT
+		:
+		: __imm(bpf_dynptr_from_skb), __imm(bpf_dynptr_slice), __imm_addr(s12_slice_buf_fmt), __imm(bpf_snprintf)
 		: __clobber_all);
 }
 

@@ -17,8 +17,8 @@ import (
 // key in range, the lookup's result is a map value that is not NULL.
 const probeMap = "probe_array"
 
-// probeRingbuf is the ring buffer the ScalarAddPtrCopy probe reserves a
-// record in.
+// probeRingbuf is the ring buffer the ScalarAddPtrCopy and
+// SliceRingbufRef probes reserve a record in.
 const probeRingbuf = "probe_ringbuf"
 
 // probeOuter is the array of maps the InnerMapNullness probe looks up in;
@@ -39,23 +39,25 @@ const (
 // with another message): the programs the fixes were found with. Most
 // are fixed instructions; those that call kfuncs need the kernel's BTF.
 var probes = [numFixes]func() (asm.Instructions, error){
-	PktRangeArith:      fixed(pktRangeArithProbe),
-	Jmp32PtrNull:       fixed(jmp32PtrNullProbe),
-	IterFP0:            iterFP0Probe,
-	AtomicFetchPrecise: fixed(atomicFetchPreciseProbe),
-	ThrowLockCheck:     throwLockCheckProbe,
-	VarWriteKeepsSpill: fixed(varWriteKeepsSpillProbe),
-	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
-	PktRegsafe:         fixed(pktRegsafeProbe),
-	LsmSleepableHooks:  fixed(returnZero),
-	InnerMapNullness:   fixed(innerMapNullnessProbe),
-	LsmCgroupSleepable: fixed(returnZero),
-	KprobeNoPrivStack:  fixed(kprobeNoPrivStackProbe),
-	PtrOffsetMessage:   fixed(ptrOffsetMessageProbe),
-	ScalarAddPtrCopy:   fixed(scalarAddPtrCopyProbe),
-	SextFillUnlink:     fixed(sextFillUnlinkProbe),
-	AtomicLoadSrcFirst: fixed(atomicLoadSrcFirstProbe),
-	Sext32DropsSubreg:  fixed(sext32DropsSubregProbe),
+	PktRangeArith:         fixed(pktRangeArithProbe),
+	Jmp32PtrNull:          fixed(jmp32PtrNullProbe),
+	IterFP0:               iterFP0Probe,
+	AtomicFetchPrecise:    fixed(atomicFetchPreciseProbe),
+	ThrowLockCheck:        throwLockCheckProbe,
+	VarWriteKeepsSpill:    fixed(varWriteKeepsSpillProbe),
+	SyncLinkedKeepsID:     fixed(syncLinkedKeepsIDProbe),
+	PktRegsafe:            fixed(pktRegsafeProbe),
+	LsmSleepableHooks:     fixed(returnZero),
+	InnerMapNullness:      fixed(innerMapNullnessProbe),
+	LsmCgroupSleepable:    fixed(returnZero),
+	KprobeNoPrivStack:     fixed(kprobeNoPrivStackProbe),
+	PtrOffsetMessage:      fixed(ptrOffsetMessageProbe),
+	ScalarAddPtrCopy:      fixed(scalarAddPtrCopyProbe),
+	SextFillUnlink:        fixed(sextFillUnlinkProbe),
+	AtomicLoadSrcFirst:    fixed(atomicLoadSrcFirstProbe),
+	Sext32DropsSubreg:     fixed(sext32DropsSubregProbe),
+	SliceBufferInvalidate: sliceBufferInvalidateProbe,
+	SliceRingbufRef:       sliceRingbufRefProbe,
 }
 
 // probeMessages are, for the fixes that change a message and not a
@@ -373,6 +375,67 @@ func throwLockCheckProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R1, 0),
 		kfuncCall(ids[1]),
 		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}, nil
+}
+
+// sliceBufferInvalidateProbe takes a writable slice of the packet with a
+// stack buffer at fp-24, stores over the buffer, and reads through the
+// slice: the store ends the slice on a kernel with the fix.
+func sliceBufferInvalidateProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_from_xdp", "bpf_dynptr_slice_rdwr")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -16),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -24),
+		asm.Mov.Imm(asm.R4, 8),
+		kfuncCall(ids[1]),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, -24, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// sliceRingbufRefProbe reads through a slice of a ringbuf record after
+// discarding the record.
+func sliceRingbufRefProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_slice")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeRingbuf),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Reg(asm.R4, asm.RFP),
+		asm.Add.Imm(asm.R4, -16),
+		asm.FnRingbufReserveDynptr.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 8),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R6, asm.R0),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.FnRingbufDiscardDynptr.Call(),
+		asm.JEq.Imm(asm.R6, 0, "out"),
+		asm.LoadMem(asm.R0, asm.R6, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	}, nil
 }

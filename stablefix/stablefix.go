@@ -190,28 +190,53 @@ const (
 	// [-3, 3], not [S32_MIN, S32_MAX]) and syncs; such a kernel lacks
 	// this entry.
 	Sext32DropsSubreg
+	// SliceBufferInvalidate: a dynptr slice (bpf_dynptr_slice(_rdwr))
+	// taken with a stack buffer remembers the stack bytes the buffer may
+	// occupy (printed "buf=fp[FRAME]OFF+SIZE"), since the kfunc may
+	// return the buffer itself. Any later write to one of those bytes (a
+	// store, a spill, an atomic, a store at a variable offset that may
+	// reach them, a helper filling them, a dynptr or iterator built
+	// there), and the exit of the function whose frame holds the buffer,
+	// turn every copy of the slice, in registers and spilled, into an
+	// unknown scalar; pruning compares the buffer exactly. No upstream
+	// commit: found by loading programs into a 6.18.44 build (fc-v1045).
+	// Without it (6.18.0) the slice stays memory, and a store through it
+	// rewrites stack bytes the verifier believes hold something else, a
+	// spilled pointer for one.
+	SliceBufferInvalidate
+	// SliceRingbufRef: a slice bpf_dynptr_slice(_rdwr) takes of a ringbuf
+	// dynptr carries the dynptr's reference (printed "ref_obj_id=N"), as
+	// bpf_dynptr_data's slices do, so submitting or discarding the record
+	// turns it into an unknown scalar. No upstream commit (6.18.0 says
+	// "we don't need to set BPF_REG_0's ref obj id because packet slices
+	// are not refcounted"): found by loading programs into a 6.18.44
+	// build (fc-v1045). Without it the slice outlives the record: a
+	// read or write after bpf_ringbuf_discard_dynptr is accepted.
+	SliceRingbufRef
 	numFixes
 )
 
 // names are the fixes' names in flags, golden files and messages.
 var names = [numFixes]string{
-	PktRangeArith:      "pkt-range-arith",
-	Jmp32PtrNull:       "jmp32-ptr-null",
-	IterFP0:            "iter-fp0",
-	AtomicFetchPrecise: "atomic-fetch-precise",
-	ThrowLockCheck:     "throw-lock-check",
-	VarWriteKeepsSpill: "varwrite-keeps-spill",
-	SyncLinkedKeepsID:  "sync-linked-keeps-id",
-	PktRegsafe:         "pkt-regsafe",
-	LsmSleepableHooks:  "lsm-sleepable-hooks",
-	InnerMapNullness:   "inner-map-nullness",
-	LsmCgroupSleepable: "lsm-cgroup-sleepable",
-	KprobeNoPrivStack:  "kprobe-no-priv-stack",
-	PtrOffsetMessage:   "ptr-offset-message",
-	ScalarAddPtrCopy:   "scalar-add-ptr-copy",
-	SextFillUnlink:     "sext-fill-unlink",
-	AtomicLoadSrcFirst: "atomic-load-src-first",
-	Sext32DropsSubreg:  "sext32-drops-subreg",
+	PktRangeArith:         "pkt-range-arith",
+	Jmp32PtrNull:          "jmp32-ptr-null",
+	IterFP0:               "iter-fp0",
+	AtomicFetchPrecise:    "atomic-fetch-precise",
+	ThrowLockCheck:        "throw-lock-check",
+	VarWriteKeepsSpill:    "varwrite-keeps-spill",
+	SyncLinkedKeepsID:     "sync-linked-keeps-id",
+	PktRegsafe:            "pkt-regsafe",
+	LsmSleepableHooks:     "lsm-sleepable-hooks",
+	InnerMapNullness:      "inner-map-nullness",
+	LsmCgroupSleepable:    "lsm-cgroup-sleepable",
+	KprobeNoPrivStack:     "kprobe-no-priv-stack",
+	PtrOffsetMessage:      "ptr-offset-message",
+	ScalarAddPtrCopy:      "scalar-add-ptr-copy",
+	SextFillUnlink:        "sext-fill-unlink",
+	AtomicLoadSrcFirst:    "atomic-load-src-first",
+	Sext32DropsSubreg:     "sext32-drops-subreg",
+	SliceBufferInvalidate: "slice-buffer-invalidate",
+	SliceRingbufRef:       "slice-ringbuf-ref",
 }
 
 // String returns the fix's name.

@@ -203,8 +203,7 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 			e.checkScalarIDs(old.ID, cur.ID)
 	case PtrToMapKey, PtrToMapValue, PtrToMem, PtrToBuf, PtrToTPBuffer:
 		// Same object and fixed offset; the variable part may narrow.
-		return old.Off == cur.Off && old.Range == cur.Range && old.Aux == cur.Aux &&
-			old.RangeWithin(cur.Scalar) && old.Var.In(cur.Var) &&
+		return old.sameObject(cur) && old.RangeWithin(cur.Scalar) && old.Var.In(cur.Var) &&
 			e.checkIDs(uint64(old.ID), uint64(cur.ID)) &&
 			e.checkIDs(uint64(old.RefObjID), uint64(cur.RefObjID))
 	case PtrToPacketMeta, PtrToPacket:

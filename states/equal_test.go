@@ -104,6 +104,13 @@ func TestRegSafe(t *testing.T) {
 		{"map_value id presence must match", ptr(PtrToMapValue, MaybeNull, nil),
 			ptr(PtrToMapValue, MaybeNull, func(r *Reg) { r.ID = 3 }), NotExact, false},
 		{"mem sizes differ", ptr(PtrToMem, 0, func(r *Reg) { r.Range = 8 }), ptr(PtrToMem, 0, func(r *Reg) { r.Range = 16 }), NotExact, false},
+		// Slice buffers compare exactly: neither a covering buffer nor
+		// none stands for another.
+		{"same slice buffer", slice(-32, 8), slice(-32, 8), NotExact, true},
+		{"covering slice buffer", slice(-40, 16), slice(-32, 8), NotExact, false},
+		{"old buffer, cur none", slice(-32, 8), ptr(PtrToMem, MemRdonly, func(r *Reg) { r.Range = 8 }), NotExact, false},
+		{"old none, cur buffer", ptr(PtrToMem, MemRdonly, func(r *Reg) { r.Range = 8 }), slice(-32, 8), NotExact, false},
+		{"buffer in another frame", slice(-32, 8), func() Reg { r := slice(-32, 8); r.Buf.Frame = 1; return r }(), NotExact, false},
 
 		// Packets: cur needs at least old's checked range.
 		{"pkt more range", pkt(0, 14, 0), pkt(0, 20, 0), NotExact, true},
@@ -611,5 +618,39 @@ func TestLivenessPastR10(t *testing.T) {
 	cur.Frames[0].Regs[6].MarkConst(1000)
 	if env.StatesEqual(old, cur, NotExact) {
 		t.Errorf("a different live register matches")
+	}
+}
+
+// slice is a read-only dynptr slice of 8 bytes whose stack buffer in frame
+// 0 may cover size bytes from off.
+func slice(off int16, size uint16) Reg {
+	return ptr(PtrToMem, MemRdonly, func(r *Reg) {
+		r.Range = 8
+		r.Buf = StackBuf{Off: off, Size: size}
+	})
+}
+
+func TestStackBufOverlaps(t *testing.T) {
+	buf := StackBuf{Off: -37, Size: 5, Frame: 1}
+	tests := []struct {
+		name          string
+		frame, lo, hi int
+		want          bool
+	}{
+		{"first byte", 1, -37, -36, true},
+		{"last byte", 1, -33, -32, true},
+		{"byte before", 1, -38, -37, false},
+		{"byte after", 1, -32, -31, false},
+		{"covering write", 1, -40, -24, true},
+		{"other frame", 0, -37, -32, false},
+		{"whole frame", 1, -MaxStack, 0, true},
+	}
+	for _, tt := range tests {
+		if got := buf.Overlaps(tt.frame, tt.lo, tt.hi); got != tt.want {
+			t.Errorf("%s: Overlaps(%d, %d, %d) = %v, want %v", tt.name, tt.frame, tt.lo, tt.hi, got, tt.want)
+		}
+	}
+	if (StackBuf{}).Overlaps(0, -MaxStack, 0) {
+		t.Error("the zero StackBuf overlaps the stack")
 	}
 }

@@ -304,6 +304,11 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 	if r.Type == PtrToMem {
 		b = appendUnum(append(append(b, sep...), "sz="...), uint64(uint32(r.Range)))
 		sep = ","
+		if r.Buf.Size != 0 {
+			b = strconv.AppendInt(append(b, ",buf=fp["...), int64(r.Buf.Frame), 10)
+			b = strconv.AppendInt(append(b, ']'), int64(r.Buf.Off), 10)
+			b = strconv.AppendUint(append(b, '+'), uint64(r.Buf.Size), 10)
+		}
 	}
 	if r.Type == ConstPtrToDynptr && p.DynptrType != nil {
 		b = append(append(append(b, sep...), "type="...), p.DynptrType(r.Aux)...)

@@ -53,6 +53,12 @@ func TestRegString(t *testing.T) {
 		{"pkt_meta", ptr(PtrToPacketMeta, 0, nil), "pkt_meta(r=0)"},
 		{"pkt_end", ptr(PtrToPacketEnd, 0, nil), "pkt_end()"},
 		{"rdonly mem", ptr(PtrToMem, MemRdonly, func(r *Reg) { r.Range = 8 }), "rdonly_mem(sz=8)"},
+		{"slice with a buffer", ptr(PtrToMem, MaybeNull, func(r *Reg) {
+			r.ID, r.Range, r.Buf = 2, 8, StackBuf{Off: -24, Size: 8}
+		}), "mem_or_null(id=2,sz=8,buf=fp[0]-24+8)"},
+		{"moved slice with a caller's buffer", ptr(PtrToMem, MemRdonly, func(r *Reg) {
+			r.Off, r.Range, r.Buf = 2, 8, StackBuf{Off: -40, Size: 16, Frame: 1}
+		}), "rdonly_mem(off=2,sz=8,buf=fp[1]-40+16)"},
 		{"ringbuf mem or null", ptr(PtrToMem, MemRingbuf|MaybeNull, func(r *Reg) { r.ID, r.RefObjID, r.Range = 2, 2, 16 }),
 			"ringbuf_mem_or_null(id=2,ref_obj_id=2,sz=16)"},
 		{"socket", ptr(PtrToSocket, 0, func(r *Reg) { r.RefObjID = 4 }), "sock(ref_obj_id=4)"},

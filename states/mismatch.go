@@ -280,7 +280,7 @@ func regMismatchKind(old, cur *Reg, mode ExactMode) MismatchKind {
 		}
 		return boundsMismatchKind(old, cur)
 	case PtrToMapKey, PtrToMapValue, PtrToMem, PtrToBuf, PtrToTPBuffer:
-		if old.Off != cur.Off || old.Range != cur.Range || old.Aux != cur.Aux {
+		if !old.sameObject(cur) {
 			return MismatchOffset
 		}
 		return boundsMismatchKind(old, cur)
@@ -319,7 +319,7 @@ func boundsMismatchKind(old, cur *Reg) MismatchKind {
 // identical up to ids (regs_exact).
 func exactMismatchKind(old, cur *Reg) MismatchKind {
 	switch {
-	case old.Off != cur.Off || old.Range != cur.Range || old.Aux != cur.Aux:
+	case !old.sameObject(cur):
 		return MismatchOffset
 	case old.Var != cur.Var && old.Scalar.boundsEqual(cur.Scalar):
 		return MismatchTnum

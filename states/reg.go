@@ -59,12 +59,12 @@ func (r *Reg) MarkConstZero() {
 }
 
 // MarkKnown sets the variable part of r to the constant v and clears the
-// fixed offset, the type-specific fields (Range, Aux) and both ids, keeping
+// fixed offset, the type-specific fields (Range, Aux, Buf) and both ids, keeping
 // Type, Flags, FrameNo and Precise (the kernel's __mark_reg_known). On a
 // pointer it means "points exactly at the object's base plus v".
 func (r *Reg) MarkKnown(v uint64) {
 	r.Scalar = ConstScalar(v)
-	r.Off, r.Range, r.Aux = 0, 0, 0
+	r.Off, r.Range, r.Aux, r.Buf = 0, 0, 0, StackBuf{}
 	r.ID, r.RefObjID = 0, 0
 }
 
@@ -116,10 +116,16 @@ func (r Reg) MaybeNull() bool { return r.Flags&MaybeNull != 0 }
 
 // sameValue reports whether a and b agree on every field the kernel's
 // regs_exact compares byte-wise: type with flags, fixed offset, the
-// type-specific union (Range, Aux) and the variable part with its bounds.
-// Ids, FrameNo and Precise are not part of it.
+// type-specific union (Range, Aux, Buf) and the variable part with its
+// bounds. Ids, FrameNo and Precise are not part of it.
 func sameValue(a, b *Reg) bool {
-	return a.Type == b.Type && a.Flags == b.Flags &&
-		a.Off == b.Off && a.Range == b.Range && a.Aux == b.Aux &&
+	return a.Type == b.Type && a.Flags == b.Flags && a.sameObject(b) &&
 		a.Scalar.Equal(&b.Scalar)
+}
+
+// sameObject reports whether a and b agree on the fixed offset and the
+// type-specific union the kernel's regsafe compares byte-wise for pointers
+// into memory (memcmp up to var_off): Range, Aux and Buf.
+func (a *Reg) sameObject(b *Reg) bool {
+	return a.Off == b.Off && a.Range == b.Range && a.Aux == b.Aux && a.Buf == b.Buf
 }

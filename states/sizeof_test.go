@@ -13,8 +13,8 @@ func TestSizeof(t *testing.T) {
 		val  any
 		size uintptr
 	}{
-		{Reg{}, 88},
-		{Slot{}, 96},
+		{Reg{}, 96},
+		{Slot{}, 104},
 	}
 	for _, tt := range tests {
 		got := reflect.TypeOf(tt.val).Size()

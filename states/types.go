@@ -95,15 +95,40 @@ type Reg struct {
 	// ConstPtrToMap and PtrToMapValue/PtrToMapKey, the BTF type id for
 	// PtrToBTFID, the subprogram index for PtrToFunc.
 	Aux uint32
+	// Buf is, for a dynptr slice (PtrToMem) taken with a stack buffer,
+	// the stack bytes the buffer may occupy: the slice may point there,
+	// and a write to them ends it (stablefix.SliceBufferInvalidate).
+	Buf StackBuf
 	// Type is the register kind and Flags its refinements.
 	Type RegType
-	// frameMark packs two small fields into one byte, so that a Reg is 88
-	// bytes instead of 96 (every branch and checkpoint copies a dozen per
-	// frame and one per stack slot): the call frame a PtrToStack points
-	// into (FrameNo, below MaxCallFrames) in the low bits, and the
-	// precision mark (Precise) in preciseBit.
+	// frameMark packs two small fields into one byte, so that the fields
+	// after Buf fit in the padding of a Reg (every branch and checkpoint
+	// copies a dozen per frame and one per stack slot): the call frame a
+	// PtrToStack points into (FrameNo, below MaxCallFrames) in the low
+	// bits, and the precision mark (Precise) in preciseBit.
 	frameMark uint8
 	Flags     RegFlags
+}
+
+// StackBuf is the stack buffer a bpf_dynptr_slice(_rdwr) was given: the
+// kfunc copies the data there when it cannot point into the dynptr's
+// memory directly, so the slice may point into the stack. The kernel
+// prints it "buf=fp[Frame]Off+Size". The zero StackBuf is no buffer.
+type StackBuf struct {
+	// Off is the lowest stack offset the buffer may start at (negative;
+	// the smallest of a variable offset).
+	Off int16
+	// Size is the number of bytes from Off the buffer may cover: its
+	// size, plus the spread of a variable offset.
+	Size uint16
+	// Frame is the call frame whose stack holds the buffer.
+	Frame uint8
+}
+
+// Overlaps reports whether b lies in frame and shares a byte with the
+// stack offsets [lo, hi).
+func (b StackBuf) Overlaps(frame, lo, hi int) bool {
+	return b.Size != 0 && int(b.Frame) == frame && lo < int(b.Off)+int(b.Size) && int(b.Off) < hi
 }
 
 // preciseBit is the bit of Reg.frameMark holding the precision mark; the

@@ -1120,6 +1120,10 @@ func (e *env) processExit() (bool, error) {
 		if r0.Type == states.PtrToStack {
 			return false, e.reject(e.insnIdx, "cannot return stack pointer to the caller")
 		}
+		// The callee's stack goes: so do the slices over a buffer in it,
+		// the one it returns included (slicebuf.go).
+		e.endSlicesOver(int(st.CurFrame), -states.MaxStack, 0)
+		r0 = callee.Regs[0]
 		if callee.InCallbackFn {
 			err := e.returnFromCallback()
 			// do_check prints the state of the path it resumes after

@@ -422,7 +422,7 @@ func (m *idMap) check(old, cur uint32) bool {
 // regsExact is regs_exact: identical values, ids equal up to renaming.
 func (m *idMap) regsExact(old, cur *states.Reg) bool {
 	return old.Type == cur.Type && old.Flags == cur.Flags && old.Off == cur.Off &&
-		old.Range == cur.Range && old.Aux == cur.Aux && old.Scalar.Equal(&cur.Scalar) &&
+		old.Range == cur.Range && old.Aux == cur.Aux && old.Buf == cur.Buf && old.Scalar.Equal(&cur.Scalar) &&
 		m.check(old.ID, cur.ID) && m.check(old.RefObjID, cur.RefObjID)
 }
 

@@ -201,6 +201,9 @@ type kfuncMeta struct {
 	constantArg bool
 	// constant is the value of the constant argument (__k, __szk).
 	constant uint64
+	// buf is the stack a memory argument sized by the constant (__szk)
+	// may occupy, when it points into the stack.
+	buf states.StackBuf
 	// iter is the iterator argument checked (processIterArg).
 	iter iterMeta
 	// dynptr is the initialised dynptr argument checked last
@@ -542,6 +545,9 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 				}
 				meta.constantArg = true
 				meta.constant = size.Var.Value
+				if err := e.recordSliceBuffer(info, meta, regno); err != nil {
+					return err
+				}
 			}
 			i++
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -142,6 +143,14 @@ func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	r0.Aux = meta.dynptr.id | dynptrSliceKfunc
 	if meta.dynptr.typ.isPacket() {
 		r0.Aux |= dynptrSlicePkt
+	}
+	if meta.buf.Size != 0 {
+		r0.Buf = meta.buf
+		e.sliceBufs = true
+	}
+	if !e.opts.MissingFixes.Has(stablefix.SliceRingbufRef) {
+		// The slice lives as long as the dynptr's reference, if any.
+		r0.RefObjID = meta.dynptr.ref
 	}
 	return nil
 }

@@ -711,6 +711,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 			s.Types[(slot-i)%states.SlotSize] = typ
 		}
 	}
+	e.endSlicesOver(reg.FrameNo(), off, off+size)
 	return nil
 }
 
@@ -822,6 +823,7 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 		}
 		*b = newType
 	}
+	e.endSlicesOver(reg.FrameNo(), minOff, maxOff)
 	if valueReg >= 0 && zeroUsed {
 		return e.markChainPrecision(valueReg)
 	}

@@ -111,6 +111,9 @@ type env struct {
 	// encodingOK holds the instructions whose encoding (fields, register
 	// numbers) step has already checked.
 	encodingOK insnSet
+	// sliceBufs is set once some path took a dynptr slice with a stack
+	// buffer: until then no stack write can end one (slicebuf.go).
+	sliceBufs bool
 
 	// records caches the special fields of each map's value (locks.go).
 	records map[*loader.Map]*mapRecord

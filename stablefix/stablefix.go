@@ -44,11 +44,16 @@ const (
 	// 0, so both edges are explored. Without the fix the kernel decides
 	// it as it decides the 64-bit compare.
 	Jmp32PtrNull
-	// IterFP0: an iterator argument at fp+0 names no stack slot. The slot
-	// index, (-off-1)/8 in C, rounds towards zero, so without the fix
-	// fp+0 names the slot at fp-8: bpf_iter_num_destroy(r10) destroys
-	// the iterator that bpf_iter_num_new(r10-8) built. With it the
-	// argument is no initialised iterator.
+	// IterFP0: a stack object argument (iterator, irq flags, dynptr) at
+	// fp+0 names no stack slot: stack_slot_obj_get_spi refuses any
+	// offset >= 0 ("cannot pass in iter at an offset=0"), for a
+	// constructor as for a use. The slot index, (-off-1)/8 in C, rounds
+	// towards zero, so without the fix fp+0 names the slot at fp-8 for a
+	// one-slot object: bpf_iter_num_destroy(r10) destroys the iterator
+	// that bpf_iter_num_new(r10-8) built, bpf_local_irq_restore(r10)
+	// restores flags saved at fp-8, and bpf_iter_num_new(r10) or
+	// bpf_local_irq_save(r10) build in that slot and write above the
+	// frame ("invalid write to stack R1 off=0 size=8").
 	IterFP0
 	// AtomicFetchPrecise: precision backtracking follows the value a
 	// fetching atomic (fetch_add, xchg, cmpxchg...) loaded from the stack

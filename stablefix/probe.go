@@ -23,6 +23,10 @@ const (
 	innerMapFlag = 1 << 12
 )
 
+// probePercpuKptr is the array the KptrPercpuMatch probe exchanges a task
+// into: its value is one per-CPU kptr to task_struct.
+const probePercpuKptr = "probe_pcpu_kptr"
+
 // Offsets of data and data_end in struct xdp_md.
 const (
 	xdpData    = 0
@@ -44,6 +48,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmSleepableHooks:  fixed(returnZero),
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
+	KptrPercpuMatch:    kptrPercpuMatchProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -257,6 +262,47 @@ func throwLockCheckProbe() (asm.Instructions, error) {
 	}, nil
 }
 
+// kptrPercpuMatchProbe exchanges a task (bpf_task_from_pid, a trusted
+// referenced kernel pointer, never per-CPU) into probePercpuKptr's per-CPU
+// kptr to task_struct, and releases what comes out: without the fix the
+// kernel matches the struct alone. The program only loads; it never runs,
+// so no task is ever stored where the map's free path would take it for a
+// per-CPU object.
+func kptrPercpuMatchProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_task_from_pid", "bpf_task_release")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Imm(asm.R1, 1),
+		kfuncCall(ids[0]),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R6, asm.R0),
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probePercpuKptr),
+		asm.FnMapLookupElem.Call(),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.JEq.Imm(asm.R0, 0, "release"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Reg(asm.R2, asm.R6),
+		asm.FnKptrXchg.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		kfuncCall(ids[1]).WithSymbol("release"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// percpuKptrValue is the value type of probePercpuKptr.
+func percpuKptrValue() btf.Type {
+	task := &btf.Struct{Name: "task_struct"}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "percpu_kptr", Type: task}}
+	return &btf.Struct{Name: "probe_pcpu_val", Size: 8, Members: []btf.Member{{Name: "t", Type: kptr}}}
+}
+
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
 func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {
 	const fetch = 0x01
@@ -308,6 +354,8 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
+			probePercpuKptr: {Name: probePercpuKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: percpuKptrValue()},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}

@@ -120,6 +120,14 @@ const (
 	// program where it may not sleep. Without the fix 6.18.0 takes any
 	// LSM program as one that may sleep on a sleepable hook.
 	LsmCgroupSleepable
+	// KptrPercpuMatch: bpf_kptr_xchg into a per-CPU kptr (__percpu_kptr)
+	// wants a per-CPU pointer (MEM_PERCPU), as the kptr reads back as
+	// per-CPU memory (map_kptr_match_type, upstream 7.x): a plain
+	// bpf_obj_new object is refused before its struct is looked at
+	// ("invalid kptr access, R2 type=ptr_ expected=ptr_STRUCT", no struct
+	// name after "ptr_"). Without the fix a plain object of the kptr's
+	// struct goes in, and comes back out as per-CPU memory.
+	KptrPercpuMatch
 	numFixes
 )
 
@@ -136,6 +144,7 @@ var names = [numFixes]string{
 	LsmSleepableHooks:  "lsm-sleepable-hooks",
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
+	KptrPercpuMatch:    "kptr-percpu-match",
 }
 
 // String returns the fix's name.

@@ -23,6 +23,13 @@ const (
 	innerMapFlag = 1 << 12
 )
 
+// probeWq and probeTimer are the arrays of the AsyncMapMatch probe: the
+// first's value is a workqueue, the second's a timer.
+const (
+	probeWq    = "probe_wq"
+	probeTimer = "probe_timer"
+)
+
 // probePercpuKptr is the array the KptrPercpuMatch probe exchanges a task
 // into: its value is one per-CPU kptr to task_struct.
 const probePercpuKptr = "probe_pcpu_kptr"
@@ -49,6 +56,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
 	KptrPercpuMatch:    kptrPercpuMatchProbe,
+	AsyncMapMatch:      asyncMapMatchProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -296,6 +304,39 @@ func kptrPercpuMatchProbe() (asm.Instructions, error) {
 	}, nil
 }
 
+// asyncMapMatchProbe initialises the workqueue of probeWq's element with
+// probeTimer as its map: a map that holds no workqueue, which a kernel
+// without the fix does not compare with the workqueue's.
+func asyncMapMatchProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_wq_init")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeWq),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(probeTimer),
+		asm.Mov.Imm(asm.R3, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// specialValue is a map value type of one field of the kernel's opaque
+// struct name (bpf_wq, bpf_timer: 16 bytes each).
+func specialValue(name string) btf.Type {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	opaque := &btf.Struct{Name: name, Size: 16, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u64, Nelems: 2}}}}
+	return &btf.Struct{Name: name + "_elem", Size: 16, Members: []btf.Member{{Name: "f", Type: opaque}}}
+}
+
 // percpuKptrValue is the value type of probePercpuKptr.
 func percpuKptrValue() btf.Type {
 	task := &btf.Struct{Name: "task_struct"}
@@ -356,6 +397,10 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
 			probePercpuKptr: {Name: probePercpuKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
 				Key: &btf.Int{Name: "u32", Size: 4}, Value: percpuKptrValue()},
+			probeWq: {Name: probeWq, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_wq")},
+			probeTimer: {Name: probeTimer, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_timer")},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}

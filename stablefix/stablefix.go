@@ -128,6 +128,16 @@ const (
 	// name after "ptr_"). Without the fix a plain object of the kptr's
 	// struct goes in, and comes back out as per-CPU memory.
 	KptrPercpuMatch
+	// AsyncMapMatch: the map argument of bpf_wq_init and of
+	// bpf_task_work_schedule_* must be the map the workqueue (task_work)
+	// lives in whatever that map holds, and the message names the field
+	// of the workqueue's (task_work's) map: "bpf_task_work pointer in R2
+	// ..." when it holds a task_work, "workqueue pointer in R1 ..."
+	// otherwise. Without the fix (6.18.0) the maps are compared only when
+	// the map argument holds a workqueue or a task_work, and the message
+	// names that map's field: a map with a timer, a lock or a kptr is
+	// taken for the workqueue's map.
+	AsyncMapMatch
 	numFixes
 )
 
@@ -145,6 +155,7 @@ var names = [numFixes]string{
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	KptrPercpuMatch:    "kptr-percpu-match",
+	AsyncMapMatch:      "async-map-match",
 }
 
 // String returns the fix's name.

@@ -30,6 +30,14 @@ const (
 	probeTimer = "probe_timer"
 )
 
+// probeLockedKptr and probePlainKptr are the arrays of the KfuncOneType
+// probe: each value is a kptr to a struct of the map's BTF, with a
+// bpf_spin_lock (a btf_struct_meta) in the first, without in the second.
+const (
+	probeLockedKptr = "probe_locked_kptr"
+	probePlainKptr  = "probe_plain_kptr"
+)
+
 // probePercpuKptr is the array the KptrPercpuMatch probe exchanges a task
 // into: its value is one per-CPU kptr to task_struct.
 const probePercpuKptr = "probe_pcpu_kptr"
@@ -57,6 +65,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmCgroupSleepable: fixed(returnZero),
 	KptrPercpuMatch:    kptrPercpuMatchProbe,
 	AsyncMapMatch:      asyncMapMatchProbe,
+	KfuncOneType:       kfuncOneTypeProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -328,6 +337,58 @@ func asyncMapMatchProbe() (asm.Instructions, error) {
 	}, nil
 }
 
+// kfuncOneTypeProbe takes the object out of probeLockedKptr's kptr on one
+// path, out of probePlainKptr's on the other, and drops it with one
+// bpf_obj_drop call: two structs, one with a record, one without.
+func kfuncOneTypeProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_obj_drop_impl")
+	if err != nil {
+		return nil, err
+	}
+	take := func(m, label string) asm.Instructions {
+		return asm.Instructions{
+			asm.Mov.Reg(asm.R2, asm.RFP).WithSymbol(label),
+			asm.Add.Imm(asm.R2, -4),
+			asm.LoadMapPtr(asm.R1, 0).WithReference(m),
+			asm.FnMapLookupElem.Call(),
+			asm.JEq.Imm(asm.R0, 0, "out"),
+			asm.Mov.Reg(asm.R1, asm.R0),
+			asm.Mov.Imm(asm.R2, 0),
+			asm.FnKptrXchg.Call(),
+		}
+	}
+	insns := asm.Instructions{
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+		asm.FnGetPrandomU32.Call(),
+		asm.JEq.Imm(asm.R0, 0, "plain"),
+	}
+	insns = append(insns, take(probeLockedKptr, "locked")...)
+	insns = append(insns, asm.Ja.Label("drop"))
+	insns = append(insns, take(probePlainKptr, "plain")...)
+	return append(insns,
+		asm.JEq.Imm(asm.R0, 0, "out").WithSymbol("drop"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Imm(asm.R2, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	), nil
+}
+
+// localKptrValue is a map value type of one kptr to a struct of the map's
+// BTF (none of vmlinux's) with a long and, if locked, a bpf_spin_lock.
+func localKptrValue(name string, locked bool) btf.Type {
+	long := &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
+	obj := &btf.Struct{Name: name + "_obj", Size: 8, Members: []btf.Member{{Name: "a", Type: long}}}
+	if locked {
+		lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: &btf.Int{Name: "u32", Size: 4}}}}
+		obj.Size = 16
+		obj.Members = append(obj.Members, btf.Member{Name: "l", Type: lock, Offset: 64})
+	}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: obj}}
+	return &btf.Struct{Name: name + "_val", Size: 8, Members: []btf.Member{{Name: "p", Type: kptr}}}
+}
+
 // specialValue is a map value type of one field of the kernel's opaque
 // struct name (bpf_wq, bpf_timer: 16 bytes each).
 func specialValue(name string) btf.Type {
@@ -397,6 +458,10 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
 			probePercpuKptr: {Name: probePercpuKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
 				Key: &btf.Int{Name: "u32", Size: 4}, Value: percpuKptrValue()},
+			probeLockedKptr: {Name: probeLockedKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: localKptrValue("probe_locked", true)},
+			probePlainKptr: {Name: probePlainKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: localKptrValue("probe_plain", false)},
 			probeWq: {Name: probeWq, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 1,
 				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_wq")},
 			probeTimer: {Name: probeTimer, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 1,

@@ -138,6 +138,18 @@ const (
 	// names that map's field: a map with a timer, a lock or a kptr is
 	// taken for the workqueue's map.
 	AsyncMapMatch
+	// KfuncOneType: a call instruction of bpf_obj_new, bpf_percpu_obj_new,
+	// bpf_obj_drop, bpf_percpu_obj_drop, bpf_refcount_acquire,
+	// bpf_list_push_* or bpf_rbtree_add reached with an object of another
+	// type than the first time is refused ("same call cannot be used with
+	// different types", then two lines of advice, the last "or mark the
+	// callee with __attribute__((nomerge))"): the rewrite after
+	// verification passes the kfunc the struct's record of one type. The
+	// types differ when their btf_struct_meta records do (no record on
+	// both sides is the same), or, for the constructors, their sizes, or,
+	// for the insertions, the node's offsets. Not in upstream: without the
+	// fix (6.18.0, 7.x) the last visit's record wins.
+	KfuncOneType
 	numFixes
 )
 
@@ -156,6 +168,7 @@ var names = [numFixes]string{
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	KptrPercpuMatch:    "kptr-percpu-match",
 	AsyncMapMatch:      "async-map-match",
+	KfuncOneType:       "kfunc-one-type",
 }
 
 // String returns the fix's name.

@@ -173,6 +173,26 @@ int k12_pkptr_moved(struct __sk_buff *skb)
 	return 0;
 }
 
+/* A per-CPU object loaded from the map (not exchanged): no reference to
+ * give, refused with or without the fix. */
+// vercheck: reject "R2 type=percpu_rcu_ptr_ expected=ptr_, trusted_ptr_, rcu_ptr_"
+SEC("tc")
+int k12_pkptr_loaded_in(struct __sk_buff *skb)
+{
+	struct k12_pelem *e = k12_plookup();
+	struct k12_pv __percpu_kptr *p;
+
+	if (!e)
+		return 0;
+	p = e->pc;
+	if (!p)
+		return 0;
+	p = bpf_kptr_xchg(&e->pc, p);
+	if (p)
+		bpf_percpu_obj_drop(p);
+	return 0;
+}
+
 /* A per-CPU kptr to a kernel struct (btf_parse_kptr finds task_struct in
  * vmlinux): a task, never per-CPU, goes in only without the fix, where the
  * struct alone is matched. The stablefix probe of kptr-percpu-match. */

@@ -465,4 +465,43 @@ int k12_sc_rbadd(struct __sk_buff *skb)
 	return 0;
 }
 
+/* bpf_kptr_xchg is a helper: the kernel keeps no type per call, and one
+ * call exchanges objects of two structs. */
+struct k12_kelem {
+	struct k12_ra __kptr *ra;
+	struct k12_pa __kptr *pa;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct k12_kelem);
+} k12_kelems SEC(".maps");
+
+static __noinline void *k12_xchg(void *field)
+{
+	return bpf_kptr_xchg(field, NULL);
+}
+
+// vercheck: accept
+SEC("tc")
+int k12_sc_kptr_xchg(struct __sk_buff *skb)
+{
+	int k = 0;
+	struct k12_kelem *e = bpf_map_lookup_elem(&k12_kelems, &k);
+	struct k12_ra *a;
+	struct k12_pa *b;
+
+	if (!e)
+		return 0;
+	a = k12_xchg(&e->ra);
+	if (a)
+		bpf_obj_drop(a);
+	b = k12_xchg(&e->pa);
+	if (b)
+		bpf_obj_drop(b);
+	return 0;
+}
+
 char _license[] SEC("license") = "GPL";

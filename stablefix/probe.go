@@ -290,16 +290,15 @@ func kptrPercpuMatchProbe() (asm.Instructions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return asm.Instructions{
+	insns := asm.Instructions{
 		asm.Mov.Imm(asm.R1, 1),
 		kfuncCall(ids[0]),
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Reg(asm.R6, asm.R0),
 		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -4),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(probePercpuKptr),
-		asm.FnMapLookupElem.Call(),
+	}
+	insns = append(insns, lookupKey(probePercpuKptr)...)
+	return append(insns,
 		asm.Mov.Reg(asm.R1, asm.R6),
 		asm.JEq.Imm(asm.R0, 0, "release"),
 		asm.Mov.Reg(asm.R1, asm.R0),
@@ -310,7 +309,7 @@ func kptrPercpuMatchProbe() (asm.Instructions, error) {
 		kfuncCall(ids[1]).WithSymbol("release"),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-	}, nil
+	), nil
 }
 
 // asyncMapMatchProbe initialises the workqueue of probeWq's element with
@@ -321,12 +320,8 @@ func asyncMapMatchProbe() (asm.Instructions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return asm.Instructions{
-		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -4),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(probeWq),
-		asm.FnMapLookupElem.Call(),
+	insns := append(asm.Instructions{asm.StoreImm(asm.RFP, -4, 0, asm.Word)}, lookupKey(probeWq)...)
+	return append(insns,
 		asm.JEq.Imm(asm.R0, 0, "out"),
 		asm.Mov.Reg(asm.R1, asm.R0),
 		asm.LoadMapPtr(asm.R2, 0).WithReference(probeTimer),
@@ -334,7 +329,7 @@ func asyncMapMatchProbe() (asm.Instructions, error) {
 		kfuncCall(ids[0]),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-	}, nil
+	), nil
 }
 
 // kfuncOneTypeProbe takes the object out of probeLockedKptr's kptr on one
@@ -346,16 +341,14 @@ func kfuncOneTypeProbe() (asm.Instructions, error) {
 		return nil, err
 	}
 	take := func(m, label string) asm.Instructions {
-		return asm.Instructions{
-			asm.Mov.Reg(asm.R2, asm.RFP).WithSymbol(label),
-			asm.Add.Imm(asm.R2, -4),
-			asm.LoadMapPtr(asm.R1, 0).WithReference(m),
-			asm.FnMapLookupElem.Call(),
+		insns := lookupKey(m)
+		insns[0] = insns[0].WithSymbol(label)
+		return append(insns,
 			asm.JEq.Imm(asm.R0, 0, "out"),
 			asm.Mov.Reg(asm.R1, asm.R0),
 			asm.Mov.Imm(asm.R2, 0),
 			asm.FnKptrXchg.Call(),
-		}
+		)
 	}
 	insns := asm.Instructions{
 		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
@@ -396,6 +389,16 @@ func specialValue(name string) btf.Type {
 	opaque := &btf.Struct{Name: name, Size: 16, Members: []btf.Member{
 		{Name: "__opaque", Type: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u64, Nelems: 2}}}}
 	return &btf.Struct{Name: name + "_elem", Size: 16, Members: []btf.Member{{Name: "f", Type: opaque}}}
+}
+
+// lookupKey looks up in map m the key the probe stored at fp-4, into r0.
+func lookupKey(m string) asm.Instructions {
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
+		asm.FnMapLookupElem.Call(),
+	}
 }
 
 // percpuKptrValue is the value type of probePercpuKptr.

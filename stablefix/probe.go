@@ -28,6 +28,25 @@ const (
 	innerMapFlag = 1 << 12
 )
 
+// probeWq and probeTimer are the arrays of the AsyncMapMatch probe: the
+// first's value is a workqueue, the second's a timer.
+const (
+	probeWq    = "probe_wq"
+	probeTimer = "probe_timer"
+)
+
+// probeLockedKptr and probePlainKptr are the arrays of the KfuncOneType
+// probe: each value is a kptr to a struct of the map's BTF, with a
+// bpf_spin_lock (a btf_struct_meta) in the first, without in the second.
+const (
+	probeLockedKptr = "probe_locked_kptr"
+	probePlainKptr  = "probe_plain_kptr"
+)
+
+// probePercpuKptr is the array the KptrPercpuMatch probe exchanges a task
+// into: its value is one per-CPU kptr to task_struct.
+const probePercpuKptr = "probe_pcpu_kptr"
+
 // Offsets of data and data_end in struct xdp_md.
 const (
 	xdpData    = 0
@@ -58,6 +77,9 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	Sext32DropsSubreg:     fixed(sext32DropsSubregProbe),
 	SliceBufferInvalidate: sliceBufferInvalidateProbe,
 	SliceRingbufRef:       sliceRingbufRefProbe,
+	KptrPercpuMatch:       kptrPercpuMatchProbe,
+	AsyncMapMatch:         asyncMapMatchProbe,
+	KfuncOneType:          kfuncOneTypeProbe,
 }
 
 // probeMessages are, for the fixes that change a message and not a
@@ -440,6 +462,135 @@ func sliceRingbufRefProbe() (asm.Instructions, error) {
 	}, nil
 }
 
+// kptrPercpuMatchProbe exchanges a task (bpf_task_from_pid, a trusted
+// referenced kernel pointer, never per-CPU) into probePercpuKptr's per-CPU
+// kptr to task_struct, and releases what comes out: without the fix the
+// kernel matches the struct alone. The program only loads; it never runs,
+// so no task is ever stored where the map's free path would take it for a
+// per-CPU object.
+func kptrPercpuMatchProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_task_from_pid", "bpf_task_release")
+	if err != nil {
+		return nil, err
+	}
+	insns := asm.Instructions{
+		asm.Mov.Imm(asm.R1, 1),
+		kfuncCall(ids[0]),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R6, asm.R0),
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+	}
+	insns = append(insns, lookupKey(probePercpuKptr)...)
+	return append(insns,
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.JEq.Imm(asm.R0, 0, "release"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Reg(asm.R2, asm.R6),
+		asm.FnKptrXchg.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		kfuncCall(ids[1]).WithSymbol("release"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	), nil
+}
+
+// asyncMapMatchProbe initialises the workqueue of probeWq's element with
+// probeTimer as its map: a map that holds no workqueue, which a kernel
+// without the fix does not compare with the workqueue's.
+func asyncMapMatchProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_wq_init")
+	if err != nil {
+		return nil, err
+	}
+	insns := append(asm.Instructions{asm.StoreImm(asm.RFP, -4, 0, asm.Word)}, lookupKey(probeWq)...)
+	return append(insns,
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(probeTimer),
+		asm.Mov.Imm(asm.R3, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	), nil
+}
+
+// kfuncOneTypeProbe takes the object out of probeLockedKptr's kptr on one
+// path, out of probePlainKptr's on the other, and drops it with one
+// bpf_obj_drop call: two structs, one with a record, one without.
+func kfuncOneTypeProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_obj_drop_impl")
+	if err != nil {
+		return nil, err
+	}
+	take := func(m, label string) asm.Instructions {
+		insns := lookupKey(m)
+		insns[0] = insns[0].WithSymbol(label)
+		return append(insns,
+			asm.JEq.Imm(asm.R0, 0, "out"),
+			asm.Mov.Reg(asm.R1, asm.R0),
+			asm.Mov.Imm(asm.R2, 0),
+			asm.FnKptrXchg.Call(),
+		)
+	}
+	insns := asm.Instructions{
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+		asm.FnGetPrandomU32.Call(),
+		asm.JEq.Imm(asm.R0, 0, "plain"),
+	}
+	insns = append(insns, take(probeLockedKptr, "locked")...)
+	insns = append(insns, asm.Ja.Label("drop"))
+	insns = append(insns, take(probePlainKptr, "plain")...)
+	return append(insns,
+		asm.JEq.Imm(asm.R0, 0, "out").WithSymbol("drop"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Imm(asm.R2, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	), nil
+}
+
+// localKptrValue is a map value type of one kptr to a struct of the map's
+// BTF (none of vmlinux's) with a long and, if locked, a bpf_spin_lock.
+func localKptrValue(name string, locked bool) btf.Type {
+	long := &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
+	obj := &btf.Struct{Name: name + "_obj", Size: 8, Members: []btf.Member{{Name: "a", Type: long}}}
+	if locked {
+		lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: &btf.Int{Name: "u32", Size: 4}}}}
+		obj.Size = 16
+		obj.Members = append(obj.Members, btf.Member{Name: "l", Type: lock, Offset: 64})
+	}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: obj}}
+	return &btf.Struct{Name: name + "_val", Size: 8, Members: []btf.Member{{Name: "p", Type: kptr}}}
+}
+
+// specialValue is a map value type of one field of the kernel's opaque
+// struct name (bpf_wq, bpf_timer: 16 bytes each).
+func specialValue(name string) btf.Type {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	opaque := &btf.Struct{Name: name, Size: 16, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u64, Nelems: 2}}}}
+	return &btf.Struct{Name: name + "_elem", Size: 16, Members: []btf.Member{{Name: "f", Type: opaque}}}
+}
+
+// lookupKey looks up in map m the key the probe stored at fp-4, into r0.
+func lookupKey(m string) asm.Instructions {
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(m),
+		asm.FnMapLookupElem.Call(),
+	}
+}
+
+// percpuKptrValue is the value type of probePercpuKptr.
+func percpuKptrValue() btf.Type {
+	task := &btf.Struct{Name: "task_struct"}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "percpu_kptr", Type: task}}
+	return &btf.Struct{Name: "probe_pcpu_val", Size: 8, Members: []btf.Member{{Name: "t", Type: kptr}}}
+}
+
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
 func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {
 	const fetch = 0x01
@@ -504,6 +655,16 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probeRingbuf: {Name: probeRingbuf, Type: ebpf.RingBuf, MaxEntries: 4096},
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
+			probePercpuKptr: {Name: probePercpuKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: percpuKptrValue()},
+			probeLockedKptr: {Name: probeLockedKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: localKptrValue("probe_locked", true)},
+			probePlainKptr: {Name: probePlainKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: localKptrValue("probe_plain", false)},
+			probeWq: {Name: probeWq, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_wq")},
+			probeTimer: {Name: probeTimer, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_timer")},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}

@@ -44,11 +44,16 @@ const (
 	// 0, so both edges are explored. Without the fix the kernel decides
 	// it as it decides the 64-bit compare.
 	Jmp32PtrNull
-	// IterFP0: an iterator argument at fp+0 names no stack slot. The slot
-	// index, (-off-1)/8 in C, rounds towards zero, so without the fix
-	// fp+0 names the slot at fp-8: bpf_iter_num_destroy(r10) destroys
-	// the iterator that bpf_iter_num_new(r10-8) built. With it the
-	// argument is no initialised iterator.
+	// IterFP0: a stack object argument (iterator, irq flags, dynptr) at
+	// fp+0 names no stack slot: stack_slot_obj_get_spi refuses any
+	// offset >= 0 ("cannot pass in iter at an offset=0"), for a
+	// constructor as for a use. The slot index, (-off-1)/8 in C, rounds
+	// towards zero, so without the fix fp+0 names the slot at fp-8 for a
+	// one-slot object: bpf_iter_num_destroy(r10) destroys the iterator
+	// that bpf_iter_num_new(r10-8) built, bpf_local_irq_restore(r10)
+	// restores flags saved at fp-8, and bpf_iter_num_new(r10) or
+	// bpf_local_irq_save(r10) build in that slot and write above the
+	// frame ("invalid write to stack R1 off=0 size=8").
 	IterFP0
 	// AtomicFetchPrecise: precision backtracking follows the value a
 	// fetching atomic (fetch_add, xchg, cmpxchg...) loaded from the stack
@@ -213,6 +218,36 @@ const (
 	// build (fc-v1045). Without it the slice outlives the record: a
 	// read or write after bpf_ringbuf_discard_dynptr is accepted.
 	SliceRingbufRef
+	// KptrPercpuMatch: bpf_kptr_xchg into a per-CPU kptr (__percpu_kptr)
+	// wants a per-CPU pointer (MEM_PERCPU), as the kptr reads back as
+	// per-CPU memory (map_kptr_match_type, upstream 7.x): a plain
+	// bpf_obj_new object is refused before its struct is looked at
+	// ("invalid kptr access, R2 type=ptr_ expected=ptr_STRUCT", no struct
+	// name after "ptr_"). Without the fix a plain object of the kptr's
+	// struct goes in, and comes back out as per-CPU memory.
+	KptrPercpuMatch
+	// AsyncMapMatch: the map argument of bpf_wq_init and of
+	// bpf_task_work_schedule_* must be the map the workqueue (task_work)
+	// lives in whatever that map holds, and the message names the field
+	// of the workqueue's (task_work's) map: "bpf_task_work pointer in R2
+	// ..." when it holds a task_work, "workqueue pointer in R1 ..."
+	// otherwise. Without the fix (6.18.0) the maps are compared only when
+	// the map argument holds a workqueue or a task_work, and the message
+	// names that map's field: a map with a timer, a lock or a kptr is
+	// taken for the workqueue's map.
+	AsyncMapMatch
+	// KfuncOneType: a call instruction of bpf_obj_new, bpf_percpu_obj_new,
+	// bpf_obj_drop, bpf_percpu_obj_drop, bpf_refcount_acquire,
+	// bpf_list_push_* or bpf_rbtree_add reached with an object of another
+	// type than the first time is refused ("same call cannot be used with
+	// different types", then two lines of advice, the last "or mark the
+	// callee with __attribute__((nomerge))"): the rewrite after
+	// verification passes the kfunc the struct's record of one type. The
+	// types differ when their btf_struct_meta records do (no record on
+	// both sides is the same), or, for the constructors, their sizes, or,
+	// for the insertions, the node's offsets. Not in upstream: without the
+	// fix (6.18.0, 7.x) the last visit's record wins.
+	KfuncOneType
 	numFixes
 )
 
@@ -237,6 +272,9 @@ var names = [numFixes]string{
 	Sext32DropsSubreg:     "sext32-drops-subreg",
 	SliceBufferInvalidate: "slice-buffer-invalidate",
 	SliceRingbufRef:       "slice-ringbuf-ref",
+	KptrPercpuMatch:       "kptr-percpu-match",
+	AsyncMapMatch:         "async-map-match",
+	KfuncOneType:          "kfunc-one-type",
 }
 
 // String returns the fix's name.

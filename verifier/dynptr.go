@@ -38,8 +38,6 @@ package verifier
 // dynptr) destroys it with the direct packet pointers.
 
 import (
-	"fmt"
-
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/states"
 )
@@ -121,6 +119,9 @@ type dynptrMeta struct {
 // dynptrNrSlots is BPF_DYNPTR_NR_SLOTS: a dynptr is 16 bytes, two slots.
 const dynptrNrSlots = 2
 
+// dynptrObjKind names a dynptr in the messages of stack_slot_obj_get_spi.
+const dynptrObjKind = "dynptr"
+
 // dynptrSize is BPF_DYNPTR_SIZE in bytes.
 const dynptrSize = dynptrNrSlots * states.SlotSize
 
@@ -178,19 +179,7 @@ var dynptrHelperArgs = map[int32]dynptrArgSpec{
 // allocated (the kernel's -ERANGE). A pointer that cannot hold a dynptr
 // gives the message the kernel logs in bad.
 func (e *env) dynptrSlotIndex(reg *states.Reg) (spi int, inRange bool, bad string) {
-	if !reg.Var.IsConst() {
-		return 0, false, "dynptr has to be at a constant offset"
-	}
-	off := int(reg.Off) + int(int64(reg.Var.Value))
-	if off%states.SlotSize != 0 {
-		return 0, false, fmt.Sprintf("cannot pass in dynptr at an offset=%d", off)
-	}
-	spi = states.SlotIndex(off)
-	if spi+1 < dynptrNrSlots {
-		return 0, false, fmt.Sprintf("cannot pass in dynptr at an offset=%d", off)
-	}
-	f := e.frameOf(reg)
-	return spi, spi < len(f.Stack), ""
+	return e.stackObjSlot(reg, dynptrObjKind, dynptrNrSlots)
 }
 
 // dynptrAt reports whether the two slots starting at spi hold one

@@ -45,8 +45,9 @@ func (e *env) checkBTFIDArg(i int, fn *helpers.Proto, a helpers.ArgType, kptr *k
 		flags &^= states.MaybeNull
 	}
 	// An allocated object is bpf_kptr_xchg's source like a plain BTF
-	// pointer (check_reg_type), but one that may be NULL matches no case
-	// of its later switch.
+	// pointer (check_reg_type), but only an owned one, per-CPU or not,
+	// matches a case of its later switch: one that may be NULL, or one
+	// loaded from a kptr inside an RCU section (MEM_RCU), matches none.
 	xchgObj := fn.ID == fnKptrXchg && regno == 2 && reg.Flags&states.MemAlloc != 0
 	if xchgObj {
 		flags &^= states.MemAlloc | states.MemPercpu
@@ -64,7 +65,7 @@ func (e *env) checkBTFIDArg(i int, fn *helpers.Proto, a helpers.ArgType, kptr *k
 		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), btfPtrArgExpected)
 	}
 	release := fn.ReleaseArg == int8(regno)
-	if xchgObj && reg.MaybeNull() {
+	if xchgObj && reg.Flags != states.MemAlloc && reg.Flags != states.MemAlloc|states.MemPercpu {
 		return e.verifierBug("invalid PTR_TO_BTF_ID register for type match")
 	}
 	if reg.MaybeNull() && (!orNull || release) {

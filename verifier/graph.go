@@ -653,7 +653,7 @@ func (e *env) processGraphNode(meta *kfuncMeta, regno int, reg *states.Reg, root
 		return e.reject(e.insnIdx, "operation on %s expects arg#1 %s at offset=%d in struct %s, but arg is at offset=%d in struct %s",
 			graphTypeNames[rootKind], name, root.nodeOff, root.value.TypeName(), off, have.TypeName())
 	}
-	meta.argAux = reg.Aux
+	meta.argAux, meta.insertOff = reg.Aux, int64(reg.Off)
 	if off != int64(root.nodeOff) {
 		return e.reject(e.insnIdx, "arg#1 offset=%d, but expected %s at offset=%d in struct %s", off, name, root.nodeOff, root.value.TypeName())
 	}

@@ -137,9 +137,6 @@ func slotHasIRQFlag(s *states.Slot) bool {
 func (e *env) restoreIRQFlag(regno, i int, class irqClass) error {
 	reg := &e.regs()[regno]
 	spi, inRange, bad := e.stackObjSlot(reg, irqFlagObjKind, 1)
-	if bad == "" {
-		bad = e.fp0Refused(reg, irqFlagObjKind)
-	}
 	if bad != "" {
 		e.log.errorf(bad)
 	}

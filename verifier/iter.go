@@ -119,17 +119,22 @@ func iterArgType(ref btf.Type) (btf.Type, int, bool) {
 }
 
 // stackObjSlot is stack_slot_obj_get_spi: the main slot of the
-// nrSlots-slot object of the given kind ("iter", "irq_flag") reg points to.
-// inRange is false when the slots are not all allocated yet (the kernel's
-// -ERANGE), which only a constructor tolerates. A pointer that cannot hold
-// the object gives the kernel's message in bad; the kernel logs it and then
-// fails the argument check with a message of its own.
+// nrSlots-slot object of the given kind ("iter", "irq_flag", "dynptr") reg
+// points to. inRange is false when the slots are not all allocated yet (the
+// kernel's -ERANGE), which only a constructor tolerates. A pointer that
+// cannot hold the object gives the kernel's message in bad; the kernel logs
+// it and then fails the argument check with a message of its own.
+//
+// A kernel with stablefix.IterFP0 refuses any offset >= 0. Without it the
+// slot index (-off-1)/8 rounds towards zero, so fp+0 names the slot at
+// fp-8: the offsets from 8 up still fail the slot count, but a one-slot
+// object is found (or built, writing above the frame) through fp+0.
 func (e *env) stackObjSlot(reg *states.Reg, kind string, nrSlots int) (spi int, inRange bool, bad string) {
 	if !reg.Var.IsConst() {
 		return 0, false, kind + " has to be at a constant offset"
 	}
 	off := int(reg.Off) + int(int64(reg.Var.Value))
-	if off%states.SlotSize != 0 {
+	if off%states.SlotSize != 0 || off >= 0 && !e.opts.MissingFixes.Has(stablefix.IterFP0) {
 		return 0, false, fmt.Sprintf("cannot pass in %s at an offset=%d", kind, off)
 	}
 	spi = states.SlotIndex(off)
@@ -138,18 +143,6 @@ func (e *env) stackObjSlot(reg *states.Reg, kind string, nrSlots int) (spi int, 
 	}
 	f := e.frameOf(reg)
 	return spi, spi-nrSlots+1 >= 0 && spi < len(f.Stack), ""
-}
-
-// fp0Refused is the message of a kernel with stablefix.IterFP0 for an
-// initialised stack object (iterator, irq flag) passed at fp+0 or above:
-// the slot index rounds towards zero, so fp+0 would name the object at
-// fp-8, which such a kernel does not find there. "" when the argument is
-// not refused that way.
-func (e *env) fp0Refused(reg *states.Reg, kind string) string {
-	if off := int64(reg.Off) + int64(reg.Var.Value); off >= 0 && !e.opts.MissingFixes.Has(stablefix.IterFP0) {
-		return fmt.Sprintf("cannot pass in %s at an offset=%d", kind, off)
-	}
-	return ""
 }
 
 // processIterArg is process_iter_arg: argument regno is an iterator.
@@ -170,9 +163,6 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 		return e.newIter(meta, regno, typ, typeID, nrSlots)
 	}
 	spi, inRange, bad := e.stackObjSlot(reg, iterObjKind, nrSlots)
-	if bad == "" {
-		bad = e.fp0Refused(reg, iterObjKind)
-	}
 	if bad != "" {
 		e.log.errorf(bad)
 	}

@@ -215,8 +215,10 @@ type kfuncMeta struct {
 	// arg_rbtree_root.field).
 	root *mapField
 	// argAux is the Aux (BTF object and struct: arg_btf, arg_btf_id) of
-	// the node or refcounted argument.
+	// the node, refcounted or dropped argument.
 	argAux uint32
+	// insertOff is the node argument's offset in its object (insert_off).
+	insertOff int64
 	// subprog is the callback argument's subprogram.
 	subprog int
 	// argOwningRef is set when bpf_refcount_acquire gets an owning
@@ -340,6 +342,9 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 		regs[r].MarkNotInit()
 	}
 	if err := e.setKfuncReturn(info, &meta); err != nil {
+		return err
+	}
+	if err := e.checkObjCallType(info, &meta); err != nil {
 		return err
 	}
 	if kfuncChangesPktData(info.name) {
@@ -514,7 +519,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 				return err
 			}
 		case kfArgAlloc:
-			if err := e.checkAllocArg(info, i, reg); err != nil {
+			if err := e.checkAllocArg(info, meta, i, reg); err != nil {
 				return err
 			}
 		case kfArgListHead, kfArgListNode, kfArgRBRoot, kfArgRBNode, kfArgRefcounted, kfArgCallback:

@@ -36,6 +36,7 @@ import (
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -78,6 +79,9 @@ type kptrField struct {
 	// unsupported says why vercheck does not model the field (the map may
 	// not even be created by the kernel).
 	unsupported string
+	// accessUnsupported says why vercheck does not model loads and stores
+	// of a field whose bpf_kptr_xchg it does model.
+	accessUnsupported string
 	// owner is the map whose value holds the field: its BTF is the
 	// field's (kptrObjectAux).
 	owner *loader.Map
@@ -135,7 +139,10 @@ func parseKptr(p *btf.Pointer) *kptrField {
 		case f.target == 0:
 			f.local = target
 		case kind == kptrPercpu:
-			f.unsupported = "percpu_kptr to kernel struct " + target.TypeName()
+			// bpf_kptr_xchg treats it as a referenced kptr of a
+			// kernel struct (no destructor: the kernel never
+			// calls one for a per-CPU kptr).
+			f.accessUnsupported = "percpu_kptr to kernel struct " + target.TypeName()
 		case kind == kptrRef && !kptrDtorStructs[target.TypeName()]:
 			f.unsupported = "referenced kptr to struct " + target.TypeName() + ", which has no destructor"
 		}
@@ -206,6 +213,9 @@ func (e *env) checkMapKptrAccess(f *mapField, valueReg int, dst *states.Reg) err
 	if k.unsupported != "" {
 		return e.unsupported(e.insnIdx, "%s", k.unsupported)
 	}
+	if k.accessUnsupported != "" {
+		return e.unsupported(e.insnIdx, "%s", k.accessUnsupported)
+	}
 	if in.Class() != insn.ClassLDX && k.owning() {
 		return e.reject(e.insnIdx, "store to referenced kptr disallowed")
 	}
@@ -274,13 +284,17 @@ func (e *env) mapKptrMatchType(k *kptrField, reg *states.Reg, regno int) error {
 		}
 	}
 	ok := reg.Type == states.PtrToBTFID && reg.Flags&^perm == 0
+	if ok && !e.opts.MissingFixes.Has(stablefix.KptrPercpuMatch) {
+		// A per-CPU kptr reads back as per-CPU memory: what goes in
+		// must be per-CPU, and refused here the message names no
+		// struct. Without the fix a plain object goes into a per-CPU
+		// kptr of its struct (under libbpf, where the object and the
+		// kptr are of one BTF); a per-CPU one never goes into a plain
+		// kptr (the permitted flags).
+		ok = (k.kind == kptrPercpu) == (reg.Flags&states.MemPercpu != 0)
+	}
 	regName := ""
 	if ok {
-		// A per-CPU object goes only into a per-CPU kptr (the
-		// permitted flags), but 6.18 lets a plain object into a
-		// per-CPU kptr too (7.x refuses it: the kptr reads back as
-		// per-CPU memory); the running 6.18 does so under libbpf,
-		// where the object and the kptr are of one BTF.
 		regName = e.btfNameOf(reg.Aux)
 	}
 	if ok {

@@ -35,7 +35,7 @@ func TestParseKptr(t *testing.T) {
 		{"program struct", ptr("kptr", "my_node"), &kptrField{kind: kptrRef, local: myNode}},
 		{"per-CPU", ptr("percpu_kptr", "my_node"), &kptrField{kind: kptrPercpu, local: myNode}},
 		{"per-CPU kernel struct", ptr("percpu_kptr", "task_struct"), &kptrField{kind: kptrPercpu, target: task,
-			unsupported: "percpu_kptr to kernel struct task_struct"}},
+			accessUnsupported: "percpu_kptr to kernel struct task_struct"}},
 		{"unknown tag", ptr("kptr_weird", "task_struct"), &kptrField{unsupported: "kptr field with the unknown tag kptr_weird"}},
 		{"uptr", &btf.Pointer{Target: &btf.TypeTag{Value: "uptr", Type: userData}}, &kptrField{kind: kptrUptr, uptrSize: 16}},
 		{"uptr to a kernel struct", ptr("uptr", "task_struct"), &kptrField{kind: kptrUptr,

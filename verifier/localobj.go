@@ -266,7 +266,7 @@ func (e *env) checkPercpuObjType(t *btf.Struct) error {
 
 // checkAllocArg is the KF_ARG_PTR_TO_ALLOC_BTF_ID case of
 // check_kfunc_args: bpf_obj_drop takes an owned allocated object.
-func (e *env) checkAllocArg(info *kfuncInfo, i int, reg *states.Reg) error {
+func (e *env) checkAllocArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *states.Reg) error {
 	switch {
 	case isAllocObj(reg):
 		if info.name != kfuncObjDrop {
@@ -282,6 +282,7 @@ func (e *env) checkAllocArg(info *kfuncInfo, i int, reg *states.Reg) error {
 	if reg.RefObjID == 0 {
 		return e.reject(e.insnIdx, "allocated object must be referenced")
 	}
+	meta.argAux = reg.Aux
 	return nil
 }
 

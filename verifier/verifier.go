@@ -105,6 +105,9 @@ type env struct {
 	auxPtr []auxPtrType
 	// mayGotoSeen holds the may_goto instructions some path reached.
 	mayGotoSeen insnSet
+	// objCalls holds the type each call of a kfunc the kernel rewrites
+	// with the object's record was first checked with (objcall.go).
+	objCalls map[int]objCallAux
 	// loopInline is the bpf_loop inlining verdict of each bpf_loop call
 	// instruction seen (callback.go).
 	loopInline map[int]loopInlineState

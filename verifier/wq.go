@@ -14,6 +14,7 @@ package verifier
 
 import (
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -50,8 +51,11 @@ func (m *kfuncMeta) rememberMap(idx int) {
 }
 
 // checkWqMapMatch is the part of a KF_ARG_PTR_TO_MAP check that follows a
-// workqueue argument: when the map in reg has workqueues, it must be the
-// workqueue's own map. The map is remembered either way.
+// workqueue (task_work) argument: the map in reg must be the workqueue's
+// own map, and the message names the remembered map's field (its
+// task_work, else its workqueue). Without stablefix.AsyncMapMatch the
+// maps are compared only when the map in reg has workqueues or task_works,
+// and the message names that map's field. The map is remembered either way.
 func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
 	if !holdsRealMap(reg) {
 		return nil
@@ -65,7 +69,13 @@ func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
 		return e.kernelFault("map %s without special fields after a workqueue or task_work: the 6.18 verifier faults on its record", m.Name)
 	}
 	rec := e.recordOf(m)
-	if meta.hasMap && m != nil && (rec.wqOff >= 0 || rec.taskWorkOff >= 0) && idx != meta.mapIdx {
+	compare := rec.wqOff >= 0 || rec.taskWorkOff >= 0
+	if meta.hasMap && !e.opts.MissingFixes.Has(stablefix.AsyncMapMatch) {
+		// Whatever the map holds; the message names the field of the
+		// map the call remembered.
+		compare, rec = true, e.recordOf(e.maps[meta.mapIdx])
+	}
+	if meta.hasMap && m != nil && compare && idx != meta.mapIdx {
 		if e.isInnerMap(idx) || e.isInnerMap(meta.mapIdx) {
 			return e.unsupported(e.insnIdx, "workqueue or task_work of an inner map")
 		}

@@ -251,7 +251,10 @@ int gr_list_node_access(struct __sk_buff *skb)
 }
 
 /* A list of objects that hold lists: a node may own roots whose nodes
- * own none (the kernel refuses ownership cycles). */
+ * own none (the kernel refuses ownership cycles). The compiler merges the
+ * bpf_obj_drop of t (a gr_top) and of m (a gr_mid, on the path where i is
+ * NULL) into one call, which a kernel with the kfunc-one-type stable fix
+ * refuses; 6.18.44-fc-v973 accepts it. */
 struct gr_inner {
 	long k;
 	struct bpf_list_node node;
@@ -268,7 +271,8 @@ struct gr_top {
 	struct bpf_list_head head __contains(gr_mid, node);
 };
 
-// vercheck: accept
+// vercheck: reject "or mark the callee with __attribute__((nomerge))"
+// vercheck: accept without kfunc-one-type
 SEC("tc")
 int gr_list_in_list(struct __sk_buff *skb)
 {

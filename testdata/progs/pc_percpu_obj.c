@@ -297,10 +297,12 @@ int pc_pkptr_put_other_type(struct __sk_buff *skb)
 	return 0;
 }
 
-/* 6.18 lets a plain object into a per-CPU kptr of its type (libbpf: one
- * BTF object); what comes back is per-CPU memory, which bpf_obj_drop does
- * not take. */
-// vercheck: reject "arg#0 expected for bpf_percpu_obj_drop_impl()"
+/* A kernel with the kptr-percpu-match stable fix refuses a plain object in
+ * a per-CPU kptr at the exchange. Without it (6.18.44-fc-v973) a plain
+ * object of the kptr's type goes in (libbpf: one BTF object); what comes
+ * back is per-CPU memory, which bpf_obj_drop does not take. */
+// vercheck: reject "invalid kptr access, R2 type=ptr_ expected=ptr_pc_val"
+// vercheck: reject "arg#0 expected for bpf_percpu_obj_drop_impl()" without kptr-percpu-match
 SEC("tc")
 int pc_pkptr_put_not_percpu(struct __sk_buff *skb)
 {

@@ -76,8 +76,11 @@ __naked int sound_stack_obj_iter_destroy_twice(void)
 		: __clobber_all);
 }
 
-/* Building one at the frame pointer writes above the stack. */
-// vercheck: reject "invalid write to stack R1 off=0 size=8"
+/* Building one at the frame pointer: a kernel with the iter-fp0 stable fix
+ * finds no slot at fp+0; one without it (6.18.44-fc-v973) builds it in the
+ * slot of fp-8 and writes above the stack. */
+// vercheck: reject "expected uninitialized iter_num as arg #0"
+// vercheck: reject "invalid write to stack R1 off=0 size=8" without iter-fp0
 SEC("socket")
 __naked int sound_stack_obj_iter_new_fp(void)
 {

@@ -201,11 +201,14 @@ int wq_in_kprobe(void *ctx)
 	return 0;
 }
 
-/* The map argument is compared with the workqueue's map only when it
- * has workqueues itself: a map with other special fields (a timer) is not.
- * (A map with no special field at all makes the 6.18 verifier fault: it
- * reads that map's record, an error pointer.) */
-// vercheck: accept
+/* A kernel with the async-map-match stable fix compares the map argument
+ * with the workqueue's map whatever it holds. Without it (6.18.44-fc-v973)
+ * the maps are compared only when the map argument has workqueues itself:
+ * a map with other special fields (a timer) is not. (A map with no special
+ * field at all makes the 6.18 verifier fault: it reads that map's record,
+ * an error pointer.) */
+// vercheck: reject "workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0"
+// vercheck: accept without async-map-match
 SEC("tc")
 int wq_init_timer_map(struct __sk_buff *skb)
 {

@@ -3,6 +3,7 @@ package stablefix
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/cilium/ebpf"
@@ -44,12 +45,20 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmSleepableHooks:  fixed(returnZero),
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
+	WalkUntrusted:      walkUntrustedProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
 var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
 	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
+	WalkUntrusted:      taskIterator,
+}
+
+// taskIterator makes a probe a task iterator program (iter/task): a
+// tracing program that every kernel with BPF and BTF loads.
+func taskIterator(p *ebpf.ProgramSpec) {
+	p.Type, p.AttachType, p.AttachTo = ebpf.Tracing, ebpf.AttachTraceIter, "task"
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -256,6 +265,53 @@ func throwLockCheckProbe() (asm.Instructions, error) {
 		asm.Return(),
 	}, nil
 }
+
+// iterTaskOff is the offset of the task in a task iterator's context,
+// struct bpf_iter__task (after the meta pointer).
+const iterTaskOff = 8
+
+// walkUntrustedProbe passes a task's parent to bpf_task_pt_regs, whose
+// argument is a BTF pointer to a task. The task of a task iterator is
+// trusted and parent is no field the kernel lists as safe: the program
+// runs in an RCU read section, where the 6.18.0 rule reads it as a plain
+// pointer, which the helper takes, and the fix as an untrusted one. The
+// field's offset comes from the kernel's BTF.
+func walkUntrustedProbe() (asm.Instructions, error) {
+	parent, err := memberOffset("task_struct", "parent")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMem(asm.R1, asm.R1, iterTaskOff, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "out"),
+		asm.LoadMem(asm.R1, asm.R1, parent, asm.DWord),
+		asm.FnTaskPtRegs.Call(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// memberOffset is the byte offset of member in the kernel's struct name.
+func memberOffset(name, member string) (int16, error) {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return 0, fmt.Errorf("kernel BTF: %w", err)
+	}
+	var st *btf.Struct
+	if err := spec.TypeByName(name, &st); err != nil {
+		return 0, fmt.Errorf("struct %s: %w", name, err)
+	}
+	for _, m := range st.Members {
+		if m.Name == member && m.Offset.Bytes() <= math.MaxInt16 {
+			return int16(m.Offset.Bytes()), nil
+		}
+	}
+	return 0, fmt.Errorf("struct %s, member %s: %w", name, member, errNoMember)
+}
+
+// errNoMember is wrapped when a struct of the kernel's BTF lacks a member
+// a probe reads, or has it past the reach of an instruction's offset.
+var errNoMember = errors.New("no such member within an instruction's reach")
 
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
 func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {

@@ -115,6 +115,19 @@ const (
 	// program where it may not sleep. Without the fix 6.18.0 takes any
 	// LSM program as one that may sleep on a sleepable hook.
 	LsmCgroupSleepable
+	// WalkUntrusted: a pointer to a struct read through a BTF pointer or
+	// a map pointer is untrusted (untrusted_ptr_T: it can be read
+	// through, but no helper or kfunc takes it and no store goes
+	// through it) unless the walk keeps trust (a field the kernel lists
+	// as safe, read through a trusted or RCU pointer) or RCU protection.
+	// Without the fix, the 6.18.0 rule, such a pointer is a plain legacy
+	// pointer (ptr_T) that helpers with BTF arguments take, when it is
+	// read through a plain pointer, through a map pointer, or through an
+	// unlisted field of a trusted or RCU pointer inside an RCU read
+	// section (task->parent in any non-sleepable program). Found by
+	// loading programs on 6.18.44-fc-v1045; upstream (7.2 included)
+	// still makes such walks "old deprecated PTR_TO_BTF_ID".
+	WalkUntrusted
 	numFixes
 )
 
@@ -131,6 +144,7 @@ var names = [numFixes]string{
 	LsmSleepableHooks:  "lsm-sleepable-hooks",
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
+	WalkUntrusted:      "walk-untrusted",
 }
 
 // String returns the fix's name.

@@ -515,14 +515,16 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	if reg.Flags&states.MemPercpu != 0 {
 		return e.reject(e.insnIdx, "R%d is ptr_%s access percpu memory: off=%d", regno, tname, off)
 	}
-	if t == accWrite && e.progType == ebpf.StructOps && reg.Flags&states.MemAlloc == 0 {
-		// The ops type's btf_struct_access hook decides every store
-		// through a kernel struct, trusted or not
-		// (check_ptr_to_btf_access).
-		return e.checkStructOpsWrite(st, off, size)
-	}
 	if t == accWrite && reg.Flags&states.PtrUntrusted != 0 {
+		// Before any program type's btf_struct_access hook, as 6.12
+		// and 7.2 do and 6.18.44-fc-v1045 does (a struct_ops store
+		// through bpf_rdonly_cast's tcp_sock is refused).
 		return e.reject(e.insnIdx, "only read is supported")
+	}
+	if t == accWrite && e.progType == ebpf.StructOps && reg.Flags&states.MemAlloc == 0 {
+		// The ops type's btf_struct_access hook decides every other
+		// store through a kernel struct (check_ptr_to_btf_access).
+		return e.checkStructOpsWrite(st, off, size)
 	}
 	if reg.Flags&states.MemAlloc != 0 {
 		return e.checkAllocAccess(reg, st, off, size, t, dst)

@@ -164,4 +164,42 @@ int w12_map_inner_meta(struct __sk_buff *skb)
 	return 0;
 }
 
+struct tcp_congestion_ops {
+	void (*init)(struct sock *sk);
+	char name[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} w12_sk_seen SEC(".maps");
+
+/* A congestion-control program's socket argument is trusted: the sock of
+ * its socket is untrusted. */
+// vercheck: reject "R2 type=untrusted_ptr_ expected=sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_"
+// vercheck: accept without walk-untrusted
+SEC("struct_ops/w12_ca_socket_sk")
+void w12_ca_socket_sk(unsigned long long *ctx)
+{
+	struct sock *sk = (struct sock *)ctx[0];
+	struct socket *so = sk->sk_socket;
+
+	if (so && so->sk)
+		bpf_sk_storage_get(&w12_sk_seen, so->sk, 0, 0);
+}
+
+// vercheck: accept
+SEC("struct_ops/w12_ca_sk")
+void w12_ca_sk(unsigned long long *ctx)
+{
+	bpf_sk_storage_get(&w12_sk_seen, (struct sock *)ctx[0], 0, 0);
+}
+
+SEC(".struct_ops")
+struct tcp_congestion_ops w12_ops_socket_sk = { .init = (void *)w12_ca_socket_sk, .name = "w12_socket_sk" };
+SEC(".struct_ops")
+struct tcp_congestion_ops w12_ops_sk = { .init = (void *)w12_ca_sk, .name = "w12_sk" };
+
 char _license[] SEC("license") = "GPL";

@@ -46,6 +46,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
 	WalkUntrusted:      walkUntrustedProbe,
+	GlobalArgTrusted:   globalArgTrustedProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -53,6 +54,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
 	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
 	WalkUntrusted:      taskIterator,
+	GlobalArgTrusted:   taskIterator,
 }
 
 // taskIterator makes a probe a task iterator program (iter/task): a
@@ -287,6 +289,36 @@ func walkUntrustedProbe() (asm.Instructions, error) {
 		asm.LoadMem(asm.R1, asm.R1, parent, asm.DWord),
 		asm.FnTaskPtRegs.Call(),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// globalArgTrustedProbe passes the real parent of a task iterator's task,
+// an RCU pointer (a field the kernel lists as safe for RCU), to a global
+// function whose argument is tagged arg:trusted: the 6.18.0 type check
+// takes it, the fix asks for a trusted pointer. The argument is a pointer
+// to a struct named task_struct: the kernel takes vmlinux's struct of that
+// name.
+func globalArgTrustedProbe() (asm.Instructions, error) {
+	realParent, err := memberOffset("task_struct", "real_parent")
+	if err != nil {
+		return nil, err
+	}
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	task := &btf.Struct{Name: "task_struct", Size: 4, Members: []btf.Member{{Name: "pid", Type: i32}}}
+	main := &btf.Func{Name: "probe_" + fmt.Sprint(uint8(GlobalArgTrusted)), Linkage: btf.GlobalFunc,
+		Type: &btf.FuncProto{Return: i32, Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}}}
+	callee := &btf.Func{Name: "trusted_arg", Linkage: btf.GlobalFunc,
+		Type:      &btf.FuncProto{Return: i32, Params: []btf.FuncParam{{Name: "t", Type: &btf.Pointer{Target: task}}}},
+		ParamTags: [][]string{{"arg:trusted"}}}
+	return asm.Instructions{
+		btf.WithFuncMetadata(asm.LoadMem(asm.R1, asm.R1, iterTaskOff, asm.DWord), main),
+		asm.JEq.Imm(asm.R1, 0, "out"),
+		asm.LoadMem(asm.R1, asm.R1, realParent, asm.DWord),
+		asm.Call.Label(callee.Name),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+		btf.WithFuncMetadata(asm.Mov.Imm(asm.R0, 0), callee).WithSymbol(callee.Name),
 		asm.Return(),
 	}, nil
 }

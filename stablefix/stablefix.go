@@ -128,6 +128,17 @@ const (
 	// loading programs on 6.18.44-fc-v1045; upstream (7.2 included)
 	// still makes such walks "old deprecated PTR_TO_BTF_ID".
 	WalkUntrusted
+	// GlobalArgTrusted: a global function's arg:trusted argument takes
+	// only a trusted pointer (is_trusted_reg: referenced or carrying
+	// only trusted flags, NULL ruled out unless the argument is also
+	// arg:nullable): anything else, an RCU or plain BTF pointer, a stack
+	// pointer or NULL, is "R1 must be referenced or trusted" (EINVAL),
+	// before the type check. Without the fix, the 6.18.0 rule
+	// (btf_check_func_arg_match through check_reg_type), a plain or RCU
+	// pointer to the argument's struct is taken, and other registers are
+	// refused by the type check (EACCES). Found by loading programs on
+	// 6.18.44-fc-v1045; upstream 7.2 still has the 6.18.0 rule.
+	GlobalArgTrusted
 	numFixes
 )
 
@@ -145,6 +156,7 @@ var names = [numFixes]string{
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	WalkUntrusted:      "walk-untrusted",
+	GlobalArgTrusted:   "global-arg-trusted",
 }
 
 // String returns the fix's name.

@@ -4,8 +4,7 @@
 /* What a program may still do with the untrusted pointer a walk gives
  * (walk-untrusted): read through it (probe reads), hand it to
  * bpf_probe_read_kernel or bpf_rdonly_cast, compare it; not pass it where
- * a plain BTF pointer is taken, such as a global function's arg:trusted
- * argument. A KF_RCU kfunc takes neither kind. */
+ * a plain BTF pointer is taken. A KF_RCU kfunc takes neither kind. */
 
 struct task_struct {
 	int pid;
@@ -94,8 +93,10 @@ __noinline int w12_trusted_pid(struct task_struct *t __arg_trusted)
 	return t->pid;
 }
 
+/* Refused by either fix: walk-untrusted makes the parent untrusted,
+ * global-arg-trusted refuses the plain parent of a kernel without it (a
+ * kernel lacking both takes it). */
 // vercheck: reject "Caller passes invalid args into func#1 ('w12_trusted_pid')"
-// vercheck: accept without walk-untrusted
 SEC("iter/task")
 int w12_global_trusted(struct bpf_iter__task *ctx)
 {

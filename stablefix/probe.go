@@ -3,6 +3,7 @@ package stablefix
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -80,6 +81,8 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	KptrPercpuMatch:       kptrPercpuMatchProbe,
 	AsyncMapMatch:         asyncMapMatchProbe,
 	KfuncOneType:          kfuncOneTypeProbe,
+	WalkUntrusted:         walkUntrustedProbe,
+	GlobalArgTrusted:      globalArgTrustedProbe,
 }
 
 // probeMessages are, for the fixes that change a message and not a
@@ -95,6 +98,8 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
 	KprobeNoPrivStack:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.Kprobe },
 	AtomicLoadSrcFirst: func(p *ebpf.ProgramSpec) { p.Type = ebpf.SocketFilter },
+	WalkUntrusted:      taskIterator,
+	GlobalArgTrusted:   taskIterator,
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -716,3 +721,86 @@ func Probe() (Set, error) {
 	}
 	return missing, nil
 }
+
+// taskIterator makes a probe a task iterator program (iter/task): a
+// tracing program that every kernel with BPF and BTF loads.
+func taskIterator(p *ebpf.ProgramSpec) {
+	p.Type, p.AttachType, p.AttachTo = ebpf.Tracing, ebpf.AttachTraceIter, "task"
+}
+
+// iterTaskOff is the offset of the task in a task iterator's context,
+// struct bpf_iter__task (after the meta pointer).
+const iterTaskOff = 8
+
+// walkUntrustedProbe passes a task's parent to bpf_task_pt_regs, whose
+// argument is a BTF pointer to a task. The task of a task iterator is
+// trusted and parent is no field the kernel lists as safe: the program
+// runs in an RCU read section, where the 6.18.0 rule reads it as a plain
+// pointer, which the helper takes, and the fix as an untrusted one. The
+// field's offset comes from the kernel's BTF.
+func walkUntrustedProbe() (asm.Instructions, error) {
+	parent, err := memberOffset("task_struct", "parent")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMem(asm.R1, asm.R1, iterTaskOff, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "out"),
+		asm.LoadMem(asm.R1, asm.R1, parent, asm.DWord),
+		asm.FnTaskPtRegs.Call(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// globalArgTrustedProbe passes the real parent of a task iterator's task,
+// an RCU pointer (a field the kernel lists as safe for RCU), to a global
+// function whose argument is tagged arg:trusted: the 6.18.0 type check
+// takes it, the fix asks for a trusted pointer. The argument is a pointer
+// to a struct named task_struct: the kernel takes vmlinux's struct of that
+// name.
+func globalArgTrustedProbe() (asm.Instructions, error) {
+	realParent, err := memberOffset("task_struct", "real_parent")
+	if err != nil {
+		return nil, err
+	}
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	task := &btf.Struct{Name: "task_struct", Size: 4, Members: []btf.Member{{Name: "pid", Type: i32}}}
+	main := &btf.Func{Name: "probe_" + fmt.Sprint(uint8(GlobalArgTrusted)), Linkage: btf.GlobalFunc,
+		Type: &btf.FuncProto{Return: i32, Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}}}
+	callee := &btf.Func{Name: "trusted_arg", Linkage: btf.GlobalFunc,
+		Type:      &btf.FuncProto{Return: i32, Params: []btf.FuncParam{{Name: "t", Type: &btf.Pointer{Target: task}}}},
+		ParamTags: [][]string{{"arg:trusted"}}}
+	return asm.Instructions{
+		btf.WithFuncMetadata(asm.LoadMem(asm.R1, asm.R1, iterTaskOff, asm.DWord), main),
+		asm.JEq.Imm(asm.R1, 0, "out"),
+		asm.LoadMem(asm.R1, asm.R1, realParent, asm.DWord),
+		asm.Call.Label(callee.Name),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+		btf.WithFuncMetadata(asm.Mov.Imm(asm.R0, 0), callee).WithSymbol(callee.Name),
+		asm.Return(),
+	}, nil
+}
+
+// memberOffset is the byte offset of member in the kernel's struct name.
+func memberOffset(name, member string) (int16, error) {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return 0, fmt.Errorf("kernel BTF: %w", err)
+	}
+	var st *btf.Struct
+	if err := spec.TypeByName(name, &st); err != nil {
+		return 0, fmt.Errorf("struct %s: %w", name, err)
+	}
+	for _, m := range st.Members {
+		if m.Name == member && m.Offset.Bytes() <= math.MaxInt16 {
+			return int16(m.Offset.Bytes()), nil
+		}
+	}
+	return 0, fmt.Errorf("struct %s, member %s: %w", name, member, errNoMember)
+}
+
+// errNoMember is wrapped when a struct of the kernel's BTF lacks a member
+// a probe reads, or has it past the reach of an instruction's offset.
+var errNoMember = errors.New("no such member within an instruction's reach")

@@ -248,6 +248,30 @@ const (
 	// for the insertions, the node's offsets. Not in upstream: without the
 	// fix (6.18.0, 7.x) the last visit's record wins.
 	KfuncOneType
+	// WalkUntrusted: a pointer to a struct read through a BTF pointer or
+	// a map pointer is untrusted (untrusted_ptr_T: it can be read
+	// through, but no helper or kfunc takes it and no store goes
+	// through it) unless the walk keeps trust (a field the kernel lists
+	// as safe, read through a trusted or RCU pointer) or RCU protection.
+	// Without the fix, the 6.18.0 rule, such a pointer is a plain legacy
+	// pointer (ptr_T) that helpers with BTF arguments take, when it is
+	// read through a plain pointer, through a map pointer, or through an
+	// unlisted field of a trusted or RCU pointer inside an RCU read
+	// section (task->parent in any non-sleepable program). Found by
+	// loading programs on 6.18.44-fc-v1045; upstream (7.2 included)
+	// still makes such walks "old deprecated PTR_TO_BTF_ID".
+	WalkUntrusted
+	// GlobalArgTrusted: a global function's arg:trusted argument takes
+	// only a trusted pointer (is_trusted_reg: referenced or carrying
+	// only trusted flags, NULL ruled out unless the argument is also
+	// arg:nullable): anything else, an RCU or plain BTF pointer, a stack
+	// pointer or NULL, is "R1 must be referenced or trusted" (EINVAL),
+	// before the type check. Without the fix, the 6.18.0 rule
+	// (btf_check_func_arg_match through check_reg_type), a plain or RCU
+	// pointer to the argument's struct is taken, and other registers are
+	// refused by the type check (EACCES). Found by loading programs on
+	// 6.18.44-fc-v1045; upstream 7.2 still has the 6.18.0 rule.
+	GlobalArgTrusted
 	numFixes
 )
 
@@ -275,6 +299,8 @@ var names = [numFixes]string{
 	KptrPercpuMatch:       "kptr-percpu-match",
 	AsyncMapMatch:         "async-map-match",
 	KfuncOneType:          "kfunc-one-type",
+	WalkUntrusted:         "walk-untrusted",
+	GlobalArgTrusted:      "global-arg-trusted",
 }
 
 // String returns the fix's name.

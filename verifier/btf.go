@@ -22,7 +22,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/loader"
-
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -515,14 +515,16 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	if reg.Flags&states.MemPercpu != 0 {
 		return e.reject(e.insnIdx, "R%d is ptr_%s access percpu memory: off=%d", regno, tname, off)
 	}
-	if t == accWrite && e.progType == ebpf.StructOps && reg.Flags&states.MemAlloc == 0 {
-		// The ops type's btf_struct_access hook decides every store
-		// through a kernel struct, trusted or not
-		// (check_ptr_to_btf_access).
-		return e.checkStructOpsWrite(st, off, size)
-	}
 	if t == accWrite && reg.Flags&states.PtrUntrusted != 0 {
+		// Before any program type's btf_struct_access hook, as 6.12
+		// and 7.2 do and 6.18.44-fc-v1045 does (a struct_ops store
+		// through bpf_rdonly_cast's tcp_sock is refused).
 		return e.reject(e.insnIdx, "only read is supported")
+	}
+	if t == accWrite && e.progType == ebpf.StructOps && reg.Flags&states.MemAlloc == 0 {
+		// The ops type's btf_struct_access hook decides every other
+		// store through a kernel struct (check_ptr_to_btf_access).
+		return e.checkStructOpsWrite(st, off, size)
 	}
 	if reg.Flags&states.MemAlloc != 0 {
 		return e.checkAllocAccess(reg, st, off, size, t, dst)
@@ -560,9 +562,9 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 // pointer keeps trust only through the fields the kernel lists
 // (BTF_TYPE_SAFE_*, see btfSafeField); inside an RCU read section (always, for a
 // non-sleepable path) RCU fields and __rcu pointers become RCU pointers and
-// other fields plain legacy pointers, while outside one every other field
-// is untrusted. Walking a plain pointer gives a plain pointer, an untrusted
-// one an untrusted one.
+// other fields legacy pointers (walkedLegacyFlags), while outside one every
+// other field is untrusted. Walking a plain pointer gives a legacy pointer,
+// an untrusted one an untrusted one.
 func (e *env) walkedPtrFlags(reg *states.Reg, res walkResult) states.RegFlags {
 	flags := res.flags
 	regType := e.btfTypeOf(reg.Aux)
@@ -573,7 +575,7 @@ func (e *env) walkedPtrFlags(reg *states.Reg, res walkResult) states.RegFlags {
 	case reg.Flags&states.PtrUntrusted != 0:
 		return states.PtrUntrusted
 	case !isTrustedBTF(reg) && reg.Flags&states.MemRCU == 0:
-		return flags &^ (trustedModifiers | states.MemRCU)
+		return e.walkedLegacyFlags(flags &^ (trustedModifiers | states.MemRCU))
 	case safe(safeTrusted):
 		return flags | states.PtrTrusted
 	case safe(safeTrustedOrNull):
@@ -586,10 +588,25 @@ func (e *env) walkedPtrFlags(reg *states.Reg, res walkResult) states.RegFlags {
 		return (flags | states.MemRCU | states.MaybeNull) &^ states.PtrUntrusted
 	case flags&states.MemRCU != 0:
 		return flags | states.MaybeNull
-	case flags&(states.MemPercpu|states.MemUser) != 0:
+	}
+	// A user or per-CPU field keeps its tag (the kernel's "keep as-is"),
+	// which is all clearing the trust flags leaves of it.
+	return e.walkedLegacyFlags(flags &^ (trustedModifiers | states.MemRCU))
+}
+
+// walkedLegacyFlags are the flags of a BTF pointer a walk gives neither
+// trust nor RCU protection, flags being what 6.18.0 gives it: an "old
+// deprecated PTR_TO_BTF_ID" that helpers take for compatibility
+// (clear_trusted_flags; through a map pointer, the field's type tags). A
+// kernel with stablefix.WalkUntrusted makes it untrusted. That kernel's
+// BTF carries no type tags, so how it treats a user, per-CPU or __rcu
+// field there is not known: vercheck makes that pointer untrusted too
+// (keeping the user or per-CPU tag), the stricter choice.
+func (e *env) walkedLegacyFlags(flags states.RegFlags) states.RegFlags {
+	if e.opts.MissingFixes.Has(stablefix.WalkUntrusted) {
 		return flags
 	}
-	return flags &^ (trustedModifiers | states.MemRCU)
+	return flags&^(trustedModifiers|states.MemRCU) | states.PtrUntrusted
 }
 
 // The connection tracking structs tc and XDP programs may write to.

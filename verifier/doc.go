@@ -71,7 +71,10 @@
 // Tracing programs (tp_btf, fentry, fexit, fmod_ret) get their context from
 // the attach target's prototype in the kernel's BTF: pointer arguments are
 // BTF-typed pointers, loads through them walk the struct the way the
-// kernel's btf_struct_access does. kfunc calls are checked against their
+// kernel's btf_struct_access does. A pointer such a walk reads keeps trust
+// or RCU protection only through the fields the kernel lists as safe;
+// any other is untrusted (stablefix.WalkUntrusted; 6.18.0 left a plain
+// legacy pointer that helpers take). kfunc calls are checked against their
 // BTF prototype and a table of the kernel's kfunc flags (acquire, release,
 // RCU arguments...); every pointer argument must be trusted and not NULL
 // unless marked __nullable or __opt (the live kernel makes trusted

@@ -41,6 +41,7 @@ import (
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -370,10 +371,31 @@ func (e *env) checkGlobalArgs(sp int) error {
 				return err
 			}
 		case globalArgTrusted:
+			if err := e.checkGlobalArgTrust(reg, regno, a); err != nil {
+				return err
+			}
 			if err := withEACCES(e.checkTrustedGlobalArg(reg, regno, a)); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// checkGlobalArgTrust is the check a kernel with
+// stablefix.GlobalArgTrusted makes of an arg:trusted argument before its
+// type: the register must be trusted (is_trusted_reg), NULL only where
+// the argument is nullable. Its failure is EINVAL.
+func (e *env) checkGlobalArgTrust(reg *states.Reg, regno int, a globalArg) error {
+	if e.opts.MissingFixes.Has(stablefix.GlobalArgTrusted) || (a.nullable && reg.IsNull()) {
+		return nil
+	}
+	r := *reg
+	if a.nullable {
+		r.Flags &^= states.MaybeNull
+	}
+	if !isTrustedBTF(&r) {
+		return e.reject(e.insnIdx, "R%d must be referenced or trusted", regno)
 	}
 	return nil
 }

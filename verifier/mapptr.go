@@ -91,9 +91,8 @@ func (e *env) checkPtrToMapAccess(regno, off, size int, t access, dst *states.Re
 	if e.markWalkedNonBTFPtr(dst, res) {
 		return nil
 	}
-	// The new pointer carries only the field's type tags: it is neither
-	// trusted nor RCU protected.
-	dst.MarkPtr(states.PtrToBTFID, res.flags)
+	// The new pointer is neither trusted nor RCU protected.
+	dst.MarkPtr(states.PtrToBTFID, e.walkedLegacyFlags(res.flags))
 	dst.Aux = res.id
 	return nil
 }

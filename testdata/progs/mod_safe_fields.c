@@ -4,9 +4,10 @@
  * the kernel lists them in structs it emits into its own BTF
  * ("bpf_iter_meta__safe_trusted", "task_struct__safe_rcu"...), matched by
  * the walked register's struct, the field's name and the type it points
- * to. Every other field read through a trusted pointer gives a plain
- * pointer, or an untrusted one in a sleepable program outside an RCU read
- * section; a plain pointer's fields are plain pointers. */
+ * to. Every other field read through a trusted pointer gives an untrusted
+ * pointer; a plain pointer's fields are untrusted pointers too. A kernel
+ * without walk-untrusted (6.18.0) gives plain pointers instead, except in
+ * a sleepable program outside an RCU read section. */
 
 struct task_struct {
 	int pid;
@@ -47,8 +48,10 @@ __naked int mod_safe_meta_seq_sleepable(void)
 		: __clobber_all);
 }
 
-/* A task's parent is no safe field: a plain pointer... */
-// vercheck: accept
+/* A task's parent is no safe field: an untrusted pointer (a plain one
+ * without walk-untrusted)... */
+// vercheck: reject "R2 type=untrusted_ptr_ expected=ptr_, trusted_ptr_, rcu_ptr_"
+// vercheck: accept without walk-untrusted
 SEC("iter/task")
 int mod_safe_parent_plain(struct bpf_iter__task *ctx)
 {
@@ -59,7 +62,7 @@ int mod_safe_parent_plain(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-/* ... and an untrusted one in a sleepable iterator. */
+/* ... and an untrusted one in a sleepable iterator, whatever the kernel. */
 // vercheck: reject "R2 type=untrusted_ptr_ expected=ptr_, trusted_ptr_, rcu_ptr_"
 SEC("iter.s/task")
 int mod_safe_parent_sleepable(struct bpf_iter__task *ctx)
@@ -71,9 +74,11 @@ int mod_safe_parent_sleepable(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-/* The vma of a task_vma iterator is a plain pointer: its file too, in a
- * sleepable iterator as well. */
-// vercheck: accept
+/* The vma of a task_vma iterator is a plain pointer: its file is
+ * untrusted (plain without walk-untrusted, in a sleepable iterator as
+ * well). */
+// vercheck: reject "R1 type=untrusted_ptr_ expected=ptr_, trusted_ptr_, rcu_ptr_"
+// vercheck: accept without walk-untrusted
 SEC("iter.s/task_vma")
 __naked int mod_safe_vma_file_plain(void)
 {

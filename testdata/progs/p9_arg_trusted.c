@@ -2,9 +2,10 @@
 // __arg_trusted), as sched-ext/scx's libraries write them: the callee gets
 // a trusted BTF pointer to the vmlinux struct of the pointee's name
 // (btf_prepare_func_args, do_check_common's ARG_PTR_TO_BTF_ID case), maybe
-// NULL when also tagged arg:nullable; the caller must pass a plain, trusted
-// or RCU BTF pointer to that struct (btf_check_func_arg_match through
-// check_reg_type), NULL where nullable.
+// NULL when also tagged arg:nullable; the caller must pass a trusted BTF
+// pointer to that struct, NULL where nullable (a kernel without
+// global-arg-trusted, 6.18.0, also takes a plain or RCU one:
+// btf_check_func_arg_match through check_reg_type). See w12_global_trusted.c.
 #include "progs.h"
 char _license[] SEC("license") = "GPL";
 

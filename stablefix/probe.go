@@ -33,18 +33,19 @@ const (
 // and accepts without it: the programs the fixes were found with. Most
 // are fixed instructions; those that call kfuncs need the kernel's BTF.
 var probes = [numFixes]func() (asm.Instructions, error){
-	PktRangeArith:      fixed(pktRangeArithProbe),
-	Jmp32PtrNull:       fixed(jmp32PtrNullProbe),
-	IterFP0:            iterFP0Probe,
-	AtomicFetchPrecise: fixed(atomicFetchPreciseProbe),
-	ThrowLockCheck:     throwLockCheckProbe,
-	VarWriteKeepsSpill: fixed(varWriteKeepsSpillProbe),
-	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
-	PktRegsafe:         fixed(pktRegsafeProbe),
-	LsmSleepableHooks:  fixed(returnZero),
-	InnerMapNullness:   fixed(innerMapNullnessProbe),
-	LsmCgroupSleepable: fixed(returnZero),
-	KprobeNoPrivStack:  fixed(kprobeNoPrivStackProbe),
+	PktRangeArith:       fixed(pktRangeArithProbe),
+	Jmp32PtrNull:        fixed(jmp32PtrNullProbe),
+	IterFP0:             iterFP0Probe,
+	AtomicFetchPrecise:  fixed(atomicFetchPreciseProbe),
+	ThrowLockCheck:      throwLockCheckProbe,
+	VarWriteKeepsSpill:  fixed(varWriteKeepsSpillProbe),
+	SyncLinkedKeepsID:   fixed(syncLinkedKeepsIDProbe),
+	PktRegsafe:          fixed(pktRegsafeProbe),
+	LsmSleepableHooks:   fixed(returnZero),
+	InnerMapNullness:    fixed(innerMapNullnessProbe),
+	LsmCgroupSleepable:  fixed(returnZero),
+	KprobeNoPrivStack:   fixed(kprobeNoPrivStackProbe),
+	AcqRelStructTrusted: acqRelStructTrustedProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -52,6 +53,9 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
 	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
 	KprobeNoPrivStack:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.Kprobe },
+	// The cpumask kfuncs are not registered for XDP; syscall programs
+	// must be sleepable.
+	AcqRelStructTrusted: func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -272,6 +276,30 @@ func throwLockCheckProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	}, nil
+}
+
+// acqRelStructTrustedProbe acquires a struct bpf_cpumask that is a zeroed
+// copy on the stack (a struct of scalars: plain memory unless the kfunc's
+// acquiring makes it a BTF object argument) and releases what it got.
+func acqRelStructTrustedProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_cpumask_acquire", "bpf_cpumask_release")
+	if err != nil {
+		return nil, err
+	}
+	const size = 40 // sizeof(struct bpf_cpumask)
+	insns := asm.Instructions{asm.Mov.Imm(asm.R1, 0)}
+	for off := int16(-size); off < 0; off += 8 {
+		insns = append(insns, asm.StoreMem(asm.RFP, off, asm.R1, asm.DWord))
+	}
+	return append(insns,
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -size),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		kfuncCall(ids[1]),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	), nil
 }
 
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".

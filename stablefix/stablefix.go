@@ -127,23 +127,39 @@ const (
 	// large". It is the stricter rule; a kernel that gives kprobes
 	// private stacks lacks it.
 	KprobeNoPrivStack
+	// AcqRelStructTrusted: a pointer to a struct of scalars passed to an
+	// acquiring or releasing kfunc (KF_ACQUIRE, KF_RELEASE), other than
+	// the buffer of a memory-and-size pair, is a BTF object argument
+	// (KF_ARG_PTR_TO_BTF_ID) whatever the register holds: it must be
+	// referenced or trusted ("R1 must be referenced or trusted" for a
+	// stack, map value, context, number or uninitialised register) and
+	// then a BTF pointer of the struct ("arg#0 is ringbuf_mem expected mem
+	// or socket" for a referenced ringbuf record). This build of
+	// 6.18.44 has it; upstream 6.18.0 and 7.2 do not: there such an
+	// argument is plain memory of the struct's size, so
+	// bpf_cpumask_acquire(&copy_on_stack) is accepted, and
+	// bpf_cpumask_release of a ringbuf record releases the record. A
+	// pointer to a scalar (bpf_crypto_ctx_create's int *err) and the
+	// kfuncs that neither acquire nor release are not concerned.
+	AcqRelStructTrusted
 	numFixes
 )
 
 // names are the fixes' names in flags, golden files and messages.
 var names = [numFixes]string{
-	PktRangeArith:      "pkt-range-arith",
-	Jmp32PtrNull:       "jmp32-ptr-null",
-	IterFP0:            "iter-fp0",
-	AtomicFetchPrecise: "atomic-fetch-precise",
-	ThrowLockCheck:     "throw-lock-check",
-	VarWriteKeepsSpill: "varwrite-keeps-spill",
-	SyncLinkedKeepsID:  "sync-linked-keeps-id",
-	PktRegsafe:         "pkt-regsafe",
-	LsmSleepableHooks:  "lsm-sleepable-hooks",
-	InnerMapNullness:   "inner-map-nullness",
-	LsmCgroupSleepable: "lsm-cgroup-sleepable",
-	KprobeNoPrivStack:  "kprobe-no-priv-stack",
+	PktRangeArith:       "pkt-range-arith",
+	Jmp32PtrNull:        "jmp32-ptr-null",
+	IterFP0:             "iter-fp0",
+	AtomicFetchPrecise:  "atomic-fetch-precise",
+	ThrowLockCheck:      "throw-lock-check",
+	VarWriteKeepsSpill:  "varwrite-keeps-spill",
+	SyncLinkedKeepsID:   "sync-linked-keeps-id",
+	PktRegsafe:          "pkt-regsafe",
+	LsmSleepableHooks:   "lsm-sleepable-hooks",
+	InnerMapNullness:    "inner-map-nullness",
+	LsmCgroupSleepable:  "lsm-cgroup-sleepable",
+	KprobeNoPrivStack:   "kprobe-no-priv-stack",
+	AcqRelStructTrusted: "acqrel-struct-trusted",
 }
 
 // String returns the fix's name.

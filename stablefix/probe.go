@@ -83,6 +83,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	KfuncOneType:          kfuncOneTypeProbe,
 	WalkUntrusted:         walkUntrustedProbe,
 	GlobalArgTrusted:      globalArgTrustedProbe,
+	AcqRelStructTrusted:   acqRelStructTrustedProbe,
 }
 
 // probeMessages are, for the fixes that change a message and not a
@@ -100,6 +101,9 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	AtomicLoadSrcFirst: func(p *ebpf.ProgramSpec) { p.Type = ebpf.SocketFilter },
 	WalkUntrusted:      taskIterator,
 	GlobalArgTrusted:   taskIterator,
+	// The cpumask kfuncs are not registered for XDP; syscall programs
+	// must be sleepable.
+	AcqRelStructTrusted: func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -804,3 +808,27 @@ func memberOffset(name, member string) (int16, error) {
 // errNoMember is wrapped when a struct of the kernel's BTF lacks a member
 // a probe reads, or has it past the reach of an instruction's offset.
 var errNoMember = errors.New("no such member within an instruction's reach")
+
+// acqRelStructTrustedProbe acquires a struct bpf_cpumask that is a zeroed
+// copy on the stack (a struct of scalars: plain memory unless the kfunc's
+// acquiring makes it a BTF object argument) and releases what it got.
+func acqRelStructTrustedProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_cpumask_acquire", "bpf_cpumask_release")
+	if err != nil {
+		return nil, err
+	}
+	const size = 40 // sizeof(struct bpf_cpumask)
+	insns := asm.Instructions{asm.Mov.Imm(asm.R1, 0)}
+	for off := int16(-size); off < 0; off += 8 {
+		insns = append(insns, asm.StoreMem(asm.RFP, off, asm.R1, asm.DWord))
+	}
+	return append(insns,
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -size),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		kfuncCall(ids[1]),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	), nil
+}

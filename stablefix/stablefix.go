@@ -272,6 +272,21 @@ const (
 	// refused by the type check (EACCES). Found by loading programs on
 	// 6.18.44-fc-v1045; upstream 7.2 still has the 6.18.0 rule.
 	GlobalArgTrusted
+	// AcqRelStructTrusted: a pointer to a struct of scalars passed to an
+	// acquiring or releasing kfunc (KF_ACQUIRE, KF_RELEASE), other than
+	// the buffer of a memory-and-size pair, is a BTF object argument
+	// (KF_ARG_PTR_TO_BTF_ID) whatever the register holds: it must be
+	// referenced or trusted ("R1 must be referenced or trusted" for a
+	// stack, map value, context, number or uninitialised register) and
+	// then a BTF pointer of the struct ("arg#0 is ringbuf_mem expected mem
+	// or socket" for a referenced ringbuf record). This build of
+	// 6.18.44 has it; upstream 6.18.0 and 7.2 do not: there such an
+	// argument is plain memory of the struct's size, so
+	// bpf_cpumask_acquire(&copy_on_stack) is accepted, and
+	// bpf_cpumask_release of a ringbuf record releases the record. A
+	// pointer to a scalar (bpf_crypto_ctx_create's int *err) and the
+	// kfuncs that neither acquire nor release are not concerned.
+	AcqRelStructTrusted
 	numFixes
 )
 
@@ -301,6 +316,7 @@ var names = [numFixes]string{
 	KfuncOneType:          "kfunc-one-type",
 	WalkUntrusted:         "walk-untrusted",
 	GlobalArgTrusted:      "global-arg-trusted",
+	AcqRelStructTrusted:   "acqrel-struct-trusted",
 }
 
 // String returns the fix's name.

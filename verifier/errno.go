@@ -54,7 +54,7 @@ var einvalMessages = []string{
 	"*can only take non-owning or refcounted", "*doesn't point to a type with bpf_refcount field",
 	"*is neither owning or non-owning ref", "*not allowed in rbtree cb", "*expected pointer to map value or allocated object",
 	"*expected pointer to func", "*cannot use bpf_{list_head,rb_root} yet", "*doesn't have constant offset",
-	"same insn cannot be used with different pointers", "*expected pointer to STRUCT",
+	"same insn cannot be used with different pointers", "*expected pointer to STRUCT", "*or socket",
 	"or mark the callee with __attribute__((nomerge))",
 	"addr_space_cast insn can only", "*isn't map pointer", "*doesn't point to a map value",
 	"*has no valid bpf_wq", "*cannot use bpf_wq yet",

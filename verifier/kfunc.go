@@ -23,6 +23,7 @@ import (
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -688,6 +689,12 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 	}
 	if memSize {
 		return kfArgMemSize, nil
+	}
+	if meta.flags&(kfuncs.Acquire|kfuncs.Release) != 0 && isStruct(ref) && !e.opts.MissingFixes.Has(stablefix.AcqRelStructTrusted) {
+		// This build takes a struct an acquiring or releasing kfunc
+		// is given as a BTF object, whatever the register: trusted,
+		// and a BTF pointer of the struct.
+		return kfArgBTFID, nil
 	}
 	return kfArgMem, nil
 }

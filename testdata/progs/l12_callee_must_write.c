@@ -78,59 +78,75 @@ static int l12_loop_cb(__u64 idx, void *ctx)
 	return 0;
 }
 
-#define L12_MAIN(name, callee)                              \
-	SEC("socket")                                        \
-	__naked int name(void)                               \
-	{                                                    \
-		asm volatile(                                \
-			"r9 = r1;"                           \
-			"call %[bpf_get_prandom_u32];"       \
-			"r7 = r0;"                           \
-			"*(u64 *)(r10 - 8) = r9;"            \
-			"if r7 == 3 goto 1f;"                \
-			"r0 = 1;"                            \
-		"1:"                                         \
-			"if r7 > 10 goto 2f;"                \
-			"*(u64 *)(r10 - 8) = r7;"            \
-			"r0 = 2;"                            \
-			"r0 = 3;"                            \
-		"2:"                                         \
-			"r0 = 4;"                            \
-			"r0 = 5;"                            \
-			"r1 = r10;"                          \
-			"r1 += -8;"                          \
-			"call " #callee ";"                  \
-			"r0 = *(u64 *)(r10 - 8);"            \
-			"r0 = 0;"                            \
-			"exit;"                              \
-			:                                    \
-			: __imm(bpf_get_prandom_u32)         \
-			: __clobber_all);                    \
-	}
+#define L12_BODY(callee)                             \
+	asm volatile(                                \
+		"r9 = r1;"                           \
+		"call %[bpf_get_prandom_u32];"       \
+		"r7 = r0;"                           \
+		"*(u64 *)(r10 - 8) = r9;"            \
+		"if r7 == 3 goto 1f;"                \
+		"r0 = 1;"                            \
+	"1:"                                         \
+		"if r7 > 10 goto 2f;"                \
+		"*(u64 *)(r10 - 8) = r7;"            \
+		"r0 = 2;"                            \
+		"r0 = 3;"                            \
+	"2:"                                         \
+		"r0 = 4;"                            \
+		"r0 = 5;"                            \
+		"r1 = r10;"                          \
+		"r1 += -8;"                          \
+		"call " #callee ";"                  \
+		"r0 = *(u64 *)(r10 - 8);"            \
+		"r0 = 0;"                            \
+		"exit;"                              \
+		:                                    \
+		: __imm(bpf_get_prandom_u32)         \
+		: __clobber_all)
 
 /* fp-8 holds a pointer on one path and a number on the other; the callee
  * overwrites it before anything reads it, so the second path is pruned at
  * the checkpoint before the call. */
 // vercheck: accept
-L12_MAIN(l12_callee_kills_slot, l12_sub_write)
+SEC("socket")
+__naked int l12_callee_kills_slot(void)
+{
+	L12_BODY(l12_sub_write);
+}
 
 /* The callee writes the slot on one of its paths only: the slot stays
  * alive before the call, and the second path is explored. */
 // vercheck: accept
-L12_MAIN(l12_callee_maybe_writes, l12_sub_write_one_path)
+SEC("socket")
+__naked int l12_callee_maybe_writes(void)
+{
+	L12_BODY(l12_sub_write_one_path);
+}
 
 /* Written on both of the callee's paths: dead before the call. */
 // vercheck: accept
-L12_MAIN(l12_callee_writes_both, l12_sub_write_both_paths)
+SEC("socket")
+__naked int l12_callee_writes_both(void)
+{
+	L12_BODY(l12_sub_write_both_paths);
+}
 
 /* Written two calls down: the write reaches the outer call through the
  * middle function's entry. */
 // vercheck: accept
-L12_MAIN(l12_callee_writes_nested, l12_sub_outer)
+SEC("socket")
+__naked int l12_callee_writes_nested(void)
+{
+	L12_BODY(l12_sub_outer);
+}
 
 /* Read before written: alive before the call. */
 // vercheck: accept
-L12_MAIN(l12_callee_reads_first, l12_sub_read_then_write)
+SEC("socket")
+__naked int l12_callee_reads_first(void)
+{
+	L12_BODY(l12_sub_read_then_write);
+}
 
 /* A bpf_loop callback that writes the caller's slot through its context:
  * the helper call writes nothing itself (the callback may not run). */

@@ -23,6 +23,10 @@ const (
 	innerMapFlag = 1 << 12
 )
 
+// probeLocks is the array of struct { struct bpf_spin_lock l; u64 n; }
+// the CallbackValueID probe walks.
+const probeLocks = "probe_locks"
+
 // Offsets of data and data_end in struct xdp_md.
 const (
 	xdpData    = 0
@@ -44,6 +48,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmSleepableHooks:  fixed(returnZero),
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
+	CallbackValueID:    callbackValueIDProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -180,6 +185,67 @@ var pktRegsafeProbe = asm.Instructions{
 	asm.Return(),
 }
 
+// callbackValueIDProbe walks probeLocks in a bpf_for_each_map_elem
+// callback and, for each element, walks it again in a nested one, which
+// locks its own value and unlocks the outer callback's (passed through the
+// stack): another element of the same map, told apart only by the values'
+// ids.
+func callbackValueIDProbe() (asm.Instructions, error) {
+	insns := asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeLocks),
+		loadFunc(asm.R2, "outer_cb"),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnForEachMapElem.Call(),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		// outer_cb(map, key, value, ctx): fp-8 = value, walk again.
+		asm.StoreMem(asm.RFP, -8, asm.R3, asm.DWord).WithSymbol("outer_cb"),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeLocks),
+		loadFunc(asm.R2, "inner_cb"),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -8),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnForEachMapElem.Call(),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		// inner_cb(map, key, value, ctx): lock value, unlock *ctx.
+		asm.LoadMem(asm.R6, asm.R4, 0, asm.DWord).WithSymbol("inner_cb"),
+		asm.Mov.Reg(asm.R1, asm.R3),
+		asm.FnSpinLock.Call(),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.FnSpinUnlock.Call(),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}
+	// Callbacks are static functions, which the kernel learns from the
+	// BTF func info of every function.
+	for i, fn := range insns {
+		switch sym := fn.Symbol(); {
+		case i == 0:
+			insns[i] = btf.WithFuncMetadata(fn, probeFunc("probe", btf.GlobalFunc))
+		case sym != "":
+			insns[i] = btf.WithFuncMetadata(fn, probeFunc(sym, btf.StaticFunc))
+		}
+	}
+	return insns, nil
+}
+
+// probeFunc is the BTF of a probe's function name: long name(4 u64s).
+func probeFunc(name string, linkage btf.FuncLinkage) *btf.Func {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	params := make([]btf.FuncParam, 4)
+	for i := range params {
+		params[i] = btf.FuncParam{Name: fmt.Sprintf("a%d", i), Type: u64}
+	}
+	return &btf.Func{Name: name, Linkage: linkage, Type: &btf.FuncProto{Return: u64, Params: params}}
+}
+
+// loadFunc is "dst = &fn", a callback's address (BPF_PSEUDO_FUNC).
+func loadFunc(dst asm.Register, fn string) asm.Instruction {
+	return asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: dst, Src: asm.PseudoFunc, Constant: -1}.WithReference(fn)
+}
+
 // jmp32PtrNullProbe reads out of bounds on the edge of a JMP32 compare of
 // a non-NULL map value with 0.
 // innerMapNullnessProbe looks key 1 up in the inner array of probeOuter and
@@ -308,10 +374,24 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
+			probeLocks: lockedArray(),
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}
 	return spec, nil
+}
+
+// lockedArray is the spec of probeLocks: its value's BTF names the
+// bpf_spin_lock.
+func lockedArray() *ebpf.MapSpec {
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
+	value := &btf.Struct{Name: "locked", Size: 16, Members: []btf.Member{
+		{Name: "l", Type: lock},
+		{Name: "n", Type: u64, Offset: 64},
+	}}
+	return &ebpf.MapSpec{Name: probeLocks, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 2, Key: u32, Value: value}
 }
 
 // ErrNoVerdict is wrapped when the kernel gave no verdict on a probe.

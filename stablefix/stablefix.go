@@ -115,6 +115,17 @@ const (
 	// program where it may not sleep. Without the fix 6.18.0 takes any
 	// LSM program as one that may sleep on a sleepable hook.
 	LsmCgroupSleepable
+	// CallbackValueID: the map value a callback receives (r3 of a
+	// bpf_for_each_map_elem, timer, workqueue or task_work callback) has
+	// an id of its own, allocated when the callback's frame is set up, as
+	// a looked-up value has. bpf_spin_lock tells locks apart by map and
+	// id, so with the fix a lock taken through an inner for_each
+	// callback's value and released through the outer callback's value
+	// (another element of the same map) is "bpf_spin_unlock of different
+	// lock". Without it both values have id 0 and the unlock of the wrong
+	// lock is accepted. Not an upstream change (7.2 has none); found on the
+	// 6.18.44-fc-v1045 build.
+	CallbackValueID
 	numFixes
 )
 
@@ -131,6 +142,7 @@ var names = [numFixes]string{
 	LsmSleepableHooks:  "lsm-sleepable-hooks",
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
+	CallbackValueID:    "callback-value-id",
 }
 
 // String returns the fix's name.

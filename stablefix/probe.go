@@ -24,8 +24,13 @@ const (
 )
 
 // probeLocks is the array of struct { struct bpf_spin_lock l; u64 n; }
-// the CallbackValueID probe walks.
-const probeLocks = "probe_locks"
+// the CallbackValueID probe walks; probeResLock the one-element array of
+// struct { struct bpf_res_spin_lock l; u64 n; } the S32RangeLowHalf probe
+// locks.
+const (
+	probeLocks   = "probe_locks"
+	probeResLock = "probe_res_lock"
+)
 
 // Offsets of data and data_end in struct xdp_md.
 const (
@@ -49,6 +54,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	InnerMapNullness:   fixed(innerMapNullnessProbe),
 	LsmCgroupSleepable: fixed(returnZero),
 	CallbackValueID:    callbackValueIDProbe,
+	S32RangeLowHalf:    s32RangeLowHalfProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -241,6 +247,26 @@ func probeFunc(name string, linkage btf.FuncLinkage) *btf.Func {
 	return &btf.Func{Name: name, Linkage: linkage, Type: &btf.FuncProto{Return: u64, Params: params}}
 }
 
+// s32RangeLowHalfProbe takes the lock of probeResLock and, unless r0 is
+// negative as a 64-bit number, releases it: on the path where taking it
+// failed r0 is negative only in its low half, so with the fix the release
+// is reached holding no lock.
+func s32RangeLowHalfProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_res_spin_lock", "bpf_res_spin_unlock")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMapValue(asm.R1, 0, 0).WithReference(probeResLock),
+		kfuncCall(ids[0]),
+		asm.JSLT.Imm(asm.R0, 0, "out"),
+		asm.LoadMapValue(asm.R1, 0, 0).WithReference(probeResLock),
+		kfuncCall(ids[1]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
 // loadFunc is "dst = &fn", a callback's address (BPF_PSEUDO_FUNC).
 func loadFunc(dst asm.Register, fn string) asm.Instruction {
 	return asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: dst, Src: asm.PseudoFunc, Constant: -1}.WithReference(fn)
@@ -374,24 +400,25 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
-			probeLocks: lockedArray(),
+			probeLocks:   lockedArray(probeLocks, "bpf_spin_lock", 2),
+			probeResLock: lockedArray(probeResLock, "bpf_res_spin_lock", 1),
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}
 	return spec, nil
 }
 
-// lockedArray is the spec of probeLocks: its value's BTF names the
-// bpf_spin_lock.
-func lockedArray() *ebpf.MapSpec {
+// lockedArray is the spec of an array of n values { struct lock l; u64 n; }:
+// the value's BTF names the lock type.
+func lockedArray(name, lockType string, n uint32) *ebpf.MapSpec {
 	u32 := &btf.Int{Name: "u32", Size: 4}
 	u64 := &btf.Int{Name: "u64", Size: 8}
-	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
+	lock := &btf.Struct{Name: lockType, Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
 	value := &btf.Struct{Name: "locked", Size: 16, Members: []btf.Member{
 		{Name: "l", Type: lock},
 		{Name: "n", Type: u64, Offset: 64},
 	}}
-	return &ebpf.MapSpec{Name: probeLocks, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 2, Key: u32, Value: value}
+	return &ebpf.MapSpec{Name: name, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: n, Key: u32, Value: value}
 }
 
 // ErrNoVerdict is wrapped when the kernel gave no verdict on a probe.

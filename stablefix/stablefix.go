@@ -126,6 +126,18 @@ const (
 	// lock is accepted. Not an upstream change (7.2 has none); found on the
 	// 6.18.44-fc-v1045 build.
 	CallbackValueID
+	// S32RangeLowHalf: __mark_reg_s32_range bounds only the low 32 bits
+	// of the register, signed; the upper half stays unknown. It gives r0
+	// its value on the path where bpf_res_spin_lock (or _irqsave) failed:
+	// with the fix a 32-bit error in [-4095, -1] whose upper half is
+	// unknown, so a 64-bit signed compare "r0 s< 0" can go either way
+	// and the path where it is false holds no lock. Without it r0 is the
+	// 64-bit [-4095, -1], and that compare always jumps. Not an upstream
+	// change (7.2 has none); found on the 6.18.44-fc-v1045 build, where
+	// only the resilient locks show it (LSM programs, the other user
+	// through the hook's retval argument, do not load there), and
+	// vercheck applies it to both.
+	S32RangeLowHalf
 	numFixes
 )
 
@@ -143,6 +155,7 @@ var names = [numFixes]string{
 	InnerMapNullness:   "inner-map-nullness",
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	CallbackValueID:    "callback-value-id",
+	S32RangeLowHalf:    "s32-range-low-half",
 }
 
 // String returns the fix's name.

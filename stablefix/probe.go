@@ -55,6 +55,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LsmCgroupSleepable: fixed(returnZero),
 	CallbackValueID:    callbackValueIDProbe,
 	S32RangeLowHalf:    s32RangeLowHalfProbe,
+	NullArgPrecise:     fixed(nullArgPreciseProbe),
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -265,6 +266,24 @@ func s32RangeLowHalfProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	}, nil
+}
+
+// nullArgPreciseProbe calls bpf_csum_diff with from NULL on the path
+// walked first and from 8, no pointer, on the other, which joins it at
+// the call: only a precise NULL keeps the second from being pruned.
+var nullArgPreciseProbe = asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Imm(asm.R1, 0),
+	asm.Mov.Imm(asm.R2, 0),
+	asm.Mov.Imm(asm.R3, 0),
+	asm.Mov.Imm(asm.R4, 0),
+	asm.Mov.Imm(asm.R5, 0),
+	asm.JNE.Imm(asm.R0, 0, "other"),
+	asm.Ja.Label("join"),
+	asm.Mov.Imm(asm.R1, 8).WithSymbol("other"),
+	asm.FnCsumDiff.Call().WithSymbol("join"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
 }
 
 // loadFunc is "dst = &fn", a callback's address (BPF_PSEUDO_FUNC).

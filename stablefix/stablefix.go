@@ -138,6 +138,15 @@ const (
 	// through the hook's retval argument, do not load there), and
 	// vercheck applies it to both.
 	S32RangeLowHalf
+	// NullArgPrecise: a NULL passed to a helper argument that may be NULL
+	// is marked precise (upstream "bpf: Mark NULL helper arguments
+	// precise", kernel-patches/bpf PR 13620, in 7.x: check_func_arg
+	// calls mark_chain_precision before it skips the type checks). Without
+	// the fix the zero stays imprecise, and a state where the register
+	// holds another number, which the helper refuses, can be pruned
+	// against it and accepted. The same series makes the zero flags of
+	// bpf_get_local_storage precise.
+	NullArgPrecise
 	numFixes
 )
 
@@ -156,6 +165,7 @@ var names = [numFixes]string{
 	LsmCgroupSleepable: "lsm-cgroup-sleepable",
 	CallbackValueID:    "callback-value-id",
 	S32RangeLowHalf:    "s32-range-low-half",
+	NullArgPrecise:     "null-arg-precise",
 }
 
 // String returns the fix's name.

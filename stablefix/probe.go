@@ -56,6 +56,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	CallbackValueID:    callbackValueIDProbe,
 	S32RangeLowHalf:    s32RangeLowHalfProbe,
 	NullArgPrecise:     fixed(nullArgPreciseProbe),
+	GlobalDynptrSKB:    globalDynptrSKBProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -284,6 +285,69 @@ var nullArgPreciseProbe = asm.Instructions{
 	asm.FnCsumDiff.Call().WithSymbol("join"),
 	asm.Mov.Imm(asm.R0, 0),
 	asm.Return(),
+}
+
+// globalDynptrSKBProbe passes a local dynptr over an element of probeMap
+// to a global function, which takes a slice of it, writes through the
+// dynptr and reads the slice: destroyed by the write where the argument
+// is taken for an skb dynptr.
+func globalDynptrSKBProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_slice")
+	if err != nil {
+		return nil, err
+	}
+	insns := asm.Instructions{
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Reg(asm.R4, asm.RFP),
+		asm.Add.Imm(asm.R4, -24),
+		asm.FnDynptrFromMem.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -24),
+		asm.Call.Label("slice_write"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+		// slice_write(struct bpf_dynptr *p)
+		asm.Mov.Reg(asm.R6, asm.R1).WithSymbol("slice_write"),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R2, asm.DWord),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -8),
+		asm.Mov.Imm(asm.R4, 4),
+		kfuncCall(ids[0]),
+		asm.JEq.Imm(asm.R0, 0, "done"),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -8),
+		asm.Mov.Imm(asm.R4, 1),
+		asm.Mov.Imm(asm.R5, 0),
+		asm.FnDynptrWrite.Call(),
+		asm.LoadMem(asm.R0, asm.R7, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("done"),
+		asm.Return(),
+	}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	dynptr := &btf.Pointer{Target: &btf.Struct{Name: "bpf_dynptr", Size: 16, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u64, Nelems: 2}},
+	}}}
+	global := &btf.Func{Name: "slice_write", Linkage: btf.GlobalFunc,
+		Type: &btf.FuncProto{Return: u64, Params: []btf.FuncParam{{Name: "p", Type: dynptr}}}}
+	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
+	for i, ins := range insns {
+		if ins.Symbol() == "slice_write" {
+			insns[i] = btf.WithFuncMetadata(ins, global)
+		}
+	}
+	return insns, nil
 }
 
 // loadFunc is "dst = &fn", a callback's address (BPF_PSEUDO_FUNC).

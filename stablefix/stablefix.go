@@ -147,6 +147,16 @@ const (
 	// against it and accepted. The same series makes the zero flags of
 	// bpf_get_local_storage precise.
 	NullArgPrecise
+	// GlobalDynptrSKB: a global function's struct bpf_dynptr * argument
+	// is taken for an skb dynptr, whatever the program type or the
+	// caller's dynptr (the log prints type=skb), where 6.18.0 and 7.x
+	// assume a local one. A bpf_dynptr_write through it may move the
+	// packet, so it destroys the slices taken from it: with the fix a
+	// read through such a slice after the write is refused ("invalid mem
+	// access 'scalar'"), without it accepted, although the caller's
+	// dynptr can be an skb one. Not an upstream change; found on the
+	// 6.18.44-fc-v1045 build.
+	GlobalDynptrSKB
 	numFixes
 )
 
@@ -166,6 +176,7 @@ var names = [numFixes]string{
 	CallbackValueID:    "callback-value-id",
 	S32RangeLowHalf:    "s32-range-low-half",
 	NullArgPrecise:     "null-arg-precise",
+	GlobalDynptrSKB:    "global-dynptr-skb",
 }
 
 // String returns the fix's name.

@@ -32,6 +32,11 @@ const (
 	probeResLock = "probe_res_lock"
 )
 
+// probeStash is the one-element array whose value is a kptr to a
+// refcounted struct of the probe's own BTF with a bpf_rb_node: loaded
+// under RCU it is a non-owning reference.
+const probeStash = "probe_stash"
+
 // Offsets of data and data_end in struct xdp_md.
 const (
 	xdpData    = 0
@@ -42,21 +47,22 @@ const (
 // and accepts without it: the programs the fixes were found with. Most
 // are fixed instructions; those that call kfuncs need the kernel's BTF.
 var probes = [numFixes]func() (asm.Instructions, error){
-	PktRangeArith:      fixed(pktRangeArithProbe),
-	Jmp32PtrNull:       fixed(jmp32PtrNullProbe),
-	IterFP0:            iterFP0Probe,
-	AtomicFetchPrecise: fixed(atomicFetchPreciseProbe),
-	ThrowLockCheck:     throwLockCheckProbe,
-	VarWriteKeepsSpill: fixed(varWriteKeepsSpillProbe),
-	SyncLinkedKeepsID:  fixed(syncLinkedKeepsIDProbe),
-	PktRegsafe:         fixed(pktRegsafeProbe),
-	LsmSleepableHooks:  fixed(returnZero),
-	InnerMapNullness:   fixed(innerMapNullnessProbe),
-	LsmCgroupSleepable: fixed(returnZero),
-	CallbackValueID:    callbackValueIDProbe,
-	S32RangeLowHalf:    s32RangeLowHalfProbe,
-	NullArgPrecise:     fixed(nullArgPreciseProbe),
-	GlobalDynptrSKB:    globalDynptrSKBProbe,
+	PktRangeArith:        fixed(pktRangeArithProbe),
+	Jmp32PtrNull:         fixed(jmp32PtrNullProbe),
+	IterFP0:              iterFP0Probe,
+	AtomicFetchPrecise:   fixed(atomicFetchPreciseProbe),
+	ThrowLockCheck:       throwLockCheckProbe,
+	VarWriteKeepsSpill:   fixed(varWriteKeepsSpillProbe),
+	SyncLinkedKeepsID:    fixed(syncLinkedKeepsIDProbe),
+	PktRegsafe:           fixed(pktRegsafeProbe),
+	LsmSleepableHooks:    fixed(returnZero),
+	InnerMapNullness:     fixed(innerMapNullnessProbe),
+	LsmCgroupSleepable:   fixed(returnZero),
+	CallbackValueID:      callbackValueIDProbe,
+	S32RangeLowHalf:      s32RangeLowHalfProbe,
+	NullArgPrecise:       fixed(nullArgPreciseProbe),
+	GlobalDynptrSKB:      globalDynptrSKBProbe,
+	RCUUnlockKeepsNonOwn: rcuUnlockKeepsNonOwnProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -350,6 +356,32 @@ func globalDynptrSKBProbe() (asm.Instructions, error) {
 	return insns, nil
 }
 
+// rcuUnlockKeepsNonOwnProbe loads the kptr of probeStash inside an RCU
+// read section, leaves it, takes and releases the lock of probeLocks and
+// reads through the pointer: destroyed by the unlock where it is still a
+// non-owning reference.
+func rcuUnlockKeepsNonOwnProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_rcu_read_lock", "bpf_rcu_read_unlock")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMapValue(asm.R6, 0, 0).WithReference(probeStash),
+		asm.LoadMapValue(asm.R9, 0, 0).WithReference(probeLocks),
+		kfuncCall(ids[0]),
+		asm.LoadMem(asm.R8, asm.R6, 0, asm.DWord),
+		kfuncCall(ids[1]),
+		asm.JEq.Imm(asm.R8, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R9),
+		asm.FnSpinLock.Call(),
+		asm.Mov.Reg(asm.R1, asm.R9),
+		asm.FnSpinUnlock.Call(),
+		asm.LoadMem(asm.R0, asm.R8, 0, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
 // loadFunc is "dst = &fn", a callback's address (BPF_PSEUDO_FUNC).
 func loadFunc(dst asm.Register, fn string) asm.Instruction {
 	return asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: dst, Src: asm.PseudoFunc, Constant: -1}.WithReference(fn)
@@ -483,7 +515,8 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probeMap: {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
-			probeLocks:   lockedArray(probeLocks, "bpf_spin_lock", 2),
+			probeLocks:   lockedArray(probeLocks, "bpf_spin_lock", 1),
+			probeStash:   stashArray(),
 			probeResLock: lockedArray(probeResLock, "bpf_res_spin_lock", 1),
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
@@ -502,6 +535,27 @@ func lockedArray(name, lockType string, n uint32) *ebpf.MapSpec {
 		{Name: "n", Type: u64, Offset: 64},
 	}}
 	return &ebpf.MapSpec{Name: name, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: n, Key: u32, Value: value}
+}
+
+// stashArray is the spec of probeStash.
+func stashArray() *ebpf.MapSpec {
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	index := &btf.Int{Name: "u32", Size: 4}
+	rbNode := &btf.Struct{Name: "bpf_rb_node", Size: 32, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: index, Type: u64, Nelems: 4}},
+	}}
+	refcount := &btf.Struct{Name: "bpf_refcount", Size: 4, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: index, Type: u32, Nelems: 1}},
+	}}
+	node := &btf.Struct{Name: "probe_node", Size: 48, Members: []btf.Member{
+		{Name: "key", Type: u64},
+		{Name: "node", Type: rbNode, Offset: 64},
+		{Name: "ref", Type: refcount, Offset: 320},
+	}}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: node}}
+	value := &btf.Struct{Name: "probe_stash", Size: 8, Members: []btf.Member{{Name: "p", Type: kptr}}}
+	return &ebpf.MapSpec{Name: probeStash, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1, Key: u32, Value: value}
 }
 
 // ErrNoVerdict is wrapped when the kernel gave no verdict on a probe.

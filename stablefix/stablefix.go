@@ -157,26 +157,36 @@ const (
 	// dynptr can be an skb one. Not an upstream change; found on the
 	// 6.18.44-fc-v1045 build.
 	GlobalDynptrSKB
+	// RCUUnlockKeepsNonOwn: bpf_rcu_read_unlock leaves the non-owning
+	// reference mark (NON_OWN_REF) on the RCU pointers it makes
+	// untrusted, a refcounted graph node loaded from a kptr under RCU
+	// among them, so the next bpf_spin_unlock destroys them (6.18.0 and
+	// 7.x, invalidate_rcu_protected_refs). This is the older, stricter
+	// rule: the 6.18.44-fc-v1045 build (not upstream) drops the mark
+	// there, and the untrusted pointer stays readable after a lock
+	// section; that kernel lacks this entry.
+	RCUUnlockKeepsNonOwn
 	numFixes
 )
 
 // names are the fixes' names in flags, golden files and messages.
 var names = [numFixes]string{
-	PktRangeArith:      "pkt-range-arith",
-	Jmp32PtrNull:       "jmp32-ptr-null",
-	IterFP0:            "iter-fp0",
-	AtomicFetchPrecise: "atomic-fetch-precise",
-	ThrowLockCheck:     "throw-lock-check",
-	VarWriteKeepsSpill: "varwrite-keeps-spill",
-	SyncLinkedKeepsID:  "sync-linked-keeps-id",
-	PktRegsafe:         "pkt-regsafe",
-	LsmSleepableHooks:  "lsm-sleepable-hooks",
-	InnerMapNullness:   "inner-map-nullness",
-	LsmCgroupSleepable: "lsm-cgroup-sleepable",
-	CallbackValueID:    "callback-value-id",
-	S32RangeLowHalf:    "s32-range-low-half",
-	NullArgPrecise:     "null-arg-precise",
-	GlobalDynptrSKB:    "global-dynptr-skb",
+	PktRangeArith:        "pkt-range-arith",
+	Jmp32PtrNull:         "jmp32-ptr-null",
+	IterFP0:              "iter-fp0",
+	AtomicFetchPrecise:   "atomic-fetch-precise",
+	ThrowLockCheck:       "throw-lock-check",
+	VarWriteKeepsSpill:   "varwrite-keeps-spill",
+	SyncLinkedKeepsID:    "sync-linked-keeps-id",
+	PktRegsafe:           "pkt-regsafe",
+	LsmSleepableHooks:    "lsm-sleepable-hooks",
+	InnerMapNullness:     "inner-map-nullness",
+	LsmCgroupSleepable:   "lsm-cgroup-sleepable",
+	CallbackValueID:      "callback-value-id",
+	S32RangeLowHalf:      "s32-range-low-half",
+	NullArgPrecise:       "null-arg-precise",
+	GlobalDynptrSKB:      "global-dynptr-skb",
+	RCUUnlockKeepsNonOwn: "rcu-unlock-keeps-non-own",
 }
 
 // String returns the fix's name.

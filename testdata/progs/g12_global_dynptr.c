@@ -43,33 +43,44 @@ __noinline int g12_gd_slice_read(struct bpf_dynptr *p)
 	return v;
 }
 
-#define G12_GD_CALLER(name, sec, fn)				\
-	SEC(sec)						\
-	int name(void *ctx)					\
-	{							\
-		struct bpf_dynptr ptr;				\
-		__u32 k = 0;					\
-		__u64 *v = bpf_map_lookup_elem(&g12_gd_arr, &k);	\
-								\
-		if (!v)						\
-			return 0;				\
-		bpf_dynptr_from_mem(v, 8, 0, &ptr);		\
-		return fn(&ptr);				\
-	}
+/* A local dynptr over a map value, passed to fn. */
+static __always_inline int g12_gd_call(int (*fn)(struct bpf_dynptr *))
+{
+	struct bpf_dynptr ptr;
+	__u32 k = 0;
+	__u64 *v = bpf_map_lookup_elem(&g12_gd_arr, &k);
+
+	if (!v)
+		return 0;
+	bpf_dynptr_from_mem(v, 8, 0, &ptr);
+	return fn(&ptr);
+}
 
 /* A local dynptr from a TC program: the function's slice is gone after
  * the write. */
 // vercheck: reject "R7 invalid mem access 'scalar'"
 // vercheck: accept without global-dynptr-skb
-G12_GD_CALLER(g12_gd_tc_slice_write, "tc", g12_gd_slice_write)
+SEC("tc")
+int g12_gd_tc_slice_write(void *ctx)
+{
+	return g12_gd_call(g12_gd_slice_write);
+}
 
 /* The same from a kprobe program, which has no packet at all. */
 // vercheck: reject "R7 invalid mem access 'scalar'"
 // vercheck: accept without global-dynptr-skb
-G12_GD_CALLER(g12_gd_kprobe_slice_write, "kprobe/do_nanosleep", g12_gd_slice_write)
+SEC("kprobe/do_nanosleep")
+int g12_gd_kprobe_slice_write(void *ctx)
+{
+	return g12_gd_call(g12_gd_slice_write);
+}
 
 /* Read before the write: accepted either way. */
 // vercheck: accept
-G12_GD_CALLER(g12_gd_tc_slice_read, "tc", g12_gd_slice_read)
+SEC("tc")
+int g12_gd_tc_slice_read(void *ctx)
+{
+	return g12_gd_call(g12_gd_slice_read);
+}
 
 char _license[] SEC("license") = "GPL";

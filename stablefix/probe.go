@@ -63,12 +63,16 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	NullArgPrecise:       fixed(nullArgPreciseProbe),
 	GlobalDynptrSKB:      globalDynptrSKBProbe,
 	RCUUnlockKeepsNonOwn: rcuUnlockKeepsNonOwnProbe,
+	GlobalArgTrusted:     globalArgTrustedProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
 var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
 	LsmCgroupSleepable: sleepableLSM(ebpf.AttachLSMCgroup, "file_open"),
+	GlobalArgTrusted: func(p *ebpf.ProgramSpec) {
+		p.Type, p.AttachType, p.AttachTo = ebpf.Tracing, ebpf.AttachTraceRawTp, "sched_switch"
+	},
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -380,6 +384,47 @@ func rcuUnlockKeepsNonOwnProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	}, nil
+}
+
+// globalArgTrustedProbe passes the current task's real_parent, an RCU
+// pointer, to a global function whose argument is tagged arg:trusted.
+func globalArgTrustedProbe() (asm.Instructions, error) {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return nil, fmt.Errorf("kernel BTF: %w", err)
+	}
+	var task *btf.Struct
+	if err := spec.TypeByName("task_struct", &task); err != nil {
+		return nil, fmt.Errorf("task_struct: %w", err)
+	}
+	off := -1
+	for _, m := range task.Members {
+		if m.Name == "real_parent" {
+			off = int(m.Offset.Bytes())
+		}
+	}
+	if off < 0 {
+		return nil, fmt.Errorf("task_struct has no real_parent: %w", ErrNoVerdict)
+	}
+	insns := asm.Instructions{
+		asm.FnGetCurrentTaskBtf.Call(),
+		asm.LoadMem(asm.R1, asm.R0, int16(off), asm.DWord),
+		asm.Call.Label("takes_trusted"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("takes_trusted"),
+		asm.Return(),
+	}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	local := &btf.Struct{Name: "task_struct", Size: 8, Members: []btf.Member{{Name: "flags", Type: u64}}}
+	callee := &btf.Func{Name: "takes_trusted", Linkage: btf.GlobalFunc,
+		Type:      &btf.FuncProto{Return: u64, Params: []btf.FuncParam{{Name: "t", Type: &btf.Pointer{Target: local}}}},
+		ParamTags: [][]string{{"arg:trusted"}}}
+	main := &btf.Func{Name: "probe", Linkage: btf.GlobalFunc,
+		Type: &btf.FuncProto{Return: u64, Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: u64}}}}}
+	insns[0] = btf.WithFuncMetadata(insns[0], main)
+	insns[5] = btf.WithFuncMetadata(insns[5], callee)
+	return insns, nil
 }
 
 // loadFunc is "dst = &fn", a callback's address (BPF_PSEUDO_FUNC).

@@ -166,6 +166,16 @@ const (
 	// there, and the untrusted pointer stays readable after a lock
 	// section; that kernel lacks this entry.
 	RCUUnlockKeepsNonOwn
+	// GlobalArgTrusted: a global function's argument tagged arg:trusted
+	// takes only a trusted pointer (is_trusted_reg: referenced, or
+	// trusted modifiers alone), refused first with "R1 must be
+	// referenced or trusted" (EINVAL). 6.18.0 (and 7.x) check it as a
+	// helper's BTF argument (check_reg_type), which takes an RCU pointer
+	// or a plain BTF pointer too and words a mismatch "R1 type=...
+	// expected=..." (EACCES). Not an upstream change; found on the
+	// 6.18.44-fc-v1045 build: without it an RCU pointer (task->real_parent)
+	// reaches a callee that takes it for a trusted one.
+	GlobalArgTrusted
 	numFixes
 )
 
@@ -187,6 +197,7 @@ var names = [numFixes]string{
 	NullArgPrecise:       "null-arg-precise",
 	GlobalDynptrSKB:      "global-dynptr-skb",
 	RCUUnlockKeepsNonOwn: "rcu-unlock-keeps-non-own",
+	GlobalArgTrusted:     "global-arg-trusted",
 }
 
 // String returns the fix's name.

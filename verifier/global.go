@@ -377,6 +377,9 @@ func (e *env) checkGlobalArgs(sp int) error {
 				return err
 			}
 		case globalArgTrusted:
+			if !(a.nullable && reg.IsNull()) && !isTrustedBTF(reg) && !e.opts.MissingFixes.Has(stablefix.GlobalArgTrusted) {
+				return e.reject(e.insnIdx, "R%d must be referenced or trusted", regno)
+			}
 			if err := withEACCES(e.checkTrustedGlobalArg(reg, regno, a)); err != nil {
 				return err
 			}

@@ -64,6 +64,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	GlobalDynptrSKB:      globalDynptrSKBProbe,
 	RCUUnlockKeepsNonOwn: rcuUnlockKeepsNonOwnProbe,
 	GlobalArgTrusted:     globalArgTrustedProbe,
+	SzkPrecise:           szkPreciseProbe,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -425,6 +426,43 @@ func globalArgTrustedProbe() (asm.Instructions, error) {
 	insns[0] = btf.WithFuncMetadata(insns[0], main)
 	insns[5] = btf.WithFuncMetadata(insns[5], callee)
 	return insns, nil
+}
+
+// szkPreciseProbe slices an xdp dynptr with a size of 8 on the path
+// walked first and 4 on the other, which joins it at the call, and reads
+// byte 6 of the slice: only a precise size keeps the second path from
+// being pruned.
+func szkPreciseProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_from_xdp", "bpf_dynptr_slice")
+	if err != nil {
+		return nil, err
+	}
+	insns := asm.Instructions{
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -16),
+		kfuncCall(ids[0]),
+		asm.FnGetPrandomU32.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 8),
+		asm.JNE.Imm(asm.R0, 0, "small"),
+	}
+	// Enough instructions since the branch for a state at the join.
+	for range 8 {
+		insns = append(insns, asm.Mov.Imm(asm.R5, 0))
+	}
+	return append(insns,
+		asm.Ja.Label("join"),
+		asm.Mov.Imm(asm.R4, 4).WithSymbol("small"),
+		kfuncCall(ids[1]).WithSymbol("join"),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R0, asm.R0, 6, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	), nil
 }
 
 // loadFunc is "dst = &fn", a callback's address (BPF_PSEUDO_FUNC).

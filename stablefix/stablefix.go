@@ -145,7 +145,8 @@ const (
 	// the fix the zero stays imprecise, and a state where the register
 	// holds another number, which the helper refuses, can be pruned
 	// against it and accepted. The same series makes the zero flags of
-	// bpf_get_local_storage precise.
+	// bpf_get_local_storage precise, and the 6.18.44-fc-v1045 build a
+	// NULL passed to a kfunc's __nullable or __opt parameter too.
 	NullArgPrecise
 	// GlobalDynptrSKB: a global function's struct bpf_dynptr * argument
 	// is taken for an skb dynptr, whatever the program type or the
@@ -176,6 +177,14 @@ const (
 	// 6.18.44-fc-v1045 build: without it an RCU pointer (task->real_parent)
 	// reaches a callee that takes it for a trusted one.
 	GlobalArgTrusted
+	// SzkPrecise: the constant size a kfunc takes in a __szk parameter
+	// (bpf_dynptr_slice's buffer__szk, the size of the slice it returns)
+	// is marked precise. Without the fix it stays imprecise, so a path
+	// asking for a smaller slice is pruned against one that asked for a
+	// larger, and a read past the smaller slice is accepted. Not in
+	// 6.18.0 nor 7.2 (which marks only __k constants); found on the
+	// 6.18.44-fc-v1045 build.
+	SzkPrecise
 	numFixes
 )
 
@@ -198,6 +207,7 @@ var names = [numFixes]string{
 	GlobalDynptrSKB:      "global-dynptr-skb",
 	RCUUnlockKeepsNonOwn: "rcu-unlock-keeps-non-own",
 	GlobalArgTrusted:     "global-arg-trusted",
+	SzkPrecise:           "szk-precise",
 }
 
 // String returns the fix's name.

@@ -55,6 +55,62 @@ __naked int g12_null_mem_arg_both(void)
 	:: __imm(bpf_get_prandom_u32), __imm(bpf_csum_diff) : __clobber_all);
 }
 
+extern int bpf_dynptr_from_skb(struct __sk_buff *s, __u64 flags, struct bpf_dynptr *ptr__uninit) __ksym;
+extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, __u32 offset, void *buffer__opt,
+			      __u32 buffer__szk) __ksym;
+
+/* The same for a kfunc's __opt buffer: bpf_dynptr_slice with buffer NULL
+ * on the path walked first, 8 on the other. */
+// vercheck: reject "arg#2 arg#3 memory, len pair leads to invalid memory access"
+// vercheck: accept without null-arg-precise
+SEC("tc")
+__naked int g12_null_kfunc_opt_pruned(void)
+{
+	asm volatile (
+	"r2 = 0;"
+	"r3 = r10;"
+	"r3 += -16;"
+	"call %[bpf_dynptr_from_skb];"
+	"call %[bpf_get_prandom_u32];"
+	"r1 = r10;"
+	"r1 += -16;"
+	"r2 = 0;"
+	"r3 = 0;"
+	"r4 = 4;"
+	"if r0 != 0 goto 1f;"
+	"r5 = 0;"
+	"r5 = 0;"
+	"r5 = 0;"
+	"r5 = 0;"
+	"r5 = 0;"
+	"r5 = 0;"
+	"r5 = 0;"
+	"r5 = 0;"
+	"goto 2f;"
+	"1:"
+	"r3 = 8;"
+	"2:"
+	"call %[bpf_dynptr_slice];"
+	"r0 = 0;"
+	"exit;"
+	:: __imm(bpf_get_prandom_u32), __imm(bpf_dynptr_from_skb), __imm(bpf_dynptr_slice)
+	: __clobber_all);
+}
+
+/* In C, which also gives the object the kfuncs' BTF. */
+// vercheck: accept
+SEC("tc")
+int g12_null_kfunc_c(struct __sk_buff *skb)
+{
+	struct bpf_dynptr p;
+	__u8 *s;
+
+	if (bpf_dynptr_from_skb(skb, 0, &p))
+		return 0;
+	s = bpf_dynptr_slice(&p, 0, 0, 1);
+	return s ? *s : 0;
+}
+
 static long g12_count(__u32 index, void *ctx)
 {
 	return 0;

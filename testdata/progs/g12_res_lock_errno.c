@@ -16,7 +16,31 @@ extern void bpf_res_spin_unlock(struct bpf_res_spin_lock *lock) __ksym;
 extern int bpf_res_spin_lock_irqsave(struct bpf_res_spin_lock *lock, unsigned long *flags__irq_flag) __ksym;
 extern void bpf_res_spin_unlock_irqrestore(struct bpf_res_spin_lock *lock, unsigned long *flags__irq_flag) __ksym;
 
-struct bpf_res_spin_lock g12_errno_lock SEC(".data.g12errno");
+struct g12_errno_elem {
+	struct bpf_res_spin_lock lock;
+	__u32 pad;
+};
+
+/* A map, not a .data global: cilium/ebpf cannot map the memory of a
+ * section that holds a lock. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct g12_errno_elem);
+} g12_errno_locks SEC(".maps");
+
+/* r6 = the element's lock, or exit. */
+#define G12_LOOKUP_R6							\
+	"*(u32 *)(r10 - 4) = 0;"					\
+	"r2 = r10;"							\
+	"r2 += -4;"							\
+	"r1 = %[g12_errno_locks] ll;"					\
+	"call %[bpf_map_lookup_elem];"					\
+	"if r0 != 0 goto 9f;"						\
+	"exit;"								\
+	"9:"								\
+	"r6 = r0;"
 
 /* "if r0 s< 0": the failure path falls through too and releases a lock
  * it does not hold. */
@@ -26,15 +50,16 @@ SEC("tc")
 __naked int g12_res_lock_s64_test(void)
 {
 	asm volatile (
-	"r1 = %[g12_errno_lock] ll;"
+	G12_LOOKUP_R6
+	"r1 = r6;"
 	"call %[bpf_res_spin_lock];"
 	"if r0 s< 0 goto 1f;"
-	"r1 = %[g12_errno_lock] ll;"
+	"r1 = r6;"
 	"call %[bpf_res_spin_unlock];"
 	"1:"
 	"r0 = 0;"
 	"exit;"
-	:: __imm(bpf_res_spin_lock), __imm(bpf_res_spin_unlock), __imm_addr(g12_errno_lock)
+	:: __imm(bpf_res_spin_lock), __imm(bpf_res_spin_unlock), __imm_addr(g12_errno_locks), __imm(bpf_map_lookup_elem)
 	: __clobber_all);
 }
 
@@ -46,20 +71,21 @@ SEC("tc")
 __naked int g12_res_lock_irq_s64_test(void)
 {
 	asm volatile (
-	"r1 = %[g12_errno_lock] ll;"
+	G12_LOOKUP_R6
+	"r1 = r6;"
 	"r2 = r10;"
-	"r2 += -8;"
+	"r2 += -16;"
 	"call %[bpf_res_spin_lock_irqsave];"
 	"if r0 s< 0 goto 1f;"
-	"r1 = %[g12_errno_lock] ll;"
+	"r1 = r6;"
 	"r2 = r10;"
-	"r2 += -8;"
+	"r2 += -16;"
 	"call %[bpf_res_spin_unlock_irqrestore];"
 	"1:"
 	"r0 = 0;"
 	"exit;"
 	:: __imm(bpf_res_spin_lock_irqsave), __imm(bpf_res_spin_unlock_irqrestore),
-	   __imm_addr(g12_errno_lock)
+	   __imm_addr(g12_errno_locks), __imm(bpf_map_lookup_elem)
 	: __clobber_all);
 }
 
@@ -69,15 +95,16 @@ SEC("tc")
 __naked int g12_res_lock_s32_test(void)
 {
 	asm volatile (
-	"r1 = %[g12_errno_lock] ll;"
+	G12_LOOKUP_R6
+	"r1 = r6;"
 	"call %[bpf_res_spin_lock];"
 	"if w0 s< 0 goto 1f;"
-	"r1 = %[g12_errno_lock] ll;"
+	"r1 = r6;"
 	"call %[bpf_res_spin_unlock];"
 	"1:"
 	"r0 = 0;"
 	"exit;"
-	:: __imm(bpf_res_spin_lock), __imm(bpf_res_spin_unlock), __imm_addr(g12_errno_lock)
+	:: __imm(bpf_res_spin_lock), __imm(bpf_res_spin_unlock), __imm_addr(g12_errno_locks), __imm(bpf_map_lookup_elem)
 	: __clobber_all);
 }
 
@@ -90,25 +117,26 @@ SEC("tc")
 __naked int g12_res_lock_upper_half(void)
 {
 	asm volatile (
-	"r1 = %[g12_errno_lock] ll;"
+	G12_LOOKUP_R6
+	"r1 = r6;"
 	"call %[bpf_res_spin_lock];"
 	"if w0 == 0 goto 1f;"
 	"r0 >>= 32;"
 	"r0 += 1;"
 	"r0 &= 0xff;"
-	"*(u32 *)(r10 - 8) = 0;"
+	"*(u32 *)(r10 - 16) = 0;"
 	"r1 = r10;"
-	"r1 += -8;"
+	"r1 += -16;"
 	"r1 += r0;"
 	"r0 = *(u8 *)(r1 + 0);"
 	"r0 = 0;"
 	"exit;"
 	"1:"
-	"r1 = %[g12_errno_lock] ll;"
+	"r1 = r6;"
 	"call %[bpf_res_spin_unlock];"
 	"r0 = 0;"
 	"exit;"
-	:: __imm(bpf_res_spin_lock), __imm(bpf_res_spin_unlock), __imm_addr(g12_errno_lock)
+	:: __imm(bpf_res_spin_lock), __imm(bpf_res_spin_unlock), __imm_addr(g12_errno_locks), __imm(bpf_map_lookup_elem)
 	: __clobber_all);
 }
 
@@ -117,12 +145,17 @@ __naked int g12_res_lock_upper_half(void)
 SEC("tc")
 int g12_res_lock_c(struct __sk_buff *skb)
 {
+	struct g12_errno_elem *e;
 	unsigned long flags;
+	__u32 key = 0;
 
-	if (!bpf_res_spin_lock(&g12_errno_lock))
-		bpf_res_spin_unlock(&g12_errno_lock);
-	if (!bpf_res_spin_lock_irqsave(&g12_errno_lock, &flags))
-		bpf_res_spin_unlock_irqrestore(&g12_errno_lock, &flags);
+	e = bpf_map_lookup_elem(&g12_errno_locks, &key);
+	if (!e)
+		return 0;
+	if (!bpf_res_spin_lock(&e->lock))
+		bpf_res_spin_unlock(&e->lock);
+	if (!bpf_res_spin_lock_irqsave(&e->lock, &flags))
+		bpf_res_spin_unlock_irqrestore(&e->lock, &flags);
 	return 0;
 }
 

@@ -48,6 +48,15 @@ const (
 // into: its value is one per-CPU kptr to task_struct.
 const probePercpuKptr = "probe_pcpu_kptr"
 
+// probeLocks is the array of struct { struct bpf_spin_lock l; u64 n; }
+// the CallbackValueID probe walks; probeResLock the one-element array of
+// struct { struct bpf_res_spin_lock l; u64 n; } the S32RangeLowHalf probe
+// locks.
+const (
+	probeLocks   = "probe_locks"
+	probeResLock = "probe_res_lock"
+)
+
 // Offsets of data and data_end in struct xdp_md.
 const (
 	xdpData    = 0
@@ -84,6 +93,12 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	WalkUntrusted:         walkUntrustedProbe,
 	GlobalArgTrusted:      globalArgTrustedProbe,
 	AcqRelStructTrusted:   acqRelStructTrustedProbe,
+	CallbackValueID:       callbackValueIDProbe,
+	S32RangeLowHalf:       s32RangeLowHalfProbe,
+	NullArgPrecise:        fixed(nullArgPreciseProbe),
+	GlobalDynptrSKB:       globalDynptrSKBProbe,
+	RCUUnlockKeepsNonOwn:  rcuUnlockKeepsNonOwnProbe,
+	SzkPrecise:            szkPreciseProbe,
 }
 
 // probeMessages are, for the fixes that change a message and not a
@@ -662,6 +677,9 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 		Maps: map[string]*ebpf.MapSpec{
 			probeMap:     {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeRingbuf: {Name: probeRingbuf, Type: ebpf.RingBuf, MaxEntries: 4096},
+			probeLocks:   lockedArray(probeLocks, "bpf_spin_lock", 1),
+			probeStash:   stashArray(),
+			probeResLock: lockedArray(probeResLock, "bpf_res_spin_lock", 1),
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
 			probePercpuKptr: {Name: probePercpuKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
@@ -831,4 +849,268 @@ func acqRelStructTrustedProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	), nil
+}
+
+// probeStash is the one-element array whose value is a kptr to a
+// refcounted struct of the probe's own BTF with a bpf_rb_node: loaded
+// under RCU it is a non-owning reference.
+const probeStash = "probe_stash"
+
+// callbackValueIDProbe walks probeLocks in a bpf_for_each_map_elem
+// callback and, for each element, walks it again in a nested one, which
+// locks its own value and unlocks the outer callback's (passed through the
+// stack): another element of the same map, told apart only by the values'
+// ids.
+func callbackValueIDProbe() (asm.Instructions, error) {
+	insns := asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeLocks),
+		loadFunc(asm.R2, "outer_cb"),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnForEachMapElem.Call(),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		// outer_cb(map, key, value, ctx): fp-8 = value, walk again.
+		asm.StoreMem(asm.RFP, -8, asm.R3, asm.DWord).WithSymbol("outer_cb"),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeLocks),
+		loadFunc(asm.R2, "inner_cb"),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -8),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnForEachMapElem.Call(),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		// inner_cb(map, key, value, ctx): lock value, unlock *ctx.
+		asm.LoadMem(asm.R6, asm.R4, 0, asm.DWord).WithSymbol("inner_cb"),
+		asm.Mov.Reg(asm.R1, asm.R3),
+		asm.FnSpinLock.Call(),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.FnSpinUnlock.Call(),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}
+	// Callbacks are static functions, which the kernel learns from the
+	// BTF func info of every function.
+	for i, fn := range insns {
+		switch sym := fn.Symbol(); {
+		case i == 0:
+			insns[i] = btf.WithFuncMetadata(fn, probeFunc("probe", btf.GlobalFunc))
+		case sym != "":
+			insns[i] = btf.WithFuncMetadata(fn, probeFunc(sym, btf.StaticFunc))
+		}
+	}
+	return insns, nil
+}
+
+// probeFunc is the BTF of a probe's function name: long name(4 u64s).
+func probeFunc(name string, linkage btf.FuncLinkage) *btf.Func {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	params := make([]btf.FuncParam, 4)
+	for i := range params {
+		params[i] = btf.FuncParam{Name: fmt.Sprintf("a%d", i), Type: u64}
+	}
+	return &btf.Func{Name: name, Linkage: linkage, Type: &btf.FuncProto{Return: u64, Params: params}}
+}
+
+// s32RangeLowHalfProbe takes the lock of probeResLock and, unless r0 is
+// negative as a 64-bit number, releases it: on the path where taking it
+// failed r0 is negative only in its low half, so with the fix the release
+// is reached holding no lock.
+func s32RangeLowHalfProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_res_spin_lock", "bpf_res_spin_unlock")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMapValue(asm.R1, 0, 0).WithReference(probeResLock),
+		kfuncCall(ids[0]),
+		asm.JSLT.Imm(asm.R0, 0, "out"),
+		asm.LoadMapValue(asm.R1, 0, 0).WithReference(probeResLock),
+		kfuncCall(ids[1]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// nullArgPreciseProbe calls bpf_csum_diff with from NULL on the path
+// walked first and from 8, no pointer, on the other, which joins it at
+// the call: only a precise NULL keeps the second from being pruned.
+var nullArgPreciseProbe = asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Imm(asm.R1, 0),
+	asm.Mov.Imm(asm.R2, 0),
+	asm.Mov.Imm(asm.R3, 0),
+	asm.Mov.Imm(asm.R4, 0),
+	asm.Mov.Imm(asm.R5, 0),
+	asm.JNE.Imm(asm.R0, 0, "other"),
+	asm.Ja.Label("join"),
+	asm.Mov.Imm(asm.R1, 8).WithSymbol("other"),
+	asm.FnCsumDiff.Call().WithSymbol("join"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// globalDynptrSKBProbe passes a local dynptr over an element of probeMap
+// to a global function, which takes a slice of it, writes through the
+// dynptr and reads the slice: destroyed by the write where the argument
+// is taken for an skb dynptr.
+func globalDynptrSKBProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_slice")
+	if err != nil {
+		return nil, err
+	}
+	insns := asm.Instructions{
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Reg(asm.R4, asm.RFP),
+		asm.Add.Imm(asm.R4, -24),
+		asm.FnDynptrFromMem.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -24),
+		asm.Call.Label("slice_write"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+		// slice_write(struct bpf_dynptr *p)
+		asm.Mov.Reg(asm.R6, asm.R1).WithSymbol("slice_write"),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R2, asm.DWord),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -8),
+		asm.Mov.Imm(asm.R4, 4),
+		kfuncCall(ids[0]),
+		asm.JEq.Imm(asm.R0, 0, "done"),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -8),
+		asm.Mov.Imm(asm.R4, 1),
+		asm.Mov.Imm(asm.R5, 0),
+		asm.FnDynptrWrite.Call(),
+		asm.LoadMem(asm.R0, asm.R7, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("done"),
+		asm.Return(),
+	}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	dynptr := &btf.Pointer{Target: &btf.Struct{Name: "bpf_dynptr", Size: 16, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u64, Nelems: 2}},
+	}}}
+	global := &btf.Func{Name: "slice_write", Linkage: btf.GlobalFunc,
+		Type: &btf.FuncProto{Return: u64, Params: []btf.FuncParam{{Name: "p", Type: dynptr}}}}
+	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
+	for i, ins := range insns {
+		if ins.Symbol() == "slice_write" {
+			insns[i] = btf.WithFuncMetadata(ins, global)
+		}
+	}
+	return insns, nil
+}
+
+// rcuUnlockKeepsNonOwnProbe loads the kptr of probeStash inside an RCU
+// read section, leaves it, takes and releases the lock of probeLocks and
+// reads through the pointer: destroyed by the unlock where it is still a
+// non-owning reference.
+func rcuUnlockKeepsNonOwnProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_rcu_read_lock", "bpf_rcu_read_unlock")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMapValue(asm.R6, 0, 0).WithReference(probeStash),
+		asm.LoadMapValue(asm.R9, 0, 0).WithReference(probeLocks),
+		kfuncCall(ids[0]),
+		asm.LoadMem(asm.R8, asm.R6, 0, asm.DWord),
+		kfuncCall(ids[1]),
+		asm.JEq.Imm(asm.R8, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R9),
+		asm.FnSpinLock.Call(),
+		asm.Mov.Reg(asm.R1, asm.R9),
+		asm.FnSpinUnlock.Call(),
+		asm.LoadMem(asm.R0, asm.R8, 0, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// szkPreciseProbe slices an xdp dynptr with a size of 8 on the path
+// walked first and 4 on the other, which joins it at the call, and reads
+// byte 6 of the slice: only a precise size keeps the second path from
+// being pruned.
+func szkPreciseProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_from_xdp", "bpf_dynptr_slice")
+	if err != nil {
+		return nil, err
+	}
+	insns := asm.Instructions{
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -16),
+		kfuncCall(ids[0]),
+		asm.FnGetPrandomU32.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 8),
+		asm.JNE.Imm(asm.R0, 0, "small"),
+	}
+	// Enough instructions since the branch for a state at the join.
+	for range 8 {
+		insns = append(insns, asm.Mov.Imm(asm.R5, 0))
+	}
+	return append(insns,
+		asm.Ja.Label("join"),
+		asm.Mov.Imm(asm.R4, 4).WithSymbol("small"),
+		kfuncCall(ids[1]).WithSymbol("join"),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.LoadMem(asm.R0, asm.R0, 6, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	), nil
+}
+
+// loadFunc is "dst = &fn", a callback's address (BPF_PSEUDO_FUNC).
+func loadFunc(dst asm.Register, fn string) asm.Instruction {
+	return asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: dst, Src: asm.PseudoFunc, Constant: -1}.WithReference(fn)
+}
+
+// lockedArray is the spec of an array of n values { struct lock l; u64 n; }:
+// the value's BTF names the lock type.
+func lockedArray(name, lockType string, n uint32) *ebpf.MapSpec {
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	lock := &btf.Struct{Name: lockType, Size: 4, Members: []btf.Member{{Name: "val", Type: u32}}}
+	value := &btf.Struct{Name: "locked", Size: 16, Members: []btf.Member{
+		{Name: "l", Type: lock},
+		{Name: "n", Type: u64, Offset: 64},
+	}}
+	return &ebpf.MapSpec{Name: name, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: n, Key: u32, Value: value}
+}
+
+// stashArray is the spec of probeStash.
+func stashArray() *ebpf.MapSpec {
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	index := &btf.Int{Name: "u32", Size: 4}
+	rbNode := &btf.Struct{Name: "bpf_rb_node", Size: 32, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: index, Type: u64, Nelems: 4}},
+	}}
+	refcount := &btf.Struct{Name: "bpf_refcount", Size: 4, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: index, Type: u32, Nelems: 1}},
+	}}
+	node := &btf.Struct{Name: "probe_node", Size: 48, Members: []btf.Member{
+		{Name: "key", Type: u64},
+		{Name: "node", Type: rbNode, Offset: 64},
+		{Name: "ref", Type: refcount, Offset: 320},
+	}}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: node}}
+	value := &btf.Struct{Name: "probe_stash", Size: 8, Members: []btf.Member{{Name: "p", Type: kptr}}}
+	return &ebpf.MapSpec{Name: probeStash, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1, Key: u32, Value: value}
 }

@@ -287,6 +287,66 @@ const (
 	// pointer to a scalar (bpf_crypto_ctx_create's int *err) and the
 	// kfuncs that neither acquire nor release are not concerned.
 	AcqRelStructTrusted
+	// CallbackValueID: the map value a callback receives (r3 of a
+	// bpf_for_each_map_elem, timer, workqueue or task_work callback) has
+	// an id of its own, allocated when the callback's frame is set up, as
+	// a looked-up value has. bpf_spin_lock tells locks apart by map and
+	// id, so with the fix a lock taken through an inner for_each
+	// callback's value and released through the outer callback's value
+	// (another element of the same map) is "bpf_spin_unlock of different
+	// lock". Without it both values have id 0 and the unlock of the wrong
+	// lock is accepted. Not an upstream change (7.2 has none); found on the
+	// 6.18.44-fc-v1045 build.
+	CallbackValueID
+	// S32RangeLowHalf: __mark_reg_s32_range bounds only the low 32 bits
+	// of the register, signed; the upper half stays unknown. It gives r0
+	// its value on the path where bpf_res_spin_lock (or _irqsave) failed:
+	// with the fix a 32-bit error in [-4095, -1] whose upper half is
+	// unknown, so a 64-bit signed compare "r0 s< 0" can go either way
+	// and the path where it is false holds no lock. Without it r0 is the
+	// 64-bit [-4095, -1], and that compare always jumps. Not an upstream
+	// change (7.2 has none); found on the 6.18.44-fc-v1045 build, where
+	// only the resilient locks show it (LSM programs, the other user
+	// through the hook's retval argument, do not load there), and
+	// vercheck applies it to both.
+	S32RangeLowHalf
+	// NullArgPrecise: a NULL passed to a helper argument that may be NULL
+	// is marked precise (upstream "bpf: Mark NULL helper arguments
+	// precise", kernel-patches/bpf PR 13620, in 7.x: check_func_arg
+	// calls mark_chain_precision before it skips the type checks). Without
+	// the fix the zero stays imprecise, and a state where the register
+	// holds another number, which the helper refuses, can be pruned
+	// against it and accepted. The same series makes the zero flags of
+	// bpf_get_local_storage precise, and the 6.18.44-fc-v1045 build a
+	// NULL passed to a kfunc's __nullable or __opt parameter too.
+	NullArgPrecise
+	// GlobalDynptrSKB: a global function's struct bpf_dynptr * argument
+	// is taken for an skb dynptr, whatever the program type or the
+	// caller's dynptr (the log prints type=skb), where 6.18.0 and 7.x
+	// assume a local one. A bpf_dynptr_write through it may move the
+	// packet, so it destroys the slices taken from it: with the fix a
+	// read through such a slice after the write is refused ("invalid mem
+	// access 'scalar'"), without it accepted, although the caller's
+	// dynptr can be an skb one. Not an upstream change; found on the
+	// 6.18.44-fc-v1045 build.
+	GlobalDynptrSKB
+	// RCUUnlockKeepsNonOwn: bpf_rcu_read_unlock leaves the non-owning
+	// reference mark (NON_OWN_REF) on the RCU pointers it makes
+	// untrusted, a refcounted graph node loaded from a kptr under RCU
+	// among them, so the next bpf_spin_unlock destroys them (6.18.0 and
+	// 7.x, invalidate_rcu_protected_refs). This is the older, stricter
+	// rule: the 6.18.44-fc-v1045 build (not upstream) drops the mark
+	// there, and the untrusted pointer stays readable after a lock
+	// section; that kernel lacks this entry.
+	RCUUnlockKeepsNonOwn
+	// SzkPrecise: the constant size a kfunc takes in a __szk parameter
+	// (bpf_dynptr_slice's buffer__szk, the size of the slice it returns)
+	// is marked precise. Without the fix it stays imprecise, so a path
+	// asking for a smaller slice is pruned against one that asked for a
+	// larger, and a read past the smaller slice is accepted. Not in
+	// 6.18.0 nor 7.2 (which marks only __k constants); found on the
+	// 6.18.44-fc-v1045 build.
+	SzkPrecise
 	numFixes
 )
 
@@ -317,6 +377,12 @@ var names = [numFixes]string{
 	WalkUntrusted:         "walk-untrusted",
 	GlobalArgTrusted:      "global-arg-trusted",
 	AcqRelStructTrusted:   "acqrel-struct-trusted",
+	CallbackValueID:       "callback-value-id",
+	S32RangeLowHalf:       "s32-range-low-half",
+	NullArgPrecise:        "null-arg-precise",
+	GlobalDynptrSKB:       "global-dynptr-skb",
+	RCUUnlockKeepsNonOwn:  "rcu-unlock-keeps-non-own",
+	SzkPrecise:            "szk-precise",
 }
 
 // String returns the fix's name.

@@ -165,6 +165,12 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		// The helper cannot fail, so it has no flags to reject.
 		return e.reject(e.insnIdx, "get_local_storage() doesn't support non-zero flags")
 	}
+	if id == fnGetLocalStorage && !e.opts.MissingFixes.Has(stablefix.NullArgPrecise) {
+		// The zero flags decided that the call is valid.
+		if err := e.markChainPrecision(2); err != nil {
+			return err
+		}
+	}
 	var dynptrID uint32
 	changesData := fn.ChangesPktData
 	switch id {
@@ -401,6 +407,18 @@ func (e *env) expectedStr(a helpers.ArgType) string {
 	return "fp"
 }
 
+// argMayBeNull reports whether helper argument kind a takes NULL (the
+// kernel's type_may_be_null of the arg_type).
+func argMayBeNull(a helpers.ArgType) bool {
+	switch a {
+	case helpers.ArgConstMapPtrOrNull, helpers.ArgPtrToMapValueOrNull, helpers.ArgPtrToMemOrNull,
+		helpers.ArgPtrToWritableMemOrNull, helpers.ArgPtrToCtxOrNull, helpers.ArgPtrToSocketOrNull,
+		helpers.ArgPtrToBTFIDSockCommonOrNull, helpers.ArgPtrToStackOrNull, helpers.ArgPtrToBTFIDOrNull:
+		return true
+	}
+	return false
+}
+
 // isMemTypesArg reports whether the kernel checks argument kind a against
 // mem_types (compatible_reg_types: map keys and values, memory, fixed-size
 // memory, and the integer out-arguments, which are fixed-size memory in
@@ -561,6 +579,13 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	}
 	if err := e.checkPktArg(reg, meta); err != nil {
 		return err
+	}
+	if reg.IsNull() && argMayBeNull(a) && !e.opts.MissingFixes.Has(stablefix.NullArgPrecise) {
+		// NULL where the kind allows it skips the type checks, and its
+		// value decided that: it must stay 0 in a state that prunes.
+		if err := e.markChainPrecision(regno); err != nil {
+			return err
+		}
 	}
 	// An or-NULL memory kind takes a maybe-NULL pointer as it is (the
 	// kernel folds PTR_MAYBE_NULL away before comparing the types).

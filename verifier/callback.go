@@ -25,6 +25,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/helpers"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -255,9 +256,21 @@ func setMapElemCallbackState(mapIdx uint32) calleeSetup {
 		callee.Regs[1] = caller.Regs[1]
 		callee.Regs[2].MarkPtr(states.PtrToMapKey, 0)
 		callee.Regs[2].Aux = mapIdx
-		callee.Regs[3].MarkPtr(states.PtrToMapValue, 0)
-		callee.Regs[3].Aux = mapIdx
+		e.markCallbackMapValue(&callee.Regs[3], mapIdx)
 		callee.Regs[4] = caller.Regs[3]
+	}
+}
+
+// markCallbackMapValue makes reg the map value a callback of map mapIdx
+// receives (for_each_map_elem's, a timer's, a workqueue's, a task_work's):
+// never NULL, and with an id of its own (stablefix.CallbackValueID) so
+// that two callbacks' values, one nested in the other, are two locks for
+// bpf_spin_lock.
+func (e *env) markCallbackMapValue(reg *states.Reg, mapIdx uint32) {
+	reg.MarkPtr(states.PtrToMapValue, 0)
+	reg.Aux = mapIdx
+	if !e.opts.MissingFixes.Has(stablefix.CallbackValueID) {
+		reg.ID = e.newID()
 	}
 }
 

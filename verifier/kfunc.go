@@ -415,6 +415,13 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		if (reg.IsNull() || reg.MaybeNull()) && !nullable && !optional {
 			return e.reject(e.insnIdx, "Possibly NULL pointer passed to trusted arg%d", i)
 		}
+		if reg.IsNull() && !e.opts.MissingFixes.Has(stablefix.NullArgPrecise) {
+			// As for a helper: the NULL a __nullable or __opt
+			// parameter took decided the checks it skips.
+			if err := e.markChainPrecision(regno); err != nil {
+				return err
+			}
+		}
 		if reg.RefObjID != 0 {
 			if meta.flags&kfuncs.Release != 0 && meta.refObjID != 0 {
 				return e.verifierBug("more than one arg with ref_obj_id R%d %d %d", regno, reg.RefObjID, meta.refObjID)
@@ -548,6 +555,13 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 				}
 				if !size.Var.IsConst() {
 					return e.reject(e.insnIdx, "R%d must be a known constant", regno+1)
+				}
+				if !e.opts.MissingFixes.Has(stablefix.SzkPrecise) {
+					// The constant is the size of what the call
+					// returns: a state with another must not prune.
+					if err := e.markChainPrecision(regno + 1); err != nil {
+						return err
+					}
 				}
 				meta.constantArg = true
 				meta.constant = size.Var.Value

@@ -956,18 +956,27 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 		}
 	case in.JmpOp() == insn.JmpExit:
 		// Walking back over an exit enters the callee that returned.
-		if subseq >= 0 && e.cfg.CallsCallback(subseq) {
+		// From a callback, the caller's r1-r5 wanted at the call that
+		// ran it: 6.18.0 drops them here; kernels with the fix keep them
+		// through the callback's body and drop them at the call (the
+		// case above), upstream "backtrack cb args precise", which
+		// came with stablefix.NullArgPrecise. It changes only the walk
+		// the log shows: the caller's registers at the call were made
+		// precise before the callback's frame was copied from it.
+		fromSubprogCall := subseq-1 >= 0 && e.prog[subseq-1].IsPseudoCall()
+		keepArgs := !e.opts.MissingFixes.Has(stablefix.NullArgPrecise)
+		if subseq >= 0 && e.cfg.CallsCallback(subseq) && !keepArgs {
 			for r := 1; r <= 5; r++ {
 				bt.clearReg(r)
 			}
 		}
-		if bt.regMask()&argRegsMask != 0 {
+		if (fromSubprogCall || !keepArgs) && bt.regMask()&argRegsMask != 0 {
 			return e.backtrackBug("backtracking exit unexpected regs %x", bt.regMask())
 		}
 		if bt.frame+1 >= states.MaxCallFrames {
 			return e.backtrackBug("subprog enter from frame %d", bt.frame)
 		}
-		r0 := subseq-1 >= 0 && e.prog[subseq-1].IsPseudoCall() && bt.isReg(0)
+		r0 := fromSubprogCall && bt.isReg(0)
 		bt.clearReg(0)
 		bt.frame++
 		if r0 {

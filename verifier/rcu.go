@@ -12,6 +12,7 @@ package verifier
 // one. 6.18 does not nest the sections: a second lock is refused.
 
 import (
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -57,11 +58,20 @@ func (e *env) updateRCULock(name string, sleepable bool) error {
 
 // untrustRCUPointers is what bpf_rcu_read_unlock does to the state: every
 // RCU pointer, in a register, a spilled register or an iterator's slots,
-// becomes an untrusted pointer that is no longer NULL-checked either.
+// becomes an untrusted pointer that is no longer NULL-checked either. A
+// non-owning reference to an allocated object stays one (and dies at the
+// next bpf_spin_unlock) only under stablefix.RCUUnlockKeepsNonOwn.
 func (e *env) untrustRCUPointers() {
+	clear := states.MemRCU | states.MaybeNull
+	if e.opts.MissingFixes.Has(stablefix.RCUUnlockKeepsNonOwn) {
+		// The live kernel reads through it afterwards as through any
+		// untrusted pointer, so it is no allocated object either
+		// (check_ptr_to_btf_access would fail one without a reference).
+		clear |= states.NonOwnRef | states.MemAlloc
+	}
 	untrust := func(r *states.Reg) {
 		if r.Flags&states.MemRCU != 0 {
-			r.Flags &^= states.MemRCU | states.MaybeNull
+			r.Flags &^= clear
 			r.Flags |= states.PtrUntrusted
 		}
 	}

@@ -16,6 +16,7 @@ package verifier
 // held.
 
 import (
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -81,9 +82,18 @@ func (e *env) pushResLockFailure() error {
 	}
 	r0 := &regs[0]
 	e.markUnknown(r0)
-	// __mark_reg_s32_range on an unknown scalar.
-	r0.S32Min, r0.S32Max = -maxErrno, -1
-	r0.SMin, r0.SMax = -maxErrno, -1
-	r0.Scalar.Sync()
+	e.markS32Range(r0, -maxErrno, -1)
 	return nil
+}
+
+// markS32Range is __mark_reg_s32_range: it bounds reg's low 32 bits,
+// signed, to [lo, hi]. Kernels with stablefix.S32RangeLowHalf leave the
+// upper half as it was (unknown, for the errno of a resilient lock or the
+// retval of an LSM hook); 6.18.0 bounds the 64-bit value to [lo, hi] too.
+func (e *env) markS32Range(reg *states.Reg, lo, hi int32) {
+	reg.S32Min, reg.S32Max = max(reg.S32Min, lo), min(reg.S32Max, hi)
+	if e.opts.MissingFixes.Has(stablefix.S32RangeLowHalf) {
+		reg.SMin, reg.SMax = max(reg.SMin, int64(lo)), min(reg.SMax, int64(hi))
+	}
+	reg.Scalar.Sync()
 }

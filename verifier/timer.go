@@ -114,8 +114,7 @@ func setTimerCallbackState(mapIdx uint32) calleeSetup {
 		callee.Regs[1].Aux = mapIdx
 		callee.Regs[2].MarkPtr(states.PtrToMapKey, 0)
 		callee.Regs[2].Aux = mapIdx
-		callee.Regs[3].MarkPtr(states.PtrToMapValue, 0)
-		callee.Regs[3].Aux = mapIdx
+		e.markCallbackMapValue(&callee.Regs[3], mapIdx)
 		callee.Regs[4].MarkNotInit()
 		callee.Regs[5].MarkNotInit()
 	}

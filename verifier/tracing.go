@@ -479,11 +479,7 @@ func (e *env) loadTracingArg(dst *states.Reg, off, size int, signExt bool) error
 		// The hook's return value: an unknown 32-bit number inside the
 		// hook's range (stale bounds of dst are dropped first).
 		e.markUnknown(dst)
-		dst.S32Min = max(dst.S32Min, int32(tc.retval.min))
-		dst.S32Max = min(dst.S32Max, int32(tc.retval.max))
-		dst.SMin = max(dst.SMin, tc.retval.min)
-		dst.SMax = min(dst.SMax, tc.retval.max)
-		dst.Sync()
+		e.markS32Range(dst, int32(tc.retval.min), int32(tc.retval.max))
 		if size < sizeU64 {
 			if signExt {
 				dst.Scalar = e.signExtend(dst.Scalar, size, true)

@@ -251,6 +251,14 @@ func TestStableFixProbes(t *testing.T) {
 				if len(results) != 1 {
 					t.Fatalf("missing %v: %d results (%v)", missing, len(results), err)
 				}
+				if msg := stablefix.ProbeMessage(f); msg != "" {
+					// Refused either way; the message tells.
+					got := results[0].Err
+					if results[0].Accepted || got == nil || strings.Contains(got.Error(), msg) == missing.Has(f) {
+						t.Errorf("missing %v: accepted %v, error %v; want a refusal %s %q", missing, results[0].Accepted, got, map[bool]string{true: "without", false: "with"}[missing.Has(f)], msg)
+					}
+					continue
+				}
 				if got, want := results[0].Accepted, missing.Has(f); got != want {
 					t.Errorf("missing %v: accepted %v, want %v (%v)", missing, got, want, err)
 				}

@@ -101,6 +101,17 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	SzkPrecise:            szkPreciseProbe,
 }
 
+// ProbeMessage returns, for a fix that changes a message and not a
+// verdict, a substring of the decisive line with which a kernel with the
+// fix refuses its probe (every build refuses it); "" for the others,
+// whose probe a kernel with the fix refuses and one without accepts.
+func ProbeMessage(f Fix) string {
+	if f < numFixes {
+		return probeMessages[f]
+	}
+	return ""
+}
+
 // probeMessages are, for the fixes that change a message and not a
 // verdict, a substring of the message of a kernel with the fix: their
 // probes are refused by every build, and the message tells which.

@@ -29,6 +29,7 @@ var einvalMessages = []string{
 	"helper call is not allowed in probe", "helper call might sleep in a non-sleepable prog",
 	"infinite loop detected at insn", "invalid variable-offset read from stack", "invalid variable-offset write to stack",
 	"kfunc bpf_rdonly_cast type ID argument must be", "math between", "program of this type cannot use helper",
+	"*pointer offset", "*pointer be out of bounds",
 	"the prog does not allow writes to packet data", "missing btf func_info", "callback function not static",
 	"number of funcs in func_info doesn't match number of subprogs", "func_info BTF section doesn't match subprog layout",
 	"unreachable insn", "back-edge from insn", "jump out of range", "invalid insn idx", "unknown opcode",

@@ -47,6 +47,12 @@ func (e *env) recordSliceBuffer(info *kfuncInfo, meta *kfuncMeta, regno int) err
 			return err
 		}
 	}
+	if e.opts.MissingFixes.Has(stablefix.SzkPrecise) {
+		// The size's second mark comes with the first
+		// (stablefix.SzkPrecise): the two arrived together here, and a
+		// kernel without that fix is taken to have neither.
+		return nil
+	}
 	return e.markChainPrecision(regno + 1)
 }
 

@@ -419,9 +419,15 @@ func putKconfigUint(dst []byte, n uint64, bo binary.ByteOrder) error {
 // extern __kconfig variable and, if so, the variable's offset in .kconfig.
 // cilium/ebpf keeps this in instruction metadata under an unexported key,
 // so it is read by reflection; TestKconfigOffsetTracksCilium pins the
-// layout this relies on.
+// layout this relies on. cilium/ebpf marks only 64-bit immediate loads
+// (elf_reader's IsDWordLoad case), so every other instruction is answered
+// without reflection: the walk cost ~3% of a run's instructions when it ran
+// for every instruction of every program.
 func kconfigOffset(ins *asm.Instruction) (uint32, bool) {
 	const ciliumPkg = "github.com/cilium/ebpf"
+	if !ins.OpCode.IsDWordLoad() {
+		return 0, false
+	}
 	for e := reflect.ValueOf(&ins.Metadata).Elem().FieldByName("head"); e.IsValid() && e.Kind() == reflect.Pointer && !e.IsNil(); e = e.Elem().FieldByName("next") {
 		key, value := e.Elem().FieldByName("key"), e.Elem().FieldByName("value")
 		if !key.IsValid() || key.IsNil() || !value.IsValid() || value.IsNil() {

@@ -727,7 +727,8 @@ func Probe() (Set, error) {
 		if err != nil {
 			return 0, err
 		}
-		rs, err := kernel.LoadCollectionSpec(spec)
+		// The verdict is all a probe needs: no branch-level log.
+		rs, err := kernel.Options{MapBTF: kernel.KeyValueBTF, VerdictOnly: true}.LoadCollectionSpec(spec)
 		if err != nil {
 			return 0, fmt.Errorf("probe %s: %w", f, err)
 		}

@@ -114,6 +114,13 @@ func (f *Frame) CopyFrom(src *Frame) {
 		return
 	}
 	stack := f.Stack
+	if cap(stack) < len(src.Stack) {
+		// Allocate for src's length, rounded up to its size class,
+		// rather than let append double the old capacity: a stored
+		// checkpoint never grows, and a capacity beyond maxSlots is
+		// never used.
+		stack = nil
+	}
 	sum := f.sum
 	*f = *src
 	f.Stack = append(stack[:0], src.Stack...)

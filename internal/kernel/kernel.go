@@ -151,7 +151,7 @@ func (o Options) loadOne(spec *ebpf.CollectionSpec, name string) Result {
 		return o.loadThroughLoader(spec, name)
 	}
 
-	return judge(res, true, func(level ebpf.LogLevel, size uint32) (string, error) {
+	return judge(res, !o.VerdictOnly, func(level ebpf.LogLevel, size uint32) (string, error) {
 		return load(sub, name, level, size)
 	})
 }
@@ -331,7 +331,7 @@ func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Resul
 	}
 	for _, p := range obj.Programs {
 		if p.Name == name {
-			return o.loadProgram(obj, p, true)
+			return o.loadProgram(obj, p, !o.VerdictOnly)
 		}
 	}
 	return notLoaded(res, fmt.Errorf("program %s missing from the prepared object", name))

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,25 @@ func TestLoadCollectionSpecLive(t *testing.T) {
 		}
 		if r.VerificationTime <= 0 {
 			t.Errorf("%s: verification time %v, want > 0", r.Program, r.VerificationTime)
+		}
+	}
+
+	// VerdictOnly gives the same verdicts and figures, with the
+	// stats-level log of a rejection instead of the branch-level one
+	// (which lists the instructions: "0: (b7) r1 = 0").
+	verdicts, err := Options{MapBTF: KeyValueBTF, VerdictOnly: true}.LoadCollectionSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, verdicts, opts); diff != "" {
+		t.Errorf("VerdictOnly mismatch (-want +got):\n%s", diff)
+	}
+	for i, r := range verdicts {
+		if r.Accepted {
+			continue
+		}
+		if branch, stats := strings.Contains(got[i].Log, "0: ("), strings.Contains(r.Log, "0: ("); !branch || stats {
+			t.Errorf("%s: instructions in the branch-level log %v, in the VerdictOnly log %v; want true, false", r.Program, branch, stats)
 		}
 	}
 }

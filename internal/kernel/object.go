@@ -31,6 +31,13 @@ type Options struct {
 	// programs whose verdict depends on it (graph roots and kptrs in map
 	// values, local types); the others are loaded the same either way.
 	MapBTF MapBTF
+	// VerdictOnly makes LoadObject and LoadCollectionSpec skip the
+	// second, branch-level load of a rejected program (as
+	// LoadProgramVerdict does for one program): its Result keeps the stats-level log, which holds the
+	// verdict, the message and the figures. Probes that only need the
+	// verdict save a 16 MB log buffer (and the kernel's second run) per
+	// rejection.
+	VerdictOnly bool
 }
 
 // LoadObject loads every program of obj into the kernel, one at a time and
@@ -55,7 +62,7 @@ func (o Options) LoadObject(obj *loader.Object) ([]Result, error) {
 	}
 	results := make([]Result, 0, len(obj.Programs))
 	for _, p := range obj.Programs {
-		r := o.loadProgram(obj, p, true)
+		r := o.loadProgram(obj, p, !o.VerdictOnly)
 		r.Release = release
 		results = append(results, r)
 	}

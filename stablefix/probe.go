@@ -84,6 +84,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	WalkUntrusted:         walkUntrustedProbe,
 	GlobalArgTrusted:      globalArgTrustedProbe,
 	AcqRelStructTrusted:   acqRelStructTrustedProbe,
+	GlobalNonNullZero:     globalNonNullZeroProbe,
 }
 
 // probeMessages are, for the fixes that change a message and not a
@@ -146,6 +147,26 @@ var pktRangeArithProbe = asm.Instructions{
 	asm.LoadMem(asm.R0, asm.R9, 0, asm.Byte).WithSymbol("read"),
 	asm.Mov.Imm(asm.R0, 0),
 	asm.Return(),
+}
+
+// globalNonNullZeroProbe passes NULL to a global function whose int
+// pointer argument is tagged arg:nonnull. Global functions need BTF
+// func info, carried by the instructions' metadata.
+func globalNonNullZeroProbe() (asm.Instructions, error) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	main := &btf.Func{Name: "probe", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+		Return: i32, Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}}}
+	callee := &btf.Func{Name: "nonnull_arg", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+		Return: i32, Params: []btf.FuncParam{{Name: "p", Type: &btf.Pointer{Target: i32}}}},
+		ParamTags: [][]string{{"arg:nonnull"}}}
+	return asm.Instructions{
+		btf.WithFuncMetadata(asm.Mov.Imm(asm.R1, 0), main),
+		asm.Call.Label("nonnull_arg"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		btf.WithFuncMetadata(asm.LoadMem(asm.R0, asm.R1, 0, asm.Word), callee).WithSymbol("nonnull_arg"),
+		asm.Return(),
+	}, nil
 }
 
 // atomicFetchPreciseProbe offsets a stack pointer by a value a fetching

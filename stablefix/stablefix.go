@@ -287,6 +287,14 @@ const (
 	// pointer to a scalar (bpf_crypto_ctx_create's int *err) and the
 	// kfuncs that neither acquire nor release are not concerned.
 	AcqRelStructTrusted
+	// GlobalNonNullZero: a global function's memory argument tagged
+	// arg:nonnull refuses a known-zero scalar as it refuses a maybe-NULL
+	// pointer ("arg#0 is expected to be non-NULL", then "Caller passes
+	// invalid args into func#1"), as upstream 7.x's
+	// btf_check_func_arg_match does. Without the fix check_mem_reg lets
+	// NULL through and the callee, verified once for a valid pointer,
+	// dereferences it.
+	GlobalNonNullZero
 	numFixes
 )
 
@@ -317,6 +325,7 @@ var names = [numFixes]string{
 	WalkUntrusted:         "walk-untrusted",
 	GlobalArgTrusted:      "global-arg-trusted",
 	AcqRelStructTrusted:   "acqrel-struct-trusted",
+	GlobalNonNullZero:     "global-nonnull-zero",
 }
 
 // String returns the fix's name.

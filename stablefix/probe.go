@@ -85,6 +85,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	GlobalArgTrusted:      globalArgTrustedProbe,
 	AcqRelStructTrusted:   acqRelStructTrustedProbe,
 	GlobalNonNullZero:     globalNonNullZeroProbe,
+	GlobalDynptrSKB:       globalDynptrSKBProbe,
 }
 
 // probeMessages are, for the fixes that change a message and not a
@@ -165,6 +166,64 @@ func globalNonNullZeroProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 		btf.WithFuncMetadata(asm.LoadMem(asm.R0, asm.R1, 0, asm.Word), callee).WithSymbol("nonnull_arg"),
+		asm.Return(),
+	}, nil
+}
+
+// globalDynptrSKBProbe builds a local dynptr over a map value and passes
+// it to a global function that takes a slice of it (bpf_dynptr_slice),
+// writes through the dynptr (bpf_dynptr_write) and then reads the slice:
+// fine for a local dynptr, refused where the argument is taken for an skb
+// one, whose write invalidates the slice.
+func globalDynptrSKBProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_slice")
+	if err != nil {
+		return nil, err
+	}
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	dynptr := &btf.Struct{Name: "bpf_dynptr", Size: 16, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Type: u64, Index: i32, Nelems: 2}}}}
+	main := &btf.Func{Name: "probe", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+		Return: i32, Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}}}
+	callee := &btf.Func{Name: "dynptr_arg", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+		Return: i32, Params: []btf.FuncParam{{Name: "d", Type: &btf.Pointer{Target: dynptr}}}}}
+	return asm.Instructions{
+		btf.WithFuncMetadata(asm.StoreImm(asm.RFP, -4, 0, asm.Word), main),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -4),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Reg(asm.R4, asm.RFP),
+		asm.Add.Imm(asm.R4, -24),
+		asm.FnDynptrFromMem.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -24),
+		asm.Call.Label("dynptr_arg"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+		btf.WithFuncMetadata(asm.Mov.Reg(asm.R6, asm.R1), callee).WithSymbol("dynptr_arg"),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 8),
+		kfuncCall(ids[0]),
+		asm.JEq.Imm(asm.R0, 0, "done"),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -8),
+		asm.Mov.Imm(asm.R4, 8),
+		asm.Mov.Imm(asm.R5, 0),
+		asm.FnDynptrWrite.Call(),
+		asm.LoadMem(asm.R0, asm.R7, 0, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("done"),
 		asm.Return(),
 	}, nil
 }

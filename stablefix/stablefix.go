@@ -295,6 +295,16 @@ const (
 	// NULL through and the callee, verified once for a valid pointer,
 	// dereferences it.
 	GlobalNonNullZero
+	// GlobalDynptrSKB: a global function's dynptr argument is taken for
+	// an skb dynptr (R1=dynptr_ptr(type=skb)), not a local one: the
+	// callee is verified once for every caller, and a caller may pass an
+	// skb dynptr, so a bpf_dynptr_write in the callee invalidates the
+	// slices it took (clear_all_pkt_pointers) and a read through one is
+	// refused ("invalid mem access 'scalar'"). Observed on
+	// 6.18.44-fc-v1045; 6.18 and 7.2 assume a LOCAL dynptr
+	// (do_check_common), and so does a kernel without the fix: the
+	// callee's slice outlives a write that may move the packet.
+	GlobalDynptrSKB
 	numFixes
 )
 
@@ -326,6 +336,7 @@ var names = [numFixes]string{
 	GlobalArgTrusted:      "global-arg-trusted",
 	AcqRelStructTrusted:   "acqrel-struct-trusted",
 	GlobalNonNullZero:     "global-nonnull-zero",
+	GlobalDynptrSKB:       "global-dynptr-skb",
 }
 
 // String returns the fix's name.

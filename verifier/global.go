@@ -220,9 +220,14 @@ func (e *env) checkGlobalSubprog(sp int) error {
 				r.ID = e.newID()
 			}
 		case globalArgDynptr:
-			// The kernel cannot know the caller's dynptr: it assumes a
-			// local one (do_check_common).
-			e.markDynptrCallbackReg(r, dynptrLocal)
+			// The kernel cannot know the caller's dynptr: 6.18 assumes
+			// a local one (do_check_common), kernels with
+			// stablefix.GlobalDynptrSKB an skb one.
+			typ := dynptrSKB
+			if e.opts.MissingFixes.Has(stablefix.GlobalDynptrSKB) {
+				typ = dynptrLocal
+			}
+			e.markDynptrCallbackReg(r, typ)
 		case globalArgTrusted:
 			fl := states.PtrTrusted
 			if a.nullable {

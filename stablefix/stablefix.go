@@ -120,8 +120,9 @@ const (
 	// program where it may not sleep. Without the fix 6.18.0 takes any
 	// LSM program as one that may sleep on a sleepable hook.
 	LsmCgroupSleepable
-	// KprobeNoPrivStack: kprobe programs (uprobes and kprobe.multi too)
-	// run on one stack. 6.18.0 puts a tracing program's functions of 64
+	// KprobeNoPrivStack: kprobe programs (uprobes, uprobe_multi and
+	// uprobe_session too) run on one stack; those attached through
+	// kprobe_multi or kprobe_session keep their private stacks. 6.18.0 puts a tracing program's functions of 64
 	// stack bytes or more each on a stack of its own where the JIT
 	// supports it (bpf_enable_priv_stack: kprobe, tracepoint, perf_event
 	// and raw_tracepoint programs, and trampoline programs that cannot

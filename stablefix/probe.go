@@ -99,6 +99,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	GlobalDynptrSKB:       globalDynptrSKBProbe,
 	RCUUnlockKeepsNonOwn:  rcuUnlockKeepsNonOwnProbe,
 	SzkPrecise:            szkPreciseProbe,
+	GlobalNonNullZero:     globalNonNullZeroProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -1125,4 +1126,24 @@ func stashArray() *ebpf.MapSpec {
 	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: node}}
 	value := &btf.Struct{Name: "probe_stash", Size: 8, Members: []btf.Member{{Name: "p", Type: kptr}}}
 	return &ebpf.MapSpec{Name: probeStash, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1, Key: u32, Value: value}
+}
+
+// globalNonNullZeroProbe passes NULL to a global function whose int
+// pointer argument is tagged arg:nonnull. Global functions need BTF
+// func info, carried by the instructions' metadata.
+func globalNonNullZeroProbe() (asm.Instructions, error) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	main := &btf.Func{Name: "probe", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+		Return: i32, Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}}}
+	callee := &btf.Func{Name: "nonnull_arg", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+		Return: i32, Params: []btf.FuncParam{{Name: "p", Type: &btf.Pointer{Target: i32}}}},
+		ParamTags: [][]string{{"arg:nonnull"}}}
+	return asm.Instructions{
+		btf.WithFuncMetadata(asm.Mov.Imm(asm.R1, 0), main),
+		asm.Call.Label("nonnull_arg"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		btf.WithFuncMetadata(asm.LoadMem(asm.R0, asm.R1, 0, asm.Word), callee).WithSymbol("nonnull_arg"),
+		asm.Return(),
+	}, nil
 }

@@ -347,6 +347,14 @@ const (
 	// 6.18.0 nor 7.2 (which marks only __k constants); found on the
 	// 6.18.44-fc-v1045 build.
 	SzkPrecise
+	// GlobalNonNullZero: a global function's memory argument tagged
+	// arg:nonnull refuses a known-zero scalar as it refuses a maybe-NULL
+	// pointer ("arg#0 is expected to be non-NULL", then "Caller passes
+	// invalid args into func#1"), as upstream 7.x's
+	// btf_check_func_arg_match does. Without the fix check_mem_reg lets
+	// NULL through and the callee, verified once for a valid pointer,
+	// dereferences it.
+	GlobalNonNullZero
 	numFixes
 )
 
@@ -383,6 +391,7 @@ var names = [numFixes]string{
 	GlobalDynptrSKB:       "global-dynptr-skb",
 	RCUUnlockKeepsNonOwn:  "rcu-unlock-keeps-non-own",
 	SzkPrecise:            "szk-precise",
+	GlobalNonNullZero:     "global-nonnull-zero",
 }
 
 // String returns the fix's name.

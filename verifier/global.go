@@ -359,7 +359,7 @@ func (e *env) checkGlobalArgs(sp int) error {
 			if err := e.checkMemReg(regno, a.memSize); err != nil {
 				return err
 			}
-			if !a.nullable && reg.MaybeNull() {
+			if !a.nullable && (reg.MaybeNull() || reg.IsNull() && !e.opts.MissingFixes.Has(stablefix.GlobalNonNullZero)) {
 				return e.reject(e.insnIdx, "arg#%d is expected to be non-NULL", i)
 			}
 		case globalArgDynptr:

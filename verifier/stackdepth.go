@@ -48,11 +48,13 @@ const (
 // trampoline guards against recursion (bpf_prog_check_recur: tracing
 // programs but iterators; LSM and struct_ops programs do not qualify, as
 // no struct_ops vercheck models asks for a private stack). Kprobe programs
-// qualify only on builds that lack stablefix.KprobeNoPrivStack.
+// qualify only on builds that lack stablefix.KprobeNoPrivStack, or when
+// attached through kprobe_multi or kprobe_session.
 func privStackSupported(t ebpf.ProgramType, attach ebpf.AttachType, missing stablefix.Set) bool {
 	switch t {
 	case ebpf.Kprobe:
-		return missing.Has(stablefix.KprobeNoPrivStack)
+		return missing.Has(stablefix.KprobeNoPrivStack) ||
+			attach == ebpf.AttachTraceKprobeMulti || attach == ebpf.AttachTraceKprobeSession
 	case ebpf.TracePoint, ebpf.PerfEvent, ebpf.RawTracepoint:
 		return true
 	case ebpf.Tracing:

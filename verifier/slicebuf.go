@@ -30,10 +30,9 @@ import (
 // line of the store does not show them.
 
 // recordSliceBuffer remembers the stack a dynptr slice's buffer argument
-// (regno, sized by the constant in regno+1) may occupy. A kernel that
-// tracks buffers then makes the buffer's absence precise (a NULL buffer is
-// not a buffer at some other offset) and the size, again: the log shows
-// both backtracks after the two of the memory check.
+// (regno, sized by the constant in regno+1) may occupy. (The precision
+// marks of a NULL buffer and of the size are stablefix.NullArgPrecise's
+// and stablefix.SzkPrecise's.)
 func (e *env) recordSliceBuffer(info *kfuncInfo, meta *kfuncMeta, regno int) error {
 	if !isDynptrSliceKfunc(info.name) || e.opts.MissingFixes.Has(stablefix.SliceBufferInvalidate) {
 		return nil
@@ -42,18 +41,7 @@ func (e *env) recordSliceBuffer(info *kfuncInfo, meta *kfuncMeta, regno int) err
 	if reg.Type == states.PtrToStack {
 		meta.buf = stackBufOf(reg, meta.constant)
 	}
-	if reg.IsNull() {
-		if err := e.markChainPrecision(regno); err != nil {
-			return err
-		}
-	}
-	if e.opts.MissingFixes.Has(stablefix.SzkPrecise) {
-		// The size's second mark comes with the first
-		// (stablefix.SzkPrecise): the two arrived together here, and a
-		// kernel without that fix is taken to have neither.
-		return nil
-	}
-	return e.markChainPrecision(regno + 1)
+	return nil
 }
 
 // isDynptrSliceKfunc reports whether the kfunc is bpf_dynptr_slice(_rdwr).

@@ -100,6 +100,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	RCUUnlockKeepsNonOwn:  rcuUnlockKeepsNonOwnProbe,
 	SzkPrecise:            szkPreciseProbe,
 	GlobalNonNullZero:     globalNonNullZeroProbe,
+	PtrVarOffNull:         fixed(ptrVarOffNullProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -279,6 +280,27 @@ var innerMapNullnessProbe = asm.Instructions{
 	asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
 	asm.Return(),
 	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
+// ptrVarOffNullProbe moves a map value (not NULL: constant key 0 of an
+// array) by up to 2^30-1 bytes and reads out of bounds on the edge where
+// it compares equal to 0.
+var ptrVarOffNullProbe = asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.Mov.Reg(asm.R6, asm.R0),
+	asm.And.Imm(asm.R6, 0x3fffffff),
+	asm.StoreImm(asm.RFP, -8, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -8),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+	asm.FnMapLookupElem.Call(),
+	asm.Add.Reg(asm.R0, asm.R6),
+	asm.JEq.Imm(asm.R0, 0, "zero"),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+	// Reached only when the compare is explored.
+	asm.LoadMem(asm.R0, asm.RFP, 8, asm.DWord).WithSymbol("zero"),
 	asm.Return(),
 }
 

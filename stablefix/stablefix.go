@@ -355,6 +355,16 @@ const (
 	// NULL through and the callee, verified once for a valid pointer,
 	// dereferences it.
 	GlobalNonNullZero
+	// PtrVarOffNull: a pointer that cannot be NULL (a map value, a
+	// map key, memory) whose variable offset may reach BPF_MAX_VAR_OFF
+	// (its smax is 2^29 or more: pointer arithmetic checks only the
+	// minimum) is not known to be non-NULL: "if r == 0" after "r += r6",
+	// r6 in [0, 2^30), explores both edges, where 6.18.0 decides the
+	// compare as for the pointer itself and never walks the NULL edge. A
+	// variable offset below 2^29 and fixed offsets leave the compare
+	// decided. Found by loading programs into a 6.18.44 build (fc-v1045);
+	// no upstream commit.
+	PtrVarOffNull
 	numFixes
 )
 
@@ -392,6 +402,7 @@ var names = [numFixes]string{
 	RCUUnlockKeepsNonOwn:  "rcu-unlock-keeps-non-own",
 	SzkPrecise:            "szk-precise",
 	GlobalNonNullZero:     "global-nonnull-zero",
+	PtrVarOffNull:         "ptr-var-off-null",
 }
 
 // String returns the fix's name.

@@ -33,14 +33,15 @@ func regNotNull(r *states.Reg) bool {
 }
 
 // isBranchTaken is is_branch_taken: 1 always, 0 never, -1 unknown.
-// jmp32PtrNull is the stable fix that leaves 32-bit compares of pointers
-// undecided (stablefix.Jmp32PtrNull).
-func isBranchTaken(a, b *states.Reg, op uint8, is32, jmp32PtrNull bool) int {
+// missing are the stable fixes the kernel lacks: stablefix.Jmp32PtrNull
+// leaves 32-bit compares of pointers undecided, stablefix.PtrVarOffNull
+// those of pointers whose variable offset may reach BPF_MAX_VAR_OFF.
+func isBranchTaken(a, b *states.Reg, op uint8, is32 bool, missing stablefix.Set) int {
 	if isPktAny(a) && isPktAny(b) && !is32 {
 		return pktBranchTaken(a, b, op)
 	}
 	if a.IsPointer() || b.IsPointer() {
-		if is32 && jmp32PtrNull {
+		if is32 && !missing.Has(stablefix.Jmp32PtrNull) {
 			// The low half of a valid pointer may be anything, 0
 			// included: only the 64-bit compare with 0 is decided.
 			return -1
@@ -53,6 +54,11 @@ func isBranchTaken(a, b *states.Reg, op uint8, is32, jmp32PtrNull bool) int {
 			return -1
 		}
 		if !regNotNull(a) {
+			return -1
+		}
+		if a.SMax >= maxVarOff && !missing.Has(stablefix.PtrVarOffNull) {
+			// An offset that may reach 2^29 leaves the pointer
+			// anywhere: it is not known to be non-NULL.
 			return -1
 		}
 		v := b.Var.Value
@@ -167,7 +173,7 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	// 6.18 kernel only decides it from the value's bounds); its edges are
 	// refined through the one register (states.RefineSame).
 	sameReg := in.SrcIsReg() && in.Src == in.Dst && dst.Type == states.ScalarValue
-	pred := isBranchTaken(dst, src, op, is32, !e.opts.MissingFixes.Has(stablefix.Jmp32PtrNull))
+	pred := isBranchTaken(dst, src, op, is32, e.opts.MissingFixes)
 	if pred >= 0 {
 		if !dst.IsPointer() {
 			if err := e.markChainPrecision(int(in.Dst)); err != nil {

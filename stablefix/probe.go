@@ -101,6 +101,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	SzkPrecise:            szkPreciseProbe,
 	GlobalNonNullZero:     globalNonNullZeroProbe,
 	PtrVarOffNull:         fixed(ptrVarOffNullProbe),
+	LoadAcqProbeMem:       loadAcqProbeMemProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -132,6 +133,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	// The cpumask kfuncs are not registered for XDP; syscall programs
 	// must be sleepable.
 	AcqRelStructTrusted: func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
+	LoadAcqProbeMem:     taskIterator,
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -805,6 +807,25 @@ func walkUntrustedProbe() (asm.Instructions, error) {
 		asm.JEq.Imm(asm.R1, 0, "out"),
 		asm.LoadMem(asm.R1, asm.R1, parent, asm.DWord),
 		asm.FnTaskPtRegs.Call(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// loadAcqProbeMemProbe load-acquires through a task's parent, read
+// through the trusted task of a task iterator: a pointer plain loads read
+// with a fault-handling probe (untrusted on kernels with WalkUntrusted, a
+// bare BTF pointer on others).
+func loadAcqProbeMemProbe() (asm.Instructions, error) {
+	parent, err := memberOffset("task_struct", "parent")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMem(asm.R1, asm.R1, iterTaskOff, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "out"),
+		asm.LoadMem(asm.R1, asm.R1, parent, asm.DWord),
+		loadAcquire(asm.R2, asm.R1, 0, asm.DWord),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	}, nil

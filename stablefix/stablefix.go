@@ -365,6 +365,14 @@ const (
 	// decided. Found by loading programs into a 6.18.44 build (fc-v1045);
 	// no upstream commit.
 	PtrVarOffNull
+	// LoadAcqProbeMem: a load-acquire (BPF_LOAD_ACQ) refuses a source
+	// that a plain load would read through a fault-handling probe (a bare
+	// BTF pointer, any untrusted pointer: "BPF_ATOMIC loads from R1
+	// untrusted_ptr_ is not allowed"), since the JIT emits the acquire as
+	// a plain load with no exception table entry (7.x's
+	// is_load_acq_unsafe). Without the fix (6.18.0) such a load is
+	// accepted, and a NULL or stale pointer crashes the kernel.
+	LoadAcqProbeMem
 	numFixes
 )
 
@@ -403,6 +411,7 @@ var names = [numFixes]string{
 	SzkPrecise:            "szk-precise",
 	GlobalNonNullZero:     "global-nonnull-zero",
 	PtrVarOffNull:         "ptr-var-off-null",
+	LoadAcqProbeMem:       "load-acq-probe-mem",
 }
 
 // String returns the fix's name.

@@ -243,7 +243,12 @@ func (e *env) ldAbsSubprogExit() error {
 // maybe-NULL socket passes this test (on a kernel without
 // stablefix.AtomicLoadSrcFirst, a load-acquire whose destination is its own
 // base register is tested on the loaded value, which can be one).
-func atomicPtrTypeOK(r *states.Reg, in insn.Insn) bool {
+//
+// On kernels with stablefix.LoadAcqProbeMem a load-acquire also refuses the
+// pointers a plain load reads through a fault-handling probe (a bare BTF
+// pointer, anything untrusted: is_load_acq_unsafe), since the JIT emits it
+// as a plain load.
+func atomicPtrTypeOK(r *states.Reg, in insn.Insn, missing stablefix.Set) bool {
 	switch r.Type {
 	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys:
 		return false
@@ -251,6 +256,10 @@ func atomicPtrTypeOK(r *states.Reg, in insn.Insn) bool {
 		return r.Flags != 0
 	case states.PtrToArena:
 		return jitSupportsArenaAtomic(in)
+	}
+	if in.Imm == insn.AtomicLoadAcq && !missing.Has(stablefix.LoadAcqProbeMem) &&
+		((r.Type == states.PtrToBTFID && r.Flags == 0) || r.Flags&states.PtrUntrusted != 0) {
+		return false
 	}
 	return true
 }
@@ -279,7 +288,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 	if err := e.checkStoreAlign(in, true); err != nil {
 		return err
 	}
-	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r, in) {
+	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r, in, e.opts.MissingFixes) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(r))
 	}
 	return nil
@@ -298,7 +307,7 @@ func (e *env) checkAtomicLoadSrc(in insn.Insn) error {
 // checkAtomicLoadSrcType refuses a load-acquire through a pointer that
 // takes no atomics.
 func (e *env) checkAtomicLoadSrcType(in insn.Insn) error {
-	if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r, in) {
+	if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r, in, e.opts.MissingFixes) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC loads from R%d %s is not allowed", in.Src, regTypeStr(r))
 	}
 	return nil
@@ -345,7 +354,7 @@ func (e *env) checkAtomic(in insn.Insn) error {
 	if regs[in.Src].IsPointer() && !e.allowPtrLeaks() {
 		return e.reject(e.insnIdx, "R%d leaks addr into mem", in.Src)
 	}
-	if !atomicPtrTypeOK(&regs[in.Dst], in) {
+	if !atomicPtrTypeOK(&regs[in.Dst], in, e.opts.MissingFixes) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC stores into R%d %s is not allowed", in.Dst, regTypeStr(&regs[in.Dst]))
 	}
 	loadReg := -1

@@ -798,18 +798,7 @@ const iterTaskOff = 8
 // pointer, which the helper takes, and the fix as an untrusted one. The
 // field's offset comes from the kernel's BTF.
 func walkUntrustedProbe() (asm.Instructions, error) {
-	parent, err := memberOffset("task_struct", "parent")
-	if err != nil {
-		return nil, err
-	}
-	return asm.Instructions{
-		asm.LoadMem(asm.R1, asm.R1, iterTaskOff, asm.DWord),
-		asm.JEq.Imm(asm.R1, 0, "out"),
-		asm.LoadMem(asm.R1, asm.R1, parent, asm.DWord),
-		asm.FnTaskPtRegs.Call(),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
-		asm.Return(),
-	}, nil
+	return withTaskParent(asm.FnTaskPtRegs.Call())
 }
 
 // loadAcqProbeMemProbe load-acquires through a task's parent, read
@@ -817,6 +806,12 @@ func walkUntrustedProbe() (asm.Instructions, error) {
 // with a fault-handling probe (untrusted on kernels with WalkUntrusted, a
 // bare BTF pointer on others).
 func loadAcqProbeMemProbe() (asm.Instructions, error) {
+	return withTaskParent(loadAcquire(asm.R2, asm.R1, 0, asm.DWord))
+}
+
+// withTaskParent is a task iterator's program that runs use with r1 the
+// parent of the iterator's task (when there is a task) and returns 0.
+func withTaskParent(use asm.Instruction) (asm.Instructions, error) {
 	parent, err := memberOffset("task_struct", "parent")
 	if err != nil {
 		return nil, err
@@ -825,7 +820,7 @@ func loadAcqProbeMemProbe() (asm.Instructions, error) {
 		asm.LoadMem(asm.R1, asm.R1, iterTaskOff, asm.DWord),
 		asm.JEq.Imm(asm.R1, 0, "out"),
 		asm.LoadMem(asm.R1, asm.R1, parent, asm.DWord),
-		loadAcquire(asm.R2, asm.R1, 0, asm.DWord),
+		use,
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	}, nil

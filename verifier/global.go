@@ -356,6 +356,9 @@ func (e *env) checkGlobalArgs(sp int) error {
 			if err := e.checkArgRegOff(reg, regno); err != nil {
 				return err
 			}
+			if err := e.markNullArgPrecise(regno); err != nil {
+				return err
+			}
 			if err := e.checkMemReg(regno, a.memSize); err != nil {
 				return err
 			}
@@ -380,12 +383,27 @@ func (e *env) checkGlobalArgs(sp int) error {
 			if err := e.checkGlobalArgTrust(reg, regno, a); err != nil {
 				return err
 			}
+			if a.nullable {
+				if err := e.markNullArgPrecise(regno); err != nil {
+					return err
+				}
+			}
 			if err := withEACCES(e.checkTrustedGlobalArg(reg, regno, a)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// markNullArgPrecise marks a NULL argument of a global function precise
+// on kernels with stablefix.NullArgPrecise, as they do a helper's: the
+// NULL decided the checks the call skipped.
+func (e *env) markNullArgPrecise(regno int) error {
+	if !e.regs()[regno].IsNull() || e.opts.MissingFixes.Has(stablefix.NullArgPrecise) {
+		return nil
+	}
+	return e.markChainPrecision(regno)
 }
 
 // checkGlobalArgTrust is the check a kernel with

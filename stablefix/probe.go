@@ -102,6 +102,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	GlobalNonNullZero:     globalNonNullZeroProbe,
 	PtrVarOffNull:         fixed(ptrVarOffNullProbe),
 	LoadAcqProbeMem:       loadAcqProbeMemProbe,
+	PtrEqNotNull:          fixed(ptrEqNotNullProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -303,6 +304,21 @@ var ptrVarOffNullProbe = asm.Instructions{
 	asm.Return(),
 	// Reached only when the compare is explored.
 	asm.LoadMem(asm.R0, asm.RFP, 8, asm.DWord).WithSymbol("zero"),
+	asm.Return(),
+}
+
+// ptrEqNotNullProbe looks up a random key (the value may be NULL) and
+// reads through the value on the edge where it equals the frame pointer.
+var ptrEqNotNullProbe = asm.Instructions{
+	asm.FnGetPrandomU32.Call(),
+	asm.StoreMem(asm.RFP, -8, asm.R0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -8),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+	asm.FnMapLookupElem.Call(),
+	asm.JNE.Reg(asm.R0, asm.RFP, "out"),
+	asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
 }
 

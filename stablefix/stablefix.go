@@ -373,6 +373,14 @@ const (
 	// is_load_acq_unsafe). Without the fix (6.18.0) such a load is
 	// accepted, and a NULL or stale pointer crashes the kernel.
 	LoadAcqProbeMem
+	// PtrEqNotNull: "if r1 == r2" of a maybe-NULL pointer and another
+	// pointer proves the first non-NULL on the equal edge only when the
+	// other is of a kind that is never NULL (reg_not_null: a map value,
+	// a socket, memory...; 7.x's check_cond_jmp_op). Without the fix
+	// (6.18.0) any pointer not marked maybe-NULL proves it, a stack
+	// pointer too: "if r0 != r10" lets a maybe-NULL map value through
+	// unchecked on the equal edge.
+	PtrEqNotNull
 	numFixes
 )
 
@@ -412,6 +420,7 @@ var names = [numFixes]string{
 	GlobalNonNullZero:     "global-nonnull-zero",
 	PtrVarOffNull:         "ptr-var-off-null",
 	LoadAcqProbeMem:       "load-acq-probe-mem",
+	PtrEqNotNull:          "ptr-eq-not-null",
 }
 
 // String returns the fix's name.

@@ -254,12 +254,16 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	}
 	switch {
 	case !is32 && in.SrcIsReg() && dst.IsPointer() && src.IsPointer() && dst.MaybeNull() != src.MaybeNull() &&
-		dst.Type != states.PtrToBTFID && src.Type != states.PtrToBTFID:
+		dst.Type != states.PtrToBTFID && src.Type != states.PtrToBTFID &&
+		(e.opts.MissingFixes.Has(stablefix.PtrEqNotNull) || regNotNull(dst) || regNotNull(src)):
 		// Comparing a maybe-null pointer with a non-null one proves the
 		// former non-null on the equal edge: that register alone
 		// (mark_ptr_not_null_reg), which keeps its id; the other
 		// registers of the same lookup stay maybe-null until a
-		// comparison with 0 settles them all.
+		// comparison with 0 settles them all. On kernels with
+		// stablefix.PtrEqNotNull the other pointer must be of a kind
+		// that is never NULL (reg_not_null), not merely not marked
+		// maybe-NULL: a stack pointer proves nothing.
 		if op == insn.JmpJEQ || op == insn.JmpJNE {
 			eqState := other
 			if op == insn.JmpJNE {

@@ -32,6 +32,17 @@ func regNotNull(r *states.Reg) bool {
 	return false
 }
 
+// provesNotNull is 7.x's reg_not_null, which kernels with
+// stablefix.PtrEqNotNull ask of the other pointer of an equality: the
+// kinds of regNotNull, XDP sockets and buffers too, at an offset that
+// cannot reach BPF_MAX_VAR_OFF either way.
+func provesNotNull(r *states.Reg) bool {
+	if r.MaybeNull() || r.SMin <= -maxVarOff || r.SMax >= maxVarOff {
+		return false
+	}
+	return regNotNull(r) || r.Type == states.PtrToXDPSock || r.Type == states.PtrToBuf
+}
+
 // isBranchTaken is is_branch_taken: 1 always, 0 never, -1 unknown.
 // missing are the stable fixes the kernel lacks: stablefix.Jmp32PtrNull
 // leaves 32-bit compares of pointers undecided, stablefix.PtrVarOffNull
@@ -255,7 +266,7 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	switch {
 	case !is32 && in.SrcIsReg() && dst.IsPointer() && src.IsPointer() && dst.MaybeNull() != src.MaybeNull() &&
 		dst.Type != states.PtrToBTFID && src.Type != states.PtrToBTFID &&
-		(e.opts.MissingFixes.Has(stablefix.PtrEqNotNull) || regNotNull(dst) || regNotNull(src)):
+		(e.opts.MissingFixes.Has(stablefix.PtrEqNotNull) || provesNotNull(dst) || provesNotNull(src)):
 		// Comparing a maybe-null pointer with a non-null one proves the
 		// former non-null on the equal edge: that register alone
 		// (mark_ptr_not_null_reg), which keeps its id; the other

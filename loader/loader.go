@@ -338,6 +338,19 @@ func loadSpec(data []byte) (spec *ebpf.CollectionSpec, err error) {
 	return spec, nil
 }
 
+// settleTypes decodes every type of an object's BTF once. cilium/ebpf
+// completes a data section's type from the ELF on its first decoding,
+// writing a map the Spec does not lock; the programs of an object share
+// its Spec (Program.ObjectTypes) and are verified in parallel, so the
+// writes happen here, before any of them reads it.
+func settleTypes(types *btf.Spec) {
+	if types == nil {
+		return
+	}
+	for range types.All() {
+	}
+}
+
 func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInfo) (obj *Object, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -346,6 +359,7 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 	}()
 
 	obj = &Object{Path: path}
+	settleTypes(spec.Types)
 	maps := newMapTable(spec, info, hasUntypedSection(spec), opts.Kconfig)
 	if err := maps.setInnerMaps(opts.InnerMaps); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

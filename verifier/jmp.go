@@ -37,10 +37,19 @@ func regNotNull(r *states.Reg) bool {
 // kinds of regNotNull, XDP sockets and buffers too, at an offset that
 // cannot reach BPF_MAX_VAR_OFF either way.
 func provesNotNull(r *states.Reg) bool {
-	if r.MaybeNull() || r.SMin <= -maxVarOff || r.SMax >= maxVarOff {
+	if r.MaybeNull() || offsetMayWrap(r) {
 		return false
 	}
 	return regNotNull(r) || r.Type == states.PtrToXDPSock || r.Type == states.PtrToBuf
+}
+
+// offsetMayWrap reports whether a pointer's variable offset may reach
+// BPF_MAX_VAR_OFF either way, which 7.x's reg_not_null (and kernels with
+// stablefix.PtrVarOffNull or stablefix.PtrEqNotNull) take to leave the
+// pointer anywhere, NULL included. (Pointer arithmetic refuses a minimum
+// that far down, so only the maximum can get there.)
+func offsetMayWrap(r *states.Reg) bool {
+	return r.SMin <= -maxVarOff || r.SMax >= maxVarOff
 }
 
 // isBranchTaken is is_branch_taken: 1 always, 0 never, -1 unknown.
@@ -67,9 +76,7 @@ func isBranchTaken(a, b *states.Reg, op uint8, is32 bool, missing stablefix.Set)
 		if !regNotNull(a) {
 			return -1
 		}
-		if a.SMax >= maxVarOff && !missing.Has(stablefix.PtrVarOffNull) {
-			// An offset that may reach 2^29 leaves the pointer
-			// anywhere: it is not known to be non-NULL.
+		if offsetMayWrap(a) && !missing.Has(stablefix.PtrVarOffNull) {
 			return -1
 		}
 		v := b.Var.Value

@@ -565,9 +565,7 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 				}
 				meta.constantArg = true
 				meta.constant = size.Var.Value
-				if err := e.recordSliceBuffer(info, meta, regno); err != nil {
-					return err
-				}
+				e.recordSliceBuffer(info, meta, regno)
 			}
 			i++
 		}

@@ -313,14 +313,12 @@ func (e *env) updateStackLiveness() {
 		return
 	}
 	st := e.cur
-	var inner *liveInstance
 	for k := int(st.CurFrame); k >= 0; k-- {
 		inst := e.instanceFor(st, k)
-		if inner != nil {
-			inner.caller = inst
+		if k > 0 && inst.caller == nil {
+			inst.caller = e.instanceFor(st, k-1)
 		}
 		e.solveAndPropagate(inst)
-		inner = inst
 	}
 	for len(l.dirtyList) > 0 {
 		batch := l.dirtyList

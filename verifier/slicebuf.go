@@ -33,15 +33,13 @@ import (
 // (regno, sized by the constant in regno+1) may occupy. (The precision
 // marks of a NULL buffer and of the size are stablefix.NullArgPrecise's
 // and stablefix.SzkPrecise's.)
-func (e *env) recordSliceBuffer(info *kfuncInfo, meta *kfuncMeta, regno int) error {
+func (e *env) recordSliceBuffer(info *kfuncInfo, meta *kfuncMeta, regno int) {
 	if !isDynptrSliceKfunc(info.name) || e.opts.MissingFixes.Has(stablefix.SliceBufferInvalidate) {
-		return nil
+		return
 	}
-	reg := &e.regs()[regno]
-	if reg.Type == states.PtrToStack {
+	if reg := &e.regs()[regno]; reg.Type == states.PtrToStack {
 		meta.buf = stackBufOf(reg, meta.constant)
 	}
-	return nil
 }
 
 // isDynptrSliceKfunc reports whether the kfunc is bpf_dynptr_slice(_rdwr).

@@ -51,6 +51,9 @@ type callMeta struct {
 	pktAccess   bool
 	// timerMap is set when mapIdx came from a bpf_timer argument.
 	timerMap bool
+	// mapUID is the map uid of mapIdx's map as the argument gave it
+	// (meta->map.uid, see states.Reg.MapUID).
+	mapUID uint32
 	// argRefObjID is the reference an argument carries (meta->ref_obj_id
 	// as check_func_arg records it), which a pointer cast passes on.
 	argRefObjID uint32
@@ -227,6 +230,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		} else {
 			r0.MarkPtr(states.PtrToMapValue, fl)
 			r0.Aux = uint32(meta.mapIdx)
+			r0.SetMapUID(meta.mapUID)
 			// A lookup proven non-NULL up front still needs its own id when
 			// the value holds a lock, so two lookups stay two locks.
 			if fl&states.MaybeNull == 0 && e.mayPointToSpinLock(r0) {
@@ -611,7 +615,7 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 		if err := e.checkTimerMapArg(reg, meta); err != nil {
 			return err
 		}
-		meta.mapIdx = int(reg.Aux)
+		meta.mapIdx, meta.mapUID = int(reg.Aux), reg.MapUID()
 	case helpers.ArgPtrToMapKey:
 		if !isMemArg() {
 			return typeErr()

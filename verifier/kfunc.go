@@ -229,6 +229,8 @@ type kfuncMeta struct {
 	// (the kernel's meta->map).
 	mapIdx int
 	hasMap bool
+	// mapUID is the map uid of mapIdx's map (meta->map.uid).
+	mapUID uint32
 	// argProg is set once a "__prog" argument was passed over.
 	argProg bool
 }

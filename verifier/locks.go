@@ -398,6 +398,14 @@ func (e *env) checkMapFields(regno, off, size int, direct bool) error {
 // xdp_sock, of a SOCKMAP or SOCKHASH a sock; other map values stay map
 // values. It reports whether r keeps its id (see mayPointToSpinLock).
 func (e *env) settleNotNull(r *states.Reg) bool {
+	if r.Type == states.ConstPtrToMap && int(r.Aux) < len(e.maps) {
+		// An inner map whose values hold an asynchronous field takes the
+		// lookup's id, unique to each lookup, as its uid
+		// (mark_ptr_not_null_reg).
+		if rec := e.recordOf(e.maps[r.Aux]); rec.timerOff >= 0 || rec.wqOff >= 0 || rec.taskWorkOff >= 0 {
+			r.SetMapUID(r.ID)
+		}
+	}
 	if r.Type == states.PtrToMapValue && int(r.Aux) < len(e.maps) {
 		// The socket keeps the map it was looked up in (the kernel
 		// leaves map_ptr in the register's union, which regs_exact

@@ -945,9 +945,10 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 	case states.PtrToBuf:
 		return e.checkBufferAccess(regno, int(reg.Off), size, t)
 	case states.PtrToBTFID:
-		// A trusted BTF pointer passes only as read-only memory
-		// (trustedBTFMemArg): the kernel checks a read of the size.
-		return e.checkPtrToBTFAccess(regno, int(reg.Off), size, accRead, nil)
+		// A helper takes a trusted BTF pointer as read-only memory only
+		// (trustedBTFMemArg), and so checks a read; a global function's
+		// memory argument a read and a write (check_mem_reg).
+		return e.checkPtrToBTFAccess(regno, int(reg.Off), size, t, nil)
 	case states.PtrToCtx:
 		if !convertsCtxAccess(e.progType) {
 			return e.checkCtxLastByte(regno, size, t, zeroOK)

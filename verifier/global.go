@@ -23,10 +23,14 @@ package verifier
 // PTR_TO_MEM of that size, nullable unless tagged arg:nonnull, a pointer
 // tagged arg:arena an arena pointer or a number (a number to the callee),
 // a pointer tagged arg:trusted (maybe with arg:nullable) a trusted BTF
-// pointer to the vmlinux struct of the same name. Other shapes are rejected
-// with the kernel's message; arg:untrusted is reported unsupported.
+// pointer to the vmlinux struct of the same name, a pointer tagged
+// arg:untrusted an untrusted BTF pointer to that struct or, to void or a
+// primitive type, read-only untrusted memory of size 0 (the caller may
+// pass anything there: the callee's loads are probe reads). Other shapes
+// are rejected with the kernel's message.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -82,6 +86,14 @@ const (
 	// arg:trusted), maybe NULL when also tagged arg:nullable: a trusted
 	// pointer to the vmlinux struct btfID.
 	globalArgTrusted
+	// globalArgUntrusted is ARG_PTR_TO_BTF_ID | PTR_UNTRUSTED (tagged
+	// arg:untrusted): an untrusted pointer to the vmlinux struct or union
+	// btfID.
+	globalArgUntrusted
+	// globalArgUntrustedMem is ARG_PTR_TO_MEM | MEM_RDONLY |
+	// PTR_UNTRUSTED (tagged arg:untrusted, to void or a primitive type):
+	// read-only untrusted memory of size 0.
+	globalArgUntrustedMem
 )
 
 // globalArg is one argument of a global function's prototype.
@@ -89,7 +101,7 @@ type globalArg struct {
 	kind     globalArgKind
 	nullable bool
 	memSize  int
-	// btfID is the vmlinux struct of a trusted argument.
+	// btfID is the vmlinux struct of a trusted or untrusted argument.
 	btfID uint32
 }
 
@@ -102,6 +114,7 @@ const (
 	tagArena
 	tagTrusted
 	tagNullable
+	tagUntrusted
 )
 
 // globalProto is the cached outcome of preparing one global function's
@@ -111,6 +124,8 @@ type globalProto struct {
 	args []globalArg
 	// msg is the kernel's log line for a prototype it refuses.
 	msg string
+	// errno is the error number of the refusal when it is not EINVAL.
+	errno syscall.Errno
 	// unsupported is set when vercheck does not model the prototype.
 	unsupported string
 }
@@ -188,7 +203,7 @@ func (e *env) checkGlobalSubprog(sp int) error {
 	}
 	if p.msg != "" {
 		e.cur = nil
-		return e.reject(start, "%s", p.msg)
+		return e.rejectProto(start, p)
 	}
 	if msg := e.checkExceptionCallbackProto(sp, p); msg != "" {
 		e.cur = nil
@@ -237,6 +252,12 @@ func (e *env) checkGlobalSubprog(sp int) error {
 			r.MarkPtr(states.PtrToBTFID, fl)
 			r.Aux = a.btfID
 			r.ID = e.newID()
+		case globalArgUntrusted:
+			r.MarkPtr(states.PtrToBTFID, states.PtrUntrusted)
+			r.Aux = a.btfID
+			r.ID = e.newID()
+		case globalArgUntrustedMem:
+			r.MarkPtr(states.PtrToMem, states.MemRdonly|states.PtrUntrusted)
 		}
 	}
 	return e.doCheckFrom(st, start)
@@ -328,7 +349,7 @@ func (e *env) checkGlobalArgs(sp int) error {
 		return e.unsupported(e.insnIdx, "%s", p.unsupported)
 	}
 	if p.msg != "" {
-		return e.reject(e.insnIdx, "%s", p.msg)
+		return e.rejectProto(e.insnIdx, p)
 	}
 	regs := e.regs()
 	for i, a := range p.args {
@@ -379,6 +400,8 @@ func (e *env) checkGlobalArgs(sp int) error {
 			if err := e.processDynptrFunc(regno, dynptrArgSpec{mode: dynptrArgRead}); err != nil {
 				return err
 			}
+		case globalArgUntrusted, globalArgUntrustedMem:
+			// Anything goes: the callee only reads it, by probe reads.
 		case globalArgTrusted:
 			if err := e.checkGlobalArgTrust(reg, regno, a); err != nil {
 				return err
@@ -394,6 +417,16 @@ func (e *env) checkGlobalArgs(sp int) error {
 		}
 	}
 	return nil
+}
+
+// rejectProto refuses a call of (or the verification of) a function
+// whose prototype the kernel refuses, with the kernel's message and errno.
+func (e *env) rejectProto(insnIdx int, p *globalProto) error {
+	err := e.reject(insnIdx, "%s", p.msg)
+	if p.errno != 0 {
+		err.(*RejectError).errno = p.errno
+	}
+	return err
 }
 
 // markNullArgPrecise marks a NULL argument of a global function precise
@@ -458,11 +491,8 @@ func (e *env) checkTrustedGlobalArg(reg *states.Reg, regno int, a globalArg) err
 }
 
 // checkArgRegOff is check_func_arg_reg_off for an argument of a global
-// function (ARG_DONTCARE). BTF object pointers are not modelled there.
+// function (ARG_DONTCARE).
 func (e *env) checkArgRegOff(reg *states.Reg, regno int) error {
-	if reg.Type == states.PtrToBTFID {
-		return e.unsupported(e.insnIdx, "BTF object pointer passed to a global function")
-	}
 	// __check_ptr_off_reg's EACCES is what the load returns.
 	return withEACCES(e.checkFuncArgRegOff(reg, regno, false))
 }
@@ -584,7 +614,7 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 				case "nullable":
 					tags |= tagNullable
 				case "untrusted":
-					return &globalProto{unsupported: fmt.Sprintf("global function %s() argument tag %q", fn.Name, tag)}
+					tags |= tagUntrusted
 				default:
 					return &globalProto{msg: fmt.Sprintf("arg#%d has unsupported set of tags", i)}
 				}
@@ -630,6 +660,14 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 			p.args = append(p.args, a)
 			continue
 		}
+		if tags&tagUntrusted != 0 {
+			a, bad := untrustedGlobalArg(i, target, tags)
+			if bad != nil {
+				return bad
+			}
+			p.args = append(p.args, a)
+			continue
+		}
 		if tags&tagArena != 0 {
 			if tags&^tagArena != 0 {
 				return &globalProto{msg: fmt.Sprintf("arg#%d arena cannot be combined with any other tags", i)}
@@ -658,16 +696,96 @@ func trustedGlobalArg(fn *btf.Func, i int, target btf.Type, tags argTags) (globa
 	if tags&tagNonnull != 0 {
 		return globalArg{}, &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
 	}
-	s, ok := target.(*btf.Struct)
-	if !ok || s.Name == "" {
+	kern, bad := kernelCandidate(i, target)
+	if bad != nil {
+		return globalArg{}, bad
+	}
+	if _, ok := kern.(*btf.Struct); !ok {
 		return globalArg{}, &globalProto{unsupported: fmt.Sprintf("global function %s() arg:trusted to %s %q", fn.Name, btfKindStr(target), btfName(target))}
 	}
-	kern := btfStructByName(loader.EssentialName(s.Name))
-	if kern == nil {
-		// No match, several, or a module's type: each its own message.
-		return globalArg{}, &globalProto{unsupported: fmt.Sprintf("global function %s() arg:trusted to struct %s, not one vmlinux struct", fn.Name, s.Name)}
-	}
 	return globalArg{kind: globalArgTrusted, nullable: tags&tagNullable != 0, btfID: btfTypeID(kern)}, nil
+}
+
+// untrustedGlobalArg is the arg:untrusted case of btf_prepare_func_args:
+// no other tag combines with it; to void or a primitive type it is
+// read-only untrusted memory of size 0, else the pointee must name exactly
+// one vmlinux type of its kind, a struct or a union.
+func untrustedGlobalArg(i int, target btf.Type, tags argTags) (globalArg, *globalProto) {
+	if tags&^tagUntrusted != 0 {
+		return globalArg{}, &globalProto{msg: fmt.Sprintf("arg#%d untrusted cannot be combined with any other tags", i)}
+	}
+	// btf_type_is_primitive: an int or an enum (cilium/ebpf decodes ints
+	// of whole power-of-two byte sizes only, the kernel's regular ones).
+	if _, void := target.(*btf.Void); void || isScalarBTF(target) {
+		return globalArg{kind: globalArgUntrustedMem}, nil
+	}
+	kern, bad := kernelCandidate(i, target)
+	if bad != nil {
+		return globalArg{}, bad
+	}
+	if !isStruct(kern) {
+		// The kernel names the type by the argument's pointer type's
+		// name offset, looked up in vmlinux: a pointer has no name.
+		return globalArg{}, &globalProto{msg: fmt.Sprintf("arg#%d has type %s '%s', but only struct or primitive types are allowed", i, btfKindStr(kern), btfAnon)}
+	}
+	return globalArg{kind: globalArgUntrusted, btfID: btfTypeID(kern)}, nil
+}
+
+// btfAnon is how the kernel's messages name a nameless BTF type
+// (__btf_name_by_offset).
+const btfAnon = "(anon)"
+
+// kernelCandidate is btf_get_ptr_to_btf_id's search (bpf_core_find_cands
+// for target, the pointee with its modifiers skipped): the one kernel type
+// of target's kind whose essential name is target's, looked for in vmlinux
+// and, when vmlinux has none, in the modules' BTF. A nameless target, no
+// match, several or a module's type is the failure to cache, with the
+// kernel's message and errno.
+func kernelCandidate(i int, target btf.Type) (btf.Type, *globalProto) {
+	name := loader.EssentialName(btfName(target))
+	ref := fmt.Sprintf("arg#%d reference type('%s %s')", i, btfKindStr(target), cmp.Or(btfName(target), btfAnon))
+	if name == "" {
+		return nil, &globalProto{msg: fmt.Sprintf("%s candidate matching error: -%d", ref, errnoEINVAL)}
+	}
+	var cands []btf.Type
+	if spec, err := vmlinux(); err == nil {
+		cands = sameKindTypes(spec, name, target)
+	}
+	if len(cands) == 0 {
+		mods, err := loader.ModuleBTFs()
+		if err != nil {
+			return nil, &globalProto{unsupported: fmt.Sprintf("%s: module BTF: %v", ref, err)}
+		}
+		for _, m := range mods {
+			cands = append(cands, sameKindTypes(m.Spec, name, target)...)
+		}
+		if len(cands) == 1 {
+			return nil, &globalProto{msg: ref + " points to kernel module type (unsupported)", errno: syscall.EOPNOTSUPP}
+		}
+	}
+	switch {
+	case len(cands) == 0:
+		return nil, &globalProto{msg: ref + " has no matches", errno: syscall.ENOENT}
+	case len(cands) > 1:
+		return nil, &globalProto{msg: ref + " is ambiguous", errno: syscall.ESRCH}
+	}
+	return cands[0], nil
+}
+
+// sameKindTypes are the types of spec named name of local's BTF kind
+// (bpf_core_add_cands).
+func sameKindTypes(spec *btf.Spec, name string, local btf.Type) []btf.Type {
+	all, err := spec.AnyTypesByName(name)
+	if err != nil {
+		return nil
+	}
+	var out []btf.Type
+	for _, t := range all {
+		if btfKindStr(t) == btfKindStr(local) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // isScalarBTF reports whether t is an int or an enum (what a global

@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"syscall"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -18,6 +19,13 @@ func TestPrepareFuncArgs(t *testing.T) {
 	arr := &btf.Array{Type: intT, Nelems: 4}
 	ptr := func(t btf.Type) btf.Type { return &btf.Pointer{Target: t} }
 	task := &btf.Struct{Name: "task_struct"}
+	unionID := func(name string) uint32 {
+		var u *btf.Union
+		if spec, err := vmlinux(); err == nil && spec.TypeByName(name, &u) == nil {
+			return btfTypeID(u)
+		}
+		return 0
+	}
 	fn := func(ret btf.Type, tags [][]string, params ...btf.Type) *btf.Func {
 		p := &btf.FuncProto{Return: ret}
 		for _, t := range params {
@@ -61,7 +69,7 @@ func TestPrepareFuncArgs(t *testing.T) {
 		{"ctx with other tags", fn(intT, [][]string{{"arg:ctx", "arg:nonnull"}}, ptr(skb)), ebpf.SocketFilter,
 			globalProto{msg: "arg#0 has invalid combination of tags"}},
 		{"trusted to a struct vmlinux lacks", fn(intT, [][]string{{"arg:trusted"}}, ptr(pair)), ebpf.SocketFilter,
-			globalProto{unsupported: "global function f() arg:trusted to struct pair, not one vmlinux struct"}},
+			globalProto{msg: "arg#0 reference type('STRUCT pair') has no matches", errno: syscall.ENOENT}},
 		{"trusted nullable task", fn(intT, [][]string{{"arg:trusted", "arg:nullable"}}, ptr(task)), ebpf.Tracing,
 			globalProto{args: []globalArg{{kind: globalArgTrusted, nullable: true, btfID: btfTypeID(btfStructByName("task_struct"))}}}},
 		{"trusted flavoured task", fn(intT, [][]string{{"arg:trusted"}}, ptr(&btf.Struct{Name: "task_struct___local"})), ebpf.Tracing,
@@ -70,8 +78,18 @@ func TestPrepareFuncArgs(t *testing.T) {
 			globalProto{msg: "arg#0 has invalid combination of tags"}},
 		{"nullable memory", fn(intT, [][]string{{"arg:nullable"}}, ptr(pair)), ebpf.SocketFilter,
 			globalProto{msg: "arg#0 has invalid combination of tags"}},
-		{"untrusted tag", fn(intT, [][]string{{"arg:untrusted"}}, ptr(pair)), ebpf.SocketFilter,
-			globalProto{unsupported: `global function f() argument tag "arg:untrusted"`}},
+		{"untrusted to a struct vmlinux lacks", fn(intT, [][]string{{"arg:untrusted"}}, ptr(pair)), ebpf.SocketFilter,
+			globalProto{msg: "arg#0 reference type('STRUCT pair') has no matches", errno: syscall.ENOENT}},
+		{"untrusted task", fn(intT, [][]string{{"arg:untrusted"}}, ptr(&btf.Volatile{Type: task})), ebpf.Tracing,
+			globalProto{args: []globalArg{{kind: globalArgUntrusted, btfID: btfTypeID(btfStructByName("task_struct"))}}}},
+		{"untrusted void and char", fn(intT, [][]string{{"arg:untrusted"}, {"arg:untrusted"}}, ptr(voidT), ptr(&btf.Int{Name: "char", Size: 1})), ebpf.Tracing,
+			globalProto{args: []globalArg{{kind: globalArgUntrustedMem}, {kind: globalArgUntrustedMem}}}},
+		{"untrusted and nullable", fn(intT, [][]string{{"arg:untrusted", "arg:nullable"}}, ptr(task)), ebpf.Tracing,
+			globalProto{msg: "arg#0 untrusted cannot be combined with any other tags"}},
+		{"untrusted to a union", fn(intT, [][]string{{"arg:untrusted"}}, ptr(&btf.Union{Name: "bpf_attr"})), ebpf.Tracing,
+			globalProto{args: []globalArg{{kind: globalArgUntrusted, btfID: unionID("bpf_attr")}}}},
+		{"untrusted to a pointer", fn(intT, [][]string{{"arg:untrusted"}}, ptr(ptr(task))), ebpf.Tracing,
+			globalProto{msg: "arg#0 reference type('PTR (anon)') candidate matching error: -22"}},
 		{"no BTF", nil, ebpf.SocketFilter, globalProto{unsupported: "global function 3 without BTF function info"}},
 	}
 	for _, tt := range tests {

@@ -572,14 +572,14 @@ func (e *env) prepareGlobalArgs(sp int) *globalProto {
 	if f := e.funcInfo(sp); f != nil {
 		fn = f.BTF
 	}
-	p := prepareFuncArgs(fn, sp, e.progType)
+	p := prepareFuncArgs(fn, sp, e.progType, e.attach)
 	e.globals.protos[sp] = p
 	return p
 }
 
 // prepareFuncArgs derives the argument kinds of a global function from its
-// BTF, for a program of type pt.
-func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
+// BTF, for a program of type pt and expected attach type at.
+func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType, at ebpf.AttachType) *globalProto {
 	if fn == nil {
 		return &globalProto{unsupported: fmt.Sprintf("global function %d without BTF function info", sp)}
 	}
@@ -636,9 +636,13 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 			if tags&^tagCtx != 0 {
 				return &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
 			}
-			if tags&tagCtx != 0 && !isProgCtxType(ptr, pt) && !ctxTagAcceptsType(ptr, pt) {
-				if _, void := skipModifiers(ptr.Target).(*btf.Void); !void {
-					return &globalProto{unsupported: fmt.Sprintf("global function %s() arg:ctx on a non-context type", fn.Name)}
+			if tags&tagCtx != 0 {
+				msg, unsup := validateProgCtxType(ptr, i, pt, at)
+				if unsup != "" {
+					return &globalProto{unsupported: fmt.Sprintf("global function %s(): %s", fn.Name, unsup)}
+				}
+				if msg != "" {
+					return &globalProto{msg: msg}
 				}
 			}
 			p.args = append(p.args, globalArg{kind: globalArgCtx})
@@ -899,6 +903,8 @@ var progCtxStruct = map[ebpf.ProgramType]string{
 	ebpf.CGroupSysctl:   "bpf_sysctl",
 	ebpf.CGroupDevice:   "bpf_cgroup_dev_ctx",
 	ebpf.CGroupSockopt:  "bpf_sockopt",
+	ebpf.SkReuseport:    "sk_reuseport_md",
+	ebpf.Netfilter:      "bpf_nf_ctx",
 }
 
 // ctxProjections maps a context struct to the kernel struct it projects,
@@ -963,28 +969,84 @@ func namesTypedef(t btf.Type, name string) bool {
 // array of u64 arguments).
 const u64Size = 8
 
-// ctxTagAcceptsType reports the program-type special cases under which an
-// arg:ctx argument need not name the canonical context struct
-// (btf_validate_prog_ctx_type): the bpf_user_pt_regs_t typedef or struct
-// pt_regs for perf_event programs (x86 layout), u64 pointers for raw
-// tracepoints, LSM and struct_ops programs, and any type at all for
-// tracepoint, syscall and extension programs. Tracing programs depend on
-// the attach type and stay unmodelled here.
-func ctxTagAcceptsType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
-	switch pt {
-	case ebpf.TracePoint, ebpf.Syscall, ebpf.Extension:
-		return true
-	case ebpf.PerfEvent:
-		if namesTypedef(ptr.Target, kprobeCtxTypedef) {
-			return true
-		}
-		s, ok := skipModifiers(ptr.Target).(*btf.Struct)
-		return ok && s.Name == ptRegsStruct
-	case ebpf.RawTracepoint, ebpf.RawTracepointWritable, ebpf.LSM, ebpf.StructOps:
-		i, ok := skipModifiers(ptr.Target).(*btf.Int)
-		return ok && i.Size == u64Size
+// validateProgCtxType is btf_validate_prog_ctx_type: the pointee of an
+// argument tagged arg:ctx must be void, the bpf_user_pt_regs_t typedef
+// (kprobe, perf_event), one of the program type's special cases (struct
+// pt_regs for kprobe and x86 perf_event programs, u64 for raw tracepoints,
+// tp_btf, fentry/fexit/fmod_ret, LSM and struct_ops programs, struct
+// bpf_raw_tracepoint_args for tp_btf, a struct bpf_iter__* for iterators,
+// anything for tracepoint and syscall programs), or else the program
+// type's own context struct by its exact name. It returns the kernel's
+// message, or what vercheck does not model, for argument i.
+func validateProgCtxType(ptr *btf.Pointer, i int, pt ebpf.ProgramType, at ebpf.AttachType) (msg, unsupported string) {
+	if (pt == ebpf.Kprobe || pt == ebpf.PerfEvent) && namesTypedef(ptr.Target, kprobeCtxTypedef) {
+		return "", ""
 	}
-	return false
+	t := skipModifiers(ptr.Target)
+	if _, void := t.(*btf.Void); void {
+		return "", ""
+	}
+	name := btfName(t)
+	if name == "" {
+		return fmt.Sprintf("arg#%d type doesn't have a name", i), ""
+	}
+	i64, isU64 := t.(*btf.Int)
+	isU64 = isU64 && i64.Size == u64Size
+	switch pt {
+	case ebpf.Kprobe, ebpf.PerfEvent:
+		// x86's bpf_user_pt_regs_t is struct pt_regs.
+		if _, ok := t.(*btf.Struct); ok && name == ptRegsStruct {
+			return "", ""
+		}
+	case ebpf.RawTracepoint, ebpf.RawTracepointWritable, ebpf.LSM, ebpf.StructOps:
+		if isU64 {
+			return "", ""
+		}
+	case ebpf.Tracing:
+		switch at {
+		case ebpf.AttachTraceRawTp:
+			if isStruct(t) && name == rawTPArgsStruct || isU64 {
+				return "", ""
+			}
+		case ebpf.AttachTraceIter:
+			if isStruct(t) && strings.HasPrefix(name, iterCtxPrefix) {
+				return "", ""
+			}
+		case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
+			if isU64 {
+				return "", ""
+			}
+		}
+	case ebpf.TracePoint, ebpf.Syscall, ebpf.Extension:
+		return "", ""
+	}
+	want, ok := progCtxStruct[pt]
+	switch {
+	case !ok && voidCtxTypes[pt]:
+		return fmt.Sprintf("arg#%d should be void pointer", i), ""
+	case !ok:
+		return "", fmt.Sprintf("arg:ctx argument of a %s program", pt)
+	case !isStruct(t) || name != want:
+		return fmt.Sprintf("arg#%d should be `struct %s *`", i, want), ""
+	}
+	return "", ""
+}
+
+// rawTPArgsStruct is a raw tracepoint's context struct, which a tp_btf
+// program's arg:ctx argument may point to.
+const rawTPArgsStruct = "bpf_raw_tracepoint_args"
+
+// iterCtxPrefix starts the names of the BPF iterators' context structs.
+const iterCtxPrefix = "bpf_iter__"
+
+// voidCtxTypes are the program types whose context bpf_types.h declares
+// as no struct (void *, or __u32 for lirc_mode2): an arg:ctx argument of
+// theirs that no special case admits must be void *.
+var voidCtxTypes = map[ebpf.ProgramType]bool{
+	ebpf.Tracing:   true,
+	ebpf.LSM:       true,
+	ebpf.StructOps: true,
+	ebpf.LircMode2: true,
 }
 
 // ptRegsStruct is the register-file struct that bpf_user_pt_regs_t names

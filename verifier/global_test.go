@@ -94,9 +94,48 @@ func TestPrepareFuncArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := prepareFuncArgs(tt.fn, 3, tt.pt)
+			got := prepareFuncArgs(tt.fn, 3, tt.pt, 0)
 			if diff := cmp.Diff(tt.want, *got, cmp.AllowUnexported(globalProto{}, globalArg{})); diff != "" {
 				t.Errorf("prepareFuncArgs mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateProgCtxType(t *testing.T) {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	ptr := func(t btf.Type) *btf.Pointer { return &btf.Pointer{Target: t} }
+	skb := &btf.Struct{Name: "__sk_buff"}
+	tests := []struct {
+		name  string
+		ptr   *btf.Pointer
+		pt    ebpf.ProgramType
+		at    ebpf.AttachType
+		msg   string
+		unsup string
+	}{
+		{"void", ptr(&btf.Const{Type: &btf.Void{}}), ebpf.Tracing, ebpf.AttachTraceFEntry, "", ""},
+		{"u64 for fentry", ptr(u64), ebpf.Tracing, ebpf.AttachTraceFExit, "", ""},
+		{"u64 for tp_btf", ptr(u64), ebpf.Tracing, ebpf.AttachTraceRawTp, "", ""},
+		{"raw tp args for tp_btf", ptr(&btf.Struct{Name: "bpf_raw_tracepoint_args"}), ebpf.Tracing, ebpf.AttachTraceRawTp, "", ""},
+		{"raw tp args for fentry", ptr(&btf.Struct{Name: "bpf_raw_tracepoint_args"}), ebpf.Tracing, ebpf.AttachTraceFEntry, "arg#0 should be void pointer", ""},
+		{"iterator context", ptr(&btf.Struct{Name: "bpf_iter__task"}), ebpf.Tracing, ebpf.AttachTraceIter, "", ""},
+		{"task for an iterator", ptr(&btf.Struct{Name: "task_struct"}), ebpf.Tracing, ebpf.AttachTraceIter, "arg#0 should be void pointer", ""},
+		{"skb context", ptr(skb), ebpf.SchedCLS, 0, "", ""},
+		{"kernel skb", ptr(&btf.Struct{Name: "sk_buff"}), ebpf.SchedCLS, 0, "arg#0 should be `struct __sk_buff *`", ""},
+		{"u64 for tc", ptr(u64), ebpf.SchedCLS, 0, "arg#0 should be `struct __sk_buff *`", ""},
+		{"nameless", ptr(&btf.Struct{}), ebpf.XDP, 0, "arg#0 type doesn't have a name", ""},
+		{"kprobe typedef", ptr(&btf.Typedef{Name: "bpf_user_pt_regs_t", Type: &btf.Struct{Name: "x"}}), ebpf.Kprobe, 0, "", ""},
+		{"perf_event pt_regs", ptr(&btf.Struct{Name: "pt_regs"}), ebpf.PerfEvent, 0, "", ""},
+		{"anything for a tracepoint", ptr(skb), ebpf.TracePoint, 0, "", ""},
+		{"lirc", ptr(u64), ebpf.LircMode2, 0, "arg#0 should be void pointer", ""},
+		{"unknown type", ptr(skb), ebpf.ProgramType(999), 0, "", "arg:ctx argument of a ProgramType(999) program"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, unsup := validateProgCtxType(tt.ptr, 0, tt.pt, tt.at)
+			if diff := cmp.Diff([]string{tt.msg, tt.unsup}, []string{msg, unsup}); diff != "" {
+				t.Errorf("validateProgCtxType mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -636,7 +636,7 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
 		if meta.mapIdx >= 0 {
 			if mt := e.maps[meta.mapIdx].Type; mt == ebpf.SockMap || mt == ebpf.SockHash {
-				return e.checkSockmapValueArg(regno, reg, a)
+				return e.checkSockmapValueArg(i, fn, reg, a)
 			}
 		}
 		if a == helpers.ArgPtrToMapValueOrNull && reg.IsNull() {
@@ -1325,10 +1325,13 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 	return nil
 }
 
-// checkSockmapValueArg is the value argument of a helper on a sockmap or
-// sockhash: the kernel takes a socket there, not memory
-// (resolve_map_arg_type turns the value kind into a socket kind).
-func (e *env) checkSockmapValueArg(regno int, reg *states.Reg, a helpers.ArgType) error {
+// checkSockmapValueArg is the value argument (argument i) of helper fn on
+// a sockmap or sockhash: the kernel takes a socket there, not memory
+// (resolve_map_arg_type turns the value kind into
+// ARG_PTR_TO_BTF_ID_SOCK_COMMON): a socket, or a plain or trusted BTF
+// pointer to a struct that begins with struct sock_common.
+func (e *env) checkSockmapValueArg(i int, fn *helpers.Proto, reg *states.Reg, a helpers.ArgType) error {
+	regno := i + 1
 	if a != helpers.ArgPtrToMapValue {
 		return e.reject(e.insnIdx, "invalid arg_type for sockmap/sockhash")
 	}
@@ -1338,7 +1341,9 @@ func (e *env) checkSockmapValueArg(regno int, reg *states.Reg, a helpers.ArgType
 			return nil
 		}
 	case states.PtrToBTFID:
-		return e.unsupported(e.insnIdx, "BTF socket pointer as a sockmap value")
+		if reg.Flags == 0 || reg.Flags == states.PtrTrusted {
+			return e.checkBTFSockCommonArg(i, fn, false)
+		}
 	}
 	return e.reject(e.insnIdx, "R%d type=%s expected=sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_", regno, regTypeStr(reg))
 }

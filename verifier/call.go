@@ -84,7 +84,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if !ok {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}
-	allowed, known := e.build.Allowed(e.progType, e.attach, e.targetHelpers(), id)
+	allowed, known := e.helperAllowed(id)
 	if !known {
 		return e.unsupported(e.insnIdx, "helper %s#%d in a %s program", fn.Name, id, e.progType)
 	}

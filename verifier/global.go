@@ -1195,7 +1195,7 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 			// main frame, whose taken tail call never comes back.
 			eff |= effectChangesPktData
 		}
-		if allowed, _ := e.build.Allowed(e.progType, e.attach, e.targetHelpers(), in.Imm); allowed && fn.MightSleep {
+		if allowed, _ := e.helperAllowed(in.Imm); allowed && fn.MightSleep {
 			eff |= effectMightSleep
 		}
 	case in.IsKfuncCall():

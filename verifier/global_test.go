@@ -129,6 +129,7 @@ func TestValidateProgCtxType(t *testing.T) {
 		{"perf_event pt_regs", ptr(&btf.Struct{Name: "pt_regs"}), ebpf.PerfEvent, 0, "", ""},
 		{"anything for a tracepoint", ptr(skb), ebpf.TracePoint, 0, "", ""},
 		{"lirc", ptr(u64), ebpf.LircMode2, 0, "arg#0 should be void pointer", ""},
+		{"writable raw tp", ptr(skb), ebpf.RawTracepointWritable, 0, "arg#0 should be `struct bpf_raw_tracepoint_args *`", ""},
 		{"unknown type", ptr(skb), ebpf.ProgramType(999), 0, "", "arg:ctx argument of a ProgramType(999) program"},
 	}
 	for _, tt := range tests {

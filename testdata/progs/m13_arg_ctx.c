@@ -164,3 +164,17 @@ int m13_ctx_raw_tp_task(void *ctx)
 {
 	return m13_task(ctx);
 }
+
+// vercheck: accept
+SEC("raw_tp.w/sched_switch")
+int m13_ctx_raw_tp_w_args(void *ctx)
+{
+	return m13_rawtp_args(ctx);
+}
+
+// vercheck: reject "Caller passes invalid args into func#1 ('m13_task')"
+SEC("raw_tp.w/sched_switch")
+int m13_ctx_raw_tp_w_task(void *ctx)
+{
+	return m13_task(ctx);
+}

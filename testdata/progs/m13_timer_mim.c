@@ -66,9 +66,7 @@ struct {
 	__uint(max_entries, 2);
 	__type(key, int);
 	__array(values, struct m13_tinner);
-} m13_touter SEC(".maps") = {
-	.values = { &m13_tinner, &m13_tinner },
-};
+} m13_touter SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
@@ -89,9 +87,7 @@ struct {
 	__uint(max_entries, 2);
 	__type(key, int);
 	__array(values, struct m13_winner);
-} m13_wouter SEC(".maps") = {
-	.values = { &m13_winner, &m13_winner },
-};
+} m13_wouter SEC(".maps");
 
 struct m13_twinner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -105,9 +101,7 @@ struct {
 	__uint(max_entries, 2);
 	__type(key, int);
 	__array(values, struct m13_twinner);
-} m13_twouter SEC(".maps") = {
-	.values = { &m13_twinner, &m13_twinner },
-};
+} m13_twouter SEC(".maps");
 
 static int m13_tcb(void *map, int *key, struct m13_tval *val)
 {
@@ -123,12 +117,14 @@ static int m13_tcb_reinit(void *map, int *key, struct m13_tval *val)
 	return 0;
 }
 
-static int m13_wcb(void *map, int *key, void *value)
+/* The callbacks name the value types, so that the object's BTF has them
+ * whole (a map definition's __type alone gives a forward declaration). */
+static int m13_wcb(void *map, int *key, struct m13_wval *value)
 {
 	return 0;
 }
 
-static int m13_twcb(struct bpf_map *map, void *key, void *value)
+static int m13_twcb(struct bpf_map *map, void *key, struct m13_twval *value)
 {
 	return 0;
 }
@@ -291,7 +287,7 @@ int m13_mim_wq_ok(struct __sk_buff *skb)
 		return 0;
 	if (bpf_wq_init(&v->w, inner, 0))
 		return 0;
-	bpf_wq_set_callback_impl(&v->w, m13_wcb, 0, 0);
+	bpf_wq_set_callback_impl(&v->w, (void *)m13_wcb, 0, 0);
 	bpf_wq_start(&v->w, 0);
 	return 0;
 }
@@ -344,7 +340,7 @@ int m13_mim_tw_ok(struct __sk_buff *skb)
 	v = m13_get(inner, 0);
 	if (!v)
 		return 0;
-	return bpf_task_work_schedule_signal_impl(current_task_btf(), &v->tw, inner, m13_twcb, 0);
+	return bpf_task_work_schedule_signal_impl(current_task_btf(), &v->tw, inner, (void *)m13_twcb, 0);
 }
 
 // vercheck: reject "bpf_task_work pointer in R2 map_uid=1 doesn't match map pointer in R3 map_uid=2"
@@ -361,7 +357,7 @@ int m13_mim_tw_two_inner(struct __sk_buff *skb)
 	v = m13_get(in1, 0);
 	if (!v)
 		return 0;
-	return bpf_task_work_schedule_signal_impl(current_task_btf(), &v->tw, in2, m13_twcb, 0);
+	return bpf_task_work_schedule_signal_impl(current_task_btf(), &v->tw, in2, (void *)m13_twcb, 0);
 }
 
 /* bpf_for_each_map_elem over an inner map: the callback's map, key and

@@ -339,6 +339,10 @@ var table = map[string]Def{
 	// task_work (taskwork.go), in the common set.
 	"bpf_task_work_schedule_signal_impl": {0, HookCommon},
 	"bpf_task_work_schedule_resume_impl": {0, HookCommon},
+	// kernel/bpf/stream.c, in the common set: a printk into the
+	// program's BPF stream (a constant format string, the arguments as
+	// memory and size, the program passed over).
+	"bpf_stream_vprintk_impl": {0, HookCommon},
 	// kernel/bpf/arena.c (arena.go), in the common set. 6.18 still has
 	// them sleepable (KF_SLEEPABLE went in 6.19).
 	"bpf_arena_alloc_pages":   {Sleepable, HookCommon},

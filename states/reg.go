@@ -123,6 +123,30 @@ func sameValue(a, b *Reg) bool {
 		a.Scalar.Equal(&b.Scalar)
 }
 
+// MapUID is, for a map pointer (ConstPtrToMap) or a pointer into a map's
+// key or value, the kernel's map_uid: which inner map of a map of maps the
+// pointer belongs to. A lookup in a map of maps yields the inner map
+// template (one per outer map, the same Aux for every element), and once
+// proven non-NULL the inner map takes the lookup's id as its uid when its
+// values hold a timer, a workqueue or a task_work, so that a timer of one
+// inner map is not started with another (0 for every other map). Lookups
+// in the inner map pass the uid on to their values. It lives in Range, as
+// the kernel keeps it in the register's union next to map_ptr, and so
+// takes part in every comparison of Range (pruning compares it exactly).
+func (r *Reg) MapUID() uint32 {
+	switch r.Type {
+	case ConstPtrToMap, PtrToMapKey, PtrToMapValue:
+		return uint32(r.Range)
+	}
+	return 0
+}
+
+// SetMapUID sets the map uid of a map pointer or a pointer into a map's
+// key or value (see MapUID).
+func (r *Reg) SetMapUID(uid uint32) {
+	r.Range = int32(uid)
+}
+
 // sameObject reports whether a and b agree on the fixed offset and the
 // type-specific union the kernel's regsafe compares byte-wise for pointers
 // into memory (memcmp up to var_off): Range, Aux and Buf.

@@ -108,3 +108,24 @@ func TestRegPredicates(t *testing.T) {
 		}
 	}
 }
+
+func TestMapUID(t *testing.T) {
+	tests := []struct {
+		typ  RegType
+		want uint32
+	}{
+		{ConstPtrToMap, 7},
+		{PtrToMapValue, 7},
+		{PtrToMapKey, 7},
+		{PtrToMem, 0},
+		{PtrToPacket, 0},
+	}
+	for _, tt := range tests {
+		var r Reg
+		r.MarkPtr(tt.typ, 0)
+		r.SetMapUID(7)
+		if got := r.MapUID(); got != tt.want {
+			t.Errorf("MapUID of %v = %d, want %d", tt.typ, got, tt.want)
+		}
+	}
+}

@@ -84,7 +84,8 @@ type Reg struct {
 	Off int32
 	// Range is, for packet pointers, the number of bytes past the pointer
 	// known to be inside the packet; for PtrToMem/PtrToBuf the size of the
-	// memory region.
+	// memory region; for map pointers and pointers into a map's key or
+	// value the map's uid (see MapUID).
 	Range int32
 	// ID groups registers that share facts: maybe-null pointers from one
 	// lookup, packet pointers derived from one another, linked scalars.

@@ -51,6 +51,9 @@ type callMeta struct {
 	pktAccess   bool
 	// timerMap is set when mapIdx came from a bpf_timer argument.
 	timerMap bool
+	// mapUID is the map uid of mapIdx's map as the argument gave it
+	// (meta->map.uid, see states.Reg.MapUID).
+	mapUID uint32
 	// argRefObjID is the reference an argument carries (meta->ref_obj_id
 	// as check_func_arg records it), which a pointer cast passes on.
 	argRefObjID uint32
@@ -81,7 +84,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if !ok {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}
-	allowed, known := e.build.Allowed(e.progType, e.attach, e.targetHelpers(), id)
+	allowed, known := e.helperAllowed(id)
 	if !known {
 		return e.unsupported(e.insnIdx, "helper %s#%d in a %s program", fn.Name, id, e.progType)
 	}
@@ -227,6 +230,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		} else {
 			r0.MarkPtr(states.PtrToMapValue, fl)
 			r0.Aux = uint32(meta.mapIdx)
+			r0.SetMapUID(meta.mapUID)
 			// A lookup proven non-NULL up front still needs its own id when
 			// the value holds a lock, so two lookups stay two locks.
 			if fl&states.MaybeNull == 0 && e.mayPointToSpinLock(r0) {
@@ -611,7 +615,7 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 		if err := e.checkTimerMapArg(reg, meta); err != nil {
 			return err
 		}
-		meta.mapIdx = int(reg.Aux)
+		meta.mapIdx, meta.mapUID = int(reg.Aux), reg.MapUID()
 	case helpers.ArgPtrToMapKey:
 		if !isMemArg() {
 			return typeErr()
@@ -632,7 +636,7 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
 		if meta.mapIdx >= 0 {
 			if mt := e.maps[meta.mapIdx].Type; mt == ebpf.SockMap || mt == ebpf.SockHash {
-				return e.checkSockmapValueArg(regno, reg, a)
+				return e.checkSockmapValueArg(i, fn, reg, a)
 			}
 		}
 		if a == helpers.ArgPtrToMapValueOrNull && reg.IsNull() {
@@ -941,9 +945,10 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 	case states.PtrToBuf:
 		return e.checkBufferAccess(regno, int(reg.Off), size, t)
 	case states.PtrToBTFID:
-		// A trusted BTF pointer passes only as read-only memory
-		// (trustedBTFMemArg): the kernel checks a read of the size.
-		return e.checkPtrToBTFAccess(regno, int(reg.Off), size, accRead, nil)
+		// A helper takes a trusted BTF pointer as read-only memory only
+		// (trustedBTFMemArg), and so checks a read; a global function's
+		// memory argument a read and a write (check_mem_reg).
+		return e.checkPtrToBTFAccess(regno, int(reg.Off), size, t, nil)
 	case states.PtrToCtx:
 		if !convertsCtxAccess(e.progType) {
 			return e.checkCtxLastByte(regno, size, t, zeroOK)
@@ -1320,10 +1325,13 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 	return nil
 }
 
-// checkSockmapValueArg is the value argument of a helper on a sockmap or
-// sockhash: the kernel takes a socket there, not memory
-// (resolve_map_arg_type turns the value kind into a socket kind).
-func (e *env) checkSockmapValueArg(regno int, reg *states.Reg, a helpers.ArgType) error {
+// checkSockmapValueArg is the value argument (argument i) of helper fn on
+// a sockmap or sockhash: the kernel takes a socket there, not memory
+// (resolve_map_arg_type turns the value kind into
+// ARG_PTR_TO_BTF_ID_SOCK_COMMON): a socket, or a plain or trusted BTF
+// pointer to a struct that begins with struct sock_common.
+func (e *env) checkSockmapValueArg(i int, fn *helpers.Proto, reg *states.Reg, a helpers.ArgType) error {
+	regno := i + 1
 	if a != helpers.ArgPtrToMapValue {
 		return e.reject(e.insnIdx, "invalid arg_type for sockmap/sockhash")
 	}
@@ -1333,7 +1341,9 @@ func (e *env) checkSockmapValueArg(regno int, reg *states.Reg, a helpers.ArgType
 			return nil
 		}
 	case states.PtrToBTFID:
-		return e.unsupported(e.insnIdx, "BTF socket pointer as a sockmap value")
+		if reg.Flags == 0 || reg.Flags == states.PtrTrusted {
+			return e.checkBTFSockCommonArg(i, fn, false)
+		}
 	}
 	return e.reject(e.insnIdx, "R%d type=%s expected=sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_", regno, regTypeStr(reg))
 }

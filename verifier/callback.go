@@ -108,7 +108,7 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 		if meta.mapIdx < 0 {
 			return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
 		}
-		if err := e.pushAsyncCallback(sp, setTimerCallbackState(uint32(meta.mapIdx)), false); err != nil {
+		if err := e.pushAsyncCallback(sp, setTimerCallbackState(uint32(meta.mapIdx), meta.mapUID), false); err != nil {
 			return err
 		}
 	case fnLoop:
@@ -250,25 +250,29 @@ func setLoopCallbackState(e *env, caller, callee *states.Frame) {
 }
 
 // setMapElemCallbackState: callback(map, key, value, ctx) for
-// bpf_for_each_map_elem(map, cb, ctx, flags).
+// bpf_for_each_map_elem(map, cb, ctx, flags); the key and the value have
+// the map's uid.
 func setMapElemCallbackState(mapIdx uint32) calleeSetup {
 	return func(e *env, caller, callee *states.Frame) {
+		uid := caller.Regs[1].MapUID()
 		callee.Regs[1] = caller.Regs[1]
 		callee.Regs[2].MarkPtr(states.PtrToMapKey, 0)
 		callee.Regs[2].Aux = mapIdx
-		e.markCallbackMapValue(&callee.Regs[3], mapIdx)
+		callee.Regs[2].SetMapUID(uid)
+		e.markCallbackMapValue(&callee.Regs[3], mapIdx, uid)
 		callee.Regs[4] = caller.Regs[3]
 	}
 }
 
 // markCallbackMapValue makes reg the map value a callback of map mapIdx
-// receives (for_each_map_elem's, a timer's, a workqueue's, a task_work's):
-// never NULL, and with an id of its own (stablefix.CallbackValueID) so
-// that two callbacks' values, one nested in the other, are two locks for
-// bpf_spin_lock.
-func (e *env) markCallbackMapValue(reg *states.Reg, mapIdx uint32) {
+// (of uid mapUID) receives (for_each_map_elem's, a timer's, a workqueue's,
+// a task_work's): never NULL, and with an id of its own
+// (stablefix.CallbackValueID) so that two callbacks' values, one nested in
+// the other, are two locks for bpf_spin_lock.
+func (e *env) markCallbackMapValue(reg *states.Reg, mapIdx, mapUID uint32) {
 	reg.MarkPtr(states.PtrToMapValue, 0)
 	reg.Aux = mapIdx
+	reg.SetMapUID(mapUID)
 	if !e.opts.MissingFixes.Has(stablefix.CallbackValueID) {
 		reg.ID = e.newID()
 	}

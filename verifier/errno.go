@@ -93,6 +93,14 @@ func (r *Result) Errno() syscall.Errno {
 	return messageErrno(lastLine(r.Err.Error()))
 }
 
+// errno is the error number of rejection re: its own, else its message's.
+func (re *RejectError) errnoOrMessage() syscall.Errno {
+	if re.errno != 0 {
+		return re.errno
+	}
+	return messageErrno(lastLine(re.Msg))
+}
+
 // messageErrno maps a rejection's decisive message to its errno.
 func messageErrno(msg string) syscall.Errno {
 	switch {

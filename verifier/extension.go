@@ -55,7 +55,7 @@ func (e *env) resolveExtension() error {
 	case !tgt.Func.Global:
 		return e.unsupported(0, "freplace of static function %s", tgt.Func.Name)
 	}
-	p := prepareFuncArgs(tgt.Func.BTF, tgt.FuncIndex, tp.Type)
+	p := prepareFuncArgs(tgt.Func.BTF, tgt.FuncIndex, tp.Type, loadAttachType(tp.Type, tp.AttachType))
 	if p.unsupported != "" {
 		return e.unsupported(0, "target function %s: %s", tgt.Func.Name, p.unsupported)
 	}

@@ -23,10 +23,14 @@ package verifier
 // PTR_TO_MEM of that size, nullable unless tagged arg:nonnull, a pointer
 // tagged arg:arena an arena pointer or a number (a number to the callee),
 // a pointer tagged arg:trusted (maybe with arg:nullable) a trusted BTF
-// pointer to the vmlinux struct of the same name. Other shapes are rejected
-// with the kernel's message; arg:untrusted is reported unsupported.
+// pointer to the vmlinux struct of the same name, a pointer tagged
+// arg:untrusted an untrusted BTF pointer to that struct or, to void or a
+// primitive type, read-only untrusted memory of size 0 (the caller may
+// pass anything there: the callee's loads are probe reads). Other shapes
+// are rejected with the kernel's message.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -82,6 +86,14 @@ const (
 	// arg:trusted), maybe NULL when also tagged arg:nullable: a trusted
 	// pointer to the vmlinux struct btfID.
 	globalArgTrusted
+	// globalArgUntrusted is ARG_PTR_TO_BTF_ID | PTR_UNTRUSTED (tagged
+	// arg:untrusted): an untrusted pointer to the vmlinux struct or union
+	// btfID.
+	globalArgUntrusted
+	// globalArgUntrustedMem is ARG_PTR_TO_MEM | MEM_RDONLY |
+	// PTR_UNTRUSTED (tagged arg:untrusted, to void or a primitive type):
+	// read-only untrusted memory of size 0.
+	globalArgUntrustedMem
 )
 
 // globalArg is one argument of a global function's prototype.
@@ -89,7 +101,7 @@ type globalArg struct {
 	kind     globalArgKind
 	nullable bool
 	memSize  int
-	// btfID is the vmlinux struct of a trusted argument.
+	// btfID is the vmlinux struct of a trusted or untrusted argument.
 	btfID uint32
 }
 
@@ -102,6 +114,7 @@ const (
 	tagArena
 	tagTrusted
 	tagNullable
+	tagUntrusted
 )
 
 // globalProto is the cached outcome of preparing one global function's
@@ -111,6 +124,8 @@ type globalProto struct {
 	args []globalArg
 	// msg is the kernel's log line for a prototype it refuses.
 	msg string
+	// errno is the error number of the refusal when it is not EINVAL.
+	errno syscall.Errno
 	// unsupported is set when vercheck does not model the prototype.
 	unsupported string
 }
@@ -188,7 +203,7 @@ func (e *env) checkGlobalSubprog(sp int) error {
 	}
 	if p.msg != "" {
 		e.cur = nil
-		return e.reject(start, "%s", p.msg)
+		return e.rejectProto(start, p)
 	}
 	if msg := e.checkExceptionCallbackProto(sp, p); msg != "" {
 		e.cur = nil
@@ -237,6 +252,12 @@ func (e *env) checkGlobalSubprog(sp int) error {
 			r.MarkPtr(states.PtrToBTFID, fl)
 			r.Aux = a.btfID
 			r.ID = e.newID()
+		case globalArgUntrusted:
+			r.MarkPtr(states.PtrToBTFID, states.PtrUntrusted)
+			r.Aux = a.btfID
+			r.ID = e.newID()
+		case globalArgUntrustedMem:
+			r.MarkPtr(states.PtrToMem, states.MemRdonly|states.PtrUntrusted)
 		}
 	}
 	return e.doCheckFrom(st, start)
@@ -328,7 +349,7 @@ func (e *env) checkGlobalArgs(sp int) error {
 		return e.unsupported(e.insnIdx, "%s", p.unsupported)
 	}
 	if p.msg != "" {
-		return e.reject(e.insnIdx, "%s", p.msg)
+		return e.rejectProto(e.insnIdx, p)
 	}
 	regs := e.regs()
 	for i, a := range p.args {
@@ -379,6 +400,8 @@ func (e *env) checkGlobalArgs(sp int) error {
 			if err := e.processDynptrFunc(regno, dynptrArgSpec{mode: dynptrArgRead}); err != nil {
 				return err
 			}
+		case globalArgUntrusted, globalArgUntrustedMem:
+			// Anything goes: the callee only reads it, by probe reads.
 		case globalArgTrusted:
 			if err := e.checkGlobalArgTrust(reg, regno, a); err != nil {
 				return err
@@ -394,6 +417,16 @@ func (e *env) checkGlobalArgs(sp int) error {
 		}
 	}
 	return nil
+}
+
+// rejectProto refuses a call of (or the verification of) a function
+// whose prototype the kernel refuses, with the kernel's message and errno.
+func (e *env) rejectProto(insnIdx int, p *globalProto) error {
+	err := e.reject(insnIdx, "%s", p.msg)
+	if p.errno != 0 {
+		err.(*RejectError).errno = p.errno
+	}
+	return err
 }
 
 // markNullArgPrecise marks a NULL argument of a global function precise
@@ -458,11 +491,8 @@ func (e *env) checkTrustedGlobalArg(reg *states.Reg, regno int, a globalArg) err
 }
 
 // checkArgRegOff is check_func_arg_reg_off for an argument of a global
-// function (ARG_DONTCARE). BTF object pointers are not modelled there.
+// function (ARG_DONTCARE).
 func (e *env) checkArgRegOff(reg *states.Reg, regno int) error {
-	if reg.Type == states.PtrToBTFID {
-		return e.unsupported(e.insnIdx, "BTF object pointer passed to a global function")
-	}
 	// __check_ptr_off_reg's EACCES is what the load returns.
 	return withEACCES(e.checkFuncArgRegOff(reg, regno, false))
 }
@@ -542,14 +572,14 @@ func (e *env) prepareGlobalArgs(sp int) *globalProto {
 	if f := e.funcInfo(sp); f != nil {
 		fn = f.BTF
 	}
-	p := prepareFuncArgs(fn, sp, e.progType)
+	p := prepareFuncArgs(fn, sp, e.progType, e.attach)
 	e.globals.protos[sp] = p
 	return p
 }
 
 // prepareFuncArgs derives the argument kinds of a global function from its
-// BTF, for a program of type pt.
-func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
+// BTF, for a program of type pt and expected attach type at.
+func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType, at ebpf.AttachType) *globalProto {
 	if fn == nil {
 		return &globalProto{unsupported: fmt.Sprintf("global function %d without BTF function info", sp)}
 	}
@@ -584,7 +614,7 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 				case "nullable":
 					tags |= tagNullable
 				case "untrusted":
-					return &globalProto{unsupported: fmt.Sprintf("global function %s() argument tag %q", fn.Name, tag)}
+					tags |= tagUntrusted
 				default:
 					return &globalProto{msg: fmt.Sprintf("arg#%d has unsupported set of tags", i)}
 				}
@@ -606,9 +636,13 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 			if tags&^tagCtx != 0 {
 				return &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
 			}
-			if tags&tagCtx != 0 && !isProgCtxType(ptr, pt) && !ctxTagAcceptsType(ptr, pt) {
-				if _, void := skipModifiers(ptr.Target).(*btf.Void); !void {
-					return &globalProto{unsupported: fmt.Sprintf("global function %s() arg:ctx on a non-context type", fn.Name)}
+			if tags&tagCtx != 0 {
+				msg, unsup := validateProgCtxType(ptr, i, pt, at)
+				if unsup != "" {
+					return &globalProto{unsupported: fmt.Sprintf("global function %s(): %s", fn.Name, unsup)}
+				}
+				if msg != "" {
+					return &globalProto{msg: msg}
 				}
 			}
 			p.args = append(p.args, globalArg{kind: globalArgCtx})
@@ -624,6 +658,14 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType) *globalProto {
 		}
 		if tags&tagTrusted != 0 {
 			a, bad := trustedGlobalArg(fn, i, target, tags)
+			if bad != nil {
+				return bad
+			}
+			p.args = append(p.args, a)
+			continue
+		}
+		if tags&tagUntrusted != 0 {
+			a, bad := untrustedGlobalArg(i, target, tags)
 			if bad != nil {
 				return bad
 			}
@@ -658,16 +700,96 @@ func trustedGlobalArg(fn *btf.Func, i int, target btf.Type, tags argTags) (globa
 	if tags&tagNonnull != 0 {
 		return globalArg{}, &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
 	}
-	s, ok := target.(*btf.Struct)
-	if !ok || s.Name == "" {
+	kern, bad := kernelCandidate(i, target)
+	if bad != nil {
+		return globalArg{}, bad
+	}
+	if _, ok := kern.(*btf.Struct); !ok {
 		return globalArg{}, &globalProto{unsupported: fmt.Sprintf("global function %s() arg:trusted to %s %q", fn.Name, btfKindStr(target), btfName(target))}
 	}
-	kern := btfStructByName(loader.EssentialName(s.Name))
-	if kern == nil {
-		// No match, several, or a module's type: each its own message.
-		return globalArg{}, &globalProto{unsupported: fmt.Sprintf("global function %s() arg:trusted to struct %s, not one vmlinux struct", fn.Name, s.Name)}
-	}
 	return globalArg{kind: globalArgTrusted, nullable: tags&tagNullable != 0, btfID: btfTypeID(kern)}, nil
+}
+
+// untrustedGlobalArg is the arg:untrusted case of btf_prepare_func_args:
+// no other tag combines with it; to void or a primitive type it is
+// read-only untrusted memory of size 0, else the pointee must name exactly
+// one vmlinux type of its kind, a struct or a union.
+func untrustedGlobalArg(i int, target btf.Type, tags argTags) (globalArg, *globalProto) {
+	if tags&^tagUntrusted != 0 {
+		return globalArg{}, &globalProto{msg: fmt.Sprintf("arg#%d untrusted cannot be combined with any other tags", i)}
+	}
+	// btf_type_is_primitive: an int or an enum (cilium/ebpf decodes ints
+	// of whole power-of-two byte sizes only, the kernel's regular ones).
+	if _, void := target.(*btf.Void); void || isScalarBTF(target) {
+		return globalArg{kind: globalArgUntrustedMem}, nil
+	}
+	kern, bad := kernelCandidate(i, target)
+	if bad != nil {
+		return globalArg{}, bad
+	}
+	if !isStruct(kern) {
+		// The kernel names the type by the argument's pointer type's
+		// name offset, looked up in vmlinux: a pointer has no name.
+		return globalArg{}, &globalProto{msg: fmt.Sprintf("arg#%d has type %s '%s', but only struct or primitive types are allowed", i, btfKindStr(kern), btfAnon)}
+	}
+	return globalArg{kind: globalArgUntrusted, btfID: btfTypeID(kern)}, nil
+}
+
+// btfAnon is how the kernel's messages name a nameless BTF type
+// (__btf_name_by_offset).
+const btfAnon = "(anon)"
+
+// kernelCandidate is btf_get_ptr_to_btf_id's search (bpf_core_find_cands
+// for target, the pointee with its modifiers skipped): the one kernel type
+// of target's kind whose essential name is target's, looked for in vmlinux
+// and, when vmlinux has none, in the modules' BTF. A nameless target, no
+// match, several or a module's type is the failure to cache, with the
+// kernel's message and errno.
+func kernelCandidate(i int, target btf.Type) (btf.Type, *globalProto) {
+	name := loader.EssentialName(btfName(target))
+	ref := fmt.Sprintf("arg#%d reference type('%s %s')", i, btfKindStr(target), cmp.Or(btfName(target), btfAnon))
+	if name == "" {
+		return nil, &globalProto{msg: fmt.Sprintf("%s candidate matching error: -%d", ref, errnoEINVAL)}
+	}
+	var cands []btf.Type
+	if spec, err := vmlinux(); err == nil {
+		cands = sameKindTypes(spec, name, target)
+	}
+	if len(cands) == 0 {
+		mods, err := loader.ModuleBTFs()
+		if err != nil {
+			return nil, &globalProto{unsupported: fmt.Sprintf("%s: module BTF: %v", ref, err)}
+		}
+		for _, m := range mods {
+			cands = append(cands, sameKindTypes(m.Spec, name, target)...)
+		}
+		if len(cands) == 1 {
+			return nil, &globalProto{msg: ref + " points to kernel module type (unsupported)", errno: syscall.EOPNOTSUPP}
+		}
+	}
+	switch {
+	case len(cands) == 0:
+		return nil, &globalProto{msg: ref + " has no matches", errno: syscall.ENOENT}
+	case len(cands) > 1:
+		return nil, &globalProto{msg: ref + " is ambiguous", errno: syscall.ESRCH}
+	}
+	return cands[0], nil
+}
+
+// sameKindTypes are the types of spec named name of local's BTF kind
+// (bpf_core_add_cands).
+func sameKindTypes(spec *btf.Spec, name string, local btf.Type) []btf.Type {
+	all, err := spec.AnyTypesByName(name)
+	if err != nil {
+		return nil
+	}
+	var out []btf.Type
+	for _, t := range all {
+		if btfKindStr(t) == btfKindStr(local) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // isScalarBTF reports whether t is an int or an enum (what a global
@@ -759,28 +881,31 @@ func resolveSize(t btf.Type) (int, bool) {
 // typedef bpf_user_pt_regs_t). Types absent here have no named context and
 // need the arg:ctx tag.
 var progCtxStruct = map[ebpf.ProgramType]string{
-	ebpf.SocketFilter:   "__sk_buff",
-	ebpf.SchedCLS:       "__sk_buff",
-	ebpf.SchedACT:       "__sk_buff",
-	ebpf.CGroupSKB:      "__sk_buff",
-	ebpf.LWTIn:          "__sk_buff",
-	ebpf.LWTOut:         "__sk_buff",
-	ebpf.LWTXmit:        "__sk_buff",
-	ebpf.LWTSeg6Local:   "__sk_buff",
-	ebpf.SkSKB:          "__sk_buff",
-	ebpf.FlowDissector:  "__sk_buff",
-	ebpf.XDP:            "xdp_md",
-	ebpf.Kprobe:         "pt_regs",
-	ebpf.RawTracepoint:  "bpf_raw_tracepoint_args",
-	ebpf.PerfEvent:      "bpf_perf_event_data",
-	ebpf.CGroupSock:     "bpf_sock",
-	ebpf.CGroupSockAddr: "bpf_sock_addr",
-	ebpf.SockOps:        "bpf_sock_ops",
-	ebpf.SkMsg:          "sk_msg_md",
-	ebpf.SkLookup:       "bpf_sk_lookup",
-	ebpf.CGroupSysctl:   "bpf_sysctl",
-	ebpf.CGroupDevice:   "bpf_cgroup_dev_ctx",
-	ebpf.CGroupSockopt:  "bpf_sockopt",
+	ebpf.SocketFilter:          "__sk_buff",
+	ebpf.SchedCLS:              "__sk_buff",
+	ebpf.SchedACT:              "__sk_buff",
+	ebpf.CGroupSKB:             "__sk_buff",
+	ebpf.LWTIn:                 "__sk_buff",
+	ebpf.LWTOut:                "__sk_buff",
+	ebpf.LWTXmit:               "__sk_buff",
+	ebpf.LWTSeg6Local:          "__sk_buff",
+	ebpf.SkSKB:                 "__sk_buff",
+	ebpf.FlowDissector:         "__sk_buff",
+	ebpf.XDP:                   "xdp_md",
+	ebpf.Kprobe:                "pt_regs",
+	ebpf.RawTracepoint:         "bpf_raw_tracepoint_args",
+	ebpf.RawTracepointWritable: "bpf_raw_tracepoint_args",
+	ebpf.PerfEvent:             "bpf_perf_event_data",
+	ebpf.CGroupSock:            "bpf_sock",
+	ebpf.CGroupSockAddr:        "bpf_sock_addr",
+	ebpf.SockOps:               "bpf_sock_ops",
+	ebpf.SkMsg:                 "sk_msg_md",
+	ebpf.SkLookup:              "bpf_sk_lookup",
+	ebpf.CGroupSysctl:          "bpf_sysctl",
+	ebpf.CGroupDevice:          "bpf_cgroup_dev_ctx",
+	ebpf.CGroupSockopt:         "bpf_sockopt",
+	ebpf.SkReuseport:           "sk_reuseport_md",
+	ebpf.Netfilter:             "bpf_nf_ctx",
 }
 
 // ctxProjections maps a context struct to the kernel struct it projects,
@@ -845,28 +970,84 @@ func namesTypedef(t btf.Type, name string) bool {
 // array of u64 arguments).
 const u64Size = 8
 
-// ctxTagAcceptsType reports the program-type special cases under which an
-// arg:ctx argument need not name the canonical context struct
-// (btf_validate_prog_ctx_type): the bpf_user_pt_regs_t typedef or struct
-// pt_regs for perf_event programs (x86 layout), u64 pointers for raw
-// tracepoints, LSM and struct_ops programs, and any type at all for
-// tracepoint, syscall and extension programs. Tracing programs depend on
-// the attach type and stay unmodelled here.
-func ctxTagAcceptsType(ptr *btf.Pointer, pt ebpf.ProgramType) bool {
-	switch pt {
-	case ebpf.TracePoint, ebpf.Syscall, ebpf.Extension:
-		return true
-	case ebpf.PerfEvent:
-		if namesTypedef(ptr.Target, kprobeCtxTypedef) {
-			return true
-		}
-		s, ok := skipModifiers(ptr.Target).(*btf.Struct)
-		return ok && s.Name == ptRegsStruct
-	case ebpf.RawTracepoint, ebpf.RawTracepointWritable, ebpf.LSM, ebpf.StructOps:
-		i, ok := skipModifiers(ptr.Target).(*btf.Int)
-		return ok && i.Size == u64Size
+// validateProgCtxType is btf_validate_prog_ctx_type: the pointee of an
+// argument tagged arg:ctx must be void, the bpf_user_pt_regs_t typedef
+// (kprobe, perf_event), one of the program type's special cases (struct
+// pt_regs for kprobe and x86 perf_event programs, u64 for raw tracepoints,
+// tp_btf, fentry/fexit/fmod_ret, LSM and struct_ops programs, struct
+// bpf_raw_tracepoint_args for tp_btf, a struct bpf_iter__* for iterators,
+// anything for tracepoint and syscall programs), or else the program
+// type's own context struct by its exact name. It returns the kernel's
+// message, or what vercheck does not model, for argument i.
+func validateProgCtxType(ptr *btf.Pointer, i int, pt ebpf.ProgramType, at ebpf.AttachType) (msg, unsupported string) {
+	if (pt == ebpf.Kprobe || pt == ebpf.PerfEvent) && namesTypedef(ptr.Target, kprobeCtxTypedef) {
+		return "", ""
 	}
-	return false
+	t := skipModifiers(ptr.Target)
+	if _, void := t.(*btf.Void); void {
+		return "", ""
+	}
+	name := btfName(t)
+	if name == "" {
+		return fmt.Sprintf("arg#%d type doesn't have a name", i), ""
+	}
+	i64, isU64 := t.(*btf.Int)
+	isU64 = isU64 && i64.Size == u64Size
+	switch pt {
+	case ebpf.Kprobe, ebpf.PerfEvent:
+		// x86's bpf_user_pt_regs_t is struct pt_regs.
+		if _, ok := t.(*btf.Struct); ok && name == ptRegsStruct {
+			return "", ""
+		}
+	case ebpf.RawTracepoint, ebpf.RawTracepointWritable, ebpf.LSM, ebpf.StructOps:
+		if isU64 {
+			return "", ""
+		}
+	case ebpf.Tracing:
+		switch at {
+		case ebpf.AttachTraceRawTp:
+			if isStruct(t) && name == rawTPArgsStruct || isU64 {
+				return "", ""
+			}
+		case ebpf.AttachTraceIter:
+			if isStruct(t) && strings.HasPrefix(name, iterCtxPrefix) {
+				return "", ""
+			}
+		case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
+			if isU64 {
+				return "", ""
+			}
+		}
+	case ebpf.TracePoint, ebpf.Syscall, ebpf.Extension:
+		return "", ""
+	}
+	want, ok := progCtxStruct[pt]
+	switch {
+	case !ok && voidCtxTypes[pt]:
+		return fmt.Sprintf("arg#%d should be void pointer", i), ""
+	case !ok:
+		return "", fmt.Sprintf("arg:ctx argument of a %s program", pt)
+	case !isStruct(t) || name != want:
+		return fmt.Sprintf("arg#%d should be `struct %s *`", i, want), ""
+	}
+	return "", ""
+}
+
+// rawTPArgsStruct is a raw tracepoint's context struct, which a tp_btf
+// program's arg:ctx argument may point to.
+const rawTPArgsStruct = "bpf_raw_tracepoint_args"
+
+// iterCtxPrefix starts the names of the BPF iterators' context structs.
+const iterCtxPrefix = "bpf_iter__"
+
+// voidCtxTypes are the program types whose context bpf_types.h declares
+// as no struct (void *, or __u32 for lirc_mode2): an arg:ctx argument of
+// theirs that no special case admits must be void *.
+var voidCtxTypes = map[ebpf.ProgramType]bool{
+	ebpf.Tracing:   true,
+	ebpf.LSM:       true,
+	ebpf.StructOps: true,
+	ebpf.LircMode2: true,
 }
 
 // ptRegsStruct is the register-file struct that bpf_user_pt_regs_t names
@@ -1015,7 +1196,7 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 			// main frame, whose taken tail call never comes back.
 			eff |= effectChangesPktData
 		}
-		if allowed, _ := e.build.Allowed(e.progType, e.attach, e.targetHelpers(), in.Imm); allowed && fn.MightSleep {
+		if allowed, _ := e.helperAllowed(in.Imm); allowed && fn.MightSleep {
 			eff |= effectMightSleep
 		}
 	case in.IsKfuncCall():

@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"syscall"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -18,6 +19,13 @@ func TestPrepareFuncArgs(t *testing.T) {
 	arr := &btf.Array{Type: intT, Nelems: 4}
 	ptr := func(t btf.Type) btf.Type { return &btf.Pointer{Target: t} }
 	task := &btf.Struct{Name: "task_struct"}
+	unionID := func(name string) uint32 {
+		var u *btf.Union
+		if spec, err := vmlinux(); err == nil && spec.TypeByName(name, &u) == nil {
+			return btfTypeID(u)
+		}
+		return 0
+	}
 	fn := func(ret btf.Type, tags [][]string, params ...btf.Type) *btf.Func {
 		p := &btf.FuncProto{Return: ret}
 		for _, t := range params {
@@ -61,7 +69,7 @@ func TestPrepareFuncArgs(t *testing.T) {
 		{"ctx with other tags", fn(intT, [][]string{{"arg:ctx", "arg:nonnull"}}, ptr(skb)), ebpf.SocketFilter,
 			globalProto{msg: "arg#0 has invalid combination of tags"}},
 		{"trusted to a struct vmlinux lacks", fn(intT, [][]string{{"arg:trusted"}}, ptr(pair)), ebpf.SocketFilter,
-			globalProto{unsupported: "global function f() arg:trusted to struct pair, not one vmlinux struct"}},
+			globalProto{msg: "arg#0 reference type('STRUCT pair') has no matches", errno: syscall.ENOENT}},
 		{"trusted nullable task", fn(intT, [][]string{{"arg:trusted", "arg:nullable"}}, ptr(task)), ebpf.Tracing,
 			globalProto{args: []globalArg{{kind: globalArgTrusted, nullable: true, btfID: btfTypeID(btfStructByName("task_struct"))}}}},
 		{"trusted flavoured task", fn(intT, [][]string{{"arg:trusted"}}, ptr(&btf.Struct{Name: "task_struct___local"})), ebpf.Tracing,
@@ -70,15 +78,65 @@ func TestPrepareFuncArgs(t *testing.T) {
 			globalProto{msg: "arg#0 has invalid combination of tags"}},
 		{"nullable memory", fn(intT, [][]string{{"arg:nullable"}}, ptr(pair)), ebpf.SocketFilter,
 			globalProto{msg: "arg#0 has invalid combination of tags"}},
-		{"untrusted tag", fn(intT, [][]string{{"arg:untrusted"}}, ptr(pair)), ebpf.SocketFilter,
-			globalProto{unsupported: `global function f() argument tag "arg:untrusted"`}},
+		{"untrusted to a struct vmlinux lacks", fn(intT, [][]string{{"arg:untrusted"}}, ptr(pair)), ebpf.SocketFilter,
+			globalProto{msg: "arg#0 reference type('STRUCT pair') has no matches", errno: syscall.ENOENT}},
+		{"untrusted task", fn(intT, [][]string{{"arg:untrusted"}}, ptr(&btf.Volatile{Type: task})), ebpf.Tracing,
+			globalProto{args: []globalArg{{kind: globalArgUntrusted, btfID: btfTypeID(btfStructByName("task_struct"))}}}},
+		{"untrusted void and char", fn(intT, [][]string{{"arg:untrusted"}, {"arg:untrusted"}}, ptr(voidT), ptr(&btf.Int{Name: "char", Size: 1})), ebpf.Tracing,
+			globalProto{args: []globalArg{{kind: globalArgUntrustedMem}, {kind: globalArgUntrustedMem}}}},
+		{"untrusted and nullable", fn(intT, [][]string{{"arg:untrusted", "arg:nullable"}}, ptr(task)), ebpf.Tracing,
+			globalProto{msg: "arg#0 untrusted cannot be combined with any other tags"}},
+		{"untrusted to a union", fn(intT, [][]string{{"arg:untrusted"}}, ptr(&btf.Union{Name: "bpf_attr"})), ebpf.Tracing,
+			globalProto{args: []globalArg{{kind: globalArgUntrusted, btfID: unionID("bpf_attr")}}}},
+		{"untrusted to a pointer", fn(intT, [][]string{{"arg:untrusted"}}, ptr(ptr(task))), ebpf.Tracing,
+			globalProto{msg: "arg#0 reference type('PTR (anon)') candidate matching error: -22"}},
 		{"no BTF", nil, ebpf.SocketFilter, globalProto{unsupported: "global function 3 without BTF function info"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := prepareFuncArgs(tt.fn, 3, tt.pt)
+			got := prepareFuncArgs(tt.fn, 3, tt.pt, 0)
 			if diff := cmp.Diff(tt.want, *got, cmp.AllowUnexported(globalProto{}, globalArg{})); diff != "" {
 				t.Errorf("prepareFuncArgs mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateProgCtxType(t *testing.T) {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	ptr := func(t btf.Type) *btf.Pointer { return &btf.Pointer{Target: t} }
+	skb := &btf.Struct{Name: "__sk_buff"}
+	tests := []struct {
+		name  string
+		ptr   *btf.Pointer
+		pt    ebpf.ProgramType
+		at    ebpf.AttachType
+		msg   string
+		unsup string
+	}{
+		{"void", ptr(&btf.Const{Type: &btf.Void{}}), ebpf.Tracing, ebpf.AttachTraceFEntry, "", ""},
+		{"u64 for fentry", ptr(u64), ebpf.Tracing, ebpf.AttachTraceFExit, "", ""},
+		{"u64 for tp_btf", ptr(u64), ebpf.Tracing, ebpf.AttachTraceRawTp, "", ""},
+		{"raw tp args for tp_btf", ptr(&btf.Struct{Name: "bpf_raw_tracepoint_args"}), ebpf.Tracing, ebpf.AttachTraceRawTp, "", ""},
+		{"raw tp args for fentry", ptr(&btf.Struct{Name: "bpf_raw_tracepoint_args"}), ebpf.Tracing, ebpf.AttachTraceFEntry, "arg#0 should be void pointer", ""},
+		{"iterator context", ptr(&btf.Struct{Name: "bpf_iter__task"}), ebpf.Tracing, ebpf.AttachTraceIter, "", ""},
+		{"task for an iterator", ptr(&btf.Struct{Name: "task_struct"}), ebpf.Tracing, ebpf.AttachTraceIter, "arg#0 should be void pointer", ""},
+		{"skb context", ptr(skb), ebpf.SchedCLS, 0, "", ""},
+		{"kernel skb", ptr(&btf.Struct{Name: "sk_buff"}), ebpf.SchedCLS, 0, "arg#0 should be `struct __sk_buff *`", ""},
+		{"u64 for tc", ptr(u64), ebpf.SchedCLS, 0, "arg#0 should be `struct __sk_buff *`", ""},
+		{"nameless", ptr(&btf.Struct{}), ebpf.XDP, 0, "arg#0 type doesn't have a name", ""},
+		{"kprobe typedef", ptr(&btf.Typedef{Name: "bpf_user_pt_regs_t", Type: &btf.Struct{Name: "x"}}), ebpf.Kprobe, 0, "", ""},
+		{"perf_event pt_regs", ptr(&btf.Struct{Name: "pt_regs"}), ebpf.PerfEvent, 0, "", ""},
+		{"anything for a tracepoint", ptr(skb), ebpf.TracePoint, 0, "", ""},
+		{"lirc", ptr(u64), ebpf.LircMode2, 0, "arg#0 should be void pointer", ""},
+		{"writable raw tp", ptr(skb), ebpf.RawTracepointWritable, 0, "arg#0 should be `struct bpf_raw_tracepoint_args *`", ""},
+		{"unknown type", ptr(skb), ebpf.ProgramType(999), 0, "", "arg:ctx argument of a ProgramType(999) program"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, unsup := validateProgCtxType(tt.ptr, 0, tt.pt, tt.at)
+			if diff := cmp.Diff([]string{tt.msg, tt.unsup}, []string{msg, unsup}); diff != "" {
+				t.Errorf("validateProgCtxType mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -412,17 +412,20 @@ func (e *env) graphRecordProblem(r *mapRecord) string {
 	return ""
 }
 
-// checkObjectBTF is the graph part of btf_parse_struct_metas when the
-// program is loaded with the object's whole BTF (libbpf): the kernel
-// parses the special fields of every struct of it, and refuses the BTF,
-// and with it the program, when one breaks the graph rules, even a struct
-// the program never uses.
+// checkObjectBTF is btf_parse_struct_metas when the program is loaded
+// with the object's whole BTF (libbpf): the kernel parses the special
+// fields of every struct of it, and refuses the BTF, and with it the
+// program, when one breaks the graph rules or has a pointer whose type
+// tags btf_find_kptr refuses, even a struct the program never uses.
 func (e *env) checkObjectBTF() error {
 	if !e.opts.MapBTF.sharedWithProgram() || e.lp.ObjectTypes == nil {
 		return nil
 	}
 	for t := range e.lp.ObjectTypes.All() {
 		s, ok := t.(*btf.Struct)
+		if ok && refusesStructMeta(s) {
+			return e.unsupported(0, "the object's BTF, which libbpf loads the program with: %s", refusedBTFReason(s))
+		}
 		if !ok || !slices.ContainsFunc(s.Members, func(m btf.Member) bool { return isGraphField(m.Type) }) {
 			continue
 		}

@@ -12,6 +12,7 @@ package verifier
 // accepted.
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -229,6 +230,8 @@ type kfuncMeta struct {
 	// (the kernel's meta->map).
 	mapIdx int
 	hasMap bool
+	// mapUID is the map uid of mapIdx's map (meta->map.uid).
+	mapUID uint32
 	// argProg is set once a "__prog" argument was passed over.
 	argProg bool
 }
@@ -545,7 +548,15 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		case kfArgMemSize:
 			if !reg.IsNull() || !optional {
 				if err := e.checkKfuncMemSizeReg(regno + 1); err != nil {
-					return e.reject(e.insnIdx, "arg#%d arg#%d memory, len pair leads to invalid memory access", i, i+1)
+					var re *RejectError
+					if !errors.As(err, &re) || re.kind != nil {
+						return err
+					}
+					// The kfunc check fails with the error number of
+					// the memory check that failed.
+					outer := e.reject(e.insnIdx, "arg#%d arg#%d memory, len pair leads to invalid memory access", i, i+1)
+					outer.(*RejectError).errno = re.errnoOrMessage()
+					return outer
 				}
 			}
 			if strings.HasSuffix(params[i+1].Name, "__szk") {

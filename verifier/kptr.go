@@ -82,6 +82,11 @@ type kptrField struct {
 	// accessUnsupported says why vercheck does not model loads and stores
 	// of a field whose bpf_kptr_xchg it does model.
 	accessUnsupported string
+	// invalid is set when btf_find_kptr refuses the field (-EINVAL): its
+	// pointer's type tag is none of the kptr tags, or a second type tag
+	// follows it. btf_parse_fields then fails for the whole struct, whose
+	// special fields are plain memory (the map's record is an error).
+	invalid bool
 	// owner is the map whose value holds the field: its BTF is the
 	// field's (kptrObjectAux).
 	owner *loader.Map
@@ -123,9 +128,12 @@ func parseKptr(p *btf.Pointer) *kptrField {
 	kind, known := kptrTags[tag.Value]
 	f := &kptrField{kind: kind}
 	target := skipModifiers(tag.Type)
+	_, extraTag := tag.Type.(*btf.TypeTag)
 	switch {
 	case !known:
-		f.unsupported = "kptr field with the unknown tag " + tag.Value
+		f.unsupported, f.invalid = "kptr field with the unknown tag "+tag.Value, true
+	case extraTag:
+		f.unsupported, f.invalid = "kptr field with a second type tag", true
 	case !isStruct(target) || target.TypeName() == "":
 		f.unsupported = "kptr to something that is not a named struct"
 	case kind == kptrUptr:

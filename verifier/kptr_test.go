@@ -36,7 +36,9 @@ func TestParseKptr(t *testing.T) {
 		{"per-CPU", ptr("percpu_kptr", "my_node"), &kptrField{kind: kptrPercpu, local: myNode}},
 		{"per-CPU kernel struct", ptr("percpu_kptr", "task_struct"), &kptrField{kind: kptrPercpu, target: task,
 			accessUnsupported: "percpu_kptr to kernel struct task_struct"}},
-		{"unknown tag", ptr("kptr_weird", "task_struct"), &kptrField{unsupported: "kptr field with the unknown tag kptr_weird"}},
+		{"unknown tag", ptr("kptr_weird", "task_struct"), &kptrField{unsupported: "kptr field with the unknown tag kptr_weird", invalid: true}},
+		{"second tag", &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: &btf.TypeTag{Value: "arena", Type: myNode}}},
+			&kptrField{kind: kptrRef, unsupported: "kptr field with a second type tag", invalid: true}},
 		{"uptr", &btf.Pointer{Target: &btf.TypeTag{Value: "uptr", Type: userData}}, &kptrField{kind: kptrUptr, uptrSize: 16}},
 		{"uptr to a kernel struct", ptr("uptr", "task_struct"), &kptrField{kind: kptrUptr,
 			unsupported: "uptr to kernel struct task_struct (the kernel refuses the map)"}},
@@ -47,6 +49,38 @@ func TestParseKptr(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, parseKptr(tt.p), cmp.AllowUnexported(kptrField{})); diff != "" {
 				t.Errorf("kptr mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRefusedStructMeta(t *testing.T) {
+	node := &btf.Struct{Name: "node", Size: 4}
+	arenaPtr := &btf.Pointer{Target: &btf.TypeTag{Value: "arena", Type: node}}
+	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4}
+	withLock := &btf.Struct{Name: "locked", Size: 16, Members: []btf.Member{
+		{Name: "l", Type: lock}, {Name: "p", Type: arenaPtr, Offset: 64},
+	}}
+	plain := &btf.Struct{Name: "plain", Size: 16, Members: []btf.Member{
+		{Name: "x", Type: &btf.Int{Size: 8}}, {Name: "p", Type: arenaPtr, Offset: 64},
+	}}
+	outer := &btf.Struct{Name: "outer", Size: 32, Members: []btf.Member{
+		{Name: "a", Type: &btf.Array{Type: withLock, Nelems: 2}},
+	}}
+	tests := []struct {
+		name string
+		t    btf.Type
+		want *btf.Struct
+	}{
+		{"lock and arena pointer", withLock, withLock},
+		{"arena pointer alone", plain, nil},
+		{"nested in an array", outer, withLock},
+		{"a lock alone", &btf.Struct{Name: "l", Size: 4, Members: []btf.Member{{Name: "l", Type: lock}}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, refusedStructMeta(tt.t, 0)); diff != "" {
+				t.Errorf("refusedStructMeta mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -27,6 +27,7 @@ package verifier
 // vercheck does not model (kptr.go), at their own accesses.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -164,6 +165,9 @@ func buildRecord(m *loader.Map) *mapRecord {
 	if !ok || len(fields) > btfFieldsMax {
 		// btf_parse_fields fails and map_check_btf keeps the map with
 		// no record at all: its value is plain memory.
+		if s := refusedStructMeta(m.Spec.Value, 0); s != nil {
+			r.unsupported = refusedBTFReason(s)
+		}
 		return r
 	}
 	for _, f := range fields {
@@ -209,6 +213,77 @@ func buildRecord(m *loader.Map) *mapRecord {
 		}
 	}
 	return r
+}
+
+// structMetaMember reports whether a member of type t makes the kernel
+// parse its struct when it loads the BTF (btf_parse_struct_metas): a
+// bpf_spin_lock, graph root or node, bpf_refcount, or a kptr, by the
+// member's very type (no typedef or qualifier in between).
+func structMetaMember(t btf.Type) bool {
+	switch v := t.(type) {
+	case *btf.Struct:
+		switch specialStructs[v.Name] {
+		case fieldSpinLock, fieldListHead, fieldListNode, fieldRBRoot, fieldRBNode, fieldRefcount:
+			return true
+		}
+	case *btf.Pointer:
+		k := parseKptr(v)
+		return k != nil && !k.invalid
+	}
+	return false
+}
+
+// refusedStructMeta returns a struct within t (t itself or one nested in
+// it) that btf_parse_struct_metas parses and whose fields btf_parse_fields
+// cannot parse for a pointer's type tags: the kernel refuses such a BTF
+// (EINVAL) whatever map or program uses it, and libbpf loads the object
+// without BTF. nil when there is none.
+func refusedStructMeta(t btf.Type, depth int) *btf.Struct {
+	if depth > maxFieldNesting {
+		return nil
+	}
+	t = btf.UnderlyingType(t)
+	if a, ok := t.(*btf.Array); ok {
+		return refusedStructMeta(a.Type, depth+1)
+	}
+	if s, ok := t.(*btf.Struct); ok && refusesStructMeta(s) {
+		return s
+	}
+	for _, m := range fieldMembers(t) {
+		if s := refusedStructMeta(m.typ, depth+1); s != nil {
+			return s
+		}
+	}
+	return nil
+}
+
+// refusesStructMeta reports whether btf_parse_struct_metas parses struct s
+// and fails for a pointer's type tags.
+func refusesStructMeta(s *btf.Struct) bool {
+	return slices.ContainsFunc(s.Members, func(m btf.Member) bool { return structMetaMember(m.Type) }) &&
+		hasInvalidKptr(s, 0)
+}
+
+// hasInvalidKptr reports whether a pointer btf_find_kptr refuses lies in
+// t (a member, a nested struct's, an array's element).
+func hasInvalidKptr(t btf.Type, depth int) bool {
+	if depth > maxFieldNesting {
+		return false
+	}
+	if f := classifyField(t); f.kptr != nil {
+		return f.kptr.invalid
+	}
+	t = btf.UnderlyingType(t)
+	if a, ok := t.(*btf.Array); ok {
+		return hasInvalidKptr(a.Type, depth+1)
+	}
+	return slices.ContainsFunc(fieldMembers(t), func(m fieldMember) bool { return hasInvalidKptr(m.typ, depth+1) })
+}
+
+// refusedBTFReason says why vercheck gives no verdict for a program whose
+// BTF has struct s (refusedStructMeta).
+func refusedBTFReason(s *btf.Struct) string {
+	return "struct " + s.Name + " has a special field and a pointer whose type tags the kernel refuses: it refuses the BTF, and libbpf loads the object without"
 }
 
 // classifyField says whether t (a member's type) is itself a special
@@ -275,8 +350,9 @@ func fieldMembers(t btf.Type) []fieldMember {
 // Arrays are flattened and nested structs walked (btf_find_field_one,
 // btf_find_nested_struct), their fields repeated per element where the
 // kernel allows it (btf_repeat_fields: kptrs and graph roots only). ok is
-// false where the kernel's search fails: a repetition it refuses, or
-// nesting past MAX_RESOLVE_DEPTH.
+// false where the kernel's search fails: a repetition it refuses, nesting
+// past MAX_RESOLVE_DEPTH, or a pointer whose type tags btf_find_kptr
+// refuses.
 func findFields(t btf.Type, level int) (fields []mapField, ok bool) {
 	for _, mb := range fieldMembers(t) {
 		elem, nelems := flattenArray(skipModifiers(mb.typ))
@@ -285,7 +361,11 @@ func findFields(t btf.Type, level int) (fields []mapField, ok bool) {
 		}
 		var found []mapField
 		stride := uint32(0)
-		if f := classifyField(elem); f.kind != 0 && f.kind != fieldListNode && f.kind != fieldRBNode {
+		f := classifyField(elem)
+		if f.kptr != nil && f.kptr.invalid {
+			return nil, false
+		}
+		if f.kind != 0 && f.kind != fieldListNode && f.kind != fieldRBNode {
 			// Graph nodes are special only in allocated objects: a map's
 			// btf_parse_fields is not asked for them.
 			f.tags = mb.tags
@@ -398,6 +478,14 @@ func (e *env) checkMapFields(regno, off, size int, direct bool) error {
 // xdp_sock, of a SOCKMAP or SOCKHASH a sock; other map values stay map
 // values. It reports whether r keeps its id (see mayPointToSpinLock).
 func (e *env) settleNotNull(r *states.Reg) bool {
+	if r.Type == states.ConstPtrToMap && int(r.Aux) < len(e.maps) {
+		// An inner map whose values hold an asynchronous field takes the
+		// lookup's id, unique to each lookup, as its uid
+		// (mark_ptr_not_null_reg).
+		if rec := e.recordOf(e.maps[r.Aux]); rec.timerOff >= 0 || rec.wqOff >= 0 || rec.taskWorkOff >= 0 {
+			r.SetMapUID(r.ID)
+		}
+	}
 	if r.Type == states.PtrToMapValue && int(r.Aux) < len(e.maps) {
 		// The socket keeps the map it was looked up in (the kernel
 		// leaves map_ptr in the register's union, which regs_exact
@@ -625,26 +713,16 @@ func kernelMapName(m *loader.Map) string {
 // (is_bpf_iter_num_api_kfunc).
 const kfuncIterNumPrefix = "bpf_iter_num_"
 
-// kfuncSpinAllowed is kfunc_spin_allowed, by name: the kfuncs a program
-// may call while it holds a bpf_spin_lock.
-func kfuncSpinAllowed(name string) bool {
-	for _, p := range []string{"bpf_list_", "bpf_rbtree_", "bpf_refcount_acquire", kfuncIterNumPrefix, "bpf_res_spin_", "bpf_arena_", "bpf_stream_"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // fnKptrXchg is bpf_kptr_xchg (kptr.go).
 const fnKptrXchg = 194
 
 // checkCallUnderLock is the do_check rule for calls while a lock is held:
 // only bpf_spin_unlock, static subprograms (global ones are refused by
 // checkFuncCall) and the kfuncs of kfunc_spin_allowed may be called; 6.18
-// refuses bpf_kptr_xchg there too. Of the allowed kfuncs, the graph,
-// resilient lock and numeric iterator kfuncs are modelled under a lock;
-// the arena and stream kfuncs are not.
+// refuses bpf_kptr_xchg there too. 6.18's kfunc_spin_allowed is the graph,
+// numeric iterator and resilient lock kfuncs of vmlinux (a module's kfunc,
+// insn.Off != 0, never): 7.x adds the arena and stream kfuncs, which the
+// live 6.18 kernel refuses under a lock (m13_lock_kfuncs.c).
 func (e *env) checkCallUnderLock(in insn.Insn) error {
 	if e.cur.ActiveLocks == 0 {
 		return nil
@@ -660,9 +738,6 @@ func (e *env) checkCallUnderLock(in insn.Insn) error {
 			// Resilient locks nest (reslock.go); a numeric iterator
 			// needs nothing a lock forbids.
 			return nil
-		}
-		if name := kfuncCallName(in); name == "" || kfuncSpinAllowed(name) {
-			return e.unsupported(e.insnIdx, "kfunc call while holding a lock")
 		}
 		return e.reject(e.insnIdx, "function calls are not allowed while holding a lock")
 	}

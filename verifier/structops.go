@@ -19,7 +19,10 @@ package verifier
 // allows (checkTCPCAWrite); helpers: the base set plus bpf_tcp_send_ack, the socket storage,
 // bpf_setsockopt/bpf_getsockopt (not from release) and the coarse clock.
 // sched_ext_ops (kernel/sched/ext.c, when the kernel BTF has it): see
-// schedext.go.
+// schedext.go. bpf_dummy_ops (net/bpf/bpf_dummy_struct_ops.c, the test
+// runner's): tracing context reads, stores to its struct
+// bpf_dummy_ops_state argument only, no helper at all (its verifier ops
+// have no get_func_proto), only test_sleepable may sleep.
 
 import (
 	"fmt"
@@ -47,6 +50,9 @@ type structOpsType struct {
 	sleepable map[string]bool
 	// helpers is what its get_func_proto adds to the base set.
 	helpers helpers.Set
+	// noFuncProto is set when its verifier ops have no get_func_proto:
+	// the program may call no helper (check_helper_call finds none).
+	noFuncProto bool
 	// write is its btf_struct_access: a store of size bytes at off
 	// through a BTF pointer to st.
 	write func(e *env, st btf.Type, off, size int) error
@@ -71,6 +77,34 @@ var structOpsTypes = map[string]*structOpsType{
 		sleepable: scxSleepableMembers,
 		write:     (*env).checkSCXWrite,
 	},
+	structOpsDummy: {
+		sleepable:   map[string]bool{"test_sleepable": true},
+		noFuncProto: true,
+		write:       (*env).checkDummyOpsWrite,
+	},
+}
+
+// structOpsDummy is the test runner's ops type (BPF_PROG_TEST_RUN of a
+// struct_ops program).
+const structOpsDummy = "bpf_dummy_ops"
+
+// dummyOpsState is the one struct a bpf_dummy_ops program may write.
+const dummyOpsState = "bpf_dummy_ops_state"
+
+// checkDummyOpsWrite is bpf_dummy_ops_btf_struct_access: a store into the
+// vmlinux struct bpf_dummy_ops_state, within it.
+func (e *env) checkDummyOpsWrite(st btf.Type, off, size int) error {
+	state := btfStructByName(dummyOpsState)
+	if state == nil {
+		return e.unsupported(e.insnIdx, "struct %s not in kernel BTF", dummyOpsState)
+	}
+	if btfTypeID(st) != btfTypeID(state) {
+		return e.reject(e.insnIdx, "only access to %s is supported", dummyOpsState)
+	}
+	if n, err := btf.Sizeof(state); err != nil || off+size > n {
+		return e.reject(e.insnIdx, "write access at off %d with size %d", off, size)
+	}
+	return nil
 }
 
 // structOpsNoSockoptMember is the tcp_congestion_ops member that may not
@@ -264,6 +298,18 @@ func sockToTCPSock(spec *btf.Spec) func(uint32) uint32 {
 // bpf_setsockopt/bpf_getsockopt.
 func structOpsNoSockopt(target string) bool {
 	return target == structOpsNoSockoptMember
+}
+
+// helperAllowed is whether the program may call helper id, and whether
+// vercheck knows (helpers.Build.Allowed with the attach target's own
+// helpers); an ops type without get_func_proto allows none.
+func (e *env) helperAllowed(id int32) (allowed, known bool) {
+	if e.progType == ebpf.StructOps {
+		if ops := structOpsOf(e.attachTo()); ops != nil && ops.noFuncProto {
+			return false, true
+		}
+	}
+	return e.build.Allowed(e.progType, e.attach, e.targetHelpers(), id)
 }
 
 // structOpsHelpers is what the ops type's get_func_proto adds to the

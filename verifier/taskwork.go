@@ -40,7 +40,7 @@ func (e *env) processTaskWorkArg(meta *kfuncMeta, i, regno int, reg *states.Reg)
 // set_task_work_schedule_callback_state): (map, key, value) of the
 // task_work's map, any 32-bit return value.
 func (e *env) pushTaskWorkCallback(meta *kfuncMeta) error {
-	setup := setTimerCallbackState(uint32(meta.mapIdx))
+	setup := setTimerCallbackState(uint32(meta.mapIdx), meta.mapUID)
 	return e.pushAsyncCallback(meta.subprog, func(e *env, caller, callee *states.Frame) {
 		setup(e, caller, callee)
 		callee.CallbackRetMin, callee.CallbackRetMax = math.MinInt32, math.MaxInt32

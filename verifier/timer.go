@@ -15,10 +15,16 @@ package verifier
 // goes on past the helper. The callback must return 0. Its frame counts
 // how many asynchronous registrations led to it (AsyncEntryCnt), so that
 // a callback registering itself is not mistaken for an infinite loop.
+//
+// In an inner map of a map of maps every element of every inner map has
+// the same map (the outer map's inner template): the map uid
+// (states.Reg.MapUID) tells the inner maps apart, so that bpf_timer_init
+// gets the very inner map the timer lives in.
 
 import (
 	"fmt"
 
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -32,14 +38,14 @@ const (
 // the pointer must be the map value's bpf_timer field; the map is
 // remembered for the map argument of bpf_timer_init.
 func (e *env) processTimerArg(regno int, meta *callMeta) error {
-	idx, err := e.checkMapFieldPointer(regno, fieldNameTimer, func(r *mapRecord) int64 { return r.timerOff })
+	idx, uid, err := e.checkMapFieldPointer(regno, fieldNameTimer, func(r *mapRecord) int64 { return r.timerOff })
 	if err != nil {
 		return err
 	}
 	if meta.mapIdx >= 0 {
 		return e.verifierBug("Two map pointers in a timer helper")
 	}
-	meta.mapIdx = idx
+	meta.mapIdx, meta.mapUID = idx, uid
 	meta.timerMap = true
 	return nil
 }
@@ -47,74 +53,64 @@ func (e *env) processTimerArg(regno int, meta *callMeta) error {
 // checkMapFieldPointer is check_map_field_pointer: the map value pointer
 // in regno must point, at a constant offset, to the value's field name
 // (a timer, a workqueue), whose offset fieldOff reads from the map's
-// record. It returns the map's index.
-func (e *env) checkMapFieldPointer(regno int, name string, fieldOff func(*mapRecord) int64) (int, error) {
+// record. It returns the map's index and the pointer's map uid.
+func (e *env) checkMapFieldPointer(regno int, name string, fieldOff func(*mapRecord) int64) (int, uint32, error) {
 	reg := &e.regs()[regno]
 	if !reg.Var.IsConst() {
-		return 0, e.reject(e.insnIdx, "R%d doesn't have constant offset. %s has to be at the constant offset", regno, name)
+		return 0, 0, e.reject(e.insnIdx, "R%d doesn't have constant offset. %s has to be at the constant offset", regno, name)
 	}
 	m := e.mapAt(reg)
 	if m == nil {
-		return 0, e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
-	}
-	if m.Inner != nil || e.isInnerMap(int(reg.Aux)) {
-		// The kernel tells inner maps apart by map_uid, which vercheck
-		// does not track.
-		return 0, e.unsupported(e.insnIdx, "%s in an inner map", name)
+		return 0, 0, e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
 	}
 	rec := e.recordOf(m)
 	if !rec.hasBTF {
-		return 0, e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s", kernelMapName(m), name)
+		return 0, 0, e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s", e.kernelMapNameOf(m), name)
 	}
 	if rec.unsupported != "" {
-		return 0, e.unsupported(e.insnIdx, "%s: %s", name, rec.unsupported)
+		return 0, 0, e.unsupported(e.insnIdx, "%s: %s", name, rec.unsupported)
 	}
 	off := fieldOff(rec)
 	if off < 0 {
-		return 0, e.reject(e.insnIdx, "map '%s' has no valid %s", kernelMapName(m), name)
+		return 0, 0, e.reject(e.insnIdx, "map '%s' has no valid %s", e.kernelMapNameOf(m), name)
 	}
 	if at := int64(reg.Var.Value) + int64(reg.Off); at != off {
-		return 0, e.reject(e.insnIdx, "off %d doesn't point to 'struct %s' that is at %d", at, name, off)
+		return 0, 0, e.reject(e.insnIdx, "off %d doesn't point to 'struct %s' that is at %d", at, name, off)
 	}
-	return int(reg.Aux), nil
+	return int(reg.Aux), reg.MapUID(), nil
 }
 
-// isInnerMap reports whether map index i is the inner map definition of
-// some map-in-map (a value loaded from an outer map).
-func (e *env) isInnerMap(i int) bool {
-	if i < 0 || i >= len(e.maps) {
-		return false
+// kernelMapNameOf is the name the kernel knows map m by: an inner map
+// template (inner_map_meta) has none.
+func (e *env) kernelMapNameOf(m *loader.Map) string {
+	if e.outerMapOf(m) >= 0 {
+		return ""
 	}
-	for _, m := range e.maps {
-		if m.Inner == e.maps[i] {
-			return true
-		}
-	}
-	return false
+	return kernelMapName(m)
 }
 
 // checkTimerMapArg is the bpf_timer_init part of ARG_CONST_MAP_PTR: the
-// map must be the one the timer (argument 1) lives in.
+// map must be the one the timer (argument 1) lives in, and of an inner
+// map the very one (the same map uid).
 func (e *env) checkTimerMapArg(reg *states.Reg, meta *callMeta) error {
-	if !meta.timerMap || int(reg.Aux) == meta.mapIdx {
+	if !meta.timerMap || (int(reg.Aux) == meta.mapIdx && reg.MapUID() == meta.mapUID) {
 		return nil
 	}
-	if e.isInnerMap(int(reg.Aux)) {
-		return e.unsupported(e.insnIdx, "bpf_timer_init with an inner map")
-	}
-	// Two different maps, neither an inner map: both map_uids are 0.
-	return e.reject(e.insnIdx, "timer pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0")
+	return e.reject(e.insnIdx, "timer pointer in R1 map_uid=%d doesn't match map pointer in R2 map_uid=%d", meta.mapUID, reg.MapUID())
 }
 
 // setTimerCallbackState is set_timer_callback_state: callback(map, key,
-// value) of the timer's map; r4 and r5 unused.
-func setTimerCallbackState(mapIdx uint32) calleeSetup {
+// value) of the timer's map, whose map uid the three share; r4 and r5
+// unused.
+func setTimerCallbackState(mapIdx, mapUID uint32) calleeSetup {
 	return func(e *env, caller, callee *states.Frame) {
 		callee.Regs[1].MarkPtr(states.ConstPtrToMap, 0)
 		callee.Regs[1].Aux = mapIdx
+		callee.Regs[1].SetMapUID(mapUID)
 		callee.Regs[2].MarkPtr(states.PtrToMapKey, 0)
 		callee.Regs[2].Aux = mapIdx
-		e.markCallbackMapValue(&callee.Regs[3], mapIdx)
+		callee.Regs[2].SetMapUID(mapUID)
+		e.markCallbackMapValue(&callee.Regs[3], mapIdx, mapUID)
 		callee.Regs[4].MarkNotInit()
 		callee.Regs[5].MarkNotInit()
 	}

@@ -459,6 +459,11 @@ func (e *env) logCtxArgType(tc *tracingCtx, off int, id uint32) {
 		// ctx_arg_info describes (an iterator's object), before its log.
 		return
 	}
+	if arg := off / ptrSize; tc.opsMember != "" && arg < len(tc.params) && strings.HasSuffix(tc.params[arg].Name, nullableSuffix) {
+		// A struct_ops argument its CFI stub marks __nullable is in the
+		// program's ctx_arg_info too (prepare_arg_info).
+		return
+	}
 	kind := "STRUCT"
 	if _, ok := t.(*btf.Union); ok {
 		kind = "UNION"

@@ -36,18 +36,18 @@ func (e *env) processMapFieldArg(meta *kfuncMeta, i, regno int, reg *states.Reg,
 	if reg.Type != states.PtrToMapValue {
 		return e.reject(e.insnIdx, "arg#%d doesn't point to a map value", i)
 	}
-	idx, err := e.checkMapFieldPointer(regno, name, fieldOff)
+	idx, uid, err := e.checkMapFieldPointer(regno, name, fieldOff)
 	if err != nil {
 		return err
 	}
-	meta.rememberMap(idx)
+	meta.rememberMap(idx, uid)
 	return nil
 }
 
-// rememberMap records the map of a workqueue or "__map" argument
-// (meta->map.ptr).
-func (m *kfuncMeta) rememberMap(idx int) {
-	m.mapIdx, m.hasMap = idx, true
+// rememberMap records the map of a workqueue or "__map" argument and its
+// map uid (meta->map).
+func (m *kfuncMeta) rememberMap(idx int, uid uint32) {
+	m.mapIdx, m.hasMap, m.mapUID = idx, true, uid
 }
 
 // checkWqMapMatch is the part of a KF_ARG_PTR_TO_MAP check that follows a
@@ -75,17 +75,14 @@ func (e *env) checkWqMapMatch(meta *kfuncMeta, reg *states.Reg) error {
 		// map the call remembered.
 		compare, rec = true, e.recordOf(e.maps[meta.mapIdx])
 	}
-	if meta.hasMap && m != nil && compare && idx != meta.mapIdx {
-		if e.isInnerMap(idx) || e.isInnerMap(meta.mapIdx) {
-			return e.unsupported(e.insnIdx, "workqueue or task_work of an inner map")
-		}
-		// Two different maps, neither an inner map: both map_uids are 0.
+	uid := reg.MapUID()
+	if meta.hasMap && m != nil && compare && (idx != meta.mapIdx || uid != meta.mapUID) {
 		if rec.taskWorkOff >= 0 {
-			return e.reject(e.insnIdx, "bpf_task_work pointer in R2 map_uid=0 doesn't match map pointer in R3 map_uid=0")
+			return e.reject(e.insnIdx, "bpf_task_work pointer in R2 map_uid=%d doesn't match map pointer in R3 map_uid=%d", meta.mapUID, uid)
 		}
-		return e.reject(e.insnIdx, "workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0")
+		return e.reject(e.insnIdx, "workqueue pointer in R1 map_uid=%d doesn't match map pointer in R2 map_uid=%d", meta.mapUID, uid)
 	}
-	meta.rememberMap(idx)
+	meta.rememberMap(idx, uid)
 	return nil
 }
 
@@ -122,7 +119,7 @@ func (e *env) checkMapArgFault(meta *kfuncMeta, reg *states.Reg) error {
 // an asynchronous, sleepable path (push_callback_call, then
 // set_timer_callback_state with the workqueue's map).
 func (e *env) pushWqCallback(meta *kfuncMeta) error {
-	return e.pushAsyncCallback(meta.subprog, setTimerCallbackState(uint32(meta.mapIdx)), true)
+	return e.pushAsyncCallback(meta.subprog, setTimerCallbackState(uint32(meta.mapIdx), meta.mapUID), true)
 }
 
 // isWqSetCallback reports whether in calls bpf_wq_set_callback_impl

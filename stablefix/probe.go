@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -688,9 +689,15 @@ func atomicInsn(imm int64, dst, src asm.Register, off int16, size asm.Size) asm.
 	}
 }
 
+// kernelSpec is the running kernel's BTF, parsed once for every probe:
+// btf.LoadKernelSpec parses vmlinux afresh on each call, and thirteen
+// probes naming kfuncs made that a quarter of the instructions of a
+// corpus run, all before its first program.
+var kernelSpec = sync.OnceValues(btf.LoadKernelSpec)
+
 // kfuncIDs are the ids of the named kfuncs in the running kernel's BTF.
 func kfuncIDs(names ...string) ([]btf.TypeID, error) {
-	spec, err := btf.LoadKernelSpec()
+	spec, err := kernelSpec()
 	if err != nil {
 		return nil, fmt.Errorf("kernel BTF: %w", err)
 	}

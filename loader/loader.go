@@ -106,7 +106,7 @@ type Program struct {
 	UnboundMapLoads []int
 	// Lines is indexed by raw instruction slot (asm.RawInstructionOffset); a
 	// zero Line means no line information for that slot.
-	Lines []Line
+	Lines LineTable
 	// Funcs lists the BTF function info: where each subprogram starts.
 	Funcs []Func
 	// LocalTypes are the program's own BTF types whose ids

@@ -218,6 +218,7 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 		errs = append(errs, fmt.Errorf("link: %w", err))
 	}
 	prog.Instructions = insns
+	prog.decoded = decode(insns)
 	prog.Lines, prog.Funcs = lineAndFuncInfo(insns)
 
 	if len(errs) > 0 {

@@ -186,7 +186,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		// bpf_obj_new type ids are the object's.
 		prog = prog.WithObjectTypeIDs()
 	}
-	code, err := insn.FromAsm(prog.Instructions)
+	code, err := prog.Code()
 	if err != nil {
 		re := &RejectError{Msg: err.Error()}
 		res.Err = re

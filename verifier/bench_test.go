@@ -26,26 +26,9 @@ type corpusProgram struct {
 	kernelUS float64
 }
 
-// benchObject is one object a benchmark verifies programs of: the
-// programs named in kernelUS (with the kernel's median verification time
-// in µs), or every program when kernelUS is nil.
-//
-// The sequential benchmarks open one object at a time, outside the
-// measured time, and drop it before the next, as a vercheck run does: an
-// object's parsed ELF (cilium/ebpf's instructions with their metadata,
-// line records, BTF) is a dense graph of pointers, and with every object
-// of the corpus alive at once each collector cycle marked ~45 MB of it (a
-// full collection took 65 ms instead of under 1 ms), about a fifth of
-// the benchmark's measured time, which a run over the same objects never
-// pays.
-type benchObject struct {
-	path     string
-	kernelUS map[string]float64
-}
-
-// corpusObjects lists the objects of kernel-6.18.csv's programs that the
-// kernel accepted or rejected, in the order the CSV first names them.
-func corpusObjects(tb testing.TB) []benchObject {
+// loadCorpusPrograms loads every program of kernel-6.18.csv that the
+// kernel accepted or rejected.
+func loadCorpusPrograms(tb testing.TB) []corpusProgram {
 	f, err := os.Open(filepath.Join(corpusDir, "kernel-6.18.csv"))
 	if err != nil {
 		tb.Skipf("shared corpus not present: %v", err)
@@ -59,61 +42,29 @@ func corpusObjects(tb testing.TB) []benchObject {
 	for i, h := range recs[0] {
 		col[h] = i
 	}
-	index := map[string]int{}
-	var objs []benchObject
+	objs := map[string]*loader.Object{}
+	var out []corpusProgram
 	for _, r := range recs[1:] {
 		if v := r[col["verdict"]]; v != "accepted" && v != "rejected" {
 			continue
 		}
-		path := filepath.Join(corpusDir, r[col["object"]])
-		i, ok := index[path]
+		path := r[col["object"]]
+		obj, ok := objs[path]
 		if !ok {
-			i = len(objs)
-			index[path] = i
-			objs = append(objs, benchObject{path: path, kernelUS: map[string]float64{}})
+			obj, err = loader.Open(filepath.Join(corpusDir, path), loader.Options{})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			objs[path] = obj
 		}
 		us, _ := strconv.ParseFloat(r[col["verification_time_usec"]], 64)
-		objs[i].kernelUS[r[col["program"]]] = us
-	}
-	return objs
-}
-
-// open loads o and returns the programs of it to verify.
-func (o benchObject) open(tb testing.TB) []corpusProgram {
-	obj, err := loader.Open(o.path, loader.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var progs []corpusProgram
-	for _, p := range obj.Programs {
-		us, ok := o.kernelUS[p.Name]
-		if o.kernelUS == nil || ok {
-			progs = append(progs, corpusProgram{obj, p, us})
+		for _, p := range obj.Programs {
+			if p.Name == r[col["program"]] {
+				out = append(out, corpusProgram{obj, p, us})
+			}
 		}
 	}
-	return progs
-}
-
-// loadCorpusPrograms loads every program of kernel-6.18.csv that the
-// kernel accepted or rejected, all at once.
-func loadCorpusPrograms(tb testing.TB) []corpusProgram {
-	var progs []corpusProgram
-	for _, o := range corpusObjects(tb) {
-		progs = append(progs, o.open(tb)...)
-	}
-	return progs
-}
-
-// kernelTotalUS is the kernel's summed median verification time of the
-// programs objs name.
-func kernelTotalUS(objs []benchObject) float64 {
-	var us float64
-	for _, o := range objs {
-		for _, t := range o.kernelUS {
-			us += t
-		}
-	}
-	return us
+	return out
 }
 
 // cpuTime returns the CPU time (user and system) the process has used.
@@ -132,36 +83,31 @@ func cpuTime() time.Duration {
 // the same ratio for the process's CPU time, which other load on the
 // machine disturbs less than the wall time.
 func BenchmarkCorpus(b *testing.B) {
-	objs := corpusObjects(b)
-	kernelUS := kernelTotalUS(objs)
-	_, perIter, cpuPerIter := verifyEach(b, objs)
+	progs := loadCorpusPrograms(b)
+	var kernelUS float64
+	for _, p := range progs {
+		kernelUS += p.kernelUS
+	}
+	_, perIter, cpuPerIter := verifyEach(b, progs)
 	b.ReportMetric(perIter/(kernelUS*1000), "kernel_ratio")
 	b.ReportMetric(cpuPerIter/(kernelUS*1000), "cpu_ratio")
 }
 
-// verifyEach verifies every program of objs once per benchmark
-// iteration, opening each object in turn outside the measured time, and
+// verifyEach verifies every program once per benchmark iteration and
 // reports instructions and time per instruction; it returns the
 // instructions processed per iteration and the wall and CPU time per
 // iteration in nanoseconds.
-func verifyEach(b *testing.B, objs []benchObject) (insns int, perIter, cpuPerIter float64) {
-	var cpu time.Duration
+func verifyEach(b *testing.B, progs []corpusProgram) (insns int, perIter, cpuPerIter float64) {
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		insns = 0
-		for _, o := range objs {
-			b.StopTimer()
-			progs := o.open(b)
-			b.StartTimer()
-			cpu0 := cpuTime()
-			for _, p := range progs {
-				insns += verifier.Verify(p.obj, p.prog, verifier.Options{}).Stats.InsnProcessed
-			}
-			cpu += cpuTime() - cpu0
+		for _, p := range progs {
+			insns += verifier.Verify(p.obj, p.prog, verifier.Options{}).Stats.InsnProcessed
 		}
 	}
 	b.StopTimer()
-	cpuPerIter = float64(cpu.Nanoseconds()) / float64(b.N)
+	cpuPerIter = float64((cpuTime() - cpu0).Nanoseconds()) / float64(b.N)
 	perIter = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(float64(insns), "insns/op")
 	b.ReportMetric(perIter/float64(insns), "ns/insn")
@@ -210,29 +156,35 @@ func BenchmarkCorpusParallel(b *testing.B) {
 // CPU time per processed instruction. Comparing two builds: build each
 // test binary with `go test -c` and run them alternately.
 func BenchmarkObjects(b *testing.B) {
-	objs := benchObjects(b)
-	if len(objs) == 0 {
+	progs := benchPrograms(b)
+	if len(progs) == 0 {
 		b.Skip("set VERCHECK_BENCH to globs of objects to verify")
 	}
 	// The kernel's BTF is parsed once, outside the measured loop.
 	_ = verifier.Prepare()
-	verifyEach(b, objs)
+	verifyEach(b, progs)
 }
 
-// benchObjects returns the objects named by the space-separated globs in
-// $VERCHECK_BENCH, every program of each to be verified.
-func benchObjects(b *testing.B) []benchObject {
-	var objs []benchObject
+// benchPrograms returns every program of the objects named by the
+// space-separated globs in $VERCHECK_BENCH.
+func benchPrograms(b *testing.B) []corpusProgram {
+	var progs []corpusProgram
 	for _, glob := range strings.Fields(os.Getenv("VERCHECK_BENCH")) {
 		paths, err := filepath.Glob(glob)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, path := range paths {
-			objs = append(objs, benchObject{path: path})
+			obj, err := loader.Open(path, loader.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, p := range obj.Programs {
+				progs = append(progs, corpusProgram{obj: obj, prog: p})
+			}
 		}
 	}
-	return objs
+	return progs
 }
 
 // BenchmarkLiveRatio measures vercheck against the running kernel in one
@@ -241,16 +193,14 @@ func benchObjects(b *testing.B) []benchObject {
 // kernel, alternately, so that both see the same machine load; the
 // kernel's time is its own "verification time". kernel_ratio is the sum
 // of vercheck's times over the sum of the kernel's, over the programs the
-// kernel gave a verdict on; programs/op counts those. Objects are opened
-// one at a time (see benchObject), outside both measured times. Needs
-// bpf(2).
+// kernel gave a verdict on; programs/op counts those. Needs bpf(2).
 func BenchmarkLiveRatio(b *testing.B) {
 	if err := kernel.Available(); err != nil {
 		b.Skipf("no kernel to compare with: %v", err)
 	}
-	objs := benchObjects(b)
-	if len(objs) == 0 {
-		objs = corpusObjects(b)
+	progs := benchPrograms(b)
+	if len(progs) == 0 {
+		progs = loadCorpusPrograms(b)
 	}
 	_ = verifier.Prepare()
 	var ours, theirs time.Duration
@@ -258,22 +208,20 @@ func BenchmarkLiveRatio(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		compared = 0
-		for _, o := range objs {
-			for _, p := range o.open(b) {
-				t0 := time.Now()
-				res := verifier.Verify(p.obj, p.prog, verifier.Options{})
-				took := time.Since(t0)
-				if errors.Is(res.Err, verifier.ErrKernelFault) {
-					continue // never loaded: the kernel would oops
-				}
-				kr := kernel.LoadProgramVerdict(p.obj, p.prog)
-				if kr.NotLoaded {
-					continue
-				}
-				ours += took
-				theirs += kr.VerificationTime
-				compared++
+		for _, p := range progs {
+			t0 := time.Now()
+			res := verifier.Verify(p.obj, p.prog, verifier.Options{})
+			took := time.Since(t0)
+			if errors.Is(res.Err, verifier.ErrKernelFault) {
+				continue // never loaded: the kernel would oops
 			}
+			kr := kernel.LoadProgramVerdict(p.obj, p.prog)
+			if kr.NotLoaded {
+				continue
+			}
+			ours += took
+			theirs += kr.VerificationTime
+			compared++
 		}
 	}
 	b.StopTimer()

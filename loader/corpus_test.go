@@ -238,8 +238,8 @@ func TestCorpusDetails(t *testing.T) {
 					t.Errorf("funcs mismatch (-want +got):\n%s", diff)
 				}
 			}
-			if p.Lines != nil && len(p.Lines) != rawLen(p) {
-				t.Errorf("len(Lines) = %d, want %d raw slots", len(p.Lines), rawLen(p))
+			if p.Lines.Len() > 0 && p.Lines.Len() != rawLen(p) {
+				t.Errorf("len(Lines) = %d, want %d raw slots", p.Lines.Len(), rawLen(p))
 			}
 			// Every map reference must name a valid map index.
 			for _, ins := range p.Instructions {

@@ -24,8 +24,8 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		for _, p := range obj.Programs {
-			if p.Lines != nil && len(p.Lines) != rawLen(p) {
-				t.Fatalf("program %s: %d lines for %d slots", p.Name, len(p.Lines), rawLen(p))
+			if p.Lines.Len() > 0 && p.Lines.Len() != rawLen(p) {
+				t.Fatalf("program %s: %d lines for %d slots", p.Name, p.Lines.Len(), rawLen(p))
 			}
 		}
 	})

@@ -218,6 +218,7 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 		errs = append(errs, fmt.Errorf("link: %w", err))
 	}
 	prog.Instructions = insns
+	prog.decoded = decode(insns)
 	prog.Lines, prog.Funcs = lineAndFuncInfo(insns)
 
 	if len(errs) > 0 {
@@ -511,14 +512,13 @@ func resolveCalls(insns asm.Instructions) (err error) {
 
 // lineAndFuncInfo extracts source lines and BTF function info, keyed by raw
 // instruction slot.
-func lineAndFuncInfo(insns asm.Instructions) ([]Line, []Func) {
+func lineAndFuncInfo(insns asm.Instructions) (LineTable, []Func) {
 	var total asm.RawInstructionOffset
 	for i := range insns {
 		total += insns[i].Width()
 	}
 	lines := make([]Line, total)
 	var funcs []Func
-	hasLines := false
 	iter := insns.Iterate()
 	for iter.Next() {
 		ins := iter.Ins
@@ -526,20 +526,15 @@ func lineAndFuncInfo(insns asm.Instructions) ([]Line, []Func) {
 		case nil:
 		case *btf.Line:
 			lines[iter.Offset] = Line{File: l.FileName(), Source: l.Line(), Line: l.LineNumber(), Col: l.LineColumn()}
-			hasLines = true
 		default:
 			// Another source (cilium/ebpf's comment on an instruction
 			// CO-RE poisoned) is still a line_info record for the
 			// kernel: a line of that text and no file.
 			lines[iter.Offset] = Line{Source: src.String()}
-			hasLines = true
 		}
 		if fn := btf.FuncMetadata(ins); fn != nil {
 			funcs = append(funcs, Func{Start: int(iter.Offset), Name: fn.Name, Global: fn.Linkage == btf.GlobalFunc, BTF: fn})
 		}
 	}
-	if !hasLines {
-		lines = nil
-	}
-	return lines, funcs
+	return NewLineTable(lines), funcs
 }

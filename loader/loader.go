@@ -97,7 +97,9 @@ type Program struct {
 	// ld_imm64 of a map pointer has Src=1 (BPF_PSEUDO_MAP_FD) and
 	// Constant=index; an address inside a map value has Src=2
 	// (BPF_PSEUDO_MAP_VALUE) and Constant=index|offset<<32. CO-RE
-	// relocations are applied when a target BTF is available.
+	// relocations are applied when a target BTF is available. They are
+	// not modified in place once the program is opened (Code keeps their
+	// decoding): a changed program is a new one, from WithInstructions.
 	Instructions asm.Instructions
 	// UnboundMapLoads lists, by raw instruction slot, the map loads that no
 	// relocation binds to a map. Loaders pass such an immediate to the
@@ -106,7 +108,7 @@ type Program struct {
 	UnboundMapLoads []int
 	// Lines is indexed by raw instruction slot (asm.RawInstructionOffset); a
 	// zero Line means no line information for that slot.
-	Lines []Line
+	Lines LineTable
 	// Funcs lists the BTF function info: where each subprogram starts.
 	Funcs []Func
 	// LocalTypes are the program's own BTF types whose ids
@@ -125,6 +127,10 @@ type Program struct {
 	// Err is set when this program could not be prepared; the other
 	// programs of the object are still usable.
 	Err error
+
+	// decoded is Instructions decoded when the program was opened (see
+	// Code).
+	decoded *decodedCode
 }
 
 // MapLoadUnbound reports whether the map load at raw instruction slot is

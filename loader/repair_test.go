@@ -75,7 +75,7 @@ func TestTextOnlyObject(t *testing.T) {
 		for _, f := range p.Funcs {
 			funcs = append(funcs, f.Name)
 		}
-		got = append(got, prog{p.Name, p.Section, p.Type, funcs, len(p.Lines) > 0 && p.Lines[0].Line != 0})
+		got = append(got, prog{p.Name, p.Section, p.Type, funcs, p.Lines.Len() > 0 && p.Lines.At(0).Line != 0})
 	}
 	want := []prog{
 		{"first", ".text", ebpf.SocketFilter, []string{"first", "twice"}, true},

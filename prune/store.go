@@ -391,9 +391,13 @@ func newChunk() []Entry { return *chunkPool.Get().(*[]Entry) }
 
 // Recycle ends the store's life: after Release, its slab chunks go back
 // to a shared pool for the next store. The store must not be used again.
+// Only the entries handed out since the last Release are cleared (Release
+// has zeroed the others, and a chunk comes from the pool zeroed): clearing
+// whole chunks of pointerful entries was an eighth of the time of
+// verifying a 20-instruction program.
 func (s *Store) Recycle() {
 	for i, c := range s.chunks {
-		clear(c)
+		clear(c[:min(max(int(s.used)-i*chunkSize, 0), chunkSize)])
 		chunkPool.Put(&c)
 		s.chunks[i] = nil
 	}

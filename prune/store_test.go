@@ -2,6 +2,7 @@ package prune
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -355,6 +356,28 @@ func TestSlabGrowth(t *testing.T) {
 	}
 	if total != n {
 		t.Errorf("buckets hold %d entries, want %d", total, n)
+	}
+}
+
+// TestRecycleLeavesChunksZeroed checks that the chunks a store gives back
+// hold no entry, whether or not it was released first: a pooled chunk
+// must not keep a verification's states alive.
+func TestRecycleLeavesChunksZeroed(t *testing.T) {
+	for _, release := range []bool{true, false} {
+		s := NewStore(7, DefaultPolicy(), &recorder{})
+		for i := range int32(chunkSize + 3) {
+			s.Add(i%7, MainCallSite, newState(i%7, 1))
+		}
+		if release {
+			s.Release()
+		}
+		chunks := slices.Clone(s.chunks)
+		s.Recycle()
+		for k, c := range chunks {
+			if i := slices.IndexFunc(c, func(e Entry) bool { return e != Entry{} }); i >= 0 {
+				t.Errorf("release=%v: chunk %d entry %d not zeroed: %+v", release, k, i, c[i])
+			}
+		}
 	}
 }
 

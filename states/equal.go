@@ -97,11 +97,11 @@ type EqualEnv struct {
 	tmpID uint64
 }
 
-// resetIDMap empties the id correspondence (reset_idmap_scratch).
+// resetIDMap empties the id correspondence (reset_idmap_scratch). The
+// map grows as ids are paired, up to idMapSize: most comparisons pair a
+// few, and allocating all idMapSize pairs at once (9.6 KB) was a twentieth
+// of the time of verifying a small program.
 func (e *EqualEnv) resetIDMap() {
-	if e.ids == nil {
-		e.ids = make([]idPair, 0, idMapSize)
-	}
 	e.ids = e.ids[:0]
 	e.tmpID = tmpIDBase
 }

@@ -73,6 +73,13 @@ type fixupProg struct {
 // checkJitFunctionTargets is the dead-code rewrite and jit_subprogs'
 // lookup for an accepted program whose reached instructions are seen.
 func (e *env) checkJitFunctionTargets() error {
+	if len(e.cfg.Subprogs) <= 1 {
+		// A single function stays one through the rewrite (dead code
+		// removal only drops functions): jit_subprogs has nothing to
+		// split, and the rewrite, an array the size of the program, need
+		// not be built.
+		return nil
+	}
 	p := e.fixupProgram()
 	p.hardWireDeadBranches()
 	p.removeDeadCode()

@@ -244,9 +244,9 @@ func (l *logger) lineInfo(e *env, idx int) {
 	if rec < 0 || rec == l.prevLine {
 		return
 	}
-	ln := e.lp.Lines[rec]
+	ln := e.lp.Lines.At(rec)
 	if l.prevLine >= 0 {
-		if prev := e.lp.Lines[l.prevLine]; prev.File == ln.File && prev.Line == ln.Line {
+		if prev := e.lp.Lines.At(l.prevLine); prev.File == ln.File && prev.Line == ln.Line {
 			return
 		}
 	}
@@ -354,12 +354,12 @@ type statsFigures struct {
 
 // lineRecordAt is find_linfo: the index of the line-info record that
 // covers insn idx (the last one at or before it), or -1.
-func lineRecordAt(lines []loader.Line, idx int) int {
-	if idx >= len(lines) {
-		idx = len(lines) - 1
+func lineRecordAt(lines loader.LineTable, idx int) int {
+	if idx >= lines.Len() {
+		idx = lines.Len() - 1
 	}
 	for ; idx >= 0; idx-- {
-		if lines[idx] != (loader.Line{}) {
+		if lines.Has(idx) {
 			return idx
 		}
 	}

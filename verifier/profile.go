@@ -34,7 +34,7 @@ func (e *env) buildProfile() *profile.Profile {
 	}
 	return profile.Build(e.prof, profile.Program{
 		Insns:      e.prog,
-		Lines:      e.lp.Lines,
+		Lines:      e.lp.Lines.Slice(),
 		Funcs:      e.lp.Funcs,
 		StackDepth: e.stackDepth,
 		Printer:    &e.log.printer,

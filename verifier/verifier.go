@@ -186,7 +186,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		// bpf_obj_new type ids are the object's.
 		prog = prog.WithObjectTypeIDs()
 	}
-	code, err := insn.FromAsm(prog.Instructions)
+	code, err := prog.Code()
 	if err != nil {
 		re := &RejectError{Msg: err.Error()}
 		res.Err = re
@@ -864,7 +864,7 @@ func (e *env) stateString(st *states.State) string {
 // kernel's find_linfo, the last line-info record at or before idx.
 func lineAt(p *loader.Program, idx int) loader.Line {
 	if rec := lineRecordAt(p.Lines, idx); rec >= 0 {
-		return p.Lines[rec]
+		return p.Lines.At(rec)
 	}
 	return loader.Line{}
 }
@@ -933,8 +933,8 @@ func (e *env) lineInfoInsns() []int {
 		return nil
 	}
 	var insns []int
-	for i, l := range e.lp.Lines {
-		if l != (loader.Line{}) {
+	for i := range e.lp.Lines.Len() {
+		if e.lp.Lines.Has(i) {
 			insns = append(insns, i)
 		}
 	}

@@ -63,7 +63,7 @@ func (e *env) explain(err error) *why.Explanation {
 	}
 	in := why.Input{
 		Insns: e.prog,
-		Lines: e.lp.Lines,
+		Lines: e.lp.Lines.Slice(),
 		Err: why.Error{
 			Insn: re.Insn, Msg: re.Msg, State: re.State,
 			Complexity:  errors.Is(re, ErrComplexityLimit) || errors.Is(re, ErrTimeout),

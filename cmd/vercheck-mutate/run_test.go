@@ -62,7 +62,7 @@ func TestSeedProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(s.prog.Lines, p.Lines); diff != "" {
+	if diff := cmp.Diff(s.prog.Lines.Slice(), p.Lines.Slice()); diff != "" {
 		t.Errorf("lines mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(funcStarts(s.prog), funcStarts(p)); diff != "" {
@@ -97,7 +97,7 @@ func TestSeedProgram(t *testing.T) {
 	if diff := cmp.Diff(want, funcStarts(p)); diff != "" {
 		t.Errorf("function starts after %v mismatch (-want +got):\n%s", m.Changes, diff)
 	}
-	if p.Lines[sub] == (loader.Line{}) {
+	if p.Lines.At(sub) == (loader.Line{}) {
 		t.Errorf("no source line at the moved function start %d", sub)
 	}
 }

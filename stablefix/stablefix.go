@@ -184,16 +184,18 @@ const (
 	// default) is the safe side: what it refuses is an atomic through a
 	// pointer that takes none.
 	AtomicLoadSrcFirst
-	// Sext32DropsSubreg: a 64-bit sign extension from 32 bits ("r =
-	// (s32) r", a 4-byte BPF_MEMSX load) of a range its 64-bit bounds
-	// cannot extend (their bits above 32 differ, or the extended range
-	// changes sign) gives any s32 value and forgets the source's 32-bit
+	// Sext32DropsSubreg: a 64-bit sign extension ("r = (sN) r", a
+	// BPF_MEMSX load or fill) of a range its 64-bit bounds cannot extend
+	// (their bits above N differ, or the extended range changes sign)
+	// gives any value of N signed bits and forgets the source's 32-bit
 	// bounds (6.18.0's set_sext64_default_val). This is the older,
-	// stricter rule: the running 6.18.44-fc-v1045 keeps the 32-bit bounds,
-	// which sign extension from 32 bits does not change, takes the 64-bit
-	// signed range from the signed 32-bit one (w6 in [-3, 3] gives r7 in
-	// [-3, 3], not [S32_MIN, S32_MAX]) and syncs; such a kernel lacks
-	// this entry.
+	// stricter rule: the running 6.18.44-fc-v1045 falls back on the
+	// 32-bit bounds where the signed 32-bit range fits in N bits (always
+	// for N = 32), which the extension then leaves as they are: it keeps
+	// them, takes the 64-bit signed range from the signed 32-bit one (w6
+	// in [-3, 3] gives r7 = (s32) r6 in [-3, 3], not [S32_MIN, S32_MAX],
+	// and r7 = *(s16 *)(r10 - 8) of it spilled in [-3, 3], not [-32768,
+	// 32767]) and syncs; such a kernel lacks this entry.
 	Sext32DropsSubreg
 	// SliceBufferInvalidate: a dynptr slice (bpf_dynptr_slice(_rdwr))
 	// taken with a stack buffer remembers the stack bytes the buffer may

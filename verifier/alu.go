@@ -221,12 +221,12 @@ func (e *env) movSignExtended(dst, src *states.Reg, bits int16, is64 bool) {
 	dst.Scalar = e.signExtend(dst.Scalar, int(bits)/8, is64)
 }
 
-// signExtend is states.SignExtend, but for a 64-bit extension from 32 bits
-// on a kernel without stablefix.Sext32DropsSubreg, which keeps the 32-bit
-// bounds (states.SignExtendWord).
+// signExtend is states.SignExtend, but for a 64-bit extension on a kernel
+// without stablefix.Sext32DropsSubreg, which falls back on the 32-bit
+// bounds (states.SignExtendSubreg).
 func (e *env) signExtend(s states.Scalar, size int, is64 bool) states.Scalar {
-	if size == 4 && is64 && e.opts.MissingFixes.Has(stablefix.Sext32DropsSubreg) {
-		return states.SignExtendWord(s)
+	if is64 && e.opts.MissingFixes.Has(stablefix.Sext32DropsSubreg) {
+		return states.SignExtendSubreg(s, size)
 	}
 	return states.SignExtend(s, size, is64)
 }

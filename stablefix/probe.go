@@ -22,6 +22,9 @@ const probeMap = "probe_array"
 // SliceRingbufRef probes reserve a record in.
 const probeRingbuf = "probe_ringbuf"
 
+// probeXsk is the xskmap the NotNullNoXskBuf probe looks up.
+const probeXsk = "probe_xsk"
+
 // probeOuter is the array of maps the InnerMapNullness probe looks up in;
 // its inner map template is declared BPF_F_INNER_MAP (innerMapFlag).
 const (
@@ -103,6 +106,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	PtrVarOffNull:         fixed(ptrVarOffNullProbe),
 	LoadAcqProbeMem:       loadAcqProbeMemProbe,
 	PtrEqNotNull:          fixed(ptrEqNotNullProbe),
+	NotNullNoXskBuf:       fixed(notNullNoXskBufProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -318,6 +322,21 @@ var ptrEqNotNullProbe = asm.Instructions{
 	asm.FnMapLookupElem.Call(),
 	asm.JNE.Reg(asm.R0, asm.RFP, "out"),
 	asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
+// notNullNoXskBufProbe reads above the frame on the edge where a checked
+// XDP socket equals 0: reached only where the compare is explored.
+var notNullNoXskBufProbe = asm.Instructions{
+	asm.StoreImm(asm.RFP, -8, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -8),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeXsk),
+	asm.FnMapLookupElem.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.JNE.Imm(asm.R0, 0, "out"),
+	asm.LoadMem(asm.R0, asm.RFP, 8, asm.DWord),
 	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
 }
@@ -729,6 +748,7 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 		Maps: map[string]*ebpf.MapSpec{
 			probeMap:     {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeRingbuf: {Name: probeRingbuf, Type: ebpf.RingBuf, MaxEntries: 4096},
+			probeXsk:     {Name: probeXsk, Type: ebpf.XSKMap, KeySize: 4, ValueSize: 4, MaxEntries: 1},
 			probeLocks:   lockedArray(probeLocks, "bpf_spin_lock", 1),
 			probeStash:   stashArray(),
 			probeResLock: lockedArray(probeResLock, "bpf_res_spin_lock", 1),

@@ -383,6 +383,16 @@ const (
 	// pointer too: "if r0 != r10" lets a maybe-NULL map value through
 	// unchecked on the equal edge.
 	PtrEqNotNull
+	// NotNullNoXskBuf: reg_not_null, which decides a compare of a
+	// pointer with 0 (is_branch_taken) and, with PtrEqNotNull, which
+	// pointer proves another non-NULL, leaves XDP sockets
+	// (PTR_TO_XDP_SOCK, an xskmap value once checked) and buffers
+	// (PTR_TO_BUF) out: such a compare is explored both ways (6.18.0).
+	// This is the older, stricter rule: the running 6.18.44-fc-v1045, as
+	// 7.x, counts them among the kinds that are never NULL, so "if r6 !=
+	// 0" of a checked xskmap value only ever jumps; such a kernel lacks
+	// this entry.
+	NotNullNoXskBuf
 	numFixes
 )
 
@@ -423,6 +433,7 @@ var names = [numFixes]string{
 	PtrVarOffNull:         "ptr-var-off-null",
 	LoadAcqProbeMem:       "load-acq-probe-mem",
 	PtrEqNotNull:          "ptr-eq-not-null",
+	NotNullNoXskBuf:       "not-null-no-xsk-buf",
 }
 
 // String returns the fix's name.

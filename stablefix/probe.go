@@ -107,6 +107,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LoadAcqProbeMem:       loadAcqProbeMemProbe,
 	PtrEqNotNull:          fixed(ptrEqNotNullProbe),
 	NotNullNoXskBuf:       fixed(notNullNoXskBufProbe),
+	LinkedDeltaOffCheck:   fixed(linkedDeltaOffCheckProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -337,6 +338,26 @@ var notNullNoXskBufProbe = asm.Instructions{
 	asm.JEq.Imm(asm.R0, 0, "out"),
 	asm.JNE.Imm(asm.R0, 0, "out"),
 	asm.LoadMem(asm.R0, asm.RFP, 8, asm.DWord),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
+// linkedDeltaOffCheckProbe moves a map value by r7 + 2^30 for r7 in
+// [-2^30, 0]: a valid offset in [0, 2^30] whose link delta is 2^30.
+var linkedDeltaOffCheckProbe = asm.Instructions{
+	asm.FnKtimeGetNs.Call(),
+	asm.Mov.Reg(asm.R7, asm.R0),
+	asm.JSGT.Imm(asm.R7, 0, "out"),
+	asm.JSLT.Imm(asm.R7, -1<<30, "out"),
+	asm.Mov.Reg(asm.R8, asm.R7),
+	asm.Add.Imm(asm.R8, 1<<30),
+	asm.StoreImm(asm.RFP, -8, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -8),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+	asm.FnMapLookupElem.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.Add.Reg(asm.R0, asm.R8),
 	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
 }

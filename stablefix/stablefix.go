@@ -393,6 +393,16 @@ const (
 	// 0" of a checked xskmap value only ever jumps; such a kernel lacks
 	// this entry.
 	NotNullNoXskBuf
+	// LinkedDeltaOffCheck: pointer arithmetic with a linked scalar (r8 =
+	// r7 + K, which carries the delta K of its link to r7) checks K as if
+	// it were an offset of the pointer: |K| >= 2^29 is "map_value pointer
+	// offset K is not allowed" whatever the scalar's bounds (6.18.0's
+	// check_reg_sane_offset reads reg->off, which holds a linked scalar's
+	// delta). This is the older, stricter rule: the running
+	// 6.18.44-fc-v1045, as 7.x's check_reg_sane_offset_scalar, looks at
+	// the scalar's value only (r7 in [-2^30, 0] gives r8 in [0, 2^30], a
+	// valid offset), and lacks this entry.
+	LinkedDeltaOffCheck
 	numFixes
 )
 
@@ -434,6 +444,7 @@ var names = [numFixes]string{
 	LoadAcqProbeMem:       "load-acq-probe-mem",
 	PtrEqNotNull:          "ptr-eq-not-null",
 	NotNullNoXskBuf:       "not-null-no-xsk-buf",
+	LinkedDeltaOffCheck:   "linked-delta-off-check",
 }
 
 // String returns the fix's name.

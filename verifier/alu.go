@@ -356,7 +356,7 @@ func (e *env) allowPtrLeaks() bool { return true }
 // range, the unbounded one too, is "pointer offset N is not allowed".
 func (e *env) checkPtrSaneOffset(r *states.Reg, ptr *states.Reg) error {
 	if e.opts.MissingFixes.Has(stablefix.PtrOffsetMessage) {
-		return e.checkRegSaneOffset(r, ptr)
+		return e.checkRegSaneOffset(r, ptr, true)
 	}
 	out := func(v int64) bool { return v >= maxVarOff || v <= -maxVarOff }
 	switch {
@@ -370,15 +370,18 @@ func (e *env) checkPtrSaneOffset(r *states.Reg, ptr *states.Reg) error {
 	return nil
 }
 
-// checkRegSaneOffset is check_reg_sane_offset.
-func (e *env) checkRegSaneOffset(r *states.Reg, ptr *states.Reg) error {
+// checkRegSaneOffset is check_reg_sane_offset; with checkOff false it
+// leaves r's fixed offset out, as 7.x's check_reg_sane_offset_scalar does
+// for the scalar operand (whose Off is the delta of a linked scalar, no
+// offset).
+func (e *env) checkRegSaneOffset(r *states.Reg, ptr *states.Reg, checkOff bool) error {
 	if r.Var.IsConst() {
 		v := int64(r.Var.Value)
 		if v >= maxVarOff || v <= -maxVarOff {
 			return e.reject(e.insnIdx, "math between %s pointer and %d is not allowed", regTypeStr(ptr), v)
 		}
 	}
-	if r.Off >= maxVarOff || r.Off <= -maxVarOff {
+	if checkOff && (r.Off >= maxVarOff || r.Off <= -maxVarOff) {
 		return e.reject(e.insnIdx, "%s pointer offset %d is not allowed", regTypeStr(ptr), r.Off)
 	}
 	if r.SMin == minInt64 {
@@ -446,7 +449,9 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 		return nil
 	}
 	p := *ptr
-	if err := e.checkRegSaneOffset(off, &p); err != nil {
+	// 6.18.0 checks the scalar's Off too, which for a linked scalar is
+	// its delta (stablefix.LinkedDeltaOffCheck).
+	if err := e.checkRegSaneOffset(off, &p, !e.opts.MissingFixes.Has(stablefix.LinkedDeltaOffCheck)); err != nil {
 		return err
 	}
 	if err := e.checkPtrSaneOffset(&p, &p); err != nil {

@@ -108,6 +108,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	PtrEqNotNull:          fixed(ptrEqNotNullProbe),
 	NotNullNoXskBuf:       fixed(notNullNoXskBufProbe),
 	LinkedDeltaOffCheck:   fixed(linkedDeltaOffCheckProbe),
+	SkbArgBTFID:           skbArgBTFIDProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -126,6 +127,7 @@ func ProbeMessage(f Fix) string {
 // probes are refused by every build, and the message tells which.
 var probeMessages = [numFixes]string{
 	PtrOffsetMessage: "pkt pointer offset -4294967295 is not allowed",
+	SkbArgBTFID:      "R1 must be referenced or trusted",
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -140,6 +142,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	// must be sleepable.
 	AcqRelStructTrusted: func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 	LoadAcqProbeMem:     taskIterator,
+	SkbArgBTFID:         func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.Netfilter, ebpf.AttachNetfilter },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -494,6 +497,25 @@ func iterFP0Probe() (asm.Instructions, error) {
 		asm.Mov.Reg(asm.R1, asm.RFP),
 		kfuncCall(ids[1]),
 		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}, nil
+}
+
+// skbArgBTFIDProbe is a netfilter program that passes a stack pointer as
+// bpf_dynptr_from_skb's struct __sk_buff.
+func skbArgBTFIDProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_from_skb")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -32),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -16),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 1),
 		asm.Return(),
 	}, nil
 }

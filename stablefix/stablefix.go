@@ -403,6 +403,17 @@ const (
 	// the scalar's value only (r7 in [-2^30, 0] gives r8 in [0, 2^30], a
 	// valid offset), and lacks this entry.
 	LinkedDeltaOffCheck
+	// SkbArgBTFID: a kfunc's struct __sk_buff argument (a projection of
+	// struct sk_buff) in a program whose context is not __sk_buff, as
+	// bpf_dynptr_from_skb in a netfilter program, is a BTF object
+	// argument whatever the register holds: a stack pointer, a number or
+	// an uninitialised register is "R1 must be referenced or trusted".
+	// Without the fix (6.18.0) only a BTF pointer makes it one; any other
+	// register makes it memory, and __sk_buff, which holds pointers, is
+	// "arg#0 pointer type STRUCT __sk_buff must point to scalar, or
+	// struct with scalar". The verdict is the same; only the message
+	// tells the builds apart (the -fc-v1045 build has it; not in 7.2).
+	SkbArgBTFID
 	numFixes
 )
 
@@ -445,6 +456,7 @@ var names = [numFixes]string{
 	PtrEqNotNull:          "ptr-eq-not-null",
 	NotNullNoXskBuf:       "not-null-no-xsk-buf",
 	LinkedDeltaOffCheck:   "linked-delta-off-check",
+	SkbArgBTFID:           "skb-arg-btf-id",
 }
 
 // String returns the fix's name.

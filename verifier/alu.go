@@ -511,9 +511,11 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 	default:
 		return e.reject(e.insnIdx, "R%d pointer arithmetic with %s operator prohibited", dstNo, aluString[op>>4])
 	}
-	if res.Range < 0 && !e.opts.MissingFixes.Has(stablefix.PktRangeArith) {
+	if res.IsPktPointer() && res.Range < 0 && !e.opts.MissingFixes.Has(stablefix.PktRangeArith) {
 		// AT_PKT_END and BEYOND_PKT_END describe where the pointer was
 		// compared, not where it now points (stablefix.PktRangeArith).
+		// Other pointers' Range is a size (memSize: a u32 of 2^31 or
+		// more is negative here) that arithmetic keeps.
 		res.Range = 0
 	}
 	// Pointers carry no 32-bit bounds.

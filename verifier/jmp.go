@@ -382,7 +382,7 @@ func markPtrOrNullID(st *states.State, id uint32, isNull bool, keepID func(*stat
 			return
 		}
 		if isNull {
-			r.MarkConst(0)
+			r.MarkNull()
 			return
 		}
 		r.Flags &^= states.MaybeNull

@@ -23,6 +23,9 @@ const probeMap = "probe_array"
 // SliceRingbufRef probes reserve a record in.
 const probeRingbuf = "probe_ringbuf"
 
+// probeXsk is the xskmap the NotNullNoXskBuf probe looks up.
+const probeXsk = "probe_xsk"
+
 // probeOuter is the array of maps the InnerMapNullness probe looks up in;
 // its inner map template is declared BPF_F_INNER_MAP (innerMapFlag).
 const (
@@ -104,6 +107,9 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	PtrVarOffNull:         fixed(ptrVarOffNullProbe),
 	LoadAcqProbeMem:       loadAcqProbeMemProbe,
 	PtrEqNotNull:          fixed(ptrEqNotNullProbe),
+	NotNullNoXskBuf:       fixed(notNullNoXskBufProbe),
+	LinkedDeltaOffCheck:   fixed(linkedDeltaOffCheckProbe),
+	SkbArgBTFID:           skbArgBTFIDProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -122,6 +128,7 @@ func ProbeMessage(f Fix) string {
 // probes are refused by every build, and the message tells which.
 var probeMessages = [numFixes]string{
 	PtrOffsetMessage: "pkt pointer offset -4294967295 is not allowed",
+	SkbArgBTFID:      "R1 must be referenced or trusted",
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -136,6 +143,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	// must be sleepable.
 	AcqRelStructTrusted: func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 	LoadAcqProbeMem:     taskIterator,
+	SkbArgBTFID:         func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.Netfilter, ebpf.AttachNetfilter },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -323,6 +331,41 @@ var ptrEqNotNullProbe = asm.Instructions{
 	asm.Return(),
 }
 
+// notNullNoXskBufProbe reads above the frame on the edge where a checked
+// XDP socket equals 0: reached only where the compare is explored.
+var notNullNoXskBufProbe = asm.Instructions{
+	asm.StoreImm(asm.RFP, -8, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -8),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeXsk),
+	asm.FnMapLookupElem.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.JNE.Imm(asm.R0, 0, "out"),
+	asm.LoadMem(asm.R0, asm.RFP, 8, asm.DWord),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
+// linkedDeltaOffCheckProbe moves a map value by r7 + 2^30 for r7 in
+// [-2^30, 0]: a valid offset in [0, 2^30] whose link delta is 2^30.
+var linkedDeltaOffCheckProbe = asm.Instructions{
+	asm.FnKtimeGetNs.Call(),
+	asm.Mov.Reg(asm.R7, asm.R0),
+	asm.JSGT.Imm(asm.R7, 0, "out"),
+	asm.JSLT.Imm(asm.R7, -1<<30, "out"),
+	asm.Mov.Reg(asm.R8, asm.R7),
+	asm.Add.Imm(asm.R8, 1<<30),
+	asm.StoreImm(asm.RFP, -8, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -8),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+	asm.FnMapLookupElem.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.Add.Reg(asm.R0, asm.R8),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+	asm.Return(),
+}
+
 // jmp32PtrNullProbe reads out of bounds on the edge of a JMP32 compare of
 // a non-NULL map value with 0.
 var jmp32PtrNullProbe = asm.Instructions{
@@ -455,6 +498,25 @@ func iterFP0Probe() (asm.Instructions, error) {
 		asm.Mov.Reg(asm.R1, asm.RFP),
 		kfuncCall(ids[1]),
 		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}, nil
+}
+
+// skbArgBTFIDProbe is a netfilter program that passes a stack pointer as
+// bpf_dynptr_from_skb's struct __sk_buff.
+func skbArgBTFIDProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_from_skb")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -32),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -16),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 1),
 		asm.Return(),
 	}, nil
 }
@@ -771,6 +833,7 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 		Maps: map[string]*ebpf.MapSpec{
 			probeMap:     {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeRingbuf: {Name: probeRingbuf, Type: ebpf.RingBuf, MaxEntries: 4096},
+			probeXsk:     {Name: probeXsk, Type: ebpf.XSKMap, KeySize: 4, ValueSize: 4, MaxEntries: 1},
 			probeLocks:   lockedArray(probeLocks, "bpf_spin_lock", 1),
 			probeStash:   stashArray(),
 			probeResLock: lockedArray(probeResLock, "bpf_res_spin_lock", 1),

@@ -184,16 +184,18 @@ const (
 	// default) is the safe side: what it refuses is an atomic through a
 	// pointer that takes none.
 	AtomicLoadSrcFirst
-	// Sext32DropsSubreg: a 64-bit sign extension from 32 bits ("r =
-	// (s32) r", a 4-byte BPF_MEMSX load) of a range its 64-bit bounds
-	// cannot extend (their bits above 32 differ, or the extended range
-	// changes sign) gives any s32 value and forgets the source's 32-bit
+	// Sext32DropsSubreg: a 64-bit sign extension ("r = (sN) r", a
+	// BPF_MEMSX load or fill) of a range its 64-bit bounds cannot extend
+	// (their bits above N differ, or the extended range changes sign)
+	// gives any value of N signed bits and forgets the source's 32-bit
 	// bounds (6.18.0's set_sext64_default_val). This is the older,
-	// stricter rule: the running 6.18.44-fc-v1045 keeps the 32-bit bounds,
-	// which sign extension from 32 bits does not change, takes the 64-bit
-	// signed range from the signed 32-bit one (w6 in [-3, 3] gives r7 in
-	// [-3, 3], not [S32_MIN, S32_MAX]) and syncs; such a kernel lacks
-	// this entry.
+	// stricter rule: the running 6.18.44-fc-v1045 falls back on the
+	// 32-bit bounds where the signed 32-bit range fits in N bits (always
+	// for N = 32), which the extension then leaves as they are: it keeps
+	// them, takes the 64-bit signed range from the signed 32-bit one (w6
+	// in [-3, 3] gives r7 = (s32) r6 in [-3, 3], not [S32_MIN, S32_MAX],
+	// and r7 = *(s16 *)(r10 - 8) of it spilled in [-3, 3], not [-32768,
+	// 32767]) and syncs; such a kernel lacks this entry.
 	Sext32DropsSubreg
 	// SliceBufferInvalidate: a dynptr slice (bpf_dynptr_slice(_rdwr))
 	// taken with a stack buffer remembers the stack bytes the buffer may
@@ -381,6 +383,37 @@ const (
 	// pointer too: "if r0 != r10" lets a maybe-NULL map value through
 	// unchecked on the equal edge.
 	PtrEqNotNull
+	// NotNullNoXskBuf: reg_not_null, which decides a compare of a
+	// pointer with 0 (is_branch_taken) and, with PtrEqNotNull, which
+	// pointer proves another non-NULL, leaves XDP sockets
+	// (PTR_TO_XDP_SOCK, an xskmap value once checked) and buffers
+	// (PTR_TO_BUF) out: such a compare is explored both ways (6.18.0).
+	// This is the older, stricter rule: the running 6.18.44-fc-v1045, as
+	// 7.x, counts them among the kinds that are never NULL, so "if r6 !=
+	// 0" of a checked xskmap value only ever jumps; such a kernel lacks
+	// this entry.
+	NotNullNoXskBuf
+	// LinkedDeltaOffCheck: pointer arithmetic with a linked scalar (r8 =
+	// r7 + K, which carries the delta K of its link to r7) checks K as if
+	// it were an offset of the pointer: |K| >= 2^29 is "map_value pointer
+	// offset K is not allowed" whatever the scalar's bounds (6.18.0's
+	// check_reg_sane_offset reads reg->off, which holds a linked scalar's
+	// delta). This is the older, stricter rule: the running
+	// 6.18.44-fc-v1045, as 7.x's check_reg_sane_offset_scalar, looks at
+	// the scalar's value only (r7 in [-2^30, 0] gives r8 in [0, 2^30], a
+	// valid offset), and lacks this entry.
+	LinkedDeltaOffCheck
+	// SkbArgBTFID: a kfunc's struct __sk_buff argument (a projection of
+	// struct sk_buff) in a program whose context is not __sk_buff, as
+	// bpf_dynptr_from_skb in a netfilter program, is a BTF object
+	// argument whatever the register holds: a stack pointer, a number or
+	// an uninitialised register is "R1 must be referenced or trusted".
+	// Without the fix (6.18.0) only a BTF pointer makes it one; any other
+	// register makes it memory, and __sk_buff, which holds pointers, is
+	// "arg#0 pointer type STRUCT __sk_buff must point to scalar, or
+	// struct with scalar". The verdict is the same; only the message
+	// tells the builds apart (the -fc-v1045 build has it; not in 7.2).
+	SkbArgBTFID
 	numFixes
 )
 
@@ -421,6 +454,9 @@ var names = [numFixes]string{
 	PtrVarOffNull:         "ptr-var-off-null",
 	LoadAcqProbeMem:       "load-acq-probe-mem",
 	PtrEqNotNull:          "ptr-eq-not-null",
+	NotNullNoXskBuf:       "not-null-no-xsk-buf",
+	LinkedDeltaOffCheck:   "linked-delta-off-check",
+	SkbArgBTFID:           "skb-arg-btf-id",
 }
 
 // String returns the fix's name.

@@ -528,6 +528,16 @@ func TestStatesEqualAllocs(t *testing.T) {
 	}
 }
 
+// nullOf is a maybe-NULL pointer of kind t to object aux (a map index),
+// found NULL.
+func nullOf(t RegType, aux uint32) Reg {
+	var r Reg
+	r.MarkPtr(t, MaybeNull)
+	r.Aux, r.ID = aux, 7
+	r.MarkNull()
+	return r
+}
+
 func TestMaybeLooping(t *testing.T) {
 	tests := []struct {
 		name string
@@ -549,6 +559,21 @@ func TestMaybeLooping(t *testing.T) {
 		}, false},
 		{"stack differs", func(o, c *State) { slotOf(c.Frames[0], 0, StackMisc) }, true},
 		{"depth differs", func(o, c *State) { c.CurFrame = 1; c.Frames[1] = &Frame{} }, false},
+		// mark_ptr_or_null_reg leaves the pointer's union in the NULL
+		// scalar: NULLs of two maps' lookups differ byte-wise, NULLs of
+		// one map's do not.
+		{"NULLs of two maps", func(o, c *State) {
+			o.Frames[0].Regs[6] = nullOf(PtrToMapValue, 1)
+			c.Frames[0].Regs[6] = nullOf(PtrToMapValue, 2)
+		}, false},
+		{"NULLs of one map", func(o, c *State) {
+			o.Frames[0].Regs[6] = nullOf(PtrToMapValue, 1)
+			c.Frames[0].Regs[6] = nullOf(PtrToMapValue, 1)
+		}, true},
+		{"NULL and zero", func(o, c *State) {
+			o.Frames[0].Regs[6] = nullOf(PtrToMapValue, 1)
+			c.Frames[0].Regs[6] = konst(0, false)
+		}, false},
 	}
 	for _, tt := range tests {
 		old, cur := pair(tt.edit)

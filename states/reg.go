@@ -75,6 +75,18 @@ func (r *Reg) MarkNotInit() {
 	*r = Reg{Scalar: UnknownScalar()}
 }
 
+// MarkNull makes a maybe-NULL pointer found NULL the scalar 0, as the
+// kernel's mark_ptr_or_null_reg does: type and ids go, but the fixed
+// offset, the type-specific union (Range, Aux, Buf), the frame and the
+// precision mark stay. Nothing reads them on a scalar but the byte-wise
+// comparisons of states_maybe_looping and regs_exact, which tell such a
+// NULL from a 0 of another origin.
+func (r *Reg) MarkNull() {
+	r.Scalar = ConstScalar(0)
+	r.Type, r.Flags = ScalarValue, 0
+	r.ID, r.RefObjID = 0, 0
+}
+
 // MarkPtr makes r a pointer of kind t with flags, pointing at the object's
 // base: zero fixed offset, a known-zero variable offset, no ids, no Aux,
 // Range or FrameNo. Callers set those afterwards (for example Aux to the map

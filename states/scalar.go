@@ -191,15 +191,24 @@ func signExtend64Exact(s Scalar, size int) (Scalar, bool) {
 	return s, true
 }
 
-// SignExtendWord is "r = (s32) r" and 4-byte sign-extending loads on a
-// kernel whose default for a range the 64-bit bounds cannot extend keeps
-// the 32-bit bounds, which sign extension from 32 bits does not change,
-// and takes the 64-bit signed range from the signed 32-bit one (the
-// running 6.18.44-fc-v1045; 6.18.0's default forgets the 32-bit bounds:
-// SignExtend). The bit pattern is not kept, and the bounds are synced.
-func SignExtendWord(s Scalar) Scalar {
-	if r, ok := signExtend64Exact(s, sextWord); ok {
+// SignExtendSubreg is "r = (sN) r" and sign-extending loads on a kernel
+// whose default for a range the 64-bit bounds cannot extend falls back on
+// the 32-bit bounds (the running 6.18.44-fc-v1045; 6.18.0's default gives
+// any value of the width and forgets them: SignExtend). Where the signed
+// 32-bit range fits in the width (always for size 4: sign extension from
+// 32 bits does not change the low half; for size 1 or 2 a range within
+// [-2^(8*size-1), 2^(8*size-1)-1], which the extension leaves as it is),
+// the 32-bit bounds are kept and the 64-bit signed range is the signed
+// 32-bit one: w6 in [-3, 2] gives r7 = (s16) r6 in [-3, 2]. The bit
+// pattern is not kept, and the bounds are synced. Other ranges get the
+// default.
+func SignExtendSubreg(s Scalar, size int) Scalar {
+	if r, ok := signExtend64Exact(s, size); ok {
 		return r
+	}
+	half := int64(1) << (uint(size)*8 - 1)
+	if int64(s.S32Min) < -half || int64(s.S32Max) >= half {
+		return signExtend64(s, size)
 	}
 	s.SMin, s.SMax = int64(s.S32Min), int64(s.S32Max)
 	s.UMin, s.UMax = 0, ^uint64(0)

@@ -89,8 +89,10 @@ func TestExtendSound(t *testing.T) {
 				t.Fatalf("SignExtend(%+v, %d, 32) = %+v misses %#x", s, size, got, want)
 			}
 		}
-		if got, want := SignExtendWord(s), uint64(signExtendFrom(x, 4)); !got.Valid() || !got.Contains(want) {
-			t.Fatalf("SignExtendWord(%+v) = %+v misses %#x", s, got, want)
+		for _, size := range []int{1, 2, 4} {
+			if got, want := SignExtendSubreg(s, size), uint64(signExtendFrom(x, size)); !got.Valid() || !got.Contains(want) {
+				t.Fatalf("SignExtendSubreg(%+v, %d) = %+v misses %#x", s, size, got, want)
+			}
 		}
 		if got, want := ZeroExtend32(s), uint64(uint32(x)); !got.Valid() || !got.Contains(want) {
 			t.Fatalf("ZeroExtend32(%+v) = %+v misses %#x", s, got, want)
@@ -210,10 +212,10 @@ func TestSignExtend(t *testing.T) {
 	}
 }
 
-// TestSignExtendWord: the 32-bit bounds survive "(s32)" where the 64-bit
-// ones cannot give the result; the expectations are the running
-// 6.18.44-fc-v1045 kernel's log lines.
-func TestSignExtendWord(t *testing.T) {
+// TestSignExtendSubreg: the 32-bit bounds survive "(sN)" where the 64-bit
+// ones cannot give the result and the signed 32-bit range fits in N bits;
+// the expectations are the running 6.18.44-fc-v1045 kernel's log lines.
+func TestSignExtendSubreg(t *testing.T) {
 	s32 := func(lo, hi int32) Scalar {
 		s := UnknownScalar()
 		s.S32Min, s.S32Max = lo, hi
@@ -223,26 +225,44 @@ func TestSignExtendWord(t *testing.T) {
 	tests := []struct {
 		name string
 		in   Scalar
+		size int
 		want Scalar
 	}{
 		// R6=scalar(smin32=-5,smax32=5): R7=scalar(smin=smin32=-5,smax=smax32=5)
-		{"signed low half", s32(-5, 5),
+		{"signed low half", s32(-5, 5), 4,
 			sc(0, math.MaxUint64, -5, 5, 0, math.MaxUint64, -5, 5, 0, math.MaxUint32)},
 		// R6=scalar(smin=umin=umin32=0x7ffffff0,smax=umax=umax32=0x80000010):
 		// R7=scalar(smin=S32_MIN,smax=S32_MAX,umin=umin32=0x7ffffff0,
 		// umax=0xffffffff80000010,umax32=0x80000010)
-		{"low half crossing the sign", urange(0x7ffffff0, 0x80000010),
+		{"low half crossing the sign", urange(0x7ffffff0, 0x80000010), 4,
 			sc(0, math.MaxUint64, math.MinInt32, math.MaxInt32, 0x7ffffff0, 0xffffffff80000010,
 				math.MinInt32, math.MaxInt32, 0x7ffffff0, 0x80000010)},
 		// One sign and one upper half: the 64-bit bounds decide, as
 		// SignExtend does.
-		{"upper half known", urange(0x100000000, 0x100000004), small(0, 0x7, 0, 4)},
-		{"unknown", UnknownScalar(), SignExtend(UnknownScalar(), 4, true)},
+		{"upper half known", urange(0x100000000, 0x100000004), 4, small(0, 0x7, 0, 4)},
+		{"unknown", UnknownScalar(), 4, SignExtend(UnknownScalar(), 4, true)},
+		// R6=scalar(smin32=-3,smax32=2): r7 = (s16)r6 gives
+		// R7=scalar(smin=smin32=-3,smax=smax32=2).
+		{"half within s16", s32(-3, 2), 2,
+			sc(0, math.MaxUint64, -3, 2, 0, math.MaxUint64, -3, 2, 0, math.MaxUint32)},
+		// smin32=umin32=5,smax32=umax32=100, upper half unknown: (s16)
+		// gives R7=scalar(smin=umin=smin32=umin32=5,smax=umax=
+		// smax32=umax32=100,var_off=(0x0; 0x7f)).
+		{"positive within s16", s32(5, 100), 2, small(0, 0x7f, 5, 100)},
+		// smin32=-100,smax32=-5: (s8) gives R7=scalar(smin=smin32=-100,
+		// smax=smax32=-5,umin=0xffffffffffffff9c,umax=0xfffffffffffffffb,
+		// umin32=0xffffff9c,umax32=0xfffffffb,var_off=(0xffffffffffffff80; 0x7f)).
+		{"negative within s8", s32(-100, -5), 1,
+			sc(0xffffffffffffff80, 0x7f, -100, -5, neg(100), neg(5), -100, -5, 0xffffff9c, 0xfffffffb)},
+		// smin32=-32768,smax32=0x8000 and smin32=0x10005,smax32=0x10064
+		// do not fit in s16: R7=scalar(smin=smin32=-32768,smax=smax32=32767).
+		{"beyond s16", s32(-32768, 32768), 2, SignExtend(UnknownScalar(), 2, true)},
+		{"above s16", s32(0x10005, 0x10064), 2, SignExtend(UnknownScalar(), 2, true)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, SignExtendWord(tt.in)); diff != "" {
-				t.Errorf("SignExtendWord mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.want, SignExtendSubreg(tt.in, tt.size)); diff != "" {
+				t.Errorf("SignExtendSubreg mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

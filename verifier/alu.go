@@ -221,12 +221,12 @@ func (e *env) movSignExtended(dst, src *states.Reg, bits int16, is64 bool) {
 	dst.Scalar = e.signExtend(dst.Scalar, int(bits)/8, is64)
 }
 
-// signExtend is states.SignExtend, but for a 64-bit extension from 32 bits
-// on a kernel without stablefix.Sext32DropsSubreg, which keeps the 32-bit
-// bounds (states.SignExtendWord).
+// signExtend is states.SignExtend, but for a 64-bit extension on a kernel
+// without stablefix.Sext32DropsSubreg, which falls back on the 32-bit
+// bounds (states.SignExtendSubreg).
 func (e *env) signExtend(s states.Scalar, size int, is64 bool) states.Scalar {
-	if size == 4 && is64 && e.opts.MissingFixes.Has(stablefix.Sext32DropsSubreg) {
-		return states.SignExtendWord(s)
+	if is64 && e.opts.MissingFixes.Has(stablefix.Sext32DropsSubreg) {
+		return states.SignExtendSubreg(s, size)
 	}
 	return states.SignExtend(s, size, is64)
 }
@@ -356,7 +356,7 @@ func (e *env) allowPtrLeaks() bool { return true }
 // range, the unbounded one too, is "pointer offset N is not allowed".
 func (e *env) checkPtrSaneOffset(r *states.Reg, ptr *states.Reg) error {
 	if e.opts.MissingFixes.Has(stablefix.PtrOffsetMessage) {
-		return e.checkRegSaneOffset(r, ptr)
+		return e.checkRegSaneOffset(r, ptr, true)
 	}
 	out := func(v int64) bool { return v >= maxVarOff || v <= -maxVarOff }
 	switch {
@@ -370,15 +370,18 @@ func (e *env) checkPtrSaneOffset(r *states.Reg, ptr *states.Reg) error {
 	return nil
 }
 
-// checkRegSaneOffset is check_reg_sane_offset.
-func (e *env) checkRegSaneOffset(r *states.Reg, ptr *states.Reg) error {
+// checkRegSaneOffset is check_reg_sane_offset; with checkOff false it
+// leaves r's fixed offset out, as 7.x's check_reg_sane_offset_scalar does
+// for the scalar operand (whose Off is the delta of a linked scalar, no
+// offset).
+func (e *env) checkRegSaneOffset(r *states.Reg, ptr *states.Reg, checkOff bool) error {
 	if r.Var.IsConst() {
 		v := int64(r.Var.Value)
 		if v >= maxVarOff || v <= -maxVarOff {
 			return e.reject(e.insnIdx, "math between %s pointer and %d is not allowed", regTypeStr(ptr), v)
 		}
 	}
-	if r.Off >= maxVarOff || r.Off <= -maxVarOff {
+	if checkOff && (r.Off >= maxVarOff || r.Off <= -maxVarOff) {
 		return e.reject(e.insnIdx, "%s pointer offset %d is not allowed", regTypeStr(ptr), r.Off)
 	}
 	if r.SMin == minInt64 {
@@ -446,7 +449,9 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 		return nil
 	}
 	p := *ptr
-	if err := e.checkRegSaneOffset(off, &p); err != nil {
+	// 6.18.0 checks the scalar's Off too, which for a linked scalar is
+	// its delta (stablefix.LinkedDeltaOffCheck).
+	if err := e.checkRegSaneOffset(off, &p, !e.opts.MissingFixes.Has(stablefix.LinkedDeltaOffCheck)); err != nil {
 		return err
 	}
 	if err := e.checkPtrSaneOffset(&p, &p); err != nil {
@@ -506,9 +511,11 @@ func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *state
 	default:
 		return e.reject(e.insnIdx, "R%d pointer arithmetic with %s operator prohibited", dstNo, aluString[op>>4])
 	}
-	if res.Range < 0 && !e.opts.MissingFixes.Has(stablefix.PktRangeArith) {
+	if res.IsPktPointer() && res.Range < 0 && !e.opts.MissingFixes.Has(stablefix.PktRangeArith) {
 		// AT_PKT_END and BEYOND_PKT_END describe where the pointer was
 		// compared, not where it now points (stablefix.PktRangeArith).
+		// Other pointers' Range is a size (memSize: a u32 of 2^31 or
+		// more is negative here) that arithmetic keeps.
 		res.Range = 0
 	}
 	// Pointers carry no 32-bit bounds.

@@ -45,7 +45,7 @@ var einvalMessages = []string{
 	"nested rcu read lock", "unmatched rcu read unlock", "*cannot be used inside", "sleepable helper",
 	"*a non-sleepable BPF program context", "*must have zero offset when passed to release func",
 	"cannot pass map_type", "bpf_spin_unlock without taking a lock", "bpf_spin_unlock of different lock",
-	"*doesn't point to 'struct", "*has no valid bpf_spin_lock", "use static function instead",
+	"*doesn't point to 'struct", "*has no valid bpf_spin_lock", "*has no valid kptr", "use static function instead",
 	"timer pointer in", "*doesn't match map pointer in",
 	"bpf_obj_new/bpf_percpu_obj_new", "metadata kfuncs require device-bound program", "local type ID argument must be", "*expected pointer to allocated object",
 	"*expected for bpf_obj_drop_impl()", "allocated object must be referenced",

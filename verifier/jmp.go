@@ -12,8 +12,10 @@ func isPktAny(r *states.Reg) bool {
 	return r.Type == states.PtrToPacket || r.Type == states.PtrToPacketMeta || r.Type == states.PtrToPacketEnd
 }
 
-// regNotNull is reg_not_null: pointer kinds that cannot be NULL.
-func regNotNull(r *states.Reg) bool {
+// regNotNull is reg_not_null: pointer kinds that cannot be NULL. A kernel
+// with stablefix.NotNullNoXskBuf (6.18.0) leaves XDP sockets and buffers
+// out.
+func regNotNull(r *states.Reg, missing stablefix.Set) bool {
 	if r.MaybeNull() {
 		return false
 	}
@@ -21,6 +23,8 @@ func regNotNull(r *states.Reg) bool {
 	case states.PtrToSocket, states.PtrToTCPSock, states.PtrToMapValue, states.PtrToMapKey,
 		states.PtrToSockCommon, states.ConstPtrToMap:
 		return true
+	case states.PtrToXDPSock, states.PtrToBuf:
+		return missing.Has(stablefix.NotNullNoXskBuf)
 	case states.PtrToMem:
 		return r.Flags&states.PtrUntrusted == 0
 	case states.PtrToBTFID:
@@ -34,13 +38,10 @@ func regNotNull(r *states.Reg) bool {
 
 // provesNotNull is 7.x's reg_not_null, which kernels with
 // stablefix.PtrEqNotNull ask of the other pointer of an equality: the
-// kinds of regNotNull, XDP sockets and buffers too, at an offset that
-// cannot reach BPF_MAX_VAR_OFF either way.
-func provesNotNull(r *states.Reg) bool {
-	if r.MaybeNull() || offsetMayWrap(r) {
-		return false
-	}
-	return regNotNull(r) || r.Type == states.PtrToXDPSock || r.Type == states.PtrToBuf
+// kinds of regNotNull at an offset that cannot reach BPF_MAX_VAR_OFF
+// either way.
+func provesNotNull(r *states.Reg, missing stablefix.Set) bool {
+	return !offsetMayWrap(r) && regNotNull(r, missing)
 }
 
 // offsetMayWrap reports whether a pointer's variable offset may reach
@@ -55,7 +56,8 @@ func offsetMayWrap(r *states.Reg) bool {
 // isBranchTaken is is_branch_taken: 1 always, 0 never, -1 unknown.
 // missing are the stable fixes the kernel lacks: stablefix.Jmp32PtrNull
 // leaves 32-bit compares of pointers undecided, stablefix.PtrVarOffNull
-// those of pointers whose variable offset may reach BPF_MAX_VAR_OFF.
+// those of pointers whose variable offset may reach BPF_MAX_VAR_OFF,
+// stablefix.NotNullNoXskBuf those of XDP sockets and buffers.
 func isBranchTaken(a, b *states.Reg, op uint8, is32 bool, missing stablefix.Set) int {
 	if isPktAny(a) && isPktAny(b) && !is32 {
 		return pktBranchTaken(a, b, op)
@@ -73,7 +75,7 @@ func isBranchTaken(a, b *states.Reg, op uint8, is32 bool, missing stablefix.Set)
 		if !(b.Type == states.ScalarValue && regConst(b, is32)) {
 			return -1
 		}
-		if !regNotNull(a) {
+		if !regNotNull(a, missing) {
 			return -1
 		}
 		if offsetMayWrap(a) && !missing.Has(stablefix.PtrVarOffNull) {
@@ -273,7 +275,7 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	switch {
 	case !is32 && in.SrcIsReg() && dst.IsPointer() && src.IsPointer() && dst.MaybeNull() != src.MaybeNull() &&
 		dst.Type != states.PtrToBTFID && src.Type != states.PtrToBTFID &&
-		(e.opts.MissingFixes.Has(stablefix.PtrEqNotNull) || provesNotNull(dst) || provesNotNull(src)):
+		(e.opts.MissingFixes.Has(stablefix.PtrEqNotNull) || provesNotNull(dst, e.opts.MissingFixes) || provesNotNull(src, e.opts.MissingFixes)):
 		// Comparing a maybe-null pointer with a non-null one proves the
 		// former non-null on the equal edge: that register alone
 		// (mark_ptr_not_null_reg), which keeps its id; the other
@@ -380,7 +382,7 @@ func markPtrOrNullID(st *states.State, id uint32, isNull bool, keepID func(*stat
 			return
 		}
 		if isNull {
-			r.MarkConst(0)
+			r.MarkNull()
 			return
 		}
 		r.Flags &^= states.MaybeNull

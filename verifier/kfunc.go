@@ -636,6 +636,12 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 			return kfArgCtx, nil
 		}
 	}
+	if isStruct(ref) && refName == skBuffProjection && !e.opts.MissingFixes.Has(stablefix.SkbArgBTFID) {
+		// This build takes a __sk_buff that is not the program's
+		// context as the sk_buff it projects, whatever the register:
+		// trusted, and a BTF pointer of the struct.
+		return kfArgBTFID, nil
+	}
 	if info.name == "bpf_cast_to_kern_ctx" {
 		// Its void * argument takes the context of any program type.
 		return kfArgCtx, nil
@@ -890,6 +896,9 @@ func nocastAlias(a, b string) bool {
 	}
 	return a != b && base(a) == base(b)
 }
+
+// skBuffProjection is the UAPI struct that projects struct sk_buff.
+const skBuffProjection = "__sk_buff"
 
 // isProjectionOf is btf_is_projection_of: a kfunc taking a UAPI context
 // struct may be given the kernel struct behind it.

@@ -206,7 +206,7 @@ func (e *env) kptrAt(reg *states.Reg, off int) *mapField {
 	if !reg.Var.IsConst() {
 		return nil
 	}
-	return e.recordOf(e.mapAt(reg)).kptrFieldAt(int64(off) + int64(reg.Var.Value))
+	return e.recordOf(e.mapAt(reg)).kptrFieldAt(int64(off)+int64(reg.Var.Value), true)
 }
 
 // checkMapKptrAccess is check_map_kptr_access: the load or store of the
@@ -417,7 +417,7 @@ func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 		return e.reject(e.insnIdx, "R%d has no valid kptr", regno)
 	}
 	at := int64(reg.Off) + int64(reg.Var.Value)
-	f := rec.kptrFieldAt(at)
+	f := rec.kptrFieldAt(at, false)
 	switch {
 	case f == nil:
 		return e.reject(e.insnIdx, "off=%d doesn't point to kptr", at)
@@ -430,20 +430,23 @@ func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 	return nil
 }
 
-// kptrFieldAt returns the record's kptr field at offset at, or nil.
-func (r *mapRecord) kptrFieldAt(at int64) *mapField {
+// kptrFieldAt returns the record's kptr field at offset at, or nil; a
+// uptr only with uptr (btf_record_find with BPF_KPTR | BPF_UPTR, as for
+// loads and stores, or BPF_KPTR alone, as for bpf_kptr_xchg).
+func (r *mapRecord) kptrFieldAt(at int64, uptr bool) *mapField {
 	for i := range r.fields {
-		if f := &r.fields[i]; f.kptr != nil && int64(f.off) == at {
+		if f := &r.fields[i]; f.kptr != nil && int64(f.off) == at && (uptr || f.kptr.kind != kptrUptr) {
 			return f
 		}
 	}
 	return nil
 }
 
-// hasKptr reports whether the record holds a kptr field of any kind.
+// hasKptr reports whether the record holds a kptr field of a kind
+// bpf_kptr_xchg takes (BPF_KPTR: not a uptr).
 func (r *mapRecord) hasKptr() bool {
 	for _, f := range r.fields {
-		if f.kptr != nil {
+		if f.kptr != nil && f.kptr.kind != kptrUptr {
 			return true
 		}
 	}

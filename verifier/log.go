@@ -349,8 +349,25 @@ func (l *logger) returnedTo(e *env) {
 
 // errorf logs the message of a rejection.
 func (l *logger) errorf(msg string) {
-	l.printf("%s\n", msg)
+	if unterminatedMessage(msg) {
+		l.printf("%s", msg)
+	} else {
+		l.printf("%s\n", msg)
+	}
 	l.errorLogged = true
+}
+
+// unterminatedMessage reports whether the kernel logs msg without a
+// newline, so that the next line of its log (the stats trailer) follows
+// it on the same line: verbose calls whose format lacks the "\n".
+func unterminatedMessage(msg string) bool {
+	switch {
+	case msg == "expected prog array map for tail call",
+		msg == "2 or more rdonly/rdwr_buf_size parameters for kfunc",
+		strings.HasPrefix(msg, "insn ") && strings.HasSuffix(msg, " cannot call exception cb directly"):
+		return true
+	}
+	return false
 }
 
 // rejected logs the message of a rejection made without errorf (the

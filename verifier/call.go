@@ -1103,6 +1103,7 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 		}
 		return e.callGlobal(sp)
 	}
+	e.logStaticArgMismatch(sp)
 	if st.CurFrame+1 >= states.MaxCallFrames {
 		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", st.CurFrame+2)
 	}

@@ -349,9 +349,13 @@ func (l *logger) returnedTo(e *env) {
 
 // errorf logs the message of a rejection.
 func (l *logger) errorf(msg string) {
-	if unterminatedMessage(msg) {
+	switch {
+	case msg == "":
+		// A refusal without a message (bpf_snprintf's data length)
+		// logs nothing.
+	case unterminatedMessage(msg):
 		l.printf("%s", msg)
-	} else {
+	default:
 		l.printf("%s\n", msg)
 	}
 	l.errorLogged = true

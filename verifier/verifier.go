@@ -91,6 +91,9 @@ type env struct {
 	prevInsns int
 
 	stackDepth []int
+	// staticProtos is the log's view of static functions' prototypes
+	// (staticargs.go).
+	staticProtos staticProtos
 	// asyncCallback marks the subprograms registered as asynchronous
 	// callbacks (bpf_timer_set_callback), roots of the stack-depth walk.
 	asyncCallback []bool

@@ -35,8 +35,17 @@ type CFG struct {
 	live  []uint16
 	scc   []uint32
 	// postorder holds, per subprogram, its reachable instructions in
-	// depth-first postorder (the order the kernel's dataflow uses).
-	postorder []int32
+	// depth-first postorder (the order the kernel's dataflow uses);
+	// subprogram i's are postorder[postorderStart[i]:postorderStart[i+1]].
+	postorder      []int32
+	postorderStart []int
+}
+
+// Postorder returns the instructions of subprogram sp reachable from its
+// start, in the depth-first postorder of the kernel's compute_postorder:
+// the order its stack liveness sweeps them in.
+func (g *CFG) Postorder(sp int) []int32 {
+	return g.postorder[g.postorderStart[sp]:g.postorderStart[sp+1]]
 }
 
 // Analyze validates prog with the load-time checks (see Check) for a
@@ -364,8 +373,10 @@ func (g *CFG) computePostorder() {
 	state := make([]uint8, n)
 	stack := make([]int, 0, n)
 	g.postorder = make([]int32, 0, n)
+	g.postorderStart = make([]int, 0, len(g.Subprogs)+1)
 	var succ []int
 	for _, sp := range g.Subprogs {
+		g.postorderStart = append(g.postorderStart, len(g.postorder))
 		stack = append(stack[:0], sp.Start)
 		for len(stack) > 0 {
 			top := stack[len(stack)-1]
@@ -385,6 +396,7 @@ func (g *CFG) computePostorder() {
 			state[top] |= explored
 		}
 	}
+	g.postorderStart = append(g.postorderStart, len(g.postorder))
 }
 
 // Register masks of the liveness analysis.

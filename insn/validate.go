@@ -240,6 +240,13 @@ func HasTailCall(prog []Insn, start, end int) bool {
 	return false
 }
 
+// SubprogStarts returns the first instruction of every subprogram, the
+// main program's (0) first, as the kernel's add_subprog_and_kfunc
+// collects them, or the error that pass refuses the program with.
+func SubprogStarts(prog []Insn, opts Options) ([]int, error) {
+	return findSubprogs(prog, opts)
+}
+
 // findSubprogs collects subprogram starts from bpf-to-bpf calls and
 // PseudoFunc loads, sorted, with 0 first. Every slot is looked at by its
 // own opcode, as the kernel does.

@@ -215,13 +215,14 @@ type walkOpts struct {
 // btfNestedStruct is the one-byte btf_struct_walk that btf_struct_ids_match
 // makes at off: the struct or union member (or array element) starting
 // exactly there, found by descending through the members holding off. ok is
-// false when a scalar, a pointer or nothing lies there.
-func btfNestedStruct(t btf.Type, off int) (btf.Type, bool, error) {
+// false when a scalar, a pointer or nothing lies there; reason is then the
+// walk's log line, if it has one (a pointer member read by one byte).
+func btfNestedStruct(t btf.Type, off int) (nested btf.Type, ok bool, reason string, err error) {
 	res, msg, err := structWalk(t, off, 1, walkOpts{stopAtStruct: true})
 	if err != nil || msg != "" || res.kind != walkStruct {
-		return nil, false, err
+		return nil, false, msg, err
 	}
-	return res.nested, true, nil
+	return res.nested, true, "", nil
 }
 
 // structWalk is btf_struct_walk; stopAtStruct makes it return WALK_STRUCT

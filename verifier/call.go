@@ -681,13 +681,18 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 			return err
 		}
 		// Fixed-size memory (the syncookie helpers' headers) is read
-		// (MEM_RDONLY); the integer out-arguments are written.
+		// (MEM_RDONLY); the integer out-arguments are written. The long
+		// ones (bpf_strtol's result, bpf_get_func_arg's value) are
+		// MEM_UNINIT: nothing is read, the helper's writes are made
+		// byte by byte after the call (raw mode); bpf_check_mtu's int is
+		// read and written in place.
 		size, t := int(fn.ArgSize[i]), accRead
 		if a == helpers.ArgPtrToInt {
 			size, t = 4, accWrite
 		} else if a == helpers.ArgPtrToLong {
 			size, t = 8, accWrite
 		}
+		meta.rawMode = a == helpers.ArgPtrToLong
 		if err := e.checkHelperMemAccess(regno, size, t, false, meta); err != nil {
 			return err
 		}
@@ -1108,6 +1113,7 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 		}
 		return e.callGlobal(sp)
 	}
+	e.logStaticArgMismatch(sp)
 	if st.CurFrame+1 >= states.MaxCallFrames {
 		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", st.CurFrame+2)
 	}

@@ -281,6 +281,7 @@ func (e *env) markCallbackMapValue(reg *states.Reg, mapIdx, mapUID uint32) {
 // pushCallbackCall is push_callback_call: a pending branch that enters the
 // callback sp from the current instruction, one iteration deeper.
 func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
+	e.logStaticArgMismatch(sp)
 	if e.cur.CurFrame+1 >= states.MaxCallFrames {
 		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", e.cur.CurFrame+2)
 	}

@@ -343,15 +343,26 @@ func (e *env) markStackSlotsDynptr(regno int, typ dynptrType, cloneRef uint32) e
 			f.Stack[spi-i].Spilled.RefObjID = ref
 		}
 	}
+	e.markDynptrWrite(f, spi)
 	return nil
+}
+
+// markDynptrWrite records, for stack liveness, that the current insn
+// wrote both slots of the dynptr whose first slot is spi: made, destroyed
+// or invalidated it (bpf_mark_stack_write).
+func (e *env) markDynptrWrite(f *states.Frame, spi int) {
+	for i := 0; i < dynptrNrSlots; i++ {
+		e.markStackWrite(int(f.FrameNo), spi-i)
+	}
 }
 
 // invalidateDynptr makes both slots of the dynptr whose first slot is spi
 // never-written.
-func invalidateDynptr(f *states.Frame, spi int) {
+func (e *env) invalidateDynptr(f *states.Frame, spi int) {
 	for i := 0; i < dynptrNrSlots; i++ {
 		f.Stack[spi-i].Invalidate()
 	}
+	e.markDynptrWrite(f, spi)
 }
 
 // unmarkStackSlotsDynptr is unmark_stack_slots_dynptr: the release half of
@@ -366,7 +377,7 @@ func (e *env) unmarkStackSlotsDynptr(regno int) error {
 	}
 	d := &f.Stack[spi].Spilled
 	if !dynptrType(d.Aux).refcounted() {
-		invalidateDynptr(f, spi)
+		e.invalidateDynptr(f, spi)
 		return nil
 	}
 	ref := d.RefObjID
@@ -384,7 +395,7 @@ func (e *env) unmarkStackSlotsDynptr(regno int) error {
 			return e.verifierBug("misconfigured ref_obj_id")
 		}
 		if s.Spilled.Off == dynptrFirstSlot {
-			invalidateDynptr(f, i)
+			e.invalidateDynptr(f, i)
 		}
 	}
 	return nil
@@ -422,6 +433,7 @@ func (e *env) destroyIfDynptrSlot(f *states.Frame, spi int) error {
 	for i := 0; i < dynptrNrSlots; i++ {
 		f.Stack[spi-i].Spilled.MarkNotInit()
 	}
+	e.markDynptrWrite(f, spi)
 	return nil
 }
 

@@ -21,6 +21,7 @@ var einvalMessages = []string{
 	"At async callback return the register",
 	"*would lead to reference leak", "*cannot be called from callback subprog", "unmatched attempt to enable preemption",
 	"*must have global linkage", "exception cb only supports single integer argument", "*cannot call exception cb directly",
+	"expected prog array map for tail call",
 	"Caller passes invalid args into func#", "Dynptr has to be an uninitialized dynptr", "Expected an initialized dynptr as arg #",
 	"*is not a scalar", "*must be a rcu pointer", "*must be a known constant", "*must be referenced or trusted",
 	"Unknown type ID", "*expected pointer to ctx, but got", "*expected pointer to stack or const struct bpf_dynptr",

@@ -84,7 +84,8 @@ func (e *env) checkBTFIDArg(i int, fn *helpers.Proto, a helpers.ArgType, kptr *k
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d: struct %s not in kernel BTF", regno, fn.Name, fn.ID, wantName)
 	}
 	strict := release && fn.ID != fnSkRelease
-	same, err := btfStructIDsMatch(have, int(reg.Off), want, strict)
+	same, reason, err := btfStructIDsMatch(have, int(reg.Off), want, strict)
+	e.logWalkReason(reason)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "argument %d of helper %s#%d at off %d into struct %s: %v", regno, fn.Name, fn.ID, reg.Off, have.TypeName(), err)
 	}

@@ -480,7 +480,8 @@ func (e *env) checkTrustedGlobalArg(reg *states.Reg, regno int, a globalArg) err
 	if want == nil || have == nil {
 		return e.unsupported(e.insnIdx, "trusted argument %d of a global function: a BTF pointer outside vmlinux", regno)
 	}
-	same, err := btfStructIDsMatch(have, int(reg.Off), want, false)
+	same, reason, err := btfStructIDsMatch(have, int(reg.Off), want, false)
+	e.logWalkReason(reason)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "trusted argument %d of a global function at off %d into struct %s: %v", regno, reg.Off, have.TypeName(), err)
 	}

@@ -226,6 +226,7 @@ func (e *env) newIter(meta *kfuncMeta, regno int, typ btf.Type, typeID uint32, n
 		for b := range s.Types {
 			s.Types[b] = states.StackIter
 		}
+		e.markStackWrite(int(f.FrameNo), spi-i)
 	}
 	return nil
 }
@@ -269,6 +270,7 @@ func (e *env) destroyIter(f *states.Frame, spi, nrSlots int) error {
 	}
 	for i := 0; i < nrSlots; i++ {
 		f.Stack[spi-i].Invalidate()
+		e.markStackWrite(int(f.FrameNo), spi-i)
 		e.log.markSlotScratched(spi - i)
 	}
 	return nil

@@ -33,8 +33,8 @@ const maxLogInsns = 20000
 // Patterns of normaliseLog.
 var (
 	// verificationTime is the stats line that differs between any two
-	// loads.
-	verificationTime = regexp.MustCompile(`(?m)^verification time \d+ usec$`)
+	// loads; it follows a message printed without a newline on its line.
+	verificationTime = regexp.MustCompile(`(?m)verification time \d+ usec$`)
 	// mapAddress is an ld_imm64 of a map or map value: the kernel prints
 	// the object's address (allow_ptr_leaks), vercheck its map index.
 	mapAddress = regexp.MustCompile(`0x[0-9a-f]{16}|map\[id:\d+\](\[0\]\+\d+)?`)

@@ -849,7 +849,8 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 	}
 	regType = skipModifiers(regType)
 	strict := (meta.flags&kfuncs.Release != 0 && reg.RefObjID != 0) || nocastAlias(regType.TypeName(), refName)
-	same, err := btfStructIDsMatch(regType, int(reg.Off), ref, strict)
+	same, reason, err := btfStructIDsMatch(regType, int(reg.Off), ref, strict)
+	e.logWalkReason(reason)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "kfunc %s argument at off %d into struct %s: %v", info.name, reg.Off, regType.TypeName(), err)
 	}
@@ -863,26 +864,34 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 // btfStructIDsMatch is btf_struct_ids_match: a pointer to have at offset
 // off is a pointer to want when it is want itself at offset 0 or, unless
 // strict, when the struct found at off (btfNestedStruct), or recursively
-// the one starting that struct, is want. An error says the walk met a
-// shape vercheck does not model.
-func btfStructIDsMatch(have btf.Type, off int, want btf.Type, strict bool) (bool, error) {
+// the one starting that struct, is want. reason is the line the failed
+// walk logs, which the kernel's log holds before the caller's message.
+// An error says the walk met a shape vercheck does not model.
+func btfStructIDsMatch(have btf.Type, off int, want btf.Type, strict bool) (same bool, reason string, err error) {
 	if off == 0 && have == want {
-		return true, nil
+		return true, "", nil
 	}
 	if strict {
-		return false, nil
+		return false, "", nil
 	}
 	for depth := 0; depth < maxStructWalkDepth; depth++ {
-		next, ok, err := btfNestedStruct(have, off)
+		next, ok, reason, err := btfNestedStruct(have, off)
 		if err != nil || !ok {
-			return false, err
+			return false, reason, err
 		}
 		if next == want {
-			return true, nil
+			return true, "", nil
 		}
 		have, off = next, 0
 	}
-	return false, nil
+	return false, "", nil
+}
+
+// logWalkReason logs the reason btfStructIDsMatch gave, if any.
+func (e *env) logWalkReason(reason string) {
+	if reason != "" {
+		e.log.printf("%s\n", reason)
+	}
 }
 
 // nocastAlias is btf_type_ids_nocast_alias: "x___flavor" and "x" name the

@@ -311,24 +311,25 @@ func TestBTFStructIDsMatch(t *testing.T) {
 		off    int
 		strict bool
 		want   bool
+		reason string
 	}{
-		{"the struct itself", path, 0, false, true},
-		{"through an anonymous union", file, 16, false, true},
-		{"an array element", file, 32, false, true},
-		{"nested struct at offset 0, then its member", wrap, 16, false, true},
-		{"a scalar member", file, 0, false, false},
-		{"a pointer member", file, 8, false, false},
-		{"inside the path, not at its start", file, 24, false, false},
-		{"strict match does not walk", file, 16, true, false},
+		{"the struct itself", path, 0, false, true, ""},
+		{"through an anonymous union", file, 16, false, true, ""},
+		{"an array element", file, 32, false, true, ""},
+		{"nested struct at offset 0, then its member", wrap, 16, false, true, ""},
+		{"a scalar member", file, 0, false, false, ""},
+		{"a pointer member", file, 8, false, false, "cannot access ptr member f_op with moff 8 in struct file with off 8 size 1"},
+		{"inside the path, not at its start", file, 24, false, false, "cannot access ptr member dentry with moff 8 in struct path with off 8 size 1"},
+		{"strict match does not walk", file, 16, true, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := btfStructIDsMatch(tt.have, tt.off, path, tt.strict)
+			got, reason, err := btfStructIDsMatch(tt.have, tt.off, path, tt.strict)
 			if err != nil {
 				t.Fatalf("match: %v", err)
 			}
-			if got != tt.want {
-				t.Errorf("btfStructIDsMatch(%s, %d) = %v, want %v", tt.have.TypeName(), tt.off, got, tt.want)
+			if got != tt.want || reason != tt.reason {
+				t.Errorf("btfStructIDsMatch(%s, %d) = %v, %q, want %v, %q", tt.have.TypeName(), tt.off, got, reason, tt.want, tt.reason)
 			}
 		})
 	}

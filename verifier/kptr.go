@@ -352,9 +352,22 @@ func (e *env) kptrTypeMatch(k *kptrField, reg *states.Reg) (bool, error) {
 	case regLocal && k.local != nil:
 		return e.localKptrTypeMatch(k, reg)
 	case regLocal || k.local != nil:
+		if k.kind == kptrUnref {
+			// The walk of the register's struct cannot reach a struct
+			// of the other BTF, but it logs why it stopped.
+			have := btfTypeByID(reg.Aux)
+			if regLocal {
+				have = e.btfTypeOf(reg.Aux)
+			}
+			if have != nil {
+				_, reason, _ := btfStructIDsMatch(have, int(reg.Off), nil, false)
+				e.logWalkReason(reason)
+			}
+		}
 		return false, nil
 	}
-	same, err := btfStructIDsMatch(btfTypeByID(reg.Aux), int(reg.Off), btfTypeByID(k.target), k.kind != kptrUnref)
+	same, reason, err := btfStructIDsMatch(btfTypeByID(reg.Aux), int(reg.Off), btfTypeByID(k.target), k.kind != kptrUnref)
+	e.logWalkReason(reason)
 	if err != nil {
 		return false, e.unsupported(e.insnIdx, "kptr store of a pointer at off %d into struct %s: %v", reg.Off, btfTypeName(reg.Aux), err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"github.com/vercheck/vercheck/prune"
 	"math/bits"
+	"strconv"
 
 	"github.com/vercheck/vercheck/states"
 )
@@ -74,6 +75,20 @@ type liveInstance struct {
 	// marks, or the live mask of a successor) changed since insn i was
 	// last evaluated: the solver re-evaluates only those.
 	pending []uint64
+	// kernelLog is kept at log level 2 only (see logUpdateInstance).
+	kernelLog *liveLog
+}
+
+// liveLog is the kernel's own copy of an instance's solution, which
+// update_instance logs the changes of at level 2: solveInstance skips
+// equations whose inputs did not change and sweeps in instruction order,
+// where the kernel re-evaluates every instruction of the subprogram, in
+// postorder, until a sweep changes nothing, and keeps must_write_acc for
+// the innermost frame too. Both reach the same masks; the log shows the
+// kernel's sweeps.
+type liveLog struct {
+	live [][]uint64 // [frame][insn-base]: live_before
+	acc  [][]uint64 // [frame][insn-base]: must_write_acc
 }
 
 // setPending marks insn i for re-evaluation, and so the instance for the
@@ -178,6 +193,13 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 		inst.live = append(inst.live, make([]uint64, n))
 		if f < depth {
 			inst.writeAcc = append(inst.writeAcc, make([]uint64, n))
+		}
+	}
+	if e.log.level >= 2 {
+		inst.kernelLog = &liveLog{}
+		for f := 0; f <= depth; f++ {
+			inst.kernelLog.live = append(inst.kernelLog.live, make([]uint64, n))
+			inst.kernelLog.acc = append(inst.kernelLog.acc, make([]uint64, n))
 		}
 	}
 	l.instances[string(l.keyBuf)] = inst
@@ -338,9 +360,84 @@ func (e *env) solveAndPropagate(inst *liveInstance) {
 		e.solveInstance(inst)
 	}
 	if inst.updated {
+		if inst.kernelLog != nil {
+			e.logUpdateInstance(inst)
+		}
 		inst.updated, inst.writeDropped = false, false
 		e.propagateToCaller(inst)
 	}
+}
+
+// logUpdateInstance logs update_instance's solution of inst at level 2:
+// after each instruction whose masks the kernel prints (it reads or
+// writes the stack, starts the subprogram or is a prune point), the
+// slots its live_before and must_write_acc gained or lost in the sweep
+// ("(0) frame 0 insn 3 +live -8"), and then the number of sweeps.
+func (e *env) logUpdateInstance(inst *liveInstance) {
+	kl := inst.kernelLog
+	if inst.writeDropped {
+		for f := range kl.acc {
+			clear(kl.acc[f])
+		}
+	}
+	chain := inst.kernelChain()
+	order := e.cfg.Postorder(inst.subprog)
+	start := e.cfg.Subprogs[inst.subprog].Start
+	e.successors(0) // build the successor table
+	sweeps := 0
+	for changed := true; changed; {
+		sweeps++
+		changed = false
+		for f := 0; f <= inst.depth; f++ {
+			for _, i := range order {
+				if e.logUpdateInsn(inst, chain, f, int(i), start) {
+					changed = true
+				}
+			}
+		}
+	}
+	e.log.printf("%s live stack update done in %d iterations\n", chain, sweeps)
+}
+
+// logUpdateInsn is update_insn on the kernel's copy of inst's masks: insn
+// i of frame f, which it reports changed. An exit, without successors,
+// keeps its masks.
+func (e *env) logUpdateInsn(inst *liveInstance, chain string, f, i, start int) bool {
+	l := &e.stackLive
+	succ := l.succList[l.succStart[i]:l.succStart[i+1]]
+	if len(succ) == 0 {
+		return false
+	}
+	kl, j := inst.kernelLog, i-inst.base
+	after, acc := uint64(0), ^uint64(0)
+	for _, s := range succ {
+		after |= kl.live[f][int(s)-inst.base]
+		acc &= kl.acc[f][int(s)-inst.base]
+	}
+	read, write := inst.mayRead[f][j], inst.mustWrite[f][j]
+	acc |= write
+	before := after&^write | read
+	if read != 0 || write != 0 || i == start || e.cfg.PrunePoint(i) {
+		e.log.maskChange(chain, "live", f, i, kl.live[f][j], before)
+		e.log.maskChange(chain, "written", f, i, kl.acc[f][j], acc)
+	}
+	changed := before != kl.live[f][j] || acc != kl.acc[f][j]
+	kl.live[f][j], kl.acc[f][j] = before, acc
+	return changed
+}
+
+// kernelChain formats inst's call chain as the kernel's fmt_callchain:
+// the call sites of its frames but the first, then the start of its
+// subprogram ("(0)" for the main program, "(20,25)" for a function at 25
+// called from 20).
+func (inst *liveInstance) kernelChain() string {
+	b := []byte{'('}
+	for _, c := range inst.callsites[1:] {
+		b = strconv.AppendInt(b, int64(c), 10)
+		b = append(b, ',')
+	}
+	b = strconv.AppendInt(b, int64(inst.base), 10)
+	return string(append(b, ')'))
 }
 
 // propagateToCaller is propagate_to_outer_instance: the outer frames' live

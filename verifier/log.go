@@ -53,6 +53,10 @@ type logger struct {
 	prevLine int
 	// errorLogged is set once a rejection's message is in the log.
 	errorLogged bool
+	// subprogCount is the number of subprograms add_subprog_and_kfunc
+	// found, which the stats line of a program refused before its
+	// stack depths are known lists.
+	subprogCount int
 }
 
 // String returns the log.
@@ -118,15 +122,51 @@ func (l *logger) appendState(s *states.State, i int, all bool) {
 	}
 }
 
-// preamble is what a level-2 log holds before the search: the functions
-// (check_subprogs) and the registers live before each insn
-// (compute_live_registers), with the insn's loop (SCC) when it has one.
-func (l *logger) preamble(e *env) {
+// maskChange is log_mask_change: the slots of a stack liveness mask that
+// a sweep set and cleared, if any.
+func (l *logger) maskChange(chain, what string, frame, insn int, old, new uint64) {
+	changed := old ^ new
+	if changed == 0 {
+		return
+	}
+	l.printf("%s frame %d insn %d ", chain, frame, insn)
+	if set := new & changed; set != 0 {
+		l.printf("+%s %s ", what, fmtStackMask(set))
+	}
+	if cleared := old & changed; cleared != 0 {
+		l.printf("-%s %s", what, fmtStackMask(cleared))
+	}
+	l.printf("\n")
+}
+
+// subprogs is the first line of a level-2 log: the functions, as
+// add_subprog_and_kfunc lists them once it has found them all, before the
+// checks of the later passes (check_subprogs, check_btf_info,
+// resolve_pseudo_ldimm64, check_cfg, check_attach_btf_id) can refuse the
+// program. When the pass itself refuses it, there is no list.
+func (l *logger) subprogs(e *env) {
+	if !l.on() {
+		return
+	}
+	starts, err := insn.SubprogStarts(e.prog, insn.Options{ExceptionCallback: e.excCbStart})
+	if err != nil {
+		return
+	}
+	l.subprogCount = len(starts)
 	if l.level < 2 {
 		return
 	}
-	for i, sp := range e.cfg.Subprogs {
-		l.printf("func#%d @%d\n", i, sp.Start)
+	for i, start := range starts {
+		l.printf("func#%d @%d\n", i, start)
+	}
+}
+
+// preamble is what a level-2 log holds before the search: the registers
+// live before each insn (compute_live_registers), with the insn's loop
+// (SCC) when it has one.
+func (l *logger) preamble(e *env) {
+	if l.level < 2 {
+		return
 	}
 	l.printf("Live regs before insn:\n")
 	for i := 0; i < len(e.prog); i++ {
@@ -309,8 +349,29 @@ func (l *logger) returnedTo(e *env) {
 
 // errorf logs the message of a rejection.
 func (l *logger) errorf(msg string) {
-	l.printf("%s\n", msg)
+	switch {
+	case msg == "":
+		// A refusal without a message (bpf_snprintf's data length)
+		// logs nothing.
+	case unterminatedMessage(msg):
+		l.printf("%s", msg)
+	default:
+		l.printf("%s\n", msg)
+	}
 	l.errorLogged = true
+}
+
+// unterminatedMessage reports whether the kernel logs msg without a
+// newline, so that the next line of its log (the stats trailer) follows
+// it on the same line: verbose calls whose format lacks the "\n".
+func unterminatedMessage(msg string) bool {
+	switch {
+	case msg == "expected prog array map for tail call",
+		msg == "2 or more rdonly/rdwr_buf_size parameters for kfunc",
+		strings.HasPrefix(msg, "insn ") && strings.HasSuffix(msg, " cannot call exception cb directly"):
+		return true
+	}
+	return false
 }
 
 // rejected logs the message of a rejection made without errorf (the
@@ -333,14 +394,14 @@ func (l *logger) stats(d time.Duration, stackDepth []int, processed int, st stat
 	}
 	l.printf("verification time %d usec\n", d.Microseconds())
 	l.printf("stack depth ")
+	if stackDepth == nil {
+		stackDepth = make([]int, max(l.subprogCount, 1))
+	}
 	for i, depth := range stackDepth {
 		if i > 0 {
 			l.printf("+")
 		}
 		l.printf("%d", depth)
-	}
-	if len(stackDepth) == 0 {
-		l.printf("0")
 	}
 	l.printf("\n")
 	l.printf("processed %d insns (limit %d) max_states_per_insn %d total_states %d peak_states %d mark_read 0\n",

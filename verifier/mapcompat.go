@@ -136,7 +136,8 @@ func (e *env) mapHelperAllowed(mt ebpf.MapType, id int32) (ok bool, msg string) 
 	if (mt == ebpf.SockMap || mt == ebpf.SockHash) &&
 		(id == int32(asm.FnMapUpdateElem) || id == int32(asm.FnMapDeleteElem)) &&
 		!e.mayUpdateSockmap(id) {
-		return false, mapHelperMismatch(mt, id)
+		// may_update_sockmap says why before the mismatch.
+		return false, "cannot update sockmap in this context\n" + mapHelperMismatch(mt, id)
 	}
 	if ok, msg := mapHelperCompatible(mt, id); !ok {
 		return false, msg

@@ -117,6 +117,9 @@ func (e *env) maybeEnterSCC(st *states.State) {
 	}
 	if v.entry == nil {
 		v.entry = st
+		if e.log.level >= 2 {
+			e.log.printf("SCC enter %s\n", k)
+		}
 	}
 }
 
@@ -142,6 +145,9 @@ func (e *env) maybeExitSCC(st *states.State) error {
 	}
 	if v.entry != st {
 		return nil
+	}
+	if e.log.level >= 2 {
+		e.log.printf("SCC exit %s\n", k)
 	}
 	v.entry = nil
 	e.store.RemoveBackedges(len(v.backedges))
@@ -184,6 +190,9 @@ func (e *env) addSCCBackedge(be backedge) error {
 	if v == nil {
 		e.pool.Put(be.st)
 		return e.verifierBug("add backedge: no visit info for call chain %s", k)
+	}
+	if e.log.level >= 2 {
+		e.log.printf("SCC backedge %s\n", k)
 	}
 	v.backedges = append(v.backedges, be)
 	e.store.AddBackedge()

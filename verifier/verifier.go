@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +91,9 @@ type env struct {
 	prevInsns int
 
 	stackDepth []int
+	// staticProtos is the log's view of static functions' prototypes
+	// (staticargs.go).
+	staticProtos staticProtos
 	// asyncCallback marks the subprograms registered as asynchronous
 	// callbacks (bpf_timer_set_callback), roots of the stack-depth walk.
 	asyncCallback []bool
@@ -220,7 +224,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	res.Stats.StackDepth = e.stackDepth
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
 	e.log.rejected(err)
-	e.log.stats(time.Since(start), e.stackDepth, e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
+	e.log.stats(time.Since(start), e.statsStackDepths(err == nil), e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
 	res.Log = e.log.String()
 	res.Profile = e.buildProfile()
 	if err != nil {
@@ -233,6 +237,41 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	}
 	res.Accepted = true
 	return res
+}
+
+// statsStackDepths is what the stats line lists: the stack depth of each
+// subprogram the kernel still has when it prints it. The passes after an
+// accepted verification drop the subprograms no path reached
+// (opt_remove_dead_code: a callback only dead code passes, a function
+// only dead code calls) and add a hidden one, of no stack, for the
+// default exception callback of a program that may throw without
+// declaring its own (do_misc_fixups). Nil when the program was refused
+// before its stack depths existed.
+func (e *env) statsStackDepths(accepted bool) []int {
+	if !accepted || e.stackDepth == nil || !e.log.on() {
+		return e.stackDepth
+	}
+	depths := make([]int, 0, len(e.stackDepth)+1)
+	for i, depth := range e.stackDepth {
+		sp := e.cfg.Subprogs[i]
+		if slices.Contains(e.seen[sp.Start:sp.End], true) {
+			depths = append(depths, depth)
+		}
+	}
+	if e.excCb == 0 && e.seenThrow() {
+		depths = append(depths, 0)
+	}
+	return depths
+}
+
+// seenThrow is the kernel's seen_exception: some path called bpf_throw.
+func (e *env) seenThrow() bool {
+	for i, in := range e.prog {
+		if e.seen[i] && isThrowCall(in) {
+			return true
+		}
+	}
+	return false
 }
 
 // newEnv prepares the verification of one decoded program.
@@ -311,6 +350,7 @@ func (e *env) run() error {
 	if err := e.checkExceptionCallback(); err != nil {
 		return err
 	}
+	e.log.subprogs(e)
 	if err := e.resolveExtension(); err != nil {
 		return err
 	}

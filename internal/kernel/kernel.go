@@ -255,7 +255,7 @@ func load(sub *ebpf.CollectionSpec, name string, level ebpf.LogLevel, size uint3
 		Programs: ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size},
 	})
 	if err != nil {
-		return "", fmt.Errorf("load %s: %w", name, withLostLog(sub.Programs[name], err))
+		return "", fmt.Errorf("load %s: %w", name, withLostLog(sub.Programs[name], err, level, size))
 	}
 	defer coll.Close()
 	prog, ok := coll.Programs[name]

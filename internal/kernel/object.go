@@ -186,7 +186,7 @@ func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string,
 	}
 	p, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size})
 	if err != nil {
-		err = withLostLog(spec, err)
+		err = withLostLog(spec, err, level, size)
 		return "", fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	defer p.Close()
@@ -362,14 +362,14 @@ func keepLocalTypeID(ins *asm.Instruction, relo *btf.CORERelocation) bool {
 }
 
 // withLostLog recovers the log cilium/ebpf drops when the kernel answers
-// EFAULT (see rawLoadLog): when a raw reload gives a verdict, err becomes
-// a verifier error carrying that log.
-func withLostLog(spec *ebpf.ProgramSpec, err error) error {
+// EFAULT (see rawLoadLog): when a raw reload at the load's log level gives
+// a verdict, err becomes a verifier error carrying that log.
+func withLostLog(spec *ebpf.ProgramSpec, err error, level ebpf.LogLevel, size uint32) error {
 	var ve *ebpf.VerifierError
 	if !errors.Is(err, unix.EFAULT) || errors.As(err, &ve) && len(ve.Log) > 0 {
 		return err
 	}
-	log, rerr := rawLoadLog(spec)
+	log, rerr := rawLoadLog(spec, level, size)
 	if rerr != nil || !isVerdict(log) {
 		return err
 	}

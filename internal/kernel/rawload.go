@@ -161,15 +161,16 @@ func kernelObjName(name string) string {
 	return name
 }
 
-// rawLoadLog loads spec with the stats-level log and returns the log,
-// for a program cilium/ebpf failed with EFAULT. Programs that need what
+// rawLoadLog loads spec with a log of the given level (and the stats)
+// in a buffer of at least size bytes and returns the log, for a program
+// cilium/ebpf failed with EFAULT. Programs that need what
 // only cilium/ebpf's loader provides (kfuncs, attach targets, maps) are
 // not reloaded. The program goes with its BTF func and line info: without
 // them a program of several functions is another program (global
 // functions are verified apart, function addresses are refused: "missing
 // btf func_info"), and the 8193-jump refusal (EFAULT) is most often met in
 // programs of several functions.
-func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
+func rawLoadLog(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
 	needsLoader := func(ins asm.Instruction) bool {
 		// A map named but not yet created would reach the kernel as a
 		// bogus fd; kfuncs are resolved below, in vmlinux only.
@@ -183,7 +184,7 @@ func rawLoadLog(spec *ebpf.ProgramSpec) (string, error) {
 		return "", fmt.Errorf("raw reload: %w", err)
 	}
 	defer release()
-	log, _ := progLoad(spec, p, ebpf.LogLevelStats, rawLogSize)
+	log, _ := progLoad(spec, p, level|ebpf.LogLevelStats, max(rawLogSize, int(size)))
 	return log, nil
 }
 

@@ -1,0 +1,131 @@
+package verifier
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/vercheck/vercheck/states"
+)
+
+// Static functions and callbacks have BTF prototypes too, which the kernel
+// checks against the caller's registers at every call (check_func_call,
+// push_callback_call: btf_check_subprog_call) as it does a global
+// function's. For them the answer only matters to the log: a prototype
+// btf_prepare_func_args refuses (a pointer other than the context, a
+// void function) or that the registers do not match marks the function
+// unreliable, which ends its checks, and only the mismatch has a message
+// ("R1 is not a scalar", "arg#0 expects pointer to ctx"): the compiler
+// may have dropped or reordered a static function's arguments, so the
+// call goes on as if nothing was checked.
+
+// staticProtoState is what btf_prepare_func_args made of a static
+// function's prototype, and whether a call found it unreliable since.
+type staticProtoState uint8
+
+const (
+	// staticProtoUnchecked: not prepared yet.
+	staticProtoUnchecked staticProtoState = iota
+	// staticProtoReliable: arguments of kinds vercheck checks.
+	staticProtoReliable
+	// staticProtoUnreliable: refused, or a call did not match it.
+	staticProtoUnreliable
+	// staticProtoUnmodelled: a prototype whose checks vercheck does not
+	// model (decl tags, dynptrs): no call logs anything.
+	staticProtoUnmodelled
+)
+
+// staticProtos holds the per-subprogram state and argument kinds.
+type staticProtos struct {
+	state []staticProtoState
+	args  [][]globalArgKind
+}
+
+// logStaticArgMismatch is btf_check_subprog_call for a call of static
+// subprogram sp, or of sp as a callback, with the caller's registers: at
+// level 1 and up, the first mismatch of a reliable prototype is logged and
+// makes it unreliable.
+func (e *env) logStaticArgMismatch(sp int) {
+	if !e.log.on() || isGlobalFunc(e.lp, e.cfg.Subprogs[sp].Start) {
+		return
+	}
+	p := &e.staticProtos
+	if p.state == nil {
+		p.state = make([]staticProtoState, len(e.cfg.Subprogs))
+		p.args = make([][]globalArgKind, len(e.cfg.Subprogs))
+	}
+	if p.state[sp] == staticProtoUnchecked {
+		var fn *btf.Func
+		if f := e.funcInfo(sp); f != nil {
+			fn = f.BTF
+		}
+		p.args[sp], p.state[sp] = prepareStaticArgs(fn, e.progType)
+	}
+	if p.state[sp] != staticProtoReliable {
+		return
+	}
+	regs := e.regs()
+	for i, kind := range p.args[sp] {
+		regno := i + 1
+		reg := &regs[regno]
+		msg := ""
+		switch kind {
+		case globalArgScalar:
+			if reg.Type != states.ScalarValue {
+				msg = sprintf("R%d is not a scalar", regno)
+			}
+		case globalArgCtx:
+			if reg.Off != 0 || !reg.Scalar.IsConst() || reg.Scalar.Var.Value != 0 {
+				// check_func_arg_reg_off's messages are not modelled.
+				return
+			}
+			if reg.Type != states.PtrToCtx {
+				msg = sprintf("arg#%d expects pointer to ctx", i)
+			}
+		}
+		if msg != "" {
+			e.log.printf("%s\n", msg)
+			p.state[sp] = staticProtoUnreliable
+			return
+		}
+	}
+}
+
+// prepareStaticArgs is btf_prepare_func_args for a static function: it
+// refuses, without a message, a function without BTF, of more than five
+// arguments or not returning a scalar, and an argument that is neither a
+// scalar nor the program's context.
+func prepareStaticArgs(fn *btf.Func, pt ebpf.ProgramType) ([]globalArgKind, staticProtoState) {
+	if fn == nil {
+		return nil, staticProtoUnreliable
+	}
+	proto, ok := fn.Type.(*btf.FuncProto)
+	if !ok || len(proto.Params) > maxFuncRegArgs || !isScalarBTF(skipModifiers(proto.Return)) {
+		return nil, staticProtoUnreliable
+	}
+	for _, tags := range fn.ParamTags {
+		if len(tags) > 0 {
+			return nil, staticProtoUnmodelled
+		}
+	}
+	var kinds []globalArgKind
+	for _, param := range proto.Params {
+		t := skipModifiers(param.Type)
+		ptr, isPtr := t.(*btf.Pointer)
+		switch {
+		case !isPtr && isScalarBTF(t):
+			kinds = append(kinds, globalArgScalar)
+		case !isPtr:
+			return nil, staticProtoUnreliable
+		case isProgCtxType(ptr, pt):
+			kinds = append(kinds, globalArgCtx)
+		default:
+			if s, ok := skipModifiers(ptr.Target).(*btf.Struct); ok && (s.Name == "bpf_dynptr" || s.Name == "") {
+				// A dynptr is checked as one (process_dynptr_func);
+				// an unnamed struct has a message of its own.
+				return nil, staticProtoUnmodelled
+			}
+			return nil, staticProtoUnreliable
+		}
+	}
+	return kinds, staticProtoReliable
+}

@@ -41,6 +41,7 @@ var operators = []operator{
 	{"load or store", rewrites(loadOrStore)},
 	{"atomic operation", rewrites(atomicOperation)},
 	{"helper", rewrites(otherHelper)},
+	{"allowed helper", allowedHelper},
 	{"clobber operand", local(clobberOperand)},
 	{"spill round trip", local(spillRoundTrip)},
 	{"path-dependent base", local(pathDependentBase)},

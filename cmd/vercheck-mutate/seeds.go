@@ -12,6 +12,7 @@ import (
 	"github.com/vercheck/vercheck/ctxaccess"
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/internal/gen"
 	"github.com/vercheck/vercheck/internal/interp"
 	"github.com/vercheck/vercheck/internal/mutate"
@@ -229,6 +230,50 @@ func kfuncCalls(obj *loader.Object) []insn.Insn {
 		}
 	}
 	return out
+}
+
+// kfuncsByType returns, for a program type, one call of each vmlinux kfunc
+// that some seed's object calls and that the kfunc table lets the type
+// call (kfuncs.Def.AllowedIn), in the order of the seeds. Kfuncs of
+// modules (an fd_array index in off) and kfuncs the table does not know
+// are left out.
+func kfuncsByType(seeds []*seed) func(ebpf.ProgramType) []insn.Insn {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return func(ebpf.ProgramType) []insn.Insn { return nil }
+	}
+	var calls []insn.Insn
+	var defs []kfuncs.Def
+	seen := map[int32]bool{}
+	for _, s := range seeds {
+		for _, c := range s.env.Kfuncs {
+			if c.Off != 0 || seen[c.Imm] {
+				continue
+			}
+			seen[c.Imm] = true
+			t, err := spec.TypeByID(btf.TypeID(c.Imm))
+			if err != nil {
+				continue
+			}
+			if def, ok := kfuncs.Lookup(t.TypeName()); ok {
+				calls, defs = append(calls, c), append(defs, def)
+			}
+		}
+	}
+	byType := map[ebpf.ProgramType][]insn.Insn{}
+	return func(pt ebpf.ProgramType) []insn.Insn {
+		if out, ok := byType[pt]; ok {
+			return out
+		}
+		var out []insn.Insn
+		for k, def := range defs {
+			if def.AllowedIn(pt) {
+				out = append(out, calls[k])
+			}
+		}
+		byType[pt] = out
+		return out
+	}
 }
 
 // errLostFunc is wrapped when a mutant no longer has a place for one of

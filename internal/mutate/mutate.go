@@ -63,6 +63,9 @@ type Env struct {
 	ProgTypes []ProgType
 	// Helpers are the helpers the program's type may call.
 	Helpers []int32
+	// TypeKfuncs are calls of the kfuncs in vmlinux that the program's
+	// type may call, from the objects of every seed.
+	TypeKfuncs []insn.Insn
 	// Operators, when not empty, are the names of the only operators
 	// Mutate draws (besides the edge operator): a run aimed at one
 	// family of rules.

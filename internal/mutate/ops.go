@@ -42,6 +42,7 @@ var operators = []operator{
 	{"atomic operation", rewrites(atomicOperation)},
 	{"helper", rewrites(otherHelper)},
 	{"allowed helper", allowedHelper},
+	{"type kfunc", typeKfunc},
 	{"clobber operand", local(clobberOperand)},
 	{"spill round trip", local(spillRoundTrip)},
 	{"path-dependent base", local(pathDependentBase)},

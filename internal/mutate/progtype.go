@@ -146,3 +146,25 @@ func allowedHelper(env Env, prog []insn.Insn, i int) []edit {
 	}
 	return out
 }
+
+// typeKfunc replaces a helper or kfunc call by a call of each kfunc of
+// Env.TypeKfuncs (the kfuncs of every seed's object that the program's
+// type may call), with the same argument registers: the kfunc argument
+// kinds (KF_ARG_PTR_TO_*: dynptrs, iterators, allocated objects, list and
+// rbtree nodes, trusted and RCU pointers, memory and size pairs,
+// constants, callbacks) given whatever the program prepared for another
+// call, and acquire, release and lock kfuncs where the program holds
+// nothing of their kind.
+func typeKfunc(env Env, prog []insn.Insn, i int) []edit {
+	in := prog[i]
+	if !isOuterCall(in) {
+		return nil
+	}
+	out := make([]edit, 0, len(env.TypeKfuncs))
+	for _, k := range env.TypeKfuncs {
+		if k != in {
+			out = append(out, rewrite(i, k))
+		}
+	}
+	return out
+}

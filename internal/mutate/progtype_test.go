@@ -82,3 +82,25 @@ func TestAllowedHelper(t *testing.T) {
 		t.Errorf("edits of a mov: %v", eds)
 	}
 }
+
+// TestTypeKfunc: a helper or kfunc call becomes each other kfunc of the
+// program type's; other instructions are no sites.
+func TestTypeKfunc(t *testing.T) {
+	kf := func(id int32) insn.Insn {
+		return insn.Insn{Op: insn.ClassJMP | insn.JmpCall, Src: insn.PseudoKfuncCall, Imm: id}
+	}
+	env := Env{TypeKfuncs: []insn.Insn{kf(100), kf(200)}}
+	p := prog(mov(1, 0), helper(2), kf(200), exit())
+	for _, tt := range []struct {
+		at   int
+		want []insn.Insn
+	}{{0, nil}, {1, []insn.Insn{kf(100), kf(200)}}, {2, []insn.Insn{kf(100)}}} {
+		var got []insn.Insn
+		for _, e := range typeKfunc(env, p, tt.at) {
+			got = append(got, e.repl...)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("insn %d: mismatch (-want +got):\n%s", tt.at, diff)
+		}
+	}
+}

@@ -12,11 +12,11 @@ import (
 	"github.com/vercheck/vercheck/ctxaccess"
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
-	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/internal/gen"
 	"github.com/vercheck/vercheck/internal/interp"
 	"github.com/vercheck/vercheck/internal/mutate"
 	"github.com/vercheck/vercheck/internal/oracle"
+	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/verifier"
 )

@@ -381,6 +381,18 @@ const (
 	// pointer too: "if r0 != r10" lets a maybe-NULL map value through
 	// unchecked on the equal edge.
 	PtrEqNotNull
+	// AsyncCbSession: a kprobe or uprobe session program (expected
+	// attach type BPF_TRACE_KPROBE_SESSION or BPF_TRACE_UPROBE_SESSION)
+	// may not register an asynchronous callback: push_callback_call
+	// refuses it ("async callback in a session program"; a task_work or
+	// workqueue kfunc then adds "kfunc %s#%d failed callback
+	// verification"). Synchronous callbacks (bpf_loop) stay allowed.
+	// Without the fix the task_work kfuncs, which tracing programs may
+	// call, schedule a callback from a session program as from any
+	// kprobe. Not upstream (7.2 has no such check); found on this
+	// machine's build (fc-v1045) by the fuzz run of seed 20261321, whose
+	// mutation loaded a kprobe as a session program.
+	AsyncCbSession
 	numFixes
 )
 
@@ -421,6 +433,7 @@ var names = [numFixes]string{
 	PtrVarOffNull:         "ptr-var-off-null",
 	LoadAcqProbeMem:       "load-acq-probe-mem",
 	PtrEqNotNull:          "ptr-eq-not-null",
+	AsyncCbSession:        "async-cb-session",
 }
 
 // String returns the fix's name.

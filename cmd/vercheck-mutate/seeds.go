@@ -106,7 +106,7 @@ func judgeCandidate(c candidate, maxInsns int, rejected bool, judging oracle.Opt
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
 	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj),
-		Helpers: allowedHelpers(c.prog), ProgTypes: mutate.OtherProgTypes(mutate.ProgType{Type: c.prog.Type, Attach: c.prog.AttachType})}
+		Helpers: allowedHelpers(c.prog), MaySleep: maySleep(c.prog), ProgTypes: mutate.OtherProgTypes(mutate.ProgType{Type: c.prog.Type, Attach: c.prog.AttachType})}
 	s.env.Edges = mutate.FindEdges(code, mutate.Inputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj), contextOf(c.prog.Type)))
 	return seedVerdict{seed: s, class: o.Class}
 }
@@ -134,6 +134,20 @@ func contextOf(t ebpf.ProgramType) mutate.Context {
 // have no edge a program reaches, and their random bytes would cost
 // every concrete run.
 const maxEdgeContext = 512
+
+// maySleep reports whether a program of p's type and attach type may be
+// loaded sleepable (the kernel's check in bpf_prog_load_check_attach and
+// check_attach_btf_id): fentry, fexit, fmod_ret, iterators, LSM, uprobes
+// (kprobe programs), struct_ops and syscall programs.
+func maySleep(p *loader.Program) bool {
+	switch p.Type {
+	case ebpf.Tracing:
+		return p.AttachType != ebpf.AttachTraceRawTp
+	case ebpf.LSM, ebpf.Kprobe, ebpf.StructOps, ebpf.Syscall:
+		return true
+	}
+	return false
+}
 
 // allowedHelpers returns the helpers a program of p's type may call on
 // the running kernel's build.
@@ -330,6 +344,9 @@ func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
 		}
 	}
 	p := s.prog.WithInstructions(ins)
+	if m.ToggleSleepable {
+		p.Flags ^= loader.FlagSleepable
+	}
 	if pt := m.ProgType; pt != nil {
 		if pt.Type != p.Type {
 			p.AttachTo, p.Flags = "", 0

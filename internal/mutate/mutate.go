@@ -61,6 +61,9 @@ type Env struct {
 	// ProgTypes are the other program types the program may be loaded
 	// as (OtherProgTypes).
 	ProgTypes []ProgType
+	// MaySleep is set when the program's type may be loaded sleepable
+	// (tracing, LSM, uprobe, struct_ops and syscall programs).
+	MaySleep bool
 	// Helpers are the helpers the program's type may call.
 	Helpers []int32
 	// TypeKfuncs are calls of the kfuncs in vmlinux that the program's
@@ -90,7 +93,8 @@ func (env Env) drawn() []operator {
 // variants from r. When env has edges (from FindEdges on prog), the first
 // mutation places an access at an edge with probability EdgeShare; when
 // it has other program types, the next loads the mutant as one of them
-// with probability ProgTypeShare.
+// with probability ProgTypeShare; when its type may sleep, the next
+// toggles BPF_F_SLEEPABLE with probability SleepableShare.
 // Fewer than n mutations are applied only when no operator applies.
 func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	m := Identity(prog)
@@ -106,6 +110,10 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	}
 	if len(env.ProgTypes) > 0 && n > 0 && r.Float64() < ProgTypeShare {
 		m = m.withProgType(r, env)
+		n--
+	}
+	if env.MaySleep && n > 0 && r.Float64() < SleepableShare {
+		m = m.withSleepableToggled()
 		n--
 	}
 	ops := env.drawn()

@@ -117,6 +117,24 @@ func inFamily(fam []ProgType, pt ProgType) bool {
 	return false
 }
 
+// SleepableOperator names the mutation that loads a mutant sleepable if
+// its original is not, and not sleepable if it is.
+const SleepableOperator = "sleepable"
+
+// SleepableShare is the probability that a mutant of a program whose
+// type may be sleepable (Env.MaySleep) has BPF_F_SLEEPABLE toggled: the
+// rules for sleepable helpers and kfuncs, for RCU-protected pointers
+// (trusted only inside an RCU section of a sleepable program), for
+// sleepable attach targets.
+const SleepableShare = 0.1
+
+// withSleepableToggled loads m with BPF_F_SLEEPABLE toggled.
+func (m Mutant) withSleepableToggled() Mutant {
+	m.ToggleSleepable = true
+	m.Changes = append(m.Changes[:len(m.Changes):len(m.Changes)], SleepableOperator+": BPF_F_SLEEPABLE toggled")
+	return m.by(SleepableOperator)
+}
+
 // withProgType loads m as another of env's program types, drawn from r.
 func (m Mutant) withProgType(r *rand.Rand, env Env) Mutant {
 	pt := env.ProgTypes[r.IntN(len(env.ProgTypes))]

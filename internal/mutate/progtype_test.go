@@ -104,3 +104,29 @@ func TestTypeKfunc(t *testing.T) {
 		}
 	}
 }
+
+// TestMutateSleepable: a mutant of a program that may sleep has its
+// sleepable flag toggled in about SleepableShare of the draws, recorded
+// as an operator; one that may not, never.
+func TestMutateSleepable(t *testing.T) {
+	toggled := 0
+	const draws = 1000
+	for s := range uint64(draws) {
+		m := Mutate(sampleProg(), rand.New(rand.NewPCG(s, 9)), 2, Env{MaySleep: true})
+		if !m.ToggleSleepable {
+			continue
+		}
+		toggled++
+		if m.Operators[0] != SleepableOperator || len(m.Operators) != 2 {
+			t.Fatalf("stream %d: operators %q, want %q first of 2", s, m.Operators, SleepableOperator)
+		}
+	}
+	if toggled < draws*SleepableShare/2 || toggled > draws*SleepableShare*2 {
+		t.Errorf("%d of %d mutants toggled, want about %d", toggled, draws, int(draws*SleepableShare))
+	}
+	for s := range uint64(100) {
+		if m := Mutate(sampleProg(), rand.New(rand.NewPCG(s, 9)), 2, Env{}); m.ToggleSleepable {
+			t.Fatalf("stream %d: toggled a program that may not sleep", s)
+		}
+	}
+}

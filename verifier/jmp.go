@@ -73,7 +73,9 @@ func isBranchTaken(a, b *states.Reg, op uint8, is32 bool, missing stablefix.Set)
 		if !(b.Type == states.ScalarValue && regConst(b, is32)) {
 			return -1
 		}
-		if !regNotNull(a) {
+		if !regNotNull(a) && (missing.Has(stablefix.PtrEqNotNull) || !provesNotNull(a)) {
+			// A kernel with the 7.x reg_not_null (stablefix.PtrEqNotNull)
+			// also decides the compare of an XDP socket or a buffer.
 			return -1
 		}
 		if offsetMayWrap(a) && !missing.Has(stablefix.PtrVarOffNull) {

@@ -34,10 +34,12 @@ const (
 )
 
 // probeWq and probeTimer are the arrays of the AsyncMapMatch probe: the
-// first's value is a workqueue, the second's a timer.
+// first's value is a workqueue, the second's a timer. probeTaskWork's
+// value is a task_work (AsyncCbSession).
 const (
-	probeWq    = "probe_wq"
-	probeTimer = "probe_timer"
+	probeWq       = "probe_wq"
+	probeTimer    = "probe_timer"
+	probeTaskWork = "probe_task_work"
 )
 
 // probeLockedKptr and probePlainKptr are the arrays of the KfuncOneType
@@ -110,6 +112,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	NotNullNoXskBuf:       fixed(notNullNoXskBufProbe),
 	LinkedDeltaOffCheck:   fixed(linkedDeltaOffCheckProbe),
 	SkbArgBTFID:           skbArgBTFIDProbe,
+	AsyncCbSession:        asyncCbSessionProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -144,6 +147,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	AcqRelStructTrusted: func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 	LoadAcqProbeMem:     taskIterator,
 	SkbArgBTFID:         func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.Netfilter, ebpf.AttachNetfilter },
+	AsyncCbSession:      func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.Kprobe, ebpf.AttachTraceKprobeSession },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -705,12 +709,13 @@ func localKptrValue(name string, locked bool) btf.Type {
 }
 
 // specialValue is a map value type of one field of the kernel's opaque
-// struct name (bpf_wq, bpf_timer: 16 bytes each).
-func specialValue(name string) btf.Type {
+// struct name, of words 64-bit words (bpf_wq, bpf_timer: 2; bpf_task_work:
+// 1).
+func specialValue(name string, words uint32) btf.Type {
 	u64 := &btf.Int{Name: "u64", Size: 8}
-	opaque := &btf.Struct{Name: name, Size: 16, Members: []btf.Member{
-		{Name: "__opaque", Type: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u64, Nelems: 2}}}}
-	return &btf.Struct{Name: name + "_elem", Size: 16, Members: []btf.Member{{Name: "f", Type: opaque}}}
+	opaque := &btf.Struct{Name: name, Size: 8 * words, Members: []btf.Member{
+		{Name: "__opaque", Type: &btf.Array{Index: &btf.Int{Name: "u32", Size: 4}, Type: u64, Nelems: words}}}}
+	return &btf.Struct{Name: name + "_elem", Size: 8 * words, Members: []btf.Member{{Name: "f", Type: opaque}}}
 }
 
 // lookupKey looks up in map m the key the probe stored at fp-4, into r0.
@@ -846,9 +851,11 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probePlainKptr: {Name: probePlainKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
 				Key: &btf.Int{Name: "u32", Size: 4}, Value: localKptrValue("probe_plain", false)},
 			probeWq: {Name: probeWq, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 1,
-				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_wq")},
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_wq", 2)},
 			probeTimer: {Name: probeTimer, Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 1,
-				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_timer")},
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_timer", 2)},
+			probeTaskWork: {Name: probeTaskWork, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_task_work", 1)},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}
@@ -1306,4 +1313,34 @@ func globalNonNullZeroProbe() (asm.Instructions, error) {
 		btf.WithFuncMetadata(asm.LoadMem(asm.R0, asm.R1, 0, asm.Word), callee).WithSymbol("nonnull_arg"),
 		asm.Return(),
 	}, nil
+}
+
+// asyncCbSessionProbe, a kprobe session program, schedules a task_work
+// for the current task with a callback: an asynchronous callback, which
+// a kernel with the fix refuses in a session program.
+func asyncCbSessionProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_task_work_schedule_signal_impl")
+	if err != nil {
+		return nil, err
+	}
+	insns := append(asm.Instructions{asm.StoreImm(asm.RFP, -4, 0, asm.Word)}, lookupKey(probeTaskWork)...)
+	insns = append(insns,
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R6, asm.R0),
+		asm.FnGetCurrentTaskBtf.Call(),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Reg(asm.R2, asm.R6),
+		asm.LoadMapPtr(asm.R3, 0).WithReference(probeTaskWork),
+		loadFunc(asm.R4, "tw_cb"),
+		asm.Mov.Imm(asm.R5, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("tw_cb"),
+		asm.Return(),
+	)
+	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
+	last := len(insns) - 2
+	insns[last] = btf.WithFuncMetadata(insns[last], probeFunc("tw_cb", btf.StaticFunc))
+	return insns, nil
 }

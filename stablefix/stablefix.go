@@ -414,6 +414,18 @@ const (
 	// struct with scalar". The verdict is the same; only the message
 	// tells the builds apart (the -fc-v1045 build has it; not in 7.2).
 	SkbArgBTFID
+	// AsyncCbSession: a kprobe or uprobe session program (expected
+	// attach type BPF_TRACE_KPROBE_SESSION or BPF_TRACE_UPROBE_SESSION)
+	// may not register an asynchronous callback: push_callback_call
+	// refuses it ("async callback in a session program"; a task_work or
+	// workqueue kfunc then adds "kfunc %s#%d failed callback
+	// verification"). Synchronous callbacks (bpf_loop) stay allowed.
+	// Without the fix the task_work kfuncs, which tracing programs may
+	// call, schedule a callback from a session program as from any
+	// kprobe. Not upstream (7.2 has no such check); found on this
+	// machine's build (fc-v1045) by the fuzz run of seed 20261321, whose
+	// mutation loaded a kprobe as a session program.
+	AsyncCbSession
 	numFixes
 )
 
@@ -457,6 +469,7 @@ var names = [numFixes]string{
 	NotNullNoXskBuf:       "not-null-no-xsk-buf",
 	LinkedDeltaOffCheck:   "linked-delta-off-check",
 	SkbArgBTFID:           "skb-arg-btf-id",
+	AsyncCbSession:        "async-cb-session",
 }
 
 // String returns the fix's name.

@@ -48,6 +48,7 @@ var einvalMessages = []string{
 	"cannot pass map_type", "bpf_spin_unlock without taking a lock", "bpf_spin_unlock of different lock",
 	"*doesn't point to 'struct", "*has no valid bpf_spin_lock", "*has no valid kptr", "use static function instead",
 	"timer pointer in", "*doesn't match map pointer in",
+	"tracing progs cannot use bpf_", "*failed callback verification", "async callback in a session program",
 	"bpf_obj_new/bpf_percpu_obj_new", "metadata kfuncs require device-bound program", "local type ID argument must be", "*expected pointer to allocated object",
 	"*expected for bpf_obj_drop_impl()", "allocated object must be referenced",
 	"*expected for bpf_percpu_obj_drop_impl()", "bpf_percpu_obj_new type",

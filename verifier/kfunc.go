@@ -306,12 +306,12 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	}
 	if info.name == kfuncWqSetCallback {
 		if err := e.pushWqCallback(&meta); err != nil {
-			return err
+			return e.failedCallback(err, info.name, in.Imm)
 		}
 	}
 	if taskWorkKfuncs[info.name] {
 		if err := e.pushTaskWorkCallback(&meta); err != nil {
-			return err
+			return e.failedCallback(err, info.name, in.Imm)
 		}
 	}
 	if err := e.updateRCULock(info.name, def.Flags&kfuncs.Sleepable != 0); err != nil {

@@ -22,9 +22,14 @@ package verifier
 // gets the very inner map the timer lives in.
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -119,8 +124,12 @@ func setTimerCallbackState(mapIdx, mapUID uint32) calleeSetup {
 // pushAsyncCallback is push_async_cb: a pending path that starts at the
 // callback sp in a fresh state, as a program of its own, sleepable or not
 // whatever the program is (a workqueue's callback runs in a context that
-// may sleep, a timer's does not).
+// may sleep, a timer's does not). A session program may register none
+// (stablefix.AsyncCbSession).
 func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error {
+	if e.isSessionProg() && !e.opts.MissingFixes.Has(stablefix.AsyncCbSession) {
+		return e.reject(e.insnIdx, "async callback in a session program")
+	}
 	if e.asyncCallback == nil {
 		e.asyncCallback = make([]bool, len(e.cfg.Subprogs))
 	}
@@ -183,4 +192,23 @@ func (e *env) checkAsyncReturn(regno int) error {
 		return nil
 	}
 	return e.rejectOutOfRange(ctx, regno, reg, lo, hi)
+}
+
+// isSessionProg reports whether the program is a kprobe or uprobe
+// session program (is_kprobe_session, is_uprobe_session).
+func (e *env) isSessionProg() bool {
+	return e.progType == ebpf.Kprobe && (e.attach == ebpf.AttachTraceKprobeSession || e.attach == helpers.AttachTraceUprobeSession)
+}
+
+// failedCallback is check_kfunc_call's answer when a kfunc's callback
+// cannot be pushed (push_callback_call failed with err): its own line
+// after the reason, the rejection keeping err's kind.
+func (e *env) failedCallback(err error, name string, id int32) error {
+	var re *RejectError
+	if !errors.As(err, &re) {
+		return err
+	}
+	out := e.reject(e.insnIdx, "kfunc %s#%d failed callback verification", name, id).(*RejectError)
+	out.kind = re.kind
+	return out
 }

@@ -138,8 +138,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck-mutate: no program both verifiers accept\n")
 		return exitUsage
 	}
+	kfuncsOf := kfuncsByType(seeds)
 	for _, s := range seeds {
 		s.env.Operators = cfg.ops
+		s.env.TypeKfuncs = kfuncsOf(s.prog.Type)
 	}
 	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}, ops: opStats{}}
 	if len(cfg.replay) > 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/insn"
@@ -254,5 +255,33 @@ func TestKernelStopInsn(t *testing.T) {
 	}
 	if _, ok := kernelStopInsn("processed 0 insns"); ok {
 		t.Error("a log without instructions has a stop")
+	}
+}
+
+// TestSeedProgramType: a mutant's program type and sleepable toggle reach
+// the program the verifiers get; a new program type drops the attach
+// target and flags, which belong to the old one.
+func TestSeedProgramType(t *testing.T) {
+	s := testSeed(t, "global_ptr_checked")
+	s.prog.AttachTo, s.prog.Flags = "target", loader.FlagSleepable
+	m := mutate.Identity(s.code)
+	m.ToggleSleepable = true
+	p, err := s.program(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Flags != 0 || p.Type != s.prog.Type || p.AttachTo != "target" {
+		t.Errorf("toggled: type %v, flags %#x, target %q; want %v, 0, the seed's", p.Type, p.Flags, p.AttachTo, s.prog.Type)
+	}
+	m = mutate.Identity(s.code)
+	m.ProgType = &mutate.ProgType{Type: ebpf.CGroupSockAddr, Attach: ebpf.AttachCGroupInet6Connect}
+	if p, err = s.program(m); err != nil {
+		t.Fatal(err)
+	}
+	if p.Type != ebpf.CGroupSockAddr || p.AttachType != ebpf.AttachCGroupInet6Connect || p.AttachTo != "" || p.Flags != 0 {
+		t.Errorf("retyped: %v/%v, target %q, flags %#x; want CGroupSockAddr/CGroupInet6Connect, none, 0", p.Type, p.AttachType, p.AttachTo, p.Flags)
+	}
+	if s.prog.Flags != loader.FlagSleepable || s.prog.AttachTo != "target" {
+		t.Errorf("the seed's program changed: flags %#x, target %q", s.prog.Flags, s.prog.AttachTo)
 	}
 }

@@ -9,12 +9,16 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/vercheck/vercheck/ctxaccess"
+	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/internal/gen"
 	"github.com/vercheck/vercheck/internal/interp"
 	"github.com/vercheck/vercheck/internal/mutate"
 	"github.com/vercheck/vercheck/internal/oracle"
+	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/verifier"
 )
 
 // seed is a program both verifiers accept (or, with -rejected, both
@@ -101,14 +105,17 @@ func judgeCandidate(c candidate, maxInsns int, rejected bool, judging oracle.Opt
 		return seedVerdict{class: o.Class}
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
-	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj)}
+	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj),
+		Helpers: allowedHelpers(c.prog), MaySleep: maySleep(c.prog), ProgTypes: mutate.OtherProgTypes(mutate.ProgType{Type: c.prog.Type, Attach: c.prog.AttachType})}
 	s.env.Edges = mutate.FindEdges(code, mutate.Inputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj), contextOf(c.prog.Type)))
 	return seedVerdict{seed: s, class: o.Class}
 }
 
 // contextOf returns the context shape of programs of type t for the
 // concrete runs that place edges: the packet fields of XDP and of the
-// types with direct packet access through __sk_buff.
+// types with direct packet access through __sk_buff, and the size of the
+// other modelled contexts (up to maxEdgeContext bytes), so that accesses
+// are placed at the context's end too.
 func contextOf(t ebpf.ProgramType) mutate.Context {
 	switch t {
 	case ebpf.XDP:
@@ -116,7 +123,43 @@ func contextOf(t ebpf.ProgramType) mutate.Context {
 	case ebpf.SchedCLS, ebpf.SchedACT, ebpf.CGroupSKB, ebpf.LWTIn, ebpf.LWTOut, ebpf.LWTXmit, ebpf.SkSKB:
 		return mutate.SKBContext
 	}
+	if _, size := ctxaccess.Layout(t); size > 0 && size <= maxEdgeContext {
+		return mutate.Context{Size: size}
+	}
 	return mutate.OtherContext
+}
+
+// maxEdgeContext is the largest context contextOf gives its real size:
+// larger ones (a tracepoint's record limit, a syscall program's 64 KiB)
+// have no edge a program reaches, and their random bytes would cost
+// every concrete run.
+const maxEdgeContext = 512
+
+// maySleep reports whether a program of p's type and attach type may be
+// loaded sleepable (the kernel's check in bpf_prog_load_check_attach and
+// check_attach_btf_id): fentry, fexit, fmod_ret, iterators, LSM, uprobes
+// (kprobe programs), struct_ops and syscall programs.
+func maySleep(p *loader.Program) bool {
+	switch p.Type {
+	case ebpf.Tracing:
+		return p.AttachType != ebpf.AttachTraceRawTp
+	case ebpf.LSM, ebpf.Kprobe, ebpf.StructOps, ebpf.Syscall:
+		return true
+	}
+	return false
+}
+
+// allowedHelpers returns the helpers a program of p's type may call on
+// the running kernel's build.
+func allowedHelpers(p *loader.Program) []int32 {
+	b := verifier.RunningBuild()
+	var out []int32
+	for id := int32(1); id <= helpers.MaxID; id++ {
+		if ok, _ := b.Allowed(p.Type, p.AttachType, helpers.Set{}, id); ok {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // count adds v to the statistics.
@@ -203,6 +246,50 @@ func kfuncCalls(obj *loader.Object) []insn.Insn {
 	return out
 }
 
+// kfuncsByType returns, for a program type, one call of each vmlinux kfunc
+// that some seed's object calls and that the kfunc table lets the type
+// call (kfuncs.Def.AllowedIn), in the order of the seeds. Kfuncs of
+// modules (an fd_array index in off) and kfuncs the table does not know
+// are left out.
+func kfuncsByType(seeds []*seed) func(ebpf.ProgramType) []insn.Insn {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return func(ebpf.ProgramType) []insn.Insn { return nil }
+	}
+	var calls []insn.Insn
+	var defs []kfuncs.Def
+	seen := map[int32]bool{}
+	for _, s := range seeds {
+		for _, c := range s.env.Kfuncs {
+			if c.Off != 0 || seen[c.Imm] {
+				continue
+			}
+			seen[c.Imm] = true
+			t, err := spec.TypeByID(btf.TypeID(c.Imm))
+			if err != nil {
+				continue
+			}
+			if def, ok := kfuncs.Lookup(t.TypeName()); ok {
+				calls, defs = append(calls, c), append(defs, def)
+			}
+		}
+	}
+	byType := map[ebpf.ProgramType][]insn.Insn{}
+	return func(pt ebpf.ProgramType) []insn.Insn {
+		if out, ok := byType[pt]; ok {
+			return out
+		}
+		var out []insn.Insn
+		for k, def := range defs {
+			if def.AllowedIn(pt) {
+				out = append(out, calls[k])
+			}
+		}
+		byType[pt] = out
+		return out
+	}
+}
+
 // errLostFunc is wrapped when a mutant no longer has a place for one of
 // its seed's functions (two start at the same instruction, or one at the
 // end).
@@ -256,7 +343,17 @@ func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
 			ins[nk] = ins[nk].WithSource(old.Source())
 		}
 	}
-	return s.prog.WithInstructions(ins), nil
+	p := s.prog.WithInstructions(ins)
+	if m.ToggleSleepable {
+		p.Flags ^= loader.FlagSleepable
+	}
+	if pt := m.ProgType; pt != nil {
+		if pt.Type != p.Type {
+			p.AttachTo, p.Flags = "", 0
+		}
+		p.Type, p.AttachType = pt.Type, pt.Attach
+	}
+	return p, nil
 }
 
 // sameInsn reports whether a and b are the same instruction, whatever

@@ -7,8 +7,13 @@
 //	go tool covdata textfmt -i=/tmp/cov -o /tmp/cov.out
 //	go run ./cmd/vercheck-rejectcov /tmp/cov.out verifier
 //
-// A rejection site is a call of a method named reject; it counts as
-// reached when a covered block of the profile contains its line.
+// Several directories may be named (verifier ctxaccess). A rejection site
+// is a call of a method named reject or reject<Something>
+// (rejectOutOfRange, rejectEINVAL), a RejectError composite literal, or,
+// in a function whose results are (Access, bool) (a context access check
+// of package ctxaccess: its false is the kernel's "invalid bpf_context
+// access"), a return statement whose last result is false. A site counts
+// as reached when a covered block of the profile contains its line.
 package main
 
 import (
@@ -36,8 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("vercheck-rejectcov", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	all := fs.Bool("all", false, "list every unreached site, not the first few per file")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
-		fmt.Fprintln(stderr, "usage: vercheck-rejectcov [-all] PROFILE DIR")
+	if err := fs.Parse(args); err != nil || fs.NArg() < 2 {
+		fmt.Fprintln(stderr, "usage: vercheck-rejectcov [-all] PROFILE DIR...")
 		return 2
 	}
 	blocks, err := readProfile(fs.Arg(0))
@@ -45,10 +50,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck-rejectcov: %v\n", err)
 		return 2
 	}
-	sites, err := rejectSites(fs.Arg(1))
-	if err != nil {
-		fmt.Fprintf(stderr, "vercheck-rejectcov: %v\n", err)
-		return 2
+	var sites []site
+	for _, dir := range fs.Args()[1:] {
+		ss, err := rejectSites(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "vercheck-rejectcov: %v\n", err)
+			return 2
+		}
+		sites = append(sites, ss...)
 	}
 	report(stdout, sites, blocks, *all)
 	return 0
@@ -99,8 +108,8 @@ type site struct {
 	msg  string
 }
 
-// rejectSites finds the calls of methods named reject in the Go files of
-// dir (tests left out).
+// rejectSites finds the rejection sites (see the package doc) in the Go
+// files of dir (tests left out).
 func rejectSites(dir string) ([]site, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -116,13 +125,28 @@ func rejectSites(dir string) ([]site, error) {
 		if err != nil {
 			return nil, err
 		}
+		add := func(n ast.Node, msg string) {
+			out = append(out, site{file: f, line: fset.Position(n.Pos()).Line, msg: msg})
+		}
 		ast.Inspect(file, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "reject" {
-				out = append(out, site{file: f, line: fset.Position(call.Pos()).Line, msg: firstString(call)})
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && isRejectMethod(sel.Sel.Name) {
+					add(n, firstString(n))
+				}
+			case *ast.CompositeLit:
+				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "RejectError" {
+					add(n, "")
+				}
+			case *ast.FuncDecl:
+				if returnsAccessCheck(n.Type) && n.Body != nil {
+					ast.Inspect(n.Body, func(m ast.Node) bool {
+						if ret, ok := m.(*ast.ReturnStmt); ok && len(ret.Results) > 0 && isFalse(ret.Results[len(ret.Results)-1]) {
+							add(ret, "invalid bpf_context access ("+n.Name.Name+")")
+						}
+						return true
+					})
+				}
 			}
 			return true
 		})
@@ -131,6 +155,30 @@ func rejectSites(dir string) ([]site, error) {
 		return nil, fmt.Errorf("%s: no rejection sites", dir)
 	}
 	return out, nil
+}
+
+// isRejectMethod reports whether name is reject or reject followed by
+// an upper-case word (rejectOutOfRange), not rejected.
+func isRejectMethod(name string) bool {
+	rest, ok := strings.CutPrefix(name, "reject")
+	return ok && (rest == "" || rest[0] >= 'A' && rest[0] <= 'Z')
+}
+
+// returnsAccessCheck reports whether a function of type ft returns
+// (Access, bool): a context access check.
+func returnsAccessCheck(ft *ast.FuncType) bool {
+	if ft.Results == nil || len(ft.Results.List) != 2 {
+		return false
+	}
+	first, ok1 := ft.Results.List[0].Type.(*ast.Ident)
+	second, ok2 := ft.Results.List[1].Type.(*ast.Ident)
+	return ok1 && ok2 && first.Name == "Access" && second.Name == "bool"
+}
+
+// isFalse reports whether e is the identifier false.
+func isFalse(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "false"
 }
 
 // firstString returns the first string literal argument of call, or "".
@@ -166,8 +214,10 @@ const maxListed = 8
 
 func report(w io.Writer, sites []site, blocks map[string][]block, all bool) {
 	byFile := map[string][]site{}
+	total := map[string]int{}
 	hit := 0
 	for _, s := range sites {
+		total[s.file]++
 		if reached(s, blocks) {
 			hit++
 			continue
@@ -184,7 +234,7 @@ func report(w io.Writer, sites []site, blocks map[string][]block, all bool) {
 	})
 	for _, f := range files {
 		ss := byFile[f]
-		fmt.Fprintf(w, "%s: %d never reached\n", f, len(ss))
+		fmt.Fprintf(w, "%s: %d of %d never reached\n", f, len(ss), total[f])
 		for i, s := range ss {
 			if !all && i == maxListed {
 				fmt.Fprintf(w, "    ... %d more (-all)\n", len(ss)-maxListed)

@@ -44,7 +44,7 @@ func (e *env) check(x int) error {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	want := []string{
 		"rejection sites reached: 1 of 2 (1 never)",
-		dir + "/v.go: 1 never reached",
+		dir + "/v.go: 1 of 2 never reached",
 		`    11: "never here"`,
 	}
 	if diff := cmp.Diff(want, lines); diff != "" {
@@ -52,5 +52,46 @@ func (e *env) check(x int) error {
 	}
 	if got := run([]string{prof}, &stdout, &stderr); got != 2 {
 		t.Errorf("one argument: exit %d, want 2", got)
+	}
+}
+
+// TestSites: every kind of rejection site is found, and nothing else.
+func TestSites(t *testing.T) {
+	dir := t.TempDir()
+	src := `package v
+
+type env struct{}
+type Access struct{}
+type RejectError struct{ Msg string }
+
+func (e *env) rejectOutOfRange(x int) error { return nil }
+func (e *env) rejected(x int) error         { return nil }
+
+func (e *env) check(x int) error {
+	if x > 0 {
+		return e.rejectOutOfRange(x)
+	}
+	e.rejected(x)
+	return &RejectError{Msg: "m"}
+}
+
+func xdpCtx(off int) (Access, bool) {
+	if off > 4 {
+		return Access{}, false
+	}
+	return Access{}, off == 0
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "v.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rejectSites(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "v.go")
+	want := []site{{file, 12, ""}, {file, 15, ""}, {file, 20, "invalid bpf_context access (xdpCtx)"}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(site{})); diff != "" {
+		t.Errorf("sites mismatch (-want +got):\n%s", diff)
 	}
 }

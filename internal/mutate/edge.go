@@ -37,7 +37,7 @@ type access struct {
 // FindEdges runs prog on each input and returns, for every memory access
 // that ran and whose pointer was the same on every run that reached it, the
 // offsets at the lower and upper edges of its object (the map value, the
-// stack frame, the packet). The packet's edge is the shortest packet on
+// stack frame, the packet, the context). The packet's edge is the shortest packet on
 // which the access ran: with inputs covering every length, that is the
 // bounds check the program made, the edge the verifier knows. Runs that
 // stop early (a helper the interpreter does not model) still count up to
@@ -69,7 +69,8 @@ func FindEdges(prog []insn.Insn, inputs []*interp.Input) []Edge {
 }
 
 // observe returns what a run sees of in, about to execute in m: the
-// object behind its pointer, for the kinds of object with a size.
+// object behind its pointer, for the kinds of object with a size (the
+// context's is the size its Context gave the run).
 func observe(in insn.Insn, m *interp.Machine, input *interp.Input) (access, bool) {
 	if !isMemAccess(in) {
 		return access{}, false
@@ -96,6 +97,8 @@ func observe(in insn.Insn, m *interp.Machine, input *interp.Input) (access, bool
 		a.mapIdx, a.size = v.Map, int64(input.Maps[v.Map].ValueSize)
 	case interp.PtrPacket:
 		a.size = int64(m.PacketLen())
+	case interp.PtrCtx:
+		a.size = int64(len(input.Ctx))
 	default:
 		return access{}, false
 	}

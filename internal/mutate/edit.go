@@ -26,6 +26,12 @@ type Mutant struct {
 	// Operators name the operator of each mutation, in order (deletions
 	// by Minimise are not mutations).
 	Operators []string
+	// ProgType, when not nil, is the program type and attach type the
+	// mutant is loaded as instead of the original's.
+	ProgType *ProgType
+	// ToggleSleepable loads the mutant with the original's
+	// BPF_F_SLEEPABLE flag inverted.
+	ToggleSleepable bool
 }
 
 // Identity returns the unmutated program prog.
@@ -143,7 +149,7 @@ func (m Mutant) apply(e edit, change string) (Mutant, error) {
 		target[j] = s.target(t)
 	}
 	changes := append(slices.Clone(m.Changes), change)
-	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators}, nil
+	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable}, nil
 }
 
 // splitsLdImm64 reports whether a cut before index i falls between the two

@@ -58,6 +58,17 @@ type Env struct {
 	Kfuncs []insn.Insn
 	// ProgArrays are the indexes of the object's program array maps.
 	ProgArrays []int32
+	// ProgTypes are the other program types the program may be loaded
+	// as (OtherProgTypes).
+	ProgTypes []ProgType
+	// MaySleep is set when the program's type may be loaded sleepable
+	// (tracing, LSM, uprobe, struct_ops and syscall programs).
+	MaySleep bool
+	// Helpers are the helpers the program's type may call.
+	Helpers []int32
+	// TypeKfuncs are calls of the kfuncs in vmlinux that the program's
+	// type may call, from the objects of every seed.
+	TypeKfuncs []insn.Insn
 	// Operators, when not empty, are the names of the only operators
 	// Mutate draws (besides the edge operator): a run aimed at one
 	// family of rules.
@@ -80,7 +91,10 @@ func (env Env) drawn() []operator {
 
 // Mutate applies n random mutations to prog, drawing operators, sites and
 // variants from r. When env has edges (from FindEdges on prog), the first
-// mutation places an access at an edge with probability EdgeShare.
+// mutation places an access at an edge with probability EdgeShare; when
+// it has other program types, the next loads the mutant as one of them
+// with probability ProgTypeShare; when its type may sleep, the next
+// toggles BPF_F_SLEEPABLE with probability SleepableShare.
 // Fewer than n mutations are applied only when no operator applies.
 func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	m := Identity(prog)
@@ -93,6 +107,14 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 				n--
 			}
 		}
+	}
+	if len(env.ProgTypes) > 0 && n > 0 && r.Float64() < ProgTypeShare {
+		m = m.withProgType(r, env)
+		n--
+	}
+	if env.MaySleep && n > 0 && r.Float64() < SleepableShare {
+		m = m.withSleepableToggled()
+		n--
 	}
 	ops := env.drawn()
 	order := r.Perm(len(ops))

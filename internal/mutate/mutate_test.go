@@ -87,13 +87,16 @@ func TestMinimise(t *testing.T) {
 	}
 }
 
-// TestFindEdges: the concrete runs find the packet's checked length, the
-// map value's size and the stack frame.
+// TestFindEdges: the concrete runs find the context's size, the packet's
+// checked length, the map value's size and the stack frame.
 func TestFindEdges(t *testing.T) {
 	p := sampleProg()
 	inputs := Inputs(rand.New(rand.NewPCG(1, 1)), []interp.Map{{KeySize: 8, ValueSize: 16}}, XDPContext)
 	got := FindEdges(p, inputs)
 	want := []Edge{
+		// xdp_md's data and data_end, 4 bytes of a 24-byte context.
+		{At: 0, Offs: []int16{0, -1, 20, 21}},
+		{At: 1, Offs: []int16{0, -1, 20, 21}},
 		// data+13 of 1 byte: lower edge data+0, upper edge data+13 (14 checked).
 		{At: 5, Offs: []int16{0, -1, 13, 14}},
 		// fp-8 of 8 bytes: lower edge fp-512, upper edge fp-8.

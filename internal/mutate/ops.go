@@ -41,6 +41,8 @@ var operators = []operator{
 	{"load or store", rewrites(loadOrStore)},
 	{"atomic operation", rewrites(atomicOperation)},
 	{"helper", rewrites(otherHelper)},
+	{"allowed helper", allowedHelper},
+	{"type kfunc", typeKfunc},
 	{"clobber operand", local(clobberOperand)},
 	{"spill round trip", local(spillRoundTrip)},
 	{"path-dependent base", local(pathDependentBase)},

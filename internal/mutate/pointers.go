@@ -227,8 +227,8 @@ var varOffsetMasks = []int32{1, 7, 0xff}
 
 // varOffsetBase moves the base of a memory access other than through the
 // frame pointer by a bounded unknown amount (an unknown byte from the
-// uninitialised scratch slot in a dead register, masked) before the
-// access: a variable offset into a map value, a packet, an iterator's
+// uninitialised scratch slot in a dead register, masked, or sign-extended
+// to [-128, 127]: "min value is negative") before the access: a variable offset into a map value, a packet, an iterator's
 // buffer, a BTF object, a dynptr slice, whose rules differ by pointer
 // type (check_map_access' "min value is negative", check_buffer_access'
 // "invalid variable buffer offset", "variable ctx access var_off",
@@ -246,10 +246,12 @@ func varOffsetBase(prog []insn.Insn, i int) []edit {
 	if !ok || d == accessBase(in) {
 		return nil
 	}
+	add := insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: accessBase(in), Src: d}
 	var out []edit
 	for _, mask := range varOffsetMasks {
-		out = append(out, insertion(i, load(insn.SizeB, d, insn.R10, slot), aluImm(insn.ALUAnd, d, mask),
-			insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: accessBase(in), Src: d}))
+		out = append(out, insertion(i, load(insn.SizeB, d, insn.R10, slot), aluImm(insn.ALUAnd, d, mask), add))
 	}
-	return out
+	signed := load(insn.SizeB, d, insn.R10, slot)
+	signed.Op = insn.ClassLDX | insn.ModeMEMSX | insn.SizeB
+	return append(out, insertion(i, signed, add))
 }

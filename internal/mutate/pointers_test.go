@@ -49,7 +49,7 @@ func TestPointerOperators(t *testing.T) {
 			insertion(0, insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: 6, Src: 0})}, 2 * (1 + 12*13)},
 		{"a bounded unknown offset on the base", varOffsetBase, load, 0, []edit{insertion(0,
 			ldx(insn.ModeMEM, insn.SizeB, insn.R9, insn.R10, -8), insn.Insn{Op: insn.ClassALU64 | insn.ALUAnd, Dst: insn.R9, Imm: 1},
-			insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: 6, Src: insn.R9})}, 3},
+			insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: 6, Src: insn.R9})}, 4},
 		{"no variable offset on r10", varOffsetBase, prog(ldx(insn.ModeMEM, insn.SizeW, 0, insn.R10, -4), exit()), 0, nil, 0},
 		{"no arithmetic on r10", pointerALU, prog(ldx(insn.ModeMEM, insn.SizeW, 0, insn.R10, -4), exit()), 0, nil, 0},
 		{"no pointer store at an exit", pointerStore, load, 1, nil, 0},
@@ -64,5 +64,16 @@ func TestPointerOperators(t *testing.T) {
 				t.Errorf("first edits mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestVarOffsetBaseSigned: the last variable offset is the unknown byte
+// sign-extended, a range with a negative minimum.
+func TestVarOffsetBaseSigned(t *testing.T) {
+	got := varOffsetBase(prog(ldx(insn.ModeMEM, insn.SizeW, 0, 6, 4), exit()), 0)
+	want := insertion(0, ldx(insn.ModeMEMSX, insn.SizeB, insn.R9, insn.R10, -8),
+		insn.Insn{Op: insn.ClassALU64 | insn.ALUAdd | insn.SrcX, Dst: 6, Src: insn.R9})
+	if diff := cmp.Diff(want, got[len(got)-1], cmp.AllowUnexported(edit{})); diff != "" {
+		t.Errorf("signed edit mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -113,6 +113,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LinkedDeltaOffCheck:   fixed(linkedDeltaOffCheckProbe),
 	SkbArgBTFID:           skbArgBTFIDProbe,
 	AsyncCbSession:        asyncCbSessionProbe,
+	FastcallReadPtrFrame:  fixed(fastcallReadPtrFrameProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -1343,4 +1344,27 @@ func asyncCbSessionProbe() (asm.Instructions, error) {
 	last := len(insns) - 2
 	insns[last] = btf.WithFuncMetadata(insns[last], probeFunc("tw_cb", btf.StaticFunc))
 	return insns, nil
+}
+
+// fastcallReadPtrFrameProbe fills the main frame's 512 bytes and calls a
+// subprogram whose only stack is a bpf_fastcall spill of r1 around
+// bpf_get_smp_processor_id (inlined for XDP on x86-64) at fp-8, and which
+// passes a pointer to that slot to a second subprogram that reads it. A
+// kernel with the fix keeps the spill, 512+16 bytes: "combined stack size
+// of 2 calls is 528. Too large"; one without drops it.
+var fastcallReadPtrFrameProbe = asm.Instructions{
+	asm.StoreImm(asm.RFP, -512, 0, asm.DWord),
+	asm.Call.Label("fastcall_spill"),
+	asm.Mov.Imm(asm.R0, 2),
+	asm.Return(),
+	asm.Mov.Imm(asm.R1, 1).WithSymbol("fastcall_spill"),
+	asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+	asm.FnGetSmpProcessorId.Call(),
+	asm.LoadMem(asm.R1, asm.RFP, -8, asm.DWord),
+	asm.Mov.Reg(asm.R1, asm.RFP),
+	asm.Add.Imm(asm.R1, -8),
+	asm.Call.Label("fastcall_read"),
+	asm.Return(),
+	asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord).WithSymbol("fastcall_read"),
+	asm.Return(),
 }

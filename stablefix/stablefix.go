@@ -426,6 +426,20 @@ const (
 	// machine's build (fc-v1045) by the fuzz run of seed 20261321, whose
 	// mutation loaded a kprobe as a session program.
 	AsyncCbSession
+	// FastcallReadPtrFrame: a fixed-offset load from the stack counts,
+	// for the bpf_fastcall contract (check_fastcall_stack_contract), against
+	// the subprogram whose frame it reads: a subprogram that reads its
+	// caller's fastcall spill slot through a pointer keeps the caller's
+	// spills and fills and their stack, which is then there to be read.
+	// Without the fix (upstream 6.18 and 7.2 pass the current frame from
+	// check_stack_read_fixed_off) the load revokes the reading
+	// subprogram's patterns instead, and the caller's pattern slots are
+	// dropped from its stack depth while the callee reads them. Not
+	// upstream; found on this machine's build (fc-v1045) by black-box
+	// programs (fc13_fastcall.c). It cuts both ways: without the fix a
+	// callee that reads its caller's stack loses its own patterns, so a
+	// combined stack its fastcall spills alone would fit becomes too large.
+	FastcallReadPtrFrame
 	numFixes
 )
 
@@ -470,6 +484,7 @@ var names = [numFixes]string{
 	LinkedDeltaOffCheck:   "linked-delta-off-check",
 	SkbArgBTFID:           "skb-arg-btf-id",
 	AsyncCbSession:        "async-cb-session",
+	FastcallReadPtrFrame:  "fastcall-read-ptr-frame",
 }
 
 // String returns the fix's name.

@@ -165,6 +165,7 @@ func (e *env) checkProgram() error {
 			verifiedNow++
 		}
 		if verifiedNow == 0 {
+			e.removeFastcallSpillsFills()
 			if err := e.checkMaxStackDepth(); err != nil {
 				return err
 			}

@@ -657,6 +657,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 	if err := e.destroyIfDynptrSlot(f, spi); err != nil {
 		return err
 	}
+	e.checkFastcallContract(int(f.SubProg), off)
 	s := &f.Stack[spi]
 	if size == states.SlotSize {
 		e.markStackWrite(reg.FrameNo(), spi)
@@ -794,6 +795,7 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 			return err
 		}
 	}
+	e.checkFastcallContract(int(f.SubProg), minOff)
 	zeroUsed := false
 	for i := minOff; i < maxOff; i++ {
 		slot := -i - 1
@@ -864,6 +866,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 		} else {
 			e.markUnknown(dst)
 		}
+		e.checkFastcallContract(int(f.SubProg), minOff)
 		return nil
 	}
 	off += int(reg.Var.Value)
@@ -881,6 +884,13 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 	spi := slot / states.SlotSize
 	e.markStackRead(frameNo, spi)
 	e.log.markSlotScratched(spi)
+	// check_stack_read_fixed_off checks the frame read from; upstream,
+	// the current one (stablefix.FastcallReadPtrFrame).
+	if e.opts.MissingFixes.Has(stablefix.FastcallReadPtrFrame) {
+		e.checkFastcallContract(int(e.cur.Cur().SubProg), off)
+	} else {
+		e.checkFastcallContract(int(f.SubProg), off)
+	}
 	s := &f.Stack[spi]
 	regs := e.regs()
 	if s.IsSpilledReg() {

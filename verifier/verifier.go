@@ -91,6 +91,8 @@ type env struct {
 	prevInsns int
 
 	stackDepth []int
+	// fastcall holds the bpf_fastcall patterns (fastcall.go).
+	fastcall fastcallState
 	// staticProtos is the log's view of static functions' prototypes
 	// (staticargs.go).
 	staticProtos staticProtos
@@ -387,6 +389,7 @@ func (e *env) run() error {
 		return e.unsupported(0, "program type %s", e.progType)
 	}
 	e.stackDepth = make([]int, len(cfg.Subprogs))
+	e.markFastcallPatterns()
 	e.auxPtr = make([]auxPtrType, len(e.prog))
 	e.seen = make([]bool, len(e.prog))
 	e.pool = statePools.Get().(*states.Pool)

@@ -266,4 +266,21 @@ __attribute__((used)) __naked static void fc13_two_pairs_subprog(void)
 	:: __imm(bpf_get_smp_processor_id) : __clobber_all);
 }
 
+/* The 6.12 verifier let a pattern spill go 48 bytes below the 512
+ * (check_stack_slot_within_bounds); 6.18 does not. */
+// vercheck: reject "invalid write to stack R10 off=-520 size=8"
+SEC("uprobe.multi")
+__naked int fc13_deep_spill(void)
+{
+	asm volatile (
+	"r1 = 42;"
+	"*(u64 *)(r10 - 512) = r1;"
+	"*(u64 *)(r10 - 520) = r1;"
+	"call %[bpf_get_smp_processor_id];"
+	"r1 = *(u64 *)(r10 - 520);"
+	"r0 = 0;"
+	"exit;"
+	:: __imm(bpf_get_smp_processor_id) : __clobber_all);
+}
+
 char _license[] SEC("license") = "GPL";

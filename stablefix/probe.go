@@ -1353,7 +1353,8 @@ func asyncCbSessionProbe() (asm.Instructions, error) {
 // kernel with the fix keeps the spill, 512+16 bytes: "combined stack size
 // of 2 calls is 528. Too large"; one without drops it.
 var fastcallReadPtrFrameProbe = asm.Instructions{
-	asm.StoreImm(asm.RFP, -512, 0, asm.DWord),
+	asm.Mov.Imm(asm.R1, 0),
+	asm.StoreMem(asm.RFP, -512, asm.R1, asm.DWord),
 	asm.Call.Label("fastcall_spill"),
 	asm.Mov.Imm(asm.R0, 2),
 	asm.Return(),

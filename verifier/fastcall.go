@@ -83,8 +83,9 @@ func (e *env) fastcallSummary(call insn.Insn) (params int, void, fastcall, ok bo
 // the i-th spill just before the call matching the i-th fill just after.
 func (e *env) markFastcallPatterns() {
 	fc := &e.fastcall
-	fc.pattern = make([]bool, len(e.prog))
-	fc.spills = make([]int, len(e.prog))
+	// The per-instruction marks are made when a first pattern is found:
+	// most programs have none, and this runs for every program.
+	fc.pattern, fc.spills = nil, nil
 	fc.stackOff = make([]int, len(e.cfg.Subprogs))
 	fc.keep = make([]bool, len(e.cfg.Subprogs))
 	const spill, fill = insn.ClassSTX | insn.ModeMEM | insn.SizeDW, insn.ClassLDX | insn.ModeMEM | insn.SizeDW
@@ -122,6 +123,9 @@ func (e *env) markFastcallPatterns() {
 					break
 				}
 				expected &^= 1 << stx.Src
+				if fc.pattern == nil {
+					fc.pattern, fc.spills = make([]bool, len(e.prog)), make([]int, len(e.prog))
+				}
 				fc.pattern[idx-i], fc.pattern[idx+i] = true, true
 			}
 			if i == 1 {
@@ -141,10 +145,11 @@ func (e *env) markFastcallPatterns() {
 // below off to the pattern slots of subprogram sp from an instruction
 // outside every pattern revokes the subprogram's patterns. The kernel
 // checks stores and loads (not helper accesses), against the subprogram
-// of the frame the pointer points into.
+// of the frame the pointer points into. A program without any pattern
+// has nothing to revoke.
 func (e *env) checkFastcallContract(sp, off int) {
 	fc := &e.fastcall
-	if sp < 0 || sp >= len(fc.stackOff) || fc.stackOff[sp] <= off || fc.pattern[e.insnIdx] {
+	if fc.pattern == nil || sp < 0 || sp >= len(fc.stackOff) || fc.stackOff[sp] <= off || fc.pattern[e.insnIdx] {
 		return
 	}
 	fc.stackOff[sp] = -1 << 15
@@ -159,6 +164,9 @@ func (e *env) checkFastcallContract(sp, off int) {
 // depth its pattern slots start at.
 func (e *env) removeFastcallSpillsFills() {
 	fc := &e.fastcall
+	if fc.spills == nil {
+		return // no pattern
+	}
 	for s, sp := range e.cfg.Subprogs {
 		if fc.keep[s] || s >= len(e.stackDepth) {
 			continue

@@ -63,6 +63,25 @@ func normaliseLog(log string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// firstDifference describes the first line where vercheck's log (got)
+// and the kernel's (want) differ.
+func firstDifference(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d: vercheck %q, kernel %q", i+1, gl, wl)
+		}
+	}
+	return "no line differs"
+}
+
 // logKey names one compared log.
 func logKey(object, program string, level int) string {
 	return fmt.Sprintf("%s %s %d", object, program, level)
@@ -128,7 +147,7 @@ func TestLogsMatchKernel(t *testing.T) {
 					continue
 				}
 				if want[key] {
-					t.Errorf("%s: log no longer the kernel's; diff it with vercheck --kernel -v%s --log-dir", key, strings.Repeat("v", level-1))
+					t.Errorf("%s: log no longer the kernel's (%s); diff it with vercheck --kernel -v%s --log-dir", key, firstDifference(normaliseLog(res.Log), normaliseLog(klog)), strings.Repeat("v", level-1))
 				}
 			}
 		}

@@ -126,11 +126,28 @@ func progLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, logSize
 		attr.lineInfoCnt = uint32(len(p.lineInfo)) / btf.LineInfoSize
 	}
 	defer pin.Unpin()
-	fd, _, errno := unix.Syscall(unix.SYS_BPF, bpfProgLoad, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	fd, errno := sysProgLoad(&attr)
 	if errno == 0 {
 		unix.Close(int(fd))
 	}
 	return logString(logBuf), errno
+}
+
+// sysProgLoad runs BPF_PROG_LOAD until the verifier finishes. The
+// verifier gives up with EAGAIN when a signal is pending (do_check's
+// signal_pending test), and the Go runtime signals its threads all the
+// time (SIGURG preempts goroutines, most often while the collector
+// runs); the log then ends wherever the verifier stopped. Such a load is
+// no verdict: libbpf and cilium/ebpf load again, and so does vercheck.
+// Taken for a rejection, it had the interrupted log's last line for a
+// message (a false accept of session 13 was one).
+func sysProgLoad(attr *progLoadAttr) (uintptr, unix.Errno) {
+	for {
+		fd, _, errno := unix.Syscall(unix.SYS_BPF, bpfProgLoad, uintptr(unsafe.Pointer(attr)), unsafe.Sizeof(*attr))
+		if errno != unix.EAGAIN {
+			return fd, errno
+		}
+	}
 }
 
 // logString returns the verifier log the kernel left in buf: a C string.

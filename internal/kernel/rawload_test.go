@@ -2,12 +2,15 @@ package kernel
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
+	"golang.org/x/sys/unix"
 )
 
 // TestJumpSequenceTooComplexIsAVerdict: the kernel fails a program whose
@@ -134,6 +137,50 @@ func TestRawLoadKeepsArgTags(t *testing.T) {
 		release()
 		if (errno != 0) != tt.wantErrno || !strings.Contains(log, tt.wantLog) {
 			t.Errorf("%s: raw load = %v, log %q; want an error %v and %q in the log", tt.name, errno, log, tt.wantErrno, tt.wantLog)
+		}
+	}
+}
+
+// TestRawLoadOutlastsSignals: the verifier gives up with EAGAIN when a
+// signal is pending, and the Go runtime signals its threads to preempt
+// goroutines (SIGURG). Loads interrupted by such signals for 100 ms must
+// still end in the kernel's verdict, with the whole log.
+func TestRawLoadOutlastsSignals(t *testing.T) {
+	skipUnlessAvailable(t)
+	// A counted loop the verifier walks iteration by iteration: 20,003
+	// instructions, long enough to be interrupted.
+	spec := &ebpf.ProgramSpec{Name: "count", Type: ebpf.SocketFilter, License: "GPL", Instructions: asm.Instructions{
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Add.Imm(asm.R0, 1).WithSymbol("loop"),
+		asm.JLT.Imm(asm.R0, 10000, "loop"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}}
+	p, release, err := rawProgramWithInfo(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pid, tid := unix.Getpid(), unix.Gettid()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); time.Sleep(50 * time.Microsecond) {
+			unix.Tgkill(pid, tid, unix.SIGURG)
+		}
+	}()
+	const want = "processed 20003 insns"
+	for i := 0; ; i++ {
+		log, errno := progLoad(spec, p, ebpf.LogLevelStats, rawLogSize)
+		if errno != 0 || !strings.Contains(log, want) {
+			t.Fatalf("load %d: errno %v, log %q; want the program accepted, %q", i, errno, log, want)
+		}
+		select {
+		case <-done:
+			return
+		default:
 		}
 	}
 }

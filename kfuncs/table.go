@@ -36,6 +36,11 @@ const (
 	// (bpf_fs_kfuncs_filter): registered for BPF_PROG_TYPE_LSM, whose
 	// hook is the tracing one, only LSM programs may call them.
 	LSMOnly
+	// ArenaSet is not a KF_* flag either: the kfunc belongs to
+	// kernel/bpf/arena.c's set, which upstream registers for every
+	// program type and some builds leave out
+	// (stablefix.NoArenaKfuncs).
+	ArenaSet
 )
 
 // Hooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
@@ -345,9 +350,9 @@ var table = map[string]Def{
 	"bpf_stream_vprintk_impl": {0, HookCommon},
 	// kernel/bpf/arena.c (arena.go), in the common set. 6.18 still has
 	// them sleepable (KF_SLEEPABLE went in 6.19).
-	"bpf_arena_alloc_pages":   {Sleepable, HookCommon},
-	"bpf_arena_free_pages":    {Sleepable, HookCommon},
-	"bpf_arena_reserve_pages": {Sleepable, HookCommon},
+	"bpf_arena_alloc_pages":   {Sleepable | ArenaSet, HookCommon},
+	"bpf_arena_free_pages":    {Sleepable | ArenaSet, HookCommon},
+	"bpf_arena_reserve_pages": {Sleepable | ArenaSet, HookCommon},
 }
 
 // progTypeHook is btf_prog_type_to_kfunc_hook (only the hooks table

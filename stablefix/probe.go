@@ -114,6 +114,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	SkbArgBTFID:           skbArgBTFIDProbe,
 	AsyncCbSession:        asyncCbSessionProbe,
 	FastcallReadPtrFrame:  fixed(fastcallReadPtrFrameProbe),
+	NoArenaKfuncs:         noArenaKfuncsProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -149,6 +150,8 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LoadAcqProbeMem:     taskIterator,
 	SkbArgBTFID:         func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.Netfilter, ebpf.AttachNetfilter },
 	AsyncCbSession:      func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.Kprobe, ebpf.AttachTraceKprobeSession },
+	// The arena kfuncs are sleepable in 6.18.
+	NoArenaKfuncs: func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -1030,6 +1033,28 @@ func acqRelStructTrustedProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	), nil
+}
+
+// noArenaKfuncsProbe asks bpf_arena_alloc_pages for a page of an array:
+// the verifier takes any map for the kfunc's map argument (the kfunc
+// finds at run time that it is not an arena), so a kernel that registers
+// the arena set accepts it, and one that does not refuses the call. No
+// arena map is needed, which some builds refuse to create.
+func noArenaKfuncsProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_arena_alloc_pages")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeMap),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 1),
+		asm.Mov.Imm(asm.R4, -1),
+		asm.Mov.Imm(asm.R5, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}, nil
 }
 
 // probeStash is the one-element array whose value is a kptr to a

@@ -440,6 +440,16 @@ const (
 	// callee that reads its caller's stack loses its own patterns, so a
 	// combined stack its fastcall spills alone would fit becomes too large.
 	FastcallReadPtrFrame
+	// NoArenaKfuncs: the arena kfuncs (bpf_arena_alloc_pages,
+	// bpf_arena_free_pages, bpf_arena_reserve_pages) are not registered,
+	// so a call to one is "calling kernel function %s is not allowed",
+	// whatever the program type. Upstream 6.18 registers kernel/bpf/arena.c's
+	// set for every program type at boot; the 6.18.44-fc-v1147 build does
+	// not (it refuses the creation of an arena map with EPERM as well, so
+	// only a call given another map reaches its verifier). Not a fix but
+	// a build that lacks a feature; the entry is the stricter rule, and a
+	// kernel that registers the set lacks it.
+	NoArenaKfuncs
 	numFixes
 )
 
@@ -485,6 +495,7 @@ var names = [numFixes]string{
 	SkbArgBTFID:           "skb-arg-btf-id",
 	AsyncCbSession:        "async-cb-session",
 	FastcallReadPtrFrame:  "fastcall-read-ptr-frame",
+	NoArenaKfuncs:         "no-arena-kfuncs",
 }
 
 // String returns the fix's name.

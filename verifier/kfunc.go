@@ -51,6 +51,8 @@ func (e *env) kfuncFilteredOut(def kfuncs.Def) bool {
 	case def.Flags&kfuncs.SessionOnly != 0:
 		// bpf_kprobe_multi_filter: kprobe and uprobe sessions.
 		return e.attach != ebpf.AttachTraceKprobeSession && e.attach != helpers.AttachTraceUprobeSession
+	case def.Flags&kfuncs.ArenaSet != 0:
+		return !e.opts.MissingFixes.Has(stablefix.NoArenaKfuncs)
 	}
 	return false
 }

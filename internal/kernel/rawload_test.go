@@ -94,6 +94,9 @@ func TestAddressSpaceCastReachesTheKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(got) == 1 && got[0].NotLoaded {
+		t.Skipf("this kernel build gives no verdict on an arena program: %s", got[0].Err)
+	}
 	if len(got) != 1 || !got[0].Accepted || got[0].InsnProcessed != 6 {
 		t.Errorf("LoadCollectionSpec = %+v, want the program accepted after 6 insns", got)
 	}

@@ -22,7 +22,8 @@ struct {
 } mf_arena SEC(".maps");
 
 /* Gives the object the kfunc's BTF. */
-// vercheck: accept
+// vercheck: reject "calling kernel function bpf_arena_alloc_pages is not allowed"
+// vercheck: accept without no-arena-kfuncs
 SEC("syscall")
 int l10_mf_alloc(void *ctx)
 {
@@ -31,7 +32,8 @@ int l10_mf_alloc(void *ctx)
 	return page != 0;
 }
 
-// vercheck: reject "pointer in R1 isn't map pointer"
+// vercheck: reject "calling kernel function bpf_arena_alloc_pages is not allowed"
+// vercheck: reject "pointer in R1 isn't map pointer" without no-arena-kfuncs
 SEC("syscall")
 __naked int l10_mf_char_ptr_as_map(void)
 {

@@ -9,8 +9,9 @@ import (
 // helpers a program may call, beyond its release: two builds of the same
 // 6.18.y release may differ in them. The zero value is the reference
 // machine's build (the kernel the tables were checked against): no
-// bpf_override_return, lockdown in integrity mode. A fact that cannot be
-// read is left at that value.
+// bpf_override_return, lockdown in integrity mode, no
+// bpf_verify_pkcs7_signature. A fact that cannot be read is left at that
+// value.
 type Build struct {
 	// KprobeOverride is CONFIG_BPF_KPROBE_OVERRIDE: kprobe programs may
 	// call bpf_override_return (kprobe_prog_func_proto).
@@ -28,6 +29,13 @@ type Build struct {
 	// bpf-to-bpf calls, callbacks; it also rounds each frame's stack to
 	// 32 bytes instead of 16 in the combined stack limit.
 	Interpreted bool
+	// SignatureVerification is CONFIG_SYSTEM_DATA_VERIFICATION: the
+	// generic kfunc set registers bpf_verify_pkcs7_signature. The
+	// function is built with CONFIG_KEYS alone (it then returns
+	// -EOPNOTSUPP), so the kernel's BTF has it either way, and a build
+	// without the option refuses a call ("calling kernel function
+	// bpf_verify_pkcs7_signature is not allowed").
+	SignatureVerification bool
 }
 
 // Lockdown is a kernel lockdown level (the lockdown LSM's modes).

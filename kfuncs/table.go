@@ -7,6 +7,7 @@ package kfuncs
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/cilium/ebpf"
 )
@@ -41,6 +42,10 @@ const (
 	// program type and some builds leave out
 	// (stablefix.NoArenaKfuncs).
 	ArenaSet
+	// SignatureVerification marks a kfunc registered only in kernels
+	// built with CONFIG_SYSTEM_DATA_VERIFICATION
+	// (helpers.Build.SignatureVerification).
+	SignatureVerification
 )
 
 // Hooks is a set of kfunc hooks (the kernel's btf_kfunc_hook): the
@@ -285,7 +290,7 @@ var table = map[string]Def{
 	"bpf_lookup_user_key":        {Acquire | RetNull | Sleepable, hooksGeneric},
 	"bpf_lookup_system_key":      {Acquire | RetNull, hooksGeneric},
 	"bpf_key_put":                {Release, hooksGeneric},
-	"bpf_verify_pkcs7_signature": {Sleepable, hooksGeneric},
+	"bpf_verify_pkcs7_signature": {Sleepable | SignatureVerification, hooksGeneric},
 	"bpf_send_signal_task":       {0, hooksGeneric},
 	// kernel/cgroup/rstat.c: cgroup statistics, for tracing programs.
 	"css_rstat_updated": {0, HookTracing},
@@ -491,6 +496,11 @@ var scxKfuncs = map[string]Def{
 // The sched_ext kfuncs join the table.
 func init() {
 	maps.Copy(table, scxKfuncs)
+}
+
+// Names lists the kfuncs vercheck models, sorted.
+func Names() []string {
+	return slices.Sorted(maps.Keys(table))
 }
 
 // Lookup returns what the kernel registers of the kfunc named name; false

@@ -56,6 +56,8 @@ func BuildFromConfig(cfg map[string]string, lockdown helpers.Lockdown) helpers.B
 		KprobeOverride: cfg["CONFIG_BPF_KPROBE_OVERRIDE"] == "y",
 		Lockdown:       lockdown,
 		Interpreted:    cfg != nil && (cfg["CONFIG_BPF_JIT"] != "y" || cfg["CONFIG_BPF_JIT_DEFAULT_ON"] != "y"),
+		// Without a configuration to read, the stricter answer.
+		SignatureVerification: cfg["CONFIG_SYSTEM_DATA_VERIFICATION"] == "y",
 	}
 }
 

@@ -44,6 +44,8 @@ func TestConfigLockdown(t *testing.T) {
 		{"JIT on at boot", jit, helpers.Build{Lockdown: helpers.LockdownNone}},
 		{"JIT off at boot", map[string]string{"CONFIG_BPF_JIT": "y"}, helpers.Build{Lockdown: helpers.LockdownNone, Interpreted: true}},
 		{"no JIT built", map[string]string{"CONFIG_BPF": "y"}, helpers.Build{Lockdown: helpers.LockdownNone, Interpreted: true}},
+		{"signature verification", map[string]string{"CONFIG_BPF_JIT": "y", "CONFIG_BPF_JIT_DEFAULT_ON": "y", "CONFIG_SYSTEM_DATA_VERIFICATION": "y"},
+			helpers.Build{Lockdown: helpers.LockdownNone, SignatureVerification: true}},
 		{"config unknown", nil, helpers.Build{Lockdown: helpers.LockdownNone}},
 	}
 	for _, tt := range builds {

@@ -53,6 +53,8 @@ func (e *env) kfuncFilteredOut(def kfuncs.Def) bool {
 		return e.attach != ebpf.AttachTraceKprobeSession && e.attach != helpers.AttachTraceUprobeSession
 	case def.Flags&kfuncs.ArenaSet != 0:
 		return !e.opts.MissingFixes.Has(stablefix.NoArenaKfuncs)
+	case def.Flags&kfuncs.SignatureVerification != 0:
+		return !e.build.SignatureVerification
 	}
 	return false
 }

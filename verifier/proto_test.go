@@ -87,6 +87,7 @@ type protoLiveType struct {
 	pt       ebpf.ProgramType
 	at       ebpf.AttachType
 	attachTo string
+	flags    uint32 // load flags (loader.FlagSleepable)
 }
 
 func (lt protoLiveType) String() string {
@@ -215,7 +216,8 @@ func liveVerdict(lt protoLiveType, insns asm.Instructions, m *ebpf.Map, license 
 			}
 		}
 	}
-	spec := &ebpf.ProgramSpec{Type: lt.pt, AttachType: lt.at, AttachTo: lt.attachTo, Instructions: insns, License: license}
+	spec := &ebpf.ProgramSpec{Type: lt.pt, AttachType: lt.at, AttachTo: lt.attachTo, Flags: lt.flags,
+		Instructions: insns, License: license}
 	p, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats})
 	if err == nil {
 		p.Close()

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"os"
+	"slices"
 	"sync"
 )
 
@@ -76,11 +78,45 @@ type kallsymsEntry struct {
 var kallsyms = sync.OnceValues(readKallsyms)
 
 func readKallsyms() (*kallsymsTable, error) {
-	data, err := os.ReadFile(kallsymsPath)
+	data, err := readProcFile(kallsymsPath, kallsymsSizeHint)
 	if err != nil {
 		return nil, fmt.Errorf("read the kernel's symbols: %w", err)
 	}
 	return indexKallsyms(data), nil
+}
+
+// kallsymsSizeHint is the buffer a read of /proc/kallsyms starts with: a
+// 6.18 kernel lists 5-6 MB.
+const kallsymsSizeHint = 8 << 20
+
+// readProcFile reads a whole file into a buffer of at least hint bytes,
+// doubling it when full. A /proc file reports size 0, so os.ReadFile
+// starts at 512 bytes and grows by a quarter each time: /proc/kallsyms
+// took some 40 reallocations, each on fresh memory, which cost twice the
+// kernel's own time to list the symbols.
+func readProcFile(path string, hint int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() >= int64(hint) {
+		hint = int(st.Size()) + 1
+	}
+	data := make([]byte, 0, hint)
+	for {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, cap(data))
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // indexKallsyms indexes the lines "address type name [module]" of data.

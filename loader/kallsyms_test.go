@@ -1,7 +1,11 @@
 package loader
 
 import (
+	"bytes"
+	"errors"
 	"hash/maphash"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,5 +61,42 @@ func TestKallsymsHashCollision(t *testing.T) {
 		if e, ok := tab.lookup(name); !ok || e.addr != want {
 			t.Errorf("lookup(%q) = %#x, %v; want %#x", name, e.addr, ok, want)
 		}
+	}
+}
+
+// TestReadProcFile reads files whole whatever the starting buffer: one
+// larger than it (grown by doubling), one that reports its size, and a
+// /proc file, which reports none.
+func TestReadProcFile(t *testing.T) {
+	big := bytes.Repeat([]byte("ffffffff81000000 T _stext\n"), 1000)
+	path := filepath.Join(t.TempDir(), "kallsyms")
+	if err := os.WriteFile(path, big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("/proc/self/cmdline")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	tests := []struct {
+		name, path string
+		hint       int
+		want       []byte
+	}{
+		{"grown from one byte", path, 1, big},
+		{"hint below the size", path, 100, big},
+		{"hint above the size", path, 1 << 20, big},
+		{"proc file", "/proc/self/cmdline", 1, want},
+	}
+	for _, tt := range tests {
+		got, err := readProcFile(tt.path, tt.hint)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if !bytes.Equal(got, tt.want) {
+			t.Errorf("%s: read %d bytes, want %d", tt.name, len(got), len(tt.want))
+		}
+	}
+	if _, err := readProcFile(filepath.Join(t.TempDir(), "absent"), 1); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("absent file: error %v, want ErrNotExist", err)
 	}
 }

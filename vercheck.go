@@ -241,6 +241,7 @@ func verifyObject(obj *loader.Object, o Options) ([]*verifier.Result, error) {
 	// duration; a kernel without BTF is reported by the programs that
 	// need it.
 	_ = verifier.Prepare()
+	verifier.PrepareObject(obj, o.Verifier)
 	results := make([]*verifier.Result, len(obj.Programs))
 	work := make(chan int)
 	var wg sync.WaitGroup

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/google/go-cmp/cmp"
 
@@ -138,6 +139,71 @@ func TestGraphRecordProblems(t *testing.T) {
 			e := &env{lp: &loader.Program{LocalTypes: map[uint32]btf.Type{1: tt.t, 2: elem}}}
 			if diff := cmp.Diff(tt.want, e.localRecord(tt.t).unsupported); diff != "" {
 				t.Errorf("record problem (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestObjectBTFFinding: a program loaded with its object's whole BTF
+// (libbpf's way) is refused for a struct of that BTF the kernel refuses,
+// used or not, for every program of the object, whether PrepareObject
+// made the finding first or the first program's verification did.
+func TestObjectBTFFinding(t *testing.T) {
+	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4}
+	head := &btf.Struct{Name: "bpf_list_head", Size: 16}
+	lnode := &btf.Struct{Name: "bpf_list_node", Size: 24}
+	elem := &btf.Struct{Name: "elem", Size: 24, Members: []btf.Member{{Name: "node", Type: lnode}}}
+	root := func(members ...btf.Member) *btf.Struct {
+		return &btf.Struct{Name: "r", Size: 64, Members: append(members,
+			btf.Member{Name: "head", Type: head, Offset: 256, Tags: []string{"contains:elem:node"}})}
+	}
+	objectSpec := func(types ...btf.Type) *btf.Spec {
+		b, err := btf.NewBuilder(types, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := b.Marshal(nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec
+	}
+	tests := []struct {
+		name    string
+		types   []btf.Type
+		prepare bool
+		want    progOutcome
+	}{
+		{"root with its lock", []btf.Type{root(btf.Member{Name: "lock", Type: lock}), elem}, false, progOutcome{"accepted", ""}},
+		{"root without a lock", []btf.Type{root(), elem}, false, progOutcome{"unsupported",
+			"unsupported: the object's BTF, which libbpf loads the program with, has struct r with a graph root without a bpf_spin_lock (the kernel refuses the BTF)"}},
+		{"prepared", []btf.Type{root(), elem}, true, progOutcome{"unsupported",
+			"unsupported: the object's BTF, which libbpf loads the program with, has struct r with a graph root without a bpf_spin_lock (the kernel refuses the BTF)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := objectSpec(tt.types...)
+			obj := &loader.Object{Path: "test"}
+			for _, name := range []string{"a", "b"} {
+				obj.Programs = append(obj.Programs, &loader.Program{Name: name, Type: ebpf.SocketFilter, GPLCompatible: true,
+					ObjectTypes: spec, Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}})
+			}
+			if tt.prepare {
+				PrepareObject(obj, Options{})
+			}
+			for _, p := range obj.Programs {
+				res := Verify(obj, p, Options{})
+				got := progOutcome{Verdict: res.Verdict()}
+				if res.Err != nil {
+					got.Msg = res.Err.Error()
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("program %s (-want +got):\n%s", p.Name, diff)
+				}
 			}
 		})
 	}

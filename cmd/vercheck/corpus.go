@@ -118,6 +118,7 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 			prog.done(f)
 			continue
 		}
+		verifier.PrepareObject(obj, cfg.opts.Verifier)
 		perFile[i] = make([]row, len(obj.Programs))
 		left := new(atomic.Int32)
 		left.Store(int32(len(obj.Programs)))

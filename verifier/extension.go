@@ -13,9 +13,10 @@ package verifier
 // expected attach type (env->ops and resolve_prog_type), its main function
 // from a state its prototype gives, as a global function's
 // (do_check_common), and its exit checked as that program type's main
-// exit. Targets vercheck does not model (static functions, program types
-// whose context is an attach target's BTF, extensions that change packet
-// data or may sleep, whose target's own effects decide) are unsupported.
+// exit. A static function is never replaced (replaceStatic). Targets
+// vercheck does not model (program types whose context is an attach
+// target's BTF, extensions that change packet data or may sleep, whose
+// target's own effects decide) are unsupported.
 
 import (
 	"fmt"
@@ -53,7 +54,7 @@ func (e *env) resolveExtension() error {
 	case hasBTFContext(tp.Type):
 		return e.unsupported(0, "freplace of a %s program", tp.Type)
 	case !tgt.Func.Global:
-		return e.unsupported(0, "freplace of static function %s", tgt.Func.Name)
+		return e.replaceStatic(tgt.Func.BTF, tgt.FuncIndex, tp.Type, loadAttachType(tp.Type, tp.AttachType))
 	}
 	p := prepareFuncArgs(tgt.Func.BTF, tgt.FuncIndex, tp.Type, loadAttachType(tp.Type, tp.AttachType))
 	if p.unsupported != "" {
@@ -63,12 +64,7 @@ func (e *env) resolveExtension() error {
 		// The target's verification marked the prototype unreliable.
 		return e.rejectEINVAL("Cannot replace static functions")
 	}
-	var own *btf.Func
-	for i := range e.lp.Funcs {
-		if e.lp.Funcs[i].Start == 0 {
-			own = e.lp.Funcs[i].BTF
-		}
-	}
+	own := e.extensionFunc()
 	if own == nil {
 		return e.rejectEINVAL("Program extension requires BTF")
 	}
@@ -77,6 +73,44 @@ func (e *env) resolveExtension() error {
 	}
 	e.progType, e.attach = tp.Type, loadAttachType(tp.Type, tp.AttachType)
 	e.ext = tgt
+	return nil
+}
+
+// replaceStatic refuses the replacement of a static function, as the
+// kernel always does: bpf_check_attach_target refuses a function whose
+// prototype the target's verification found unreliable ("Cannot replace
+// static functions"), and btf_check_func_type_match then takes only
+// global functions ("%s() is not a global function"). For a static
+// function btf_prepare_func_args fails, silently, on any parameter other
+// than an int, an enum or the context, and on a return value other than
+// an int or enum; a call whose arguments do not match the prototype
+// (btf_check_subprog_call) marks it unreliable too, which vercheck does not
+// look for, so the message may be the second where the kernel says the
+// first. The verdict is the same.
+func (e *env) replaceStatic(fn *btf.Func, sp int, pt ebpf.ProgramType, at ebpf.AttachType) error {
+	p := prepareFuncArgs(fn, sp, pt, at)
+	reliable := p.msg == "" && p.unsupported == ""
+	for _, a := range p.args {
+		reliable = reliable && (a.kind == globalArgScalar || a.kind == globalArgCtx)
+	}
+	if !reliable {
+		return e.rejectEINVAL("Cannot replace static functions")
+	}
+	own := e.extensionFunc()
+	if own == nil {
+		return e.rejectEINVAL("Program extension requires BTF")
+	}
+	return e.rejectEINVAL(funcTypeMismatch(own, fn))
+}
+
+// extensionFunc is the extension's own function (its func_info[0]),
+// which btf_check_type_match matches with the target's; nil without BTF.
+func (e *env) extensionFunc() *btf.Func {
+	for i := range e.lp.Funcs {
+		if e.lp.Funcs[i].Start == 0 {
+			return e.lp.Funcs[i].BTF
+		}
+	}
 	return nil
 }
 

@@ -15,7 +15,7 @@ import (
 // Extension loads (EPERM), so the expectations follow the 6.18 sources:
 // btf_check_func_type_match's messages, the extension verified as the
 // target's program type (its context, its helpers, its main exit range),
-// and static targets left unsupported.
+// and static targets refused.
 func TestExtension(t *testing.T) {
 	obj, err := loader.Open("testdata/freplace/fr_ext.o", loader.Options{ExtensionTarget: "testdata/freplace/fr_target.o"})
 	if err != nil {
@@ -28,7 +28,8 @@ func TestExtension(t *testing.T) {
 		"fr_new_len_short":   "fr_new_len_short() has 1 args while fr_len() has 2 args",
 		"fr_new_len_long":    "arg1 in fr_new_len_long() has size 8 while fr_len() has 4",
 		"fr_new_len_ctx":     "arg0 fr_new_len_ctx(struct xdp_md *) doesn't match fr_len(struct __sk_buff *)",
-		"fr_new_static":      unsupported,
+		"fr_new_static":      "fr_static() is not a global function",
+		"fr_new_static_mem":  "Cannot replace static functions",
 		"fr_new_verdict":     "",
 		"fr_new_verdict_bad": "At program exit the register R0 has smin=7 smax=7 should have been in [0, 1]",
 		"fr_new_main":        "",

@@ -41,9 +41,17 @@ int fr_new_len_ctx(struct xdp_md *ctx, int add)
 	return add;
 }
 
-/* Static functions cannot be replaced. */
+/* Static functions cannot be replaced: one whose prototype is reliable
+ * fails the type match, which takes global functions only; one whose
+ * prototype is not is refused before. */
 SEC("freplace/fr_static")
 int fr_new_static(struct __sk_buff *skb)
+{
+	return 0;
+}
+
+SEC("freplace/fr_static_mem")
+int fr_new_static_mem(int *p)
 {
 	return 0;
 }

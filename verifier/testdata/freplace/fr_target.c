@@ -14,6 +14,13 @@ __attribute__((noinline)) static int fr_static(struct __sk_buff *skb)
 	return skb->mark;
 }
 
+/* A pointer to memory makes a static function's prototype unreliable
+ * (btf_prepare_func_args takes only ints, enums and the context there). */
+__attribute__((noinline)) static int fr_static_mem(int *p)
+{
+	return p ? *p : 0;
+}
+
 __attribute__((noinline)) int fr_verdict(struct __sk_buff *skb)
 {
 	return skb->len > 100;
@@ -22,7 +29,9 @@ __attribute__((noinline)) int fr_verdict(struct __sk_buff *skb)
 SEC("tc")
 int fr_tc(struct __sk_buff *skb)
 {
-	return fr_len(skb, 1) + fr_static(skb);
+	int v = skb->mark;
+
+	return fr_len(skb, 1) + fr_static(skb) + fr_static_mem(&v);
 }
 
 SEC("cgroup_skb/ingress")

@@ -115,6 +115,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	AsyncCbSession:        asyncCbSessionProbe,
 	FastcallReadPtrFrame:  fixed(fastcallReadPtrFrameProbe),
 	NoArenaKfuncs:         noArenaKfuncsProbe,
+	RawTPSignalWaitArgs:   fixed(rawTPSignalWaitArgsProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -152,6 +153,9 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	AsyncCbSession:      func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.Kprobe, ebpf.AttachTraceKprobeSession },
 	// The arena kfuncs are sleepable in 6.18.
 	NoArenaKfuncs: func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
+	RawTPSignalWaitArgs: func(p *ebpf.ProgramSpec) {
+		p.Type, p.AttachType, p.AttachTo = ebpf.Tracing, ebpf.AttachTraceRawTp, "signal_deliver"
+	},
 }
 
 // sleepableFlag is BPF_F_SLEEPABLE.
@@ -1033,6 +1037,17 @@ func acqRelStructTrustedProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	), nil
+}
+
+// rawTPSignalWaitArgsProbe reads through signal_deliver's siginfo (its
+// arg1, in the second context slot) unchecked: a trusted pointer
+// upstream, a number where the build lists the argument as one that may
+// encode an error.
+var rawTPSignalWaitArgsProbe = asm.Instructions{
+	asm.LoadMem(asm.R1, asm.R1, 8, asm.DWord),
+	asm.LoadMem(asm.R0, asm.R1, 0, asm.Byte),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
 }
 
 // noArenaKfuncsProbe asks bpf_arena_alloc_pages for a page of an array:

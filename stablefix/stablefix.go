@@ -450,6 +450,18 @@ const (
 	// a build that lacks a feature; the entry is the stricter rule, and a
 	// kernel that registers the set lacks it.
 	NoArenaKfuncs
+	// RawTPSignalWaitArgs: the build's raw_tp_null_args lists three more
+	// tracepoint arguments than upstream's: the struct kernel_siginfo of
+	// signal_generate and signal_deliver (arg1) may encode an error (it
+	// can be SEND_SIG_NOINFO or SEND_SIG_PRIV, 0 or 1), so a tp_btf
+	// program reads it as a number ("R1 invalid mem access 'scalar'"
+	// where it dereferences it), and the struct pid of
+	// sched_process_wait (arg0) may be NULL. Not upstream (6.18 and 7.2
+	// have none of them); found on the -fc-v1147 build by loading a
+	// program per pointer argument of every raw tracepoint (1,785): these
+	// three were the only differences, after falco's signal_deliver
+	// program had been accepted by vercheck and refused by the kernel.
+	RawTPSignalWaitArgs
 	numFixes
 )
 
@@ -496,6 +508,7 @@ var names = [numFixes]string{
 	AsyncCbSession:        "async-cb-session",
 	FastcallReadPtrFrame:  "fastcall-read-ptr-frame",
 	NoArenaKfuncs:         "no-arena-kfuncs",
+	RawTPSignalWaitArgs:   "rawtp-signal-wait-args",
 }
 
 // String returns the fix's name.

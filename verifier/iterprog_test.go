@@ -43,7 +43,7 @@ func TestIterContext(t *testing.T) {
 		if err != nil {
 			t.Skipf("iterator %s: %v", tt.target, err)
 		}
-		a, ok := tc.access(tt.off, tt.size)
+		a, ok := tc.access(tt.off, tt.size, 0)
 		got := result{OK: ok, Ptr: a.ptr, Buffer: a.buffer, Flags: a.flags}
 		if a.ptr && !a.buffer {
 			got.Name = btfTypeName(a.id)

@@ -22,15 +22,7 @@ import (
 // says what upstream 6.18 registers; a build that registers less (the
 // arena set of stablefix.NoArenaKfuncs) shows here first.
 func TestKfuncAllowedLiveKernel(t *testing.T) {
-	skipIfNoBPF(t)
-	spec, err := vmlinux()
-	if err != nil {
-		t.Skipf("no kernel BTF: %v", err)
-	}
-	missing, err := stablefix.Probe()
-	if err != nil {
-		t.Skipf("cannot probe the running kernel: %v", err)
-	}
+	spec, missing := liveKernelBTF(t)
 	types := []protoLiveType{
 		{pt: ebpf.SocketFilter}, {pt: ebpf.Kprobe}, {pt: ebpf.SchedCLS}, {pt: ebpf.SchedACT},
 		{pt: ebpf.TracePoint}, {pt: ebpf.XDP}, {pt: ebpf.PerfEvent}, {pt: ebpf.CGroupSKB},
@@ -78,4 +70,21 @@ func TestKfuncAllowedLiveKernel(t *testing.T) {
 	if compared == 0 {
 		t.Skip("the kernel gave no verdict on any kfunc call")
 	}
+}
+
+// liveKernelBTF skips a test that needs the running kernel's verifier and
+// BTF where either is missing, and returns its BTF and the stable fixes it
+// is probed to lack.
+func liveKernelBTF(t *testing.T) (*btf.Spec, stablefix.Set) {
+	t.Helper()
+	skipIfNoBPF(t)
+	spec, err := vmlinux()
+	if err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	missing, err := stablefix.Probe()
+	if err != nil {
+		t.Skipf("cannot probe the running kernel: %v", err)
+	}
+	return spec, missing
 }

@@ -174,7 +174,7 @@ func TestTracingContext(t *testing.T) {
 		{4, 4, result{}},
 	}
 	for _, tt := range tests {
-		a, ok := tc.access(tt.off, tt.size)
+		a, ok := tc.access(tt.off, tt.size, 0)
 		got := result{OK: ok, Ptr: a.ptr}
 		if a.ptr {
 			got.Name = btfTypeName(a.id)

@@ -191,7 +191,7 @@ func TestLSMContext(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.hook, err)
 		}
-		a, ok := tc.access(tt.off, tt.size)
+		a, ok := tc.access(tt.off, tt.size, 0)
 		got := result{OK: ok, Ptr: a.ptr, Retval: a.retval}
 		if a.ptr {
 			got.Name = btfTypeName(a.id)

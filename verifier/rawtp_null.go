@@ -6,6 +6,8 @@ package verifier
 // kernel's raw_tp_null_args table (kernel/bpf/btf.c); a superset of the
 // 6.18 list errs on the safe side.
 
+import "github.com/vercheck/vercheck/stablefix"
+
 // rawTPNullArgs maps a raw tracepoint to the NULL/error nibbles of its
 // arguments (argument i at bits 4i..4i+3).
 var rawTPNullArgs = map[string]uint64{
@@ -146,6 +148,26 @@ var rawTPNullArgs = map[string]uint64{
 	"iptfs_ingress_postq_event":             0x1000,
 	"neigh_update":                          0x10,
 	"amdtp_packet":                          0x100,
+}
+
+// rawTPBuildNullArgs are entries of the running build's raw_tp_null_args
+// that upstream 6.18 (and 7.2) lack (stablefix.RawTPSignalWaitArgs): the
+// siginfo of signal_generate and signal_deliver may be SEND_SIG_NOINFO or
+// SEND_SIG_PRIV, small numbers that read as an error value, and the pid
+// of sched_process_wait may be NULL.
+var rawTPBuildNullArgs = map[string]uint64{
+	"signal_generate":    0x20,
+	"signal_deliver":     0x20,
+	"sched_process_wait": 0x1,
+}
+
+// buildRawTPNullArgs returns the nibbles rawTPBuildNullArgs adds for the
+// raw tracepoint name, unless the target kernel lacks them.
+func (e *env) buildRawTPNullArgs(name string) uint64 {
+	if e.opts.MissingFixes.Has(stablefix.RawTPSignalWaitArgs) {
+		return 0
+	}
+	return rawTPBuildNullArgs[name]
 }
 
 // Nibble bits of rawTPNullArgs.

@@ -220,6 +220,9 @@ type ctxArg struct {
 	retval bool
 	// buffer marks a PTR_TO_BUF slot.
 	buffer bool
+	// errArg marks a pointer argument read as a number because it may
+	// encode an error (raw_tp_null_args); id is then its struct's.
+	errArg bool
 	// why is, for a refused access, the line btf_ctx_access logs before
 	// the verifier's "invalid bpf_context access" ("" where it logs
 	// none).
@@ -247,7 +250,7 @@ func (tc *tracingCtx) retSlotType() (btf.Type, bool) {
 
 // access is btf_ctx_access: whether a read of size bytes at off is allowed
 // and what it yields.
-func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
+func (tc *tracingCtx) access(off, size int, extraNullArgs uint64) (ctxArg, bool) {
 	if off%ptrSize != 0 {
 		return ctxArg{why: fmt.Sprintf("func '%s' offset %d is not multiple of 8", tc.name, off)}, false
 	}
@@ -317,13 +320,14 @@ func (tc *tracingCtx) access(off, size int) (ctxArg, bool) {
 		flags |= states.MaybeNull
 	}
 	if tc.attach == ebpf.AttachTraceRawTp && arg < 16 {
-		nibble := rawTPNullArgs[tc.name] >> (4 * uint(arg))
+		nibble := (rawTPNullArgs[tc.name] | extraNullArgs) >> (4 * uint(arg))
 		if nibble&rawTPMaybeNull != 0 {
 			flags |= states.MaybeNull
 		}
 		if nibble&rawTPMaybeErr != 0 {
-			// An argument that may encode an error is a plain number.
-			return ctxArg{}, true
+			// An argument that may encode an error is a plain number,
+			// after btf_ctx_access has resolved (and logged) its type.
+			return ctxArg{errArg: true, id: btfTypeID(skipModifiers(target))}, true
 		}
 	}
 	if tag, ok := target.(*btf.TypeTag); ok {
@@ -403,7 +407,7 @@ func (e *env) tracingCtxLayout() (ctxaccess.Func, int, error) {
 			// kernel then does was not checked against a kernel.
 			return ctxaccess.Access{Kind: ctxaccess.Unmodelled}, true
 		}
-		a, ok := tc.access(off, size)
+		a, ok := tc.access(off, size, e.buildRawTPNullArgs(tc.name))
 		if !ok {
 			if a.why != "" {
 				e.log.printf("%s\n", a.why)
@@ -413,6 +417,12 @@ func (e *env) tracingCtxLayout() (ctxaccess.Func, int, error) {
 		if a.ptr || a.retval {
 			// loadTracingArg decides what the load yields.
 			return ctxaccess.Access{Kind: ctxaccess.BTFID, MaybeNull: a.flags&states.MaybeNull != 0}, true
+		}
+		if a.errArg {
+			// The kernel's line has no newline: the next one follows
+			// on it.
+			e.logCtxArgType(tc, off, a.id)
+			e.log.printf("marking pointer arg%d as scalar as it may encode error", off/ptrSize)
 		}
 		return ctxaccess.ScalarAccess, true
 	}
@@ -479,7 +489,7 @@ func (e *env) loadTracingArg(dst *states.Reg, off, size int, signExt bool) error
 	if err != nil {
 		return e.unsupported(e.insnIdx, "attach target of %s/%s: %v", e.progType, e.attach, err)
 	}
-	a, ok := tc.access(off, ptrSize)
+	a, ok := tc.access(off, ptrSize, e.buildRawTPNullArgs(tc.name))
 	if ok && a.retval {
 		// The hook's return value: an unknown 32-bit number inside the
 		// hook's range (stale bounds of dst are dropped first).

@@ -295,7 +295,8 @@ func TestIsGPLCompatible(t *testing.T) {
 
 // TestRuntimeMaxEntries checks the sizes assumed for maps an object leaves
 // at max_entries 0 for its loader to set: outer maps and inner maps alike
-// (a ring buffer per CPU in an array of maps).
+// (a ring buffer per CPU in an array of maps), and the value size of a
+// stack trace map left at 0.
 func TestRuntimeMaxEntries(t *testing.T) {
 	ringbuf := &ebpf.MapSpec{Name: "rb", Type: ebpf.RingBuf}
 	spec := &ebpf.CollectionSpec{
@@ -303,6 +304,7 @@ func TestRuntimeMaxEntries(t *testing.T) {
 			"ringbufs": {Name: "ringbufs", Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, InnerMap: ringbuf},
 			"events":   {Name: "events", Type: ebpf.RingBuf},
 			"storage":  {Name: "storage", Type: ebpf.TaskStorage, KeySize: 4, ValueSize: 8},
+			"stacks":   {Name: "stacks", Type: ebpf.StackTrace, KeySize: 4},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{
 			"entry": {Name: "entry", Type: ebpf.SocketFilter, License: "GPL", Instructions: asm.Instructions{
@@ -321,8 +323,12 @@ func TestRuntimeMaxEntries(t *testing.T) {
 		if m.Inner != nil {
 			got[m.Name+".inner"] = m.Inner.MaxEntries
 		}
+		if m.Type == ebpf.StackTrace {
+			got[m.Name+".value_size"] = m.ValueSize
+		}
 	}
-	want := map[string]uint32{"events": page, "ringbufs": 1, "ringbufs.inner": page, "storage": 0}
+	want := map[string]uint32{"events": page, "ringbufs": 1, "ringbufs.inner": page, "storage": 0,
+		"stacks": 1, "stacks.value_size": 127 * 8}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("max_entries (-want +got):\n%s", diff)
 	}

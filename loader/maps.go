@@ -94,11 +94,23 @@ func runtimeMaxEntries(t ebpf.MapType) uint32 {
 	return 1
 }
 
+// runtimeStackValueSize is the value size assumed for a stack trace map
+// the object leaves at value_size 0: 127 frames of 8 bytes.
+const runtimeStackValueSize = 127 * 8
+
 // assumeRuntimeMaxEntries gives map m (named what in the warning) the size
 // runtimeMaxEntries assumes when the object leaves it at 0: an outer map
 // and the inner map of a map-in-map alike, such as a ring buffer per CPU
 // whose size the loader picks.
 func (t *mapTable) assumeRuntimeMaxEntries(what string, m *Map) {
+	if m.Type == ebpf.StackTrace && m.ValueSize == 0 {
+		// bcc's tools size the stacks at run time too
+		// (bpf_map__set_value_size): the kernel refuses a value size
+		// of 0, and the deepest stack it records by default is
+		// kernel.perf_event_max_stack's 127 frames.
+		m.ValueSize = runtimeStackValueSize
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: value_size 0 (its loader sets it at run time): assumed %d", what, runtimeStackValueSize))
+	}
 	if m.MaxEntries != 0 {
 		return
 	}

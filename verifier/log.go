@@ -31,8 +31,12 @@ import (
 // Positions are byte offsets in the log, as the kernel's log->end_pos, so
 // that its comparisons of positions give the same answers.
 type logger struct {
-	level   int
+	level int
+	// buf holds the log from position start on: a log longer than
+	// logKeep keeps only its tail, as the kernel's rolling log keeps the
+	// tail that fits the buffer its loader gave.
 	buf     []byte
+	start   int
 	printer states.Printer
 	// scratchedRegs and scratchedSlots are the kernel's env-wide
 	// scratched_regs and scratched_stack_slots: what the next state print
@@ -59,8 +63,31 @@ type logger struct {
 	subprogCount int
 }
 
-// String returns the log.
-func (l *logger) String() string { return string(l.buf) }
+// logKeep is how much of a log is kept: 16 MiB, the buffer libbpf gives
+// the kernel and vercheck's kernel comparison loads with. A level-1 log
+// of a path of a million instructions without a branch is some 80 MB,
+// which cost several times the verification itself to grow.
+var logKeep = 16 << 20
+
+// String returns the log (its last logKeep bytes).
+func (l *logger) String() string {
+	if len(l.buf) > logKeep {
+		return string(l.buf[len(l.buf)-logKeep:])
+	}
+	return string(l.buf)
+}
+
+// roll drops the head of a log that has grown past twice logKeep, so that
+// keeping the tail costs a copy per logKeep bytes written.
+func (l *logger) roll() {
+	if len(l.buf) <= 2*logKeep {
+		return
+	}
+	n := len(l.buf) - logKeep
+	copy(l.buf, l.buf[n:])
+	l.buf = l.buf[:logKeep]
+	l.start += n
+}
 
 // on reports whether any log is kept (bpf_verifier_log_needed).
 func (l *logger) on() bool { return l.level > 0 }
@@ -70,15 +97,20 @@ func (l *logger) printf(format string, args ...any) {
 		return
 	}
 	l.buf = fmt.Appendf(l.buf, format, args...)
+	l.roll()
 }
 
 // pos is the log's end position (log->end_pos).
-func (l *logger) pos() int { return len(l.buf) }
+func (l *logger) pos() int { return l.start + len(l.buf) }
 
-// reset rewinds the log to position p (bpf_vlog_reset).
+// reset rewinds the log to position p (bpf_vlog_reset); a position before
+// the kept tail empties it.
 func (l *logger) reset(p int) {
-	if p < len(l.buf) {
-		l.buf = l.buf[:p]
+	switch {
+	case p < l.start:
+		l.start, l.buf = p, l.buf[:0]
+	case p-l.start < len(l.buf):
+		l.buf = l.buf[:p-l.start]
 	}
 }
 
@@ -117,6 +149,7 @@ func (l *logger) appendState(s *states.State, i int, all bool) {
 	}
 	l.buf = l.printer.AppendFrameScratched(l.buf, s, i, regs, slots)
 	l.buf = append(l.buf, '\n')
+	l.roll()
 	if !all {
 		l.scratchedRegs, l.scratchedSlots = 0, 0
 	}

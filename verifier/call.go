@@ -1310,12 +1310,23 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 		return e.reject(e.insnIdx, "%s cannot be used inside bpf_spin_lock-ed region", what)
 	}
 	if exceptionExit || st.CurFrame == 0 {
-		if refs := e.ptrRefs(); len(refs) > 0 {
-			// check_reference_leak names every reference left.
-			var b strings.Builder
-			for _, r := range refs {
-				fmt.Fprintf(&b, "Unreleased reference id=%d alloc_insn=%d\n", r.ID, r.InsnIdx)
+		// A struct_ops program may hand the reference R0 holds back to
+		// the kernel: check_reference_leak passes it over, and
+		// check_return_code then checks its type against the operator's
+		// return type (and, for a void operator, nothing).
+		var handedBack uint32
+		if e.progType == ebpf.StructOps && !exceptionExit {
+			handedBack = e.regs()[0].RefObjID
+		}
+		var b strings.Builder
+		for _, r := range e.ptrRefs() {
+			if handedBack != 0 && r.ID == handedBack {
+				continue
 			}
+			// check_reference_leak names every reference left.
+			fmt.Fprintf(&b, "Unreleased reference id=%d alloc_insn=%d\n", r.ID, r.InsnIdx)
+		}
+		if b.Len() > 0 {
 			return e.reject(e.insnIdx, "%s%s would lead to reference leak", b.String(), what)
 		}
 	}

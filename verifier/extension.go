@@ -13,7 +13,7 @@ package verifier
 // expected attach type (env->ops and resolve_prog_type), its main function
 // from a state its prototype gives, as a global function's
 // (do_check_common), and its exit checked as that program type's main
-// exit. A static function is never replaced (replaceStatic). Targets
+// exit. A static function is never replaced (reliablePrototype). Targets
 // vercheck does not model (program types whose context is an attach
 // target's BTF, extensions that change packet data or may sleep, whose
 // target's own effects decide) are unsupported.
@@ -53,21 +53,26 @@ func (e *env) resolveExtension() error {
 		return e.rejectEINVAL("Cannot extend fentry/fexit")
 	case hasBTFContext(tp.Type):
 		return e.unsupported(0, "freplace of a %s program", tp.Type)
-	case !tgt.Func.Global:
-		return e.replaceStatic(tgt.Func.BTF, tgt.FuncIndex, tp.Type, loadAttachType(tp.Type, tp.AttachType))
 	}
 	p := prepareFuncArgs(tgt.Func.BTF, tgt.FuncIndex, tp.Type, loadAttachType(tp.Type, tp.AttachType))
-	if p.unsupported != "" {
+	if tgt.Func.Global && p.unsupported != "" {
 		return e.unsupported(0, "target function %s: %s", tgt.Func.Name, p.unsupported)
 	}
-	if p.msg != "" {
+	if !reliablePrototype(p, tgt.Func.Global) {
 		// The target's verification marked the prototype unreliable.
 		return e.rejectEINVAL("Cannot replace static functions")
 	}
-	own := e.extensionFunc()
+	var own *btf.Func
+	for i := range e.lp.Funcs {
+		if e.lp.Funcs[i].Start == 0 {
+			own = e.lp.Funcs[i].BTF
+		}
+	}
 	if own == nil {
 		return e.rejectEINVAL("Program extension requires BTF")
 	}
+	// A static target always fails here: the type match takes global
+	// functions only ("%s() is not a global function").
 	if msg := funcTypeMismatch(own, tgt.Func.BTF); msg != "" {
 		return e.rejectEINVAL(msg)
 	}
@@ -76,42 +81,30 @@ func (e *env) resolveExtension() error {
 	return nil
 }
 
-// replaceStatic refuses the replacement of a static function, as the
-// kernel always does: bpf_check_attach_target refuses a function whose
-// prototype the target's verification found unreliable ("Cannot replace
-// static functions"), and btf_check_func_type_match then takes only
-// global functions ("%s() is not a global function"). For a static
-// function btf_prepare_func_args fails, silently, on any parameter other
-// than an int, an enum or the context, and on a return value other than
-// an int or enum; a call whose arguments do not match the prototype
-// (btf_check_subprog_call) marks it unreliable too, which vercheck does not
-// look for, so the message may be the second where the kernel says the
-// first. The verdict is the same.
-func (e *env) replaceStatic(fn *btf.Func, sp int, pt ebpf.ProgramType, at ebpf.AttachType) error {
-	p := prepareFuncArgs(fn, sp, pt, at)
-	reliable := p.msg == "" && p.unsupported == ""
+// reliablePrototype reports whether the target's verification found the
+// replaced function's prototype reliable, which bpf_check_attach_target
+// asks of it ("Cannot replace static functions" otherwise). A global
+// function's is where btf_prepare_func_args takes it. A static
+// function's fails, silently, on any parameter other than an int, an
+// enum or the context, and on a return value other than an int or enum;
+// a call whose arguments do not match the prototype
+// (btf_check_subprog_call) makes it unreliable too, which vercheck does
+// not look for, so the type match's message may stand where the kernel
+// says this one. The verdict is the same: a static function is never
+// replaced.
+func reliablePrototype(p *globalProto, global bool) bool {
+	if global {
+		return p.msg == ""
+	}
+	if p.msg != "" || p.unsupported != "" {
+		return false
+	}
 	for _, a := range p.args {
-		reliable = reliable && (a.kind == globalArgScalar || a.kind == globalArgCtx)
-	}
-	if !reliable {
-		return e.rejectEINVAL("Cannot replace static functions")
-	}
-	own := e.extensionFunc()
-	if own == nil {
-		return e.rejectEINVAL("Program extension requires BTF")
-	}
-	return e.rejectEINVAL(funcTypeMismatch(own, fn))
-}
-
-// extensionFunc is the extension's own function (its func_info[0]),
-// which btf_check_type_match matches with the target's; nil without BTF.
-func (e *env) extensionFunc() *btf.Func {
-	for i := range e.lp.Funcs {
-		if e.lp.Funcs[i].Start == 0 {
-			return e.lp.Funcs[i].BTF
+		if a.kind != globalArgScalar && a.kind != globalArgCtx {
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
 // rejectEINVAL is a rejection bpf_check_attach_target returns -EINVAL for.

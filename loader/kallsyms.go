@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"os"
-	"slices"
 	"sync"
 )
 
@@ -89,34 +87,23 @@ func readKallsyms() (*kallsymsTable, error) {
 // 6.18 kernel lists 5-6 MB.
 const kallsymsSizeHint = 8 << 20
 
-// readProcFile reads a whole file into a buffer of at least hint bytes,
-// doubling it when full. A /proc file reports size 0, so os.ReadFile
-// starts at 512 bytes and grows by a quarter each time: /proc/kallsyms
-// took some 40 reallocations, each on fresh memory, which cost twice the
-// kernel's own time to list the symbols.
+// readProcFile reads a whole file into a buffer that starts at hint
+// bytes and doubles when full. A /proc file reports size 0, so
+// os.ReadFile starts at 512 bytes and grows by a quarter each time:
+// /proc/kallsyms took some 40 reallocations, each on fresh memory, which
+// cost twice the kernel's own time to list the symbols.
 func readProcFile(path string, hint int) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() >= int64(hint) {
-		hint = int(st.Size()) + 1
+	var b bytes.Buffer
+	b.Grow(hint)
+	if _, err := b.ReadFrom(f); err != nil {
+		return nil, err
 	}
-	data := make([]byte, 0, hint)
-	for {
-		if len(data) == cap(data) {
-			data = slices.Grow(data, cap(data))
-		}
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	return b.Bytes(), nil
 }
 
 // indexKallsyms indexes the lines "address type name [module]" of data.

@@ -107,7 +107,9 @@ type Proto struct {
 	// for_each_map_elem, find_vma, user_ringbuf_drain, timer_set_callback).
 	Callback bool
 	// MightSleep marks helpers only sleepable programs may call (the
-	// kernel's might_sleep: copying from user memory, IMA hashes).
+	// kernel's might_sleep: copying from user memory, IMA hashes, the
+	// syscall program's bpf_sys_bpf, bpf_sys_close and
+	// bpf_btf_find_by_name_kind). See also SleepsInSleepable.
 	MightSleep bool
 	// Gate is the extra condition on the program some helpers have (the
 	// kernel's bpf_func_proto.allowed callback).

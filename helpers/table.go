@@ -217,9 +217,9 @@ var helperTable = [MaxID + 1]Proto{
 	163: {Name: "bpf_check_mtu", ID: 163, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx, ArgAnything, ArgPtrToInt, ArgAnything, ArgAnything}, GPLOnly: true},
 	164: {Name: "bpf_for_each_map_elem", ID: 164, Ret: RetInteger, Args: [5]ArgType{ArgConstMapPtr, ArgPtrToFunc, ArgPtrToStackOrNull, ArgAnything}, Callback: true},
 	165: {Name: "bpf_snprintf", ID: 165, Ret: RetInteger, Args: [5]ArgType{ArgPtrToWritableMemOrNull, ArgConstSizeOrZero, ArgPtrToConstStr, ArgPtrToMemOrNull, ArgConstSizeOrZero}, GPLOnly: true},
-	166: {Name: "bpf_sys_bpf", ID: 166, Ret: RetInteger, Args: [5]ArgType{ArgAnything, ArgPtrToMem, ArgConstSize}},
-	167: {Name: "bpf_btf_find_by_name_kind", ID: 167, Ret: RetInteger, Args: [5]ArgType{ArgPtrToMem, ArgConstSize, ArgAnything, ArgAnything}},
-	168: {Name: "bpf_sys_close", ID: 168, Ret: RetInteger, Args: [5]ArgType{ArgAnything}},
+	166: {Name: "bpf_sys_bpf", ID: 166, Ret: RetInteger, Args: [5]ArgType{ArgAnything, ArgPtrToMem, ArgConstSize}, MightSleep: true},
+	167: {Name: "bpf_btf_find_by_name_kind", ID: 167, Ret: RetInteger, Args: [5]ArgType{ArgPtrToMem, ArgConstSize, ArgAnything, ArgAnything}, MightSleep: true},
+	168: {Name: "bpf_sys_close", ID: 168, Ret: RetInteger, Args: [5]ArgType{ArgAnything}, MightSleep: true},
 	169: {Name: "bpf_timer_init", ID: 169, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgConstMapPtr, ArgAnything}, GPLOnly: true},
 	170: {Name: "bpf_timer_set_callback", ID: 170, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgPtrToFunc}, Callback: true, GPLOnly: true},
 	171: {Name: "bpf_timer_start", ID: 171, Ret: RetInteger, Args: [5]ArgType{ArgPtrToTimer, ArgAnything, ArgAnything}, GPLOnly: true},
@@ -392,6 +392,24 @@ func For(pt ebpf.ProgramType, at ebpf.AttachType, id int32) (*Proto, bool) {
 		}
 	}
 	return p, true
+}
+
+// SleepsInSleepable reports whether the prototype a sleepable program of
+// type pt gets for helper id may sleep where a non-sleepable program's
+// does not: the tracing types' get_func_proto hands sleepable programs
+// bpf_get_task_stack_sleepable_proto (bpf_tracing_func_proto, which
+// kprobe, tracing, LSM and syscall programs fall back to) and, for
+// kprobes (uprobe.s), bpf_get_stack_sleepable_proto
+// (kprobe_prog_func_proto). Those may not run under an RCU read lock, a
+// preemption or an IRQ-disabled section.
+func SleepsInSleepable(pt ebpf.ProgramType, id int32) bool {
+	switch id {
+	case 67: // bpf_get_stack
+		return pt == ebpf.Kprobe
+	case 141: // bpf_get_task_stack
+		return pt == ebpf.Kprobe || pt == ebpf.Tracing || pt == ebpf.LSM || pt == ebpf.Syscall
+	}
+	return false
 }
 
 // ArgCountFor returns, for a program of type pt (attach type at, whose

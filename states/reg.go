@@ -81,11 +81,25 @@ func (r *Reg) MarkNotInit() {
 // precision mark stay. Nothing reads them on a scalar but the byte-wise
 // comparisons of states_maybe_looping and regs_exact, which tell such a
 // NULL from a 0 of another origin.
+//
+// The kernel's union holds a map pointer for a lookup's value or inner
+// map, never zero, where Aux holds the map's index, which is 0 for the
+// object's first map: such a NULL keeps its index marked with
+// nullOfMapMark, so that it differs from a 0 of another origin as the
+// kernel's bytes do (a NULL of the first map's lookup did equal a helper's
+// 0, and vercheck called a loop infinite one turn before the kernel).
 func (r *Reg) MarkNull() {
+	if r.Type == PtrToMapValue || r.Type == ConstPtrToMap {
+		r.Aux |= nullOfMapMark
+	}
 	r.Scalar = ConstScalar(0)
 	r.Type, r.Flags = ScalarValue, 0
 	r.ID, r.RefObjID = 0, 0
 }
+
+// nullOfMapMark marks the Aux of a NULL found in a lookup's result: the
+// map index stays below it (see MarkNull).
+const nullOfMapMark = 1 << 31
 
 // MarkPtr makes r a pointer of kind t with flags, pointing at the object's
 // base: zero fixed offset, a known-zero variable offset, no ids, no Aux,

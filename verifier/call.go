@@ -77,6 +77,14 @@ var ptrCastHelpers = map[int32]bool{
 	196: true, // bpf_skc_to_mptcp_sock
 }
 
+// helperMightSleep is the might_sleep of the prototype this program's
+// get_func_proto returns for fn: the helper's own, or the sleepable
+// variant some tracing types hand a sleepable program (chosen by the
+// program's flag, prog->sleepable, whatever the path's context).
+func (e *env) helperMightSleep(fn *helpers.Proto) bool {
+	return fn.MightSleep || isSleepable(e) && helpers.SleepsInSleepable(e.progType, fn.ID)
+}
+
 // checkHelperCall is check_helper_call.
 func (e *env) checkHelperCall(in insn.Insn) error {
 	id := in.Imm
@@ -100,16 +108,17 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if err := e.checkHelperTarget(id, fn.Name); err != nil {
 		return err
 	}
-	if fn.MightSleep && !e.inSleepable() {
+	mightSleep := e.helperMightSleep(fn)
+	if mightSleep && !e.inSleepable() {
 		return e.reject(e.insnIdx, "helper call might sleep in a non-sleepable prog")
 	}
-	if fn.MightSleep && e.cur.ActiveRCU {
+	if mightSleep && e.cur.ActiveRCU {
 		return e.reject(e.insnIdx, "sleepable helper %s#%d in rcu_read_lock region", fn.Name, id)
 	}
-	if fn.MightSleep && e.cur.ActivePreemptLocks > 0 {
+	if mightSleep && e.cur.ActivePreemptLocks > 0 {
 		return e.reject(e.insnIdx, "sleepable helper %s#%d in non-preemptible region", fn.Name, id)
 	}
-	if fn.MightSleep && e.cur.ActiveIRQID != 0 {
+	if mightSleep && e.cur.ActiveIRQID != 0 {
 		return e.reject(e.insnIdx, "sleepable helper %s#%d in IRQ-disabled region", fn.Name, id)
 	}
 	if fn.Callback {

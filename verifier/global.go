@@ -1198,7 +1198,7 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 			// main frame, whose taken tail call never comes back.
 			eff |= effectChangesPktData
 		}
-		if allowed, _ := e.helperAllowed(in.Imm); allowed && fn.MightSleep {
+		if allowed, _ := e.helperAllowed(in.Imm); allowed && e.helperMightSleep(fn) {
 			eff |= effectMightSleep
 		}
 	case in.IsKfuncCall():
@@ -1207,7 +1207,7 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 			return 0
 		}
 		def, ok := kfuncs.Lookup(info.name)
-		if !ok || !def.AllowedIn(e.progType) {
+		if !ok || !e.kfuncCallable(def) {
 			return 0
 		}
 		if def.Flags&kfuncs.Sleepable != 0 {

@@ -40,6 +40,15 @@ func kfuncChangesPktData(name string) bool {
 // kfuncBpfTrap is __bpf_trap, which no verified path may reach.
 const kfuncBpfTrap = "__bpf_trap"
 
+// kfuncCallable reports whether this program may call the kfunc: what
+// fetch_kfunc_meta asks of btf_kfunc_id_set_contains (the registration's
+// program types, then its filter). Every use of that answer goes through
+// here: the call itself, the argument count of the liveness analysis, and
+// check_cfg's might_sleep mark of a subprogram.
+func (e *env) kfuncCallable(def kfuncs.Def) bool {
+	return def.AllowedIn(e.progType) && !e.kfuncFilteredOut(def)
+}
+
 // kfuncFilteredOut reports whether the filter of the kfunc's registration
 // refuses this program (btf_kfunc_is_allowed's filter call).
 func (e *env) kfuncFilteredOut(def kfuncs.Def) bool {
@@ -147,7 +156,7 @@ func (e *env) kfuncArgCount(call insn.Insn) int {
 	if err != nil || info.proto == nil {
 		return -1
 	}
-	if def, ok := kfuncs.Lookup(info.name); ok && (!def.AllowedIn(e.progType) || e.kfuncFilteredOut(def)) {
+	if def, ok := kfuncs.Lookup(info.name); ok && !e.kfuncCallable(def) {
 		return -1
 	}
 	return len(info.proto.Params)
@@ -286,7 +295,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if !ok {
 		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
 	}
-	if !def.AllowedIn(e.progType) || e.kfuncFilteredOut(def) {
+	if !e.kfuncCallable(def) {
 		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
 	}
 	if resLockAcquires(info.name) && in.Off == 0 {

@@ -18,7 +18,9 @@ import (
 // target, whether a call is "calling kernel function %s is not allowed"
 // (fetch_kfunc_meta finds no registration of the kfunc for the program's
 // hook, or the set's filter refuses the program), and compares vercheck's
-// answer under the stable fixes the kernel is probed to lack. The table
+// answer under the stable fixes the kernel is probed to lack; and whether
+// it is "program must be sleepable to call sleepable kfunc %s" (the
+// table's Sleepable flag, tested before the arguments). The table
 // says what upstream 6.18 registers; a build that registers less (the
 // arena set of stablefix.NoArenaKfuncs) shows here first.
 func TestKfuncAllowedLiveKernel(t *testing.T) {
@@ -53,14 +55,18 @@ func TestKfuncAllowedLiveKernel(t *testing.T) {
 				continue
 			}
 			compared++
-			refused := "calling kernel function " + name + " is not allowed"
 			p := &loader.Program{Name: "p", Type: lt.pt, AttachType: lt.at, AttachTo: lt.attachTo,
 				Flags: lt.flags, GPLCompatible: true, Instructions: insns}
 			res := Verify(&loader.Object{Path: "test"}, p, Options{MissingFixes: missing})
-			got := res.Err != nil && strings.Contains(res.Err.Error(), refused)
-			if want := line == refused; got != want {
-				t.Errorf("%v/%v/%s %s: kernel refuses the call %v, vercheck %v (%v)",
-					lt.pt, lt.at, lt.attachTo, name, want, got, res.Err)
+			for _, refused := range []string{
+				"calling kernel function " + name + " is not allowed",
+				"program must be sleepable to call sleepable kfunc " + name,
+			} {
+				got := res.Err != nil && strings.Contains(res.Err.Error(), refused)
+				if want := line == refused; got != want {
+					t.Errorf("%v/%v/%s %s: kernel %q %v, vercheck %v (%v)",
+						lt.pt, lt.at, lt.attachTo, name, refused, want, got, res.Err)
+				}
 			}
 		}
 		if len(noVerdict) > 0 {

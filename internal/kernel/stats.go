@@ -127,7 +127,8 @@ func parseProcessed(line string, s Stats) (Stats, error) {
 // the last non-empty line that is neither part of the statistics trailer nor
 // context printed after the error: a state dump ("cur state:", "old
 // state:") or a source annotation ("; ..."). A verification time glued to
-// the end of a message is cut off. It returns "" for an empty log.
+// the end of a message is cut off, and so is a note glued to its start
+// (unterminatedNoteRE). It returns "" for an empty log.
 func DecisiveLine(log string) string {
 	lines := strings.Split(log, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -138,7 +139,17 @@ func DecisiveLine(log string) string {
 		if line == "" || isTrailerLine(line) || isContextLine(line) {
 			continue
 		}
+		if loc := unterminatedNoteRE.FindStringIndex(line); loc != nil && loc[1] < len(line) {
+			line = line[loc[1]:]
+		}
 		return line
 	}
 	return ""
 }
+
+// unterminatedNoteRE matches a note the kernel logs without a newline, so
+// that the message after it shares its line: btf_ctx_access's "marking
+// pointer argN as scalar as it may encode error" (for raw tracepoint
+// arguments that may hold an error pointer), which the rejection of a
+// load through that argument follows.
+var unterminatedNoteRE = regexp.MustCompile(`^marking pointer arg\d+ as scalar as it may encode error`)

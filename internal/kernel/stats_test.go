@@ -104,6 +104,17 @@ func TestDecisiveLine(t *testing.T) {
 			want: "R0 min value is outside of the allowed memory range",
 		},
 		{
+			name: "a note glued to the message is cut off",
+			log: "2: (79) r1 = *(u64 *)(r1 +8)\nmarking pointer arg1 as scalar as it may encode errorR1 invalid mem access 'scalar'\n" +
+				trailer,
+			want: "R1 invalid mem access 'scalar'",
+		},
+		{
+			name: "the note alone stays",
+			log:  "marking pointer arg1 as scalar as it may encode error\n" + trailer,
+			want: "marking pointer arg1 as scalar as it may encode error",
+		},
+		{
 			name: "state dumps after the message are skipped",
 			log: "infinite loop detected at insn 1\ncur state: R0=0 R1=ctx() R10=fp0\n" +
 				"old state: R0=P0 R1=ctx() R10=fp0\n" + trailer,

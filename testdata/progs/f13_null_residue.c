@@ -42,4 +42,34 @@ __naked int f13_null_residue_loop(void)
 	:: __imm(bpf_map_lookup_elem), __imm_addr(f13_nr_a), __imm_addr(f13_nr_b) : __clobber_all);
 }
 
+/* The first turn leaves a NULL of f13_nr_a (the object's first map) in
+ * r0; later turns leave a helper's 0, whose union the kernel cleared
+ * (__mark_reg_unknown). The NULL keeps its map pointer, so the two differ
+ * byte-wise although vercheck's map index of f13_nr_a is 0: the loop is
+ * refused at the jump, turns later (a message difference of the fuzz run
+ * of seed 20261501, mutant 23930). */
+// vercheck: reject "infinite loop detected at insn 14"
+SEC("socket")
+__naked int f13_null_residue_first_map(void)
+{
+	asm volatile (
+	"r1 = 0;"
+	"*(u32 *)(r10 - 8) = r1;"
+	"r2 = r10;"
+	"r2 += -8;"
+	"r1 = %[f13_nr_a] ll;"
+	"call %[bpf_map_lookup_elem];"
+	"if r0 != 0 goto l1_%=;"
+	"l0_%=: r2 = r10;"
+	"r2 += -8;"
+	"r1 = %[f13_nr_b] ll;"
+	"call %[bpf_map_lookup_elem];"
+	"call %[bpf_jiffies64];"
+	"if r0 != 0 goto l1_%=;"
+	"goto l0_%=;"
+	"l1_%=: r0 = 0;"
+	"exit;"
+	:: __imm(bpf_map_lookup_elem), __imm(bpf_jiffies64), __imm_addr(f13_nr_a), __imm_addr(f13_nr_b) : __clobber_all);
+}
+
 char _license[] SEC("license") = "GPL";

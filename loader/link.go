@@ -264,6 +264,13 @@ func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF) (
 		return nil, err
 	}
 	for i, f := range fixups {
+		if _, id, ok := typeIDRelocation(relos[i]); ok {
+			// A type id immediate is the id the compiler gave, which
+			// a linker (bpftool gen object) renumbers with the types:
+			// libbpf does not check it (bpf_core_calc_type_relo),
+			// where cilium/ebpf insists on the relocation's own id.
+			reloInsns[i].Constant = int64(id)
+		}
 		if err := f.Apply(reloInsns[i]); err != nil {
 			return nil, fmt.Errorf("fixup for %s: %w", relos[i], err)
 		}

@@ -313,3 +313,42 @@ func TestObjectWithoutCode(t *testing.T) {
 		t.Errorf("object (-want +got):\n%s", diff)
 	}
 }
+
+// TestLinkedTypeIDImmediate opens an object linked from two units whose
+// second unit's types the linker renumbered: the type id immediate of its
+// bpf_core_type_id_kernel still holds the compiler's id, which libbpf does
+// not check against the relocation (bpf_core_calc_type_relo) and
+// cilium/ebpf does ("invalid immediate"). The program must open, with the
+// kernel's id of task_struct as its immediate.
+func TestLinkedTypeIDImmediate(t *testing.T) {
+	kernel, err := btf.LoadKernelSpec()
+	if err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	var task *btf.Struct
+	if err := kernel.TypeByName("task_struct", &task); err != nil {
+		t.Skipf("no task_struct in the kernel's BTF: %v", err)
+	}
+	want, err := kernel.TypeID(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := Open(filepath.Join("testdata", "linked_typeid.o"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, p := range obj.Programs {
+		if p.Err != nil {
+			t.Fatalf("%s: %v", p.Name, p.Err)
+		}
+		for _, ins := range p.Instructions {
+			if btf.CORERelocationMetadata(&ins) != nil {
+				got = append(got, ins.Constant)
+			}
+		}
+	}
+	if diff := cmp.Diff([]int64{int64(want)}, got); diff != "" {
+		t.Errorf("relocated immediates (-want +got):\n%s", diff)
+	}
+}

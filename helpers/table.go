@@ -201,7 +201,7 @@ var helperTable = [MaxID + 1]Proto{
 	147: {Name: "bpf_d_path", ID: 147, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToWritableMem, ArgConstSizeOrZero}, ArgBTFName: [5]string{"path"}, Gate: GateDPath},
 	148: {Name: "bpf_copy_from_user", ID: 148, Ret: RetInteger, Args: [5]ArgType{ArgPtrToUninitMem, ArgConstSizeOrZero, ArgAnything}, MightSleep: true},
 	149: {Name: "bpf_snprintf_btf", ID: 149, Ret: RetInteger, Args: [5]ArgType{ArgPtrToWritableMem, ArgConstSize, ArgPtrToMem, ArgConstSize, ArgAnything}},
-	150: {Name: "bpf_seq_printf_btf", ID: 150, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToMem, ArgConstSizeOrZero, ArgAnything}, ArgBTFName: [5]string{"seq_file"}},
+	150: {Name: "bpf_seq_printf_btf", ID: 150, Ret: RetInteger, Args: [5]ArgType{ArgPtrToBTFID, ArgPtrToMem, ArgConstSizeOrZero, ArgAnything}, ArgBTFName: [5]string{"seq_file"}, GPLOnly: true},
 	151: {Name: "bpf_skb_cgroup_classid", ID: 151, Ret: RetInteger, Args: [5]ArgType{ArgPtrToCtx}},
 	152: {Name: "bpf_redirect_neigh", ID: 152, Ret: RetInteger, Args: [5]ArgType{ArgAnything, ArgPtrToMemOrNull, ArgConstSizeOrZero, ArgAnything}},
 	153: {Name: "bpf_per_cpu_ptr", ID: 153, Ret: RetPtrToMemOrBTFID, Args: [5]ArgType{ArgPtrToPercpuBTFID, ArgAnything}},

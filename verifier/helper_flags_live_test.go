@@ -89,3 +89,56 @@ func TestHelperSleepLiveKernel(t *testing.T) {
 		t.Errorf("no call of %d was refused for sleeping: the comparison tests nothing", compared)
 	}
 }
+
+// gplRefusal is check_helper_call's refusal of a gpl_only helper.
+const gplRefusal = "cannot call GPL-restricted function from non-GPL compatible program"
+
+// TestHelperGPLLiveKernel calls every helper, with zero arguments, from a
+// program whose license is not GPL-compatible, in every program type the
+// running kernel loads here, and compares whether the kernel and vercheck
+// refuse it as gpl_only (tested right after the prototype is found, before
+// the arguments). bpf_seq_printf_btf's flag was missing from the table: a
+// false accept.
+func TestHelperGPLLiveKernel(t *testing.T) {
+	_, missing := liveKernelBTF(t)
+	types := []protoLiveType{
+		{pt: ebpf.SocketFilter}, {pt: ebpf.Kprobe}, {pt: ebpf.SchedCLS}, {pt: ebpf.TracePoint},
+		{pt: ebpf.XDP}, {pt: ebpf.PerfEvent}, {pt: ebpf.CGroupSKB}, {pt: ebpf.SockOps}, {pt: ebpf.SkMsg},
+		{pt: ebpf.RawTracepoint}, {pt: ebpf.Syscall, flags: loader.FlagSleepable},
+		{pt: ebpf.Kprobe, at: ebpf.AttachTraceKprobeMulti},
+		{pt: ebpf.Tracing, at: ebpf.AttachTraceIter, attachTo: "task"},
+		{pt: ebpf.Tracing, at: ebpf.AttachTraceRawTp, attachTo: "sched_switch"},
+	}
+	compared, refused := 0, 0
+	for _, lt := range types {
+		for id := int32(1); id <= helpers.MaxID; id++ {
+			insns := asm.Instructions{}
+			for r := asm.R1; r <= asm.R5; r++ {
+				insns = append(insns, asm.Mov.Imm(r, 0))
+			}
+			insns = append(insns, asm.BuiltinFunc(id).Call(), asm.Mov.Imm(asm.R0, 0), asm.Return())
+			line, ok := liveVerdict(lt, insns, nil, "Proprietary")
+			if !ok {
+				continue
+			}
+			compared++
+			want := line == gplRefusal
+			if want {
+				refused++
+			}
+			p := &loader.Program{Name: "p", Type: lt.pt, AttachType: lt.at, AttachTo: lt.attachTo,
+				Flags: lt.flags, Instructions: insns}
+			res := Verify(&loader.Object{Path: "test"}, p, Options{MissingFixes: missing})
+			got := res.Err != nil && strings.Contains(res.Err.Error(), gplRefusal)
+			if got != want {
+				t.Errorf("%v helper %v (%d): kernel refuses it as gpl_only %v, vercheck %v (%v)", lt, asm.BuiltinFunc(id), id, want, got, res.Err)
+			}
+		}
+	}
+	if compared == 0 {
+		t.Skip("the kernel gave no verdict on any helper call")
+	}
+	if refused == 0 {
+		t.Errorf("no call of %d was refused as gpl_only: the comparison tests nothing", compared)
+	}
+}

@@ -545,7 +545,7 @@ func checkAtomicFields(in Insn) *Error {
 		}
 	case AtomicLoadAcq, AtomicStoreRel:
 	default:
-		return errAt(0, "BPF_ATOMIC uses invalid atomic opcode %02x", in.Imm)
+		return errAt(0, "BPF_ATOMIC uses invalid atomic opcode %02x", uint32(in.Imm))
 	}
 	return nil
 }

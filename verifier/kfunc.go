@@ -183,6 +183,11 @@ func (e *env) checkKfuncDecls() error {
 			// old loader did not resolve) for the dead-code passes.
 			continue
 		}
+		if in.Off < 0 {
+			// find_kfunc_desc_btf: the offset is an index into
+			// fd_array, never negative.
+			return &RejectError{Insn: i, Msg: "negative offset disallowed for kernel module function call\nfailed to find BTF for kernel function"}
+		}
 		info, err := kfuncCallee(in)
 		if err != nil {
 			return e.unsupported(i, "kfunc call (BTF id %d): %v", in.Imm, err)

@@ -89,6 +89,11 @@ func (e *env) helperMightSleep(fn *helpers.Proto) bool {
 func (e *env) checkHelperCall(in insn.Insn) error {
 	id := in.Imm
 	fn, ok := helpers.For(e.progType, e.attach, id)
+	if !ok && id == 0 {
+		// get_helper_proto: 0 is in range (BPF_FUNC_unspec), but no
+		// program type has a prototype for it.
+		return e.reject(e.insnIdx, "program of this type cannot use helper bpf_unspec#0")
+	}
 	if !ok {
 		return e.reject(e.insnIdx, "invalid func unknown#%d", id)
 	}

@@ -104,13 +104,13 @@ func funcInfo(t btf.Type, id int32) *kfuncInfo {
 	fn, ok := t.(*btf.Func)
 	switch {
 	case !ok:
-		info.msg = fmt.Sprintf("kernel btf_id %d is not a function", id)
+		info.msg = fmt.Sprintf("kernel btf_id %d is not a function", uint32(id))
 	default:
 		info.name = fn.Name
 		if p, ok := fn.Type.(*btf.FuncProto); ok {
 			info.proto = p
 		} else {
-			info.msg = fmt.Sprintf("kernel function btf_id %d does not have a valid func_proto", id)
+			info.msg = fmt.Sprintf("kernel function btf_id %d does not have a valid func_proto", uint32(id))
 		}
 	}
 	return info

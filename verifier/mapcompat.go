@@ -14,6 +14,7 @@ package verifier
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -103,12 +104,7 @@ func mapHelperCompatible(mt ebpf.MapType, id int32) (ok bool, msg string) {
 	if allowed, special := mapAllowedHelpers[mt]; special && !allowed.Has(id) {
 		return false, mapHelperMismatch(mt, id)
 	}
-	if types, special := helperAllowedMaps[asm.BuiltinFunc(id)]; special {
-		for _, t := range types {
-			if t == mt {
-				return true, ""
-			}
-		}
+	if types, special := helperAllowedMaps[asm.BuiltinFunc(id)]; special && !slices.Contains(types, mt) {
 		return false, mapHelperMismatch(mt, id)
 	}
 	return true, ""
@@ -117,11 +113,19 @@ func mapHelperCompatible(mt ebpf.MapType, id int32) (ok bool, msg string) {
 // mapHelperMismatch renders the kernel's rejection of a map passed to the
 // wrong helper.
 func mapHelperMismatch(mt ebpf.MapType, id int32) string {
-	name := fmt.Sprintf("unknown#%d", id)
-	if p, ok := helpers.Lookup(id); ok {
-		name = p.Name
+	return fmt.Sprintf("cannot pass map_type %d into func %s#%d", uint32(mt), helperName(id), id)
+}
+
+// helperName is the kernel's func_id_name: the helper's name, bpf_unspec
+// for id 0 (BPF_FUNC_unspec), and "unknown" for an id no helper has.
+func helperName(id int32) string {
+	if id == 0 {
+		return "bpf_unspec"
 	}
-	return fmt.Sprintf("cannot pass map_type %d into func %s#%d", uint32(mt), name, id)
+	if p, ok := helpers.Lookup(id); ok {
+		return p.Name
+	}
+	return "unknown"
 }
 
 // mapHelperAllowed is check_map_func_compatibility for this program: on

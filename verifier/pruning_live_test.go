@@ -1,0 +1,285 @@
+package verifier
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/internal/logdiff"
+	"github.com/vercheck/vercheck/loader"
+)
+
+// pruneShape is a value one path of the pruning sweep's diamond puts in
+// r3: r6 is the context, r7 a 16-byte map value, r8 an unknown u64, r9
+// an unknown u32 (skb->len); a jump with offset -1 leaves the program
+// (withOutExit).
+type pruneShape struct {
+	name string
+	set  asm.Instructions
+}
+
+// pruneShapes are scalars (constants, masked ranges, unknowns) and
+// pointers (map value at fixed and variable offsets, stack, context,
+// packet with ranges 0, 8 and 16, packet end): the kinds a stored state
+// and a current one can hold in one register.
+func pruneShapes() []pruneShape {
+	out := func(op asm.JumpOp, dst, src asm.Register) asm.Instruction {
+		return asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(op).SetSource(asm.RegSource), Dst: dst, Src: src, Offset: -1}
+	}
+	pkt := func(rng int32) asm.Instructions {
+		insns := asm.Instructions{asm.LoadMem(asm.R3, asm.R6, 76, asm.Word)}
+		if rng > 0 {
+			insns = append(insns, asm.LoadMem(asm.R2, asm.R6, 80, asm.Word),
+				asm.Mov.Reg(asm.R1, asm.R3), asm.Add.Imm(asm.R1, rng), out(asm.JGT, asm.R1, asm.R2))
+		}
+		return insns
+	}
+	shapes := []pruneShape{}
+	for _, v := range []int32{0, 1, 7, 8, 15, 16, -1} {
+		shapes = append(shapes, pruneShape{fmt.Sprint(v), asm.Instructions{asm.Mov.Imm(asm.R3, v)}})
+	}
+	return append(shapes,
+		pruneShape{"[0,7]", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R9), asm.And.Imm(asm.R3, 7)}},
+		pruneShape{"[0,15]", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R9), asm.And.Imm(asm.R3, 15)}},
+		pruneShape{"[8,15]", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R9), asm.And.Imm(asm.R3, 7), asm.Add.Imm(asm.R3, 8)}},
+		pruneShape{"[0,255]", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R9), asm.And.Imm(asm.R3, 255)}},
+		pruneShape{"u32", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R9)}},
+		pruneShape{"u64", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R8)}},
+		pruneShape{"map_value", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R7)}},
+		pruneShape{"map_value+8", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R7), asm.Add.Imm(asm.R3, 8)}},
+		pruneShape{"map_value+[0,7]", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R9), asm.And.Imm(asm.R3, 7), asm.Add.Reg(asm.R3, asm.R7)}},
+		pruneShape{"fp-16", asm.Instructions{asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, -16)}},
+		pruneShape{"fp-8", asm.Instructions{asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, -8)}},
+		pruneShape{"ctx", asm.Instructions{asm.Mov.Reg(asm.R3, asm.R6)}},
+		pruneShape{"pkt", pkt(0)},
+		pruneShape{"pkt(r=8)", pkt(8)},
+		pruneShape{"pkt(r=16)", pkt(16)},
+		pruneShape{"pkt_end", asm.Instructions{asm.LoadMem(asm.R3, asm.R6, 80, asm.Word)}},
+	)
+}
+
+// slots counts an instruction sequence's 8-byte slots (a 64-bit
+// immediate load takes two).
+func slots(insns asm.Instructions) int {
+	n := 0
+	for _, ins := range insns {
+		n += int(ins.Size() / asm.InstructionSize)
+	}
+	return n
+}
+
+// TestPruningLiveKernel builds a diamond whose two paths put a value in
+// r3 (twenty-three shapes: scalars, map value, stack, context and packet
+// pointers with different offsets and ranges), kept in the register or
+// spilled to the stack at 64 or 32 bits, and after the join uses it as a
+// map value offset, as a pointer, behind a bounds check, or not at all;
+// then compares the running kernel's level-2 log with vercheck's
+// (internal/logdiff). The kernel walks the fallthrough path first and
+// stores its state at the join; the other path arrives there and is
+// pruned exactly when states_equal says the stored state covers it
+// (regsafe, stacksafe, the precision and liveness of r3 and the slot), so
+// every pair of shapes is a test of the equivalence in both directions: a
+// prune the kernel does not make is a false accept, one it makes that
+// vercheck misses a different insn_processed. By default every 17th
+// program; VERCHECK_PRUNING_ALL=1 takes all.
+func TestPruningLiveKernel(t *testing.T) {
+	_, missing := liveKernelBTF(t)
+	prologue := asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
+		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.LoadMapPtr(asm.R1, 0),
+		asm.FnMapLookupElem.Call(),
+		{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JEq).SetSource(asm.ImmSource), Dst: asm.R0, Offset: -1},
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.FnKtimeGetNs.Call(),
+		asm.Mov.Reg(asm.R8, asm.R0),
+		asm.LoadMem(asm.R9, asm.R6, 0, asm.Word),
+	}
+	maps := []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
+	type location struct {
+		name        string
+		store, load asm.Instructions
+	}
+	locations := []location{
+		{"register", nil, nil},
+		{"spilled", asm.Instructions{asm.StoreMem(asm.RFP, -24, asm.R3, asm.DWord)}, asm.Instructions{asm.LoadMem(asm.R3, asm.RFP, -24, asm.DWord)}},
+		{"spilled as u32", asm.Instructions{asm.StoreMem(asm.RFP, -24, asm.R3, asm.Word)}, asm.Instructions{asm.LoadMem(asm.R3, asm.RFP, -24, asm.Word)}},
+	}
+	type use struct {
+		name  string
+		insns asm.Instructions
+	}
+	uses := []use{
+		{"map value offset", asm.Instructions{asm.Mov.Reg(asm.R2, asm.R7), asm.Add.Reg(asm.R2, asm.R3), asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte)}},
+		{"pointer", asm.Instructions{asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte)}},
+		{"checked offset", asm.Instructions{
+			{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.ImmSource), Dst: asm.R3, Constant: 7, Offset: -1},
+			asm.Mov.Reg(asm.R2, asm.R7), asm.Add.Reg(asm.R2, asm.R3), asm.LoadMem(asm.R0, asm.R2, 8, asm.Byte)}},
+		{"unused", nil},
+	}
+	every := 17
+	if os.Getenv("VERCHECK_PRUNING_ALL") != "" {
+		every = 1
+	}
+	shapes := pruneShapes()
+	compared, accepted, differ, n := 0, 0, 0, 0
+	for _, a := range shapes {
+		for _, b := range shapes {
+			for _, loc := range locations {
+				for _, u := range uses {
+					n++
+					if n%every != 0 {
+						continue
+					}
+					pathA := append(append(asm.Instructions{}, a.set...), loc.store...)
+					pathB := append(append(asm.Instructions{}, b.set...), loc.store...)
+					insns := append(asm.Instructions{}, prologue...)
+					insns = append(insns, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.ImmSource),
+						Dst: asm.R9, Constant: 100, Offset: int16(slots(pathA) + 1)})
+					insns = append(insns, pathA...)
+					insns = append(insns, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Ja), Offset: int16(slots(pathB))})
+					insns = append(insns, pathB...)
+					// The join: a jump target, so a prune point.
+					insns = append(insns, asm.Mov.Imm(asm.R0, 0))
+					insns = append(insns, loc.load...)
+					insns = append(insns, u.insns...)
+					insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
+					insns = withOutExit(insns)
+					obj := &loader.Object{Path: "test", Maps: maps}
+					prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
+					klog, err := kernel.ProgramLog(obj, prog, 2)
+					if err != nil || klog == "" {
+						continue
+					}
+					compared++
+					res := Verify(obj, prog, Options{LogLevel: 2, MissingFixes: missing})
+					if res.Accepted {
+						accepted++
+					}
+					if d := logdiff.Compare(res.Log, klog); d != nil {
+						differ++
+						t.Errorf("r3 = %s or %s, %s, used as %s: %s", a.name, b.name, loc.name, u.name, d)
+					}
+				}
+			}
+		}
+	}
+	if compared == 0 {
+		t.Skip("the kernel gave no log for any program")
+	}
+	t.Logf("%d programs compared (%d accepted by vercheck), %d logs differ", compared, accepted, differ)
+}
+
+// TestLoopPruningLiveKernel is TestPruningLiveKernel's sweep around a
+// loop: r3 (or its spill) holds one shape on entry and another after each
+// iteration, is used inside the body and after the loop, and the loop is
+// a may_goto loop (the kernel's loop-head states_equal, the budget's
+// stack slot, widening of the may_goto depth) or one counted to three in
+// r4 (every iteration explored, r4 precise). The states at the loop head
+// are compared the same way, by the level-2 logs. A pruning at a may_goto
+// head against a state holding a scalar where the current one held a
+// packet pointer was a false accept the independent fuzzer found. By
+// default every 37th program; VERCHECK_PRUNING_ALL=1 takes all.
+func TestLoopPruningLiveKernel(t *testing.T) {
+	_, missing := liveKernelBTF(t)
+	prologue := asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
+		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.LoadMapPtr(asm.R1, 0),
+		asm.FnMapLookupElem.Call(),
+		{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JEq).SetSource(asm.ImmSource), Dst: asm.R0, Offset: -1},
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.FnKtimeGetNs.Call(),
+		asm.Mov.Reg(asm.R8, asm.R0),
+		asm.LoadMem(asm.R9, asm.R6, 0, asm.Word),
+	}
+	maps := []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
+	store := map[string]asm.Instructions{"register": nil,
+		"spilled":        {asm.StoreMem(asm.RFP, -24, asm.R3, asm.DWord)},
+		"spilled as u32": {asm.StoreMem(asm.RFP, -24, asm.R3, asm.Word)}}
+	load := map[string]asm.Instructions{"register": nil,
+		"spilled":        {asm.LoadMem(asm.R3, asm.RFP, -24, asm.DWord)},
+		"spilled as u32": {asm.LoadMem(asm.R3, asm.RFP, -24, asm.Word)}}
+	uses := map[string]asm.Instructions{
+		"map value offset": {asm.Mov.Reg(asm.R2, asm.R7), asm.Add.Reg(asm.R2, asm.R3), asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte)},
+		"pointer":          {asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte)},
+		"shift by it":      {asm.Mov.Imm(asm.R2, 1), asm.LSh.Reg(asm.R2, asm.R3), asm.Mov.Reg(asm.R0, asm.R2)},
+		"unused":           nil,
+	}
+	every := 37
+	if os.Getenv("VERCHECK_PRUNING_ALL") != "" {
+		every = 1
+	}
+	shapes := pruneShapes()
+	compared, accepted, differ, n := 0, 0, 0, 0
+	for _, a := range shapes {
+		for _, b := range shapes {
+			for _, locName := range []string{"register", "spilled", "spilled as u32"} {
+				for _, useName := range []string{"map value offset", "pointer", "shift by it", "unused"} {
+					for _, counted := range []bool{false, true} {
+						n++
+						if n%every != 0 {
+							continue
+						}
+						// The body: use the value, then put the other
+						// shape in its place.
+						body := append(append(asm.Instructions{}, load[locName]...), uses[useName]...)
+						body = append(body, b.set...)
+						body = append(body, store[locName]...)
+						insns := append(asm.Instructions{}, prologue...)
+						insns = append(insns, a.set...)
+						insns = append(insns, store[locName]...)
+						var head asm.Instructions
+						if counted {
+							insns = append(insns, asm.Mov.Imm(asm.R4, 0))
+							head = asm.Instructions{{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGE).SetSource(asm.ImmSource),
+								Dst: asm.R4, Constant: 3, Offset: int16(slots(body) + 2)}}
+							body = append(body, asm.Add.Imm(asm.R4, 1))
+						} else {
+							head = asm.Instructions{{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JumpOp(0xe0)), Offset: int16(slots(body) + 1)}}
+						}
+						back := -(slots(body) + slots(head) + 1)
+						insns = append(insns, head...)
+						insns = append(insns, body...)
+						insns = append(insns, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Ja), Offset: int16(back)})
+						insns = append(insns, load[locName]...)
+						insns = append(insns, uses[useName]...)
+						insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
+						insns = withOutExit(insns)
+						obj := &loader.Object{Path: "test", Maps: maps}
+						prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
+						klog, err := kernel.ProgramLog(obj, prog, 2)
+						if err != nil || klog == "" {
+							continue
+						}
+						compared++
+						res := Verify(obj, prog, Options{LogLevel: 2, MissingFixes: missing})
+						if res.Accepted {
+							accepted++
+						}
+						if d := logdiff.Compare(res.Log, klog); d != nil {
+							differ++
+							t.Errorf("r3 = %s, then %s in a loop (counted %v), %s, used as %s: %s", a.name, b.name, counted, locName, useName, d)
+						}
+					}
+				}
+			}
+		}
+	}
+	if compared == 0 {
+		t.Skip("the kernel gave no log for any program")
+	}
+	t.Logf("%d programs compared (%d accepted by vercheck), %d logs differ", compared, accepted, differ)
+}

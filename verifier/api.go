@@ -129,7 +129,11 @@ type Stats struct {
 	MaxStatesPerInsn int
 	TotalStates      int
 	PeakStates       int
-	// StackDepth is the stack depth of each subprogram, in order.
+	// StackDepth is the stack depth of each subprogram, in order, as the
+	// kernel's "stack depth" line prints it: after an accept, without the
+	// subprograms no path reached (the kernel removes them as dead code)
+	// and with the hidden default exception callback of a program that
+	// may throw.
 	StackDepth []int
 	Duration   time.Duration
 	// Hits and Misses count prune-point lookups; Evicted the states dropped.

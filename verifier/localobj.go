@@ -209,11 +209,17 @@ func (e *env) setObjNewReturn(meta *kfuncMeta, percpu bool) error {
 	if meta.constant != uint64(uint32(meta.constant)) {
 		return e.reject(e.insnIdx, "local type ID argument must be in range [0, U32_MAX]")
 	}
+	if len(e.lp.Funcs) == 0 {
+		// check_btf_info leaves prog->aux->btf NULL when the load
+		// carries no function info (a BTF fd alone is ignored), and the
+		// type id means nothing without it.
+		return e.reject(e.insnIdx, "bpf_obj_new/bpf_percpu_obj_new requires prog BTF")
+	}
 	id := uint32(meta.constant)
 	t, ok := e.lp.LocalTypes[id]
 	switch {
 	case ok:
-	case id == 0 && len(e.lp.Funcs) > 0:
+	case id == 0:
 		// Type 0 is void in any BTF the program is loaded with.
 		return e.reject(e.insnIdx, msgObjNewStruct)
 	default:

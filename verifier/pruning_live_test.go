@@ -283,3 +283,111 @@ func TestLoopPruningLiveKernel(t *testing.T) {
 	}
 	t.Logf("%d programs compared (%d accepted by vercheck), %d logs differ", compared, accepted, differ)
 }
+
+// TestStackPruningLiveKernel is the diamond of TestPruningLiveKernel for
+// a stack slot: each path writes fp-24..fp-17 one of fourteen ways (not
+// at all, zero or a constant by BPF_ST at several sizes, a spill of an
+// unknown, constant or pointer register, partial spills, a write at a
+// variable offset), and after the join the slot is read back at one of
+// five sizes and offsets, the value used as a map value offset or not.
+// The kernel's stacksafe compares the stored slot with the current one
+// (STACK_INVALID, STACK_MISC, STACK_ZERO, spills, their liveness and
+// precision), and check_stack_read decides what the read yields; the
+// level-2 logs are compared state by state. By default every 13th
+// program; VERCHECK_PRUNING_ALL=1 takes all.
+func TestStackPruningLiveKernel(t *testing.T) {
+	_, missing := liveKernelBTF(t)
+	prologue := asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.LoadMapPtr(asm.R1, 0),
+		asm.FnMapLookupElem.Call(),
+		{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JEq).SetSource(asm.ImmSource), Dst: asm.R0, Offset: -1},
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.FnKtimeGetNs.Call(),
+		asm.Mov.Reg(asm.R8, asm.R0),
+		asm.LoadMem(asm.R9, asm.R6, 0, asm.Word),
+	}
+	maps := []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
+	st := func(off int16, size asm.Size, v int32) asm.Instruction {
+		return asm.Instruction{OpCode: asm.OpCode(asm.StClass).SetMode(asm.MemMode).SetSize(size), Dst: asm.RFP, Offset: off, Constant: int64(v)}
+	}
+	writes := []pruneShape{
+		{"nothing", nil},
+		{"st 0 u64", asm.Instructions{st(-24, asm.DWord, 0)}},
+		{"st 3 u64", asm.Instructions{st(-24, asm.DWord, 3)}},
+		{"st 0 u8 at fp-24", asm.Instructions{st(-24, asm.Byte, 0)}},
+		{"st 0 u32 at fp-20", asm.Instructions{st(-20, asm.Word, 0)}},
+		{"spill u32 unknown", asm.Instructions{asm.StoreMem(asm.RFP, -24, asm.R9, asm.DWord)}},
+		{"spill [0,7]", asm.Instructions{asm.Mov.Reg(asm.R1, asm.R9), asm.And.Imm(asm.R1, 7), asm.StoreMem(asm.RFP, -24, asm.R1, asm.DWord)}},
+		{"spill 5", asm.Instructions{asm.Mov.Imm(asm.R1, 5), asm.StoreMem(asm.RFP, -24, asm.R1, asm.DWord)}},
+		{"spill 5 as u32", asm.Instructions{asm.Mov.Imm(asm.R1, 5), asm.StoreMem(asm.RFP, -24, asm.R1, asm.Word)}},
+		{"spill u64 unknown as u8", asm.Instructions{asm.StoreMem(asm.RFP, -24, asm.R8, asm.Byte)}},
+		{"spill map value", asm.Instructions{asm.StoreMem(asm.RFP, -24, asm.R7, asm.DWord)}},
+		{"spill ctx", asm.Instructions{asm.StoreMem(asm.RFP, -24, asm.R6, asm.DWord)}},
+		{"spill 5, then st u8 at fp-23", asm.Instructions{asm.Mov.Imm(asm.R1, 5), asm.StoreMem(asm.RFP, -24, asm.R1, asm.DWord), st(-23, asm.Byte, 1)}},
+		{"spill 5, then a byte at fp-24-[0,1]", asm.Instructions{asm.Mov.Imm(asm.R1, 5), asm.StoreMem(asm.RFP, -24, asm.R1, asm.DWord),
+			asm.StoreMem(asm.RFP, -32, asm.R1, asm.DWord),
+			asm.Mov.Reg(asm.R2, asm.R9), asm.And.Imm(asm.R2, 1), asm.Mov.Reg(asm.R1, asm.RFP), asm.Sub.Reg(asm.R1, asm.R2),
+			asm.StoreImm(asm.R1, -24, 0, asm.Byte)}},
+	}
+	reads := []struct {
+		name string
+		off  int16
+		size asm.Size
+	}{{"u64", -24, asm.DWord}, {"u32 at fp-24", -24, asm.Word}, {"u32 at fp-20", -20, asm.Word}, {"u8 at fp-17", -17, asm.Byte}, {"none", 0, 0}}
+	every := 13
+	if os.Getenv("VERCHECK_PRUNING_ALL") != "" {
+		every = 1
+	}
+	compared, accepted, differ, n := 0, 0, 0, 0
+	for _, a := range writes {
+		for _, b := range writes {
+			for _, rd := range reads {
+				for _, asOffset := range []bool{false, true} {
+					n++
+					if n%every != 0 || (rd.size == 0 && asOffset) {
+						continue
+					}
+					insns := append(asm.Instructions{}, prologue...)
+					insns = append(insns, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.ImmSource),
+						Dst: asm.R9, Constant: 100, Offset: int16(slots(a.set) + 1)})
+					insns = append(insns, a.set...)
+					insns = append(insns, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Ja), Offset: int16(slots(b.set))})
+					insns = append(insns, b.set...)
+					insns = append(insns, asm.Mov.Imm(asm.R0, 0))
+					if rd.size != 0 {
+						insns = append(insns, asm.LoadMem(asm.R3, asm.RFP, rd.off, rd.size))
+					}
+					if asOffset {
+						insns = append(insns, asm.Mov.Reg(asm.R2, asm.R7), asm.Add.Reg(asm.R2, asm.R3), asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte))
+					}
+					insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
+					insns = withOutExit(insns)
+					obj := &loader.Object{Path: "test", Maps: maps}
+					prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
+					klog, err := kernel.ProgramLog(obj, prog, 2)
+					if err != nil || klog == "" {
+						continue
+					}
+					compared++
+					res := Verify(obj, prog, Options{LogLevel: 2, MissingFixes: missing})
+					if res.Accepted {
+						accepted++
+					}
+					if d := logdiff.Compare(res.Log, klog); d != nil {
+						differ++
+						t.Errorf("fp-24 written %q or %q, read %s (as an offset %v): %s", a.name, b.name, rd.name, asOffset, d)
+					}
+				}
+			}
+		}
+	}
+	if compared == 0 {
+		t.Skip("the kernel gave no log for any program")
+	}
+	t.Logf("%d programs compared (%d accepted by vercheck), %d logs differ", compared, accepted, differ)
+}

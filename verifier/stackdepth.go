@@ -98,14 +98,19 @@ func (e *env) checkMaxStackDepth() error {
 	n := len(e.cfg.Subprogs)
 	modes := make([]privStackMode, n)
 	tail := make([]bool, n)
+	anyTail := false
 	for sp := range n {
 		tail[sp] = e.subprogHasTailCall(sp)
+		anyTail = anyTail || tail[sp]
 	}
 	for sp := n - 1; sp >= 0; sp-- {
 		if sp != 0 && (sp >= len(e.asyncCallback) || !e.asyncCallback[sp]) {
 			continue
 		}
-		priv := sp == 0 && privStackSupported(e.progType, e.attach, e.opts.MissingFixes)
+		// A tail call anywhere in the program, reached or not
+		// (has_tail_call is set by check_subprogs), means no function
+		// gets a private stack.
+		priv := sp == 0 && !anyTail && privStackSupported(e.progType, e.attach, e.opts.MissingFixes)
 		if err := e.checkStackDepthFrom(sp, priv, modes, tail); err != nil {
 			return err
 		}

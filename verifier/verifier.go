@@ -223,10 +223,10 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	}
 	res.Why = e.explain(err)
 	e.release()
-	res.Stats.StackDepth = e.stackDepth
+	res.Stats.StackDepth = e.statsStackDepths(err == nil)
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
 	e.log.rejected(err)
-	e.log.stats(time.Since(start), e.statsStackDepths(err == nil), e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
+	e.log.stats(time.Since(start), res.Stats.StackDepth, e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
 	res.Log = e.log.String()
 	res.Profile = e.buildProfile()
 	if err != nil {
@@ -250,7 +250,7 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 // declaring its own (do_misc_fixups). Nil when the program was refused
 // before its stack depths existed.
 func (e *env) statsStackDepths(accepted bool) []int {
-	if !accepted || e.stackDepth == nil || !e.log.on() {
+	if !accepted || e.stackDepth == nil {
 		return e.stackDepth
 	}
 	depths := make([]int, 0, len(e.stackDepth)+1)

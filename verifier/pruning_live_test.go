@@ -312,9 +312,7 @@ func TestStackPruningLiveKernel(t *testing.T) {
 		asm.LoadMem(asm.R9, asm.R6, 0, asm.Word),
 	}
 	maps := []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
-	st := func(off int16, size asm.Size, v int32) asm.Instruction {
-		return asm.Instruction{OpCode: asm.OpCode(asm.StClass).SetMode(asm.MemMode).SetSize(size), Dst: asm.RFP, Offset: off, Constant: int64(v)}
-	}
+	st := func(off int16, size asm.Size, v int32) asm.Instruction { return storeImm(asm.RFP, off, v, size) }
 	writes := []pruneShape{
 		{"nothing", nil},
 		{"st 0 u64", asm.Instructions{st(-24, asm.DWord, 0)}},

@@ -64,7 +64,7 @@ func TestCtxOpsLiveKernel(t *testing.T) {
 		}
 		if size >= 4 {
 			accesses = append(accesses, access{fmt.Sprintf("atomic add%d", size), func(off int16) asm.Instructions {
-				return asm.Instructions{asm.Mov.Imm(asm.R2, 1), asm.AddAtomic.Mem(asm.R1, asm.R2, asmSize, off)}
+				return asm.Instructions{asm.Mov.Imm(asm.R2, 1), atomicInsn(asm.AddAtomic.Mem(asm.R1, asm.R2, asmSize, off))}
 			}})
 		}
 	}

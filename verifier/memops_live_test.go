@@ -95,7 +95,7 @@ func TestMemOpsLiveKernel(t *testing.T) {
 		for _, size := range []asm.Size{asm.Word, asm.DWord} {
 			for _, src := range []asm.Register{asm.R4, asm.R9, asm.R6} {
 				ops = append(ops, op{fmt.Sprintf("%v%v %v", a, size, src), func(b asm.Register, o int16) asm.Instruction {
-					return a.Mem(b, src, size, o)
+					return atomicInsn(a.Mem(b, src, size, o))
 				}})
 			}
 		}

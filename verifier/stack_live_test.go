@@ -154,3 +154,12 @@ func TestStackLiveKernel(t *testing.T) {
 func storeImm(dst asm.Register, off int16, v int32, size asm.Size) asm.Instruction {
 	return asm.Instruction{OpCode: asm.StoreImmOp(size), Dst: dst, Offset: off, Constant: int64(v)}
 }
+
+// atomicInsn gives an atomic instruction built by cilium/ebpf's asm
+// constructors (asm.Xchg.Mem, asm.LoadAcquire, ...) its operation in the
+// immediate: they leave the immediate 0, which marshals as BPF_ADD, so a
+// sweep of "every atomic" built with them tested atomic add only.
+func atomicInsn(ins asm.Instruction) asm.Instruction {
+	ins.Constant = int64(ins.OpCode.AtomicOp() >> 8)
+	return ins
+}

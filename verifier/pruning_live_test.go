@@ -2,14 +2,11 @@ package verifier
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
-	"github.com/vercheck/vercheck/internal/kernel"
-	"github.com/vercheck/vercheck/internal/logdiff"
 	"github.com/vercheck/vercheck/loader"
 )
 
@@ -87,23 +84,8 @@ func slots(insns asm.Instructions) int {
 // vercheck misses a different insn_processed. By default every 17th
 // program; VERCHECK_PRUNING_ALL=1 takes all.
 func TestPruningLiveKernel(t *testing.T) {
-	_, missing := liveKernelBTF(t)
-	prologue := asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
-		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
-		asm.LoadMapPtr(asm.R1, 0),
-		asm.FnMapLookupElem.Call(),
-		{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JEq).SetSource(asm.ImmSource), Dst: asm.R0, Offset: -1},
-		asm.Mov.Reg(asm.R7, asm.R0),
-		asm.FnKtimeGetNs.Call(),
-		asm.Mov.Reg(asm.R8, asm.R0),
-		asm.LoadMem(asm.R9, asm.R6, 0, asm.Word),
-	}
-	maps := []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
+	sweep := newLogSweep(t)
+	prologue, maps := pruneSweepSetup()
 	type location struct {
 		name        string
 		store, load asm.Instructions
@@ -125,12 +107,9 @@ func TestPruningLiveKernel(t *testing.T) {
 			asm.Mov.Reg(asm.R2, asm.R7), asm.Add.Reg(asm.R2, asm.R3), asm.LoadMem(asm.R0, asm.R2, 8, asm.Byte)}},
 		{"unused", nil},
 	}
-	every := 17
-	if os.Getenv("VERCHECK_PRUNING_ALL") != "" {
-		every = 1
-	}
+	every := sweepEvery("VERCHECK_PRUNING_ALL", 17)
 	shapes := pruneShapes()
-	compared, accepted, differ, n := 0, 0, 0, 0
+	n := 0
 	for _, a := range shapes {
 		for _, b := range shapes {
 			for _, loc := range locations {
@@ -153,29 +132,15 @@ func TestPruningLiveKernel(t *testing.T) {
 					insns = append(insns, u.insns...)
 					insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
 					insns = withOutExit(insns)
-					obj := &loader.Object{Path: "test", Maps: maps}
 					prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
-					klog, err := kernel.ProgramLog(obj, prog, 2)
-					if err != nil || klog == "" {
-						continue
-					}
-					compared++
-					res := Verify(obj, prog, Options{LogLevel: 2, MissingFixes: missing})
-					if res.Accepted {
-						accepted++
-					}
-					if d := logdiff.Compare(res.Log, klog); d != nil {
-						differ++
-						t.Errorf("r3 = %s or %s, %s, used as %s: %s", a.name, b.name, loc.name, u.name, d)
-					}
+					sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
+						return fmt.Sprintf("r3 = %s or %s, %s, used as %s", a.name, b.name, loc.name, u.name)
+					})
 				}
 			}
 		}
 	}
-	if compared == 0 {
-		t.Skip("the kernel gave no log for any program")
-	}
-	t.Logf("%d programs compared (%d accepted by vercheck), %d logs differ", compared, accepted, differ)
+	sweep.done()
 }
 
 // TestLoopPruningLiveKernel is TestPruningLiveKernel's sweep around a
@@ -189,23 +154,8 @@ func TestPruningLiveKernel(t *testing.T) {
 // packet pointer was a false accept the independent fuzzer found. By
 // default every 37th program; VERCHECK_PRUNING_ALL=1 takes all.
 func TestLoopPruningLiveKernel(t *testing.T) {
-	_, missing := liveKernelBTF(t)
-	prologue := asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
-		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
-		asm.LoadMapPtr(asm.R1, 0),
-		asm.FnMapLookupElem.Call(),
-		{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JEq).SetSource(asm.ImmSource), Dst: asm.R0, Offset: -1},
-		asm.Mov.Reg(asm.R7, asm.R0),
-		asm.FnKtimeGetNs.Call(),
-		asm.Mov.Reg(asm.R8, asm.R0),
-		asm.LoadMem(asm.R9, asm.R6, 0, asm.Word),
-	}
-	maps := []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
+	sweep := newLogSweep(t)
+	prologue, maps := pruneSweepSetup()
 	store := map[string]asm.Instructions{"register": nil,
 		"spilled":        {asm.StoreMem(asm.RFP, -24, asm.R3, asm.DWord)},
 		"spilled as u32": {asm.StoreMem(asm.RFP, -24, asm.R3, asm.Word)}}
@@ -218,12 +168,9 @@ func TestLoopPruningLiveKernel(t *testing.T) {
 		"shift by it":      {asm.Mov.Imm(asm.R2, 1), asm.LSh.Reg(asm.R2, asm.R3), asm.Mov.Reg(asm.R0, asm.R2)},
 		"unused":           nil,
 	}
-	every := 37
-	if os.Getenv("VERCHECK_PRUNING_ALL") != "" {
-		every = 1
-	}
+	every := sweepEvery("VERCHECK_PRUNING_ALL", 37)
 	shapes := pruneShapes()
-	compared, accepted, differ, n := 0, 0, 0, 0
+	n := 0
 	for _, a := range shapes {
 		for _, b := range shapes {
 			for _, locName := range []string{"register", "spilled", "spilled as u32"} {
@@ -258,30 +205,16 @@ func TestLoopPruningLiveKernel(t *testing.T) {
 						insns = append(insns, uses[useName]...)
 						insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
 						insns = withOutExit(insns)
-						obj := &loader.Object{Path: "test", Maps: maps}
 						prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
-						klog, err := kernel.ProgramLog(obj, prog, 2)
-						if err != nil || klog == "" {
-							continue
-						}
-						compared++
-						res := Verify(obj, prog, Options{LogLevel: 2, MissingFixes: missing})
-						if res.Accepted {
-							accepted++
-						}
-						if d := logdiff.Compare(res.Log, klog); d != nil {
-							differ++
-							t.Errorf("r3 = %s, then %s in a loop (counted %v), %s, used as %s: %s", a.name, b.name, counted, locName, useName, d)
-						}
+						sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
+							return fmt.Sprintf("r3 = %s, then %s in a loop (counted %v), %s, used as %s", a.name, b.name, counted, locName, useName)
+						})
 					}
 				}
 			}
 		}
 	}
-	if compared == 0 {
-		t.Skip("the kernel gave no log for any program")
-	}
-	t.Logf("%d programs compared (%d accepted by vercheck), %d logs differ", compared, accepted, differ)
+	sweep.done()
 }
 
 // TestStackPruningLiveKernel is the diamond of TestPruningLiveKernel for
@@ -296,22 +229,8 @@ func TestLoopPruningLiveKernel(t *testing.T) {
 // level-2 logs are compared state by state. By default every 13th
 // program; VERCHECK_PRUNING_ALL=1 takes all.
 func TestStackPruningLiveKernel(t *testing.T) {
-	_, missing := liveKernelBTF(t)
-	prologue := asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
-		asm.LoadMapPtr(asm.R1, 0),
-		asm.FnMapLookupElem.Call(),
-		{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JEq).SetSource(asm.ImmSource), Dst: asm.R0, Offset: -1},
-		asm.Mov.Reg(asm.R7, asm.R0),
-		asm.FnKtimeGetNs.Call(),
-		asm.Mov.Reg(asm.R8, asm.R0),
-		asm.LoadMem(asm.R9, asm.R6, 0, asm.Word),
-	}
-	maps := []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
+	sweep := newLogSweep(t)
+	prologue, maps := pruneSweepSetup()
 	st := func(off int16, size asm.Size, v int32) asm.Instruction { return storeImm(asm.RFP, off, v, size) }
 	writes := []pruneShape{
 		{"nothing", nil},
@@ -337,11 +256,8 @@ func TestStackPruningLiveKernel(t *testing.T) {
 		off  int16
 		size asm.Size
 	}{{"u64", -24, asm.DWord}, {"u32 at fp-24", -24, asm.Word}, {"u32 at fp-20", -20, asm.Word}, {"u8 at fp-17", -17, asm.Byte}, {"none", 0, 0}}
-	every := 13
-	if os.Getenv("VERCHECK_PRUNING_ALL") != "" {
-		every = 1
-	}
-	compared, accepted, differ, n := 0, 0, 0, 0
+	every := sweepEvery("VERCHECK_PRUNING_ALL", 13)
+	n := 0
 	for _, a := range writes {
 		for _, b := range writes {
 			for _, rd := range reads {
@@ -365,27 +281,137 @@ func TestStackPruningLiveKernel(t *testing.T) {
 					}
 					insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
 					insns = withOutExit(insns)
-					obj := &loader.Object{Path: "test", Maps: maps}
 					prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
-					klog, err := kernel.ProgramLog(obj, prog, 2)
-					if err != nil || klog == "" {
-						continue
-					}
-					compared++
-					res := Verify(obj, prog, Options{LogLevel: 2, MissingFixes: missing})
-					if res.Accepted {
-						accepted++
-					}
-					if d := logdiff.Compare(res.Log, klog); d != nil {
-						differ++
-						t.Errorf("fp-24 written %q or %q, read %s (as an offset %v): %s", a.name, b.name, rd.name, asOffset, d)
+					sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
+						return fmt.Sprintf("fp-24 written %q or %q, read %s (as an offset %v)", a.name, b.name, rd.name, asOffset)
+					})
+				}
+			}
+		}
+	}
+	sweep.done()
+}
+
+// TestCallPruningLiveKernel is the diamond of TestPruningLiveKernel
+// across a bpf-to-bpf call: each path passes one of the shapes to a
+// static subprogram, in r1 or through a pointer to the caller's stack
+// slot holding its spill, from one call site after the join or from one
+// call site per path, with the map value in r2; the callee branches (a
+// checkpoint inside the callee, where the stored and current states
+// differ in the caller's frame or in the callee's argument) and uses the
+// value as a map value offset, as a pointer, or not at all. states_equal
+// compares every frame and the call sites (func_states_equal, the
+// callsite check), and the callee's reads of the caller's stack
+// propagate liveness and precision across the frame boundary: the level-2
+// logs are compared state by state. By default every 19th program;
+// VERCHECK_PRUNING_ALL=1 takes all.
+func TestCallPruningLiveKernel(t *testing.T) {
+	sweep := newLogSweep(t)
+	prologue, maps := pruneSweepSetup()
+	type pass struct {
+		name   string
+		before asm.Instructions // r3 holds the value: put it in place
+		fetch  asm.Instructions // in the callee: the value into r3
+	}
+	passes := []pass{
+		{"in r1", asm.Instructions{asm.Mov.Reg(asm.R1, asm.R3)}, asm.Instructions{asm.Mov.Reg(asm.R3, asm.R1)}},
+		{"spilled, pointer in r1", asm.Instructions{asm.StoreMem(asm.RFP, -24, asm.R3, asm.DWord), asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -24)},
+			asm.Instructions{asm.LoadMem(asm.R3, asm.R1, 0, asm.DWord)}},
+	}
+	uses := []struct {
+		name  string
+		insns asm.Instructions
+	}{
+		{"map value offset", asm.Instructions{asm.Add.Reg(asm.R2, asm.R3), asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte)}},
+		{"pointer", asm.Instructions{asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte)}},
+		{"unused", nil},
+	}
+	call := func(off int) asm.Instruction {
+		return asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoCall, Constant: int64(off)}
+	}
+	every := sweepEvery("VERCHECK_PRUNING_ALL", 19)
+	shapes := pruneShapes()
+	n := 0
+	for _, a := range shapes {
+		for _, b := range shapes {
+			for _, p := range passes {
+				for _, u := range uses {
+					for _, oneSite := range []bool{true, false} {
+						n++
+						if n%every != 0 {
+							continue
+						}
+						// The callee: fetch the value, a branch on an
+						// unknown (a checkpoint), the use.
+						callee := append(asm.Instructions{}, p.fetch...)
+						callee = append(callee, asm.LoadMem(asm.R4, asm.R2, 0, asm.DWord),
+							asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.ImmSource), Dst: asm.R4, Constant: 5, Offset: 1},
+							asm.Mov.Imm(asm.R0, 0))
+						callee = append(callee, u.insns...)
+						callee = append(callee, asm.Mov.Imm(asm.R0, 0), asm.Return())
+						pathA := append(append(asm.Instructions{}, a.set...), p.before...)
+						pathB := append(append(asm.Instructions{}, b.set...), p.before...)
+						var main asm.Instructions
+						main = append(main, prologue...)
+						// Calls are placed below; their offsets are fixed
+						// up once the main body's length is known.
+						tail := asm.Instructions{asm.Mov.Reg(asm.R2, asm.R7), call(0), asm.Mov.Imm(asm.R0, 0), asm.Return()}
+						if oneSite {
+							main = append(main, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.ImmSource),
+								Dst: asm.R9, Constant: 100, Offset: int16(slots(pathA) + 1)})
+							main = append(main, pathA...)
+							main = append(main, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Ja), Offset: int16(slots(pathB))})
+							main = append(main, pathB...)
+							main = append(main, tail...)
+						} else {
+							main = append(main, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.ImmSource),
+								Dst: asm.R9, Constant: 100, Offset: int16(slots(pathA) + len(tail))})
+							main = append(main, pathA...)
+							main = append(main, tail...)
+							main = append(main, pathB...)
+							main = append(main, tail...)
+						}
+						main = withOutExit(main)
+						// Point every call at the callee, placed after main.
+						pos := 0
+						for i := range main {
+							if main[i].IsFunctionCall() {
+								main[i].Constant = int64(slots(main) - pos - 1)
+							}
+							pos += int(main[i].Size() / asm.InstructionSize)
+						}
+						insns := append(main, callee...)
+						prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
+						sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
+							return fmt.Sprintf("%s or %s passed %s to a callee (one call site %v) that uses it as %s", a.name, b.name, p.name, oneSite, u.name)
+						})
 					}
 				}
 			}
 		}
 	}
-	if compared == 0 {
-		t.Skip("the kernel gave no log for any program")
+	sweep.done()
+}
+
+// pruneSweepSetup is the start of the pruning sweeps' programs (tc): r6
+// the context, r7 a 16-byte array value (its lookup's NULL leaves through
+// an out-jump), r8 an unknown u64, r9 an unknown u32 (skb->len), fp-16
+// and fp-8 zeroed; and the array.
+func pruneSweepSetup() (asm.Instructions, []*loader.Map) {
+	prologue := asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
+		asm.StoreMem(asm.RFP, -16, asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.LoadMapPtr(asm.R1, 0),
+		asm.FnMapLookupElem.Call(),
+		{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JEq).SetSource(asm.ImmSource), Dst: asm.R0, Offset: -1},
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.FnKtimeGetNs.Call(),
+		asm.Mov.Reg(asm.R8, asm.R0),
+		asm.LoadMem(asm.R9, asm.R6, 0, asm.Word),
 	}
-	t.Logf("%d programs compared (%d accepted by vercheck), %d logs differ", compared, accepted, differ)
+	return prologue, []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
 }

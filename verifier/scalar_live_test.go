@@ -2,15 +2,12 @@ package verifier
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
-	"github.com/vercheck/vercheck/internal/kernel"
-	"github.com/vercheck/vercheck/internal/logdiff"
 	"github.com/vercheck/vercheck/loader"
 )
 
@@ -180,7 +177,7 @@ type scalarProbe struct {
 // a false accept waiting for the program that uses it. By default every
 // 23rd combination; VERCHECK_SCALAR_ALL=1 takes all.
 func TestScalarDomainLiveKernel(t *testing.T) {
-	_, missing := liveKernelBTF(t)
+	sweep := newLogSweep(t)
 	prologue := asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
 		asm.FnKtimeGetNs.Call(),
@@ -199,11 +196,8 @@ func TestScalarDomainLiveKernel(t *testing.T) {
 			probes = append(probes, scalarProbe{op: op, class: class, reg: true})
 		}
 	}
-	every := 23
-	if os.Getenv("VERCHECK_SCALAR_ALL") != "" {
-		every = 1
-	}
-	compared, accepted, differ, n := 0, 0, 0, 0
+	every := sweepEvery("VERCHECK_SCALAR_ALL", 23)
+	n := 0
 	for _, op := range ops {
 		for _, dst := range shapes {
 			for si := 0; si < len(shapes)+len(imms); si++ {
@@ -235,29 +229,14 @@ func TestScalarDomainLiveKernel(t *testing.T) {
 					asm.Mov.Imm(asm.R0, 2), asm.Return())
 				insns := append(append(asm.Instructions{}, prologue...), body...)
 				insns = withOutExit(insns)
-				what := fmt.Sprintf("%s(%s, %s) then %v", op.name, dst.name, srcName, probe)
-				obj := &loader.Object{Path: "test"}
 				prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
-				klog, err := kernel.ProgramLog(obj, prog, 2)
-				if err != nil || klog == "" {
-					continue
-				}
-				compared++
-				res := Verify(obj, prog, Options{LogLevel: 2, MissingFixes: missing})
-				if res.Accepted {
-					accepted++
-				}
-				if d := logdiff.Compare(res.Log, klog); d != nil {
-					differ++
-					t.Errorf("%s: %s", what, d)
-				}
+				sweep.check(&loader.Object{Path: "test"}, prog, func() string {
+					return fmt.Sprintf("%s(%s, %s) then %v", op.name, dst.name, srcName, probe)
+				})
 			}
 		}
 	}
-	if compared == 0 {
-		t.Skip("the kernel gave no log for any program")
-	}
-	t.Logf("%d programs compared (%d accepted by vercheck), %d logs differ", compared, accepted, differ)
+	sweep.done()
 }
 
 // withOutExit appends "r0 = 0; exit" when a jump has offset -1 and

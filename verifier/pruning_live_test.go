@@ -415,3 +415,96 @@ func pruneSweepSetup() (asm.Instructions, []*loader.Map) {
 	}
 	return prologue, []*loader.Map{{Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 16, MaxEntries: 4}}
 }
+
+// TestCallbackPruningLiveKernel is the pruning diamond before a bpf_loop:
+// each path spills one of the shapes to fp-24, and bpf_loop (once, three
+// times, or a bounded unknown number of times) runs a callback that reads
+// the spill through its context pointer and leaves it, overwrites it with
+// the loop index or with a constant; after the loop the main program
+// reads it back and uses it as a map value offset, a pointer, or not at
+// all. The callback's states are checked for convergence at its entry
+// and pruned against one another across iterations (the kernel's
+// callback_depth, is_state_visited at the callback's first instruction,
+// the caller's stack read through a pointer), which production tracing
+// programs exercise heavily; the level-2 logs are compared state by
+// state. By default every 41st program; VERCHECK_PRUNING_ALL=1 takes all.
+func TestCallbackPruningLiveKernel(t *testing.T) {
+	sweep := newLogSweep(t)
+	prologue, maps := pruneSweepSetup()
+	counts := []struct {
+		name string
+		set  asm.Instruction
+	}{{"1", asm.Mov.Imm(asm.R1, 1)}, {"3", asm.Mov.Imm(asm.R1, 3)}, {"[0,3]", asm.And.Imm(asm.R1, 3)}}
+	modes := []struct {
+		name  string
+		insns asm.Instructions
+	}{
+		{"reads it", nil},
+		{"stores the index", asm.Instructions{asm.StoreMem(asm.R2, 0, asm.R1, asm.DWord)}},
+		{"stores 5", asm.Instructions{storeImm(asm.R2, 0, 5, asm.DWord)}},
+	}
+	uses := []struct {
+		name  string
+		insns asm.Instructions
+	}{
+		{"map value offset", asm.Instructions{asm.Mov.Reg(asm.R2, asm.R7), asm.Add.Reg(asm.R2, asm.R3), asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte)}},
+		{"pointer", asm.Instructions{asm.LoadMem(asm.R0, asm.R3, 0, asm.Byte)}},
+		{"unused", nil},
+	}
+	every := sweepEvery("VERCHECK_PRUNING_ALL", 41)
+	shapes := pruneShapes()
+	n := 0
+	for _, a := range shapes {
+		for _, b := range shapes {
+			for _, c := range counts {
+				for _, m := range modes {
+					for _, u := range uses {
+						n++
+						if n%every != 0 {
+							continue
+						}
+						spill := asm.StoreMem(asm.RFP, -24, asm.R3, asm.DWord)
+						pathA := append(append(asm.Instructions{}, a.set...), spill)
+						pathB := append(append(asm.Instructions{}, b.set...), spill)
+						main := append(asm.Instructions{}, prologue...)
+						main = append(main, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.ImmSource),
+							Dst: asm.R9, Constant: 100, Offset: int16(slots(pathA) + 1)})
+						main = append(main, pathA...)
+						main = append(main, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Ja), Offset: int16(slots(pathB))})
+						main = append(main, pathB...)
+						main = append(main, asm.Mov.Reg(asm.R1, asm.R9), c.set,
+							asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc},
+							asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, -24), asm.Mov.Imm(asm.R4, 0),
+							asm.FnLoop.Call(), asm.LoadMem(asm.R3, asm.RFP, -24, asm.DWord))
+						main = append(main, u.insns...)
+						main = append(main, asm.Mov.Imm(asm.R0, 0), asm.Return())
+						main = withOutExit(main)
+						// The callback: read the spill, branch on it (a
+						// checkpoint), then the mode's store.
+						cb := asm.Instructions{asm.LoadMem(asm.R3, asm.R2, 0, asm.DWord),
+							asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.ImmSource), Dst: asm.R3, Constant: 7, Offset: 1},
+							asm.Mov.Imm(asm.R0, 0)}
+						cb = append(cb, m.insns...)
+						cb = append(cb, asm.Mov.Imm(asm.R0, 0), asm.Return())
+						start := slots(main)
+						pos := 0
+						for i := range main {
+							if main[i].IsLoadFromMap() || main[i].Src != asm.PseudoFunc || !main[i].OpCode.IsDWordLoad() {
+								pos += int(main[i].Size() / asm.InstructionSize)
+								continue
+							}
+							main[i].Constant = int64(start - pos - 1)
+							pos += int(main[i].Size() / asm.InstructionSize)
+						}
+						insns, funcs := cgRawFuncInfo(append(main, cb...), []int{0, start})
+						prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns, Funcs: funcs}
+						sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
+							return fmt.Sprintf("fp-24 = %s or %s, bpf_loop(%s) whose callback %s, then used as %s", a.name, b.name, c.name, m.name, u.name)
+						})
+					}
+				}
+			}
+		}
+	}
+	sweep.done()
+}

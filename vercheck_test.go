@@ -251,6 +251,17 @@ func TestStableFixProbes(t *testing.T) {
 				if len(results) != 1 {
 					t.Fatalf("missing %v: %d results (%v)", missing, len(results), err)
 				}
+				if errno := stablefix.ProbeErrno(f); errno != 0 {
+					// Refused either way; the errno tells.
+					if results[0].Accepted {
+						t.Errorf("missing %v: accepted; want a refusal", missing)
+						continue
+					}
+					if got := results[0].Errno(); (got == errno) == missing.Has(f) {
+						t.Errorf("missing %v: errno %v, want %v %v", missing, got, map[bool]string{true: "other than", false: ""}[missing.Has(f)], errno)
+					}
+					continue
+				}
 				if msg := stablefix.ProbeMessage(f); msg != "" {
 					// Refused either way; the message tells.
 					got := results[0].Err

@@ -36,6 +36,13 @@ type Build struct {
 	// without the option refuses a call ("calling kernel function
 	// bpf_verify_pkcs7_signature is not allowed").
 	SignatureVerification bool
+	// Seg6BPF is CONFIG_IPV6_SEG6_BPF: lwt_seg6local programs may call
+	// bpf_lwt_seg6_store_bytes, bpf_lwt_seg6_adjust_srh and
+	// bpf_lwt_seg6_action (lwt_seg6local_func_proto offers them only
+	// then). A build without IPv6 segment routing tunnels (the
+	// 6.18.44-fc-v1252 build) refuses the calls ("program of this type
+	// cannot use helper"); the zero value is that stricter answer.
+	Seg6BPF bool
 }
 
 // Lockdown is a kernel lockdown level (the lockdown LSM's modes).
@@ -99,6 +106,9 @@ func tracingFamily(pt ebpf.ProgramType) bool {
 func (b Build) adjust(s Set, pt ebpf.ProgramType) Set {
 	if b.KprobeOverride && pt == ebpf.Kprobe {
 		s = s.Union(NewSet(asm.FnOverrideReturn))
+	}
+	if !b.Seg6BPF && pt == ebpf.LWTSeg6Local {
+		s = s.minus(helpersLwtSeg6Local)
 	}
 	switch b.Lockdown {
 	case LockdownNone:

@@ -13,7 +13,8 @@ import (
 // kernel with CONFIG_BPF_KPROBE_OVERRIDE lets kprobe programs (only) call
 // bpf_override_return, lockdown "none" gives bpf_probe_write_user to the
 // tracing family (only), and "confidentiality" takes the kernel-reading
-// helpers from every program type.
+// helpers from every program type; the segment routing helpers need
+// CONFIG_IPV6_SEG6_BPF.
 func TestBuildAllowed(t *testing.T) {
 	override := Build{KprobeOverride: true}
 	none := Build{Lockdown: LockdownNone}
@@ -38,6 +39,11 @@ func TestBuildAllowed(t *testing.T) {
 		{"confidentiality: no probe_read_kernel_str in kprobes", conf, ebpf.Kprobe, asm.FnProbeReadKernelStr, false},
 		{"confidentiality: no compat probe_read", conf, ebpf.Kprobe, asm.FnProbeRead, false},
 		{"confidentiality: probe_read_user stays", conf, ebpf.Kprobe, asm.FnProbeReadUser, true},
+		{"reference: no seg6 action", Build{}, ebpf.LWTSeg6Local, asm.FnLwtSeg6Action, false},
+		{"reference: seg6local keeps the lwt helpers", Build{}, ebpf.LWTSeg6Local, asm.FnSkbLoadBytes, true},
+		{"seg6 BPF: seg6 action", Build{Seg6BPF: true}, ebpf.LWTSeg6Local, asm.FnLwtSeg6Action, true},
+		{"seg6 BPF: store_bytes", Build{Seg6BPF: true}, ebpf.LWTSeg6Local, asm.FnLwtSeg6StoreBytes, true},
+		{"seg6 BPF: not in lwt_xmit", Build{Seg6BPF: true}, ebpf.LWTXmit, asm.FnLwtSeg6AdjustSrh, false},
 	}
 	for _, tt := range tests {
 		got, known := tt.b.Allowed(tt.pt, 0, Set{}, int32(tt.fn))

@@ -28,6 +28,10 @@ type CFG struct {
 	// HasLoops is set when the depth-first walk met a back-edge (a loop,
 	// or a recursive bpf-to-bpf call). Privileged loads allow it.
 	HasLoops bool
+	// HasSCCs is set when some instruction belongs to a strongly
+	// connected component (SCC is not 0 for it): a loop, or with
+	// Options.CallbackSCC a call that runs a callback.
+	HasSCCs bool
 
 	prog  []Insn
 	opts  Options
@@ -138,7 +142,8 @@ func (g *CFG) LiveRegsBefore(i int) uint16 {
 
 // SCC returns the strongly connected component of insn i, numbered from 1
 // in the order the kernel's compute_scc numbers them, or 0 when i belongs
-// to no loop.
+// to no loop (nor, with Options.CallbackSCC, to a call that runs a
+// callback).
 func (g *CFG) SCC(i int) int {
 	if i < 0 || i >= len(g.scc) {
 		return 0
@@ -581,6 +586,10 @@ func (g *CFG) computeSCC() {
 					assign = true
 				}
 			}
+			if g.opts.CallbackSCC && g.has(w, flagCallsCallback) {
+				// The callback's runs: a loop through w.
+				assign = true
+			}
 			for {
 				t := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
@@ -594,6 +603,7 @@ func (g *CFG) computeSCC() {
 			}
 			if assign {
 				nextSCC++
+				g.HasSCCs = true
 			}
 			dfs = dfs[:len(dfs)-1]
 		}

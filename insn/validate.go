@@ -67,6 +67,12 @@ type Options struct {
 	// instruction order, before the CFG checks. Its error is returned as
 	// it is.
 	ResolveLdImm64 func(i int) error
+	// CallbackSCC makes every instruction that calls a callback
+	// synchronously (bpf_loop and its kind) a strongly connected
+	// component of its own, as the kernel's compute_scc does since
+	// upstream f597664454bd (stablefix.CallbackLoopSCC): the callback's
+	// repeated runs are a loop the graph does not show.
+	CallbackSCC bool
 	// ExceptionCallback is the first instruction of the program's
 	// exception callback (the function its main program's
 	// "exception_callback:NAME" decl tag names), or 0 for none. Nothing

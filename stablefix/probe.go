@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -116,6 +117,10 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	FastcallReadPtrFrame:  fixed(fastcallReadPtrFrameProbe),
 	NoArenaKfuncs:         noArenaKfuncsProbe,
 	RawTPSignalWaitArgs:   fixed(rawTPSignalWaitArgsProbe),
+	CallbackLoopSCC:       callbackLoopSCCProbe,
+	JmpSeqE2BIG:           jmpSeqProbe,
+	LookupTypedAtCall:     fixed(lookupTypedAtCallProbe),
+	StructOpsRefPtrRet:    structOpsRefPtrRetProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -133,8 +138,25 @@ func ProbeMessage(f Fix) string {
 // verdict, a substring of the message of a kernel with the fix: their
 // probes are refused by every build, and the message tells which.
 var probeMessages = [numFixes]string{
-	PtrOffsetMessage: "pkt pointer offset -4294967295 is not allowed",
-	SkbArgBTFID:      "R1 must be referenced or trusted",
+	PtrOffsetMessage:  "pkt pointer offset -4294967295 is not allowed",
+	SkbArgBTFID:       "R1 must be referenced or trusted",
+	LookupTypedAtCall: "R1 type=map_ptr_or_null expected=map_ptr",
+}
+
+// ProbeErrno returns, for a fix that changes only the error number of a
+// rejection, the errno with which a kernel with the fix refuses its probe
+// (every build refuses it); 0 for the others.
+func ProbeErrno(f Fix) syscall.Errno {
+	if f < numFixes {
+		return probeErrnos[f]
+	}
+	return 0
+}
+
+// probeErrnos are, for the fixes that change an error number and nothing
+// else, the errno of a kernel with the fix.
+var probeErrnos = [numFixes]syscall.Errno{
+	JmpSeqE2BIG: syscall.E2BIG,
 }
 
 // probeTargets make a probe another kind of program than XDP.
@@ -156,7 +178,15 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	RawTPSignalWaitArgs: func(p *ebpf.ProgramSpec) {
 		p.Type, p.AttachType, p.AttachTo = ebpf.Tracing, ebpf.AttachTraceRawTp, "signal_deliver"
 	},
+	CallbackLoopSCC: func(p *ebpf.ProgramSpec) { p.Flags = testStateFreqFlag },
+	StructOpsRefPtrRet: func(p *ebpf.ProgramSpec) {
+		p.Type, p.AttachType, p.AttachTo = ebpf.StructOps, ebpf.AttachStructOps, "tcp_congestion_ops:ssthresh"
+	},
 }
+
+// testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
+// jump and call.
+const testStateFreqFlag = 1 << 3
 
 // sleepableFlag is BPF_F_SLEEPABLE.
 const sleepableFlag = 1 << 4
@@ -902,6 +932,12 @@ func Probe() (Set, error) {
 			continue
 		}
 		verdicts++
+		if errno := probeErrnos[f]; errno != 0 {
+			if rs[0].Accepted || rs[0].Errno != errno {
+				missing |= Of(f)
+			}
+			continue
+		}
 		if msg := probeMessages[f]; msg != "" {
 			if rs[0].Accepted || !strings.Contains(rs[0].Err, msg) {
 				missing |= Of(f)
@@ -1408,4 +1444,104 @@ var fastcallReadPtrFrameProbe = asm.Instructions{
 	asm.Return(),
 	asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord).WithSymbol("fastcall_read"),
 	asm.Return(),
+}
+
+// callbackLoopSCCProbe runs a bpf_loop callback that, on one branch, writes
+// 8 bytes at r10 plus a value it reads from its caller's fp-16 (-32, an
+// aligned slot) and, on a later branch, changes that value to -31. The
+// path that writes -31 reaches the callback's exit after the path that
+// never wrote it has been pruned there; only a kernel that keeps the
+// callback's checkpoints incomplete until the whole loop is explored
+// (callback-loop-scc) walks the next iteration with -31 and refuses the
+// misaligned store. The checkpoint at every jump (BPF_F_TEST_STATE_FREQ)
+// makes the pruning happen on every build.
+func callbackLoopSCCProbe() (asm.Instructions, error) {
+	insns := asm.Instructions{
+		asm.FnGetPrandomU32.Call(),
+		asm.StoreMem(asm.RFP, -8, asm.R0, asm.DWord),
+		asm.Mov.Imm(asm.R1, -32),
+		asm.StoreMem(asm.RFP, -16, asm.R1, asm.DWord),
+		asm.Mov.Imm(asm.R1, 7),
+		loadFunc(asm.R2, "probe_cb"),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnLoop.Call(),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		// The callback: r2 is the caller's frame pointer.
+		asm.Mov.Reg(asm.R9, asm.R2).WithSymbol("probe_cb"),
+		asm.LoadMem(asm.R8, asm.R9, -8, asm.DWord),
+		asm.LoadMem(asm.R6, asm.R9, -16, asm.DWord),
+		asm.FnGetPrandomU32.Call(),
+		asm.JGT.Reg(asm.R0, asm.R8, "use"),
+		asm.FnGetPrandomU32.Call().WithSymbol("second"),
+		asm.JGT.Reg(asm.R0, asm.R8, "update"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+		asm.Mov.Reg(asm.R1, asm.RFP).WithSymbol("use"),
+		asm.Add.Reg(asm.R1, asm.R6),
+		asm.Mov.Imm(asm.R2, 42),
+		asm.StoreMem(asm.R1, 0, asm.R2, asm.DWord),
+		asm.Ja.Label("second"),
+		asm.Mov.Imm(asm.R1, -31).WithSymbol("update"),
+		asm.StoreMem(asm.R9, -16, asm.R1, asm.DWord),
+		asm.Ja.Label("out"),
+	}
+	// The callback is a static function, which the kernel learns from
+	// the BTF func info.
+	for i, ins := range insns {
+		switch {
+		case i == 0:
+			insns[i] = btf.WithFuncMetadata(ins, probeFunc("probe", btf.GlobalFunc))
+		case ins.Symbol() == "probe_cb":
+			insns[i] = btf.WithFuncMetadata(ins, probeFunc("probe_cb", btf.StaticFunc))
+		}
+	}
+	return insns, nil
+}
+
+// jmpSeqProbe leaves more branches pending than the kernel allows
+// (BPF_COMPLEXITY_LIMIT_JMP_SEQ, 8192): each compare of an unknown r0 with
+// another constant queues its jump edge while the walk goes on along the
+// fall-through. Every build refuses it; the errno tells them apart.
+func jmpSeqProbe() (asm.Instructions, error) {
+	const jumps = 8200
+	insns := make(asm.Instructions, 0, 2*jumps+3)
+	insns = append(insns, asm.FnGetPrandomU32.Call())
+	for k := range jumps {
+		insns = append(insns, asm.JEq.Imm(asm.R0, int32(k), "out"))
+	}
+	insns = append(insns, asm.Mov.Imm(asm.R0, 0).WithSymbol("out"), asm.Return())
+	return insns, nil
+}
+
+// lookupTypedAtCallProbe passes an unchecked lookup in probeOuter as the
+// map of another lookup: refused by every build, as a map_ptr_or_null by
+// those with the fix and as a map_value_or_null by the others.
+var lookupTypedAtCallProbe = asm.Instructions{
+	asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -4),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeOuter),
+	asm.FnMapLookupElem.Call(),
+	asm.Mov.Reg(asm.R1, asm.R0),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -4),
+	asm.FnMapLookupElem.Call(),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// structOpsRefPtrRetProbe returns an acquired cgroup from
+// tcp_congestion_ops' ssthresh, which returns a u32.
+func structOpsRefPtrRetProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_cgroup_from_id")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Imm(asm.R1, 0),
+		kfuncCall(ids[0]),
+		asm.Return(),
+	}, nil
 }

@@ -462,6 +462,48 @@ const (
 	// three were the only differences, after falco's signal_deliver
 	// program had been accepted by vercheck and refused by the kernel.
 	RawTPSignalWaitArgs
+	// CallbackLoopSCC: an instruction that calls a callback (bpf_loop,
+	// bpf_for_each_map_elem, ...) is a loop of its own for the SCC
+	// bookkeeping (compute_scc gives it an SCC number), and a state
+	// pruned there against an earlier iteration's becomes a back-edge
+	// of that SCC (upstream f597664454bd, "bpf: bpf_scc_visit instance
+	// and backedges accumulation for bpf_loop()", 6.19 and the 6.18.y
+	// stable series). Without the fix the callback's checkpoints are
+	// taken for fully explored once their branches end, so their
+	// precision marks may lack what a later iteration needs, and a
+	// state is pruned against one that is not safe for it: an unsafe
+	// program accepted. Found on the 6.18.44-fc-v1252 build, which has
+	// it (the -fc-v1147 build does not).
+	CallbackLoopSCC
+	// JmpSeqE2BIG: a path that leaves more than 8192 branches pending
+	// ("The sequence of %d jumps is too complex.", also "... for async
+	// cb.") fails the load with E2BIG, as push_stack and push_async_cb
+	// return ERR_PTR(-E2BIG) upstream (7.x). Without it (6.18.0) the
+	// callers turn the NULL they get into EFAULT. Same verdict and
+	// message; only the error number tells the builds apart (the
+	// -fc-v1252 build has it; see ProbeErrno).
+	JmpSeqE2BIG
+	// LookupTypedAtCall: a lookup in a map whose values are objects (a
+	// map of maps, an xskmap, a sockmap or sockhash) returns the object,
+	// maybe NULL, at once: the inner map pointer
+	// ("map_ptr_or_null(id=1,ks=4,vs=8)"; passed on unchecked, "R1 type=
+	// map_ptr_or_null expected=map_ptr"), an XDP socket
+	// ("xdp_sock_or_null(id=1)"), a socket ("sock_or_null(id=2,
+	// ref_obj_id=2)"). Without it (6.18.0) the result is typed as a value
+	// of the map until the NULL check turns it into the object
+	// ("map_value_or_null(id=1,map=outer,ks=4,vs=4)"). Same verdicts;
+	// the messages and the log tell the builds apart (the -fc-v1252
+	// build has it).
+	LookupTypedAtCall
+	// StructOpsRefPtrRet: a struct_ops program hands the reference it
+	// returns in R0 back to the kernel only from an operator that returns
+	// a pointer; from a void or integer operator (every one of
+	// tcp_congestion_ops) the reference leaks ("BPF_EXIT instruction in
+	// main prog would lead to reference leak"). Without it (6.18.0)
+	// check_reference_leak passes R0's reference over whatever the
+	// operator returns, and an acquired cgroup returned from ssthresh is
+	// never released. Found on the 6.18.44-fc-v1252 build.
+	StructOpsRefPtrRet
 	numFixes
 )
 
@@ -509,6 +551,10 @@ var names = [numFixes]string{
 	FastcallReadPtrFrame:  "fastcall-read-ptr-frame",
 	NoArenaKfuncs:         "no-arena-kfuncs",
 	RawTPSignalWaitArgs:   "rawtp-signal-wait-args",
+	CallbackLoopSCC:       "callback-loop-scc",
+	JmpSeqE2BIG:           "jmp-seq-e2big",
+	LookupTypedAtCall:     "lookup-typed-at-call",
+	StructOpsRefPtrRet:    "structops-ref-ptr-ret",
 }
 
 // String returns the fix's name.

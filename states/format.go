@@ -121,10 +121,10 @@ func AppendType(b []byte, t RegType, flags RegFlags) []byte {
 			b = append(b, p.name...)
 		}
 	}
-	if t == ConstPtrToMap && flags&MaybeNull != 0 {
-		// The only nullable map pointer is an unchecked lookup in a map
-		// of maps, which the kernel still types as a map value until the
-		// NULL check turns it into the inner map.
+	if t == ConstPtrToMap && flags&OuterMapValue != 0 {
+		// An unchecked lookup in a map of maps, which 6.18.0 still
+		// types as a map value until the NULL check turns it into the
+		// inner map.
 		b = append(b, PtrToMapValue.String()...)
 	} else {
 		b = append(b, t.String()...)
@@ -276,7 +276,7 @@ func (p *Printer) AppendReg(b []byte, r *Reg, frameNo int32) []byte {
 	}
 	if r.Type == ConstPtrToMap || r.Type == PtrToMapKey || r.Type == PtrToMapValue {
 		lookup := p.Map
-		if r.Type == ConstPtrToMap && r.Flags&MaybeNull != 0 && p.OuterMap != nil {
+		if r.Type == ConstPtrToMap && r.Flags&OuterMapValue != 0 && p.OuterMap != nil {
 			lookup = p.OuterMap
 		}
 		if lookup != nil {

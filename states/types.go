@@ -72,6 +72,14 @@ const (
 	// a graph (list, rbtree) owns: valid only while the lock protecting
 	// the graph is held (the kernel's NON_OWN_REF).
 	NonOwnRef
+	// OuterMapValue marks an unchecked lookup in a map of maps that the
+	// kernel still types as a value of the outer map until the NULL
+	// check turns it into the inner map (6.18.0: map_value_or_null of
+	// the outer map in the log and in messages). Builds with
+	// stablefix.LookupTypedAtCall type it as the inner map pointer from
+	// the lookup on (map_ptr_or_null), and vercheck leaves it unset. It
+	// changes how the register prints, never what it may do.
+	OuterMapValue
 )
 
 // Reg is the abstract state of one register (or of a spilled register in a

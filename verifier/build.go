@@ -58,6 +58,7 @@ func BuildFromConfig(cfg map[string]string, lockdown helpers.Lockdown) helpers.B
 		Interpreted:    cfg != nil && (cfg["CONFIG_BPF_JIT"] != "y" || cfg["CONFIG_BPF_JIT_DEFAULT_ON"] != "y"),
 		// Without a configuration to read, the stricter answer.
 		SignatureVerification: cfg["CONFIG_SYSTEM_DATA_VERIFICATION"] == "y",
+		Seg6BPF:               cfg["CONFIG_IPV6_SEG6_BPF"] == "y",
 	}
 }
 

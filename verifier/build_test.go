@@ -46,6 +46,8 @@ func TestConfigLockdown(t *testing.T) {
 		{"no JIT built", map[string]string{"CONFIG_BPF": "y"}, helpers.Build{Lockdown: helpers.LockdownNone, Interpreted: true}},
 		{"signature verification", map[string]string{"CONFIG_BPF_JIT": "y", "CONFIG_BPF_JIT_DEFAULT_ON": "y", "CONFIG_SYSTEM_DATA_VERIFICATION": "y"},
 			helpers.Build{Lockdown: helpers.LockdownNone, SignatureVerification: true}},
+		{"IPv6 segment routing BPF", map[string]string{"CONFIG_BPF_JIT": "y", "CONFIG_BPF_JIT_DEFAULT_ON": "y", "CONFIG_IPV6_SEG6_BPF": "y"},
+			helpers.Build{Lockdown: helpers.LockdownNone, Seg6BPF: true}},
 		{"config unknown", nil, helpers.Build{Lockdown: helpers.LockdownNone}},
 	}
 	for _, tt := range builds {

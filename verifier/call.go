@@ -2,8 +2,10 @@ package verifier
 
 import (
 	"fmt"
-	"github.com/cilium/ebpf"
 	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/insn"
@@ -239,8 +241,18 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 			if inner < 0 {
 				return e.unsupported(e.insnIdx, "map-in-map %q without an inner map definition", m.Name)
 			}
+			if fl&states.MaybeNull != 0 && e.opts.MissingFixes.Has(stablefix.LookupTypedAtCall) {
+				// Printed as the outer map's value until checked.
+				fl |= states.OuterMapValue
+			}
 			r0.MarkPtr(states.ConstPtrToMap, fl)
 			r0.Aux = uint32(inner)
+		} else if sock, ok := lookupObject(m.Type); ok && fl&states.MaybeNull != 0 && !e.opts.MissingFixes.Has(stablefix.LookupTypedAtCall) {
+			// The socket itself from the lookup on, as the NULL check
+			// would make it (settleNotNull): Aux is the map's index
+			// plus one.
+			r0.MarkPtr(sock, fl)
+			r0.Aux = uint32(meta.mapIdx) + 1
 		} else {
 			r0.MarkPtr(states.PtrToMapValue, fl)
 			r0.Aux = uint32(meta.mapIdx)
@@ -1311,6 +1323,36 @@ func (e *env) lookupAcquires(id int32, meta *callMeta) bool {
 	return t == ebpf.SockMap || t == ebpf.SockHash
 }
 
+// lookupObject is the kind of object a lookup in a map of type t
+// yields once its result is known not to be NULL (mark_ptr_or_null_reg):
+// an XDP socket from an xskmap, a socket from a sockmap or sockhash.
+func lookupObject(t ebpf.MapType) (states.RegType, bool) {
+	switch t {
+	case ebpf.XSKMap:
+		return states.PtrToXDPSock, true
+	case ebpf.SockMap, ebpf.SockHash:
+		return states.PtrToSocket, true
+	}
+	return 0, false
+}
+
+// structOpsTakesRef reports whether this struct_ops program's operator
+// takes back a reference returned in R0: any operator on kernels that
+// lack stablefix.StructOpsRefPtrRet, one returning a pointer on the
+// others. An operator vercheck cannot resolve is taken to return none,
+// the stricter answer (its return code is refused anyway).
+func (e *env) structOpsTakesRef() bool {
+	if e.opts.MissingFixes.Has(stablefix.StructOpsRefPtrRet) {
+		return true
+	}
+	tc, err := e.attachTarget()
+	if err != nil {
+		return false
+	}
+	_, ptr := skipModifiers(tc.ret).(*btf.Pointer)
+	return ptr
+}
+
 // checkResourceLeak is check_resource_leak for an instruction (what)
 // that leaves the program, or may leave it without returning to this
 // frame. With checkLock, no lock, interrupt-disabled section (irq.go),
@@ -1327,9 +1369,11 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 		// A struct_ops program may hand the reference R0 holds back to
 		// the kernel: check_reference_leak passes it over, and
 		// check_return_code then checks its type against the operator's
-		// return type (and, for a void operator, nothing).
+		// return type (and, for a void operator, nothing). With
+		// stablefix.StructOpsRefPtrRet only an operator that returns a
+		// pointer takes it; from any other the reference leaks.
 		var handedBack uint32
-		if e.progType == ebpf.StructOps && !exceptionExit {
+		if e.progType == ebpf.StructOps && !exceptionExit && e.structOpsTakesRef() {
 			handedBack = e.regs()[0].RefObjID
 		}
 		var b strings.Builder

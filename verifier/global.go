@@ -1198,6 +1198,16 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 			// main frame, whose taken tail call never comes back.
 			eff |= effectChangesPktData
 		}
+		if in.Imm == fnDynptrWrite {
+			// The 6.18 build's summary counts bpf_dynptr_write
+			// whatever the dynptr's kind (the call itself only
+			// moves packet data for an skb dynptr, which the
+			// summary cannot know): a global function holding
+			// one, even unreached, invalidates its caller's
+			// packet pointers (found by
+			// TestPacketInvalidationLiveKernel).
+			eff |= effectChangesPktData
+		}
 		if allowed, _ := e.helperAllowed(in.Imm); allowed && e.helperMightSleep(fn) {
 			eff |= effectMightSleep
 		}

@@ -294,7 +294,7 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 			if dst.MaybeNull() {
 				r = &eqRegs[in.Dst]
 			}
-			r.Flags &^= states.MaybeNull
+			r.Flags &^= states.MaybeNull | states.OuterMapValue
 			e.settleNotNull(r)
 		}
 	case !is32 && !in.SrcIsReg() && in.Imm == 0 && (op == insn.JmpJEQ || op == insn.JmpJNE) && dst.MaybeNull():
@@ -385,7 +385,7 @@ func markPtrOrNullID(st *states.State, id uint32, isNull bool, keepID func(*stat
 			r.MarkNull()
 			return
 		}
-		r.Flags &^= states.MaybeNull
+		r.Flags &^= states.MaybeNull | states.OuterMapValue
 		if keepID == nil || !keepID(r) {
 			r.ID = 0
 		}

@@ -954,6 +954,16 @@ func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry
 		if bt.regMask()&argRegsMask != 0 {
 			return e.backtrackBug("backtracking call unexpected regs %x", bt.regMask())
 		}
+		if in.Src == 0 && in.Imm == fnTailCall && subseq-idx != 1 {
+			// A tail call taken inside a subprogram returned to the
+			// caller (tailCallSubprogExit): the next instruction of
+			// the path is the caller's, so walking back over the
+			// call enters the subprogram's frame, as over an exit.
+			if bt.frame+1 >= states.MaxCallFrames {
+				return e.backtrackBug("subprog enter from frame %d", bt.frame)
+			}
+			bt.frame++
+		}
 	case in.JmpOp() == insn.JmpExit:
 		// Walking back over an exit enters the callee that returned.
 		// From a callback, the caller's r1-r5 wanted at the call that

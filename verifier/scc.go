@@ -63,8 +63,8 @@ type sccVisit struct {
 // give the call sites. It reports false when no frame is inside an SCC.
 func (e *env) sccCallchain(st *states.State) (sccKey, bool) {
 	var k sccKey
-	if !e.cfg.HasLoops {
-		// Without a back-edge there is no SCC to be in.
+	if !e.cfg.HasSCCs {
+		// Without a loop there is no SCC to be in.
 		return k, false
 	}
 	for i := 0; i <= int(st.CurFrame); i++ {

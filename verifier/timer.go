@@ -139,7 +139,7 @@ func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error
 	e.markCallbackSubprog(sp)
 	if n := len(e.stack) + 1; n > MaxJmpSeq {
 		// push_async_cb words the jump-sequence limit its own way.
-		return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex for async cb.", n), kind: ErrComplexityLimit}
+		return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex for async cb.", n), kind: ErrComplexityLimit, errno: e.jmpSeqErrno()}
 	}
 	st, err := e.pushStack(e.cfg.Subprogs[sp].Start, e.insnIdx)
 	if err != nil {

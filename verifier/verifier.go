@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -365,7 +366,8 @@ func (e *env) run() error {
 		return resolveErr
 	}
 	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers()), KfuncArgs: e.kfuncArgCount,
-		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), LineInfo: e.lineInfoInsns(), ScalarReturns: e.funcScalarReturns(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart})
+		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), LineInfo: e.lineInfoInsns(), ScalarReturns: e.funcScalarReturns(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart,
+		CallbackSCC: !e.opts.MissingFixes.Has(stablefix.CallbackLoopSCC)})
 	if resolveErr != nil {
 		return resolveErr
 	}
@@ -662,12 +664,22 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 // for precision backtracking (see pushJmpHistoryEntry).
 func (e *env) pushJmpHistory(flags uint32) { e.pushJmpHistoryEntry(flags, 0) }
 
+// jmpSeqErrno is the error number of a load refused for too many pending
+// branches: E2BIG with stablefix.JmpSeqE2BIG, else the EFAULT the
+// message maps to.
+func (e *env) jmpSeqErrno() syscall.Errno {
+	if e.opts.MissingFixes.Has(stablefix.JmpSeqE2BIG) {
+		return 0
+	}
+	return syscall.E2BIG
+}
+
 // pushStack saves a copy of the current state to resume at insn later.
 func (e *env) pushStack(insnIdx, prevIdx int) (*states.State, error) {
 	st := e.pool.Clone(e.cur)
 	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx, pathLen: e.path.len(), logPos: e.log.pos()})
 	if len(e.stack) > MaxJmpSeq {
-		return nil, &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex.", len(e.stack)), kind: ErrComplexityLimit}
+		return nil, &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex.", len(e.stack)), kind: ErrComplexityLimit, errno: e.jmpSeqErrno()}
 	}
 	if st.Parent != nil {
 		st.Parent.Branches++
@@ -768,6 +780,11 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 				return false
 			case e.cfg.CallsCallback(idx):
 				if e.eq.StatesEqual(old, cur, states.RangeWithin) {
+					// With stablefix.CallbackLoopSCC the match is a
+					// back-edge of the call's SCC: the callback's
+					// checkpoints stay incomplete until the loop is
+					// explored.
+					loop = loop || !e.opts.MissingFixes.Has(stablefix.CallbackLoopSCC)
 					hit = sl
 					return false
 				}

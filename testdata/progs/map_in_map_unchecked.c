@@ -17,7 +17,8 @@ struct {
 
 /* The inner map found in a map of maps may be NULL: using it as a helper's
  * map argument before the check is refused. */
-// vercheck: reject "R1 type=map_value_or_null expected=map_ptr"
+// vercheck: reject "R1 type=map_ptr_or_null expected=map_ptr"
+// vercheck: reject "R1 type=map_value_or_null expected=map_ptr" without lookup-typed-at-call
 SEC("socket")
 __naked int map_in_map_unchecked(void)
 {

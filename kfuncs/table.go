@@ -193,6 +193,12 @@ var table = map[string]Def{
 	"bpf_dynptr_is_rdonly":  {0, HookCommon},
 	"bpf_dynptr_size":       {0, HookCommon},
 	"bpf_dynptr_clone":      {0, HookCommon},
+	// Copies between two dynptrs and fills one with a byte; they write
+	// through bpf_dynptr_write's path at run time, and the verifier
+	// knows them only by their prototypes (two initialised dynptrs,
+	// one, and scalars).
+	"bpf_dynptr_copy":   {0, HookCommon},
+	"bpf_dynptr_memset": {0, HookCommon},
 	// kernel/bpf/helpers.c: objects of the program's own types
 	// (localobj.go), in the generic set.
 	"bpf_obj_new_impl":         {Acquire | RetNull, hooksGeneric},

@@ -121,6 +121,9 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	JmpSeqE2BIG:           jmpSeqProbe,
 	LookupTypedAtCall:     fixed(lookupTypedAtCallProbe),
 	StructOpsRefPtrRet:    structOpsRefPtrRetProbe,
+	NoDynptrSliceRdwr:     noDynptrSliceRdwrProbe,
+	DynptrCloneAllFrames:  dynptrCloneAllFramesProbe,
+	RefcountArgZeroOff:    refcountArgZeroOffProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -141,6 +144,8 @@ var probeMessages = [numFixes]string{
 	PtrOffsetMessage:  "pkt pointer offset -4294967295 is not allowed",
 	SkbArgBTFID:       "R1 must be referenced or trusted",
 	LookupTypedAtCall: "R1 type=map_ptr_or_null expected=map_ptr",
+	// Without the fix: "arg#0 is neither owning or non-owning ref".
+	RefcountArgZeroOff: "dereference of modified trusted_ptr_ ptr R1 off=8 disallowed",
 }
 
 // ProbeErrno returns, for a fix that changes only the error number of a
@@ -182,6 +187,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	StructOpsRefPtrRet: func(p *ebpf.ProgramSpec) {
 		p.Type, p.AttachType, p.AttachTo = ebpf.StructOps, ebpf.AttachStructOps, "tcp_congestion_ops:ssthresh"
 	},
+	RefcountArgZeroOff: taskIterator,
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
@@ -582,11 +588,13 @@ func throwLockCheckProbe() (asm.Instructions, error) {
 	}, nil
 }
 
-// sliceBufferInvalidateProbe takes a writable slice of the packet with a
+// sliceBufferInvalidateProbe takes a read-only slice of the packet with a
 // stack buffer at fp-24, stores over the buffer, and reads through the
-// slice: the store ends the slice on a kernel with the fix.
+// slice: the store ends the slice on a kernel with the fix. (A writable
+// slice would do as well, but some builds refuse bpf_dynptr_slice_rdwr:
+// NoDynptrSliceRdwr.)
 func sliceBufferInvalidateProbe() (asm.Instructions, error) {
-	ids, err := kfuncIDs("bpf_dynptr_from_xdp", "bpf_dynptr_slice_rdwr")
+	ids, err := kfuncIDs("bpf_dynptr_from_xdp", "bpf_dynptr_slice")
 	if err != nil {
 		return nil, err
 	}
@@ -1542,6 +1550,87 @@ func structOpsRefPtrRetProbe() (asm.Instructions, error) {
 	return asm.Instructions{
 		asm.Mov.Imm(asm.R1, 0),
 		kfuncCall(ids[0]),
+		asm.Return(),
+	}, nil
+}
+
+// noDynptrSliceRdwrProbe takes a writable slice of an XDP packet without
+// a buffer, which every XDP program may write, and writes through it.
+func noDynptrSliceRdwrProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_from_xdp", "bpf_dynptr_slice_rdwr")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -16),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 8),
+		kfuncCall(ids[1]),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.StoreImm(asm.R0, 0, 0, asm.Byte),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// dynptrCloneAllFramesProbe reserves a ringbuf record as a dynptr at
+// fp-16 and passes it to a subprogram, which clones it into its own
+// fp-16, discards the original and asks the clone's size: the clone is
+// gone on a kernel with the fix.
+func dynptrCloneAllFramesProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_clone", "bpf_dynptr_size")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeRingbuf),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Reg(asm.R4, asm.RFP),
+		asm.Add.Imm(asm.R4, -16),
+		asm.FnRingbufReserveDynptr.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Call.Label("sub"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		asm.Mov.Reg(asm.R6, asm.R1).WithSymbol("sub"),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -16),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.FnRingbufDiscardDynptr.Call(),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		kfuncCall(ids[1]),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}, nil
+}
+
+// refcountArgZeroOffProbe passes the current task, a trusted BTF pointer,
+// moved 8 bytes in, to bpf_refcount_acquire: refused by every build, at
+// the offset by those with the fix and as no allocated object by the
+// others.
+func refcountArgZeroOffProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_refcount_acquire_impl")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.FnGetCurrentTaskBtf.Call(),
+		asm.Add.Imm(asm.R0, 8),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Mov.Imm(asm.R2, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	}, nil
 }

@@ -504,6 +504,44 @@ const (
 	// operator returns, and an acquired cgroup returned from ssthresh is
 	// never released. Found on the 6.18.44-fc-v1252 build.
 	StructOpsRefPtrRet
+	// NoDynptrSliceRdwr: bpf_dynptr_slice_rdwr is refused once its
+	// arguments have passed check_kfunc_args ("bpf_dynptr_slice_rdwr()
+	// is not allowed"), in every program type and for every kind of
+	// dynptr (skb, skb_meta, xdp, local, ringbuf), with a NULL or a
+	// stack buffer; the message comes before 6.18.0's "the prog does
+	// not allow writes to packet data", and the load fails with EPERM.
+	// Upstream 6.18 (and 7.2) gives a tc or XDP program a writable slice
+	// (check_kfunc_call's KF_bpf_dynptr_slice_rdwr branch only asks
+	// may_access_direct_pkt_data); the 6.18.44-fc-v1252 build
+	// refuses all 3,705 programs of TestDynptrLiveKernel that call it
+	// (the -fc-v1147 build accepts them). Not upstream; the entry is the
+	// stricter rule, and a kernel that allows the kfunc lacks it.
+	NoDynptrSliceRdwr
+	// DynptrCloneAllFrames: releasing a reference-counted (ringbuf)
+	// dynptr, by bpf_ringbuf_submit_dynptr or _discard_dynptr, ends
+	// every dynptr that shares its reference in every frame of the
+	// state: a clone that a subprogram made in its own frame of its
+	// caller's dynptr is "Expected an initialized dynptr" once the
+	// subprogram discards the original. Without the fix (upstream
+	// 6.18's unmark_stack_slots_dynptr walks only the stack of the frame
+	// that holds the released dynptr) that clone stays initialised
+	// while its record is gone: a use after free accepted. Found on the
+	// 6.18.44-fc-v1252 build by TestDynptrLiveKernel.
+	DynptrCloneAllFrames
+	// RefcountArgZeroOff: the argument of bpf_refcount_acquire (a
+	// __refcounted_kptr parameter) that is a BTF pointer must point at
+	// its object's start, as check_func_arg_reg_off's default case
+	// checks other kinds: an owning reference moved 8 bytes in is
+	// "dereference of modified ptr_ ptr R1 off=8 disallowed", a trusted
+	// task moved in "dereference of modified trusted_ptr_ ptr ...".
+	// Without it the offset is let through (a BTF pointer may carry a
+	// fixed offset as an argument), and an owning reference into the
+	// middle of its object is accepted, so that the kfunc takes the
+	// refcount at the wrong place. Found on the 6.18.44-fc-v1252 build
+	// by TestKfuncArgsLiveKernel and v18_dynptr_kfuncs.c; whether
+	// 6.18.0 has it was not established (no 6.18 check_kfunc_args was
+	// at hand), so the entry is the stricter rule.
+	RefcountArgZeroOff
 	numFixes
 )
 
@@ -555,6 +593,9 @@ var names = [numFixes]string{
 	JmpSeqE2BIG:           "jmp-seq-e2big",
 	LookupTypedAtCall:     "lookup-typed-at-call",
 	StructOpsRefPtrRet:    "structops-ref-ptr-ret",
+	NoDynptrSliceRdwr:     "no-dynptr-slice-rdwr",
+	DynptrCloneAllFrames:  "dynptr-clone-all-frames",
+	RefcountArgZeroOff:    "refcount-arg-zero-off",
 }
 
 // String returns the fix's name.

@@ -39,6 +39,7 @@ package verifier
 
 import (
 	"github.com/vercheck/vercheck/helpers"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -367,7 +368,9 @@ func (e *env) invalidateDynptr(f *states.Frame, spi int) {
 
 // unmarkStackSlotsDynptr is unmark_stack_slots_dynptr: the release half of
 // bpf_ringbuf_submit_dynptr and discard_dynptr. The reference goes, with
-// every register holding it (the slices) and every dynptr sharing it.
+// every register holding it (the slices) and every dynptr sharing it: in
+// the released dynptr's frame (6.18.0), in every frame with
+// stablefix.DynptrCloneAllFrames.
 func (e *env) unmarkStackSlotsDynptr(regno int) error {
 	reg := &e.regs()[regno]
 	spi, inRange, bad := e.dynptrSlotIndex(reg)
@@ -384,18 +387,26 @@ func (e *env) unmarkStackSlotsDynptr(regno int) error {
 	if err := e.releaseReference(ref); err != nil {
 		return err
 	}
-	for i := 1; i < len(f.Stack); i++ {
-		s := &f.Stack[i]
-		if s.Spilled.RefObjID != ref {
-			continue
-		}
-		if s.Types[0] != states.StackDynptr {
-			// A slot of plain data that once held a slice of this
-			// dynptr (forgetSpilledReg).
-			return e.verifierBug("misconfigured ref_obj_id")
-		}
-		if s.Spilled.Off == dynptrFirstSlot {
-			e.invalidateDynptr(f, i)
+	frames := []*states.Frame{f}
+	if !e.opts.MissingFixes.Has(stablefix.DynptrCloneAllFrames) {
+		// The clones in every frame go, not only those beside the
+		// released dynptr.
+		frames = e.cur.Frames[:e.cur.CurFrame+1]
+	}
+	for _, f := range frames {
+		for i := 1; i < len(f.Stack); i++ {
+			s := &f.Stack[i]
+			if s.Spilled.RefObjID != ref {
+				continue
+			}
+			if s.Types[0] != states.StackDynptr {
+				// A slot of plain data that once held a slice of
+				// this dynptr (forgetSpilledReg).
+				return e.verifierBug("misconfigured ref_obj_id")
+			}
+			if s.Spilled.Off == dynptrFirstSlot {
+				e.invalidateDynptr(f, i)
+			}
 		}
 	}
 	return nil

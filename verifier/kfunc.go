@@ -483,7 +483,12 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 				return e.reject(e.insnIdx, "R%d must be a rcu pointer", regno)
 			}
 		}
-		if err := e.checkFuncArgRegOff(reg, regno, meta.flags&kfuncs.Release != 0 && reg.RefObjID != 0); err != nil {
+		if kind == kfArgRefcounted && reg.Type == states.PtrToBTFID && !e.opts.MissingFixes.Has(stablefix.RefcountArgZeroOff) {
+			// bpf_refcount_acquire takes the object at its start.
+			if err := e.checkPtrOffReg(reg, regno, false); err != nil {
+				return err
+			}
+		} else if err := e.checkFuncArgRegOff(reg, regno, meta.flags&kfuncs.Release != 0 && reg.RefObjID != 0); err != nil {
 			return err
 		}
 		switch kind {

@@ -5,6 +5,8 @@ package verifier
 // that name one function.
 
 import (
+	"syscall"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
@@ -117,7 +119,8 @@ func (e *env) setSpecialKfuncReturn(info *kfuncInfo, meta *kfuncMeta) (bool, err
 // setDynptrSliceReturn sets r0 for bpf_dynptr_slice(_rdwr): memory of the
 // constant size asked for, read-only for bpf_dynptr_slice, tied to its
 // dynptr, maybe NULL. A writable slice needs a program type that may write
-// packets, whatever the dynptr.
+// packets, whatever the dynptr, and a kernel that allows the kfunc at all
+// (stablefix.NoDynptrSliceRdwr).
 func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	if !meta.constantArg {
 		return e.internal(e.insnIdx, "%s no constant size", info.name)
@@ -125,6 +128,11 @@ func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	var flags states.RegFlags
 	if info.name == "bpf_dynptr_slice" {
 		flags = states.MemRdonly
+	} else if !e.opts.MissingFixes.Has(stablefix.NoDynptrSliceRdwr) {
+		// The build's refusal fails the load with EPERM.
+		err := e.reject(e.insnIdx, "%s() is not allowed", info.name)
+		err.(*RejectError).errno = syscall.EPERM
+		return err
 	} else if !e.mayWritePacket() {
 		return e.reject(e.insnIdx, "the prog does not allow writes to packet data")
 	}

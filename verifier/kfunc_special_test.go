@@ -9,6 +9,7 @@ import (
 
 	"github.com/vercheck/vercheck/kfuncs"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -111,39 +112,48 @@ func TestKfuncDynptrs(t *testing.T) {
 	writeByte := concat([]asm.Instruction{asm.Mov.Imm(asm.R1, 0), asm.StoreMem(asm.RFP, -24, asm.R1, asm.DWord)},
 		stackPtr(asm.R1, -16), []asm.Instruction{asm.Mov.Imm(asm.R2, 0)}, stackPtr(asm.R3, -24),
 		[]asm.Instruction{asm.Mov.Imm(asm.R4, 1), asm.Mov.Imm(asm.R5, 0), asm.FnDynptrWrite.Call()})
+	// writeSlice writes through the slice in r0 unless it is NULL.
+	writeSlice := []asm.Instruction{skipIfNull(asm.R0, 2), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 0, asm.R1, asm.Word)}
+	// rdwrAllowed: a kernel that lets programs call
+	// bpf_dynptr_slice_rdwr at all.
+	rdwrAllowed := stablefix.Of(stablefix.NoDynptrSliceRdwr)
 	tests := []struct {
-		name string
-		prog *loader.Program
-		want progOutcome
+		name    string
+		prog    *loader.Program
+		want    progOutcome
+		missing stablefix.Set
 	}{
-		{"tc writes through a writable slice", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(sliceRW, 16),
-			[]asm.Instruction{skipIfNull(asm.R0, 2), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 0, asm.R1, asm.Word)}, exit)),
-			progOutcome{"accepted", ""}},
+		{"tc writes through a writable slice", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(sliceRW, 16), writeSlice, exit)),
+			progOutcome{"accepted", ""}, rdwrAllowed},
+		{"writable slice refused", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(sliceRW, 16), writeSlice, exit)),
+			progOutcome{"rejected", "bpf_dynptr_slice_rdwr() is not allowed"}, 0},
+		{"lwt_in: the refusal comes first", prog(ebpf.LWTIn, concat(build(fromSKB), takeSlice(sliceRW, 16), exit)),
+			progOutcome{"rejected", "bpf_dynptr_slice_rdwr() is not allowed"}, 0},
 		{"read-only slice", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(slice, 16),
 			[]asm.Instruction{skipIfNull(asm.R0, 2), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 0, asm.R1, asm.Word)}, exit)),
-			progOutcome{"rejected", "R0 cannot write into rdonly_mem"}},
+			progOutcome{"rejected", "R0 cannot write into rdonly_mem"}, 0},
 		{"slice read past its size", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(slice, 16),
 			[]asm.Instruction{skipIfNull(asm.R0, 1), asm.LoadMem(asm.R1, asm.R0, 2, asm.Word)}, exit)),
-			progOutcome{"rejected", "invalid access to memory, mem_size=4 off=2 size=4\nR0 min value is outside of the allowed memory range"}},
+			progOutcome{"rejected", "invalid access to memory, mem_size=4 off=2 size=4\nR0 min value is outside of the allowed memory range"}, 0},
 		{"lwt_in may not write packets", prog(ebpf.LWTIn, concat(build(fromSKB), takeSlice(sliceRW, 16), exit)),
-			progOutcome{"rejected", "the prog does not allow writes to packet data"}},
+			progOutcome{"rejected", "the prog does not allow writes to packet data"}, rdwrAllowed},
 		{"skb slice killed by a write into its dynptr", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(slice, 16),
 			[]asm.Instruction{skipIfNull(asm.R0, 13), asm.Mov.Reg(asm.R6, asm.R0)}, writeByte,
 			[]asm.Instruction{asm.LoadMem(asm.R0, asm.R6, 0, asm.Word), asm.Return()}, exit)),
-			progOutcome{"rejected", "R6 invalid mem access 'scalar'"}},
+			progOutcome{"rejected", "R6 invalid mem access 'scalar'"}, 0},
 		{"xdp slice survives a write into its dynptr", prog(ebpf.XDP, concat(build(fromXDP), takeSlice(slice, 16),
 			[]asm.Instruction{skipIfNull(asm.R0, 14), asm.Mov.Reg(asm.R6, asm.R0)}, writeByte,
 			[]asm.Instruction{asm.LoadMem(asm.R0, asm.R6, 0, asm.Word), asm.And.Imm(asm.R0, 1), asm.Return()}, exit)),
-			progOutcome{"accepted", ""}},
+			progOutcome{"accepted", ""}, 0},
 		{"clone of an skb dynptr is an skb dynptr", prog(ebpf.SchedCLS, concat(build(fromSKB), stackPtr(asm.R1, -16),
 			stackPtr(asm.R2, -32), []asm.Instruction{clone}, takeSlice(slice, 32),
 			[]asm.Instruction{skipIfNull(asm.R0, 13), asm.Mov.Reg(asm.R6, asm.R0)}, writeByte,
 			[]asm.Instruction{asm.LoadMem(asm.R0, asm.R6, 0, asm.Word), asm.Return()}, exit)),
-			progOutcome{"rejected", "R6 invalid mem access 'scalar'"}},
+			progOutcome{"rejected", "R6 invalid mem access 'scalar'"}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, verifyInsns(t, tt.prog)); diff != "" {
+			if diff := cmp.Diff(tt.want, verifyInsnsLacking(t, tt.prog, tt.missing)); diff != "" {
 				t.Errorf("outcome mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -52,7 +53,14 @@ type progOutcome struct {
 
 func verifyInsns(t *testing.T, p *loader.Program) progOutcome {
 	t.Helper()
-	res := Verify(&loader.Object{Path: "test"}, p, Options{})
+	return verifyInsnsLacking(t, p, 0)
+}
+
+// verifyInsnsLacking verifies p for a kernel lacking the stable fixes
+// missing.
+func verifyInsnsLacking(t *testing.T, p *loader.Program, missing stablefix.Set) progOutcome {
+	t.Helper()
+	res := Verify(&loader.Object{Path: "test"}, p, Options{MissingFixes: missing})
 	out := progOutcome{Verdict: res.Verdict()}
 	var re *RejectError
 	if errors.As(res.Err, &re) {
@@ -135,10 +143,10 @@ func TestKfuncCalls(t *testing.T) {
 			asm.Return(),
 		}}, progOutcome{"rejected", "cannot call kernel function from non-GPL compatible program"}},
 		{"kfunc not modelled", tpBTF(
-			kfuncCall(kfuncID(t, "bpf_dynptr_memset")),
+			kfuncCall(kfuncID(t, "bpf_probe_read_kernel_dynptr")),
 			asm.Mov.Imm(asm.R0, 0),
 			asm.Return(),
-		), progOutcome{"unsupported", "unsupported: kfunc bpf_dynptr_memset"}},
+		), progOutcome{"unsupported", "unsupported: kfunc bpf_probe_read_kernel_dynptr"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

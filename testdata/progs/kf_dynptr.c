@@ -108,7 +108,8 @@ __naked int kf_dynptr_slice_write(void)
 
 /* bpf_dynptr_slice_rdwr gives writable memory where packets are
  * writable. */
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int kf_dynptr_skb_rdwr(struct __sk_buff *skb)
 {
@@ -124,7 +125,8 @@ int kf_dynptr_skb_rdwr(struct __sk_buff *skb)
 }
 
 /* A socket filter may not write packets. */
-// vercheck: reject "the prog does not allow writes to packet data"
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "the prog does not allow writes to packet data" without no-dynptr-slice-rdwr
 SEC("socket")
 int kf_dynptr_socket_rdwr(struct __sk_buff *skb)
 {
@@ -234,7 +236,8 @@ __naked int kf_dynptr_slice_after_pull(void)
 }
 
 /* XDP programs build xdp dynptrs. */
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("xdp")
 int kf_dynptr_xdp_rdwr(struct xdp_md *ctx)
 {
@@ -396,7 +399,8 @@ int kf_dynptr_clone_ringbuf_ok(struct __sk_buff *skb)
 
 /* A writable slice is refused wherever packets are read-only, whatever
  * the dynptr. */
-// vercheck: reject "the prog does not allow writes to packet data"
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "the prog does not allow writes to packet data" without no-dynptr-slice-rdwr
 SEC("tp_btf/task_newtask")
 int kf_dynptr_ringbuf_rdwr_tracing(void *ctx)
 {

@@ -33,7 +33,8 @@ struct {
 const char s12_slice_buf_fmt[] = "ab";
 
 /* Well-formed uses, which also give the kfuncs their BTF. */
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int s12_slice_buf_ok(struct __sk_buff *ctx)
 {
@@ -982,8 +983,9 @@ __naked int s12_slice_buf_iter_kill(void)
 }
 
 /* Slices of a local dynptr (buffer at fp-32) ... */
-// vercheck: reject "R0 invalid mem access 'scalar'"
-// vercheck: accept without slice-buffer-invalidate
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "R0 invalid mem access 'scalar'" without no-dynptr-slice-rdwr
+// (A kernel that allows bpf_dynptr_slice_rdwr and lacks slice-buffer-invalidate: accept.)
 SEC("tc")
 __naked int s12_slice_buf_local(void)
 {
@@ -1001,8 +1003,9 @@ __naked int s12_slice_buf_local(void)
 }
 
 /* ... and of an XDP one. */
-// vercheck: reject "R0 invalid mem access 'scalar'"
-// vercheck: accept without slice-buffer-invalidate
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "R0 invalid mem access 'scalar'" without no-dynptr-slice-rdwr
+// (A kernel that allows bpf_dynptr_slice_rdwr and lacks slice-buffer-invalidate: accept.)
 SEC("xdp")
 __naked int s12_slice_buf_xdp(void)
 {

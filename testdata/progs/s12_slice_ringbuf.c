@@ -33,7 +33,8 @@ struct {
 
 /* The well-formed use (it also gives the kfuncs their BTF): the slice
  * shows "ref_obj_id=2". */
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int s12_slice_ringbuf_ok(struct __sk_buff *ctx)
 {
@@ -51,8 +52,9 @@ int s12_slice_ringbuf_ok(struct __sk_buff *ctx)
 }
 
 /* A writable slice read after the record is discarded. */
-// vercheck: reject "R7 invalid mem access 'scalar'"
-// vercheck: accept without slice-ringbuf-ref
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "R7 invalid mem access 'scalar'" without no-dynptr-slice-rdwr
+// (A kernel that allows bpf_dynptr_slice_rdwr and lacks slice-ringbuf-ref: accept.)
 SEC("tc")
 __naked int s12_slice_ringbuf_after_discard(void)
 {

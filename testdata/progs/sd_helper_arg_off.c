@@ -35,7 +35,8 @@ int sd_off_rdonly_slice(struct __sk_buff *skb)
 	return bpf_csum_diff((void *)(k + 4), 4, 0, 0, 0);
 }
 
-// vercheck: reject "dereference of modified mem ptr R1 off=4 disallowed"
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "dereference of modified mem ptr R1 off=4 disallowed" without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_off_rdwr_slice(struct __sk_buff *skb)
 {
@@ -46,7 +47,8 @@ int sd_off_rdwr_slice(struct __sk_buff *skb)
 	return bpf_csum_diff((void *)(k + 4), 4, 0, 0, 0);
 }
 
-// vercheck: reject "variable mem access var_off=(0x0; 0x7) disallowed"
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "variable mem access var_off=(0x0; 0x7) disallowed" without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_off_rdwr_slice_var(struct __sk_buff *skb)
 {
@@ -57,7 +59,8 @@ int sd_off_rdwr_slice_var(struct __sk_buff *skb)
 	return bpf_csum_diff((void *)(k + i), 4, 0, 0, 0);
 }
 
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_off_rdwr_slice0(struct __sk_buff *skb)
 {
@@ -68,7 +71,8 @@ int sd_off_rdwr_slice0(struct __sk_buff *skb)
 	return bpf_csum_diff((void *)k, 4, 0, 0, 0);
 }
 
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_kf_tuple_rdwr(struct __sk_buff *skb)
 {
@@ -82,7 +86,8 @@ int sd_kf_tuple_rdwr(struct __sk_buff *skb)
 	return 0;
 }
 
-// vercheck: reject "dereference of modified mem ptr R2 off=4 disallowed"
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "dereference of modified mem ptr R2 off=4 disallowed" without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_kf_tuple_rdwr_off(struct __sk_buff *skb)
 {
@@ -104,7 +109,8 @@ __attribute__((noinline)) int sd_gl_read(int *p)
 	return *p;
 }
 
-// vercheck: reject "Caller passes invalid args into func#1 ('sd_gl_read')"
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "Caller passes invalid args into func#1 ('sd_gl_read')" without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_global_arg_slice_off(struct __sk_buff *skb)
 {
@@ -120,7 +126,8 @@ int sd_global_arg_slice_off(struct __sk_buff *skb)
 	return sd_gl_read((int *)(k + 4));
 }
 
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_global_arg_slice0(struct __sk_buff *skb)
 {

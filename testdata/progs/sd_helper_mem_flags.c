@@ -22,7 +22,8 @@ int sd_rd_key_rdonly(struct __sk_buff *skb)
 	if (!k) return 0;
 	return bpf_map_lookup_elem(&sd_rd_map, k) != 0;
 }
-// vercheck: reject "R2 type=mem expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "R2 type=mem expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_" without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_rd_key_rdwr(struct __sk_buff *skb)
 {
@@ -62,7 +63,8 @@ int sd_rd_uninit_rdonly(struct __sk_buff *skb)
 	if (!k) return 0;
 	return bpf_skb_load_bytes(skb, 0, k, 8);
 }
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_rd_fixed_rdonly(struct __sk_buff *skb)
 {
@@ -74,7 +76,8 @@ int sd_rd_fixed_rdonly(struct __sk_buff *skb)
 	if (!th) return 0;
 	return bpf_tcp_raw_gen_syncookie_ipv4(ip, th, 20) != 0;
 }
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int sd_rd_fixed_rdwr_slice(struct __sk_buff *skb)
 {

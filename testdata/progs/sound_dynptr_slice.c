@@ -22,7 +22,8 @@ struct {
 } sound_dynptr_slice_map SEC(".maps");
 
 /* The well-formed use, which also gives the kfuncs their BTF. */
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 int sound_dynptr_slice_ok(struct __sk_buff *ctx)
 {
@@ -38,8 +39,9 @@ int sound_dynptr_slice_ok(struct __sk_buff *ctx)
 }
 
 /* Overwriting the stack buffer ends the slice, which may point there. */
-// vercheck: reject "R0 invalid mem access 'scalar'"
-// vercheck: accept without slice-buffer-invalidate
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: reject "R0 invalid mem access 'scalar'" without no-dynptr-slice-rdwr
+// (A kernel that allows bpf_dynptr_slice_rdwr and lacks slice-buffer-invalidate: accept.)
 SEC("tc")
 __naked int sound_dynptr_slice_buffer_store(void)
 {
@@ -84,7 +86,8 @@ __naked int sound_dynptr_slice_buffer_store(void)
 	"call %[bpf_dynptr_from_mem];"
 
 /* A kfunc slice outlives a store over its dynptr. */
-// vercheck: accept
+// vercheck: reject "bpf_dynptr_slice_rdwr() is not allowed"
+// vercheck: accept without no-dynptr-slice-rdwr
 SEC("tc")
 __naked int sound_dynptr_slice_kfunc_dynptr_store(void)
 {

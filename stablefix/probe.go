@@ -124,6 +124,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	NoDynptrSliceRdwr:     noDynptrSliceRdwrProbe,
 	DynptrCloneAllFrames:  dynptrCloneAllFramesProbe,
 	RefcountArgZeroOff:    refcountArgZeroOffProbe,
+	TraceNoPrivStack:      fixed(kprobeNoPrivStackProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -188,6 +189,8 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 		p.Type, p.AttachType, p.AttachTo = ebpf.StructOps, ebpf.AttachStructOps, "tcp_congestion_ops:ssthresh"
 	},
 	RefcountArgZeroOff: taskIterator,
+	// The kprobe probe's two frames, in a raw tracepoint program.
+	TraceNoPrivStack: func(p *ebpf.ProgramSpec) { p.Type = ebpf.RawTracepoint },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every

@@ -542,6 +542,17 @@ const (
 	// 6.18.0 has it was not established (no 6.18 check_kfunc_args was
 	// at hand), so the entry is the stricter rule.
 	RefcountArgZeroOff
+	// TraceNoPrivStack: tracepoint, raw_tracepoint and trampoline
+	// (tp_btf, fentry...) programs run on one stack, like kprobes with
+	// KprobeNoPrivStack: a main function's 80 bytes and a callee's 480 are
+	// "combined stack size of 2 calls is 560. Too large". Perf_event
+	// programs keep their private stacks. Found on the 6.18.44-fc-v1252
+	// build, where the call-graph sweep refused 352 tracepoint and raw_tp
+	// programs vercheck accepted (the -fc-v1147 build gives all of them
+	// private stacks, as 6.18.0's bpf_enable_priv_stack does). Not
+	// upstream; the stricter rule, which a kernel giving those programs
+	// private stacks lacks.
+	TraceNoPrivStack
 	numFixes
 )
 
@@ -596,6 +607,7 @@ var names = [numFixes]string{
 	NoDynptrSliceRdwr:     "no-dynptr-slice-rdwr",
 	DynptrCloneAllFrames:  "dynptr-clone-all-frames",
 	RefcountArgZeroOff:    "refcount-arg-zero-off",
+	TraceNoPrivStack:      "tp-no-priv-stack",
 }
 
 // String returns the fix's name.

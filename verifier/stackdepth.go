@@ -49,16 +49,20 @@ const (
 // programs but iterators; LSM and struct_ops programs do not qualify, as
 // no struct_ops vercheck models asks for a private stack). Kprobe programs
 // qualify only on builds that lack stablefix.KprobeNoPrivStack, or when
-// attached through kprobe_multi or kprobe_session.
+// attached through kprobe_multi or kprobe_session; tracepoint, raw_tp and
+// trampoline programs only on builds that lack
+// stablefix.TraceNoPrivStack.
 func privStackSupported(t ebpf.ProgramType, attach ebpf.AttachType, missing stablefix.Set) bool {
 	switch t {
 	case ebpf.Kprobe:
 		return missing.Has(stablefix.KprobeNoPrivStack) ||
 			attach == ebpf.AttachTraceKprobeMulti || attach == ebpf.AttachTraceKprobeSession
-	case ebpf.TracePoint, ebpf.PerfEvent, ebpf.RawTracepoint:
+	case ebpf.PerfEvent:
 		return true
+	case ebpf.TracePoint, ebpf.RawTracepoint:
+		return missing.Has(stablefix.TraceNoPrivStack)
 	case ebpf.Tracing:
-		return attach != ebpf.AttachTraceIter
+		return attach != ebpf.AttachTraceIter && missing.Has(stablefix.TraceNoPrivStack)
 	}
 	return false
 }

@@ -64,7 +64,8 @@ int l12_ps_cb_big_main(void *ctx)
 	return 0;
 }
 
-// vercheck: accept
+// vercheck: reject "combined stack size of 2 calls is 560. Too large"
+// vercheck: accept without tp-no-priv-stack
 SEC("tp/syscalls/sys_enter_nanosleep")
 int l12_ps_tp_call_big_main(void *ctx)
 {

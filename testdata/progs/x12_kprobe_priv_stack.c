@@ -69,7 +69,8 @@ __naked int ps_kprobe_multi(void) { DEEP_BODY; }
 SEC("kprobe.session")
 __naked int ps_kprobe_session(void) { DEEP_BODY; }
 
-// vercheck: accept
+// vercheck: reject "combined stack size of 2 calls is 544. Too large"
+// vercheck: accept without tp-no-priv-stack
 SEC("tracepoint")
 __naked int ps_tracepoint(void) { DEEP_BODY; }
 
@@ -77,7 +78,8 @@ __naked int ps_tracepoint(void) { DEEP_BODY; }
 SEC("perf_event")
 __naked int ps_perf_event(void) { DEEP_BODY; }
 
-// vercheck: accept
+// vercheck: reject "combined stack size of 2 calls is 544. Too large"
+// vercheck: accept without tp-no-priv-stack
 SEC("raw_tp")
 __naked int ps_raw_tp(void) { DEEP_BODY; }
 

@@ -24,6 +24,7 @@ package verifier
 import (
 	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 
@@ -125,10 +126,17 @@ func setTimerCallbackState(mapIdx, mapUID uint32) calleeSetup {
 // callback sp in a fresh state, as a program of its own, sleepable or not
 // whatever the program is (a workqueue's callback runs in a context that
 // may sleep, a timer's does not). A session program may register none
-// (stablefix.AsyncCbSession).
+// (stablefix.AsyncCbSession), and only a sleepable program one that may
+// sleep (stablefix.SleepableCbSleepableProg).
 func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error {
 	if e.isSessionProg() && !e.opts.MissingFixes.Has(stablefix.AsyncCbSession) {
 		return e.reject(e.insnIdx, "async callback in a session program")
+	}
+	if sleepable && !isSleepable(e) && !e.opts.MissingFixes.Has(stablefix.SleepableCbSleepableProg) {
+		// The build's check answers EPERM.
+		re := e.reject(e.insnIdx, "sleepable callback in a program that is not sleepable").(*RejectError)
+		re.errno = syscall.EPERM
+		return re
 	}
 	if e.asyncCallback == nil {
 		e.asyncCallback = make([]bool, len(e.cfg.Subprogs))
@@ -209,6 +217,6 @@ func (e *env) failedCallback(err error, name string, id int32) error {
 		return err
 	}
 	out := e.reject(e.insnIdx, "kfunc %s#%d failed callback verification", name, id).(*RejectError)
-	out.kind = re.kind
+	out.kind, out.errno = re.kind, re.errno
 	return out
 }

@@ -47,7 +47,8 @@ static __naked __attribute__((noinline, used)) int au10_tw_cb(void)
 	::: __clobber_all);
 }
 
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("kprobe/do_nanosleep")
 __naked int au10_tw_maygoto0(void)
 {
@@ -81,7 +82,8 @@ static int au10_tw_cb2(struct bpf_map *map, void *key, void *value)
 	return 0;
 }
 
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("kprobe/do_nanosleep")
 int au10_tw_plain(void *ctx)
 {

@@ -69,7 +69,7 @@ static int timer_cb(void *map, __u32 *key, struct timer_val *val)
 }
 
 // vercheck: reject "failed callback verification"
-// vercheck: accept without async-cb-session
+// vercheck: reject "failed callback verification" without async-cb-session
 SEC("kprobe.session/do_nanosleep")
 int c13_ksession_tw(void *ctx)
 {
@@ -83,7 +83,7 @@ int c13_ksession_tw(void *ctx)
 }
 
 // vercheck: reject "failed callback verification"
-// vercheck: accept without async-cb-session
+// vercheck: reject "failed callback verification" without async-cb-session
 SEC("kprobe.session/do_nanosleep")
 int c13_ksession_tw_resume(void *ctx)
 {
@@ -97,7 +97,7 @@ int c13_ksession_tw_resume(void *ctx)
 }
 
 // vercheck: reject "failed callback verification"
-// vercheck: accept without async-cb-session
+// vercheck: reject "failed callback verification" without async-cb-session
 SEC("uprobe.session")
 int c13_usession_tw(void *ctx)
 {
@@ -110,7 +110,8 @@ int c13_usession_tw(void *ctx)
 	return 0;
 }
 
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("kprobe.multi/do_nanosleep")
 int c13_kmulti_tw(void *ctx)
 {

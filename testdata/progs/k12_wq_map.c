@@ -104,7 +104,8 @@ static void *k12_lookup(void *map)
 	return bpf_map_lookup_elem(map, &key);
 }
 
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("tc")
 int k12_wqmap_ok(struct __sk_buff *skb)
 {
@@ -144,7 +145,7 @@ int k12_wqmap_tw_map(struct __sk_buff *skb)
 }
 
 // vercheck: reject "bpf_task_work pointer in R2 map_uid=0 doesn't match map pointer in R3 map_uid=0"
-// vercheck: accept without async-map-match
+// vercheck: reject "failed callback verification" without async-map-match
 SEC("tc")
 int k12_wqmap_tw_in_timers(struct __sk_buff *skb)
 {
@@ -195,7 +196,7 @@ int k12_wqmap_both_wq(struct __sk_buff *skb)
 }
 
 // vercheck: reject "bpf_task_work pointer in R2 map_uid=0 doesn't match map pointer in R3 map_uid=0"
-// vercheck: accept without async-map-match
+// vercheck: reject "failed callback verification" without async-map-match
 SEC("tc")
 int k12_wqmap_both_tw(struct __sk_buff *skb)
 {

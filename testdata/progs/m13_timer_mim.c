@@ -272,7 +272,8 @@ int m13_mim_timer_join(struct __sk_buff *skb)
 	return 0;
 }
 
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("tc")
 int m13_mim_wq_ok(struct __sk_buff *skb)
 {
@@ -327,7 +328,8 @@ int m13_mim_wq_named_map(struct __sk_buff *skb)
 	return 0;
 }
 
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("tc")
 int m13_mim_tw_ok(struct __sk_buff *skb)
 {

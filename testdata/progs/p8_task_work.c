@@ -74,7 +74,8 @@ static int tw_cb_ptr(struct bpf_map *map, void *key, void *value)
 		return 0;
 
 /* Schedules the callback for the current task. */
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("tc")
 int p8_tw_signal(struct __sk_buff *ctx)
 {
@@ -82,7 +83,8 @@ int p8_tw_signal(struct __sk_buff *ctx)
 	return bpf_task_work_schedule_signal_impl(current_task_btf(), &v->tw, &tw_array, tw_cb, 0);
 }
 
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("tc")
 int p8_tw_resume_hash(struct __sk_buff *ctx)
 {
@@ -119,7 +121,8 @@ int p8_tw_other_map(struct __sk_buff *ctx)
 }
 
 /* The callback returns a number. */
-// vercheck: reject "At async callback return the register R0 is not a known value (map_value)"
+// vercheck: reject "failed callback verification"
+// vercheck: reject "At async callback return the register R0 is not a known value (map_value)" without sleepable-cb-sleepable-prog
 SEC("tc")
 int p8_tw_cb_ptr(struct __sk_buff *ctx)
 {
@@ -129,7 +132,8 @@ int p8_tw_cb_ptr(struct __sk_buff *ctx)
 
 /* A negative int, as the callback's 32-bit return sets it, is out of the
  * range the kernel checks on all 64 bits. */
-// vercheck: reject "At async callback return the register R0 has smin=4294967289 smax=4294967289 should have been in [-2147483648, 2147483647]"
+// vercheck: reject "failed callback verification"
+// vercheck: reject "At async callback return the register R0 has smin=4294967289 smax=4294967289 should have been in [-2147483648, 2147483647]" without sleepable-cb-sleepable-prog
 SEC("tc")
 int p8_tw_cb_neg(struct __sk_buff *ctx)
 {
@@ -156,7 +160,8 @@ int p8_tw_direct(struct __sk_buff *ctx)
 }
 
 /* A kprobe program may use a map with a task_work. */
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("kprobe/do_nanosleep")
 int p8_tw_kprobe(void *ctx)
 {
@@ -165,7 +170,8 @@ int p8_tw_kprobe(void *ctx)
 }
 
 /* A socket filter may call it too. */
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("socket")
 int p8_tw_socket(struct __sk_buff *ctx)
 {

@@ -77,7 +77,8 @@ static struct wq_elem *wq_lookup(void *map)
 	return bpf_map_lookup_elem(map, &key);
 }
 
-// vercheck: accept
+// vercheck: reject "failed callback verification"
+// vercheck: accept without sleepable-cb-sleepable-prog
 SEC("tc")
 int wq_start(struct __sk_buff *skb)
 {
@@ -165,7 +166,8 @@ int wq_no_wq(struct __sk_buff *skb)
 	return 0;
 }
 
-// vercheck: reject "At async callback return the register R0 has smin=1 smax=1 should have been in [0, 0]"
+// vercheck: reject "failed callback verification"
+// vercheck: reject "At async callback return the register R0 has smin=1 smax=1 should have been in [0, 0]" without sleepable-cb-sleepable-prog
 SEC("tc")
 int wq_bad_return(struct __sk_buff *skb)
 {

@@ -126,6 +126,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	RefcountArgZeroOff:       refcountArgZeroOffProbe,
 	TraceNoPrivStack:         fixed(kprobeNoPrivStackProbe),
 	SleepableCbSleepableProg: asyncCbSessionProbe,
+	SleepableInnerMaps:       fixed(sleepableMapProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -148,6 +149,7 @@ var probeMessages = [numFixes]string{
 	LookupTypedAtCall: "R1 type=map_ptr_or_null expected=map_ptr",
 	// Without the fix: "arg#0 is neither owning or non-owning ref".
 	RefcountArgZeroOff: "dereference of modified trusted_ptr_ ptr R1 off=8 disallowed",
+	SleepableInnerMaps: "and local storage maps, also as inner maps",
 }
 
 // ProbeErrno returns, for a fix that changes only the error number of a
@@ -194,6 +196,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	TraceNoPrivStack: func(p *ebpf.ProgramSpec) { p.Type = ebpf.RawTracepoint },
 	// The session probe's task_work callback, from a plain kprobe.
 	SleepableCbSleepableProg: func(p *ebpf.ProgramSpec) { p.Type = ebpf.Kprobe },
+	SleepableInnerMaps:       func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
@@ -1639,4 +1642,13 @@ func refcountArgZeroOffProbe() (asm.Instructions, error) {
 		asm.Mov.Imm(asm.R0, 0),
 		asm.Return(),
 	}, nil
+}
+
+// sleepableMapProbe names an xskmap, a map sleepable programs may not use,
+// from a sleepable syscall program: refused by every build, and the
+// message tells whether the build checks inner maps too.
+var sleepableMapProbe = asm.Instructions{
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeXsk),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
 }

@@ -563,6 +563,15 @@ const (
 	// found on the 6.18.44-fc-v1252 build (every wq and task_work program
 	// of testdata/progs refused there).
 	SleepableCbSleepableProg
+	// SleepableInnerMaps: a sleepable program's map of maps must hold
+	// inner maps of the types it may use itself (array, hash, ringbuf,
+	// local storage...), and the refusal says so: "Sleepable programs can
+	// only use array, hash, ringbuf and local storage maps, also as inner
+	// maps". Without it (6.18.0) a map of maps is allowed whatever its
+	// inner maps, and the message ends at "maps". Found on the
+	// 6.18.44-fc-v1252 build by its message; the inner-map check it
+	// announces is the stricter rule vercheck applies with it.
+	SleepableInnerMaps
 	numFixes
 )
 
@@ -619,6 +628,7 @@ var names = [numFixes]string{
 	RefcountArgZeroOff:       "refcount-arg-zero-off",
 	TraceNoPrivStack:         "tp-no-priv-stack",
 	SleepableCbSleepableProg: "sleepable-cb-sleepable-prog",
+	SleepableInnerMaps:       "sleepable-inner-maps",
 }
 
 // String returns the fix's name.

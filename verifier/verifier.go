@@ -554,8 +554,19 @@ func (e *env) checkMapProgCompat(i int, m *loader.Map) error {
 		// graphRoots), and then no field to refuse.
 		return e.unsupported(i, "map %s: %s", m.Name, rec.unsupported)
 	}
-	if msg == "" && isSleepable(e) && !sleepableMapTypes[m.Type] {
-		msg = "Sleepable programs can only use array, hash, ringbuf and local storage maps"
+	if msg == "" && isSleepable(e) {
+		// With stablefix.SleepableInnerMaps a map of maps' inner map
+		// must be of an allowed type too.
+		inner := !e.opts.MissingFixes.Has(stablefix.SleepableInnerMaps)
+		switch {
+		case !sleepableMapTypes[m.Type]:
+			msg = "Sleepable programs can only use array, hash, ringbuf and local storage maps"
+		case inner && m.Inner != nil && !sleepableMapTypes[m.Inner.Type]:
+			msg = "Sleepable programs can only use array, hash, ringbuf and local storage maps"
+		}
+		if msg != "" && inner {
+			msg += ", also as inner maps"
+		}
 	}
 	if msg != "" {
 		return &RejectError{Insn: i, Msg: msg}

@@ -152,6 +152,24 @@ var probeMessages = [numFixes]string{
 	SleepableInnerMaps: "and local storage maps, also as inner maps",
 }
 
+// ProbeMasked returns the other fixes that make f's probe refused either
+// way: the probe tells a kernel lacking f from one with it only where
+// these are missing too. On a kernel that has one of them Probe reports
+// f as present, the stricter reading.
+func ProbeMasked(f Fix) Set {
+	if f < numFixes {
+		return probeMasks[f]
+	}
+	return 0
+}
+
+// probeMasks: the AsyncCbSession probe schedules a task_work callback,
+// which may sleep, from a kprobe session program, which may not; a
+// kernel with SleepableCbSleepableProg refuses that first.
+var probeMasks = [numFixes]Set{
+	AsyncCbSession: Of(SleepableCbSleepableProg),
+}
+
 // ProbeErrno returns, for a fix that changes only the error number of a
 // rejection, the errno with which a kernel with the fix refuses its probe
 // (every build refuses it); 0 for the others.

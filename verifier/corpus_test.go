@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/verifier"
 )
 
@@ -20,6 +21,13 @@ const corpusDir = "../../shared/corpus"
 // minCorpusPrograms guards against a sweep that silently verifies little:
 // the corpus holds 349 programs the kernel accepted or rejected.
 const minCorpusPrograms = 349
+
+// corpusKernelMissing names the 6.18.y stable fixes the kernel that measured
+// kernel-6.18.csv lacked. Its figures follow that build: with the bpf_loop
+// SCC fix (upstream f597664454bd) a callback call is a loop head and keeps a
+// checkpoint alive longer, so fp_relocation's peak_states is 4 on a build
+// that has it and 3 in the corpus.
+var corpusKernelMissing = stablefix.Of(stablefix.CallbackLoopSCC)
 
 type kernelRow struct {
 	object, program, verdict, msg  string
@@ -101,7 +109,7 @@ func TestCorpus(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				res := verifier.Verify(obj, p, verifier.Options{})
+				res := verifier.Verify(obj, p, verifier.Options{MissingFixes: corpusKernelMissing})
 				mu.Lock()
 				outs = append(outs, outcome{k, res})
 				mu.Unlock()

@@ -253,6 +253,17 @@ func TestStableFixProbes(t *testing.T) {
 				if len(results) != 1 {
 					t.Fatalf("missing %v: %d results (%v)", missing, len(results), err)
 				}
+				if n := stablefix.ProbeInsns(f); n != 0 {
+					// Accepted either way; insn_processed tells.
+					if !results[0].Accepted {
+						t.Errorf("missing %v: refused (%v); want an accept", missing, results[0].Err)
+						continue
+					}
+					if got := results[0].Stats.InsnProcessed; (got == n) == missing.Has(f) {
+						t.Errorf("missing %v: %d insns processed, want %v %d", missing, got, map[bool]string{true: "other than", false: ""}[missing.Has(f)], n)
+					}
+					continue
+				}
 				if errno := stablefix.ProbeErrno(f); errno != 0 {
 					// Refused either way; the errno tells.
 					if results[0].Accepted {

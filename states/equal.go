@@ -35,9 +35,18 @@ import "math/bits"
 // registers compare with RegSafe.
 //
 // Three strengths (ExactMode): NotExact is normal pruning; RangeWithin,
-// used while a loop's marks are still incomplete, ignores precision and
-// requires NotInit to match NotInit; Exact, used for infinite-loop
-// detection, requires every register to be identical up to id renaming.
+// used while a loop's marks are still incomplete, ignores precision and,
+// on kernels without upstream 840692326e92 (EqualEnv.LoopUnreadSafe off),
+// requires NotInit to match NotInit and every old stack byte to keep its
+// type; Exact, used for infinite-loop detection, requires every register
+// to be identical up to id renaming.
+//
+// Why 840692326e92 is sound: a register or stack byte the stored state
+// never initialised cannot have been read on any path from it, complete or
+// not. Either all its branches reached an exit (nothing read it), or one of
+// them leads to the current state, whose own exploration will read or not
+// read it on its own terms; precision marks are what may be incomplete, and
+// RangeWithin still range-checks every scalar the old state holds.
 
 // ExactMode is how strictly StatesEqual compares (the kernel's
 // enum exact_level).
@@ -51,9 +60,10 @@ const (
 	// Exact requires registers and stack to be identical up to id
 	// renaming; used to detect an infinite loop.
 	Exact
-	// RangeWithin range-checks even imprecise scalars, and NotInit in old
-	// only matches NotInit in cur; used where marks may be incomplete
-	// (loops, iterators, callbacks, may_goto).
+	// RangeWithin range-checks even imprecise scalars (and, without
+	// LoopUnreadSafe, NotInit in old only matches NotInit in cur); used
+	// where marks may be incomplete (loops, iterators, callbacks,
+	// may_goto).
 	RangeWithin
 )
 
@@ -92,6 +102,10 @@ type EqualEnv struct {
 	// (stablefix.PktRegsafe): a stored mark then covers a current range
 	// of 0, and the path is pruned.
 	PktMarksAsRanges bool
+	// LoopUnreadSafe makes RangeWithin treat what old never relied on
+	// (NOT_INIT registers, INVALID and, where uninitialised reads are
+	// allowed, MISC stack bytes) as NotExact does (stablefix.LoopUnreadSafe).
+	LoopUnreadSafe bool
 
 	ids   []idPair
 	tmpID uint64
@@ -179,7 +193,7 @@ func (e *EqualEnv) regSafe(old, cur *Reg, mode ExactMode) bool {
 	if mode == Exact {
 		return e.regsExact(old, cur)
 	}
-	if old.Type == NotInit && (mode == NotExact || cur.Type == NotInit) {
+	if old.Type == NotInit && (mode == NotExact || cur.Type == NotInit || e.LoopUnreadSafe) {
 		return true
 	}
 	if old.Type != cur.Type || old.Flags != cur.Flags {
@@ -452,7 +466,7 @@ func (e *EqualEnv) slotSafe(os *Slot, cur *Frame, spi int, mode ExactMode, allow
 		cs = &cur.Stack[spi]
 	}
 	for b, ot := range os.Types {
-		if mode != NotExact && (!inCur || ot != cs.Types[b]) {
+		if mode != NotExact && (mode == Exact || !e.LoopUnreadSafe) && (!inCur || ot != cs.Types[b]) {
 			return false
 		}
 		if ot == StackInvalid || (allowUninit && ot == StackMisc) {

@@ -398,6 +398,7 @@ func (e *env) run() error {
 	e.store = prune.NewStore(len(e.prog), e.policy, e.pool)
 	e.eq.LiveRegs = cfg.LiveRegsBefore
 	e.eq.PktMarksAsRanges = e.opts.MissingFixes.Has(stablefix.PktRegsafe)
+	e.eq.LoopUnreadSafe = !e.opts.MissingFixes.Has(stablefix.LoopUnreadSafe)
 	if e.opts.Profile {
 		e.prof = profile.NewRecorder(cfg)
 	}

@@ -292,6 +292,12 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	}
 	if r0.MaybeNull() {
 		r0.ID = e.newID()
+		// Typed at the call, an inner map takes its uid there too, as
+		// the NULL check would give it (settleNotNull): regs_exact then
+		// tells two lookups' maps apart from the call on.
+		if r0.Type == states.ConstPtrToMap && !e.opts.MissingFixes.Has(stablefix.LookupTypedAtCall) && e.innerMapHasAsync(r0) {
+			r0.SetMapUID(r0.ID)
+		}
 	}
 	if ptrCastHelpers[id] {
 		r0.RefObjID = meta.argRefObjID

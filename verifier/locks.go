@@ -473,18 +473,27 @@ func (e *env) checkMapFields(regno, off, size int, direct bool) error {
 	return nil
 }
 
+// innerMapHasAsync reports whether the values of map pointer r's map hold
+// a timer, a workqueue or a task_work: an inner map of that kind is told
+// apart from the others of its outer map by a uid.
+func (e *env) innerMapHasAsync(r *states.Reg) bool {
+	if int(r.Aux) >= len(e.maps) {
+		return false
+	}
+	rec := e.recordOf(e.maps[r.Aux])
+	return rec.timerOff >= 0 || rec.wqOff >= 0 || rec.taskWorkOff >= 0
+}
+
 // settleNotNull is mark_ptr_not_null_reg's map part followed by the id
 // rule of mark_ptr_or_null_reg: a non-null lookup result of an XSKMAP is an
 // xdp_sock, of a SOCKMAP or SOCKHASH a sock; other map values stay map
 // values. It reports whether r keeps its id (see mayPointToSpinLock).
 func (e *env) settleNotNull(r *states.Reg) bool {
-	if r.Type == states.ConstPtrToMap && int(r.Aux) < len(e.maps) {
+	if r.Type == states.ConstPtrToMap && e.innerMapHasAsync(r) {
 		// An inner map whose values hold an asynchronous field takes the
 		// lookup's id, unique to each lookup, as its uid
 		// (mark_ptr_not_null_reg).
-		if rec := e.recordOf(e.maps[r.Aux]); rec.timerOff >= 0 || rec.wqOff >= 0 || rec.taskWorkOff >= 0 {
-			r.SetMapUID(r.ID)
-		}
+		r.SetMapUID(r.ID)
 	}
 	if r.Type == states.PtrToMapValue && int(r.Aux) < len(e.maps) {
 		// The socket keeps the map it was looked up in (the kernel

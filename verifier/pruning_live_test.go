@@ -217,22 +217,86 @@ func TestLoopPruningLiveKernel(t *testing.T) {
 	sweep.done()
 }
 
-// TestStackPruningLiveKernel is the diamond of TestPruningLiveKernel for
-// a stack slot: each path writes fp-24..fp-17 one of fourteen ways (not
-// at all, zero or a constant by BPF_ST at several sizes, a spill of an
-// unknown, constant or pointer register, partial spills, a write at a
-// variable offset), and after the join the slot is read back at one of
-// five sizes and offsets, the value used as a map value offset or not.
-// The kernel's stacksafe compares the stored slot with the current one
-// (STACK_INVALID, STACK_MISC, STACK_ZERO, spills, their liveness and
-// precision), and check_stack_read decides what the read yields; the
-// level-2 logs are compared state by state. By default every 13th
-// program; VERCHECK_PRUNING_ALL=1 takes all.
-func TestStackPruningLiveKernel(t *testing.T) {
+// TestLoopStackPruningLiveKernel writes fp-24..fp-17 one of the fourteen
+// ways of stackWriteShapes before a loop and another in its body, and reads
+// the slot back in the body (before the write), after the loop, or never.
+// The loop is a may_goto loop, one counted to three in r4, or an open-coded
+// bpf_iter_num loop: where a loop's marks are incomplete the kernel
+// compares the loop head's states in RANGE_WITHIN mode, in which a slot the
+// stored state never wrote (INVALID) or wrote as MISC is skipped on kernels
+// with upstream 840692326e92 (stablefix.LoopUnreadSafe) and must keep its
+// type on the others. The level-2 logs are compared state by state. By
+// default every 9th program; VERCHECK_PRUNING_ALL=1 takes all.
+func TestLoopStackPruningLiveKernel(t *testing.T) {
 	sweep := newLogSweep(t)
 	prologue, maps := pruneSweepSetup()
+	writes := stackWriteShapes()
+	iterNew, iterNext, iterDestroy := kfuncID(t, "bpf_iter_num_new"), kfuncID(t, "bpf_iter_num_next"), kfuncID(t, "bpf_iter_num_destroy")
+	iterArg := asm.Instructions{asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -40)}
+	read := asm.Instructions{asm.LoadMem(asm.R3, asm.RFP, -24, asm.DWord), asm.Mov.Reg(asm.R2, asm.R7), asm.Add.Reg(asm.R2, asm.R3), asm.LoadMem(asm.R0, asm.R2, 0, asm.Byte)}
+	jmp := func(op asm.JumpOp, dst asm.Register, imm int32, off int) asm.Instruction {
+		return asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(op).SetSource(asm.ImmSource), Dst: dst, Constant: int64(imm), Offset: int16(off)}
+	}
+	every := sweepEvery("VERCHECK_PRUNING_ALL", 9)
+	n := 0
+	for _, a := range writes {
+		for _, b := range writes {
+			for _, where := range []string{"in the body", "after the loop", "never"} {
+				for _, kind := range []string{"may_goto", "counted", "bpf_iter_num"} {
+					n++
+					if n%every != 0 {
+						continue
+					}
+					body := asm.Instructions{}
+					if where == "in the body" {
+						body = append(body, read...)
+					}
+					body = append(body, b.set...)
+					insns := append(asm.Instructions{}, prologue...)
+					insns = append(insns, a.set...)
+					var head, tail asm.Instructions
+					switch kind {
+					case "may_goto":
+						head = asm.Instructions{{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JumpOp(0xe0)), Offset: int16(slots(body) + 1)}}
+					case "counted":
+						insns = append(insns, asm.Mov.Imm(asm.R4, 0))
+						body = append(body, asm.Add.Imm(asm.R4, 1))
+						head = asm.Instructions{jmp(asm.JGE, asm.R4, 3, slots(body)+1)}
+					case "bpf_iter_num":
+						insns = append(insns, iterArg...)
+						insns = append(insns, asm.Mov.Imm(asm.R2, 0), asm.Mov.Imm(asm.R3, 3), kfuncCall(iterNew))
+						head = append(append(asm.Instructions{}, iterArg...), kfuncCall(iterNext), jmp(asm.JEq, asm.R0, 0, slots(body)+1))
+						tail = append(append(asm.Instructions{}, iterArg...), kfuncCall(iterDestroy))
+					}
+					back := -(slots(body) + slots(head) + 1)
+					insns = append(insns, head...)
+					insns = append(insns, body...)
+					insns = append(insns, asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Ja), Offset: int16(back)})
+					insns = append(insns, tail...)
+					if where == "after the loop" {
+						insns = append(insns, read...)
+					}
+					insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Return())
+					insns = withOutExit(insns)
+					prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns}
+					sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
+						return fmt.Sprintf("fp-24 written %q before a %s loop, %q in it, read %s", a.name, kind, b.name, where)
+					})
+				}
+			}
+		}
+	}
+	sweep.done()
+}
+
+// stackWriteShapes are fourteen ways of writing fp-24..fp-17: not at all,
+// zero or a constant by BPF_ST at several sizes, a spill of an unknown,
+// constant or pointer register, partial spills, a write at a variable
+// offset (r6 the context, r7 a map value, r8 and r9 unknowns, as
+// pruneSweepSetup leaves them).
+func stackWriteShapes() []pruneShape {
 	st := func(off int16, size asm.Size, v int32) asm.Instruction { return storeImm(asm.RFP, off, v, size) }
-	writes := []pruneShape{
+	return []pruneShape{
 		{"nothing", nil},
 		{"st 0 u64", asm.Instructions{st(-24, asm.DWord, 0)}},
 		{"st 3 u64", asm.Instructions{st(-24, asm.DWord, 3)}},
@@ -251,6 +315,23 @@ func TestStackPruningLiveKernel(t *testing.T) {
 			asm.Mov.Reg(asm.R2, asm.R9), asm.And.Imm(asm.R2, 1), asm.Mov.Reg(asm.R1, asm.RFP), asm.Sub.Reg(asm.R1, asm.R2),
 			asm.StoreImm(asm.R1, -24, 0, asm.Byte)}},
 	}
+}
+
+// TestStackPruningLiveKernel is the diamond of TestPruningLiveKernel for
+// a stack slot: each path writes fp-24..fp-17 one of fourteen ways (not
+// at all, zero or a constant by BPF_ST at several sizes, a spill of an
+// unknown, constant or pointer register, partial spills, a write at a
+// variable offset), and after the join the slot is read back at one of
+// five sizes and offsets, the value used as a map value offset or not.
+// The kernel's stacksafe compares the stored slot with the current one
+// (STACK_INVALID, STACK_MISC, STACK_ZERO, spills, their liveness and
+// precision), and check_stack_read decides what the read yields; the
+// level-2 logs are compared state by state. By default every 13th
+// program; VERCHECK_PRUNING_ALL=1 takes all.
+func TestStackPruningLiveKernel(t *testing.T) {
+	sweep := newLogSweep(t)
+	prologue, maps := pruneSweepSetup()
+	writes := stackWriteShapes()
 	reads := []struct {
 		name string
 		off  int16

@@ -220,8 +220,10 @@ func TestLoopPruningLiveKernel(t *testing.T) {
 // TestLoopStackPruningLiveKernel writes fp-24..fp-17 one of the fourteen
 // ways of stackWriteShapes before a loop and another in its body, and reads
 // the slot back in the body (before the write), after the loop, or never.
-// The loop is a may_goto loop, one counted to three in r4, or an open-coded
-// bpf_iter_num loop: where a loop's marks are incomplete the kernel
+// The loop is a may_goto loop, one counted to three in r4, an open-coded
+// bpf_iter_num loop, or bpf_loop's callback writing through its context
+// pointer (nine ways: the callback has no register of the main program):
+// where a loop's marks are incomplete the kernel
 // compares the loop head's states in RANGE_WITHIN mode, in which a slot the
 // stored state never wrote (INVALID) or wrote as MISC is skipped on kernels
 // with upstream 840692326e92 (stablefix.LoopUnreadSafe) and must keep its
@@ -283,6 +285,61 @@ func TestLoopStackPruningLiveKernel(t *testing.T) {
 						return fmt.Sprintf("fp-24 written %q before a %s loop, %q in it, read %s", a.name, kind, b.name, where)
 					})
 				}
+			}
+		}
+	}
+	// bpf_loop(3, cb, fp, 0): the callback writes the caller's fp-24
+	// through its context pointer r2 (r1 is the index), so its writes
+	// name no register of the main program.
+	cbWrites := []pruneShape{
+		{"nothing", nil},
+		{"st 0 u64", asm.Instructions{storeImm(asm.R2, -24, 0, asm.DWord)}},
+		{"st 3 u64", asm.Instructions{storeImm(asm.R2, -24, 3, asm.DWord)}},
+		{"st 0 u8 at fp-24", asm.Instructions{storeImm(asm.R2, -24, 0, asm.Byte)}},
+		{"st 0 u32 at fp-20", asm.Instructions{storeImm(asm.R2, -20, 0, asm.Word)}},
+		{"spill the index", asm.Instructions{asm.StoreMem(asm.R2, -24, asm.R1, asm.DWord)}},
+		{"spill the index as u8", asm.Instructions{asm.StoreMem(asm.R2, -24, asm.R1, asm.Byte)}},
+		{"spill 5", asm.Instructions{asm.Mov.Imm(asm.R3, 5), asm.StoreMem(asm.R2, -24, asm.R3, asm.DWord)}},
+		{"spill 5 as u32", asm.Instructions{asm.Mov.Imm(asm.R3, 5), asm.StoreMem(asm.R2, -24, asm.R3, asm.Word)}},
+	}
+	cbRead := asm.Instructions{asm.LoadMem(asm.R3, asm.R2, -24, asm.DWord),
+		jmp(asm.JGT, asm.R3, 7, 1), asm.Mov.Imm(asm.R0, 0)}
+	for _, a := range writes {
+		for _, b := range cbWrites {
+			for _, where := range []string{"in the body", "after the loop", "never"} {
+				n++
+				if n%every != 0 {
+					continue
+				}
+				main := append(asm.Instructions{}, prologue...)
+				main = append(main, a.set...)
+				main = append(main, asm.Mov.Imm(asm.R1, 3),
+					asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc},
+					asm.Mov.Reg(asm.R3, asm.RFP), asm.Mov.Imm(asm.R4, 0), asm.FnLoop.Call())
+				if where == "after the loop" {
+					main = append(main, read...)
+				}
+				main = append(main, asm.Mov.Imm(asm.R0, 0), asm.Return())
+				main = withOutExit(main)
+				cb := asm.Instructions{}
+				if where == "in the body" {
+					cb = append(cb, cbRead...)
+				}
+				cb = append(cb, b.set...)
+				cb = append(cb, asm.Mov.Imm(asm.R0, 0), asm.Return())
+				start := slots(main)
+				pos := 0
+				for i := range main {
+					if main[i].Src == asm.PseudoFunc && main[i].OpCode.IsDWordLoad() {
+						main[i].Constant = int64(start - pos - 1)
+					}
+					pos += int(main[i].Size() / asm.InstructionSize)
+				}
+				insns, funcs := cgRawFuncInfo(append(main, cb...), []int{0, start})
+				prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns, Funcs: funcs}
+				sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
+					return fmt.Sprintf("fp-24 written %q before a bpf_loop whose callback writes %q, read %s", a.name, b.name, where)
+				})
 			}
 		}
 	}

@@ -70,6 +70,12 @@ const (
 	xdpDataEnd = 4
 )
 
+// Offsets of data and data_end in struct __sk_buff.
+const (
+	skbData    = 76
+	skbDataEnd = 80
+)
+
 // probes build, per fix, an XDP program the kernel rejects with the fix
 // and accepts without it (or, for the fixes in probeMessages, rejects
 // with another message): the programs the fixes were found with. Most
@@ -128,6 +134,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	SleepableCbSleepableProg: asyncCbSessionProbe,
 	SleepableInnerMaps:       fixed(sleepableMapProbe),
 	LoopUnreadSafe:           loopUnreadSafeProbe,
+	DynptrKfuncPktWrite:      dynptrKfuncPktWriteProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -233,6 +240,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	// The session probe's task_work callback, from a plain kprobe.
 	SleepableCbSleepableProg: func(p *ebpf.ProgramSpec) { p.Type = ebpf.Kprobe },
 	SleepableInnerMaps:       func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
+	DynptrKfuncPktWrite:      func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
@@ -1589,6 +1597,40 @@ func loopUnreadSafeProbe() (asm.Instructions, error) {
 	done[0] = done[0].WithSymbol("done")
 	insns = append(insns, done...)
 	return append(insns, kfuncCall(ids[2]), asm.Mov.Imm(asm.R0, 0), asm.Return()), nil
+}
+
+// dynptrKfuncPktWriteProbe reads a byte of the packet checked before a
+// bpf_dynptr_memset of an skb dynptr: the write may move the packet, so a
+// kernel with the fix has made the pointer a number by then. A tc
+// program.
+func dynptrKfuncPktWriteProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_dynptr_from_skb", "bpf_dynptr_memset")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		asm.LoadMem(asm.R7, asm.R6, skbData, asm.Word),
+		asm.LoadMem(asm.R8, asm.R6, skbDataEnd, asm.Word),
+		asm.Mov.Reg(asm.R0, asm.R7),
+		asm.Add.Imm(asm.R0, 1),
+		asm.JGT.Reg(asm.R0, asm.R8, "out"),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, -16),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -16),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.Mov.Imm(asm.R3, 1),
+		asm.Mov.Imm(asm.R4, 0),
+		kfuncCall(ids[1]),
+		asm.LoadMem(asm.R0, asm.R7, 0, asm.Byte),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
 }
 
 // jmpSeqProbe leaves more branches pending than the kernel allows

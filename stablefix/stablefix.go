@@ -586,6 +586,20 @@ const (
 	// instructions there, 3,787 without it), the -fc-v1147 build does
 	// not.
 	LoopUnreadSafe
+	// DynptrKfuncPktWrite: bpf_dynptr_copy into an skb (or skb_meta)
+	// dynptr and bpf_dynptr_memset of one may move the packet, as
+	// bpf_dynptr_write does: the call invalidates every packet pointer
+	// (check_helper_call's BPF_FUNC_dynptr_write rule, on the
+	// destination dynptr). And check_cfg counts both kfuncs as changing
+	// packet data, whatever the dynptr: a global function holding one,
+	// even unreached, invalidates its caller's packet pointers, in XDP
+	// too. Without it a packet pointer read before the copy is used
+	// after it, when __bpf_skb_store_bytes may have reallocated the
+	// packet: a use after free accepted. Found on the 6.18.44-fc-v1252
+	// build by the fuzz seed 20261901 run (a global function's
+	// bpf_dynptr_write mutated into bpf_dynptr_copy); upstream 6.18
+	// does not list the two kfuncs in is_kfunc_pkt_changing.
+	DynptrKfuncPktWrite
 	numFixes
 )
 
@@ -644,6 +658,7 @@ var names = [numFixes]string{
 	SleepableCbSleepableProg: "sleepable-cb-sleepable-prog",
 	SleepableInnerMaps:       "sleepable-inner-maps",
 	LoopUnreadSafe:           "loop-unread-prune",
+	DynptrKfuncPktWrite:      "dynptr-kfunc-pkt-write",
 }
 
 // String returns the fix's name.

@@ -1226,6 +1226,11 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		if kfuncChangesPktData(info.name) {
 			eff |= effectChangesPktData
 		}
+		if kfuncDynptrWrites(info.name) && !e.opts.MissingFixes.Has(stablefix.DynptrKfuncPktWrite) {
+			// As bpf_dynptr_write above: counted whatever the
+			// dynptr's kind.
+			eff |= effectChangesPktData
+		}
 	}
 	return eff
 }

@@ -37,6 +37,13 @@ func kfuncChangesPktData(name string) bool {
 	return name == "bpf_xdp_pull_data"
 }
 
+// kfuncDynptrWrites reports whether the kfunc writes into the dynptr of
+// its first argument the way bpf_dynptr_write does, so that a write into
+// an skb dynptr may move the packet (stablefix.DynptrKfuncPktWrite).
+func kfuncDynptrWrites(name string) bool {
+	return name == "bpf_dynptr_copy" || name == "bpf_dynptr_memset"
+}
+
 // kfuncBpfTrap is __bpf_trap, which no verified path may reach.
 const kfuncBpfTrap = "__bpf_trap"
 
@@ -345,6 +352,13 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 		return e.reject(e.insnIdx, "kernel func %s requires RCU critical section protection", info.name)
 	}
 	regs := e.regs()
+	// Asked before the arguments are cleared: a write into an skb
+	// dynptr (the destination, r1) moves the packet.
+	movesPacket := kfuncDynptrWrites(info.name) && !e.opts.MissingFixes.Has(stablefix.DynptrKfuncPktWrite)
+	if movesPacket {
+		d := e.dynptrState(&regs[1])
+		movesPacket = d != nil && dynptrType(d.Aux).writeMovesPacket()
+	}
 	if meta.releaseReg > 0 {
 		if err := e.releaseReference(regs[meta.releaseReg].RefObjID); err != nil {
 			return err
@@ -369,7 +383,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 	if err := e.checkObjCallType(info, &meta); err != nil {
 		return err
 	}
-	if kfuncChangesPktData(info.name) {
+	if kfuncChangesPktData(info.name) || movesPacket {
 		e.clearAllPktPointers()
 	}
 	if meta.flags&kfuncs.IterNext != 0 {

@@ -34,7 +34,9 @@ import (
 // into an skb or skb_meta dynptr (not an XDP or a local one), and after
 // bpf_tail_call in a subprogram (a taken tail call returns to the caller
 // with the packet changed; in the main function it never returns);
-// check_kfunc_call's for is_kfunc_pkt_changing (bpf_xdp_pull_data); and
+// check_kfunc_call's for is_kfunc_pkt_changing (bpf_xdp_pull_data), and
+// on builds with stablefix.DynptrKfuncPktWrite after bpf_dynptr_copy
+// into and bpf_dynptr_memset of an skb or skb_meta dynptr; and
 // the changes_pkt_data property of subprograms, which check_cfg's
 // visit_insn sets from the call instructions of a function, taken or not
 // (mark_subprog_changes_pkt_data), merges from callee to caller along
@@ -242,13 +244,14 @@ var pkTypes = []pkType{
 	{name: "tc", pt: ebpf.SchedCLS, data: 76, end: 80, meta: 140, size: asm.Word,
 		changers: []string{"skb_store_bytes", "l3_csum_replace", "l4_csum_replace", "clone_redirect", "skb_vlan_push",
 			"skb_vlan_pop", "skb_change_proto", "skb_change_tail", "skb_change_head", "skb_pull_data", "skb_adjust_room",
-			"tail_call", "dynptr_write_skb", "dynptr_write_skb_meta"},
-		plain: []string{"get_prandom_u32", "skb_load_bytes", "skb_change_type", "dynptr_read_skb", "dynptr_write_local"},
-		reps:  []string{"skb_pull_data", "dynptr_write_skb", "dynptr_read_skb", "dynptr_write_local"}},
+			"tail_call", "dynptr_write_skb", "dynptr_write_skb_meta", "dynptr_memset_skb", "dynptr_copy_skb",
+			"dynptr_memset_skb_meta", "dynptr_copy_skb_meta"},
+		plain: []string{"get_prandom_u32", "skb_load_bytes", "skb_change_type", "dynptr_read_skb", "dynptr_write_local", "dynptr_memset_local"},
+		reps:  []string{"skb_pull_data", "dynptr_write_skb", "dynptr_read_skb", "dynptr_write_local", "dynptr_memset_skb", "dynptr_memset_local"}},
 	{name: "xdp", pt: ebpf.XDP, data: 0, end: 4, meta: 8, size: asm.Word,
 		changers: []string{"xdp_adjust_head", "xdp_adjust_meta", "xdp_adjust_tail", "xdp_pull_data", "tail_call"},
-		plain:    []string{"get_prandom_u32", "xdp_load_bytes", "xdp_get_buff_len", "dynptr_write_xdp"},
-		reps:     []string{"xdp_adjust_tail", "xdp_pull_data", "dynptr_write_xdp"}},
+		plain:    []string{"get_prandom_u32", "xdp_load_bytes", "xdp_get_buff_len", "dynptr_write_xdp", "dynptr_memset_xdp", "dynptr_copy_xdp"},
+		reps:     []string{"xdp_adjust_tail", "xdp_pull_data", "dynptr_write_xdp", "dynptr_memset_xdp"}},
 	{name: "sk_skb", pt: ebpf.SkSKB, data: 76, end: 80, size: asm.Word,
 		changers: []string{"skb_store_bytes", "skb_pull_data", "skb_change_tail", "skb_change_head", "skb_adjust_room",
 			"tail_call", "dynptr_write_skb"},
@@ -260,9 +263,9 @@ var pkTypes = []pkType{
 		plain: []string{"get_prandom_u32", "skb_load_bytes"},
 		reps:  []string{"lwt_push_encap"}},
 	{name: "cgroup_skb", pt: ebpf.CGroupSKB, data: 76, end: 80, size: asm.Word,
-		changers: []string{"tail_call", "dynptr_write_skb"},
+		changers: []string{"tail_call", "dynptr_write_skb", "dynptr_memset_skb", "dynptr_copy_skb"},
 		plain:    []string{"get_prandom_u32", "skb_load_bytes", "dynptr_read_skb"},
-		reps:     []string{"dynptr_write_skb", "dynptr_read_skb"}},
+		reps:     []string{"dynptr_write_skb", "dynptr_read_skb", "dynptr_copy_skb"}},
 	{name: "sk_msg", pt: ebpf.SkMsg, data: 0, end: 8, size: asm.DWord,
 		changers: []string{"msg_pull_data", "msg_push_data", "msg_pop_data", "tail_call"},
 		plain:    []string{"get_prandom_u32", "msg_apply_bytes"},
@@ -339,7 +342,7 @@ func pkCalls(kfunc func(string) (asm.Instruction, bool)) map[string]pkCall {
 	buf := storeImm(asm.RFP, -8, 0, asm.DWord)
 	out := map[string]pkCall{}
 	add := func(key, name string, parts ...asm.Instructions) {
-		out[key] = pkCall{name: name, insns: cat(parts...), maps: key == "tail_call" || key == "dynptr_write_local"}
+		out[key] = pkCall{name: name, insns: cat(parts...), maps: key == "tail_call" || strings.HasSuffix(key, "_local")}
 	}
 	one := func(fn asm.BuiltinFunc, args ...asm.Instruction) asm.Instructions {
 		return append(append(asm.Instructions{}, args...), fn.Call())
@@ -399,6 +402,14 @@ func pkCalls(kfunc func(string) (asm.Instruction, bool)) map[string]pkCall {
 			mk, fpPtr(asm.R1, -48), asm.Instructions{z(asm.R2)}, fpPtr(asm.R3, -8), one(asm.FnDynptrWrite, imm(asm.R4, 1), z(asm.R5)))
 		add("dynptr_read_"+kind, fmt.Sprintf("%s(ctx, 0, fp-48); bpf_dynptr_read(fp-8, 1, fp-48, 0, 0)", from),
 			mk, fpPtr(asm.R1, -8), asm.Instructions{imm(asm.R2, 1)}, fpPtr(asm.R3, -48), one(asm.FnDynptrRead, z(asm.R4), z(asm.R5)))
+		if ms, ok := kfunc("bpf_dynptr_memset"); ok {
+			add("dynptr_memset_"+kind, fmt.Sprintf("%s(ctx, 0, fp-48); bpf_dynptr_memset(fp-48, 0, 1, 0) (kfunc)", from),
+				mk, fpPtr(asm.R1, -48), asm.Instructions{z(asm.R2), imm(asm.R3, 1), z(asm.R4), ms})
+		}
+		if cp, ok := kfunc("bpf_dynptr_copy"); ok {
+			add("dynptr_copy_"+kind, fmt.Sprintf("%s(ctx, 0, fp-48); bpf_dynptr_copy(fp-48, 0, fp-48, 1, 1) (kfunc)", from),
+				mk, fpPtr(asm.R1, -48), asm.Instructions{z(asm.R2)}, fpPtr(asm.R3, -48), asm.Instructions{imm(asm.R4, 1), imm(asm.R5, 1), cp})
+		}
 	}
 	// A local dynptr over an array value, written: a dynptr_write
 	// whose dynptr has nothing to do with the packet.
@@ -410,6 +421,15 @@ func pkCalls(kfunc func(string) (asm.Instruction, bool)) map[string]pkCall {
 	null.Offset = int16(rawLen(local))
 	add("dynptr_write_local", "r0 = lookup(arr, 0); if r0 != 0 { bpf_dynptr_from_mem(r0, 8, 0, fp-48); bpf_dynptr_write(fp-48, 0, fp-8, 1, 0) }",
 		lookup, asm.Instructions{null}, local)
+	if ms, ok := kfunc("bpf_dynptr_memset"); ok {
+		// The same local dynptr cleared by the kfunc.
+		clear := cat(asm.Instructions{asm.Mov.Reg(asm.R1, asm.R0), imm(asm.R2, 8), z(asm.R3)}, fpPtr(asm.R4, -48),
+			asm.Instructions{asm.FnDynptrFromMem.Call()}, fpPtr(asm.R1, -48), asm.Instructions{z(asm.R2), imm(asm.R3, 1), z(asm.R4), ms})
+		skip := asm.JEq.Imm(asm.R0, 0, "")
+		skip.Offset = int16(rawLen(clear))
+		add("dynptr_memset_local", "r0 = lookup(arr, 0); if r0 != 0 { bpf_dynptr_from_mem(r0, 8, 0, fp-48); bpf_dynptr_memset(fp-48, 0, 1, 0) }",
+			lookup, asm.Instructions{skip}, clear)
+	}
 	return out
 }
 

@@ -21,6 +21,7 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf/btf"
+	"github.com/vercheck/vercheck/stablefix"
 
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
@@ -321,11 +322,13 @@ func (e *env) checkAllocFieldAccess(t btf.Type, off, size int) error {
 // pointers to structs as scalars and pointers to anything else as
 // read-only untrusted memory.
 func (e *env) checkAllocAccess(reg *states.Reg, t btf.Type, off, size int, at access, dst *states.Reg) error {
-	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 {
+	if reg.Flags&(states.MemRCU|states.NonOwnRef) == 0 && reg.RefObjID == 0 &&
+		(reg.Flags&states.PtrUntrusted == 0 || !e.opts.MissingFixes.Has(stablefix.RCUUnlockKeepsNonOwn)) {
 		// check_ptr_to_btf_access takes this for a broken invariant: a
 		// read through a local kptr loaded in an RCU section after the
 		// section ended (untrusted, no reference) reaches it (a
-		// verifier_bug: a kernel warning, EFAULT).
+		// verifier_bug: a kernel warning, EFAULT). The builds without
+		// RCUUnlockKeepsNonOwn read through it (untrustRCUPointers).
 		return e.verifierBug("ref_obj_id for allocated object must be non-zero")
 	}
 	if err := e.checkAllocFieldAccess(t, off, size); err != nil {

@@ -64,10 +64,12 @@ func (e *env) updateRCULock(name string, sleepable bool) error {
 func (e *env) untrustRCUPointers() {
 	clear := states.MemRCU | states.MaybeNull
 	if e.opts.MissingFixes.Has(stablefix.RCUUnlockKeepsNonOwn) {
-		// The live kernel reads through it afterwards as through any
-		// untrusted pointer, so it is no allocated object either
-		// (check_ptr_to_btf_access would fail one without a reference).
-		clear |= states.NonOwnRef | states.MemAlloc
+		// The live kernel reads through it afterwards without a
+		// reference, but still as an allocated object: its special
+		// fields stay out of reach ("direct access to bpf_rb_node is
+		// disallowed") and its pointer fields read as numbers
+		// (checkAllocAccess).
+		clear |= states.NonOwnRef
 	}
 	untrust := func(r *states.Reg) {
 		if r.Flags&states.MemRCU != 0 {

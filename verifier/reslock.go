@@ -16,6 +16,8 @@ package verifier
 // held.
 
 import (
+	"errors"
+
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
@@ -74,7 +76,16 @@ func (e *env) processResSpinLockArg(name string, i int, reg *states.Reg) error {
 func (e *env) pushResLockFailure() error {
 	branch, err := e.pushStack(e.insnIdx+1, e.insnIdx)
 	if err != nil {
-		return err
+		var re *RejectError
+		if !errors.As(err, &re) {
+			return err
+		}
+		// The push's own message, then check_kfunc_call's, which is
+		// the decisive line.
+		e.log.errorf(re.Msg)
+		out := e.reject(e.insnIdx, "failed to push state for failed lock acquisition").(*RejectError)
+		out.kind, out.errno = re.kind, re.errno
+		return out
 	}
 	regs := &branch.Frames[branch.CurFrame].Regs
 	for r := 0; r <= maxKfuncArgs; r++ {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 
 	"github.com/cilium/ebpf"
@@ -33,7 +34,27 @@ var (
 	// ErrMapNotFound means an instruction references a map the object does
 	// not define.
 	ErrMapNotFound = errors.New("map not found")
+	// ErrUnresolvedExtern means an object with a .kconfig section reads an
+	// extern variable that is no kconfig value and that it does not
+	// define: a unit of a program built from several, not yet linked
+	// (bpftool gen object, libbpf's linker). cilium/ebpf refuses it (it
+	// takes every such extern for a kconfig value), and libbpf too. (Where
+	// there is no .kconfig section cilium/ebpf leaves the load as a
+	// constant its caller may rewrite, an asm relocation, and so does
+	// vercheck.)
+	ErrUnresolvedExtern = errors.New("unresolved extern")
 )
+
+// kconfigNotFound matches cilium/ebpf's error for a load of an undefined
+// extern in an object that has a .kconfig section: it takes every extern
+// for a kconfig value there.
+var kconfigNotFound = regexp.MustCompile(`kconfig (\S+) not found in \.kconfig`)
+
+// unresolvedExtern is the error for a read of extern name that nothing
+// defines.
+func unresolvedExtern(name string) error {
+	return fmt.Errorf("%w %s: no unit of this object defines it and it is no kconfig value or kernel symbol (link the object's units first, as bpftool gen object does)", ErrUnresolvedExtern, name)
+}
 
 // Object is a BPF ELF object prepared for verification.
 type Object struct {
@@ -338,6 +359,9 @@ func loadSpec(data []byte) (spec *ebpf.CollectionSpec, err error) {
 		}
 	}()
 	spec, err = ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
+	if m := kconfigNotFound.FindStringSubmatch(fmt.Sprint(err)); m != nil {
+		return nil, unresolvedExtern(m[1])
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}

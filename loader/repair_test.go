@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -350,5 +351,20 @@ func TestLinkedTypeIDImmediate(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int64{int64(want)}, got); diff != "" {
 		t.Errorf("relocated immediates (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnlinkedExternObject opens one unit of a program built from two: an
+// extern variable defined in the other unit, in an object whose .kconfig
+// section makes cilium/ebpf take it for a kconfig value. The error names
+// the extern and says what to do, rather than cilium/ebpf's "kconfig ...
+// not found in .kconfig" under ErrMalformed.
+func TestUnlinkedExternObject(t *testing.T) {
+	_, err := Open(filepath.Join("testdata", "unlinked_extern.o"), Options{})
+	if !errors.Is(err, ErrUnresolvedExtern) {
+		t.Fatalf("Open: %v, want %v", err, ErrUnresolvedExtern)
+	}
+	if errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "shared_limit") {
+		t.Errorf("Open: %v, want the extern named and no ErrMalformed", err)
 	}
 }

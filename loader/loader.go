@@ -359,10 +359,10 @@ func loadSpec(data []byte) (spec *ebpf.CollectionSpec, err error) {
 		}
 	}()
 	spec, err = ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
-	if m := kconfigNotFound.FindStringSubmatch(fmt.Sprint(err)); m != nil {
-		return nil, unresolvedExtern(m[1])
-	}
 	if err != nil {
+		if m := kconfigNotFound.FindStringSubmatch(err.Error()); m != nil {
+			return nil, unresolvedExtern(m[1])
+		}
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return spec, nil

@@ -21,9 +21,9 @@ package verifier
 
 import (
 	"github.com/cilium/ebpf/btf"
-	"github.com/vercheck/vercheck/stablefix"
 
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 

@@ -328,13 +328,7 @@ func TestLoopStackPruningLiveKernel(t *testing.T) {
 				cb = append(cb, b.set...)
 				cb = append(cb, asm.Mov.Imm(asm.R0, 0), asm.Return())
 				start := slots(main)
-				pos := 0
-				for i := range main {
-					if main[i].Src == asm.PseudoFunc && main[i].OpCode.IsDWordLoad() {
-						main[i].Constant = int64(start - pos - 1)
-					}
-					pos += int(main[i].Size() / asm.InstructionSize)
-				}
+				pointFuncLoads(main, start)
 				insns, funcs := cgRawFuncInfo(append(main, cb...), []int{0, start})
 				prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns, Funcs: funcs}
 				sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
@@ -625,15 +619,7 @@ func TestCallbackPruningLiveKernel(t *testing.T) {
 						cb = append(cb, m.insns...)
 						cb = append(cb, asm.Mov.Imm(asm.R0, 0), asm.Return())
 						start := slots(main)
-						pos := 0
-						for i := range main {
-							if main[i].IsLoadFromMap() || main[i].Src != asm.PseudoFunc || !main[i].OpCode.IsDWordLoad() {
-								pos += int(main[i].Size() / asm.InstructionSize)
-								continue
-							}
-							main[i].Constant = int64(start - pos - 1)
-							pos += int(main[i].Size() / asm.InstructionSize)
-						}
+						pointFuncLoads(main, start)
 						insns, funcs := cgRawFuncInfo(append(main, cb...), []int{0, start})
 						prog := &loader.Program{Name: "p", Type: ebpf.SchedCLS, License: "GPL", GPLCompatible: true, Instructions: insns, Funcs: funcs}
 						sweep.check(&loader.Object{Path: "test", Maps: maps}, prog, func() string {
@@ -645,4 +631,17 @@ func TestCallbackPruningLiveKernel(t *testing.T) {
 		}
 	}
 	sweep.done()
+}
+
+// pointFuncLoads makes every function address load (BPF_PSEUDO_FUNC) of
+// insns name the subprogram starting at raw slot start, as its relative
+// immediate.
+func pointFuncLoads(insns asm.Instructions, start int) {
+	pos := 0
+	for i := range insns {
+		if insns[i].Src == asm.PseudoFunc && insns[i].OpCode.IsDWordLoad() {
+			insns[i].Constant = int64(start - pos - 1)
+		}
+		pos += int(insns[i].Size() / asm.InstructionSize)
+	}
 }

@@ -83,9 +83,7 @@ func (e *env) pushResLockFailure() error {
 		// The push's own message, then check_kfunc_call's, which is
 		// the decisive line.
 		e.log.errorf(re.Msg)
-		out := e.reject(e.insnIdx, "failed to push state for failed lock acquisition").(*RejectError)
-		out.kind, out.errno = re.kind, re.errno
-		return out
+		return e.rejectAs(re, "failed to push state for failed lock acquisition")
 	}
 	regs := &branch.Frames[branch.CurFrame].Regs
 	for r := 0; r <= maxKfuncArgs; r++ {

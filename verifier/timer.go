@@ -216,7 +216,14 @@ func (e *env) failedCallback(err error, name string, id int32) error {
 	if !errors.As(err, &re) {
 		return err
 	}
-	out := e.reject(e.insnIdx, "kfunc %s#%d failed callback verification", name, id).(*RejectError)
+	return e.rejectAs(re, "kfunc %s#%d failed callback verification", name, id)
+}
+
+// rejectAs is reject with a message of its own for a failure re that ends
+// a step the kernel then reports once more (a callback, a push): the new
+// line is the decisive one, and re's kind and error number carry over.
+func (e *env) rejectAs(re *RejectError, format string, args ...any) error {
+	out := e.reject(e.insnIdx, format, args...).(*RejectError)
 	out.kind, out.errno = re.kind, re.errno
 	return out
 }

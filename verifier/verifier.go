@@ -559,14 +559,11 @@ func (e *env) checkMapProgCompat(i int, m *loader.Map) error {
 		// With stablefix.SleepableInnerMaps a map of maps' inner map
 		// must be of an allowed type too.
 		inner := !e.opts.MissingFixes.Has(stablefix.SleepableInnerMaps)
-		switch {
-		case !sleepableMapTypes[m.Type]:
+		if !sleepableMapTypes[m.Type] || inner && m.Inner != nil && !sleepableMapTypes[m.Inner.Type] {
 			msg = "Sleepable programs can only use array, hash, ringbuf and local storage maps"
-		case inner && m.Inner != nil && !sleepableMapTypes[m.Inner.Type]:
-			msg = "Sleepable programs can only use array, hash, ringbuf and local storage maps"
-		}
-		if msg != "" && inner {
-			msg += ", also as inner maps"
+			if inner {
+				msg += ", also as inner maps"
+			}
 		}
 	}
 	if msg != "" {

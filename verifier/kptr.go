@@ -83,9 +83,11 @@ type kptrField struct {
 	// of a field whose bpf_kptr_xchg it does model.
 	accessUnsupported string
 	// invalid is set when btf_find_kptr refuses the field (-EINVAL): its
-	// pointer's type tag is none of the kptr tags, or a second type tag
-	// follows it. btf_parse_fields then fails for the whole struct, whose
-	// special fields are plain memory (the map's record is an error).
+	// pointer's type tag is none of the kptr tags, a second type tag
+	// follows it, or it points to something other than a struct (a
+	// forward declaration, a union). btf_parse_fields then fails for the
+	// whole struct, whose special fields are plain memory (the map's
+	// record is an error).
 	invalid bool
 	// owner is the map whose value holds the field: its BTF is the
 	// field's (kptrObjectAux).
@@ -129,13 +131,21 @@ func parseKptr(p *btf.Pointer) *kptrField {
 	f := &kptrField{kind: kind}
 	target := skipModifiers(tag.Type)
 	_, extraTag := tag.Type.(*btf.TypeTag)
+	_, isStructKind := target.(*btf.Struct)
 	switch {
 	case !known:
 		f.unsupported, f.invalid = "kptr field with the unknown tag "+tag.Value, true
 	case extraTag:
 		f.unsupported, f.invalid = "kptr field with a second type tag", true
-	case !isStruct(target) || target.TypeName() == "":
-		f.unsupported = "kptr to something that is not a named struct"
+	case !isStructKind && kind == kptrUptr:
+		// btf_find_kptr ignores a uptr where it looks for kptrs only
+		// (btf_parse_struct_metas) and refuses it in a map value.
+		f.unsupported = "uptr to something that is not a struct"
+	case !isStructKind:
+		// btf_find_kptr: "Only pointer to struct is allowed".
+		f.unsupported, f.invalid = "kptr to something that is not a struct", true
+	case target.TypeName() == "":
+		f.unsupported = "kptr to an anonymous struct"
 	case kind == kptrUptr:
 		f.unsupported, f.uptrSize = parseUptr(target)
 	default:

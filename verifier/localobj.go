@@ -20,6 +20,8 @@ package verifier
 // btf_id) pairs.
 
 import (
+	"slices"
+
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/loader"
@@ -128,8 +130,11 @@ func isAllocObj(r *states.Reg) bool {
 
 // localRecord is btf_find_struct_meta(...)->record for program struct t:
 // its special fields. The kernel makes a record only for structs with a
-// special field among their own members (btf_parse_struct_metas); one
-// nested deeper makes the struct unsupported here.
+// member of one of the types btf_parse_struct_metas looks for (a lock, a
+// graph root or node, a bpf_refcount, a valid kptr: structMetaMember);
+// any other struct has none, and all of its memory is plain data, special
+// fields nested deeper or not. A special field nested deeper in a struct
+// that has a record makes the struct unsupported here.
 func (e *env) localRecord(t btf.Type) *mapRecord {
 	lt := &e.local
 	if r, ok := lt.records[t]; ok {
@@ -144,7 +149,8 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 	// type at most: the cycle ends here.
 	lt.records[t] = r
 	s, _ := skipModifiers(t).(*btf.Struct)
-	if s != nil {
+	if s != nil && slices.ContainsFunc(s.Members, func(m btf.Member) bool { return structMetaMember(m.Type) }) {
+		r.parsed = true
 		for _, m := range s.Members {
 			f := classifyField(m.Type)
 			if f.kind == 0 {
@@ -180,17 +186,13 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 // dropResSpinLock handles a bpf_res_spin_lock member of an allocated
 // object. btf_parse_struct_metas makes a record only for structs with a
 // member of one of its alloc_obj_fields (bpf_spin_lock, the graph roots
-// and nodes, bpf_refcount), which 6.18 does not extend to the resilient
-// lock: alone, the lock is plain memory and the object has no lock a
-// kfunc may take ("local 'kptr' has no valid bpf_res_spin_lock"). Beside
-// other special fields its part in the record is not modelled.
+// and nodes, bpf_refcount) or a kptr, which 6.18 does not extend to the
+// resilient lock: alone, the lock is plain memory and the object has no
+// lock a kfunc may take ("local 'kptr' has no valid bpf_res_spin_lock";
+// localRecord makes no record then). Beside other special fields its part
+// in the record is not modelled.
 func dropResSpinLock(r *mapRecord) {
-	if len(r.fields) > 1 {
-		r.unsupported = "a bpf_res_spin_lock beside other special fields of an allocated object"
-		return
-	}
-	r.fields = nil
-	r.resSpinLockOff = -1
+	r.unsupported = "a bpf_res_spin_lock beside other special fields of an allocated object"
 }
 
 // Messages of the bpf_obj_new return check.

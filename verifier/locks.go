@@ -112,6 +112,9 @@ type mapRecord struct {
 	// refused is set when the kernel would not create the map at all:
 	// a program naming it cannot be loaded.
 	refused bool
+	// parsed is set on the record of a program struct the kernel keeps a
+	// btf_struct_meta for (localRecord); the others have no record.
+	parsed bool
 }
 
 // graphRoots are the special structs that hold a collection of the
@@ -217,8 +220,9 @@ func buildRecord(m *loader.Map) *mapRecord {
 
 // structMetaMember reports whether a member of type t makes the kernel
 // parse its struct when it loads the BTF (btf_parse_struct_metas): a
-// bpf_spin_lock, graph root or node, bpf_refcount, or a kptr, by the
-// member's very type (no typedef or qualifier in between).
+// bpf_spin_lock, graph root or node, bpf_refcount, or a pointer
+// btf_find_kptr takes for a kptr (a valid tag other than uptr, to a
+// struct), by the member's very type (no typedef or qualifier in between).
 func structMetaMember(t btf.Type) bool {
 	switch v := t.(type) {
 	case *btf.Struct:
@@ -228,7 +232,7 @@ func structMetaMember(t btf.Type) bool {
 		}
 	case *btf.Pointer:
 		k := parseKptr(v)
-		return k != nil && !k.invalid
+		return k != nil && !k.invalid && k.kind != kptrUptr
 	}
 	return false
 }

@@ -81,25 +81,14 @@ func (e *env) checkObjCallType(info *kfuncInfo, meta *kfuncMeta) error {
 	return e.reject(e.insnIdx, msgOneTypeMerge)
 }
 
-// allocObjFields are the field kinds that give a program struct a
-// btf_struct_meta (btf_parse_struct_metas' alloc_obj_fields): a struct
-// whose special fields are all of other kinds (kptrs) has none.
-var allocObjFields = map[fieldKind]bool{
-	fieldSpinLock: true, fieldListHead: true, fieldListNode: true,
-	fieldRBRoot: true, fieldRBNode: true, fieldRefcount: true,
-}
-
 // structMeta is btf_find_struct_meta(...)->record of program struct t, nil
 // when the kernel makes none.
 func (e *env) structMeta(t btf.Type) *mapRecord {
 	if t == nil {
 		return nil
 	}
-	rec := e.localRecord(t)
-	for _, f := range rec.fields {
-		if allocObjFields[f.kind] {
-			return rec
-		}
+	if rec := e.localRecord(t); rec.parsed {
+		return rec
 	}
 	return nil
 }

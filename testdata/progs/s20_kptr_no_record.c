@@ -1,0 +1,79 @@
+#include "progs.h"
+#include <bpf/bpf_core_read.h>
+
+/* A kptr field counts only when btf_find_kptr takes it: a pointer tagged
+ * "kptr" to a struct. One to a forward declaration (a struct the program
+ * never defines) is refused, so btf_parse_struct_metas makes no record for
+ * a struct whose only special member it is: the object is plain memory,
+ * and bpf_kptr_xchg on it finds no kptr at all, at the field or beside
+ * it. */
+
+extern void *bpf_obj_new_impl(__u64 local_type_id, void *meta) __ksym;
+extern void bpf_obj_drop_impl(void *kptr, void *meta) __ksym;
+
+#define bpf_obj_new(type) ((type *)bpf_obj_new_impl(bpf_core_type_id_local(type), NULL))
+#define bpf_obj_drop(kptr) bpf_obj_drop_impl(kptr, NULL)
+#define __kptr __attribute__((btf_type_tag("kptr")))
+
+struct s20_undefined;
+
+struct s20_fwd_holder {
+	__u64 pad;
+	struct s20_undefined __kptr *leaf;
+};
+
+// vercheck: reject "R1 has no valid kptr"
+SEC("tc")
+int s20_xchg_fwd_kptr(struct __sk_buff *skb)
+{
+	struct s20_fwd_holder *h = bpf_obj_new(struct s20_fwd_holder);
+	struct s20_undefined *old;
+
+	if (!h)
+		return 0;
+	old = bpf_kptr_xchg(&h->leaf, NULL);
+	if (old)
+		bpf_obj_drop(old);
+	bpf_obj_drop(h);
+	return 0;
+}
+
+/* One byte past the field: still no kptr, not a wrong offset. */
+// vercheck: reject "R1 has no valid kptr"
+SEC("tc")
+int s20_xchg_fwd_kptr_off(struct __sk_buff *skb)
+{
+	struct s20_fwd_holder *h = bpf_obj_new(struct s20_fwd_holder);
+	struct s20_undefined *old;
+	void *dst;
+
+	if (!h)
+		return 0;
+	dst = &h->leaf;
+	asm volatile("%[d] += 1" : [d] "+r"(dst));
+	old = bpf_kptr_xchg(dst, NULL);
+	if (old)
+		bpf_obj_drop(old);
+	bpf_obj_drop(h);
+	return 0;
+}
+
+/* Without a record the field is plain memory: stored and read back. */
+// vercheck: accept
+SEC("tc")
+int s20_fwd_kptr_plain(struct __sk_buff *skb)
+{
+	struct s20_fwd_holder *h = bpf_obj_new(struct s20_fwd_holder);
+	__u64 *slot;
+	int ret;
+
+	if (!h)
+		return 0;
+	slot = (__u64 *)&h->leaf;
+	*slot = skb->len;
+	ret = *slot & 1;
+	bpf_obj_drop(h);
+	return ret;
+}
+
+char _license[] SEC("license") = "GPL";

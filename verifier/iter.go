@@ -167,10 +167,14 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 		e.log.errorf(bad)
 	}
 	f := e.frameOf(reg)
-	switch {
-	case bad != "" || !inRange || !iterValidInit(f, spi, nrSlots, typeID):
+	valid := iterInvalid
+	if bad == "" && inRange {
+		valid = iterValidInit(f, spi, nrSlots, typeID)
+	}
+	switch valid {
+	case iterInvalid:
 		return e.reject(e.insnIdx, "expected an initialized iter_%s as arg #%d", iterTypeName(typ), regno-1)
-	case f.Stack[spi].Spilled.Flags&states.PtrUntrusted != 0:
+	case iterUntrusted:
 		return e.reject(e.insnIdx, "expected an RCU CS when using %s", info.name)
 	}
 	for i := 0; i < nrSlots; i++ {
@@ -244,22 +248,40 @@ func iterValidUninit(f *states.Frame, spi, nrSlots int) bool {
 	return true
 }
 
-// iterValidInit is is_iter_reg_valid_init without the RCU check: the
-// slots hold one iterator of type typeID, with its reference on the main
-// slot only.
-func iterValidInit(f *states.Frame, spi, nrSlots int, typeID uint32) bool {
+// iterInit is what is_iter_reg_valid_init finds in an iterator argument's
+// slots.
+type iterInit int
+
+const (
+	// iterValid: one iterator of the expected type (0).
+	iterValid iterInit = iota
+	// iterInvalid: anything else (-EINVAL).
+	iterInvalid
+	// iterUntrusted: a slot holds an untrusted pointer, such as an RCU
+	// iterator after bpf_rcu_read_unlock (-EPROTO).
+	iterUntrusted
+)
+
+// iterValidInit is is_iter_reg_valid_init: the slots hold one iterator of
+// type typeID, with its reference on the main slot only. Each slot is
+// tested in the kernel's order, the untrusted mark first, so an untrusted
+// iterator of another type is reported as untrusted.
+func iterValidInit(f *states.Frame, spi, nrSlots int, typeID uint32) iterInit {
 	for i := 0; i < nrSlots; i++ {
 		s := &f.Stack[spi-i]
+		if s.Spilled.Flags&states.PtrUntrusted != 0 && (s.IsSpilledReg() || s.Types[0] == states.StackIter) {
+			return iterUntrusted
+		}
 		if (i == 0) != (s.Spilled.RefObjID != 0) || s.Spilled.Aux != typeID {
-			return false
+			return iterInvalid
 		}
 		for _, t := range s.Types {
 			if t != states.StackIter {
-				return false
+				return iterInvalid
 			}
 		}
 	}
-	return true
+	return iterValid
 }
 
 // destroyIter is unmark_stack_slots_iter: release the iterator's

@@ -76,4 +76,45 @@ int s20_fwd_kptr_plain(struct __sk_buff *skb)
 	return ret;
 }
 
+/* In a map value the same pointer makes btf_parse_fields fail: the map
+ * keeps no record, its value is plain memory, and there is no kptr to
+ * exchange. */
+struct s20_fwd_val {
+	__u64 a;
+	struct s20_undefined __kptr *p;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct s20_fwd_val);
+} s20_fwd_map SEC(".maps");
+
+// vercheck: reject "R1 has no valid kptr"
+SEC("tc")
+int s20_map_xchg_fwd_kptr(struct __sk_buff *skb)
+{
+	int k = 0;
+	struct s20_fwd_val *v = bpf_map_lookup_elem(&s20_fwd_map, &k);
+
+	if (!v)
+		return 0;
+	bpf_kptr_xchg(&v->p, NULL);
+	return 0;
+}
+
+// vercheck: accept
+SEC("tc")
+int s20_map_fwd_kptr_plain(struct __sk_buff *skb)
+{
+	int k = 0;
+	struct s20_fwd_val *v = bpf_map_lookup_elem(&s20_fwd_map, &k);
+
+	if (!v)
+		return 0;
+	*(__u64 *)&v->p = skb->len;
+	return *(__u32 *)&v->p & 1;
+}
+
 char _license[] SEC("license") = "GPL";

@@ -94,6 +94,7 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 				*t.out = r
 				if t.left.Add(-1) == 0 {
 					prog.done(t.obj.Path)
+					collectAfterObject()
 					<-open
 				}
 			}

@@ -418,9 +418,11 @@ func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 			return err
 		}
 		rec = e.localRecord(e.btfTypeOf(reg.Aux))
-	case reg.Type == states.PtrToBTFID && reg.Flags&states.MemAlloc != 0:
-		return e.unsupported(e.insnIdx, "bpf_kptr_xchg into an allocated object of flags %s", regTypeStr(reg))
 	case reg.Type != states.PtrToMapValue || reg.MaybeNull():
+		// check_reg_type: kptr_xchg_dest_types are a map value and
+		// PTR_TO_BTF_ID | MEM_ALLOC exactly, so an allocated object
+		// with any other flag (maybe-NULL, per-CPU, RCU, a non-owning
+		// reference) is refused as any other type.
 		return e.reject(e.insnIdx, "R%d type=%s expected=map_value, ptr_", regno, regTypeStr(reg))
 	default:
 		m := e.mapAt(reg)

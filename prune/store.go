@@ -338,6 +338,10 @@ func (s *Store) AddBackedge() {
 	s.updatePeak()
 }
 
+// PendingBackedges returns the number of back-edge states added and not
+// yet removed.
+func (s *Store) PendingBackedges() int { return s.stats.Backedges }
+
 // RemoveBackedges drops n back-edge states when their loop is left.
 func (s *Store) RemoveBackedges(n int) {
 	s.stats.Backedges = max(s.stats.Backedges-n, 0)

@@ -203,6 +203,11 @@ func (e *env) addSCCBackedge(be backedge) error {
 // still has back-edges to propagate: its precision marks may be missing
 // requirements from paths not yet explored.
 func (e *env) incompleteReadMarks(st *states.State) bool {
+	if e.store.PendingBackedges() == 0 {
+		// No visit holds a back-edge: spare the call chain's lookup,
+		// asked for every checkpoint a walk compares.
+		return false
+	}
 	v := e.sccVisitOf(st)
 	return v != nil && len(v.backedges) > 0
 }

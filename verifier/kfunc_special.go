@@ -139,12 +139,15 @@ func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 	if meta.dynptr.id == 0 {
 		return e.internal(e.insnIdx, "no dynptr id")
 	}
-	if meta.constant > uint64(maxVarSize) {
-		return e.unsupported(e.insnIdx, "%s of %d bytes", info.name, meta.constant)
+	// The slice's mem_size is a u32: the constant's high bits are
+	// dropped (with no buffer nothing else bounds it).
+	size := uint32(meta.constant)
+	if size > maxVarSize {
+		return e.unsupported(e.insnIdx, "%s of %d bytes", info.name, size)
 	}
 	r0 := &e.regs()[0]
 	r0.MarkPtr(states.PtrToMem, flags)
-	r0.Range = int32(meta.constant)
+	r0.Range = int32(size)
 	// Packet slices are not reference counted: the dynptr's id is all
 	// they keep, with the packet mark that lets a packet change kill
 	// them.

@@ -428,7 +428,7 @@ func (e *env) checkKptrXchgDest(regno int, meta *callMeta) error {
 		m := e.mapAt(reg)
 		rec = e.recordOf(m)
 		if !rec.hasBTF {
-			return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use bpf_kptr_xchg", kernelMapName(m))
+			return e.reject(e.insnIdx, "map '%s' has to have BTF in order to use bpf_kptr_xchg", e.kernelMapNameOf(m))
 		}
 		meta.mapIdx = int(reg.Aux)
 	}

@@ -660,13 +660,13 @@ func (e *env) lockRecord(reg *states.Reg, op lockOp) (int64, uint32, error) {
 	m := e.mapAt(reg)
 	rec := e.recordOf(m)
 	if !rec.hasBTF {
-		return 0, 0, e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s_lock", kernelMapName(m), name)
+		return 0, 0, e.reject(e.insnIdx, "map '%s' has to have BTF in order to use %s_lock", e.kernelMapNameOf(m), name)
 	}
 	if rec.unsupported != "" {
 		return 0, 0, e.unsupported(e.insnIdx, "%s_lock: %s", name, rec.unsupported)
 	}
 	if lockOff(rec) < 0 {
-		return 0, 0, e.reject(e.insnIdx, "map '%s' has no valid %s_lock", kernelMapName(m), name)
+		return 0, 0, e.reject(e.insnIdx, "map '%s' has no valid %s_lock", e.kernelMapNameOf(m), name)
 	}
 	return lockOff(rec), reg.Aux + 1, nil
 }
@@ -711,6 +711,15 @@ func (e *env) ptrRefs() []states.Ref {
 // kernelMapNameLen is BPF_OBJ_NAME_LEN minus the terminating NUL: the
 // kernel keeps at most this many bytes of a map's name.
 const kernelMapNameLen = 15
+
+// kernelMapNameOf is the name the kernel knows map m by: an inner map
+// template (inner_map_meta) has none.
+func (e *env) kernelMapNameOf(m *loader.Map) string {
+	if e.outerMapOf(m) >= 0 {
+		return ""
+	}
+	return kernelMapName(m)
+}
 
 // kernelMapName is the map's name as the kernel knows it (truncated the
 // way cilium/ebpf passes it).

@@ -29,7 +29,6 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/helpers"
-	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
@@ -84,15 +83,6 @@ func (e *env) checkMapFieldPointer(regno int, name string, fieldOff func(*mapRec
 		return 0, 0, e.reject(e.insnIdx, "off %d doesn't point to 'struct %s' that is at %d", at, name, off)
 	}
 	return int(reg.Aux), reg.MapUID(), nil
-}
-
-// kernelMapNameOf is the name the kernel knows map m by: an inner map
-// template (inner_map_meta) has none.
-func (e *env) kernelMapNameOf(m *loader.Map) string {
-	if e.outerMapOf(m) >= 0 {
-		return ""
-	}
-	return kernelMapName(m)
 }
 
 // checkTimerMapArg is the bpf_timer_init part of ARG_CONST_MAP_PTR: the

@@ -21,9 +21,10 @@ import (
 // the deleted run keeps its distance: a reached ld_imm64 taking the
 // address of a callback no path called (its call on a path never taken,
 // or replaced) is left pointing at whatever follows the removed
-// function. When that is no function's start and functions remain,
-// jit_subprogs reports "verifier bug: No program to jit at insn N" and
-// fails the load with EFAULT. vercheck refuses such a program as one the
+// function. When that is no function's start and functions remain (the
+// default exception callback do_misc_fixups adds to a program that
+// throws counts), jit_subprogs reports "verifier bug: No program to jit
+// at insn N" and fails the load with EFAULT. vercheck refuses such a program as one the
 // kernel's verifier faults on (ErrKernelFault), with the kernel's words.
 //
 // Between the two, do_misc_fixups gives every function that still holds a
@@ -84,6 +85,9 @@ func (e *env) checkJitFunctionTargets() error {
 	p.hardWireDeadBranches()
 	p.removeDeadCode()
 	p.removeNops()
+	if e.excCb == 0 && e.seenThrow() {
+		p.appendHiddenExceptionCallback()
+	}
 	p.insertMayGotoPrologues()
 	if len(p.starts)-1 <= 1 {
 		// jit_subprogs has nothing to split: a single function.
@@ -224,6 +228,33 @@ func (p *fixupProg) remove(off, n int) {
 		p.starts[k] -= n
 	}
 }
+
+// appendHiddenExceptionCallback is add_hidden_subprog at the start of
+// do_misc_fixups: a program some path of which called bpf_throw, with no
+// exception callback of its own, gets the default one (r0 = r1; exit)
+// patched in after its last instruction, as a function of its own. The
+// patch at the last instruction moves every target past the end by its
+// two new instructions (bpf_adj_branches), so a function address that
+// pointed past the end, at a last function the dead-code pass removed,
+// now points past the new function's start.
+func (p *fixupProg) appendHiddenExceptionCallback() {
+	n := len(p.insns)
+	for k := 0; k < n-1; k++ {
+		if p.insns[k].target >= n {
+			p.insns[k].target += hiddenExceptionCallbackInsns
+		}
+	}
+	last := p.insns[n-1].orig
+	for range hiddenExceptionCallbackInsns {
+		p.insns = append(p.insns, fixupInsn{orig: last, target: -1, seen: true})
+	}
+	p.starts[len(p.starts)-1] = n
+	p.starts = append(p.starts, n+hiddenExceptionCallbackInsns)
+}
+
+// hiddenExceptionCallbackInsns is the default exception callback's length:
+// r0 = r1; exit.
+const hiddenExceptionCallbackInsns = 2
 
 // mayGotoPrologueInsns is the length of the prologue do_misc_fixups puts
 // at the start of a function holding a may_goto: one BPF_ST per hidden

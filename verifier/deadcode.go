@@ -24,8 +24,9 @@ import (
 // function. When that is no function's start and functions remain (the
 // default exception callback do_misc_fixups adds to a program that
 // throws counts), jit_subprogs reports "verifier bug: No program to jit
-// at insn N" and fails the load with EFAULT. vercheck refuses such a program as one the
-// kernel's verifier faults on (ErrKernelFault), with the kernel's words.
+// at insn N" and fails the load with EFAULT. vercheck refuses such a
+// program as one the kernel's verifier faults on (ErrKernelFault), with
+// the kernel's words.
 //
 // Between the two, do_misc_fixups gives every function that still holds a
 // may_goto a prologue initialising its loop budget: BPF_ST instructions

@@ -20,8 +20,6 @@ package verifier
 // btf_id) pairs.
 
 import (
-	"slices"
-
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/loader"
@@ -149,7 +147,7 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 	// type at most: the cycle ends here.
 	lt.records[t] = r
 	s, _ := skipModifiers(t).(*btf.Struct)
-	if s != nil && slices.ContainsFunc(s.Members, func(m btf.Member) bool { return structMetaMember(m.Type) }) {
+	if s != nil && hasStructMeta(s) {
 		r.parsed = true
 		for _, m := range s.Members {
 			f := classifyField(m.Type)
@@ -175,24 +173,18 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 		}
 	}
 	if r.resSpinLockOff >= 0 {
-		dropResSpinLock(r)
+		// btf_parse_struct_metas looks for no bpf_res_spin_lock in 6.18
+		// (it is no alloc_obj_field): alone, the lock is plain memory
+		// and the object has no record, hence no lock a kfunc may take
+		// ("local 'kptr' has no valid bpf_res_spin_lock"). Beside the
+		// special fields that make a record, its part in the record is
+		// not modelled.
+		r.unsupported = "a bpf_res_spin_lock beside other special fields of an allocated object"
 	}
 	if r.unsupported == "" {
 		r.unsupported = e.graphRecordProblem(r)
 	}
 	return r
-}
-
-// dropResSpinLock handles a bpf_res_spin_lock member of an allocated
-// object. btf_parse_struct_metas makes a record only for structs with a
-// member of one of its alloc_obj_fields (bpf_spin_lock, the graph roots
-// and nodes, bpf_refcount) or a kptr, which 6.18 does not extend to the
-// resilient lock: alone, the lock is plain memory and the object has no
-// lock a kfunc may take ("local 'kptr' has no valid bpf_res_spin_lock";
-// localRecord makes no record then). Beside other special fields its part
-// in the record is not modelled.
-func dropResSpinLock(r *mapRecord) {
-	r.unsupported = "a bpf_res_spin_lock beside other special fields of an allocated object"
 }
 
 // Messages of the bpf_obj_new return check.

@@ -218,6 +218,12 @@ func buildRecord(m *loader.Map) *mapRecord {
 	return r
 }
 
+// hasStructMeta reports whether btf_parse_struct_metas parses struct s: a
+// member of s is a structMetaMember.
+func hasStructMeta(s *btf.Struct) bool {
+	return slices.ContainsFunc(s.Members, func(m btf.Member) bool { return structMetaMember(m.Type) })
+}
+
 // structMetaMember reports whether a member of type t makes the kernel
 // parse its struct when it loads the BTF (btf_parse_struct_metas): a
 // bpf_spin_lock, graph root or node, bpf_refcount, or a pointer
@@ -264,7 +270,7 @@ func refusedStructMeta(t btf.Type, depth int) *btf.Struct {
 // refusesStructMeta reports whether btf_parse_struct_metas parses struct s
 // and fails for a pointer's type tags.
 func refusesStructMeta(s *btf.Struct) bool {
-	return slices.ContainsFunc(s.Members, func(m btf.Member) bool { return structMetaMember(m.Type) }) &&
+	return hasStructMeta(s) &&
 		hasInvalidKptr(s, 0)
 }
 

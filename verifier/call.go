@@ -171,7 +171,11 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		if r.RefObjID == 0 {
 			return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", fn.ReleaseArg)
 		}
-		if err := e.releaseReference(r.RefObjID); err != nil {
+		release := e.releaseReference
+		if id == fnKptrXchg {
+			release = e.releaseIntoKptr
+		}
+		if err := release(r.RefObjID); err != nil {
 			return err
 		}
 	}
@@ -409,6 +413,25 @@ func (e *env) releaseReference(id uint32) error {
 		}
 	})
 	return nil
+}
+
+// releaseIntoKptr is check_helper_call's release for bpf_kptr_xchg: the
+// object now belongs to the map, and the copies of its pointer become
+// scalars as in releaseReference, except those to a per-CPU allocated object
+// inside an RCU read section: the map frees such an object only after an RCU
+// grace period, so they stay readable as untracked RCU pointers
+// (percpu_rcu_ptr_), for bpf_per_cpu_ptr and bpf_this_cpu_ptr.
+func (e *env) releaseIntoKptr(id uint32) error {
+	if !e.inRCU() {
+		return e.releaseReference(id)
+	}
+	forEachReg(e.cur, func(r *states.Reg) {
+		if r.RefObjID == id && r.Type == states.PtrToBTFID && r.Flags&(states.MemAlloc|states.MemPercpu) == states.MemAlloc|states.MemPercpu {
+			r.RefObjID = 0
+			r.Flags = r.Flags&^states.MemAlloc | states.MemRCU
+		}
+	})
+	return e.releaseReference(id)
 }
 
 // argTypeStr names the register type an argument kind expects.

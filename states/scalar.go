@@ -43,11 +43,15 @@ var unknownScalar = func() Scalar {
 }()
 
 // ConstScalar returns the scalar holding exactly v (__mark_reg_known).
+//
+// It is written out field by field, so that the compiler inlines it: the
+// interpreter makes a constant at most instructions.
 func ConstScalar(v uint64) Scalar {
-	s := Scalar{Var: TnumConst(v)}
-	s.set64(constIval[int64](v))
-	s.set32(constIval[int32](uint32(v)))
-	return s
+	return Scalar{
+		Var:  Tnum{Value: v},
+		SMin: int64(v), SMax: int64(v), UMin: v, UMax: v,
+		S32Min: int32(v), S32Max: int32(v), U32Min: uint32(v), U32Max: uint32(v),
+	}
 }
 
 // IsConst reports whether s holds a single known value.

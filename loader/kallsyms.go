@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"os"
 	"sync"
+	"weak"
 )
 
 // kallsymsPath lists the kernel's symbols and their addresses: the
@@ -27,15 +28,11 @@ func UseKallsyms(path string) {
 // (modules' symbols included), as kallsyms_lookup_name and libbpf's
 // kallsyms reader find it: the first address listed for the name; an
 // address reads as zero when the kernel hides it (kptr_restrict). ok is
-// false when the kernel has no such symbol. /proc/kallsyms is read once
-// per process.
+// false when the kernel has no such symbol. /proc/kallsyms is read when a
+// name is first asked for and no earlier read is still in memory.
 func KernelSymbol(name string) (addr uint64, ok bool, err error) {
-	t, err := kallsyms()
-	if err != nil {
-		return 0, false, err
-	}
-	s, ok := t.lookup(name)
-	return s.addr, ok, nil
+	s, ok, err := lookupKallsyms(name)
+	return s.addr, ok, err
 }
 
 // KernelSymbolType returns the type letter /proc/kallsyms gives the
@@ -43,12 +40,8 @@ func KernelSymbol(name string) (addr uint64, ok bool, err error) {
 // for text, 'W' or 'w' for a weak symbol, and so on; 0 when the kernel
 // has no such symbol.
 func KernelSymbolType(name string) (byte, error) {
-	t, err := kallsyms()
-	if err != nil {
-		return 0, err
-	}
-	s, _ := t.lookup(name)
-	return s.typ, nil
+	s, _, err := lookupKallsyms(name)
+	return s.typ, err
 }
 
 // kallsymsTable is /proc/kallsyms, indexed by name. It holds no pointer
@@ -72,8 +65,51 @@ type kallsymsEntry struct {
 	typ  byte
 }
 
-// kallsyms reads kallsymsPath once per process.
-var kallsyms = sync.OnceValues(readKallsyms)
+// kallsymsCache holds what lookups found (a handful of names an object
+// asks for) and, weakly, the table they were found in. The table is 9 MB
+// that a sweep needed for only some objects: held for the whole process,
+// it stayed in the live heap of every later object, and the collector,
+// pacing itself on that heap, let a directory run's memory grow well past
+// that of its largest object alone (the shared corpus: 43 MB live during
+// its largest object against 30 MB alone). The names looked up are
+// remembered, so that the file is read again only for a name not yet asked
+// for after the table was collected.
+var kallsymsCache struct {
+	sync.Mutex
+	table weak.Pointer[kallsymsTable]
+	found map[string]kallsymsLookup
+}
+
+// kallsymsLookup is the remembered answer for one name.
+type kallsymsLookup struct {
+	entry kallsymsEntry
+	ok    bool
+}
+
+// lookupKallsyms returns what kallsymsPath says of name, reading the file
+// again when the table of an earlier read has been collected.
+func lookupKallsyms(name string) (kallsymsEntry, bool, error) {
+	c := &kallsymsCache
+	c.Lock()
+	defer c.Unlock()
+	if l, ok := c.found[name]; ok {
+		return l.entry, l.ok, nil
+	}
+	t := c.table.Value()
+	if t == nil {
+		var err error
+		if t, err = readKallsyms(); err != nil {
+			return kallsymsEntry{}, false, err
+		}
+		c.table = weak.Make(t)
+	}
+	e, ok := t.lookup(name)
+	if c.found == nil {
+		c.found = map[string]kallsymsLookup{}
+	}
+	c.found[name] = kallsymsLookup{e, ok}
+	return e, ok, nil
+}
 
 func readKallsyms() (*kallsymsTable, error) {
 	data, err := readProcFile(kallsymsPath, kallsymsSizeHint)

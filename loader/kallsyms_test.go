@@ -6,7 +6,9 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -98,5 +100,49 @@ func TestReadProcFile(t *testing.T) {
 	}
 	if _, err := readProcFile(filepath.Join(t.TempDir(), "absent"), 1); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("absent file: error %v, want ErrNotExist", err)
+	}
+}
+
+// TestKallsymsCacheLetsGo: the table is not kept alive by the cache (a
+// collection frees it), a name asked for again is answered from memory
+// without the file, and a new name reads the file again.
+func TestKallsymsCacheLetsGo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kallsyms")
+	if err := os.WriteFile(path, []byte("ffffffff81000000 T first\nffffffff81001000 t second\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oldPath := kallsymsPath
+	kallsymsCache.Lock()
+	oldFound, oldTable := kallsymsCache.found, kallsymsCache.table
+	kallsymsCache.found, kallsymsCache.table = nil, weak.Pointer[kallsymsTable]{}
+	kallsymsCache.Unlock()
+	kallsymsPath = path
+	t.Cleanup(func() {
+		kallsymsPath = oldPath
+		kallsymsCache.Lock()
+		kallsymsCache.found, kallsymsCache.table = oldFound, oldTable
+		kallsymsCache.Unlock()
+	})
+
+	if addr, ok, err := KernelSymbol("first"); err != nil || !ok || addr != 0xffffffff81000000 {
+		t.Fatalf("KernelSymbol(first) = %#x, %v, %v", addr, ok, err)
+	}
+	runtime.GC()
+	if kallsymsCache.table.Value() != nil {
+		t.Fatal("the cache keeps the kallsyms table alive after a collection")
+	}
+	// The file changes: a remembered name keeps its answer, a new one is
+	// read from the file as it is now.
+	if err := os.WriteFile(path, []byte("ffffffff82000000 T first\nffffffff82001000 W second\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if addr, _, _ := KernelSymbol("first"); addr != 0xffffffff81000000 {
+		t.Errorf("KernelSymbol(first) after a collection = %#x, want the remembered 0xffffffff81000000", addr)
+	}
+	if typ, err := KernelSymbolType("second"); err != nil || typ != 'W' {
+		t.Errorf("KernelSymbolType(second) = %q, %v, want 'W' read again", typ, err)
+	}
+	if _, ok, err := KernelSymbol("absent"); err != nil || ok {
+		t.Errorf("KernelSymbol(absent) = %v, %v, want not found", ok, err)
 	}
 }

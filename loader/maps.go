@@ -133,6 +133,23 @@ func kernelMakesRdonlyProg(t ebpf.MapType) bool {
 	return t == ebpf.DevMap || t == ebpf.DevMapHash
 }
 
+// mapReadOnly reports whether a program may only read the values of a map
+// of type t named name created with flags: BPF_F_RDONLY_PROG, which
+// loaders set on .rodata (and freeze it), or a type the kernel makes so.
+func mapReadOnly(name string, t ebpf.MapType, flags uint32) bool {
+	return flags&bpfFRdonlyProg != 0 || strings.HasPrefix(name, ".rodata") || kernelMakesRdonlyProg(t)
+}
+
+// WithDefinition returns a copy of m created with maxEntries entries and
+// flags instead of its own (a loader that resizes or restricts a map
+// before it loads the programs).
+func (m *Map) WithDefinition(maxEntries, flags uint32) *Map {
+	c := *m
+	c.MaxEntries, c.Flags = maxEntries, flags
+	c.ReadOnly = mapReadOnly(c.Name, c.Type, flags)
+	return &c
+}
+
 // convertMap turns a cilium/ebpf map spec into a Map; the legacy tail is
 // handled separately because it needs the other maps.
 func convertMap(name string, ms *ebpf.MapSpec) *Map {
@@ -144,7 +161,7 @@ func convertMap(name string, ms *ebpf.MapSpec) *Map {
 		MaxEntries: ms.MaxEntries,
 		Flags:      ms.Flags,
 		Spec:       ms,
-		ReadOnly:   ms.Flags&bpfFRdonlyProg != 0 || strings.HasPrefix(name, ".rodata") || kernelMakesRdonlyProg(ms.Type),
+		ReadOnly:   mapReadOnly(name, ms.Type, ms.Flags),
 	}
 	if isMapInMap(ms.Type) && m.ValueSize == 0 {
 		// An outer map's values are inner map fds: cilium/ebpf and libbpf

@@ -354,7 +354,7 @@ func (f *fuzzer) judgeMutant(label string, s *seed, m mutate.Mutant) trial {
 		t.err = err
 		return t
 	}
-	t.outcome = oracle.Judge(s.obj, prog, f.cfg.judging(false))
+	t.outcome = oracle.Judge(s.object(m), prog, f.cfg.judging(false))
 	t.prog = prog
 	return t
 }
@@ -428,7 +428,7 @@ func (f *fuzzer) recordTrial(t trial) {
 	// program whose kernel load never returned is not loaded again: the
 	// kernel's verifier oopsed on it and would again.
 	if !o.KernelHung() {
-		o = oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
+		o = oracle.Judge(t.seed.object(code), prog, f.cfg.judging(true))
 	}
 	dir := filepath.Join(f.cfg.out, o.Class.String(), "m"+t.label)
 	if err := oracle.Save(dir, code.Insns, o, f.info(t.label, t.seed, code, o, reason)); err != nil {
@@ -500,7 +500,7 @@ func (f *fuzzer) replay(rp replayed) int {
 	if minimisable(t.outcome.Class) {
 		code, prog = f.minimise(t)
 	}
-	o := oracle.Judge(t.seed.obj, prog, f.cfg.judging(true))
+	o := oracle.Judge(t.seed.object(code), prog, f.cfg.judging(true))
 	fmt.Fprintf(f.stdout, "%s\n%s\n--- vercheck\n%s\n--- kernel\n%s\n",
 		f.info(t.label, t.seed, code, o, o.Reason()), oracle.Listing(code.Insns), o.Vercheck.Log, o.Kernel.Log)
 	if o.Class == oracle.FalseAccept {
@@ -530,7 +530,7 @@ func (f *fuzzer) minimise(t trial) (mutate.Mutant, *loader.Program) {
 		if err != nil {
 			return false
 		}
-		o := oracle.Judge(t.seed.obj, prog, f.cfg.judging(false))
+		o := oracle.Judge(t.seed.object(m), prog, f.cfg.judging(false))
 		if o.Class != class || (class != oracle.InsnsDiffer && o.Reason() != reason) {
 			return false
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,7 +37,13 @@ func TestRunUsage(t *testing.T) {
 // it.
 func testSeed(t *testing.T, name string) *seed {
 	t.Helper()
-	obj, err := loader.Open(funcsObject, loader.Options{})
+	return testSeedIn(t, funcsObject, name)
+}
+
+// testSeedIn makes program name of the object at path a seed.
+func testSeedIn(t *testing.T, path, name string) *seed {
+	t.Helper()
+	obj, err := loader.Open(path, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +57,7 @@ func testSeed(t *testing.T, name string) *seed {
 		}
 		return &seed{name: name, obj: obj, prog: p, code: code, asmIndex: asmIndexes(p.Instructions, len(code))}
 	}
-	t.Fatalf("%s has no program %s", funcsObject, name)
+	t.Fatalf("%s has no program %s", path, name)
 	return nil
 }
 
@@ -283,5 +290,51 @@ func TestSeedProgramType(t *testing.T) {
 	}
 	if s.prog.Flags != loader.FlagSleepable || s.prog.AttachTo != "target" {
 		t.Errorf("the seed's program changed: flags %#x, target %q", s.prog.Flags, s.prog.AttachTo)
+	}
+}
+
+// TestSeedMapDefinition: a mutant's map definitions reach the object both
+// verifiers are given, read-only and write-only maps as the loader reads
+// their flags, and the seed's object keeps its own.
+func TestSeedMapDefinition(t *testing.T) {
+	s := testSeedIn(t, "../../testdata/progs/a12_sext_fill.o", "a12_sext_fill_s8_fits")
+	const (
+		rdonlyProg = 1 << 7
+		wronlyProg = 1 << 8
+	)
+	tests := []struct {
+		flags uint32
+		want  string // vercheck's message; "" for an accept
+	}{
+		{0, ""},
+		{rdonlyProg, ""},
+		{wronlyProg, "read from map forbidden, value_size=8 off=0 size=1"},
+	}
+	k := slices.IndexFunc(s.obj.Maps, func(m *loader.Map) bool { return m != nil && m.Name == "a12_sf_map" })
+	if k < 0 {
+		t.Fatal("no map a12_sf_map")
+	}
+	for _, tt := range tests {
+		m := mutate.Identity(s.code)
+		m.MapDefs = []mutate.MapDef{{Index: k, MaxEntries: 2, Flags: tt.flags}}
+		obj := s.object(m)
+		if got := obj.Maps[k]; got.MaxEntries != 2 || got.Flags != tt.flags || got.ReadOnly != (tt.flags == rdonlyProg) {
+			t.Errorf("flags %#x: map %s has max_entries %d, flags %#x, read-only %v", tt.flags, got.Name, got.MaxEntries, got.Flags, got.ReadOnly)
+		}
+		p, err := s.program(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := verifier.Verify(obj, p, verifier.Options{})
+		got := ""
+		if res.Err != nil {
+			got = verifier.DecisiveLine(res.Err)
+		}
+		if got != tt.want {
+			t.Errorf("flags %#x: vercheck says %q, want %q", tt.flags, got, tt.want)
+		}
+	}
+	if m := s.obj.Maps[k]; m.MaxEntries != 1 || m.Flags != 0 || m.ReadOnly {
+		t.Errorf("the seed's map changed: max_entries %d, flags %#x, read-only %v", m.MaxEntries, m.Flags, m.ReadOnly)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -105,7 +106,7 @@ func judgeCandidate(c candidate, maxInsns int, rejected bool, judging oracle.Opt
 		return seedVerdict{class: o.Class}
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
-	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj),
+	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Maps: mapInfos(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj),
 		Helpers: allowedHelpers(c.prog), MaySleep: maySleep(c.prog), ProgTypes: mutate.OtherProgTypes(mutate.ProgType{Type: c.prog.Type, Attach: c.prog.AttachType})}
 	s.env.Edges = mutate.FindEdges(code, mutate.Inputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj), contextOf(c.prog.Type)))
 	return seedVerdict{seed: s, class: o.Class}
@@ -199,6 +200,33 @@ func mapShapes(obj *loader.Object) []interp.Map {
 		}
 	}
 	return shapes
+}
+
+// mapInfos describes obj's maps by map index for the map-definition
+// operator: a zero MapInfo where the index names no map.
+func mapInfos(obj *loader.Object) []mutate.MapInfo {
+	infos := make([]mutate.MapInfo, len(obj.Maps))
+	for i, m := range obj.Maps {
+		if m != nil {
+			infos[i] = mutate.MapInfo{Type: uint32(m.Type), MaxEntries: m.MaxEntries, Flags: m.Flags, Data: m.Contents != nil}
+		}
+	}
+	return infos
+}
+
+// object returns the seed's object as mutant m loads it: with the map
+// definitions m changes (mutate.MapDefOperator), the seed's own otherwise.
+// Both verifiers are given it, the kernel's maps being created from it.
+func (s *seed) object(m mutate.Mutant) *loader.Object {
+	if len(m.MapDefs) == 0 {
+		return s.obj
+	}
+	o := *s.obj
+	o.Maps = slices.Clone(o.Maps)
+	for _, d := range m.MapDefs {
+		o.Maps[d.Index] = o.Maps[d.Index].WithDefinition(d.MaxEntries, d.Flags)
+	}
+	return &o
 }
 
 // valueSizes returns the value sizes of obj's maps by map index, -1

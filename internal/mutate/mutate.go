@@ -69,6 +69,8 @@ type Env struct {
 	// TypeKfuncs are calls of the kfuncs in vmlinux that the program's
 	// type may call, from the objects of every seed.
 	TypeKfuncs []insn.Insn
+	// Maps describe the object's maps by index, for MapDefOperator.
+	Maps []MapInfo
 	// Operators, when not empty, are the names of the only operators
 	// Mutate draws (besides the edge operator): a run aimed at one
 	// family of rules.
@@ -94,7 +96,9 @@ func (env Env) drawn() []operator {
 // mutation places an access at an edge with probability EdgeShare; when
 // it has other program types, the next loads the mutant as one of them
 // with probability ProgTypeShare; when its type may sleep, the next
-// toggles BPF_F_SLEEPABLE with probability SleepableShare.
+// toggles BPF_F_SLEEPABLE with probability SleepableShare; when it loads a
+// map, the next gives the map another definition with probability
+// MapDefShare.
 // Fewer than n mutations are applied only when no operator applies.
 func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	m := Identity(prog)
@@ -115,6 +119,12 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	if env.MaySleep && n > 0 && r.Float64() < SleepableShare {
 		m = m.withSleepableToggled()
 		n--
+	}
+	if n > 0 && len(env.Maps) > 0 && r.Float64() < MapDefShare {
+		if mm, ok := m.withMapDef(r, env.Maps); ok {
+			m = mm
+			n--
+		}
 	}
 	ops := env.drawn()
 	order := r.Perm(len(ops))

@@ -248,6 +248,9 @@ func TestOperatorNames(t *testing.T) {
 	if diff := cmp.Diff(append([]string{"swap"}, mutate.ResourceOperators()...), got); diff != "" {
 		t.Errorf("operators mismatch (-want +got):\n%s", diff)
 	}
+	if got, err := operatorNames("load flags,map definition"); err != nil || !slices.Equal(got, []string{mutate.LoadFlagsOperator, mutate.MapDefOperator}) {
+		t.Errorf("the load-flag and map-definition operators: %q, %v", got, err)
+	}
 	if _, err := operatorNames("no such operator"); err == nil {
 		t.Error("an unknown operator is accepted")
 	}

@@ -375,6 +375,7 @@ func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
 	if m.ToggleSleepable {
 		p.Flags ^= loader.FlagSleepable
 	}
+	p.Flags ^= m.ToggleFlags
 	if pt := m.ProgType; pt != nil {
 		if pt.Type != p.Type {
 			p.AttachTo, p.Flags = "", 0

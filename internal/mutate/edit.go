@@ -32,6 +32,9 @@ type Mutant struct {
 	// ToggleSleepable loads the mutant with the original's
 	// BPF_F_SLEEPABLE flag inverted.
 	ToggleSleepable bool
+	// ToggleFlags are load flags (BPF_F_*) the mutant is loaded with
+	// toggled from the original's (LoadFlagsOperator).
+	ToggleFlags uint32
 	// MapDefs are maps of the seed's object the mutant is loaded with
 	// other definitions of (MapDefOperator).
 	MapDefs []MapDef
@@ -152,7 +155,7 @@ func (m Mutant) apply(e edit, change string) (Mutant, error) {
 		target[j] = s.target(t)
 	}
 	changes := append(slices.Clone(m.Changes), change)
-	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable, MapDefs: m.MapDefs}, nil
+	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable, ToggleFlags: m.ToggleFlags, MapDefs: m.MapDefs}, nil
 }
 
 // splitsLdImm64 reports whether a cut before index i falls between the two

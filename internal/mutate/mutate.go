@@ -77,6 +77,12 @@ type Env struct {
 	Operators []string
 }
 
+// allows reports whether env lets Mutate use the operator called name:
+// any operator when Operators is empty, those it names otherwise.
+func (env Env) allows(name string) bool {
+	return len(env.Operators) == 0 || slices.Contains(env.Operators, name)
+}
+
 // drawn returns the operators Mutate draws from for env.
 func (env Env) drawn() []operator {
 	if len(env.Operators) == 0 {
@@ -96,8 +102,9 @@ func (env Env) drawn() []operator {
 // mutation places an access at an edge with probability EdgeShare; when
 // it has other program types, the next loads the mutant as one of them
 // with probability ProgTypeShare; when its type may sleep, the next
-// toggles BPF_F_SLEEPABLE with probability SleepableShare; when it loads a
-// map, the next gives the map another definition with probability
+// toggles BPF_F_SLEEPABLE with probability SleepableShare; the next
+// toggles another load flag with probability LoadFlagsShare; when it loads
+// a map, the next gives the map another definition with probability
 // MapDefShare.
 // Fewer than n mutations are applied only when no operator applies.
 func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
@@ -120,7 +127,11 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 		m = m.withSleepableToggled()
 		n--
 	}
-	if n > 0 && len(env.Maps) > 0 && r.Float64() < MapDefShare {
+	if n > 0 && env.allows(LoadFlagsOperator) && r.Float64() < LoadFlagsShare {
+		m = m.withLoadFlagToggled(r)
+		n--
+	}
+	if n > 0 && len(env.Maps) > 0 && env.allows(MapDefOperator) && r.Float64() < MapDefShare {
 		if mm, ok := m.withMapDef(r, env.Maps); ok {
 			m = mm
 			n--

@@ -44,6 +44,11 @@ var (
 	// returns): it must not be loaded to compare. It is also
 	// ErrUnsupported.
 	ErrKernelFault = fmt.Errorf("%w: the kernel's verifier faults on it", ErrUnsupported)
+	// ErrMapCreate: the program uses a map the kernel refuses to create
+	// (a loader.MapCreateError says why, and errors.As finds it): the
+	// load fails before the verifier runs, so there is no verdict. It is
+	// also ErrUnsupported.
+	ErrMapCreate = fmt.Errorf("%w: the kernel refuses to create a map the program uses", ErrUnsupported)
 	// ErrInternal: vercheck itself failed (a bug); the program's verdict
 	// is unknown.
 	ErrInternal = errors.New("internal error")

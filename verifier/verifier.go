@@ -202,6 +202,10 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		}
 		return res
 	}
+	if err := mapCreateError(obj, code); err != nil {
+		res.Err = err
+		return res
+	}
 	e := newEnv(obj, prog, code, opts)
 	err = e.run()
 	var re *RejectError
@@ -435,6 +439,24 @@ func (e *env) noteCgroupStorage(i int, m *loader.Map) error {
 		return &RejectError{Insn: i, Msg: "only one cgroup storage of each type is allowed"}
 	}
 	e.cgroupStorage[kind] = m
+	return nil
+}
+
+// mapCreateError returns, for the first map code loads that the kernel
+// refuses to create (loader.Map.CreateError), an ErrMapCreate at the
+// loading instruction: a loader creates an object's maps before it loads
+// any program, so the load fails there, with no verifier log.
+func mapCreateError(obj *loader.Object, code []insn.Insn) error {
+	for i, in := range code {
+		if in.Filler || !in.IsLdImm64() || (in.Src != insn.PseudoMapFD && in.Src != insn.PseudoMapValue) {
+			continue
+		}
+		if k := int(in.Imm); k >= 0 && k < len(obj.Maps) && obj.Maps[k] != nil {
+			if err := obj.Maps[k].CreateError(); err != nil {
+				return &RejectError{Insn: i, Msg: err.Error(), kind: fmt.Errorf("%w: %w", ErrMapCreate, err)}
+			}
+		}
+	}
 	return nil
 }
 

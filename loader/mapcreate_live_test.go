@@ -1,0 +1,79 @@
+package loader_test
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"testing"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/loader"
+)
+
+// TestMapCreateErrorLive creates maps of the array and hash families with
+// definitions at the edges of what map_create accepts, and compares each
+// outcome (created, or refused with which errno) with Map.CreateError.
+func TestMapCreateErrorLive(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("no kernel to create maps in: %v", err)
+	}
+	const (
+		noPrealloc  = 1 << 0
+		noCommonLRU = 1 << 1
+		rdonly      = 1 << 3
+		wronly      = 1 << 4
+		zeroSeed    = 1 << 6
+		rdonlyProg  = 1 << 7
+		wronlyProg  = 1 << 8
+		mmapable    = 1 << 10
+		preserve    = 1 << 11
+		innerMap    = 1 << 12
+		unknown     = 1 << 20
+	)
+	type def struct {
+		typ                 ebpf.MapType
+		key, value, entries uint32
+		flags               uint32
+	}
+	var defs []def
+	for _, typ := range []ebpf.MapType{ebpf.Array, ebpf.PerCPUArray, ebpf.ProgramArray, ebpf.PerfEventArray, ebpf.CGroupArray,
+		ebpf.Hash, ebpf.PerCPUHash, ebpf.LRUHash, ebpf.LRUCPUHash} {
+		value := uint32(8)
+		if typ == ebpf.ProgramArray || typ == ebpf.PerfEventArray || typ == ebpf.CGroupArray {
+			value = 4
+		}
+		for _, flags := range []uint32{0, noPrealloc, noCommonLRU, rdonly, wronly, rdonly | wronly, zeroSeed, rdonlyProg, wronlyProg,
+			rdonlyProg | wronlyProg, mmapable, preserve, innerMap, unknown, rdonlyProg | noPrealloc} {
+			defs = append(defs, def{typ, 4, value, 4, flags})
+		}
+		defs = append(defs, def{typ, 4, value, 0, 0}, def{typ, 0, value, 4, 0}, def{typ, 8, value, 4, 0},
+			def{typ, 4, 0, 4, 0}, def{typ, 4, 16, 4, 0}, def{typ, 513, value, 4, 0}, def{typ, 512, value, 4, 0})
+	}
+	for _, d := range defs {
+		name := fmt.Sprintf("%v key %d value %d entries %d flags %#x", d.typ, d.key, d.value, d.entries, d.flags)
+		lm := &loader.Map{Name: "t", Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags}
+		var want syscall.Errno
+		var ce *loader.MapCreateError
+		if err := lm.CreateError(); errors.As(err, &ce) {
+			want = ce.Errno
+		}
+		if d.typ == ebpf.PerfEventArray && (d.key != 4 || d.value != 4 || d.entries == 0) {
+			// cilium/ebpf fills in or refuses these before the kernel
+			// sees them, as the loader does.
+			continue
+		}
+		m, err := ebpf.NewMapWithOptions(&ebpf.MapSpec{Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags}, ebpf.MapOptions{})
+		var got syscall.Errno
+		if err == nil {
+			m.Close()
+		} else if !errors.As(err, &got) {
+			t.Errorf("%s: %v, not an errno", name, err)
+			continue
+		}
+		if got != want {
+			t.Errorf("%s: the kernel says %v (%d), CreateError %v (%d)", name, got, int(got), want, int(want))
+		}
+	}
+}

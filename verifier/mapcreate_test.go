@@ -1,0 +1,46 @@
+package verifier
+
+import (
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/vercheck/vercheck/internal/kernel"
+	"github.com/vercheck/vercheck/loader"
+)
+
+// TestMapCreate: a program that uses a map the kernel refuses to create
+// has no verdict (ErrMapCreate, so ErrUnsupported, with the loader's
+// MapCreateError and its errno), and the running kernel, where there is
+// one, fails the same load at the map, with no verifier log; the program
+// whose map is well defined is verified as usual.
+func TestMapCreate(t *testing.T) {
+	obj, err := loader.Open("testdata/mapcreate/bad_maps.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := kernel.Available() == nil
+	for _, prog := range obj.Programs {
+		t.Run(prog.Name, func(t *testing.T) {
+			res := Verify(obj, prog, Options{})
+			good := prog.Name == "mc_use_good"
+			var ce *loader.MapCreateError
+			if good {
+				if !res.Accepted {
+					t.Errorf("Verify = %v, want an accept", res.Err)
+				}
+			} else if !errors.Is(res.Err, ErrMapCreate) || !errors.Is(res.Err, ErrUnsupported) || !errors.As(res.Err, &ce) ||
+				ce.Errno != syscall.EINVAL || res.Verdict() != "unsupported" {
+				t.Fatalf("Verify = %v (%s), want ErrMapCreate with an EINVAL MapCreateError", res.Err, res.Verdict())
+			}
+			if !live {
+				return
+			}
+			k := kernel.Options{}.LoadProgram(obj, prog)
+			if good != k.Accepted || !good && (!k.NotLoaded || !strings.Contains(k.Err, "create map "+ce.Map) || k.Errno != syscall.EINVAL) {
+				t.Errorf("kernel: accepted %v, not loaded %v, errno %v: %s", k.Accepted, k.NotLoaded, k.Errno, k.Err)
+			}
+		})
+	}
+}

@@ -1,0 +1,69 @@
+#include "progs.h"
+
+/* Map definitions the kernel refuses to create (BPF_MAP_CREATE fails
+ * before any program is loaded, with no verifier log): preallocation
+ * turned off on an array, both program-access flags, a hash map's LRU
+ * flag on a plain hash, an array's 8-byte keys. Each program uses one;
+ * the last uses a map the kernel creates. */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u64);
+} mc_array_no_prealloc SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG);
+	__type(key, __u32);
+	__type(value, __u64);
+} mc_hash_ro_wo SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_COMMON_LRU);
+	__type(key, __u32);
+	__type(value, __u64);
+} mc_hash_percpu_lru SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u64);
+} mc_array_wide_key SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} mc_good SEC(".maps");
+
+#define LOOKUP(map)                                                    \
+	{                                                              \
+		__u64 k = 0;                                           \
+		__u64 *v = bpf_map_lookup_elem(&map, &k);              \
+		return v ? (int)*v : 0;                                \
+	}
+
+SEC("socket")
+int mc_use_array_no_prealloc(void *ctx) LOOKUP(mc_array_no_prealloc)
+
+SEC("socket")
+int mc_use_hash_ro_wo(void *ctx) LOOKUP(mc_hash_ro_wo)
+
+SEC("socket")
+int mc_use_hash_percpu_lru(void *ctx) LOOKUP(mc_hash_percpu_lru)
+
+SEC("socket")
+int mc_use_array_wide_key(void *ctx) LOOKUP(mc_array_wide_key)
+
+SEC("socket")
+int mc_use_good(void *ctx) LOOKUP(mc_good)
+
+char _license[] SEC("license") = "GPL";

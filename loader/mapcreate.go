@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 
@@ -18,6 +19,7 @@ const (
 	mapFWronly       = 1 << 4
 	mapFZeroSeed     = 1 << 6
 	mapFWronlyProg   = 1 << 8
+	mapFClone        = 1 << 9
 	mapFMmapable     = 1 << 10
 	mapFPreserveElem = 1 << 11
 	mapFInnerMap     = 1 << 12
@@ -104,6 +106,82 @@ func createRefusal(m *Map) (string, syscall.Errno) {
 		return htabRefusal(m)
 	case ebpf.Hash, ebpf.PerCPUHash, ebpf.LRUHash, ebpf.LRUCPUHash:
 		return htabRefusal(m)
+	case ebpf.RingBuf, ebpf.UserRingbuf:
+		return ringbufRefusal(m)
+	case ebpf.Queue, ebpf.Stack:
+		return queueStackRefusal(m)
+	case ebpf.BloomFilter:
+		return bloomRefusal(m)
+	case ebpf.SkStorage, ebpf.InodeStorage, ebpf.TaskStorage, ebpf.CgroupStorage:
+		return localStorageRefusal(m)
+	}
+	return "", 0
+}
+
+// ringbufRefusal is ringbuf_map_alloc: no keys or values, and a size that
+// is a power of two and a whole number of pages.
+func ringbufRefusal(m *Map) (string, syscall.Errno) {
+	n := m.MaxEntries
+	switch {
+	case m.Flags&^mapFNumaNode != 0:
+		return fmt.Sprintf("%s on a ring buffer", mapFlagNames(m.Flags&^mapFNumaNode)), syscall.EINVAL
+	case m.KeySize != 0 || m.ValueSize != 0:
+		return fmt.Sprintf("key_size %d, value_size %d: a ring buffer has neither", m.KeySize, m.ValueSize), syscall.EINVAL
+	case n == 0 || n&(n-1) != 0 || n%uint32(os.Getpagesize()) != 0:
+		return fmt.Sprintf("max_entries %d: a ring buffer's size is a power of two and a multiple of the %d-byte page", n, os.Getpagesize()), syscall.EINVAL
+	}
+	return "", 0
+}
+
+// queueStackRefusal is queue_stack_map_alloc_check.
+func queueStackRefusal(m *Map) (string, syscall.Errno) {
+	const mask = mapFNumaNode | mapFAccessMask
+	switch {
+	case m.Flags&^mask != 0:
+		return fmt.Sprintf("%s on a queue or stack", mapFlagNames(m.Flags&^mask)), syscall.EINVAL
+	case m.MaxEntries == 0:
+		return "max_entries 0", syscall.EINVAL
+	case m.KeySize != 0:
+		return fmt.Sprintf("key_size %d: a queue or stack has no keys", m.KeySize), syscall.EINVAL
+	case m.ValueSize == 0:
+		return "value_size 0", syscall.EINVAL
+	}
+	return "", 0
+}
+
+// bloomRefusal is bloom_map_alloc's checks.
+func bloomRefusal(m *Map) (string, syscall.Errno) {
+	const mask = mapFNumaNode | mapFZeroSeed | mapFAccessMask
+	switch {
+	case m.Flags&^mask != 0:
+		return fmt.Sprintf("%s on a bloom filter", mapFlagNames(m.Flags&^mask)), syscall.EINVAL
+	case m.KeySize != 0:
+		return fmt.Sprintf("key_size %d: a bloom filter has no keys", m.KeySize), syscall.EINVAL
+	case m.ValueSize == 0:
+		return "value_size 0", syscall.EINVAL
+	case m.MaxEntries == 0:
+		return "max_entries 0", syscall.EINVAL
+	}
+	return "", 0
+}
+
+// localStorageRefusal is bpf_local_storage_map_alloc_check: storage that
+// lives with a socket, inode, task or cgroup is allocated on demand
+// (BPF_F_NO_PREALLOC is required), has no entry count of its own, and is
+// keyed by a 4-byte descriptor.
+func localStorageRefusal(m *Map) (string, syscall.Errno) {
+	const mask = mapFNoPrealloc | mapFClone
+	switch {
+	case m.Flags&^mask != 0:
+		return fmt.Sprintf("%s on local storage", mapFlagNames(m.Flags&^mask)), syscall.EINVAL
+	case m.Flags&mapFNoPrealloc == 0:
+		return "local storage without BPF_F_NO_PREALLOC", syscall.EINVAL
+	case m.MaxEntries != 0:
+		return fmt.Sprintf("max_entries %d: local storage has none", m.MaxEntries), syscall.EINVAL
+	case m.KeySize != 4:
+		return fmt.Sprintf("key_size %d: local storage is keyed by a 4-byte descriptor", m.KeySize), syscall.EINVAL
+	case m.ValueSize == 0:
+		return "value_size 0", syscall.EINVAL
 	}
 	return "", 0
 }

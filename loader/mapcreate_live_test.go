@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/loader"
@@ -51,6 +52,24 @@ func TestMapCreateErrorLive(t *testing.T) {
 		defs = append(defs, def{typ, 4, value, 0, 0}, def{typ, 0, value, 4, 0}, def{typ, 8, value, 4, 0},
 			def{typ, 4, 0, 4, 0}, def{typ, 4, 16, 4, 0}, def{typ, 513, value, 4, 0}, def{typ, 512, value, 4, 0})
 	}
+	for _, typ := range []ebpf.MapType{ebpf.RingBuf, ebpf.UserRingbuf} {
+		for _, d := range []def{{typ, 0, 0, 4096, 0}, {typ, 0, 0, 8192, 0}, {typ, 0, 0, 6144, 0}, {typ, 0, 0, 2048, 0},
+			{typ, 0, 0, 0, 0}, {typ, 4, 0, 4096, 0}, {typ, 0, 8, 4096, 0}, {typ, 0, 0, 4096, noPrealloc}, {typ, 0, 0, 4096, rdonlyProg}} {
+			defs = append(defs, d)
+		}
+	}
+	for _, typ := range []ebpf.MapType{ebpf.Queue, ebpf.Stack, ebpf.BloomFilter} {
+		for _, flags := range []uint32{0, noPrealloc, rdonlyProg, wronlyProg, rdonlyProg | wronlyProg, zeroSeed, mmapable} {
+			defs = append(defs, def{typ, 0, 8, 4, flags})
+		}
+		defs = append(defs, def{typ, 4, 8, 4, 0}, def{typ, 0, 0, 4, 0}, def{typ, 0, 8, 0, 0})
+	}
+	for _, typ := range []ebpf.MapType{ebpf.SkStorage, ebpf.TaskStorage, ebpf.InodeStorage, ebpf.CgroupStorage} {
+		for _, flags := range []uint32{0, noPrealloc, noPrealloc | 1<<9, noPrealloc | rdonlyProg, noPrealloc | noCommonLRU} {
+			defs = append(defs, def{typ, 4, 8, 0, flags})
+		}
+		defs = append(defs, def{typ, 4, 8, 4, noPrealloc}, def{typ, 8, 8, 0, noPrealloc})
+	}
 	for _, d := range defs {
 		name := fmt.Sprintf("%v key %d value %d entries %d flags %#x", d.typ, d.key, d.value, d.entries, d.flags)
 		lm := &loader.Map{Name: "t", Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags}
@@ -64,7 +83,13 @@ func TestMapCreateErrorLive(t *testing.T) {
 			// sees them, as the loader does.
 			continue
 		}
-		m, err := ebpf.NewMapWithOptions(&ebpf.MapSpec{Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags}, ebpf.MapOptions{})
+		spec := &ebpf.MapSpec{Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags}
+		if localStorage(d.typ) {
+			// Local storage needs BTF for its key and value.
+			spec.Key = &btf.Int{Name: "k", Size: d.key}
+			spec.Value = &btf.Int{Name: "v", Size: d.value}
+		}
+		m, err := ebpf.NewMapWithOptions(spec, ebpf.MapOptions{})
 		var got syscall.Errno
 		if err == nil {
 			m.Close()
@@ -76,4 +101,10 @@ func TestMapCreateErrorLive(t *testing.T) {
 			t.Errorf("%s: the kernel says %v (%d), CreateError %v (%d)", name, got, int(got), want, int(want))
 		}
 	}
+}
+
+// localStorage reports the map types whose storage lives with a kernel
+// object (bpf_local_storage).
+func localStorage(t ebpf.MapType) bool {
+	return t == ebpf.SkStorage || t == ebpf.TaskStorage || t == ebpf.InodeStorage || t == ebpf.CgroupStorage
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -111,6 +112,12 @@ func (t *mapTable) assumeRuntimeMaxEntries(what string, m *Map) {
 		m.ValueSize = runtimeStackValueSize
 		t.warnings = append(t.warnings, fmt.Sprintf("%s: value_size 0 (its loader sets it at run time): assumed %d", what, runtimeStackValueSize))
 	}
+	if (m.Type == ebpf.RingBuf || m.Type == ebpf.UserRingbuf) && m.MaxEntries != 0 {
+		if n := ringbufSize(m.MaxEntries); n != m.MaxEntries {
+			t.warnings = append(t.warnings, fmt.Sprintf("%s: max_entries %d rounded up to %d, a power-of-2 number of pages, as libbpf does", what, m.MaxEntries, n))
+			m.MaxEntries = n
+		}
+	}
 	if m.MaxEntries != 0 {
 		return
 	}
@@ -118,6 +125,23 @@ func (t *mapTable) assumeRuntimeMaxEntries(what string, m *Map) {
 		m.MaxEntries = n
 		t.warnings = append(t.warnings, fmt.Sprintf("%s: max_entries 0 (its loader sets it at run time): assumed %d", what, n))
 	}
+}
+
+// ringbufSize is libbpf's adjust_ringbuf_sz: a ring buffer's size as the
+// kernel wants it, a power-of-2 multiple of the page size, rounded up from
+// the size the object asks for (which stays as it is when no such
+// multiple fits in 32 bits, for the kernel to refuse).
+func ringbufSize(size uint32) uint32 {
+	page := uint64(os.Getpagesize())
+	if size%uint32(page) == 0 && (size/uint32(page))&(size/uint32(page)-1) == 0 {
+		return size
+	}
+	for mul := uint64(1); mul*page <= math.MaxUint32; mul <<= 1 {
+		if mul*page > uint64(size) {
+			return uint32(mul * page)
+		}
+	}
+	return size
 }
 
 func (t *mapTable) add(name string, m *Map) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -208,10 +209,17 @@ func mapInfos(obj *loader.Object) []mutate.MapInfo {
 	infos := make([]mutate.MapInfo, len(obj.Maps))
 	for i, m := range obj.Maps {
 		if m != nil {
-			infos[i] = mutate.MapInfo{Type: uint32(m.Type), MaxEntries: m.MaxEntries, Flags: m.Flags, Data: m.Contents != nil}
+			infos[i] = mutate.MapInfo{Type: uint32(m.Type), MaxEntries: m.MaxEntries, Flags: m.Flags, Data: isGlobalData(m)}
 		}
 	}
 	return infos
+}
+
+// isGlobalData reports a map of a global data section (.data, .rodata,
+// .bss, .kconfig and their named variants): its definition is the
+// loader's, and a .bss has no initial contents to tell it by.
+func isGlobalData(m *loader.Map) bool {
+	return m.Contents != nil || strings.HasPrefix(m.Name, ".")
 }
 
 // object returns the seed's object as mutant m loads it: with the map

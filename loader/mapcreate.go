@@ -54,6 +54,8 @@ func errnoName(errno syscall.Errno) string {
 	switch errno {
 	case syscall.EINVAL:
 		return "EINVAL"
+	case syscall.EACCES:
+		return "EACCES"
 	case errNotSupp:
 		return "ENOTSUPP"
 	}

@@ -202,11 +202,12 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		}
 		return res
 	}
-	if err := mapCreateError(obj, code); err != nil {
+	e := newEnv(obj, prog, code, opts)
+	if err := e.mapCreateError(); err != nil {
+		e.recyclePool()
 		res.Err = err
 		return res
 	}
-	e := newEnv(obj, prog, code, opts)
 	err = e.run()
 	var re *RejectError
 	if errors.As(err, &re) && re.Msg == "" {
@@ -442,19 +443,43 @@ func (e *env) noteCgroupStorage(i int, m *loader.Map) error {
 	return nil
 }
 
-// mapCreateError returns, for the first map code loads that the kernel
-// refuses to create (loader.Map.CreateError), an ErrMapCreate at the
+// mapCreateError returns, for the first map the program loads that the
+// kernel refuses to create (loader.Map.CreateError, accessFlagsOnRecord),
+// an ErrMapCreate at the
 // loading instruction: a loader creates an object's maps before it loads
 // any program, so the load fails there, with no verifier log.
-func mapCreateError(obj *loader.Object, code []insn.Insn) error {
-	for i, in := range code {
+func (e *env) mapCreateError() error {
+	for i, in := range e.prog {
 		if in.Filler || !in.IsLdImm64() || (in.Src != insn.PseudoMapFD && in.Src != insn.PseudoMapValue) {
 			continue
 		}
-		if k := int(in.Imm); k >= 0 && k < len(obj.Maps) && obj.Maps[k] != nil {
-			if err := obj.Maps[k].CreateError(); err != nil {
+		if k := int(in.Imm); k >= 0 && k < len(e.maps) && e.maps[k] != nil {
+			err := e.maps[k].CreateError()
+			if err == nil {
+				err = e.accessFlagsOnRecord(e.maps[k])
+			}
+			if err != nil {
 				return &RejectError{Insn: i, Msg: err.Error(), kind: fmt.Errorf("%w: %w", ErrMapCreate, err)}
 			}
+		}
+	}
+	return nil
+}
+
+// accessFlagsOnRecord is map_check_btf's refusal (EACCES) of
+// BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG on a map whose value holds a
+// field of btf_parse_fields' record: a lock, timer, workqueue, task_work,
+// kptr, refcount or graph root, which only helpers and kfuncs may change.
+// The loader cannot tell (it does not parse the value's BTF).
+func (e *env) accessFlagsOnRecord(m *loader.Map) error {
+	const rdonlyProg, wronlyProg = 1 << 7, 1 << 8
+	if m.Flags&(rdonlyProg|wronlyProg) == 0 {
+		return nil
+	}
+	for _, f := range e.recordOf(m).fields {
+		if f.kind != fieldListNode && f.kind != fieldRBNode {
+			return &loader.MapCreateError{Map: m.Name, Errno: syscall.EACCES,
+				Reason: fmt.Sprintf("BPF_F_RDONLY_PROG or BPF_F_WRONLY_PROG on a map whose value holds a %s", f.name)}
 		}
 	}
 	return nil

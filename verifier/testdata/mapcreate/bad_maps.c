@@ -3,8 +3,9 @@
 /* Map definitions the kernel refuses to create (BPF_MAP_CREATE fails
  * before any program is loaded, with no verifier log): preallocation
  * turned off on an array, both program-access flags, a hash map's LRU
- * flag on a plain hash, an array's 8-byte keys. Each program uses one;
- * the last uses a map the kernel creates. */
+ * flag on a plain hash, an array's 8-byte keys (EINVAL), and a program
+ * access flag on a map whose value holds a lock (map_check_btf: EACCES).
+ * Each program uses one; the last uses a map the kernel creates. */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -37,6 +38,19 @@ struct {
 	__type(value, __u64);
 } mc_array_wide_key SEC(".maps");
 
+struct mc_locked {
+	struct bpf_spin_lock lock;
+	__u64 v;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__type(key, __u32);
+	__type(value, struct mc_locked);
+} mc_locked_ro SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -62,6 +76,15 @@ int mc_use_hash_percpu_lru(void *ctx) LOOKUP(mc_hash_percpu_lru)
 
 SEC("socket")
 int mc_use_array_wide_key(void *ctx) LOOKUP(mc_array_wide_key)
+
+SEC("socket")
+int mc_use_locked_ro(void *ctx)
+{
+	__u32 k = 0;
+	struct mc_locked *v = bpf_map_lookup_elem(&mc_locked_ro, &k);
+
+	return v ? (int)v->v : 0;
+}
 
 SEC("socket")
 int mc_use_good(void *ctx) LOOKUP(mc_good)

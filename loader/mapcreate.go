@@ -40,11 +40,16 @@ const errNotSupp = syscall.Errno(524)
 // (BPF_MAP_CREATE fails with Errno, before any program is loaded): a
 // program that uses the map gets no verifier verdict.
 type MapCreateError struct {
-	Map    string
-	Errno  syscall.Errno
+	// Map is the map's name in the object.
+	Map string
+	// Errno is what BPF_MAP_CREATE returns.
+	Errno syscall.Errno
+	// Reason names the rule of the kernel's that refuses the definition.
 	Reason string
 }
 
+// Error says which map the kernel refuses to create, with which errno,
+// and why.
 func (e *MapCreateError) Error() string {
 	return fmt.Sprintf("map %s: the kernel refuses to create it (%s): %s", e.Map, errnoName(e.Errno), e.Reason)
 }

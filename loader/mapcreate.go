@@ -69,10 +69,11 @@ func errnoName(errno syscall.Errno) string {
 
 // CreateError returns why BPF_MAP_CREATE would refuse m or its inner map
 // template, or nil. It follows map_create and the map_alloc_check of the
-// array and hash families (arraymap.c, hashtab.c: flags outside the
-// type's mask, read-only and write-only together, zero or oversized
-// sizes); other map types, and limits that depend on the machine (memory,
-// NUMA nodes), are left to the kernel.
+// array, hash, ring buffer, queue and stack, bloom filter and local
+// storage families (flags outside the type's mask, read-only and
+// write-only together, zero or wrong sizes); other map types, the checks
+// of the value's BTF (map_check_btf), and limits that depend on the
+// machine (memory, NUMA nodes) are left to the kernel.
 func (m *Map) CreateError() error {
 	if m.Inner != nil {
 		if err := m.Inner.CreateError(); err != nil {
@@ -85,7 +86,8 @@ func (m *Map) CreateError() error {
 	return nil
 }
 
-// createRefusal returns the reason and errno of createError, or "".
+// createRefusal returns the reason and errno of CreateError's refusal, or
+// "".
 func createRefusal(m *Map) (string, syscall.Errno) {
 	f := m.Flags
 	if f&mapFRdonly != 0 && f&mapFWronly != 0 {
@@ -97,8 +99,8 @@ func createRefusal(m *Map) (string, syscall.Errno) {
 	switch m.Type {
 	case ebpf.ProgramArray, ebpf.PerfEventArray, ebpf.CGroupArray, ebpf.ArrayOfMaps:
 		// fd_array_map_alloc_check, then array_map_alloc_check.
-		if m.ValueSize != 4 {
-			return fmt.Sprintf("value_size %d: the values are 4-byte file descriptors", m.ValueSize), syscall.EINVAL
+		if reason, errno := fdValueRefusal(m); reason != "" {
+			return reason, errno
 		}
 		if f&(bpfFRdonlyProg|mapFWronlyProg) != 0 {
 			return "BPF_F_RDONLY_PROG or BPF_F_WRONLY_PROG on a map of file descriptors", syscall.EINVAL
@@ -107,8 +109,9 @@ func createRefusal(m *Map) (string, syscall.Errno) {
 	case ebpf.Array, ebpf.PerCPUArray:
 		return arrayRefusal(m)
 	case ebpf.HashOfMaps:
-		if m.ValueSize != 4 {
-			return fmt.Sprintf("value_size %d: the values are 4-byte file descriptors", m.ValueSize), syscall.EINVAL
+		// fd_htab_map_alloc_check, then htab_map_alloc_check.
+		if reason, errno := fdValueRefusal(m); reason != "" {
+			return reason, errno
 		}
 		return htabRefusal(m)
 	case ebpf.Hash, ebpf.PerCPUHash, ebpf.LRUHash, ebpf.LRUCPUHash:
@@ -125,6 +128,15 @@ func createRefusal(m *Map) (string, syscall.Errno) {
 	return "", 0
 }
 
+// fdValueRefusal is the value size check of the maps whose values are
+// file descriptors of other kernel objects.
+func fdValueRefusal(m *Map) (string, syscall.Errno) {
+	if m.ValueSize != 4 {
+		return fmt.Sprintf("value_size %d: the values are 4-byte file descriptors", m.ValueSize), syscall.EINVAL
+	}
+	return "", 0
+}
+
 // ringbufRefusal is ringbuf_map_alloc: no keys or values, and a size that
 // is a power of two and a whole number of pages.
 func ringbufRefusal(m *Map) (string, syscall.Errno) {
@@ -134,7 +146,7 @@ func ringbufRefusal(m *Map) (string, syscall.Errno) {
 		return fmt.Sprintf("%s on a ring buffer", mapFlagNames(m.Flags&^mapFNumaNode)), syscall.EINVAL
 	case m.KeySize != 0 || m.ValueSize != 0:
 		return fmt.Sprintf("key_size %d, value_size %d: a ring buffer has neither", m.KeySize, m.ValueSize), syscall.EINVAL
-	case n == 0 || n&(n-1) != 0 || n%uint32(os.Getpagesize()) != 0:
+	case !isRingbufSize(n):
 		return fmt.Sprintf("max_entries %d: a ring buffer's size is a power of two and a multiple of the %d-byte page", n, os.Getpagesize()), syscall.EINVAL
 	}
 	return "", 0

@@ -132,16 +132,22 @@ func (t *mapTable) assumeRuntimeMaxEntries(what string, m *Map) {
 // the size the object asks for (which stays as it is when no such
 // multiple fits in 32 bits, for the kernel to refuse).
 func ringbufSize(size uint32) uint32 {
-	page := uint64(os.Getpagesize())
-	if size%uint32(page) == 0 && (size/uint32(page))&(size/uint32(page)-1) == 0 {
+	if isRingbufSize(size) {
 		return size
 	}
+	page := uint64(os.Getpagesize())
 	for mul := uint64(1); mul*page <= math.MaxUint32; mul <<= 1 {
 		if mul*page > uint64(size) {
 			return uint32(mul * page)
 		}
 	}
 	return size
+}
+
+// isRingbufSize reports whether n is a size the kernel takes for a ring
+// buffer: a power of two and a whole number of pages.
+func isRingbufSize(n uint32) bool {
+	return n != 0 && n&(n-1) == 0 && n%uint32(os.Getpagesize()) == 0
 }
 
 func (t *mapTable) add(name string, m *Map) {

@@ -20,9 +20,14 @@ const (
 	accWrite
 )
 
-// bpfFWronlyProg is BPF_F_WRONLY_PROG from include/uapi/linux/bpf.h: the
-// program may only write the map's values, never read them.
-const bpfFWronlyProg = 1 << 8
+// Program access flags of a map (include/uapi/linux/bpf.h):
+// BPF_F_RDONLY_PROG, the program may only read the map's values (the
+// loader's Map.ReadOnly says so, with the maps read-only by name or
+// type), and BPF_F_WRONLY_PROG, it may only write them.
+const (
+	bpfFRdonlyProg = 1 << 7
+	bpfFWronlyProg = 1 << 8
+)
 
 // checkMapAccessType is check_map_access_type: a program may not write a
 // map it was given read-only (BPF_F_RDONLY_PROG, .rodata) nor read one it

@@ -445,9 +445,9 @@ func (e *env) noteCgroupStorage(i int, m *loader.Map) error {
 
 // mapCreateError returns, for the first map the program loads that the
 // kernel refuses to create (loader.Map.CreateError, accessFlagsOnRecord),
-// an ErrMapCreate at the
-// loading instruction: a loader creates an object's maps before it loads
-// any program, so the load fails there, with no verifier log.
+// an ErrMapCreate at the loading instruction: a loader creates an
+// object's maps before it loads any program, so the load fails there,
+// with no verifier log.
 func (e *env) mapCreateError() error {
 	for i, in := range e.prog {
 		if in.Filler || !in.IsLdImm64() || (in.Src != insn.PseudoMapFD && in.Src != insn.PseudoMapValue) {
@@ -472,8 +472,7 @@ func (e *env) mapCreateError() error {
 // kptr, refcount or graph root, which only helpers and kfuncs may change.
 // The loader cannot tell (it does not parse the value's BTF).
 func (e *env) accessFlagsOnRecord(m *loader.Map) error {
-	const rdonlyProg, wronlyProg = 1 << 7, 1 << 8
-	if m.Flags&(rdonlyProg|wronlyProg) == 0 {
+	if m.Flags&(bpfFRdonlyProg|bpfFWronlyProg) == 0 {
 		return nil
 	}
 	for _, f := range e.recordOf(m).fields {

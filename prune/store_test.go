@@ -506,7 +506,7 @@ func TestUncleanedTracking(t *testing.T) {
 func TestAddSeals(t *testing.T) {
 	st := states.NewState()
 	st.Frames[0].GrowStack(16)
-	st.Frames[0].Stack[1].Types = [states.SlotSize]states.SlotType{2, 2, 2, 2, 3, 3, 3, 3}
+	st.Frames[0].Slot(1).Types = [states.SlotSize]states.SlotType{2, 2, 2, 2, 3, 3, 3, 3}
 	before := st.String()
 	s := NewStore(4, DefaultPolicy(), nil)
 	s.Add(0, MainCallSite, st)
@@ -519,7 +519,7 @@ func TestAddSeals(t *testing.T) {
 	if !env.StatesEqual(st, cur, states.NotExact) {
 		t.Errorf("a sealed state does not subsume its copy")
 	}
-	cur.Frames[0].Stack[1].Types[5] = states.StackMisc // ZERO lost
+	cur.Frames[0].Slot(1).Types[5] = states.StackMisc // ZERO lost
 	if env.StatesEqual(st, cur, states.NotExact) {
 		t.Errorf("a sealed state subsumes a copy that lost a known zero")
 	}

@@ -29,6 +29,25 @@ func BenchmarkStateClone(b *testing.B) {
 	}
 }
 
+// BenchmarkPushPop is what a branch costs: a packed copy pushed, then
+// resumed into the memory of the path that ended.
+func BenchmarkPushPop(b *testing.B) {
+	src := realisticState(benchFrames, benchSlots)
+	var p Pool
+	cur := p.Clone(src)
+	b.ReportAllocs()
+	for b.Loop() {
+		cur = p.Resume(cur, p.ClonePacked(src))
+	}
+}
+
+// BenchmarkStatesEqualPacked is BenchmarkStatesEqualSealed against a
+// packed checkpoint, as the verifier stores them.
+func BenchmarkStatesEqualPacked(b *testing.B) {
+	var p Pool
+	benchSealedEqual(b, p.ClonePacked(realisticState(benchFrames, benchSlots)))
+}
+
 func BenchmarkStatesEqual(b *testing.B) {
 	old, cur := realisticState(benchFrames, benchSlots), realisticState(benchFrames, benchSlots)
 	var env EqualEnv
@@ -43,7 +62,13 @@ func BenchmarkStatesEqual(b *testing.B) {
 // BenchmarkStatesEqualSealed is BenchmarkStatesEqual against a sealed
 // checkpoint, as the explored-state store keeps them.
 func BenchmarkStatesEqualSealed(b *testing.B) {
-	old, cur := realisticState(benchFrames, benchSlots), realisticState(benchFrames, benchSlots)
+	benchSealedEqual(b, realisticState(benchFrames, benchSlots))
+}
+
+// benchSealedEqual measures comparisons of a realistic state against old,
+// sealed.
+func benchSealedEqual(b *testing.B, old *State) {
+	cur := realisticState(benchFrames, benchSlots)
 	old.Seal()
 	var env EqualEnv
 	b.ReportAllocs()

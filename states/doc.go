@@ -68,4 +68,18 @@
 // it can skip, touching an old slot only when it holds a spilled register
 // or an object. A sealed state's stack must only change through Clean,
 // which keeps the summary current; copies are never sealed.
+//
+// # Holding many states
+//
+// A search may hold hundreds of thousands of states at once: checkpoints
+// in a loop that never converges, branches pushed by a may_goto loop at
+// every iteration. Their memory, not their copying, then decides the time,
+// since every fresh page costs a fault. Such states are packed
+// (Pool.ClonePacked): a frame keeps only the stack slots some byte of which
+// was written, with a bit mask of which, so a checkpoint of a program that
+// wrote fp-512 once holds one slot, not 64. Every reader goes through
+// Frame.Slot and Frame.NumSlots, which give both layouts the same meaning;
+// a packed pending branch becomes dense again when it resumes
+// (Pool.Resume), in the memory of the path that ended. The kernel keeps
+// its states dense; the layout decides no answer and no figure.
 package states

@@ -289,14 +289,14 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode, done uint64) bool 
 	if mode == NotExact && old.sum.valid {
 		return e.stackSafeSealed(old, cur, allowUninit, done)
 	}
-	for spi := range old.Stack {
-		os := &old.Stack[spi]
+	for spi := range old.NumSlots() {
+		os := old.Slot(spi)
 		// Most slots of a cleaned checkpoint are never read: test that
 		// first, on the packed word.
 		if mode == NotExact && isUnread(os, allowUninit) {
 			continue
 		}
-		if spi < len(cur.Stack) && os.Types == cur.Stack[spi].Types && isPlain(os) &&
+		if spi < cur.NumSlots() && os.Types == cur.Slot(spi).Types && isPlain(os) &&
 			(mode != RangeWithin || !os.IsAllMisc(allowUninit)) {
 			// Every byte matches itself and none holds an object. (In
 			// RangeWithin mode an all-MISC pair still records scalar ids,
@@ -313,7 +313,7 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode, done uint64) bool 
 // stackSafeSealed is stackSafe in NotExact mode for a sealed old frame: the
 // summary names the unread slots, so only the others are visited.
 func (e *EqualEnv) stackSafeSealed(old, cur *Frame, allowUninit bool, done uint64) bool {
-	for todo := old.sum.unread(len(old.Stack), allowUninit) &^ done; todo != 0; todo &= todo - 1 {
+	for todo := old.sum.unread(old.NumSlots(), allowUninit) &^ done; todo != 0; todo &= todo - 1 {
 		spi := bits.TrailingZeros64(todo)
 		if !e.sealedSlotSafe(old, cur, spi, allowUninit) {
 			if old.sum.hint != uint8(spi+1) {
@@ -351,7 +351,7 @@ func (m *stackSummary) unread(n int, allowUninit bool) uint64 {
 // changes no answer.
 func (e *EqualEnv) hintFails(old, cur *Frame, allowUninit bool) (fails bool, checked uint64) {
 	h := int(old.sum.hint) - 1
-	if h < 0 || !old.sum.valid || old.sum.unread(len(old.Stack), allowUninit)&(1<<h) == 0 {
+	if h < 0 || !old.sum.valid || old.sum.unread(old.NumSlots(), allowUninit)&(1<<h) == 0 {
 		return false, 0
 	}
 	if !e.sealedSlotSafe(old, cur, h, allowUninit) {
@@ -361,11 +361,15 @@ func (e *EqualEnv) hintFails(old, cur *Frame, allowUninit bool) (fails bool, che
 }
 
 // sealedSlotSafe is slotSafe in NotExact mode for slot spi of a sealed old
-// frame, deciding on the packed kinds of both slots where it can.
+// frame, deciding on the packed kinds of both slots where it can. The
+// slot is one the comparison reads (stackSummary.unread), so some byte of
+// it was written and old holds it whatever its layout.
 func (e *EqualEnv) sealedSlotSafe(old, cur *Frame, spi int, allowUninit bool) bool {
-	if spi < len(cur.Stack) {
-		w := old.sum.words[spi]
-		cs := &cur.Stack[spi]
+	k := old.storeIndex(spi)
+	os := &old.stack[k]
+	if spi < cur.NumSlots() {
+		w := old.sum.words[k]
+		cs := cur.Slot(spi)
 		cw := slotWord(cs)
 		if old.sum.plain&(1<<spi) != 0 && w == cw {
 			// Identical plain slots: every byte matches itself.
@@ -374,14 +378,14 @@ func (e *EqualEnv) sealedSlotSafe(old, cur *Frame, spi int, allowUninit bool) bo
 		if allowUninit && SlotType(w) != StackSpill {
 			// Not a 64-bit spill, so never compared as a scalar:
 			// slotSafe's walk on the packed words.
-			return e.wordSlotSafe(&old.Stack[spi], cs, w, cw)
+			return e.wordSlotSafe(os, cs, w, cw)
 		}
 		if w == everyByteSpill {
 			// A 64-bit spill: slotSafe's walk, without reading old's
 			// bytes again. A scalar compares with whatever cur reads
 			// as a scalar; otherwise every byte of cur must be a spill
 			// too and the spilled registers are compared.
-			o := &old.Stack[spi].Spilled
+			o := &os.Spilled
 			if o.Type == ScalarValue {
 				if cr := e.scalarForStack(cs); cr != nil {
 					return e.regSafe(o, cr, NotExact)
@@ -390,7 +394,7 @@ func (e *EqualEnv) sealedSlotSafe(old, cur *Frame, spi int, allowUninit bool) bo
 			return cw == everyByteSpill && e.regSafe(o, &cs.Spilled, NotExact)
 		}
 	}
-	return e.slotSafe(&old.Stack[spi], cur, spi, NotExact, allowUninit)
+	return e.slotSafe(os, cur, spi, NotExact, allowUninit)
 }
 
 // Byte-parallel tests on the eight kinds of a slot packed into one word
@@ -460,10 +464,10 @@ func isUnread(s *Slot, allowUninit bool) bool {
 
 // slotSafe is the kernel's byte walk over old slot spi.
 func (e *EqualEnv) slotSafe(os *Slot, cur *Frame, spi int, mode ExactMode, allowUninit bool) bool {
-	inCur := spi < len(cur.Stack)
+	inCur := spi < cur.NumSlots()
 	var cs *Slot
 	if inCur {
-		cs = &cur.Stack[spi]
+		cs = cur.Slot(spi)
 	}
 	for b, ot := range os.Types {
 		if mode != NotExact && (mode == Exact || !e.LoopUnreadSafe) && (!inCur || ot != cs.Types[b]) {

@@ -207,7 +207,7 @@ func pair(edit func(old, cur *State)) (*State, *State) {
 // slotOf fills slot spi (growing the stack) with 8 bytes of kind t.
 func slotOf(f *Frame, spi int, t SlotType) *Slot {
 	f.GrowStack((spi + 1) * SlotSize)
-	s := &f.Stack[spi]
+	s := f.Slot(spi)
 	for i := range s.Types {
 		s.Types[i] = t
 	}

@@ -356,8 +356,8 @@ func (p *Printer) AppendFrameScratched(b []byte, s *State, i int, regs uint16, s
 		b = strconv.AppendInt(append(b, " R"...), int64(r), 10)
 		b = p.AppendReg(append(b, '='), &f.Regs[r], f.FrameNo)
 	}
-	for spi := 0; spi < len(f.Stack); spi++ {
-		sl := &f.Stack[spi]
+	for spi := 0; spi < f.NumSlots(); spi++ {
+		sl := f.Slot(spi)
 		if slots&(1<<spi) == 0 || !sl.IsValid() {
 			continue
 		}
@@ -366,13 +366,13 @@ func (p *Printer) AppendFrameScratched(b []byte, s *State, i int, regs uint16, s
 			b = appendSlotChars(b, sl, spi)
 			b = p.AppendReg(b, &sl.Spilled, f.FrameNo)
 		case StackDynptr:
-			if p.DynptrType == nil || spi+1 >= len(f.Stack) {
+			if p.DynptrType == nil || spi+1 >= f.NumSlots() {
 				b = appendSlotChars(b, sl, spi)
 				continue
 			}
 			// A dynptr prints once, at its first (higher) slot.
 			spi++
-			b = p.appendDynptr(b, &f.Stack[spi].Spilled, spi)
+			b = p.appendDynptr(b, &f.Slot(spi).Spilled, spi)
 		case StackIter:
 			// Only the iterator's main slot holds its reference.
 			if sl.Spilled.RefObjID == 0 {

@@ -132,7 +132,7 @@ func TestStateString(t *testing.T) {
 	sub.Spilled = konst(7, true)
 	slotOf(f, 3, StackZero)
 	f.GrowStack(6 * SlotSize) // slot 4 stays INVALID
-	part := &f.Stack[5]
+	part := f.Slot(5)
 	for i := 4; i < SlotSize; i++ {
 		part.Types[i] = StackMisc
 	}

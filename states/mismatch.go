@@ -186,8 +186,8 @@ func (e *EqualEnv) regsMismatch(old, cur *Frame, frame, insn int, mode ExactMode
 // as stackSafe's shortcuts do.
 func (e *EqualEnv) stackMismatch(old, cur *Frame, frame int, mode ExactMode) (Mismatch, bool) {
 	allowUninit := !e.Unprivileged
-	for spi := range old.Stack {
-		os := &old.Stack[spi]
+	for spi := range old.NumSlots() {
+		os := old.Slot(spi)
 		if mode == NotExact && isUnread(os, allowUninit) {
 			continue
 		}
@@ -204,12 +204,12 @@ func (e *EqualEnv) stackMismatch(old, cur *Frame, frame int, mode ExactMode) (Mi
 func (e *EqualEnv) slotMismatch(os *Slot, cur *Frame, spi int, mode ExactMode, allowUninit bool) Mismatch {
 	m := noMismatch
 	m.Slot, m.OldSlot, m.Old = int16(spi), os.Types, os.Spilled
-	if spi >= len(cur.Stack) {
+	if spi >= cur.NumSlots() {
 		// The current state never wrote this slot.
 		m.Kind = MismatchSlot
 		return m
 	}
-	cs := &cur.Stack[spi]
+	cs := cur.Slot(spi)
 	m.CurSlot, m.Cur = cs.Types, cs.Spilled
 	if mode != NotExact {
 		// Every byte's kind must match before anything else.

@@ -161,7 +161,7 @@ func TestMismatchSealed(t *testing.T) {
 	if m := env.Mismatch(old, cur, NotExact); m.Kind != MismatchNone {
 		t.Fatalf("equal states: Mismatch %v", m.Kind)
 	}
-	cur.Frames[0].Stack[2].Types = [SlotSize]SlotType{StackZero, StackZero, StackZero, StackZero, StackZero, StackZero, StackZero, StackZero}
+	cur.Frames[0].Slot(2).Types = [SlotSize]SlotType{StackZero, StackZero, StackZero, StackZero, StackZero, StackZero, StackZero, StackZero}
 	equal := env.StatesEqual(old, cur, NotExact)
 	m := env.Mismatch(old, cur, NotExact)
 	if equal != (m.Kind == MismatchNone) {

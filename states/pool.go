@@ -3,13 +3,21 @@ package states
 // Pool recycles states and frames so that the verifier's push/pop and
 // checkpoint traffic does not allocate in steady state. A recycled State
 // keeps the capacity of its Refs and JmpHistory; a recycled Frame keeps the
-// capacity of its Stack.
+// capacity of its stack.
+//
+// Frames that were packed are kept apart from the others: their stacks
+// are as small as the written slots of a checkpoint, where a working
+// frame's is as large as its allocated stack. A checkpoint given a
+// working frame's stack would keep kilobytes alive for a few slots, and
+// the next working copy would need fresh memory for what it took.
 //
 // A Pool is not safe for concurrent use. A state must not be Put while
 // another state still points at it through Parent.
 type Pool struct {
 	states []*State
 	frames []*Frame
+	// packedFrames are recycled frames that were packed.
+	packedFrames []*Frame
 }
 
 // Get returns a state in the condition NewState returns one: the main
@@ -30,6 +38,57 @@ func (p *Pool) Clone(src *State) *State {
 	}
 	s.CopyFrom(src)
 	return s
+}
+
+// ClonePacked returns a copy of src with packed stacks (only the written
+// slots are held; see the stack's doc), for a state that will be read far
+// more than written: a checkpoint, or a branch waiting on the stack of
+// pending paths. Writes to it must go through Frame.Slot and only to
+// written slots (comparisons, cleaning, precision marks, the refinements
+// of a branch just pushed); anything that grows its stack unpacks it.
+func (p *Pool) ClonePacked(src *State) *State {
+	s := p.state()
+	s.copyAllButFrames(src)
+	for i := 0; i <= int(src.CurFrame); i++ {
+		s.Frames[i] = p.packedFrame()
+		s.Frames[i].packFrom(src.Frames[i])
+	}
+	return s
+}
+
+// Resume returns the state to continue with when the path of cur has
+// ended and pushed, a state Clone or ClonePacked made, resumes; cur and
+// pushed must not be used afterwards. A dense pushed state is returned
+// as it is, cur going back to the pool; a packed one is unpacked into
+// cur's memory, which is warm, where new frames would touch fresh memory
+// (frames of cur above pushed's go back to the pool).
+func (p *Pool) Resume(cur, pushed *State) *State {
+	if !pushed.packed() {
+		p.Put(cur)
+		return pushed
+	}
+	for i := range cur.Frames {
+		switch f := cur.Frames[i]; {
+		case i > int(pushed.CurFrame) && f != nil:
+			p.PutFrame(f)
+			cur.Frames[i] = nil
+		case i <= int(pushed.CurFrame) && f == nil:
+			cur.Frames[i] = p.frame()
+		}
+	}
+	cur.CopyFrom(pushed)
+	p.Put(pushed)
+	return cur
+}
+
+// packed reports whether some frame of s is packed.
+func (s *State) packed() bool {
+	for i := 0; i <= int(s.CurFrame); i++ {
+		if s.Frames[i].packed {
+			return true
+		}
+	}
+	return false
 }
 
 // Put gives s and its frames back to the pool. s must not be used
@@ -53,20 +112,42 @@ func (p *Pool) Put(s *State) {
 func (p *Pool) Frame() *Frame {
 	f := p.frame()
 	sum := f.sum
-	*f = Frame{Stack: f.Stack, sum: sum}
+	*f = Frame{stack: f.stack[:0], sum: sum}
 	return f
 }
 
-// frame pops a recycled frame, or allocates one. Its stack is empty and it
-// has no summary, but its registers and other fields are left over: the
-// caller overwrites them all.
+// frame pops a recycled frame for a working (dense) frame, or allocates
+// one; a frame that was packed serves when no other is left. Its stack is
+// empty and it has no summary, but its registers and other fields are
+// left over: the caller overwrites them all.
 func (p *Pool) frame() *Frame {
-	n := len(p.frames)
-	if n == 0 {
-		return &Frame{}
+	if f := pop(&p.frames); f != nil {
+		return f
 	}
-	f := p.frames[n-1]
-	p.frames = p.frames[:n-1]
+	if f := pop(&p.packedFrames); f != nil {
+		return f
+	}
+	return &Frame{}
+}
+
+// packedFrame pops a recycled frame that was packed, or allocates one
+// (never a working frame's, whose stack it would waste), in frame's
+// condition.
+func (p *Pool) packedFrame() *Frame {
+	if f := pop(&p.packedFrames); f != nil {
+		return f
+	}
+	return &Frame{}
+}
+
+// pop removes and returns the last frame of *list, or nil.
+func pop(list *[]*Frame) *Frame {
+	n := len(*list)
+	if n == 0 {
+		return nil
+	}
+	f := (*list)[n-1]
+	*list = (*list)[:n-1]
 	return f
 }
 
@@ -74,9 +155,14 @@ func (p *Pool) frame() *Frame {
 // not be used afterwards. Only its stack and summary are emptied here; the
 // rest is overwritten when the frame is handed out again.
 func (p *Pool) PutFrame(f *Frame) {
-	f.Stack = f.Stack[:0]
+	list := &p.frames
+	if f.packed {
+		list = &p.packedFrames
+	}
+	f.stack = f.stack[:0]
+	f.present, f.nslots, f.packed = 0, 0, false
 	f.sum.reset()
-	p.frames = append(p.frames, f)
+	*list = append(*list, f)
 }
 
 // state pops a recycled state, or allocates one. Its frames are all nil.
@@ -98,8 +184,14 @@ func (p *Pool) Trim(max int) {
 		clear(p.states[max:])
 		p.states = p.states[:max]
 	}
-	if len(p.frames) > max {
-		clear(p.frames[max:])
-		p.frames = p.frames[:max]
+	trimFrames(&p.frames, max)
+	trimFrames(&p.packedFrames, max)
+}
+
+// trimFrames drops the frames of *list beyond max.
+func trimFrames(list *[]*Frame, max int) {
+	if len(*list) > max {
+		clear((*list)[max:])
+		*list = (*list)[:max]
 	}
 }

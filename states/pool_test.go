@@ -15,9 +15,9 @@ func TestPoolGetIsFresh(t *testing.T) {
 		t.Errorf("Get after Put did not reuse the state")
 	}
 	want := NewState()
-	want.Frames[0].Stack = got.Frames[0].Stack // capacity is kept, length 0
-	if len(got.Frames[0].Stack) != 0 {
-		t.Errorf("recycled frame has a stack of %d slots", len(got.Frames[0].Stack))
+	want.Frames[0].stack = got.Frames[0].stack // capacity is kept, length 0
+	if got.Frames[0].NumSlots() != 0 {
+		t.Errorf("recycled frame has a stack of %d slots", got.Frames[0].NumSlots())
 	}
 	got.Refs, got.JmpHistory = nil, nil // capacity is kept, length 0
 	if diff := cmp.Diff(want, got, allowFrame); diff != "" {
@@ -47,6 +47,14 @@ func TestPoolSteadyStateAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Clone+Put allocated %v times, want 0", allocs)
+	}
+	cur := p.Clone(src)
+	p.Put(p.ClonePacked(src))
+	allocs = testing.AllocsPerRun(20, func() {
+		cur = p.Resume(cur, p.ClonePacked(src))
+	})
+	if allocs != 0 {
+		t.Errorf("ClonePacked+Resume allocated %v times, want 0", allocs)
 	}
 	f := p.Frame()
 	p.PutFrame(f)

@@ -46,7 +46,7 @@ func TestSealSummary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		s := NewState()
-		s.Frames[0].Stack = tt.stack
+		s.Frames[0].stack = tt.stack
 		s.Seal()
 		var words []uint64
 		for _, sl := range tt.stack {
@@ -82,7 +82,7 @@ func TestSealRegisters(t *testing.T) {
 	}
 	// A stack too large for the slot summary still gets the registers.
 	big := NewState()
-	big.Frames[0].Stack = make([]Slot, maxSlots+1)
+	big.Frames[0].stack = make([]Slot, maxSlots+1)
 	big.Seal()
 	if fb := big.Frames[0]; fb.sum.valid || !fb.sum.regsValid || fb.sum.inited != 1<<RegFP {
 		t.Errorf("large stack: valid %v regsValid %v inited %#x", fb.sum.valid, fb.sum.regsValid, fb.sum.inited)
@@ -172,14 +172,14 @@ func TestSealedStackSafeAgrees(t *testing.T) {
 		old, cur := NewState(), NewState()
 		nOld, nCur := r.IntN(10), r.IntN(10)
 		for i := 0; i < nOld; i++ {
-			old.Frames[0].Stack = append(old.Frames[0].Stack, randomSlot(r))
+			old.Frames[0].stack = append(old.Frames[0].stack, randomSlot(r))
 		}
 		for i := 0; i < nCur; i++ {
 			s := randomSlot(r)
 			if i < nOld && r.IntN(3) > 0 {
-				s = old.Frames[0].Stack[i]
+				s = old.Frames[0].stack[i]
 			}
-			cur.Frames[0].Stack = append(cur.Frames[0].Stack, s)
+			cur.Frames[0].stack = append(cur.Frames[0].stack, s)
 		}
 		for _, unpriv := range []bool{false, true} {
 			env := EqualEnv{Unprivileged: unpriv}
@@ -214,12 +214,12 @@ func TestStatesEqualHint(t *testing.T) {
 		return s
 	}
 	old := NewState()
-	old.Frames[0].Stack = []Slot{slotOfKinds(StackMisc), slotOfKinds(StackMisc), spill(0, 7, true)}
-	old.Frames[0].Stack[2].Spilled.Scalar = urange(0, 100)
+	old.Frames[0].stack = []Slot{slotOfKinds(StackMisc), slotOfKinds(StackMisc), spill(0, 7, true)}
+	old.Frames[0].stack[2].Spilled.Scalar = urange(0, 100)
 	old.Seal()
 	curWith := func(v uint64) *State {
 		cur := NewState()
-		cur.Frames[0].Stack = []Slot{slotOfKinds(StackMisc), slotOfKinds(StackMisc), spill(v, 0, false)}
+		cur.Frames[0].stack = []Slot{slotOfKinds(StackMisc), slotOfKinds(StackMisc), spill(v, 0, false)}
 		return cur
 	}
 	checkHintSteps(t, old, func() uint8 { return old.Frames[0].sum.hint }, []hintStep{

@@ -1,11 +1,23 @@
 package states
 
+import "math/bits"
+
 // The stack of one frame.
 //
-// Frame.Stack grows downwards from the frame pointer: Stack[spi] is the
+// A frame's stack grows downwards from the frame pointer: Slot(spi) is the
 // 8-byte slot at [fp-8*(spi+1), fp-8*spi), and its Types[i] describe the
 // byte at fp-8*(spi+1)+i. Only the slots the program has touched are
 // allocated; a byte outside the allocation reads as StackInvalid.
+//
+// Two layouts hold the slots. A working frame is dense, one Slot per
+// allocated slot, since the interpreter reads and writes them all. A
+// stored checkpoint is packed: only the slots some byte of which was
+// written are kept, with a bit mask of which they are. Checkpoints are
+// most of the memory a search holds (hundreds of thousands may be alive
+// at once, each with up to 64 slots of ~100 bytes), most of their slots
+// are never written (a program that touches fp-512 once allocates all 64),
+// and the cost of holding them is the first touch of fresh memory; the
+// kernel keeps them dense, which decides no answer.
 //
 // Slot.Spilled holds the register state of a spilled register (StackSpill).
 // The kinds the verifier keeps as whole objects on the stack reuse the same
@@ -43,7 +55,72 @@ const lastByte = SlotSize - 1
 
 // AllocatedStack returns the number of stack bytes the frame has allocated,
 // always a multiple of SlotSize.
-func (f *Frame) AllocatedStack() int { return len(f.Stack) * SlotSize }
+func (f *Frame) AllocatedStack() int { return f.NumSlots() * SlotSize }
+
+// NumSlots returns the number of allocated slots: slot spi exists for
+// 0 <= spi < NumSlots().
+func (f *Frame) NumSlots() int {
+	if f.packed {
+		return int(f.nslots)
+	}
+	return len(f.stack)
+}
+
+// HeldSlots returns the number of slots f keeps in memory: every allocated
+// slot of a working frame, the written ones of a packed frame.
+func (f *Frame) HeldSlots() int { return len(f.stack) }
+
+// Slot returns slot spi, which must be allocated (spi < NumSlots()). The
+// slot may be written, except that a packed frame (a stored checkpoint)
+// has no storage for its StackInvalid slots: for those it returns a shared
+// never-written slot, which callers only read. Nothing writes a
+// checkpoint's stack but cleaning, which only resets written slots, and
+// precision marks, which only go to spilled registers.
+func (f *Frame) Slot(spi int) *Slot {
+	if !f.packed {
+		return &f.stack[spi]
+	}
+	return f.packedSlot(spi)
+}
+
+// packedSlot is Slot for a packed frame.
+func (f *Frame) packedSlot(spi int) *Slot {
+	bit := uint64(1) << spi
+	if f.present&bit == 0 {
+		return &absentSlot
+	}
+	return &f.stack[bits.OnesCount64(f.present&(bit-1))]
+}
+
+// absentSlot is what a packed frame's unstored slots read as: every byte
+// StackInvalid, the spilled register NotInit.
+var absentSlot Slot
+
+// AbsentSlotIntact reports whether the shared slot packed frames return
+// for their never-written slots is still never-written: a write through
+// Slot to such a slot would change every checkpoint's stack at once. The
+// verifier checks it after each program.
+func AbsentSlotIntact() bool { return absentSlot == Slot{} }
+
+// storeIndex returns the index in f.stack of slot spi, which f holds.
+func (f *Frame) storeIndex(spi int) int {
+	if !f.packed {
+		return spi
+	}
+	return bits.OnesCount64(f.present & (uint64(1)<<spi - 1))
+}
+
+// unpack gives a packed frame the dense layout again, for the rare
+// operations that change a stored frame's allocation.
+func (f *Frame) unpack() {
+	if !f.packed {
+		return
+	}
+	dense := make([]Slot, f.nslots)
+	scatter(dense, f.stack, f.present)
+	f.stack, f.present, f.nslots, f.packed = dense, 0, 0, false
+	f.sum.reset()
+}
 
 // GrowStack makes the allocated stack cover at least bytes bytes below the
 // frame pointer, rounded up to whole slots (the kernel's grow_stack_state).
@@ -55,18 +132,19 @@ func (f *Frame) GrowStack(bytes int) {
 		bytes = MaxStack
 	}
 	n := (bytes + SlotSize - 1) / SlotSize
-	old := len(f.Stack)
-	if n <= old {
+	if n <= f.NumSlots() {
 		return
 	}
-	if n <= cap(f.Stack) {
-		f.Stack = f.Stack[:n]
-		clear(f.Stack[old:])
+	f.unpack()
+	old := len(f.stack)
+	if n <= cap(f.stack) {
+		f.stack = f.stack[:n]
+		clear(f.stack[old:])
 		return
 	}
-	grown := make([]Slot, n, max(n, min(2*cap(f.Stack), maxSlots)))
-	copy(grown, f.Stack)
-	f.Stack = grown
+	grown := make([]Slot, n, max(n, min(2*cap(f.stack), maxSlots)))
+	copy(grown, f.stack)
+	f.stack = grown
 }
 
 // SlotAt returns the slot holding the byte at fp+off and the byte's index in
@@ -77,10 +155,10 @@ func (f *Frame) SlotAt(off int) (*Slot, int) {
 		return nil, -1
 	}
 	spi := (-off - 1) / SlotSize
-	if spi >= len(f.Stack) {
+	if spi >= f.NumSlots() {
 		return nil, -1
 	}
-	return &f.Stack[spi], off + SlotSize*(spi+1)
+	return f.Slot(spi), off + SlotSize*(spi+1)
 }
 
 // SlotIndex returns the slot index (spi) of the byte at fp+off, for off < 0.

@@ -36,19 +36,19 @@ func TestGrowStack(t *testing.T) {
 func TestGrowStackZeroesReusedMemory(t *testing.T) {
 	var f Frame
 	f.GrowStack(32)
-	for i := range f.Stack {
-		f.Stack[i].Types[0] = StackMisc
-		f.Stack[i].Spilled.MarkConst(uint64(i))
+	for i := range f.NumSlots() {
+		f.Slot(i).Types[0] = StackMisc
+		f.Slot(i).Spilled.MarkConst(uint64(i))
 	}
-	f.Stack = f.Stack[:1] // as after copying a smaller stack in
+	f.stack = f.stack[:1] // as after copying a smaller stack in
 	f.GrowStack(32)
 	want := Slot{}
 	for i := 1; i < 4; i++ {
-		if diff := cmp.Diff(want, f.Stack[i], allowReg); diff != "" {
+		if diff := cmp.Diff(want, *f.Slot(i), allowReg); diff != "" {
 			t.Errorf("slot %d not reset (-want +got):\n%s", i, diff)
 		}
 	}
-	if f.Stack[0].Types[0] != StackMisc {
+	if f.Slot(0).Types[0] != StackMisc {
 		t.Errorf("slot 0 lost its contents")
 	}
 }
@@ -73,8 +73,8 @@ func TestSlotAt(t *testing.T) {
 	for _, tt := range tests {
 		s, b := f.SlotAt(tt.off)
 		spi := -1
-		for i := range f.Stack {
-			if s == &f.Stack[i] {
+		for i := range f.NumSlots() {
+			if s == f.Slot(i) {
 				spi = i
 			}
 		}

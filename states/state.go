@@ -19,11 +19,11 @@ const MainCallSite = -1
 // init_func_state): every register NotInit except r10, the frame pointer,
 // an empty stack (keeping its memory), no callback bookkeeping.
 func InitFrame(f *Frame, callSite, frameNo, subProg int32) {
-	stack := f.Stack[:0]
+	stack := f.stack[:0]
 	sum := f.sum
 	sum.reset()
 	*f = Frame{
-		Stack:    stack,
+		stack:    stack,
 		sum:      sum,
 		CallSite: callSite,
 		FrameNo:  frameNo,
@@ -81,15 +81,7 @@ func (s *State) CopyFrom(src *State) {
 	if s == src {
 		return
 	}
-	frames := s.Frames
-	refs := s.Refs
-	hist := s.JmpHistory
-	*s = *src
-	s.StoreEntry = 0
-	s.Freed = false
-	s.Frames = frames
-	s.Refs = append(refs[:0], src.Refs...)
-	s.JmpHistory = append(hist[:0], src.JmpHistory...)
+	s.copyAllButFrames(src)
 	for i := range s.Frames {
 		if i > int(src.CurFrame) {
 			if s.Frames[i] != nil {
@@ -107,27 +99,106 @@ func (s *State) CopyFrom(src *State) {
 	}
 }
 
+// copyAllButFrames makes every field of s but its frames a copy of src's,
+// reusing the memory of s's references and jump history; s keeps its
+// frames.
+func (s *State) copyAllButFrames(src *State) {
+	frames := s.Frames
+	refs := s.Refs
+	hist := s.JmpHistory
+	*s = *src
+	s.StoreEntry = 0
+	s.Freed = false
+	s.Frames = frames
+	s.Refs = append(refs[:0], src.Refs...)
+	s.JmpHistory = append(hist[:0], src.JmpHistory...)
+}
+
 // CopyFrom makes f a deep copy of src (the kernel's copy_func_state),
-// reusing the memory of f's stack.
+// reusing the memory of f's stack. The copy is dense (a working frame)
+// whatever src's layout.
 func (f *Frame) CopyFrom(src *Frame) {
 	if f == src {
 		return
 	}
-	stack := f.Stack
-	if cap(stack) < len(src.Stack) {
+	stack := f.stack
+	if n := src.NumSlots(); cap(stack) < n {
 		// Allocate for src's length, rounded up to its size class,
-		// rather than let append double the old capacity: a stored
-		// checkpoint never grows, and a capacity beyond maxSlots is
-		// never used.
+		// rather than let append double the old capacity: a capacity
+		// beyond maxSlots is never used.
 		stack = nil
 	}
 	sum := f.sum
 	*f = *src
-	f.Stack = append(stack[:0], src.Stack...)
+	if src.packed {
+		f.stack = stack[:0]
+		f.present, f.nslots, f.packed = 0, 0, false
+		f.GrowStack(int(src.nslots) * SlotSize)
+		scatter(f.stack, src.stack, src.present)
+	} else {
+		f.stack = append(stack[:0], src.stack...)
+	}
 	// The copy is a working state that will change: no summary (and no
 	// sharing of src's words).
 	f.sum = sum
 	f.sum.reset()
+}
+
+// packFrom makes f a packed copy of src: its registers and
+// other fields, and only the stack slots of src some byte of which was
+// written, reusing f's stack memory when it is large enough.
+func (f *Frame) packFrom(src *Frame) {
+	if src.packed {
+		sum, stack := f.sum, f.stack
+		*f = *src
+		f.stack = append(stack[:0], src.stack...)
+		f.sum = sum
+		f.sum.reset()
+		return
+	}
+	var present uint64
+	for spi := range src.stack {
+		if src.stack[spi].Types != [SlotSize]SlotType{} {
+			present |= 1 << spi
+		}
+	}
+	n := bits.OnesCount64(present)
+	stack := f.stack
+	if cap(stack) < n {
+		stack = make([]Slot, 0, n)
+	}
+	stack = stack[:n]
+	sum := f.sum
+	*f = *src
+	gather(stack, src.stack, present)
+	f.stack, f.present, f.nslots, f.packed = stack, present, int32(len(src.stack)), true
+	f.sum = sum
+	f.sum.reset()
+}
+
+// gather copies the slots of dense named in present, in index order, to
+// packed.
+func gather(packed, dense []Slot, present uint64) { copyRuns(dense, packed, present, true) }
+
+// scatter is gather's inverse: it copies the packed slots to the indexes
+// present names in dense, leaving the other slots of dense as they are.
+func scatter(dense, packed []Slot, present uint64) { copyRuns(dense, packed, present, false) }
+
+// copyRuns copies between a dense stack and its packed slots, towards
+// packed when pack is set, a run of consecutive slots at a time.
+func copyRuns(dense, packed []Slot, present uint64, pack bool) {
+	k := 0
+	for p := present; p != 0; {
+		lo := bits.TrailingZeros64(p)
+		n := bits.TrailingZeros64(^(p >> lo))
+		if pack {
+			copy(packed[k:k+n], dense[lo:lo+n])
+		} else {
+			copy(dense[lo:lo+n], packed[k:k+n])
+		}
+		k += n
+		p &^= (uint64(1)<<n - 1) << lo
+	}
 }
 
 // Seal records that s has become a stored checkpoint whose stack no
@@ -153,19 +224,31 @@ func (f *Frame) seal() {
 		}
 	}
 	f.sum.inited, f.sum.regsValid = inited, true
-	if len(f.Stack) > 64 {
+	if f.NumSlots() > 64 {
 		return
 	}
-	var invalid, misc, plain uint64
 	words := f.sum.words
-	if n := len(f.Stack); cap(words) < n {
+	if n := len(f.stack); cap(words) < n {
 		words = make([]uint64, n)
 	} else {
 		words = words[:n]
 	}
-	for spi := range f.Stack {
-		w := slotWord(&f.Stack[spi])
-		words[spi] = w
+	all := ^uint64(0)
+	if n := f.NumSlots(); n < 64 {
+		all = 1<<n - 1
+	}
+	held := all
+	if f.packed {
+		held = f.present
+	}
+	// Slots a packed frame does not hold are all INVALID.
+	invalid, misc, plain := all&^held, all&^held, all&^held
+	k := 0
+	for p := held; p != 0; p &= p - 1 {
+		spi := bits.TrailingZeros64(p)
+		w := slotWord(&f.stack[k])
+		words[k] = w
+		k++
 		bit := uint64(1) << spi
 		if w == 0 {
 			invalid |= bit
@@ -186,8 +269,12 @@ func (f *Frame) seal() {
 // invalidateSlots makes every allocated slot of f named in dead
 // StackInvalid (bit spi for slot spi), visiting only those.
 func (f *Frame) invalidateSlots(dead uint64) {
-	if n := len(f.Stack); n < maxSlots {
+	if n := f.NumSlots(); n < maxSlots {
 		dead &= 1<<n - 1
+	}
+	if f.packed {
+		// The slots a packed frame does not hold are INVALID already.
+		dead &= f.present
 	}
 	sealed := f.sum.valid
 	if sealed {
@@ -199,11 +286,12 @@ func (f *Frame) invalidateSlots(dead uint64) {
 	}
 	for ; dead != 0; dead &= dead - 1 {
 		spi := bits.TrailingZeros64(dead)
-		f.Stack[spi].Invalidate()
+		k := f.storeIndex(spi)
+		f.stack[k].Invalidate()
 		if sealed {
 			// An untouched slot: keep the summary current.
 			bit := uint64(1) << spi
-			f.sum.words[spi] = 0
+			f.sum.words[k] = 0
 			f.sum.invalid |= bit
 			f.sum.misc |= bit
 			f.sum.plain |= bit
@@ -225,8 +313,9 @@ func (s *State) setScalarsPrecise(precise bool) {
 				r.SetPrecise(precise)
 			}
 		}
-		for j := range f.Stack {
-			if sl := &f.Stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise() != precise {
+		// Every layout holds its spilled registers in f.stack.
+		for j := range f.stack {
+			if sl := &f.stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise() != precise {
 				sl.Spilled.SetPrecise(precise)
 			}
 		}

@@ -38,8 +38,8 @@ func realisticState(nFrames, nSlots int) *State {
 		f.Regs[7].Off = -16
 		f.Regs[7].SetFrameNo(fr)
 		f.GrowStack(nSlots * SlotSize)
-		for spi := range f.Stack {
-			sl := &f.Stack[spi]
+		for spi := range f.NumSlots() {
+			sl := f.Slot(spi)
 			switch spi % 4 {
 			case 0:
 				sl.Types = [SlotSize]SlotType{StackSpill, StackSpill, StackSpill, StackSpill, StackSpill, StackSpill, StackSpill, StackSpill}
@@ -59,13 +59,13 @@ func realisticState(nFrames, nSlots int) *State {
 func TestNewState(t *testing.T) {
 	s := NewState()
 	want := &State{Branches: 1}
-	f := &Frame{Stack: []Slot{}, CallSite: MainCallSite}
+	f := &Frame{stack: []Slot{}, CallSite: MainCallSite}
 	for i := range f.Regs {
 		f.Regs[i].MarkNotInit()
 	}
 	f.Regs[RegFP] = Reg{Scalar: ConstScalar(0), Type: PtrToStack}
 	want.Frames[0] = f
-	s.Frames[0].Stack = []Slot{} // nil vs empty is not a difference here
+	s.Frames[0].stack = []Slot{} // nil vs empty is not a difference here
 	if diff := cmp.Diff(want, s, allowFrame); diff != "" {
 		t.Errorf("NewState mismatch (-want +got):\n%s", diff)
 	}
@@ -87,8 +87,8 @@ func TestCopyFromIsDeepAndIndependent(t *testing.T) {
 	// Mutate every part of the copy: the source must not move.
 	dst.Frames[0].Regs[4].MarkConst(7)
 	dst.Frames[2].Regs[1].MarkNotInit()
-	dst.Frames[1].Stack[0].Types[3] = StackMisc
-	dst.Frames[1].Stack[0].Spilled.MarkUnknown(true)
+	dst.Frames[1].stack[0].Types[3] = StackMisc
+	dst.Frames[1].stack[0].Spilled.MarkUnknown(true)
 	dst.Frames[2].GrowStack(MaxStack)
 	dst.Refs[0].ID = 99
 	dst.JmpHistory[1].Idx = 1
@@ -108,12 +108,12 @@ func TestCopyFromReusesMemory(t *testing.T) {
 	dst := &State{}
 	dst.CopyFrom(src)
 	frames := dst.Frames
-	stack0 := &dst.Frames[0].Stack[0]
+	stack0 := &dst.Frames[0].stack[0]
 	allocs := testing.AllocsPerRun(20, func() { dst.CopyFrom(src) })
 	if allocs != 0 {
 		t.Errorf("CopyFrom into a large enough state allocated %v times, want 0", allocs)
 	}
-	if dst.Frames != frames || &dst.Frames[0].Stack[0] != stack0 {
+	if dst.Frames != frames || &dst.Frames[0].stack[0] != stack0 {
 		t.Errorf("CopyFrom replaced the destination's frames or stack")
 	}
 }
@@ -158,9 +158,9 @@ func precision(s *State) []string {
 			mark(&f.Regs[j])
 		}
 		b = append(b, '|')
-		for j := range f.Stack {
-			if f.Stack[j].IsSpilledReg() {
-				mark(&f.Stack[j].Spilled)
+		for j := range f.NumSlots() {
+			if f.Slot(j).IsSpilledReg() {
+				mark(&f.Slot(j).Spilled)
 			}
 		}
 		out = append(out, string(b))

@@ -206,12 +206,22 @@ const MaxCallFrames = 8
 // only up to its last pointer, so the kilobyte of registers after them,
 // which hold none, is never scanned.
 type Frame struct {
-	// Stack holds the allocated slots; Stack[spi] covers bytes
-	// [fp-8*(spi+1), fp-8*spi). Its length is the allocated stack / 8.
-	Stack []Slot
+	// stack holds the allocated slots. A working frame is dense:
+	// stack[spi] covers bytes [fp-8*(spi+1), fp-8*spi) and its length is
+	// the allocated stack / 8. A packed frame (a stored checkpoint, see
+	// Pool.ClonePacked) holds only the slots named in present, in
+	// index order; read either through Slot and NumSlots.
+	stack []Slot
 	// sum caches, for a sealed checkpoint, which registers regsSafe and
 	// which slots stackSafe can skip (see State.Seal).
 	sum stackSummary
+	// present names, for a packed frame, the slots stack holds (bit spi
+	// for slot spi); every other slot below nslots is StackInvalid.
+	present uint64
+	// nslots is a packed frame's number of allocated slots.
+	nslots int32
+	// packed tells which of the two layouts stack has.
+	packed bool
 
 	Regs [NumRegs]Reg
 	// CallSite is the instruction index of the call that created this
@@ -237,9 +247,10 @@ type Frame struct {
 
 // stackSummary describes a sealed frame's stack compactly, so that a
 // comparison reads one word per slot instead of a cold 96-byte slot:
-// words[spi] is slotWord of slot spi; bit spi of invalid is set when every
-// byte of the slot is StackInvalid, of misc when every byte is StackInvalid
-// or StackMisc, of plain when every byte is INVALID, MISC or ZERO
+// words[k] is slotWord of the slot stored at stack[k] (slot k of a dense
+// frame, the k-th present slot of a packed one); bit spi of invalid is set
+// when every byte of slot spi is StackInvalid, of misc when every byte is
+// StackInvalid or StackMisc, of plain when every byte is INVALID, MISC or ZERO
 // (isPlain). It is only meaningful when valid is set, which only
 // State.Seal and State.Clean do; every copy and reset clears it, keeping
 // the capacity of words for the next seal.

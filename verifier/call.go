@@ -899,10 +899,10 @@ func (e *env) constMapKey(reg *states.Reg, keySize int) int64 {
 	f := e.frameOf(reg)
 	slot := -off - 1
 	spi := slot / states.SlotSize
-	if slot < 0 || spi >= len(f.Stack) {
+	if slot < 0 || spi >= f.NumSlots() {
 		return -1
 	}
-	s := &f.Stack[spi]
+	s := f.Slot(spi)
 	first := slot % states.SlotSize
 	zeros := 0
 	for i := first; i >= 0 && s.Types[i] == states.StackZero; i-- {
@@ -1102,7 +1102,7 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 			if slot >= f.AllocatedStack() {
 				continue
 			}
-			if f.Stack[slot/states.SlotSize].Types[slot%states.SlotSize] == states.StackDynptr {
+			if f.Slot(slot / states.SlotSize).Types[slot%states.SlotSize] == states.StackDynptr {
 				return e.reject(e.insnIdx, "potential write to dynptr at off=%d disallowed", i)
 			}
 		}
@@ -1120,7 +1120,7 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 			e.markStackRead(reg.FrameNo(), spi)
 			marked = spi
 		}
-		s := &f.Stack[spi]
+		s := f.Slot(spi)
 		if slot%states.SlotSize == states.SlotSize-1 && i+states.SlotSize <= end && wholeSlotAccess(s, t) {
 			i += states.SlotSize - 1
 			continue

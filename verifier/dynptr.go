@@ -186,11 +186,11 @@ func (e *env) dynptrSlotIndex(reg *states.Reg) (spi int, inRange bool, bad strin
 // dynptrAt reports whether the two slots starting at spi hold one
 // initialised dynptr (the stack half of is_dynptr_reg_valid_init).
 func dynptrAt(f *states.Frame, spi int) bool {
-	if spi < dynptrNrSlots-1 || spi >= len(f.Stack) || f.Stack[spi].Spilled.Off != dynptrFirstSlot {
+	if spi < dynptrNrSlots-1 || spi >= f.NumSlots() || f.Slot(spi).Spilled.Off != dynptrFirstSlot {
 		return false
 	}
 	for i := 0; i < dynptrNrSlots; i++ {
-		for _, t := range f.Stack[spi-i].Types {
+		for _, t := range f.Slot(spi - i).Types {
 			if t != states.StackDynptr {
 				return false
 			}
@@ -217,7 +217,7 @@ func (e *env) dynptrState(reg *states.Reg) *states.Reg {
 	if !dynptrAt(f, spi) {
 		return nil
 	}
-	return &f.Stack[spi].Spilled
+	return &f.Slot(spi).Spilled
 }
 
 // checkDynptrArg is the ARG_PTR_TO_DYNPTR part of check_func_arg: the
@@ -251,7 +251,7 @@ func (e *env) checkDynptrArg(regno int, fn *helpers.Proto) error {
 		if bad != "" {
 			e.log.errorf(bad)
 		}
-		if bad != "" || !inRange || e.frameOf(reg).Stack[spi].Spilled.RefObjID == 0 {
+		if bad != "" || !inRange || e.frameOf(reg).Slot(spi).Spilled.RefObjID == 0 {
 			return e.reject(e.insnIdx, "arg %d is an unacquired reference", regno)
 		}
 	}
@@ -322,7 +322,7 @@ func (e *env) markStackSlotsDynptr(regno int, typ dynptrType, cloneRef uint32) e
 	}
 	id := e.newID()
 	for i := 0; i < dynptrNrSlots; i++ {
-		s := &f.Stack[spi-i]
+		s := f.Slot(spi - i)
 		s.Spilled.MarkPtr(states.ConstPtrToDynptr, 0)
 		s.Spilled.ID = id
 		s.Spilled.Aux = uint32(typ)
@@ -341,7 +341,7 @@ func (e *env) markStackSlotsDynptr(regno int, typ dynptrType, cloneRef uint32) e
 			e.cur.Refs = append(e.cur.Refs, states.Ref{ID: ref, InsnIdx: int32(e.insnIdx)})
 		}
 		for i := 0; i < dynptrNrSlots; i++ {
-			f.Stack[spi-i].Spilled.RefObjID = ref
+			f.Slot(spi - i).Spilled.RefObjID = ref
 		}
 	}
 	e.markDynptrWrite(f, spi)
@@ -361,7 +361,7 @@ func (e *env) markDynptrWrite(f *states.Frame, spi int) {
 // never-written.
 func (e *env) invalidateDynptr(f *states.Frame, spi int) {
 	for i := 0; i < dynptrNrSlots; i++ {
-		f.Stack[spi-i].Invalidate()
+		f.Slot(spi - i).Invalidate()
 	}
 	e.markDynptrWrite(f, spi)
 }
@@ -378,7 +378,7 @@ func (e *env) unmarkStackSlotsDynptr(regno int) error {
 	if bad != "" || !inRange || !dynptrAt(f, spi) {
 		return e.internal(e.insnIdx, "release of a dynptr that is not initialised")
 	}
-	d := &f.Stack[spi].Spilled
+	d := &f.Slot(spi).Spilled
 	if !dynptrType(d.Aux).refcounted() {
 		e.invalidateDynptr(f, spi)
 		return nil
@@ -394,8 +394,8 @@ func (e *env) unmarkStackSlotsDynptr(regno int) error {
 		frames = e.cur.Frames[:e.cur.CurFrame+1]
 	}
 	for _, f := range frames {
-		for i := 1; i < len(f.Stack); i++ {
-			s := &f.Stack[i]
+		for i := 1; i < f.NumSlots(); i++ {
+			s := f.Slot(i)
 			if s.Spilled.RefObjID != ref {
 				continue
 			}
@@ -416,24 +416,24 @@ func (e *env) unmarkStackSlotsDynptr(regno int) error {
 // of frame f destroys the dynptr there, if any, and the slices taken from
 // it; a referenced dynptr cannot be overwritten.
 func (e *env) destroyIfDynptrSlot(f *states.Frame, spi int) error {
-	if spi < 0 || spi >= len(f.Stack) || f.Stack[spi].Types[0] != states.StackDynptr {
+	if spi < 0 || spi >= f.NumSlots() || f.Slot(spi).Types[0] != states.StackDynptr {
 		return nil
 	}
-	if f.Stack[spi].Spilled.Off != dynptrFirstSlot {
+	if f.Slot(spi).Spilled.Off != dynptrFirstSlot {
 		spi++
 	}
-	if spi >= len(f.Stack) {
+	if spi >= f.NumSlots() {
 		return e.internal(e.insnIdx, "dynptr second slot without its first")
 	}
-	d := f.Stack[spi].Spilled
+	d := f.Slot(spi).Spilled
 	if dynptrType(d.Aux).refcounted() {
 		return e.reject(e.insnIdx, "cannot overwrite referenced dynptr")
 	}
 	e.log.markSlotScratched(spi)
 	e.log.markSlotScratched(spi - 1)
 	for i := 0; i < dynptrNrSlots; i++ {
-		for b := range f.Stack[spi-i].Types {
-			f.Stack[spi-i].Types[b] = states.StackInvalid
+		for b := range f.Slot(spi - i).Types {
+			f.Slot(spi - i).Types[b] = states.StackInvalid
 		}
 	}
 	forEachReg(e.cur, func(r *states.Reg) {
@@ -442,7 +442,7 @@ func (e *env) destroyIfDynptrSlot(f *states.Frame, spi int) error {
 		}
 	})
 	for i := 0; i < dynptrNrSlots; i++ {
-		f.Stack[spi-i].Spilled.MarkNotInit()
+		f.Slot(spi - i).Spilled.MarkNotInit()
 	}
 	e.markDynptrWrite(f, spi)
 	return nil

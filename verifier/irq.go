@@ -93,7 +93,7 @@ func (e *env) saveIRQFlag(regno, i int, class irqClass) error {
 	if bad != "" {
 		e.log.errorf(bad)
 	}
-	if bad != "" || inRange && slotHasIRQFlag(&e.frameOf(reg).Stack[spi]) {
+	if bad != "" || inRange && slotHasIRQFlag(e.frameOf(reg).Slot(spi)) {
 		return e.reject(e.insnIdx, "expected uninitialized irq flag as arg#%d", i)
 	}
 	if err := e.checkMemAccess(regno, 0, states.SlotSize, accWrite, -1, false); err != nil {
@@ -102,13 +102,13 @@ func (e *env) saveIRQFlag(regno, i int, class irqClass) error {
 	// The write may have grown the stack; look the slot up again.
 	reg = &e.regs()[regno]
 	f := e.frameOf(reg)
-	if spi >= len(f.Stack) {
+	if spi >= f.NumSlots() {
 		return e.verifierBug("irq flag slot %d beyond the allocated stack", spi)
 	}
 	id := e.newID()
 	e.cur.Refs = append(e.cur.Refs, states.Ref{ID: id, InsnIdx: int32(e.insnIdx), Kind: states.RefKindIRQ})
 	e.cur.ActiveIRQID = id
-	s := &f.Stack[spi]
+	s := f.Slot(spi)
 	e.markStackWrite(reg.FrameNo(), spi)
 	s.Spilled.MarkPtr(states.PtrToStack, 0)
 	s.Spilled.RefObjID = id
@@ -141,11 +141,11 @@ func (e *env) restoreIRQFlag(regno, i int, class irqClass) error {
 		e.log.errorf(bad)
 	}
 	f := e.frameOf(reg)
-	if bad != "" || !inRange || !irqFlagValidInit(&f.Stack[spi]) {
+	if bad != "" || !inRange || !irqFlagValidInit(f.Slot(spi)) {
 		return e.reject(e.insnIdx, "expected an initialized irq flag as arg#%d", i)
 	}
 	e.markStackObjRead(reg.FrameNo(), spi)
-	s := &f.Stack[spi]
+	s := f.Slot(spi)
 	if saved := irqClass(s.Spilled.Aux); saved != class {
 		return e.reject(e.insnIdx, "irq flag acquired by %s kfuncs cannot be restored with %s kfuncs", saved, class)
 	}

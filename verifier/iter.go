@@ -142,7 +142,7 @@ func (e *env) stackObjSlot(reg *states.Reg, kind string, nrSlots int) (spi int, 
 		return 0, false, fmt.Sprintf("cannot pass in %s at an offset=%d", kind, off)
 	}
 	f := e.frameOf(reg)
-	return spi, spi-nrSlots+1 >= 0 && spi < len(f.Stack), ""
+	return spi, spi-nrSlots+1 >= 0 && spi < f.NumSlots(), ""
 }
 
 // processIterArg is process_iter_arg: argument regno is an iterator.
@@ -181,7 +181,7 @@ func (e *env) processIterArg(info *kfuncInfo, meta *kfuncMeta, regno int, ref bt
 		e.markStackObjRead(reg.FrameNo(), spi-i)
 	}
 	meta.iter = iterMeta{valid: true, frame: reg.FrameNo(), spi: spi}
-	meta.refObjID = f.Stack[spi].Spilled.RefObjID
+	meta.refObjID = f.Slot(spi).Spilled.RefObjID
 	if meta.flags&kfuncs.IterDestroy != 0 {
 		return e.destroyIter(f, spi, nrSlots)
 	}
@@ -207,7 +207,7 @@ func (e *env) newIter(meta *kfuncMeta, regno int, typ btf.Type, typeID uint32, n
 	// The writes may have grown the stack; look the slots up again.
 	reg = &e.regs()[regno]
 	f := e.frameOf(reg)
-	if spi < nrSlots-1 || spi >= len(f.Stack) {
+	if spi < nrSlots-1 || spi >= f.NumSlots() {
 		return e.reject(e.insnIdx, "verifier internal error: iterator slot %d beyond the allocated stack", spi)
 	}
 	id := e.newID()
@@ -219,7 +219,7 @@ func (e *env) newIter(meta *kfuncMeta, regno int, typ btf.Type, typeID uint32, n
 		flags = states.MemRCU
 	}
 	for i := 0; i < nrSlots; i++ {
-		s := &f.Stack[spi-i]
+		s := f.Slot(spi - i)
 		s.Spilled.MarkPtr(states.PtrToStack, flags)
 		s.Spilled.Aux = typeID
 		s.Spilled.Off = states.IterActive
@@ -239,7 +239,7 @@ func (e *env) newIter(meta *kfuncMeta, regno int, typ btf.Type, typeID uint32, n
 // of them may already hold an iterator.
 func iterValidUninit(f *states.Frame, spi, nrSlots int) bool {
 	for i := 0; i < nrSlots; i++ {
-		for _, t := range f.Stack[spi-i].Types {
+		for _, t := range f.Slot(spi - i).Types {
 			if t == states.StackIter {
 				return false
 			}
@@ -268,7 +268,7 @@ const (
 // iterator of another type is reported as untrusted.
 func iterValidInit(f *states.Frame, spi, nrSlots int, typeID uint32) iterInit {
 	for i := 0; i < nrSlots; i++ {
-		s := &f.Stack[spi-i]
+		s := f.Slot(spi - i)
 		if s.Spilled.Flags&states.PtrUntrusted != 0 && (s.IsSpilledReg() || s.Types[0] == states.StackIter) {
 			return iterUntrusted
 		}
@@ -287,11 +287,11 @@ func iterValidInit(f *states.Frame, spi, nrSlots int, typeID uint32) iterInit {
 // destroyIter is unmark_stack_slots_iter: release the iterator's
 // reference and make its slots never-written.
 func (e *env) destroyIter(f *states.Frame, spi, nrSlots int) error {
-	if err := e.releaseReference(f.Stack[spi].Spilled.RefObjID); err != nil {
+	if err := e.releaseReference(f.Slot(spi).Spilled.RefObjID); err != nil {
 		return err
 	}
 	for i := 0; i < nrSlots; i++ {
-		f.Stack[spi-i].Invalidate()
+		f.Slot(spi - i).Invalidate()
 		e.markStackWrite(int(f.FrameNo), spi-i)
 		e.log.markSlotScratched(spi - i)
 	}
@@ -301,10 +301,10 @@ func (e *env) destroyIter(f *states.Frame, spi, nrSlots int) error {
 // iterSlotOf returns the main slot of the iterator meta describes, in st.
 func iterSlotOf(st *states.State, m iterMeta) *states.Slot {
 	f := st.Frames[m.frame]
-	if f == nil || m.spi >= len(f.Stack) {
+	if f == nil || m.spi >= f.NumSlots() {
 		return nil
 	}
-	return &f.Stack[m.spi]
+	return f.Slot(m.spi)
 }
 
 // processIterNextCall is process_iter_next_call, after r0 is set to the
@@ -388,12 +388,12 @@ func widenLoopScalars(old, cur *states.State) {
 		for i := range fo.Regs {
 			maybeWidenReg(&ids, &fo.Regs[i], &fc.Regs[i])
 		}
-		n := min(len(fo.Stack), len(fc.Stack))
+		n := min(fo.NumSlots(), fc.NumSlots())
 		for i := 0; i < n; i++ {
-			if !fo.Stack[i].IsSpilledReg() || !fc.Stack[i].IsSpilledReg() {
+			if !fo.Slot(i).IsSpilledReg() || !fc.Slot(i).IsSpilledReg() {
 				continue
 			}
-			maybeWidenReg(&ids, &fo.Stack[i].Spilled, &fc.Stack[i].Spilled)
+			maybeWidenReg(&ids, &fo.Slot(i).Spilled, &fc.Slot(i).Spilled)
 		}
 	}
 }
@@ -446,12 +446,12 @@ func (m *idMap) regsExact(old, cur *states.Reg) bool {
 func iterActiveDepthsDiffer(old, cur *states.State) bool {
 	for fr := int(old.CurFrame); fr >= 0; fr-- {
 		fo, fc := old.Frames[fr], cur.Frames[fr]
-		for i := range fo.Stack {
-			s := &fo.Stack[i]
+		for i := range fo.NumSlots() {
+			s := fo.Slot(i)
 			if s.Types[0] != states.StackIter || s.Spilled.Off != states.IterActive {
 				continue
 			}
-			if i >= len(fc.Stack) || fc.Stack[i].Spilled.Range != s.Spilled.Range {
+			if i >= fc.NumSlots() || fc.Slot(i).Spilled.Range != s.Spilled.Range {
 				return true
 			}
 		}
@@ -472,8 +472,8 @@ func (e *env) iterNextLoopHit(old, cur *states.State) bool {
 	}
 	f := cur.Frames[r1.FrameNo()]
 	spi := states.SlotIndex(int(r1.Off) + int(int64(r1.Var.Value)))
-	if f == nil || spi < 0 || spi >= len(f.Stack) {
+	if f == nil || spi < 0 || spi >= f.NumSlots() {
 		return false
 	}
-	return f.Stack[spi].Spilled.Off == states.IterActive
+	return f.Slot(spi).Spilled.Off == states.IterActive
 }

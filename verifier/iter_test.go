@@ -14,7 +14,7 @@ func iterState(it states.IterState, depth int32) *states.State {
 	st := &states.State{}
 	st.Frames[0] = &states.Frame{CallSite: -1}
 	st.Frames[0].GrowStack(states.SlotSize)
-	s := &st.Frames[0].Stack[0]
+	s := st.Frames[0].Slot(0)
 	s.Spilled.MarkPtr(states.PtrToStack, 0)
 	s.Spilled.Off = it
 	s.Spilled.Range = depth

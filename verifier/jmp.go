@@ -149,9 +149,9 @@ func forEachReg(st *states.State, fn func(r *states.Reg)) {
 		for r := range f.Regs {
 			fn(&f.Regs[r])
 		}
-		for s := range f.Stack {
-			if f.Stack[s].IsSpilledReg() {
-				fn(&f.Stack[s].Spilled)
+		for s := range f.NumSlots() {
+			if f.Slot(s).IsSpilledReg() {
+				fn(&f.Slot(s).Spilled)
 			}
 		}
 	}

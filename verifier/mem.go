@@ -663,7 +663,7 @@ func (e *env) checkStackWrite(regno, off, size, valueReg int) error {
 		return err
 	}
 	e.checkFastcallContract(int(f.SubProg), off)
-	s := &f.Stack[spi]
+	s := f.Slot(spi)
 	if size == states.SlotSize {
 		e.markStackWrite(reg.FrameNo(), spi)
 	}
@@ -806,7 +806,7 @@ func (e *env) checkStackWriteVarOff(f *states.Frame, reg *states.Reg, off, size,
 		slot := -i - 1
 		spi := slot / states.SlotSize
 		e.log.markSlotScratched(spi)
-		s := &f.Stack[spi]
+		s := f.Slot(spi)
 		b := &s.Types[slot%states.SlotSize]
 		// A zero written over a spilled zero keeps the spill.
 		if writingZero && *b == states.StackSpill && s.Spilled.Type == states.ScalarValue && s.Spilled.IsNull() {
@@ -855,7 +855,7 @@ func (e *env) checkStackRead(regno, off, size, dstReg int) error {
 			slot := -i - 1
 			e.markStackRead(reg.FrameNo(), slot/states.SlotSize)
 			e.log.markSlotScratched(slot / states.SlotSize)
-			s := &f.Stack[slot/states.SlotSize]
+			s := f.Slot(slot / states.SlotSize)
 			b := s.Types[slot%states.SlotSize]
 			// Only STACK_ZERO bytes count, not a spilled zero
 			// (mark_reg_stack_read).
@@ -896,7 +896,7 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 	} else {
 		e.checkFastcallContract(int(f.SubProg), off)
 	}
-	s := &f.Stack[spi]
+	s := f.Slot(spi)
 	regs := e.regs()
 	if s.IsSpilledReg() {
 		spillSize := 1

@@ -165,7 +165,7 @@ func (l linkedReg) in(st *states.State) *states.Reg {
 	if l.isReg {
 		return &f.Regs[l.index]
 	}
-	return &f.Stack[l.index].Spilled
+	return &f.Slot(l.index).Spilled
 }
 
 // packLinkedRegs encodes a linked-register set for the jump history.
@@ -227,9 +227,9 @@ func (e *env) collectLinkedRegs(st *states.State, id uint32, set []linkedReg) []
 				add(&f.Regs[r], fr, r, true)
 			}
 		}
-		for spi := range f.Stack {
-			if f.Stack[spi].IsSpilledReg() {
-				add(&f.Stack[spi].Spilled, fr, spi, false)
+		for spi := range f.NumSlots() {
+			if f.Slot(spi).IsSpilledReg() {
+				add(&f.Slot(spi).Spilled, fr, spi, false)
 			}
 		}
 	}
@@ -496,8 +496,8 @@ func (e *env) propagatePrecision(old, cur *states.State, changed *bool) {
 				bt.setFrameReg(fr, r)
 			}
 		}
-		for spi := range f.Stack {
-			s := &f.Stack[spi]
+		for spi := range f.NumSlots() {
+			s := f.Slot(spi)
 			if spi <= histSpiMask && s.IsSpilledReg() && s.Spilled.Type == states.ScalarValue && s.Spilled.Precise() {
 				first = logged(fr, first, "fp", states.SlotOffset(spi))
 				bt.setFrameSlot(fr, spi)
@@ -548,8 +548,8 @@ func logForcedPrecise(l *logger, st *states.State) {
 					l.printf("force_precise: frame%d: forcing r%d to be precise\n", i, j)
 				}
 			}
-			for j := range f.Stack {
-				if sl := &f.Stack[j]; sl.IsSpilledScalarReg() && !sl.Spilled.Precise() {
+			for j := range f.NumSlots() {
+				if sl := f.Slot(j); sl.IsSpilledScalarReg() && !sl.Spilled.Precise() {
 					l.printf("force_precise: frame%d: forcing fp%d to be precise\n", i, states.SlotOffset(j))
 				}
 			}
@@ -722,14 +722,14 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			}
 			for m := bt.stack[fr]; m != 0; m &= m - 1 {
 				spi := bits.TrailingZeros64(m)
-				if spi >= len(f.Stack) {
+				if spi >= f.NumSlots() {
 					if e.prec.fault == nil {
-						e.prec.fault = e.backtrackBug("stack slot %d, total slots %d", spi, len(f.Stack))
+						e.prec.fault = e.backtrackBug("stack slot %d, total slots %d", spi, f.NumSlots())
 					}
 					fallback()
 					return
 				}
-				s := &f.Stack[spi]
+				s := f.Slot(spi)
 				if !s.IsSpilledScalarReg() || s.Spilled.Precise() {
 					bt.clearFrameSlot(fr, spi)
 					continue

@@ -83,10 +83,10 @@ func (e *env) untrustRCUPointers() {
 		for r := range f.Regs {
 			untrust(&f.Regs[r])
 		}
-		for s := range f.Stack {
-			switch f.Stack[s].Types[states.SlotSize-1] {
+		for s := range f.NumSlots() {
+			switch f.Slot(s).Types[states.SlotSize-1] {
 			case states.StackSpill, states.StackIter:
-				untrust(&f.Stack[s].Spilled)
+				untrust(&f.Slot(s).Spilled)
 			}
 		}
 	}

@@ -44,12 +44,12 @@ func TestUntrustRCUPointers(t *testing.T) {
 	f := st.Frames[0]
 	f.Regs[1].MarkPtr(states.PtrToBTFID, states.MemRCU|states.MaybeNull)
 	f.Regs[2].MarkPtr(states.PtrToBTFID, states.PtrTrusted)
-	f.Stack = make([]states.Slot, 2)
-	f.Stack[0].Spilled.MarkPtr(states.PtrToBTFID, states.MemRCU)
-	f.Stack[1].Spilled.MarkPtr(states.PtrToStack, states.MemRCU)
+	f.GrowStack(2 * states.SlotSize)
+	f.Slot(0).Spilled.MarkPtr(states.PtrToBTFID, states.MemRCU)
+	f.Slot(1).Spilled.MarkPtr(states.PtrToStack, states.MemRCU)
 	for b := range states.SlotSize {
-		f.Stack[0].Types[b] = states.StackSpill
-		f.Stack[1].Types[b] = states.StackIter
+		f.Slot(0).Types[b] = states.StackSpill
+		f.Slot(1).Types[b] = states.StackIter
 	}
 	e := &env{cur: st}
 	e.untrustRCUPointers()
@@ -60,8 +60,8 @@ func TestUntrustRCUPointers(t *testing.T) {
 	}{
 		{"RCU register", f.Regs[1].Flags, states.PtrUntrusted},
 		{"trusted register", f.Regs[2].Flags, states.PtrTrusted},
-		{"spilled RCU register", f.Stack[0].Spilled.Flags, states.PtrUntrusted},
-		{"RCU iterator", f.Stack[1].Spilled.Flags, states.PtrUntrusted},
+		{"spilled RCU register", f.Slot(0).Spilled.Flags, states.PtrUntrusted},
+		{"RCU iterator", f.Slot(1).Spilled.Flags, states.PtrUntrusted},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: flags %#x, want %#x", c.name, c.got, c.want)

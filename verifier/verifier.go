@@ -182,6 +182,12 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 			res.Accepted = false
 			res.Err = fmt.Errorf("%w: panic: %v\n%s", ErrInternal, p, debug.Stack())
 		}
+		if !states.AbsentSlotIntact() {
+			// Some write went through a checkpoint's unstored slot:
+			// every stored stack read wrong since, so no verdict.
+			res.Accepted = false
+			res.Err = fmt.Errorf("%w: a stored checkpoint's never-written stack slot was written", ErrInternal)
+		}
 		res.Stats.Duration = time.Since(start)
 	}()
 	if prog.Err != nil {
@@ -729,9 +735,24 @@ func (e *env) jmpSeqErrno() syscall.Errno {
 	return syscall.E2BIG
 }
 
+// packPendingAfter is the number of pending branches beyond which a new
+// one is stored packed (states.Pool.ClonePacked). Programs seldom have
+// more than a few dozen pending at once; a loop that pushes one branch per
+// iteration has as many as iterations.
+const packPendingAfter = 64
+
 // pushStack saves a copy of the current state to resume at insn later.
 func (e *env) pushStack(insnIdx, prevIdx int) (*states.State, error) {
-	st := e.pool.Clone(e.cur)
+	// A pending branch is only read until it resumes. Hundreds of
+	// thousands may wait at once (a may_goto loop pushes one per
+	// iteration): beyond a few, they are packed, which costs a copy when
+	// they resume but holds only their written stack slots.
+	var st *states.State
+	if len(e.stack) < packPendingAfter {
+		st = e.pool.Clone(e.cur)
+	} else {
+		st = e.pool.ClonePacked(e.cur)
+	}
 	e.stack = append(e.stack, pending{st: st, insn: insnIdx, prevInsn: prevIdx, pathLen: e.path.len(), logPos: e.log.pos()})
 	if len(e.stack) > MaxJmpSeq {
 		return nil, &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("The sequence of %d jumps is too complex.", len(e.stack)), kind: ErrComplexityLimit, errno: e.jmpSeqErrno()}
@@ -752,9 +773,8 @@ func (e *env) popStack() bool {
 	p := e.stack[n-1]
 	e.stack = e.stack[:n-1]
 	// The pushed copy becomes the current state; nothing else points at
-	// the current state, so it can go back to the pool.
-	e.pool.Put(e.cur)
-	e.cur = p.st
+	// either.
+	e.cur = e.pool.Resume(e.cur, p.st)
 	e.insnIdx = p.insn
 	e.prevIdx = p.prevInsn
 	e.path.truncate(p.pathLen)
@@ -894,7 +914,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 		}
 		e.propagatePrecision(hit.State, cur, nil)
 		if loop {
-			be := e.pool.Clone(cur)
+			be := e.pool.ClonePacked(cur)
 			be.InsnIdx = int32(idx)
 			if err := e.addSCCBackedge(backedge{st: be, equal: hit.State}); err != nil {
 				return false, err
@@ -910,7 +930,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	e.prevJmps = e.jmpsProcessed
 	e.prevInsns = e.insnProcessed
 	e.markAllScalarsImprecise(cur)
-	nw := e.pool.Clone(cur)
+	nw := e.pool.ClonePacked(cur)
 	nw.InsnIdx = int32(idx)
 	e.maybeEnterSCC(nw)
 	e.store.Add(int32(idx), callsite, nw)
@@ -1006,7 +1026,7 @@ var (
 func stateBytes(st *states.State) int64 {
 	n := baseBytes
 	for i := 0; i <= int(st.CurFrame); i++ {
-		n += states.NumRegs*regBytes + int64(len(st.Frames[i].Stack))*slotBytes
+		n += states.NumRegs*regBytes + int64(st.Frames[i].HeldSlots())*slotBytes
 	}
 	return n
 }

@@ -73,12 +73,12 @@ func (a *analysis) explainStack(x *Explanation, r uint8, v *states.Reg, in insn.
 func (a *analysis) slotText(frame, addr int) string {
 	f := a.in.Final.Frames[frame]
 	spi := (-addr - 1) / states.SlotSize
-	if f == nil || spi >= len(f.Stack) {
+	if f == nil || spi >= f.NumSlots() {
 		return "nothing (never written)"
 	}
 	var b []byte
 	for i := states.SlotSize - 1; i >= 0; i-- {
-		b = append(b, f.Stack[spi].Types[i].String()...)
+		b = append(b, f.Slot(spi).Types[i].String()...)
 	}
 	return string(b)
 }
@@ -89,12 +89,12 @@ func (a *analysis) hasInvalidByte(frame, addr, size int) bool {
 	f := a.in.Final.Frames[frame]
 	for o := addr; o < addr+size; o++ {
 		spi := (-o - 1) / states.SlotSize
-		if f == nil || spi >= len(f.Stack) {
+		if f == nil || spi >= f.NumSlots() {
 			return true
 		}
 		// Byte o is Types[(o+8*(spi+1))]: the slot's lowest address is
 		// byte 0.
-		if f.Stack[spi].Types[o+states.SlotSize*(spi+1)] == states.StackInvalid {
+		if f.Slot(spi).Types[o+states.SlotSize*(spi+1)] == states.StackInvalid {
 			return true
 		}
 	}

@@ -99,6 +99,12 @@ type Options struct {
 	// checks by concrete execution (internal/soundness); Profile is the
 	// supported view of the search for tools and reports.
 	Observe func(insnIdx int, st *states.State)
+
+	// packAllPending stores every pending branch packed
+	// (states.Pool.ClonePacked), not only those beyond the
+	// packPendingAfter-th: tests check with it that the layout changes no
+	// figure.
+	packAllPending bool
 }
 
 // MapBTF names the BTF a loader creates a map with: the kernel finds the

@@ -748,7 +748,7 @@ func (e *env) pushStack(insnIdx, prevIdx int) (*states.State, error) {
 	// iteration): beyond a few, they are packed, which costs a copy when
 	// they resume but holds only their written stack slots.
 	var st *states.State
-	if len(e.stack) < packPendingAfter {
+	if len(e.stack) < packPendingAfter && !e.opts.packAllPending {
 		st = e.pool.Clone(e.cur)
 	} else {
 		st = e.pool.ClonePacked(e.cur)

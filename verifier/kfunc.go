@@ -891,7 +891,10 @@ func (e *env) checkKfuncBTFArg(info *kfuncInfo, meta *kfuncMeta, i int, reg *sta
 	if err != nil {
 		return e.unsupported(e.insnIdx, "kfunc %s argument at off %d into struct %s: %v", info.name, reg.Off, regType.TypeName(), err)
 	}
-	if !same && !isProjectionOf(refName, regType.TypeName()) {
+	// The kernel struct behind a UAPI context struct stands for it only
+	// as itself: at an offset into it, 6.18.44 walks it for the
+	// projection like any other struct, and finds none.
+	if !same && !(isProjectionOf(refName, regType.TypeName()) && reg.Off == 0) {
 		return e.reject(e.insnIdx, "kernel function %s args#%d expected pointer to %s %s but R%d has a pointer to %s %s",
 			info.name, i, btfKindStr(ref), refName, regno, btfKindStr(regType), regType.TypeName())
 	}

@@ -29,6 +29,26 @@ __naked int f13_skb_arg_ctx_skb(void)
 	:: __imm(bpf_dynptr_from_skb) : __clobber_all);
 }
 
+/* The same sk_buff at an offset: the kernel walks sk_buff for the
+ * __sk_buff from there and finds none ("R1 has a pointer to STRUCT
+ * sk_buff"). Found by the fuzz run of seed 20262202 (mutant 26223, off 1),
+ * which vercheck had accepted. */
+// vercheck: reject "kernel function bpf_dynptr_from_skb args#0 expected pointer to STRUCT __sk_buff but R1 has a pointer to STRUCT sk_buff"
+SEC("netfilter")
+__naked int f13_skb_arg_ctx_skb_off(void)
+{
+	asm volatile (
+	"r1 = *(u64 *)(r1 + 8);"
+	"r1 += 8;"
+	"r2 = 0;"
+	"r3 = r10;"
+	"r3 += -16;"
+	"call %[bpf_dynptr_from_skb];"
+	"r0 = 1;"
+	"exit;"
+	:: __imm(bpf_dynptr_from_skb) : __clobber_all);
+}
+
 /* A stack pointer. */
 // vercheck: reject "R1 must be referenced or trusted"
 // vercheck: reject "arg#0 pointer type STRUCT __sk_buff must point to scalar, or struct with scalar" without skb-arg-btf-id

@@ -87,7 +87,8 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 			return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
 		}
 		if !forEachMapTypes[e.maps[meta.mapIdx].Type] {
-			return e.reject(e.insnIdx, "callback function not allowed for map")
+			// The map has no for-each operations: -ENOTSUPP.
+			return e.rejectAs(&RejectError{errno: errnoENOTSUPP}, "callback function not allowed for map")
 		}
 		if err := e.pushCallbackCall(sp, setMapElemCallbackState(uint32(meta.mapIdx))); err != nil {
 			return err

@@ -10,12 +10,13 @@ import "math/bits"
 // allocated; a byte outside the allocation reads as StackInvalid.
 //
 // Two layouts hold the slots. A working frame is dense, one Slot per
-// allocated slot, since the interpreter reads and writes them all. A
-// stored checkpoint is packed: only the slots some byte of which was
-// written are kept, with a bit mask of which they are. Checkpoints are
-// most of the memory a search holds (hundreds of thousands may be alive
-// at once, each with up to 64 slots of ~100 bytes), most of their slots
-// are never written (a program that touches fp-512 once allocates all 64),
+// allocated slot, since the interpreter reads and writes them all. A held
+// state (a stored checkpoint, an SCC back-edge state, a pending branch
+// beyond the 64th) is packed: only the slots some byte of which was
+// written are kept, with a bit mask of which they are. Held states are
+// most of the memory a search uses (hundreds of thousands may be alive at
+// once, each with up to 64 slots of ~100 bytes), most of their slots are
+// never written (a program that touches fp-512 once allocates all 64),
 // and the cost of holding them is the first touch of fresh memory; the
 // kernel keeps them dense, which decides no answer.
 //
@@ -71,11 +72,12 @@ func (f *Frame) NumSlots() int {
 func (f *Frame) HeldSlots() int { return len(f.stack) }
 
 // Slot returns slot spi, which must be allocated (spi < NumSlots()). The
-// slot may be written, except that a packed frame (a stored checkpoint)
-// has no storage for its StackInvalid slots: for those it returns a shared
-// never-written slot, which callers only read. Nothing writes a
-// checkpoint's stack but cleaning, which only resets written slots, and
-// precision marks, which only go to spilled registers.
+// slot may be written, except that a packed frame has no storage for its
+// never-written slots: for those it returns a shared never-written slot,
+// which callers only read. Nothing writes a held state's stack but
+// cleaning, which only resets written slots, precision marks, which only
+// go to spilled registers, and the refinements of a branch just pushed,
+// which only go to spilled registers and objects on the stack.
 func (f *Frame) Slot(spi int) *Slot {
 	if !f.packed {
 		return &f.stack[spi]
@@ -85,11 +87,10 @@ func (f *Frame) Slot(spi int) *Slot {
 
 // packedSlot is Slot for a packed frame.
 func (f *Frame) packedSlot(spi int) *Slot {
-	bit := uint64(1) << spi
-	if f.present&bit == 0 {
+	if f.present&(uint64(1)<<spi) == 0 {
 		return &absentSlot
 	}
-	return &f.stack[bits.OnesCount64(f.present&(bit-1))]
+	return &f.stack[f.storeIndex(spi)]
 }
 
 // absentSlot is what a packed frame's unstored slots read as: every byte

@@ -158,7 +158,7 @@ func (f *Frame) packFrom(src *Frame) {
 	}
 	var present uint64
 	for spi := range src.stack {
-		if src.stack[spi].Types != [SlotSize]SlotType{} {
+		if src.stack[spi].IsValid() {
 			present |= 1 << spi
 		}
 	}

@@ -183,10 +183,10 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 			res.Err = fmt.Errorf("%w: panic: %v\n%s", ErrInternal, p, debug.Stack())
 		}
 		if !states.AbsentSlotIntact() {
-			// Some write went through a checkpoint's unstored slot:
-			// every stored stack read wrong since, so no verdict.
+			// Some write went through a packed state's unstored slot:
+			// every packed stack read wrong since, so no verdict.
 			res.Accepted = false
-			res.Err = fmt.Errorf("%w: a stored checkpoint's never-written stack slot was written", ErrInternal)
+			res.Err = fmt.Errorf("%w: a packed state's never-written stack slot was written", ErrInternal)
 		}
 		res.Stats.Duration = time.Since(start)
 	}()

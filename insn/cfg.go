@@ -17,6 +17,7 @@ const (
 	flagJmp
 	flagForceCheckpoint
 	flagCallsCallback
+	flagJumpTarget
 )
 
 // CFG holds the control-flow facts the verifier needs about a validated
@@ -92,6 +93,12 @@ func (g *CFG) PrunePoint(i int) bool { return g.has(i, flagPrune) }
 // JmpPoint reports whether reaching insn i is recorded in the jump history
 // (it has a predecessor other than i-1).
 func (g *CFG) JmpPoint(i int) bool { return g.has(i, flagJmp) }
+
+// JumpTarget reports whether insn i is the target of a jump (conditional,
+// may_goto or goto) or the entry of a function called or named by
+// ld_imm64 (the kernel's jump_target, which bpf_fastcall patterns must not
+// contain). The instruction after a call is not one, unlike a JmpPoint.
+func (g *CFG) JumpTarget(i int) bool { return g.has(i, flagJumpTarget) }
 
 // ForceCheckpoint reports whether a state is always checkpointed at insn i
 // (callback-calling helpers, iterator next, may_goto).
@@ -270,7 +277,7 @@ func (w *cfgWalk) push(t, target int, e uint8) (int, error) {
 		return 0, errAt(t, "jump out of range from insn %d to %d", t, target)
 	}
 	if e == cfgBranch {
-		w.g.flags[target] |= flagPrune | flagJmp
+		w.g.flags[target] |= flagPrune | flagJmp | flagJumpTarget
 	}
 	switch {
 	case w.state[target] == 0:
@@ -327,7 +334,7 @@ func (w *cfgWalk) visit(t int) (int, error) {
 		if ret, err := w.push(t, target, cfgFallthrough); ret != doneExploring || err != nil {
 			return ret, err
 		}
-		g.flags[target] |= flagPrune | flagJmp
+		g.flags[target] |= flagPrune | flagJmp | flagJumpTarget
 		return doneExploring, nil
 	default:
 		g.flags[t] |= flagPrune

@@ -117,6 +117,13 @@ func (e *env) markFastcallPatterns() {
 				if idx-i < 0 || idx+i >= len(e.prog) {
 					break
 				}
+				// No spill but the first, no fill and not the call
+				// may be a jump target (a stable fix of 6.12 and
+				// 6.18 kernels: a path entering the pattern
+				// midway would read slots no spill wrote).
+				if e.cfg.JumpTarget(idx-i+1) || e.cfg.JumpTarget(idx+i) {
+					break
+				}
 				stx, ldx := e.prog[idx-i], e.prog[idx+i]
 				if stx.Op != spill || ldx.Op != fill || stx.Dst != 10 || ldx.Src != 10 ||
 					stx.Src != ldx.Dst || expected&(1<<stx.Src) == 0 || int(stx.Off) != off || int(ldx.Off) != off {

@@ -83,7 +83,7 @@ func benchSealedEqual(b *testing.B, old *State) {
 // differ in a precise register of the top frame.
 func BenchmarkStatesEqualMiss(b *testing.B) {
 	old, cur := realisticState(benchFrames, benchSlots), realisticState(benchFrames, benchSlots)
-	cur.Cur().Regs[6].MarkConst(1000)
+	cur.Cur().Regs()[6].MarkConst(1000)
 	var env EqualEnv
 	b.ReportAllocs()
 	for b.Loop() {

@@ -581,7 +581,7 @@ func (e *EqualEnv) regsToCompare(old *Frame, insn int, mode ExactMode) uint16 {
 func (e *EqualEnv) regsSafe(old, cur *Frame, todo uint16, mode ExactMode) bool {
 	for ; todo != 0; todo &= todo - 1 {
 		i := bits.TrailingZeros16(todo)
-		if !e.regSafe(&old.Regs[i], &cur.Regs[i], mode) {
+		if !e.regSafe(old.Reg(i), cur.Reg(i), mode) {
 			// Written only when it changes: old is a stored state,
 			// read by every comparison at its instruction.
 			if mode == NotExact && old.sum.regsValid && old.sum.regHint != uint8(i+1) {
@@ -604,7 +604,7 @@ func (e *EqualEnv) regHintFails(old, cur *Frame, todo uint16) (fails bool, check
 	if h < 0 || todo&(1<<h) == 0 {
 		return false, 0
 	}
-	if !e.regSafe(&old.Regs[h], &cur.Regs[h], NotExact) {
+	if !e.regSafe(old.Reg(h), cur.Reg(h), NotExact) {
 		return true, 0
 	}
 	return false, 1 << h
@@ -688,8 +688,8 @@ func MaybeLooping(old, cur *State) bool {
 		return false
 	}
 	fo, fc := old.Cur(), cur.Cur()
-	for i := range fo.Regs {
-		o, c := &fo.Regs[i], &fc.Regs[i]
+	for i := range NumRegs {
+		o, c := fo.Reg(i), fc.Reg(i)
 		if !sameValue(o, c) || o.ID != c.ID || o.RefObjID != c.RefObjID {
 			return false
 		}

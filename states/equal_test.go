@@ -196,7 +196,7 @@ func pair(edit func(old, cur *State)) (*State, *State) {
 	old, cur := NewState(), NewState()
 	old.InsnIdx, cur.InsnIdx = 10, 10
 	for _, s := range []*State{old, cur} {
-		s.Frames[0].Regs[1].MarkPtr(PtrToCtx, 0)
+		s.Frames[0].Regs()[1].MarkPtr(PtrToCtx, 0)
 	}
 	if edit != nil {
 		edit(old, cur)
@@ -220,7 +220,7 @@ func spillTo(f *Frame, spi int, r Reg) {
 }
 
 func TestStatesEqual(t *testing.T) {
-	reg := func(s *State, i int, r Reg) { s.Frames[0].Regs[i] = r }
+	reg := func(s *State, i int, r Reg) { s.Frames[0].Regs()[i] = r }
 	tests := []struct {
 		name   string
 		edit   func(old, cur *State)
@@ -476,7 +476,7 @@ func TestStatesEqualFrames(t *testing.T) {
 	// Each frame is checked with the liveness of its own instruction: the
 	// call insn it waits on, or the current insn for the top frame.
 	cur = realisticState(3, 8)
-	cur.Frames[1].Regs[6].MarkConst(1000) // precise in old, outside [0,255]
+	cur.Frames[1].Regs()[6].MarkConst(1000) // precise in old, outside [0,255]
 	var asked []int
 	env.LiveRegs = func(insn int) uint16 {
 		asked = append(asked, insn)
@@ -501,8 +501,8 @@ func TestStatesEqualIDMapIsPerCall(t *testing.T) {
 	var env EqualEnv
 	edit := func(id uint32) func(o, c *State) {
 		return func(o, c *State) {
-			o.Frames[0].Regs[6] = bounded(0, 9, 0xf, true, 1)
-			c.Frames[0].Regs[6] = bounded(0, 9, 0xf, false, id)
+			o.Frames[0].Regs()[6] = bounded(0, 9, 0xf, true, 1)
+			c.Frames[0].Regs()[6] = bounded(0, 9, 0xf, false, id)
 		}
 	}
 	// 1 → 5 in the first call must not forbid 1 → 6 in the second.
@@ -546,16 +546,16 @@ func TestMaybeLooping(t *testing.T) {
 	}{
 		{"identical", nil, true},
 		{"precision differs", func(o, c *State) {
-			o.Frames[0].Regs[6] = konst(1, true)
-			c.Frames[0].Regs[6] = konst(1, false)
+			o.Frames[0].Regs()[6] = konst(1, true)
+			c.Frames[0].Regs()[6] = konst(1, false)
 		}, true},
 		{"value differs", func(o, c *State) {
-			o.Frames[0].Regs[6] = konst(1, false)
-			c.Frames[0].Regs[6] = konst(2, false)
+			o.Frames[0].Regs()[6] = konst(1, false)
+			c.Frames[0].Regs()[6] = konst(2, false)
 		}, false},
 		{"ids differ", func(o, c *State) {
-			o.Frames[0].Regs[6] = bounded(0, 9, 0xf, false, 1)
-			c.Frames[0].Regs[6] = bounded(0, 9, 0xf, false, 2)
+			o.Frames[0].Regs()[6] = bounded(0, 9, 0xf, false, 1)
+			c.Frames[0].Regs()[6] = bounded(0, 9, 0xf, false, 2)
 		}, false},
 		{"stack differs", func(o, c *State) { slotOf(c.Frames[0], 0, StackMisc) }, true},
 		{"depth differs", func(o, c *State) { c.CurFrame = 1; c.Frames[1] = &Frame{} }, false},
@@ -563,16 +563,16 @@ func TestMaybeLooping(t *testing.T) {
 		// scalar: NULLs of two maps' lookups differ byte-wise, NULLs of
 		// one map's do not.
 		{"NULLs of two maps", func(o, c *State) {
-			o.Frames[0].Regs[6] = nullOf(PtrToMapValue, 1)
-			c.Frames[0].Regs[6] = nullOf(PtrToMapValue, 2)
+			o.Frames[0].Regs()[6] = nullOf(PtrToMapValue, 1)
+			c.Frames[0].Regs()[6] = nullOf(PtrToMapValue, 2)
 		}, false},
 		{"NULLs of one map", func(o, c *State) {
-			o.Frames[0].Regs[6] = nullOf(PtrToMapValue, 1)
-			c.Frames[0].Regs[6] = nullOf(PtrToMapValue, 1)
+			o.Frames[0].Regs()[6] = nullOf(PtrToMapValue, 1)
+			c.Frames[0].Regs()[6] = nullOf(PtrToMapValue, 1)
 		}, true},
 		{"NULL and zero", func(o, c *State) {
-			o.Frames[0].Regs[6] = nullOf(PtrToMapValue, 1)
-			c.Frames[0].Regs[6] = konst(0, false)
+			o.Frames[0].Regs()[6] = nullOf(PtrToMapValue, 1)
+			c.Frames[0].Regs()[6] = konst(0, false)
 		}, false},
 	}
 	for _, tt := range tests {
@@ -583,7 +583,7 @@ func TestMaybeLooping(t *testing.T) {
 	}
 	// Only the top frame counts.
 	old, cur := realisticState(2, 0), realisticState(2, 0)
-	cur.Frames[0].Regs[6].MarkConst(3)
+	cur.Frames[0].Regs()[6].MarkConst(3)
 	if !MaybeLooping(old, cur) {
 		t.Errorf("a difference below the top frame blocks MaybeLooping")
 	}
@@ -646,7 +646,7 @@ func TestLivenessPastR10(t *testing.T) {
 	if !env.StatesEqual(old, cur, NotExact) {
 		t.Errorf("equal states do not match")
 	}
-	cur.Frames[0].Regs[6].MarkConst(1000)
+	cur.Frames[0].Regs()[6].MarkConst(1000)
 	if env.StatesEqual(old, cur, NotExact) {
 		t.Errorf("a different live register matches")
 	}

@@ -349,12 +349,13 @@ func (p *Printer) AppendFrameScratched(b []byte, s *State, i int, regs uint16, s
 		b = strconv.AppendInt(append(b, " frame"...), int64(f.FrameNo), 10)
 		b = append(b, ':')
 	}
-	for r := range f.Regs {
-		if f.Regs[r].Type == NotInit || regs&(1<<r) == 0 {
+	for r := range NumRegs {
+		reg := f.Reg(r)
+		if reg.Type == NotInit || regs&(1<<r) == 0 {
 			continue
 		}
 		b = strconv.AppendInt(append(b, " R"...), int64(r), 10)
-		b = p.AppendReg(append(b, '='), &f.Regs[r], f.FrameNo)
+		b = p.AppendReg(append(b, '='), reg, f.FrameNo)
 	}
 	for spi := 0; spi < f.NumSlots(); spi++ {
 		sl := f.Slot(spi)

@@ -121,8 +121,8 @@ func TestPrinterLookups(t *testing.T) {
 func TestStateString(t *testing.T) {
 	s := NewState()
 	f := s.Cur()
-	f.Regs[1].MarkPtr(PtrToCtx, 0)
-	f.Regs[0] = bounded(0, 255, 0xff, false, 0)
+	f.Regs()[1].MarkPtr(PtrToCtx, 0)
+	f.Regs()[0] = bounded(0, 255, 0xff, false, 0)
 	slotOf(f, 0, StackMisc)
 	spillTo(f, 1, konst(42, false))
 	sub := slotOf(f, 2, StackMisc) // 32-bit spill over MISC
@@ -148,7 +148,7 @@ func TestStateString(t *testing.T) {
 	// A callee frame: prefixed with its number, callback marker last.
 	callee := &Frame{}
 	InitFrame(callee, 5, 1, 1)
-	callee.Regs[1] = stackPtr(-8, 0)
+	callee.Regs()[1] = stackPtr(-8, 0)
 	callee.InCallbackFn = true
 	s.Frames[1], s.CurFrame = callee, 1
 	s.Refs = nil

@@ -169,8 +169,8 @@ func (e *EqualEnv) regsMismatch(old, cur *Frame, frame, insn int, mode ExactMode
 	if e.LiveRegs != nil {
 		live = e.LiveRegs(insn)
 	}
-	for i := range old.Regs {
-		o, c := &old.Regs[i], &cur.Regs[i]
+	for i := range NumRegs {
+		o, c := old.Reg(i), cur.Reg(i)
 		if live&(1<<i) != 0 && !e.regSafe(o, c, mode) {
 			m := noMismatch
 			m.Kind, m.Frame, m.Reg = regMismatchKind(o, c, mode), int8(frame), int8(i)

@@ -20,7 +20,7 @@ func mismatchViewOf(m Mismatch, curFrame int) mismatchView {
 }
 
 func TestMismatch(t *testing.T) {
-	set := func(s *State, i int, r Reg) { s.Frames[0].Regs[i] = r }
+	set := func(s *State, i int, r Reg) { s.Frames[0].Regs()[i] = r }
 	preciseUnknown := func() Reg { r := unknown(); r.SetPrecise(true); return r }
 	tests := []struct {
 		name   string
@@ -140,7 +140,7 @@ func TestMismatchFrames(t *testing.T) {
 	}{
 		{"depth", realisticState(2, 8), mismatchView{Kind: "call_chain"}},
 		{"call site", func() *State { s := realisticState(3, 8); s.Frames[1].CallSite++; return s }(), mismatchView{Kind: "call_chain"}},
-		{"caller register", func() *State { s := realisticState(3, 8); s.Frames[1].Regs[6].MarkConst(1000); return s }(),
+		{"caller register", func() *State { s := realisticState(3, 8); s.Frames[1].Regs()[6].MarkConst(1000); return s }(),
 			mismatchView{"range", "R6 (frame 1)", "[0,255]", "1000"}},
 	}
 	for _, tt := range tests {

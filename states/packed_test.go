@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // randomStack returns a state whose frame 0 has n slots drawn by
@@ -18,7 +19,32 @@ func randomStack(r *rand.Rand, n int) *State {
 			*f.Slot(spi) = randomSlot(r)
 		}
 	}
+	// About half the registers written; a NotInit one with a non-canonical
+	// field must be held too.
+	for i := range RegFP {
+		switch r.IntN(4) {
+		case 0:
+			f.Regs()[i].MarkConst(r.Uint64())
+		case 1:
+			f.Regs()[i].MarkPtr(PtrToCtx, 0)
+		case 2:
+			f.Regs()[i] = Reg{}
+		}
+	}
 	return s
+}
+
+// regsOf returns every register of every frame of s as Reg reads them.
+func regsOf(s *State) [][NumRegs]Reg {
+	var out [][NumRegs]Reg
+	for i := 0; i <= int(s.CurFrame); i++ {
+		var regs [NumRegs]Reg
+		for r := range regs {
+			regs[r] = *s.Frames[i].Reg(r)
+		}
+		out = append(out, regs)
+	}
+	return out
 }
 
 // slotsOf returns every slot of every frame of s as Slot reads them, in
@@ -52,6 +78,9 @@ func TestPackedReadsAsDense(t *testing.T) {
 		if diff := cmp.Diff(slotsOf(src), slotsOf(packed), allowReg); diff != "" {
 			t.Fatalf("packed copy reads differently (-src +packed):\n%s", diff)
 		}
+		if diff := cmp.Diff(regsOf(src), regsOf(packed), allowReg); diff != "" {
+			t.Fatalf("packed copy's registers read differently (-src +packed):\n%s", diff)
+		}
 		if got, want := packed.String(), src.String(); got != want {
 			t.Fatalf("packed copy prints %q, source %q", got, want)
 		}
@@ -64,6 +93,15 @@ func TestPackedReadsAsDense(t *testing.T) {
 			}
 			if f := packed.Frames[i]; !f.packed || f.HeldSlots() != written {
 				t.Fatalf("frame %d: packed=%v holding %d slots, want packed holding the %d written", i, f.packed, f.HeldSlots(), written)
+			}
+			held := 0
+			for r := range NumRegs {
+				if *src.Frames[i].Reg(r) != notInitRegs[0] {
+					held++
+				}
+			}
+			if f := packed.Frames[i]; f.HeldRegs() != held || f.Regs() != nil {
+				t.Fatalf("frame %d: holding %d registers (array %v), want the %d not canonical NotInit and no array", i, f.HeldRegs(), f.Regs() != nil, held)
 			}
 		}
 		dense := &State{}
@@ -78,8 +116,8 @@ func TestPackedReadsAsDense(t *testing.T) {
 		p.Put(packed)
 		p.Put(again)
 	}
-	if !AbsentSlotIntact() {
-		t.Errorf("reading packed frames wrote the shared never-written slot")
+	if !AbsentSlotIntact() || !AbsentRegIntact() {
+		t.Errorf("reading packed frames wrote the shared never-written slot or left-out register")
 	}
 }
 
@@ -103,6 +141,11 @@ func TestPackedComparesAsDense(t *testing.T) {
 			}
 			*cur.Frames[0].Slot(spi) = s
 		}
+		for i := range RegFP {
+			if r.IntN(6) > 0 {
+				cur.Frames[0].Regs()[i] = old.Frames[0].Regs()[i]
+			}
+		}
 		for _, unpriv := range []bool{false, true} {
 			for _, mode := range []ExactMode{NotExact, RangeWithin, Exact} {
 				env := EqualEnv{Unprivileged: unpriv}
@@ -125,8 +168,8 @@ func TestPackedComparesAsDense(t *testing.T) {
 			}
 		}
 		// Cleaning: the same slots die in both layouts.
-		alive := r.Uint64()
-		clean := &EqualEnv{AliveSlots: func(_, _ int) uint64 { return alive }}
+		alive, live := r.Uint64(), uint16(r.Uint32())
+		clean := &EqualEnv{AliveSlots: func(_, _ int) uint64 { return alive }, LiveRegs: func(int) uint16 { return live }}
 		packed := p.ClonePacked(old)
 		packed.Seal()
 		dense := &State{}
@@ -136,6 +179,9 @@ func TestPackedComparesAsDense(t *testing.T) {
 		dense.Clean(clean)
 		if diff := cmp.Diff(slotsOf(dense), slotsOf(packed), allowReg); diff != "" {
 			t.Fatalf("cleaning differs (-dense +packed):\n%s", diff)
+		}
+		if diff := cmp.Diff(regsOf(dense), regsOf(packed), allowReg); diff != "" {
+			t.Fatalf("cleaning registers differs (-dense +packed):\n%s", diff)
 		}
 		fresh := p.ClonePacked(packed)
 		fresh.Seal()
@@ -148,8 +194,8 @@ func TestPackedComparesAsDense(t *testing.T) {
 	if counts[true] < 100 || counts[false] < 100 {
 		t.Errorf("answers too one-sided: %v", counts)
 	}
-	if !AbsentSlotIntact() {
-		t.Errorf("comparisons or cleaning wrote the shared never-written slot")
+	if !AbsentSlotIntact() || !AbsentRegIntact() {
+		t.Errorf("comparisons or cleaning wrote the shared never-written slot or left-out register")
 	}
 }
 
@@ -170,7 +216,8 @@ func TestResume(t *testing.T) {
 		if got != cur {
 			t.Errorf("Resume of a packed state returned another state than cur")
 		}
-		if diff := cmp.Diff(src, got, allowFrame); diff != "" {
+		// An empty register slice kept for its capacity equals none.
+		if diff := cmp.Diff(src, got, allowFrame, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%d frames resumed over %d: differs from the pushed state (-pushed +resumed):\n%s", tt.pushedFrames, tt.curFrames, diff)
 		}
 		for i := range got.Frames {

@@ -111,15 +111,18 @@ func (p *Pool) Put(s *State) {
 // that pushes a new frame; initialise it with InitFrame.
 func (p *Pool) Frame() *Frame {
 	f := p.frame()
+	f.ensureDense()
 	sum := f.sum
-	*f = Frame{stack: f.stack[:0], sum: sum}
+	*f = Frame{stack: f.stack[:0], dense: f.dense, pregs: f.pregs[:0], sum: sum}
+	*f.dense = [NumRegs]Reg{}
 	return f
 }
 
 // frame pops a recycled frame for a working (dense) frame, or allocates
-// one; a frame that was packed serves when no other is left. Its stack is
-// empty and it has no summary, but its registers and other fields are
-// left over: the caller overwrites them all.
+// one; a frame that was packed serves when no other is left (it has no
+// register array: CopyFrom and InitFrame give it one). Its stack is empty
+// and it has no summary, but its registers and other fields are left
+// over: the caller overwrites them all.
 func (p *Pool) frame() *Frame {
 	if f := pop(&p.frames); f != nil {
 		return f
@@ -127,7 +130,7 @@ func (p *Pool) frame() *Frame {
 	if f := pop(&p.packedFrames); f != nil {
 		return f
 	}
-	return &Frame{}
+	return newFrame()
 }
 
 // packedFrame pops a recycled frame that was packed, or allocates one
@@ -159,8 +162,8 @@ func (p *Pool) PutFrame(f *Frame) {
 	if f.packed {
 		list = &p.packedFrames
 	}
-	f.stack = f.stack[:0]
-	f.present, f.nslots, f.packed = 0, 0, false
+	f.stack, f.pregs = f.stack[:0], f.pregs[:0]
+	f.present, f.nslots, f.regPresent, f.packed = 0, 0, 0, false
 	f.sum.reset()
 	*list = append(*list, f)
 }

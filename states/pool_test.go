@@ -32,8 +32,8 @@ func TestPoolClone(t *testing.T) {
 	if diff := cmp.Diff(src, c, allowFrame); diff != "" {
 		t.Errorf("Clone mismatch (-src +clone):\n%s", diff)
 	}
-	c.Frames[2].Regs[4].MarkConst(1)
-	if src.Frames[2].Regs[4] == c.Frames[2].Regs[4] {
+	c.Frames[2].Regs()[4].MarkConst(1)
+	if src.Frames[2].Regs()[4] == c.Frames[2].Regs()[4] {
 		t.Errorf("clone shares registers with its source")
 	}
 }

@@ -70,8 +70,8 @@ func TestSealSummary(t *testing.T) {
 func TestSealRegisters(t *testing.T) {
 	s := NewState()
 	f := s.Frames[0]
-	f.Regs[1].MarkConst(1)
-	f.Regs[6].MarkConst(6)
+	f.Regs()[1].MarkConst(1)
+	f.Regs()[6].MarkConst(6)
 	s.Seal()
 	if got, want := f.sum.inited, uint16(1<<1|1<<6|1<<RegFP); !f.sum.regsValid || got != want {
 		t.Fatalf("after Seal: inited %#x (valid %v), want %#x", got, f.sum.regsValid, want)
@@ -263,14 +263,14 @@ func TestStatesEqualRegHint(t *testing.T) {
 		return r
 	}
 	old := NewState()
-	old.Frames[0].Regs[1] = scalar(1, 0, true)
-	old.Frames[0].Regs[4] = scalar(0, 7, true)
-	old.Frames[0].Regs[4].Scalar = urange(0, 100)
+	old.Frames[0].Regs()[1] = scalar(1, 0, true)
+	old.Frames[0].Regs()[4] = scalar(0, 7, true)
+	old.Frames[0].Regs()[4].Scalar = urange(0, 100)
 	old.Seal()
 	curWith := func(r1, r4 uint64) *State {
 		cur := NewState()
-		cur.Frames[0].Regs[1] = scalar(r1, 0, false)
-		cur.Frames[0].Regs[4] = scalar(r4, 0, false)
+		cur.Frames[0].Regs()[1] = scalar(r1, 0, false)
+		cur.Frames[0].Regs()[4] = scalar(r4, 0, false)
 		return cur
 	}
 	checkHintSteps(t, old, func() uint8 { return old.Frames[0].sum.regHint }, []hintStep{

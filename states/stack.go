@@ -111,15 +111,19 @@ func (f *Frame) storeIndex(spi int) int {
 	return bits.OnesCount64(f.present & (uint64(1)<<spi - 1))
 }
 
-// unpack gives a packed frame the dense layout again, for the rare
-// operations that change a stored frame's allocation.
+// unpack gives a packed frame the dense layout again, stack and
+// registers, for the rare operations that change a stored frame's
+// allocation.
 func (f *Frame) unpack() {
 	if !f.packed {
 		return
 	}
 	dense := make([]Slot, f.nslots)
 	scatter(dense, f.stack, f.present)
+	regs := new([NumRegs]Reg)
+	f.unpackRegsTo(regs)
 	f.stack, f.present, f.nslots, f.packed = dense, 0, 0, false
+	f.dense, f.pregs, f.regPresent = regs, f.pregs[:0], 0
 	f.sum.reset()
 }
 

@@ -19,20 +19,21 @@ const MainCallSite = -1
 // init_func_state): every register NotInit except r10, the frame pointer,
 // an empty stack (keeping its memory), no callback bookkeeping.
 func InitFrame(f *Frame, callSite, frameNo, subProg int32) {
+	f.ensureDense()
 	stack := f.stack[:0]
 	sum := f.sum
 	sum.reset()
 	*f = Frame{
 		stack:    stack,
+		dense:    f.dense,
+		pregs:    f.pregs[:0],
 		sum:      sum,
 		CallSite: callSite,
 		FrameNo:  frameNo,
 		SubProg:  subProg,
 	}
-	for i := range f.Regs {
-		f.Regs[i].MarkNotInit()
-	}
-	f.Regs[RegFP].MarkFramePointer(frameNo)
+	*f.dense = notInitRegs
+	f.dense[RegFP].MarkFramePointer(frameNo)
 }
 
 // NewState returns the state at entry of the main program: one frame,
@@ -40,7 +41,7 @@ func InitFrame(f *Frame, callSite, frameNo, subProg int32) {
 // Callers set r1 (the context) themselves.
 func NewState() *State {
 	s := &State{Branches: 1}
-	s.Frames[0] = &Frame{}
+	s.Frames[0] = newFrame()
 	InitFrame(s.Frames[0], MainCallSite, 0, 0)
 	return s
 }
@@ -93,7 +94,7 @@ func (s *State) CopyFrom(src *State) {
 			continue
 		}
 		if s.Frames[i] == nil {
-			s.Frames[i] = &Frame{}
+			s.Frames[i] = newFrame()
 		}
 		s.Frames[i].CopyFrom(src.Frames[i])
 	}
@@ -129,7 +130,11 @@ func (f *Frame) CopyFrom(src *Frame) {
 		stack = nil
 	}
 	sum := f.sum
+	f.ensureDense()
+	dense, pregs := f.dense, f.pregs[:0]
+	src.unpackRegsTo(dense)
 	*f = *src
+	f.dense, f.pregs, f.regPresent = dense, pregs, 0
 	if src.packed {
 		f.stack = stack[:0]
 		f.present, f.nslots, f.packed = 0, 0, false
@@ -144,14 +149,18 @@ func (f *Frame) CopyFrom(src *Frame) {
 	f.sum.reset()
 }
 
-// packFrom makes f a packed copy of src: its registers and
-// other fields, and only the stack slots of src some byte of which was
-// written, reusing f's stack memory when it is large enough.
+// packFrom makes f a packed copy of src: its fields, the registers of src
+// that are not canonical NotInit, and only the stack slots of src some
+// byte of which was written, reusing f's stack and register memory when
+// it is large enough.
 func (f *Frame) packFrom(src *Frame) {
+	f.packRegsFrom(src)
+	pregs, regPresent := f.pregs, f.regPresent
 	if src.packed {
 		sum, stack := f.sum, f.stack
 		*f = *src
 		f.stack = append(stack[:0], src.stack...)
+		f.pregs, f.regPresent = pregs, regPresent
 		f.sum = sum
 		f.sum.reset()
 		return
@@ -172,6 +181,7 @@ func (f *Frame) packFrom(src *Frame) {
 	*f = *src
 	gather(stack, src.stack, present)
 	f.stack, f.present, f.nslots, f.packed = stack, present, int32(len(src.stack)), true
+	f.dense, f.pregs, f.regPresent = nil, pregs, regPresent
 	f.sum = sum
 	f.sum.reset()
 }
@@ -218,9 +228,10 @@ func (s *State) Seal() {
 func (f *Frame) seal() {
 	f.sum.reset()
 	var inited uint16
-	for i := range f.Regs {
-		if f.Regs[i].Type != NotInit {
-			inited |= 1 << i
+	mask, regs := f.heldRegs()
+	for k, m := 0, mask; m != 0; k, m = k+1, m&(m-1) {
+		if regs[k].Type != NotInit {
+			inited |= 1 << bits.TrailingZeros16(m)
 		}
 	}
 	f.sum.inited, f.sum.regsValid = inited, true
@@ -308,10 +319,15 @@ func (f *Frame) invalidateSlots(dead uint64) {
 func (s *State) setScalarsPrecise(precise bool) {
 	for i := 0; i <= int(s.CurFrame); i++ {
 		f := s.Frames[i]
-		for j := 0; j < RegFP; j++ {
-			if r := &f.Regs[j]; r.Type == ScalarValue && r.Precise() != precise {
+		mask, regs := f.heldRegs()
+		k := 0
+		for m := mask &^ (1 << RegFP); m != 0; m &= m - 1 {
+			// regs[k] is the register of the lowest bit of m, as r10
+			// (the highest) is never reached.
+			if r := &regs[k]; r.Type == ScalarValue && r.Precise() != precise {
 				r.SetPrecise(precise)
 			}
+			k++
 		}
 		// Every layout holds its spilled registers in f.stack.
 		for j := range f.stack {
@@ -358,7 +374,11 @@ func (s *State) Clean(env *EqualEnv) {
 		}
 		for r := 0; r < RegFP; r++ {
 			if live&(1<<r) == 0 {
-				f.Regs[r].MarkNotInit()
+				// A register a packed frame left out is NotInit
+				// already.
+				if reg := f.HeldReg(r); reg != nil {
+					reg.MarkNotInit()
+				}
 				f.sum.inited &^= 1 << r
 			}
 		}

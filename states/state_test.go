@@ -23,20 +23,20 @@ func realisticState(nFrames, nSlots int) *State {
 			InitFrame(f, int32(20*fr), int32(fr), int32(fr))
 			s.CurFrame = int32(fr)
 		}
-		f.Regs[1].MarkPtr(PtrToCtx, 0)
-		f.Regs[2].MarkPtr(PtrToMapValue, 0)
-		f.Regs[2].Aux = 1
-		f.Regs[3].MarkPtr(PtrToPacket, 0)
-		f.Regs[3].Range = 14
-		f.Regs[3].ID = 2
-		f.Regs[4].MarkConst(42)
-		f.Regs[5].MarkUnknown(false)
-		f.Regs[6].MarkUnknown(false)
-		f.Regs[6].Scalar = smallRange(0, 255, 0xff)
-		f.Regs[6].SetPrecise(true)
-		f.Regs[7].MarkPtr(PtrToStack, 0)
-		f.Regs[7].Off = -16
-		f.Regs[7].SetFrameNo(fr)
+		f.Regs()[1].MarkPtr(PtrToCtx, 0)
+		f.Regs()[2].MarkPtr(PtrToMapValue, 0)
+		f.Regs()[2].Aux = 1
+		f.Regs()[3].MarkPtr(PtrToPacket, 0)
+		f.Regs()[3].Range = 14
+		f.Regs()[3].ID = 2
+		f.Regs()[4].MarkConst(42)
+		f.Regs()[5].MarkUnknown(false)
+		f.Regs()[6].MarkUnknown(false)
+		f.Regs()[6].Scalar = smallRange(0, 255, 0xff)
+		f.Regs()[6].SetPrecise(true)
+		f.Regs()[7].MarkPtr(PtrToStack, 0)
+		f.Regs()[7].Off = -16
+		f.Regs()[7].SetFrameNo(fr)
 		f.GrowStack(nSlots * SlotSize)
 		for spi := range f.NumSlots() {
 			sl := f.Slot(spi)
@@ -59,11 +59,12 @@ func realisticState(nFrames, nSlots int) *State {
 func TestNewState(t *testing.T) {
 	s := NewState()
 	want := &State{Branches: 1}
-	f := &Frame{stack: []Slot{}, CallSite: MainCallSite}
-	for i := range f.Regs {
-		f.Regs[i].MarkNotInit()
+	f := newFrame()
+	f.stack, f.CallSite = []Slot{}, MainCallSite
+	for i := range NumRegs {
+		f.Regs()[i].MarkNotInit()
 	}
-	f.Regs[RegFP] = Reg{Scalar: ConstScalar(0), Type: PtrToStack}
+	f.Regs()[RegFP] = Reg{Scalar: ConstScalar(0), Type: PtrToStack}
 	want.Frames[0] = f
 	s.Frames[0].stack = []Slot{} // nil vs empty is not a difference here
 	if diff := cmp.Diff(want, s, allowFrame); diff != "" {
@@ -85,8 +86,8 @@ func TestCopyFromIsDeepAndIndependent(t *testing.T) {
 	keep.CopyFrom(src) // a second copy, as the reference for src
 
 	// Mutate every part of the copy: the source must not move.
-	dst.Frames[0].Regs[4].MarkConst(7)
-	dst.Frames[2].Regs[1].MarkNotInit()
+	dst.Frames[0].Regs()[4].MarkConst(7)
+	dst.Frames[2].Regs()[1].MarkNotInit()
 	dst.Frames[1].stack[0].Types[3] = StackMisc
 	dst.Frames[1].stack[0].Spilled.MarkUnknown(true)
 	dst.Frames[2].GrowStack(MaxStack)
@@ -155,7 +156,7 @@ func precision(s *State) []string {
 			}
 		}
 		for j := 0; j < RegFP; j++ {
-			mark(&f.Regs[j])
+			mark(&f.Regs()[j])
 		}
 		b = append(b, '|')
 		for j := range f.NumSlots() {

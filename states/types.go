@@ -203,8 +203,10 @@ const MaxCallFrames = 8
 // Frame is the state of one call frame.
 //
 // Its pointer fields come first: the garbage collector scans an object
-// only up to its last pointer, so the kilobyte of registers after them,
-// which hold none, is never scanned.
+// only up to its last pointer. A working frame's registers live in an
+// array allocated with it (Pool.Frame, Frame.Regs), a packed frame's in a
+// slice as long as the registers it holds (Frame.Reg): a held state keeps
+// a kilobyte less per frame than the eleven registers would take.
 type Frame struct {
 	// stack holds the allocated slots. A working frame is dense:
 	// stack[spi] covers bytes [fp-8*(spi+1), fp-8*spi) and its length is
@@ -212,6 +214,13 @@ type Frame struct {
 	// Pool.ClonePacked) holds only the slots named in present, in
 	// index order; read either through Slot and NumSlots.
 	stack []Slot
+	// dense holds a working frame's registers, r0..r10; a packed frame
+	// has none (nil) and keeps its registers in pregs.
+	dense *[NumRegs]Reg
+	// pregs holds a packed frame's registers named in regPresent, in
+	// index order; every other register is the canonical NotInit one
+	// (see Frame.Reg).
+	pregs []Reg
 	// sum caches, for a sealed checkpoint, which registers regsSafe and
 	// which slots stackSafe can skip (see State.Seal).
 	sum stackSummary
@@ -220,10 +229,13 @@ type Frame struct {
 	present uint64
 	// nslots is a packed frame's number of allocated slots.
 	nslots int32
-	// packed tells which of the two layouts stack has.
+	// regPresent names, for a packed frame, the registers pregs holds
+	// (bit i for ri).
+	regPresent uint16
+	// packed tells which of the two layouts stack and the registers
+	// have.
 	packed bool
 
-	Regs [NumRegs]Reg
 	// CallSite is the instruction index of the call that created this
 	// frame, or -1 for the main program.
 	CallSite int32

@@ -13,7 +13,7 @@ var aluString = [16]string{"+=", "-=", "*=", "/=", "|=", "&=", "<<=", ">>=", "ne
 
 // regs returns the registers of the current frame.
 func (e *env) regs() *[states.NumRegs]states.Reg {
-	return &e.cur.Frames[e.cur.CurFrame].Regs
+	return e.cur.Frames[e.cur.CurFrame].Regs()
 }
 
 // checkRegRead is check_reg_arg(SRC_OP): the register must be initialised.
@@ -581,7 +581,8 @@ func (e *env) maybeForkScalars(in insn.Insn, dst *states.Reg) error {
 	if err != nil {
 		return err
 	}
-	other := &branch.Frames[branch.CurFrame].Regs[in.Dst]
+	// The pushed branch may be packed: it holds the scalar dst.
+	other := branch.Cur().Reg(int(in.Dst))
 	if alu32 {
 		markKnown32(other, 0)
 		markKnown32(dst, ^uint64(0))

@@ -1176,12 +1176,12 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 	callee := e.pool.Frame()
 	states.InitFrame(callee, int32(e.insnIdx), st.CurFrame+1, int32(sp))
 	for r := 1; r <= 5; r++ {
-		callee.Regs[r] = caller.Regs[r]
+		callee.Regs()[r] = caller.Regs()[r]
 	}
 	st.CurFrame++
 	st.Frames[st.CurFrame] = callee
 	for r := 0; r <= 5; r++ {
-		caller.Regs[r].MarkNotInit()
+		caller.Regs()[r].MarkNotInit()
 	}
 	// The callee's frame is new: the log shows all of it next
 	// (init_func_state).
@@ -1207,14 +1207,14 @@ func (e *env) processExit() (bool, error) {
 		// (process_bpf_exit_full).
 		e.updateStackLiveness()
 		callee := st.Frames[st.CurFrame]
-		r0 := callee.Regs[0]
+		r0 := callee.Regs()[0]
 		if r0.Type == states.PtrToStack {
 			return false, e.reject(e.insnIdx, "cannot return stack pointer to the caller")
 		}
 		// The callee's stack goes: so do the slices over a buffer in it,
 		// the one it returns included (slicebuf.go).
 		e.endSlicesOver(int(st.CurFrame), -states.MaxStack, 0)
-		r0 = callee.Regs[0]
+		r0 = callee.Regs()[0]
 		if callee.InCallbackFn {
 			err := e.returnFromCallback()
 			// do_check prints the state of the path it resumes after
@@ -1224,7 +1224,7 @@ func (e *env) processExit() (bool, error) {
 		}
 		caller := st.Frames[st.CurFrame-1]
 		e.log.returned(e, int(callee.CallSite)+1)
-		caller.Regs[0] = r0
+		caller.Regs()[0] = r0
 		e.insnIdx = int(callee.CallSite) + 1
 		st.Frames[st.CurFrame] = nil
 		st.CurFrame--

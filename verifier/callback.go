@@ -240,14 +240,15 @@ func (e *env) checkFuncPtrArg(regno int, meta *callMeta) (int, error) {
 }
 
 // calleeSetup fills a callback's entry frame from its caller's frame (the
-// kernel's set_*_callback_state).
+// kernel's set_*_callback_state). The caller may be a packed frame of a
+// pushed branch: its registers are read through Reg.
 type calleeSetup func(e *env, caller, callee *states.Frame)
 
 // setLoopCallbackState: callback(u64 index, void *ctx) for bpf_loop(nr,
 // cb, ctx, flags).
 func setLoopCallbackState(e *env, caller, callee *states.Frame) {
-	e.markUnknown(&callee.Regs[1])
-	callee.Regs[2] = caller.Regs[3]
+	e.markUnknown(&callee.Regs()[1])
+	callee.Regs()[2] = *caller.Reg(3)
 }
 
 // setMapElemCallbackState: callback(map, key, value, ctx) for
@@ -255,13 +256,13 @@ func setLoopCallbackState(e *env, caller, callee *states.Frame) {
 // the map's uid.
 func setMapElemCallbackState(mapIdx uint32) calleeSetup {
 	return func(e *env, caller, callee *states.Frame) {
-		uid := caller.Regs[1].MapUID()
-		callee.Regs[1] = caller.Regs[1]
-		callee.Regs[2].MarkPtr(states.PtrToMapKey, 0)
-		callee.Regs[2].Aux = mapIdx
-		callee.Regs[2].SetMapUID(uid)
-		e.markCallbackMapValue(&callee.Regs[3], mapIdx, uid)
-		callee.Regs[4] = caller.Regs[3]
+		uid := caller.Reg(1).MapUID()
+		callee.Regs()[1] = *caller.Reg(1)
+		callee.Regs()[2].MarkPtr(states.PtrToMapKey, 0)
+		callee.Regs()[2].Aux = mapIdx
+		callee.Regs()[2].SetMapUID(uid)
+		e.markCallbackMapValue(&callee.Regs()[3], mapIdx, uid)
+		callee.Regs()[4] = *caller.Reg(3)
 	}
 }
 
@@ -313,7 +314,7 @@ func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
 func (e *env) returnFromCallback() error {
 	st := e.cur
 	callee := st.Frames[st.CurFrame]
-	r0 := &callee.Regs[0]
+	r0 := &callee.Regs()[0]
 	if r0.Type != states.ScalarValue {
 		return e.reject(e.insnIdx, "R0 not a scalar value")
 	}

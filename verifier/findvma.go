@@ -138,18 +138,18 @@ func (e *env) setRetBTFID(fn *helpers.Proto, r0 *states.Reg, kptr *kptrField) er
 // The vma is a plain (legacy) BTF pointer.
 func setFindVMACallbackState(vmaID uint32) calleeSetup {
 	return func(e *env, caller, callee *states.Frame) {
-		callee.Regs[1] = caller.Regs[1]
-		callee.Regs[2].MarkPtr(states.PtrToBTFID, 0)
-		callee.Regs[2].Aux = vmaID
-		callee.Regs[3] = caller.Regs[4]
+		callee.Regs()[1] = *caller.Reg(1)
+		callee.Regs()[2].MarkPtr(states.PtrToBTFID, 0)
+		callee.Regs()[2].Aux = vmaID
+		callee.Regs()[3] = *caller.Reg(4)
 	}
 }
 
 // setUserRingbufCallbackState is set_user_ringbuf_callback_state:
 // callback(dynptr, ctx) for bpf_user_ringbuf_drain(map, cb, ctx, flags).
 func setUserRingbufCallbackState(e *env, caller, callee *states.Frame) {
-	e.markDynptrCallbackReg(&callee.Regs[1], dynptrLocal)
-	callee.Regs[2] = caller.Regs[3]
+	e.markDynptrCallbackReg(&callee.Regs()[1], dynptrLocal)
+	callee.Regs()[2] = *caller.Reg(3)
 }
 
 // vmaTypeID is the vmlinux id of struct vm_area_struct, or 0.

@@ -215,7 +215,7 @@ func (e *env) checkGlobalSubprog(sp int) error {
 	st.FirstInsnIdx = int32(start)
 	st.LastInsnIdx = -1
 	st.InSleepable = isSleepable(e)
-	regs := &st.Frames[0].Regs
+	regs := st.Frames[0].Regs()
 	for i, a := range p.args {
 		r := &regs[i+1]
 		switch a.kind {

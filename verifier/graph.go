@@ -743,8 +743,8 @@ func (e *env) checkRefcountedArg(meta *kfuncMeta, i int, reg *states.Reg) error 
 func setRBAddCallbackState(root *graphRoot) calleeSetup {
 	return func(e *env, _, callee *states.Frame) {
 		for r := 1; r <= 2; r++ {
-			e.markGraphNode(&callee.Regs[r], root)
-			e.setNonOwning(&callee.Regs[r])
+			e.markGraphNode(&callee.Regs()[r], root)
+			e.setNonOwning(&callee.Regs()[r])
 		}
 	}
 }

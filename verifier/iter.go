@@ -337,7 +337,7 @@ func (e *env) processIterNextCall(meta *kfuncMeta) error {
 		if prev != nil {
 			widenLoopScalars(prev, queued)
 		}
-		r0 := &queued.Cur().Regs[0]
+		r0 := queued.Cur().Reg(0)
 		r0.Flags &^= states.MaybeNull
 	case states.IterDrained:
 	default:
@@ -385,8 +385,8 @@ func widenLoopScalars(old, cur *states.State) {
 	var ids idMap
 	for fr := int(old.CurFrame); fr >= 0; fr-- {
 		fo, fc := old.Frames[fr], cur.Frames[fr]
-		for i := range fo.Regs {
-			maybeWidenReg(&ids, &fo.Regs[i], &fc.Regs[i])
+		for i := range states.NumRegs {
+			maybeWidenReg(&ids, fo.Reg(i), fc.Reg(i))
 		}
 		n := min(fo.NumSlots(), fc.NumSlots())
 		for i := 0; i < n; i++ {
@@ -466,7 +466,7 @@ func (e *env) iterNextLoopHit(old, cur *states.State) bool {
 	if !e.eq.StatesEqual(old, cur, states.RangeWithin) {
 		return false
 	}
-	r1 := &cur.Cur().Regs[1]
+	r1 := &cur.Cur().Regs()[1]
 	if r1.Type != states.PtrToStack || !r1.Var.IsConst() {
 		return false
 	}

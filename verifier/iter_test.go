@@ -45,9 +45,8 @@ func TestIterActiveDepthsDiffer(t *testing.T) {
 
 // scalarRegs returns a one-frame state whose r1..rN are the given scalars.
 func scalarRegs(regs ...states.Reg) *states.State {
-	st := &states.State{}
-	st.Frames[0] = &states.Frame{CallSite: -1}
-	copy(st.Frames[0].Regs[1:], regs)
+	st := states.NewState()
+	copy(st.Frames[0].Regs()[1:], regs)
 	return st
 }
 
@@ -87,7 +86,7 @@ func TestWidenLoopScalars(t *testing.T) {
 	for _, tt := range tests {
 		old, cur := scalarRegs(tt.old...), scalarRegs(tt.cur...)
 		widenLoopScalars(old, cur)
-		got := cur.Frames[0].Regs[1 : 1+len(tt.want)]
+		got := cur.Frames[0].Regs()[1 : 1+len(tt.want)]
 		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(states.Reg{})); diff != "" {
 			t.Errorf("%s: widened registers mismatch (-want +got):\n%s", tt.name, diff)
 		}

@@ -146,8 +146,12 @@ func b2i(b bool) int {
 func forEachReg(st *states.State, fn func(r *states.Reg)) {
 	for i := 0; i <= int(st.CurFrame); i++ {
 		f := st.Frames[i]
-		for r := range f.Regs {
-			fn(&f.Regs[r])
+		// A register a packed frame left out is canonical NotInit:
+		// nothing any caller changes.
+		for r := range states.NumRegs {
+			if reg := f.HeldReg(r); reg != nil {
+				fn(reg)
+			}
 		}
 		for s := range f.NumSlots() {
 			if f.Slot(s).IsSpilledReg() {
@@ -235,12 +239,14 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	if err != nil {
 		return err
 	}
-	oregs := &other.Frames[other.CurFrame].Regs
-	odst := &oregs[in.Dst]
+	// The pushed branch may be packed: it holds both registers, which
+	// the jump read.
+	ofr := other.Cur()
+	odst := ofr.Reg(int(in.Dst))
 	osrc := &fake
 	var fake2 states.Reg
 	if in.SrcIsReg() {
-		osrc = &oregs[in.Src]
+		osrc = ofr.Reg(int(in.Src))
 	} else {
 		fake2 = fake
 		osrc = &fake2
@@ -289,10 +295,10 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 			if op == insn.JmpJNE {
 				eqState = e.cur
 			}
-			eqRegs := &eqState.Frames[eqState.CurFrame].Regs
-			r := &eqRegs[in.Src]
+			eqFrame := eqState.Cur()
+			r := eqFrame.Reg(int(in.Src))
 			if dst.MaybeNull() {
-				r = &eqRegs[in.Dst]
+				r = eqFrame.Reg(int(in.Dst))
 			}
 			r.Flags &^= states.MaybeNull | states.OuterMapValue
 			e.settleNotNull(r)
@@ -477,7 +483,7 @@ func findGoodPktPointers(st *states.State, ptr *states.Reg, rightOpen bool) {
 
 // markPktEnd records that a packet pointer is at or beyond pkt_end.
 func markPktEnd(st *states.State, regno int, rangeOpen bool) {
-	r := &st.Frames[st.CurFrame].Regs[regno]
+	r := st.Cur().Reg(regno)
 	if r.Type != states.PtrToPacket {
 		return
 	}

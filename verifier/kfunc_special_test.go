@@ -166,7 +166,7 @@ func regAfter(t *testing.T, p *loader.Program, idx int, pick func(*states.Reg) b
 	t.Helper()
 	var got *states.Reg
 	opts := Options{Observe: func(i int, st *states.State) {
-		r := st.Cur().Regs[0]
+		r := st.Cur().Regs()[0]
 		if i == idx && got == nil && pick(&r) {
 			got = &r
 		}

@@ -163,7 +163,7 @@ type linkedReg struct {
 func (l linkedReg) in(st *states.State) *states.Reg {
 	f := st.Frames[l.frame]
 	if l.isReg {
-		return &f.Regs[l.index]
+		return f.Reg(l.index)
 	}
 	return &f.Slot(l.index).Spilled
 }
@@ -224,7 +224,7 @@ func (e *env) collectLinkedRegs(st *states.State, id uint32, set []linkedReg) []
 		live := e.cfg.LiveRegsBefore(st.FrameInsnIdx(fr))
 		for r := 0; r < states.RegFP; r++ {
 			if live&(1<<r) != 0 {
-				add(&f.Regs[r], fr, r, true)
+				add(f.Reg(r), fr, r, true)
 			}
 		}
 		for spi := range f.NumSlots() {
@@ -441,7 +441,7 @@ func (e *env) markChainPrecision(regno int) error {
 		return nil
 	}
 	cur := e.cur
-	if cur.Frames[cur.CurFrame].Regs[regno].Type != states.ScalarValue {
+	if cur.Frames[cur.CurFrame].Regs()[regno].Type != states.ScalarValue {
 		return nil
 	}
 	e.prec.bt.reset()
@@ -491,7 +491,7 @@ func (e *env) propagatePrecision(old, cur *states.State, changed *bool) {
 		f := old.Frames[fr]
 		first := true
 		for r := 0; r < states.RegFP; r++ {
-			if f.Regs[r].Type == states.ScalarValue && f.Regs[r].Precise() {
+			if f.Reg(r).Type == states.ScalarValue && f.Reg(r).Precise() {
 				first = logged(fr, first, "r", r)
 				bt.setFrameReg(fr, r)
 			}
@@ -544,7 +544,7 @@ func logForcedPrecise(l *logger, st *states.State) {
 		for i := 0; i <= int(st.CurFrame); i++ {
 			f := st.Frames[i]
 			for j := 0; j < states.RegFP; j++ {
-				if r := &f.Regs[j]; r.Type == states.ScalarValue && !r.Precise() {
+				if r := f.Reg(j); r.Type == states.ScalarValue && !r.Precise() {
 					l.printf("force_precise: frame%d: forcing r%d to be precise\n", i, j)
 				}
 			}
@@ -598,7 +598,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 				for m := bt.regMask(); m != 0; m &= m - 1 {
 					r := bits.TrailingZeros16(m)
 					bt.clearReg(r)
-					if reg := &st.Frames[0].Regs[r]; reg.Type == states.ScalarValue {
+					if reg := st.Frames[0].Reg(r); reg.Type == states.ScalarValue {
 						reg.SetPrecise(true)
 						setChanged(changed)
 					}
@@ -712,7 +712,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			f := st.Frames[fr]
 			for m := bt.regs[fr]; m != 0; m &= m - 1 {
 				r := bits.TrailingZeros16(m)
-				reg := &f.Regs[r]
+				reg := f.Reg(r)
 				if reg.Type != states.ScalarValue || reg.Precise() {
 					bt.clearFrameReg(fr, r)
 					continue

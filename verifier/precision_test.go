@@ -370,20 +370,20 @@ func TestBacktrackChain(t *testing.T) {
 	e := &env{prog: prog, cfg: mustCFG(t, prog), pool: pool}
 	parent := pool.Get()
 	parent.InsnIdx, parent.FirstInsnIdx, parent.LastInsnIdx = 2, 0, 1
-	parent.Frames[0].Regs[1].MarkConst(1)
-	parent.Frames[0].Regs[2].MarkConst(2)
-	parent.Frames[0].Regs[5].MarkConst(9) // never involved
+	parent.Frames[0].Regs()[1].MarkConst(1)
+	parent.Frames[0].Regs()[2].MarkConst(2)
+	parent.Frames[0].Regs()[5].MarkConst(9) // never involved
 	cur := pool.Clone(parent)
 	cur.Parent = parent
 	cur.FirstInsnIdx, cur.InsnIdx, cur.LastInsnIdx = 2, 4, 3
-	cur.Frames[0].Regs[3].MarkConst(3)
+	cur.Frames[0].Regs()[3].MarkConst(3)
 	e.cur = cur
 
 	if err := e.markChainPrecision(3); err != nil {
 		t.Fatal(err)
 	}
 	type marks struct{ R1, R2, R5, CurR3 bool }
-	got := marks{parent.Frames[0].Regs[1].Precise(), parent.Frames[0].Regs[2].Precise(), parent.Frames[0].Regs[5].Precise(), cur.Frames[0].Regs[3].Precise()}
+	got := marks{parent.Frames[0].Regs()[1].Precise(), parent.Frames[0].Regs()[2].Precise(), parent.Frames[0].Regs()[5].Precise(), cur.Frames[0].Regs()[3].Precise()}
 	if diff := cmp.Diff(marks{R1: true, R2: true}, got); diff != "" {
 		t.Errorf("precise marks mismatch (-want +got):\n%s", diff)
 	}
@@ -398,7 +398,7 @@ func TestBacktrackChain(t *testing.T) {
 	if err := e.markChainPrecision(3); !errors.Is(err, ErrKernelFault) {
 		t.Fatalf("markChainPrecision = %v, want ErrKernelFault", err)
 	}
-	if !parent.Frames[0].Regs[5].Precise() {
+	if !parent.Frames[0].Regs()[5].Precise() {
 		t.Errorf("fallback did not mark r5 of the parent precise")
 	}
 }

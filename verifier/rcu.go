@@ -80,8 +80,8 @@ func (e *env) untrustRCUPointers() {
 	st := e.cur
 	for i := 0; i <= int(st.CurFrame); i++ {
 		f := st.Frames[i]
-		for r := range f.Regs {
-			untrust(&f.Regs[r])
+		for r := range f.Regs() {
+			untrust(&f.Regs()[r])
 		}
 		for s := range f.NumSlots() {
 			switch f.Slot(s).Types[states.SlotSize-1] {

@@ -42,8 +42,8 @@ func TestBTFSafeField(t *testing.T) {
 func TestUntrustRCUPointers(t *testing.T) {
 	st := states.NewState()
 	f := st.Frames[0]
-	f.Regs[1].MarkPtr(states.PtrToBTFID, states.MemRCU|states.MaybeNull)
-	f.Regs[2].MarkPtr(states.PtrToBTFID, states.PtrTrusted)
+	f.Regs()[1].MarkPtr(states.PtrToBTFID, states.MemRCU|states.MaybeNull)
+	f.Regs()[2].MarkPtr(states.PtrToBTFID, states.PtrTrusted)
 	f.GrowStack(2 * states.SlotSize)
 	f.Slot(0).Spilled.MarkPtr(states.PtrToBTFID, states.MemRCU)
 	f.Slot(1).Spilled.MarkPtr(states.PtrToStack, states.MemRCU)
@@ -58,8 +58,8 @@ func TestUntrustRCUPointers(t *testing.T) {
 		got  states.RegFlags
 		want states.RegFlags
 	}{
-		{"RCU register", f.Regs[1].Flags, states.PtrUntrusted},
-		{"trusted register", f.Regs[2].Flags, states.PtrTrusted},
+		{"RCU register", f.Regs()[1].Flags, states.PtrUntrusted},
+		{"trusted register", f.Regs()[2].Flags, states.PtrTrusted},
 		{"spilled RCU register", f.Slot(0).Spilled.Flags, states.PtrUntrusted},
 		{"RCU iterator", f.Slot(1).Spilled.Flags, states.PtrUntrusted},
 	} {

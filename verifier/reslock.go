@@ -85,7 +85,9 @@ func (e *env) pushResLockFailure() error {
 		e.log.errorf(re.Msg)
 		return e.rejectAs(re, "failed to push state for failed lock acquisition")
 	}
-	regs := &branch.Frames[branch.CurFrame].Regs
+	// The branch sets registers a packed copy may have left out.
+	branch.Unpack()
+	regs := branch.Cur().Regs()
 	for r := 0; r <= maxKfuncArgs; r++ {
 		regs[r].MarkNotInit()
 	}

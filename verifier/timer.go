@@ -100,15 +100,15 @@ func (e *env) checkTimerMapArg(reg *states.Reg, meta *callMeta) error {
 // unused.
 func setTimerCallbackState(mapIdx, mapUID uint32) calleeSetup {
 	return func(e *env, caller, callee *states.Frame) {
-		callee.Regs[1].MarkPtr(states.ConstPtrToMap, 0)
-		callee.Regs[1].Aux = mapIdx
-		callee.Regs[1].SetMapUID(mapUID)
-		callee.Regs[2].MarkPtr(states.PtrToMapKey, 0)
-		callee.Regs[2].Aux = mapIdx
-		callee.Regs[2].SetMapUID(mapUID)
-		e.markCallbackMapValue(&callee.Regs[3], mapIdx, mapUID)
-		callee.Regs[4].MarkNotInit()
-		callee.Regs[5].MarkNotInit()
+		callee.Regs()[1].MarkPtr(states.ConstPtrToMap, 0)
+		callee.Regs()[1].Aux = mapIdx
+		callee.Regs()[1].SetMapUID(mapUID)
+		callee.Regs()[2].MarkPtr(states.PtrToMapKey, 0)
+		callee.Regs()[2].Aux = mapIdx
+		callee.Regs()[2].SetMapUID(mapUID)
+		e.markCallbackMapValue(&callee.Regs()[3], mapIdx, mapUID)
+		callee.Regs()[4].MarkNotInit()
+		callee.Regs()[5].MarkNotInit()
 	}
 }
 

@@ -188,6 +188,11 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 			res.Accepted = false
 			res.Err = fmt.Errorf("%w: a packed state's never-written stack slot was written", ErrInternal)
 		}
+		if !states.AbsentRegIntact() {
+			// The same for a register a packed state left out.
+			res.Accepted = false
+			res.Err = fmt.Errorf("%w: a packed state's left-out NotInit register was written", ErrInternal)
+		}
 		res.Stats.Duration = time.Since(start)
 	}()
 	if prog.Err != nil {
@@ -630,7 +635,7 @@ func (e *env) initialState() *states.State {
 	st.FirstInsnIdx = 0
 	st.LastInsnIdx = -1
 	st.InSleepable = isSleepable(e)
-	st.Frames[0].Regs[1].MarkPtr(states.PtrToCtx, 0)
+	st.Frames[0].Regs()[1].MarkPtr(states.PtrToCtx, 0)
 	return st
 }
 
@@ -1019,14 +1024,16 @@ func isGlobalFunc(p *loader.Program, start int) bool {
 var (
 	regBytes  = int64(unsafe.Sizeof(states.Reg{}))
 	slotBytes = int64(unsafe.Sizeof(states.Slot{}))
-	baseBytes = int64(unsafe.Sizeof(states.State{}) + unsafe.Sizeof(states.Frame{}))
+	stateSize = int64(unsafe.Sizeof(states.State{}))
+	frameSize = int64(unsafe.Sizeof(states.Frame{}))
 )
 
 // stateBytes is the approximate memory one stored state holds.
 func stateBytes(st *states.State) int64 {
-	n := baseBytes
+	n := stateSize
 	for i := 0; i <= int(st.CurFrame); i++ {
-		n += states.NumRegs*regBytes + int64(st.Frames[i].HeldSlots())*slotBytes
+		f := st.Frames[i]
+		n += frameSize + int64(f.HeldRegs())*regBytes + int64(f.HeldSlots())*slotBytes
 	}
 	return n
 }

@@ -48,7 +48,7 @@ func (p *pathRecorder) truncate(n int) {
 // the registers of st's current frame.
 func (p *pathRecorder) visit(insnIdx int, st *states.State) {
 	if p.depth < maxPathSteps {
-		p.steps = append(p.steps, why.Step{Insn: int32(insnIdx), Frame: int8(st.CurFrame), Regs: st.Frames[st.CurFrame].Regs})
+		p.steps = append(p.steps, why.Step{Insn: int32(insnIdx), Frame: int8(st.CurFrame), Regs: *st.Frames[st.CurFrame].Regs()})
 	}
 	p.depth++
 }

@@ -68,7 +68,7 @@ func (r *Recorder) Observe(idx int, st *states.State) {
 		r.capped[idx] = true
 		return
 	}
-	s := snap{depth: st.CurFrame, regs: st.Cur().Regs}
+	s := snap{depth: st.CurFrame, regs: *st.Cur().Regs()}
 	r.byInsn[idx] = append(r.byInsn[idx], s)
 }
 

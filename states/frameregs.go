@@ -1,0 +1,179 @@
+package states
+
+import "math/bits"
+
+// The registers of one frame.
+//
+// Like the stack, the registers have two layouts. A working frame holds
+// all eleven in an array allocated with the frame (Regs), since the
+// interpreter reads and writes them all. A packed frame (a held state:
+// see the stack's doc) holds only the registers that differ from the
+// canonical NotInit register, the value MarkNotInit writes, with a bit
+// mask of which they are. A cleaned checkpoint has most of r0-r5 NotInit
+// (dead after a call, or never written), so a held frame keeps four to
+// six of its eleven 96-byte registers; the kernel keeps them all, which
+// decides no answer, since a register the layout leaves out reads as
+// exactly what was left out, byte for byte (regs_exact compares them so).
+
+// allRegsPresent names r0..r10.
+const allRegsPresent uint16 = 1<<NumRegs - 1
+
+// notInitRegs is InitFrame's register file before r10 is set: every
+// register canonical NotInit.
+var notInitRegs = func() (a [NumRegs]Reg) {
+	for i := range a {
+		a[i].MarkNotInit()
+	}
+	return a
+}()
+
+// absentReg is what a packed frame's unstored registers read as: the
+// canonical NotInit register. Callers only read it.
+var absentReg = notInitRegs[0]
+
+// AbsentRegIntact reports whether the shared register packed frames
+// return for their unstored registers is still the canonical NotInit one:
+// a write through Reg to such a register would change every held state's
+// register at once. The verifier checks it after each program.
+func AbsentRegIntact() bool { return absentReg == notInitRegs[0] }
+
+// isAbsentReg reports whether a packed copy may leave r out: it is byte
+// for byte the canonical NotInit register.
+func isAbsentReg(r *Reg) bool { return r.Type == NotInit && *r == notInitRegs[0] }
+
+// Regs returns the registers of a working frame, r0..r10, to read and
+// write. A packed frame (a held state) has no register array: it returns
+// nil, so reading a held state's registers must go through Reg.
+func (f *Frame) Regs() *[NumRegs]Reg { return f.dense }
+
+// Reg returns register r (r < NumRegs) of f, in either layout. The
+// register may be written, except that a packed frame has no storage for
+// the registers it left out (canonical NotInit): for those it returns a
+// shared register, which callers only read. Nothing writes a held state's
+// registers but cleaning (which skips them, see HeldReg), precision marks,
+// which only go to scalars, and the refinements of a branch just pushed,
+// which only go to the registers a jump compared or their ids' kin, never
+// NotInit.
+func (f *Frame) Reg(r int) *Reg {
+	if !f.packed {
+		return &f.dense[r]
+	}
+	if reg := f.packedReg(r); reg != nil {
+		return reg
+	}
+	return &absentReg
+}
+
+// HeldReg is Reg, but nil for a register a packed frame left out
+// (canonical NotInit): for walks that change registers of some kind,
+// which such a register never is, or make them NotInit again.
+func (f *Frame) HeldReg(r int) *Reg {
+	if !f.packed {
+		return &f.dense[r]
+	}
+	return f.packedReg(r)
+}
+
+// HeldRegs returns the number of registers f keeps in memory: all of a
+// working frame's, those a packed frame did not leave out.
+func (f *Frame) HeldRegs() int {
+	if f.packed {
+		return len(f.pregs)
+	}
+	return NumRegs
+}
+
+// packedReg returns the stored register r of a packed frame, nil when it
+// was left out.
+func (f *Frame) packedReg(r int) *Reg {
+	bit := uint16(1) << r
+	if f.regPresent&bit == 0 {
+		return nil
+	}
+	return &f.pregs[bits.OnesCount16(f.regPresent&(bit-1))]
+}
+
+// heldRegs returns the registers f stores and which they are: regs[k] is
+// the register of the k-th bit set in mask (every register of a working
+// frame). A register outside mask is canonical NotInit.
+func (f *Frame) heldRegs() (mask uint16, regs []Reg) {
+	if f.packed {
+		return f.regPresent, f.pregs
+	}
+	return allRegsPresent, f.dense[:]
+}
+
+// Unpack gives every frame of s the working (dense) layout, for a
+// state just pushed whose registers the caller is about to set, NotInit
+// ones included.
+func (s *State) Unpack() {
+	for i := 0; i <= int(s.CurFrame); i++ {
+		s.Frames[i].unpack()
+	}
+}
+
+// ensureDense gives a frame about to be used as a working frame its
+// register array, reusing the one it has.
+func (f *Frame) ensureDense() {
+	if f.dense == nil {
+		f.dense = new([NumRegs]Reg)
+	}
+}
+
+// packRegsFrom sets f's packed registers to a copy of the registers of
+// src (either layout) that are not canonical NotInit, reusing the memory
+// of f.pregs.
+func (f *Frame) packRegsFrom(src *Frame) {
+	if src.packed {
+		f.pregs = append(f.pregs[:0], src.pregs...)
+		f.regPresent = src.regPresent
+		return
+	}
+	var present uint16
+	for i := range src.dense {
+		if !isAbsentReg(&src.dense[i]) {
+			present |= 1 << i
+		}
+	}
+	n := bits.OnesCount16(present)
+	pregs := f.pregs
+	if cap(pregs) < n {
+		pregs = make([]Reg, n)
+	}
+	pregs = pregs[:n]
+	k := 0
+	for m := present; m != 0; m &= m - 1 {
+		pregs[k] = src.dense[bits.TrailingZeros16(m)]
+		k++
+	}
+	f.pregs, f.regPresent = pregs, present
+}
+
+// unpackRegsTo writes the registers of f (either layout) to dst, the
+// left-out ones as canonical NotInit.
+func (f *Frame) unpackRegsTo(dst *[NumRegs]Reg) {
+	if !f.packed {
+		*dst = *f.dense
+		return
+	}
+	*dst = notInitRegs
+	k := 0
+	for m := f.regPresent; m != 0; m &= m - 1 {
+		dst[bits.TrailingZeros16(m)] = f.pregs[k]
+		k++
+	}
+}
+
+// denseFrame is a working frame allocated with its register array, one
+// object instead of two.
+type denseFrame struct {
+	f    Frame
+	regs [NumRegs]Reg
+}
+
+// newFrame allocates a working frame with its register array.
+func newFrame() *Frame {
+	d := &denseFrame{}
+	d.f.dense = &d.regs
+	return &d.f
+}

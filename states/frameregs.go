@@ -7,13 +7,15 @@ import "math/bits"
 // Like the stack, the registers have two layouts. A working frame holds
 // all eleven in an array allocated with the frame (Regs), since the
 // interpreter reads and writes them all. A packed frame (a held state:
-// see the stack's doc) holds only the registers that differ from the
-// canonical NotInit register, the value MarkNotInit writes, with a bit
-// mask of which they are. A cleaned checkpoint has most of r0-r5 NotInit
-// (dead after a call, or never written), so a held frame keeps four to
-// six of its eleven 96-byte registers; the kernel keeps them all, which
-// decides no answer, since a register the layout leaves out reads as
-// exactly what was left out, byte for byte (regs_exact compares them so).
+// see the stack's doc) holds only the registers that differ from their
+// canonical value, with a bit mask of which they are: for r0-r9 the
+// NotInit register MarkNotInit writes, for r10 the frame pointer of the
+// frame's own number, which no instruction can change. A checkpoint has
+// r1-r5 NotInit after a call and more once cleaned, so a held frame
+// keeps four to eight of its eleven 96-byte registers. The kernel keeps
+// them all, which decides no answer, since a register the layout leaves
+// out reads as exactly what was left out, byte for byte (regs_exact
+// compares them so).
 
 // allRegsPresent names r0..r10.
 const allRegsPresent uint16 = 1<<NumRegs - 1
@@ -27,19 +29,46 @@ var notInitRegs = func() (a [NumRegs]Reg) {
 	return a
 }()
 
-// absentReg is what a packed frame's unstored registers read as: the
+// absentReg is what a packed frame's unstored r0-r9 read as: the
 // canonical NotInit register. Callers only read it.
 var absentReg = notInitRegs[0]
 
-// AbsentRegIntact reports whether the shared register packed frames
-// return for their unstored registers is still the canonical NotInit one:
-// a write through Reg to such a register would change every held state's
-// register at once. The verifier checks it after each program.
-func AbsentRegIntact() bool { return absentReg == notInitRegs[0] }
+// framePointers are the canonical r10 of each frame number, what a packed
+// frame's unstored r10 reads as; framePointersCopy is kept to check them.
+// Callers only read them.
+var framePointers, framePointersCopy = func() (a, b [MaxCallFrames]Reg) {
+	for i := range a {
+		a[i].MarkFramePointer(int32(i))
+	}
+	return a, a
+}()
 
-// isAbsentReg reports whether a packed copy may leave r out: it is byte
-// for byte the canonical NotInit register.
-func isAbsentReg(r *Reg) bool { return r.Type == NotInit && *r == notInitRegs[0] }
+// AbsentRegIntact reports whether the shared registers packed frames return
+// for their unstored registers are still canonical: a write through Reg to
+// such a register would change every held state's register at once. The
+// verifier checks it after each program.
+func AbsentRegIntact() bool {
+	return absentReg == notInitRegs[0] && framePointers == framePointersCopy
+}
+
+// canonicalReg returns what register r of a frame numbered frameNo reads
+// as when a packed copy leaves it out.
+func canonicalReg(r int, frameNo int32) *Reg {
+	if r == RegFP && frameNo >= 0 && frameNo < MaxCallFrames {
+		return &framePointers[frameNo]
+	}
+	return &absentReg
+}
+
+// isAbsentReg reports whether a packed copy of a frame numbered frameNo
+// may leave register r, holding reg, out: it is byte for byte its
+// canonical value.
+func isAbsentReg(reg *Reg, r int, frameNo int32) bool {
+	if r == RegFP {
+		return frameNo >= 0 && frameNo < MaxCallFrames && *reg == framePointers[frameNo]
+	}
+	return reg.Type == NotInit && *reg == notInitRegs[0]
+}
 
 // Regs returns the registers of a working frame, r0..r10, to read and
 // write. A packed frame (a held state) has no register array: it returns
@@ -61,7 +90,7 @@ func (f *Frame) Reg(r int) *Reg {
 	if reg := f.packedReg(r); reg != nil {
 		return reg
 	}
-	return &absentReg
+	return canonicalReg(r, f.FrameNo)
 }
 
 // HeldReg is Reg, but nil for a register a packed frame left out
@@ -131,7 +160,7 @@ func (f *Frame) packRegsFrom(src *Frame) {
 	}
 	var present uint16
 	for i := range src.dense {
-		if !isAbsentReg(&src.dense[i]) {
+		if !isAbsentReg(&src.dense[i], i, src.FrameNo) {
 			present |= 1 << i
 		}
 	}
@@ -157,6 +186,7 @@ func (f *Frame) unpackRegsTo(dst *[NumRegs]Reg) {
 		return
 	}
 	*dst = notInitRegs
+	dst[RegFP] = *canonicalReg(RegFP, f.FrameNo)
 	k := 0
 	for m := f.regPresent; m != 0; m &= m - 1 {
 		dst[bits.TrailingZeros16(m)] = f.pregs[k]

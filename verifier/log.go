@@ -477,11 +477,17 @@ var (
 	cpuN    int
 )
 
+// maxNRCPUs is the largest NR_CPUS of x86-64 kernels (CONFIG_MAXSMP).
+const maxNRCPUs = 8192
+
 // possibleCPUs is the kernel's nr_cpu_ids on this machine (the bound of
-// bpf_get_smp_processor_id), read from sysfs.
+// bpf_get_smp_processor_id), read from sysfs. Where sysfs cannot tell, it
+// is the largest nr_cpu_ids an x86-64 kernel can have (NR_CPUS with
+// MAXSMP): a wider range can only refuse more, where guessing few CPUs
+// would accept an index a many-CPU kernel refuses.
 func possibleCPUs() int {
 	cpuOnce.Do(func() {
-		cpuN = 1
+		cpuN = maxNRCPUs
 		b, err := os.ReadFile("/sys/devices/system/cpu/possible")
 		if err != nil {
 			return
@@ -490,7 +496,7 @@ func possibleCPUs() int {
 		if i := strings.LastIndexAny(s, "-,"); i >= 0 {
 			s = s[i+1:]
 		}
-		if n, err := strconv.Atoi(s); err == nil {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 && n < maxNRCPUs {
 			cpuN = n + 1
 		}
 	})

@@ -49,6 +49,11 @@ var kernCtxStruct = map[ebpf.ProgramType]string{
 func (e *env) kernCtxArg(meta *kfuncMeta) error {
 	name, ok := kernCtxStruct[e.progType]
 	if !ok {
+		if id, notStruct := kernCtxNotStruct(e.progType); notStruct {
+			re := e.reject(e.insnIdx, "kern ctx type id %d is not a struct", id).(*RejectError)
+			re.errno = syscall.EINVAL
+			return re
+		}
 		return e.unsupported(e.insnIdx, "bpf_cast_to_kern_ctx in a %s program", e.progType)
 	}
 	id := btfTypeID(btfStructByName(name))
@@ -57,6 +62,39 @@ func (e *env) kernCtxArg(meta *kfuncMeta) error {
 	}
 	meta.kernCtxID = id
 	return nil
+}
+
+// kernCtxNotStruct reports whether the kernel context of progType is no
+// struct, as get_kern_ctx_btf_id finds it: the type of the
+// BPF_PROG_TYPE_<TYPE>_kern member of vmlinux's struct bpf_ctx_convert
+// (the tracepoint types' u64, the BTF-context types' void *, which
+// bpf_cast_to_kern_ctx refuses), with its type id for the message.
+func kernCtxNotStruct(progType ebpf.ProgramType) (uint32, bool) {
+	spec, err := vmlinux()
+	if err != nil {
+		return 0, false
+	}
+	var types *btf.Enum
+	var conv *btf.Struct
+	if spec.TypeByName("bpf_prog_type", &types) != nil || spec.TypeByName("bpf_ctx_convert", &conv) != nil {
+		return 0, false
+	}
+	for _, v := range types.Values {
+		if v.Value != uint64(progType) {
+			continue
+		}
+		for _, m := range conv.Members {
+			if m.Name != v.Name+"_kern" {
+				continue
+			}
+			switch m.Type.(type) {
+			case *btf.Struct, *btf.Union:
+				return 0, false
+			}
+			return btfTypeID(m.Type), true
+		}
+	}
+	return 0, false
 }
 
 // cssTaskIterAllowed is check_css_task_iter_allowlist: LSM programs, BPF

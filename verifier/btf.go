@@ -128,11 +128,16 @@ func isStruct(t btf.Type) bool {
 	return false
 }
 
-// isScalarType is btf_type_is_scalar: an int or an enum.
+// isScalarType is btf_type_is_scalar: an int or an enum of kind ENUM.
+// An ENUM64 is none (btf_type_is_enum tests the kind ENUM only); cilium/ebpf
+// decodes both kinds into btf.Enum and an 8-byte one is an ENUM64 (it
+// encodes exactly those as ENUM64, as clang emits them).
 func isScalarType(t btf.Type) bool {
-	switch t.(type) {
-	case *btf.Int, *btf.Enum:
+	switch v := t.(type) {
+	case *btf.Int:
 		return true
+	case *btf.Enum:
+		return v.Size != 8
 	}
 	return false
 }
@@ -414,6 +419,21 @@ func flattenArray(t btf.Type) (btf.Type, int) {
 		}
 		n *= int(a.Nelems)
 		t = skipModifiers(a.Type)
+	}
+	return t, 0
+}
+
+// flattenArrayRaw is flattenArray as btf_find_field_one walks arrays: the
+// element type as the BTF has it, no modifier skipped.
+func flattenArrayRaw(t btf.Type) (btf.Type, int) {
+	n := 1
+	for depth := 0; depth < maxStructWalkDepth; depth++ {
+		a, ok := t.(*btf.Array)
+		if !ok {
+			return t, n
+		}
+		n *= int(a.Nelems)
+		t = a.Type
 	}
 	return t, 0
 }

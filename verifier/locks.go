@@ -135,6 +135,51 @@ var specialStructs = map[string]fieldKind{
 	"bpf_refcount":      fieldRefcount,
 }
 
+// specialLayouts are the kernel's size and alignment of each special
+// struct (btf_field_type_size and _align on x86-64: the UAPI structs'
+// sizeof and __alignof__). btf_find_field_one ignores a member of a
+// special struct's name that has another size or lies at an offset not a
+// multiple of the alignment: it is plain data.
+var specialLayouts = map[string]struct{ size, align uint32 }{
+	"bpf_spin_lock":     {4, 4},
+	"bpf_res_spin_lock": {4, 4},
+	"bpf_timer":         {16, 8},
+	"bpf_wq":            {16, 8},
+	"bpf_task_work":     {8, 8},
+	"bpf_list_head":     {16, 8},
+	"bpf_list_node":     {24, 8},
+	"bpf_rb_root":       {16, 8},
+	"bpf_rb_node":       {32, 8},
+	"bpf_refcount":      {4, 4},
+}
+
+// fieldAt is btf_get_field_type with btf_find_struct and btf_find_kptr
+// for a member whose type, as the BTF has it, is t, at byte offset off:
+// the kernel takes the member's type as it is, so a special struct behind
+// a typedef, const or volatile is plain data, and a kptr may be volatile
+// but not const or typedef'd; a special struct of another size, or a
+// field off its alignment, is plain data too.
+func fieldAt(t btf.Type, off uint32) mapField {
+	switch v := t.(type) {
+	case *btf.Struct:
+		k, ok := specialStructs[v.Name]
+		layout, known := specialLayouts[v.Name]
+		if !ok || !known || v.Size != layout.size || off%layout.align != 0 {
+			return mapField{}
+		}
+		return mapField{kind: k, name: v.Name, size: v.Size}
+	case *btf.Volatile:
+		if p, ok := v.Type.(*btf.Pointer); ok && off%pointerSize == 0 {
+			return classifyField(p)
+		}
+	case *btf.Pointer:
+		if off%pointerSize == 0 {
+			return classifyField(v)
+		}
+	}
+	return mapField{}
+}
+
 // recordOf returns the special-field record of m, computing it once.
 func (e *env) recordOf(m *loader.Map) *mapRecord {
 	if r, ok := e.records[m]; ok {
@@ -365,13 +410,15 @@ func fieldMembers(t btf.Type) []fieldMember {
 // refuses.
 func findFields(t btf.Type, level int) (fields []mapField, ok bool) {
 	for _, mb := range fieldMembers(t) {
-		elem, nelems := flattenArray(skipModifiers(mb.typ))
+		// The member's type as the BTF has it: array elements too
+		// (btf_find_field_one follows arrays, nothing else).
+		elem, nelems := flattenArrayRaw(mb.typ)
 		if nelems == 0 {
 			continue
 		}
 		var found []mapField
 		stride := uint32(0)
-		f := classifyField(elem)
+		f := fieldAt(elem, mb.off)
 		if f.kptr != nil && f.kptr.invalid {
 			return nil, false
 		}
@@ -380,11 +427,11 @@ func findFields(t btf.Type, level int) (fields []mapField, ok bool) {
 			// btf_parse_fields is not asked for them.
 			f.tags = mb.tags
 			found, stride = []mapField{f}, f.size
-		} else if isStruct(skipModifiers(elem)) {
+		} else if isStruct(elem) {
 			if level+1 >= maxFieldResolveDepth {
 				return nil, false
 			}
-			nested, ok := findFields(skipModifiers(elem), level+1)
+			nested, ok := findFields(elem, level+1)
 			if !ok {
 				return nil, false
 			}

@@ -51,11 +51,19 @@ func TestBuildRecord(t *testing.T) {
 		{"lock and timer", value(
 			btf.Member{Name: "cnt", Type: u32},
 			btf.Member{Name: "lock", Type: lock, Offset: 32},
-			btf.Member{Name: "t", Type: &btf.Typedef{Name: "timer_t", Type: timer}, Offset: 64},
+			btf.Member{Name: "t", Type: timer, Offset: 64},
 		), got{HasBTF: true, Fields: []mapField{
 			{kind: fieldSpinLock, name: "bpf_spin_lock", off: 4, size: 4},
 			{kind: fieldTimer, name: "bpf_timer", off: 8, size: 16},
 		}, SpinLockOff: 4, TimerOff: 8, ResSpinLockOff: -1}},
+		// btf_find_field_one takes a member's type as the BTF has it: a
+		// typedef'd timer, a volatile lock and a timer off its 8-byte
+		// alignment are plain data.
+		{"typedef, qualifier, misalignment: plain data", value(
+			btf.Member{Name: "lock", Type: &btf.Volatile{Type: lock}},
+			btf.Member{Name: "t", Type: &btf.Typedef{Name: "timer_t", Type: timer}, Offset: 64},
+			btf.Member{Name: "t4", Type: timer, Offset: 224},
+		), got{HasBTF: true, SpinLockOff: -1, TimerOff: -1, ResSpinLockOff: -1}},
 		{"list head and kptr", headAndKptr, got{HasBTF: true, Fields: []mapField{
 			{kind: fieldListHead, name: "bpf_list_head", off: 0, size: 16},
 			{kind: fieldKptr, name: "kptr", off: 16, size: 8,

@@ -409,23 +409,19 @@ func logTypeName(name string) string {
 }
 
 // flattenArray returns the innermost element type of a possibly
-// multi-dimensional array and its total element count.
-func flattenArray(t btf.Type) (btf.Type, int) {
-	n := 1
-	for depth := 0; depth < maxStructWalkDepth; depth++ {
-		a, ok := t.(*btf.Array)
-		if !ok {
-			return t, n
-		}
-		n *= int(a.Nelems)
-		t = skipModifiers(a.Type)
-	}
-	return t, 0
-}
+// multi-dimensional array and its total element count, skipping modifiers
+// on the element types.
+func flattenArray(t btf.Type) (btf.Type, int) { return flattenArrayBy(t, skipModifiers) }
 
 // flattenArrayRaw is flattenArray as btf_find_field_one walks arrays: the
 // element type as the BTF has it, no modifier skipped.
 func flattenArrayRaw(t btf.Type) (btf.Type, int) {
+	return flattenArrayBy(t, func(t btf.Type) btf.Type { return t })
+}
+
+// flattenArrayBy walks nested arrays of t, passing each element type
+// through elem.
+func flattenArrayBy(t btf.Type, elem func(btf.Type) btf.Type) (btf.Type, int) {
 	n := 1
 	for depth := 0; depth < maxStructWalkDepth; depth++ {
 		a, ok := t.(*btf.Array)
@@ -433,7 +429,7 @@ func flattenArrayRaw(t btf.Type) (btf.Type, int) {
 			return t, n
 		}
 		n *= int(a.Nelems)
-		t = a.Type
+		t = elem(a.Type)
 	}
 	return t, 0
 }

@@ -63,6 +63,8 @@ func errnoName(errno syscall.Errno) string {
 		return "EACCES"
 	case errNotSupp:
 		return "ENOTSUPP"
+	case syscall.EOPNOTSUPP:
+		return "EOPNOTSUPP"
 	}
 	return errno.Error()
 }

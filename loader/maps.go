@@ -180,6 +180,20 @@ func (m *Map) WithDefinition(maxEntries, flags uint32) *Map {
 	return &c
 }
 
+// WithTypes returns a copy of m created as a map of type t with key and
+// value as its BTF key and value types (a loader given other types than
+// the object's). Its sizes stay m's.
+func (m *Map) WithTypes(t ebpf.MapType, key, value btf.Type) *Map {
+	c := *m
+	c.Type = t
+	c.ReadOnly = mapReadOnly(c.Name, t, c.Flags)
+	if m.Spec != nil {
+		c.Spec = m.Spec.Copy()
+		c.Spec.Type, c.Spec.Key, c.Spec.Value = t, key, value
+	}
+	return &c
+}
+
 // convertMap turns a cilium/ebpf map spec into a Map; the legacy tail is
 // handled separately because it needs the other maps.
 func convertMap(name string, ms *ebpf.MapSpec) *Map {

@@ -71,7 +71,7 @@ var einvalMessages = []string{
 	"bpf_res_spin_unlock of different lock", "*_unlock cannot be out of order",
 	"Acquiring the same lock again", "*doesn't point to map value or allocated object",
 	"*doesn't point to a const string",
-	"*has no valid bpf_timer", "*is more than the allocator serves",
+	"*has no valid bpf_timer", "*is more than the allocator serves", "*has to have BTF in order to use",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

@@ -74,7 +74,6 @@ import (
 	"sync"
 	"weak"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
@@ -170,10 +169,6 @@ func (e *env) parseGraphRoot(tags []string, kind fieldKind) *graphRoot {
 	return root
 }
 
-// graphMapTypes are the map types whose values may hold graph roots
-// (map_check_btf's BPF_LIST_HEAD and BPF_RB_ROOT case).
-var graphMapTypes = map[ebpf.MapType]bool{ebpf.Hash: true, ebpf.LRUHash: true, ebpf.Array: true}
-
 // resolveMapGraphRoots finishes the record of a map whose value holds
 // graph roots, as the loader model in the options says (see the package
 // comment above).
@@ -188,11 +183,6 @@ func (e *env) resolveMapGraphRoots(m *loader.Map, r *mapRecord) {
 		return
 	}
 	if r.unsupported != "" {
-		return
-	}
-	if !graphMapTypes[m.Type] {
-		r.unsupported = "a graph root in a " + m.Type.String() + " map value (the kernel refuses the map)"
-		r.refused = true
 		return
 	}
 	for i := range r.fields {

@@ -32,11 +32,12 @@ func TestMapGraphRoots(t *testing.T) {
 			{Type: &btf.Var{Name: "glock", Type: lock}, Offset: 0, Size: 4},
 			{Type: &btf.Var{Name: "ghead", Type: head, Tags: contains}, Offset: 8, Size: 16},
 		}, extra...)
-		return &loader.Map{Name: ".bss.A", Type: ebpf.Array, ValueSize: 64,
+		return &loader.Map{Name: ".bss.A", Type: ebpf.Array, KeySize: 4, ValueSize: 64, MaxEntries: 1,
 			Spec: &ebpf.MapSpec{Value: &btf.Datasec{Name: ".bss.A", Size: 64, Vars: vars}}}
 	}
-	structValue := &loader.Map{Name: "m", Type: ebpf.Array, ValueSize: 24, Spec: &ebpf.MapSpec{Value: &btf.Struct{Name: "v", Size: 24,
-		Members: []btf.Member{{Name: "lock", Type: lock}, {Name: "head", Type: head, Offset: 64, Tags: contains}}}}}
+	structValue := &loader.Map{Name: "m", Type: ebpf.Array, KeySize: 4, ValueSize: 24, MaxEntries: 1, Spec: &ebpf.MapSpec{
+		Key: &btf.Int{Name: "u32", Size: 4}, Value: &btf.Struct{Name: "v", Size: 24,
+			Members: []btf.Member{{Name: "lock", Type: lock}, {Name: "head", Type: head, Offset: 64, Tags: contains}}}}}
 	hashOfMaps := *structValue
 	hashOfMaps.Type = ebpf.HashOfMaps
 	withElem := datasec(btf.VarSecinfo{Type: &btf.Var{Name: "one", Type: elem}, Offset: 24, Size: 32})
@@ -66,6 +67,8 @@ func TestMapGraphRoots(t *testing.T) {
 		SpinLockOff int64
 		Unsupported string
 		Refused     bool
+		// CreateErr is map_check_btf's refusal of the map.
+		CreateErr string
 	}
 	tests := []struct {
 		name  string
@@ -73,23 +76,26 @@ func TestMapGraphRoots(t *testing.T) {
 		m     *loader.Map
 		want  got
 	}{
-		{"default (libbpf)", MapBTFDefault, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
-		{"libbpf data section", MapBTFObject, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
-		{"libbpf data section, unresolvable root", MapBTFObject, wrongNode, got{nil, nil, -1, "", false}},
-		{"libbpf struct value", MapBTFObject, structValue, got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false}},
-		{"libbpf map of maps", MapBTFObject, &hashOfMaps, got{[]fieldKind{fieldSpinLock, fieldListHead}, nil, 0,
-			"a graph root in a HashOfMaps map value (the kernel refuses the map)", true}},
-		{"cilium data section", MapBTFKeyValue, datasec(), got{nil, nil, -1, "", false}},
+		{"default (libbpf)", MapBTFDefault, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false, ""}},
+		{"libbpf data section", MapBTFObject, datasec(), got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false, ""}},
+		{"libbpf data section, unresolvable root", MapBTFObject, wrongNode, got{nil, nil, -1, "", false, ""}},
+		{"libbpf struct value", MapBTFObject, structValue, got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false, ""}},
+		{"libbpf map of maps", MapBTFObject, &hashOfMaps, got{[]fieldKind{fieldSpinLock, fieldListHead}, &root{"gr_elem", 8}, 0, "", false,
+			"map m: the kernel refuses to create it (EOPNOTSUPP): a bpf_spin_lock in a HashOfMaps map value (map_check_btf; libbpf creates the map again without BTF)"}},
+		{"cilium data section", MapBTFKeyValue, datasec(), got{nil, nil, -1, "", false, ""}},
 		{"cilium data section with the struct", MapBTFKeyValue, withElem, got{[]fieldKind{fieldSpinLock, fieldListHead}, nil, 0,
-			"a graph root whose struct gr_elem is in the map's own BTF (cilium/ebpf), another BTF object than the program's", false}},
+			"a graph root whose struct gr_elem is in the map's own BTF (cilium/ebpf), another BTF object than the program's", false, ""}},
 		{"cilium struct value", MapBTFKeyValue, structValue, got{[]fieldKind{fieldSpinLock, fieldListHead}, nil, 0,
-			"a struct with a graph root whose struct is not in the map's own BTF (cilium/ebpf): the kernel refuses the BTF and the map", true}},
+			"a struct with a graph root whose struct is not in the map's own BTF (cilium/ebpf): the kernel refuses the BTF and the map", true, ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &env{opts: Options{MapBTF: tt.model}, lp: &loader.Program{LocalTypes: map[uint32]btf.Type{3: elem}, ObjectTypes: objectTypes}}
 			r := e.recordOf(tt.m)
 			g := got{SpinLockOff: r.spinLockOff, Unsupported: r.unsupported, Refused: r.refused}
+			if r.createErr != nil {
+				g.CreateErr = r.createErr.Error()
+			}
 			for _, f := range r.fields {
 				g.Fields = append(g.Fields, f.kind)
 				if f.root != nil {

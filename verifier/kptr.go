@@ -31,7 +31,6 @@ package verifier
 import (
 	"fmt"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
@@ -109,14 +108,6 @@ var kptrDtorStructs = map[string]bool{
 var rcuProtectedStructs = map[string]bool{
 	"cgroup": true, "bpf_cpumask": true, "task_struct": true, "bpf_crypto_ctx": true,
 	"prog_test_ref_kfunc": true,
-}
-
-// kptrMapTypes are the map types whose values may hold kptrs
-// (map_check_btf's BPF_KPTR case).
-var kptrMapTypes = map[ebpf.MapType]bool{
-	ebpf.Hash: true, ebpf.PerCPUHash: true, ebpf.LRUHash: true, ebpf.LRUCPUHash: true,
-	ebpf.Array: true, ebpf.PerCPUArray: true, ebpf.SkStorage: true, ebpf.InodeStorage: true,
-	ebpf.TaskStorage: true, ebpf.CgroupStorage: true,
 }
 
 // parseKptr is btf_find_kptr and btf_parse_kptr for a pointer member: the

@@ -112,6 +112,14 @@ type mapRecord struct {
 	// refused is set when the kernel would not create the map at all:
 	// a program naming it cannot be loaded.
 	refused bool
+	// createErr is map_check_btf's refusal of the map's BTF with an
+	// errno cilium/ebpf does not retry on (mapbtf.go): no program that
+	// names the map is loaded.
+	createErr *loader.MapCreateError
+	// btfRefused says why the kernel refused the map's BTF with an errno
+	// every loader retries on: the map was created again without BTF
+	// (hasBTF is false).
+	btfRefused string
 	// parsed is set on the record of a program struct the kernel keeps a
 	// btf_struct_meta for (localRecord); the others have no record.
 	parsed bool
@@ -189,6 +197,18 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 	if m != nil && m.Spec != nil && containsGraphRoot(m.Spec.Value, 0) {
 		e.resolveMapGraphRoots(m, r)
 	}
+	if r.hasBTF && !r.refused {
+		if reason, errno := mapBTFRefusal(m, r); reason != "" {
+			if btfRetried(errno) {
+				// The loader creates the map again, without BTF.
+				*r = emptyRecord(false)
+				r.btfRefused = reason
+			} else {
+				r.createErr = &loader.MapCreateError{Map: m.Name, Errno: errno,
+					Reason: reason + " (map_check_btf; libbpf creates the map again without BTF)"}
+			}
+		}
+	}
 	if e.records == nil {
 		e.records = map[*loader.Map]*mapRecord{}
 	}
@@ -249,15 +269,6 @@ func buildRecord(m *loader.Map) *mapRecord {
 				r.unsupported = "two bpf_task_work fields in one map value"
 			}
 			r.taskWorkOff = int64(f.off)
-		case fieldKptr:
-			if f.kptr != nil && f.kptr.kind == kptrUptr {
-				// map_check_btf: a uptr lives in task storage only.
-				if m.Type != ebpf.TaskStorage {
-					r.unsupported = "uptr in a " + m.Type.String() + " map value"
-				}
-			} else if !kptrMapTypes[m.Type] {
-				r.unsupported = "kptr in a " + m.Type.String() + " map value"
-			}
 		}
 	}
 	return r

@@ -455,7 +455,7 @@ func (e *env) noteCgroupStorage(i int, m *loader.Map) error {
 }
 
 // mapCreateError returns, for the first map the program loads that the
-// kernel refuses to create (loader.Map.CreateError, accessFlagsOnRecord),
+// kernel refuses to create (loader.Map.CreateError, mapBTFRefusal),
 // an ErrMapCreate at the loading instruction: a loader creates an
 // object's maps before it loads any program, so the load fails there,
 // with no verifier log.
@@ -466,30 +466,12 @@ func (e *env) mapCreateError() error {
 		}
 		if k := int(in.Imm); k >= 0 && k < len(e.maps) && e.maps[k] != nil {
 			err := e.maps[k].CreateError()
-			if err == nil {
-				err = e.accessFlagsOnRecord(e.maps[k])
+			if ce := e.recordOf(e.maps[k]).createErr; err == nil && ce != nil {
+				err = ce
 			}
 			if err != nil {
 				return &RejectError{Insn: i, Msg: err.Error(), kind: fmt.Errorf("%w: %w", ErrMapCreate, err)}
 			}
-		}
-	}
-	return nil
-}
-
-// accessFlagsOnRecord is map_check_btf's refusal (EACCES) of
-// BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG on a map whose value holds a
-// field of btf_parse_fields' record: a lock, timer, workqueue, task_work,
-// kptr, refcount or graph root, which only helpers and kfuncs may change.
-// The loader cannot tell (it does not parse the value's BTF).
-func (e *env) accessFlagsOnRecord(m *loader.Map) error {
-	if m.Flags&(bpfFRdonlyProg|bpfFWronlyProg) == 0 {
-		return nil
-	}
-	for _, f := range e.recordOf(m).fields {
-		if f.kind != fieldListNode && f.kind != fieldRBNode {
-			return &loader.MapCreateError{Map: m.Name, Errno: syscall.EACCES,
-				Reason: fmt.Sprintf("BPF_F_RDONLY_PROG or BPF_F_WRONLY_PROG on a map whose value holds a %s", f.name)}
 		}
 	}
 	return nil

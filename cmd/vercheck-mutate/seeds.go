@@ -210,6 +210,12 @@ func mapInfos(obj *loader.Object) []mutate.MapInfo {
 	for i, m := range obj.Maps {
 		if m != nil {
 			infos[i] = mutate.MapInfo{Type: uint32(m.Type), MaxEntries: m.MaxEntries, Flags: m.Flags, Data: isGlobalData(m)}
+			if m.Spec != nil && m.Spec.Value != nil {
+				infos[i].BTF, infos[i].KeySize = true, m.KeySize
+				if s, ok := btf.UnderlyingType(m.Spec.Value).(*btf.Struct); ok {
+					infos[i].ValueMembers = len(s.Members)
+				}
+			}
 		}
 	}
 	return infos
@@ -226,7 +232,7 @@ func isGlobalData(m *loader.Map) bool {
 // definitions m changes (mutate.MapDefOperator), the seed's own otherwise.
 // Both verifiers are given it, the kernel's maps being created from it.
 func (s *seed) object(m mutate.Mutant) *loader.Object {
-	if len(m.MapDefs) == 0 {
+	if len(m.MapDefs) == 0 && len(m.MapBTFs) == 0 {
 		return s.obj
 	}
 	o := *s.obj
@@ -234,7 +240,60 @@ func (s *seed) object(m mutate.Mutant) *loader.Object {
 	for _, d := range m.MapDefs {
 		o.Maps[d.Index] = o.Maps[d.Index].WithDefinition(d.MaxEntries, d.Flags)
 	}
+	for _, d := range m.MapBTFs {
+		o.Maps[d.Index] = withMapBTF(o.Maps[d.Index], d)
+	}
 	return &o
+}
+
+// withMapBTF returns map m created as d says (mutate.MapBTFOperator): the
+// types it changes are copies, so the seed's stay as they were.
+func withMapBTF(m *loader.Map, d mutate.MapBTF) *loader.Map {
+	t := m.Type
+	if d.Type != 0 {
+		t = ebpf.MapType(d.Type)
+	}
+	key, value := m.Spec.Key, m.Spec.Value
+	if key != nil && d.Key != mutate.KeyKept {
+		key = editedKey(btf.Copy(key), d.Key, m.KeySize)
+	}
+	if d.Wrap != mutate.WrapNone {
+		value = btf.Copy(value)
+		if s, ok := btf.UnderlyingType(value).(*btf.Struct); ok && d.Member < len(s.Members) {
+			s.Members[d.Member].Type = wrapped(s.Members[d.Member].Type, d.Wrap)
+		}
+	}
+	return m.WithTypes(t, key, value)
+}
+
+// editedKey returns key, of size bytes, edited as e says.
+func editedKey(key btf.Type, e mutate.KeyEdit, size uint32) btf.Type {
+	switch e {
+	case mutate.KeyTypedef:
+		return wrapped(key, mutate.WrapTypedef)
+	case mutate.KeyConst:
+		return wrapped(key, mutate.WrapConst)
+	case mutate.KeyVolatile:
+		return wrapped(key, mutate.WrapVolatile)
+	case mutate.KeyEnum:
+		return &btf.Enum{Name: "fz_key", Size: size, Values: []btf.EnumValue{{Name: "FZ_KEY0"}}}
+	case mutate.KeyStruct:
+		return &btf.Struct{Name: "fz_key", Size: size, Members: []btf.Member{{Name: "k", Type: key}}}
+	}
+	return key
+}
+
+// wrapped returns t behind w.
+func wrapped(t btf.Type, w mutate.Wrap) btf.Type {
+	switch w {
+	case mutate.WrapTypedef:
+		return &btf.Typedef{Name: "fz_t", Type: t}
+	case mutate.WrapConst:
+		return &btf.Const{Type: t}
+	case mutate.WrapVolatile:
+		return &btf.Volatile{Type: t}
+	}
+	return t
 }
 
 // valueSizes returns the value sizes of obj's maps by map index, -1

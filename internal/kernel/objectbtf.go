@@ -309,7 +309,8 @@ const bpfMapCreate = 0
 
 // createMap creates m as libbpf does (bpf_object__create_map): with the
 // object's BTF and its key and value types' ids in it (a global data
-// section has no key type), then fills in its initial contents and
+// section has no key type), or, when the kernel refuses them, without
+// BTF, then fills in its initial contents and
 // freezes a read-only data section, as cilium/ebpf does for its own maps.
 // A map of maps is created without BTF, with the template of its inner
 // map, which is the object's BTF's.
@@ -345,6 +346,12 @@ func (o *objectBTF) createMap(m *loader.Map) (*ebpf.Map, error) {
 	}
 	copy(attr.mapName[:len(attr.mapName)-1], kernelObjName(m.Name))
 	fd, _, errno := unix.Syscall(unix.SYS_BPF, bpfMapCreate, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	if errno != 0 && (attr.btfKeyTypeID != 0 || attr.btfValueTypeID != 0) {
+		// libbpf creates the map again without BTF, whatever the error
+		// (the kernel refused the types in map_check_btf).
+		attr.btfFD, attr.btfKeyTypeID, attr.btfValueTypeID = 0, 0, 0
+		fd, _, errno = unix.Syscall(unix.SYS_BPF, bpfMapCreate, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	}
 	runtime.KeepAlive(&attr)
 	if errno != 0 {
 		return nil, fmt.Errorf("BPF_MAP_CREATE with the object's BTF: %w", errno)

@@ -38,6 +38,9 @@ type Mutant struct {
 	// MapDefs are maps of the seed's object the mutant is loaded with
 	// other definitions of (MapDefOperator).
 	MapDefs []MapDef
+	// MapBTFs are maps of the seed's object the mutant is loaded with
+	// other BTF or types of (MapBTFOperator).
+	MapBTFs []MapBTF
 }
 
 // Identity returns the unmutated program prog.
@@ -155,7 +158,7 @@ func (m Mutant) apply(e edit, change string) (Mutant, error) {
 		target[j] = s.target(t)
 	}
 	changes := append(slices.Clone(m.Changes), change)
-	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable, ToggleFlags: m.ToggleFlags, MapDefs: m.MapDefs}, nil
+	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable, ToggleFlags: m.ToggleFlags, MapDefs: m.MapDefs, MapBTFs: m.MapBTFs}, nil
 }
 
 // splitsLdImm64 reports whether a cut before index i falls between the two

@@ -45,6 +45,12 @@ type MapInfo struct {
 	// Data marks a global data map (.data, .rodata, .bss, .kconfig):
 	// loaders fix its definition, and freeze .rodata by its name.
 	Data bool
+	// BTF marks a map whose value has BTF (MapBTFOperator); KeySize is
+	// its key's size, ValueMembers the members of its value when that
+	// is a struct.
+	BTF          bool
+	KeySize      uint32
+	ValueMembers int
 }
 
 // MapDef is a map of the seed's object created with other entries and

@@ -83,6 +83,20 @@ func (env Env) allows(name string) bool {
 	return len(env.Operators) == 0 || slices.Contains(env.Operators, name)
 }
 
+// share is the probability p with which Mutate applies the operator
+// called name to a mutant of a program it applies to: 0 when env does
+// not allow it, 1 when env names it among the only operators to draw (a
+// run aimed at its rules), p otherwise.
+func (env Env) share(name string, p float64) float64 {
+	switch {
+	case len(env.Operators) == 0:
+		return p
+	case slices.Contains(env.Operators, name):
+		return 1
+	}
+	return 0
+}
+
 // drawn returns the operators Mutate draws from for env.
 func (env Env) drawn() []operator {
 	if len(env.Operators) == 0 {
@@ -105,7 +119,7 @@ func (env Env) drawn() []operator {
 // toggles BPF_F_SLEEPABLE with probability SleepableShare; the next
 // toggles another load flag with probability LoadFlagsShare; when it loads
 // a map, the next gives the map another definition with probability
-// MapDefShare.
+// MapDefShare, and the next other BTF with probability MapBTFShare.
 // Fewer than n mutations are applied only when no operator applies.
 func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	m := Identity(prog)
@@ -127,12 +141,18 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 		m = m.withSleepableToggled()
 		n--
 	}
-	if n > 0 && env.allows(LoadFlagsOperator) && r.Float64() < LoadFlagsShare {
+	if n > 0 && r.Float64() < env.share(LoadFlagsOperator, LoadFlagsShare) {
 		m = m.withLoadFlagToggled(r)
 		n--
 	}
-	if n > 0 && len(env.Maps) > 0 && env.allows(MapDefOperator) && r.Float64() < MapDefShare {
+	if n > 0 && len(env.Maps) > 0 && r.Float64() < env.share(MapDefOperator, MapDefShare) {
 		if mm, ok := m.withMapDef(r, env.Maps); ok {
+			m = mm
+			n--
+		}
+	}
+	if n > 0 && len(env.Maps) > 0 && r.Float64() < env.share(MapBTFOperator, MapBTFShare) {
+		if mm, ok := m.withMapBTF(r, env.Maps); ok {
 			m = mm
 			n--
 		}

@@ -4,8 +4,11 @@
  * before any program is loaded, with no verifier log): preallocation
  * turned off on an array, both program-access flags, a hash map's LRU
  * flag on a plain hash, an array's 8-byte keys (EINVAL), and a program
- * access flag on a map whose value holds a lock (map_check_btf: EACCES).
- * Each program uses one; the last uses a map the kernel creates. */
+ * access flag on a map whose value holds a lock (map_check_btf: EACCES),
+ * and fields the map type cannot hold: a lock in an LRU hash, a timer in
+ * a per-CPU hash (map_check_btf: EOPNOTSUPP; cilium/ebpf does not retry
+ * without BTF on it). Each program uses one; the last uses a map the
+ * kernel creates. */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -52,6 +55,25 @@ struct {
 } mc_locked_ro SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mc_locked);
+} mc_lru_locked SEC(".maps");
+
+struct mc_timed {
+	struct bpf_timer t;
+	__u64 v;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mc_timed);
+} mc_pcpu_hash_timer SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
@@ -85,6 +107,23 @@ int mc_use_locked_ro(void *ctx)
 
 	return v ? (int)v->v : 0;
 }
+
+SEC("tc")
+int mc_use_lru_locked(void *ctx)
+{
+	__u32 k = 0;
+	struct mc_locked *v = bpf_map_lookup_elem(&mc_lru_locked, &k);
+
+	if (!v)
+		return 0;
+	bpf_spin_lock(&v->lock);
+	v->v++;
+	bpf_spin_unlock(&v->lock);
+	return 0;
+}
+
+SEC("socket")
+int mc_use_pcpu_hash_timer(void *ctx) LOOKUP(mc_pcpu_hash_timer)
 
 SEC("socket")
 int mc_use_good(void *ctx) LOOKUP(mc_good)

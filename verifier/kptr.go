@@ -81,6 +81,10 @@ type kptrField struct {
 	// accessUnsupported says why vercheck does not model loads and stores
 	// of a field whose bpf_kptr_xchg it does model.
 	accessUnsupported string
+	// noDtor names the kernel struct of a referenced kptr that has no
+	// destructor kfunc: btf_parse_kptr fails (-ENOENT), and with it the
+	// record.
+	noDtor string
 	// invalid is set when btf_find_kptr refuses the field (-EINVAL): its
 	// pointer's type tag is none of the kptr tags, a second type tag
 	// follows it, or it points to something other than a struct (a
@@ -100,6 +104,27 @@ type kptrField struct {
 var kptrDtorStructs = map[string]bool{
 	"task_struct": true, "cgroup": true, "bpf_cpumask": true, "bpf_crypto_ctx": true,
 	"prog_test_ref_kfunc": true, "prog_test_member": true,
+}
+
+// skbDtor is the destructor kfunc of struct sk_buff, which only kernels
+// built with BPF qdiscs (CONFIG_NET_SCH_BPF) register.
+const skbDtor = "bpf_kfree_skb"
+
+// hasKptrDtor reports whether the kernel struct name has a destructor
+// kfunc (kptrDtorStructs, or sk_buff where vmlinux has skbDtor).
+func hasKptrDtor(name string) bool {
+	if kptrDtorStructs[name] {
+		return true
+	}
+	if name != "sk_buff" {
+		return false
+	}
+	spec, err := vmlinux()
+	if err != nil {
+		return false
+	}
+	var fn *btf.Func
+	return spec.TypeByName(skbDtor, &fn) == nil
 }
 
 // rcuProtectedStructs are rcu_protected_types: kernel objects freed only
@@ -152,8 +177,9 @@ func parseKptr(p *btf.Pointer) *kptrField {
 			// kernel struct (no destructor: the kernel never
 			// calls one for a per-CPU kptr).
 			f.accessUnsupported = "percpu_kptr to kernel struct " + target.TypeName()
-		case kind == kptrRef && !kptrDtorStructs[target.TypeName()]:
+		case kind == kptrRef && !hasKptrDtor(target.TypeName()):
 			f.unsupported = "referenced kptr to struct " + target.TypeName() + ", which has no destructor"
+			f.noDtor = target.TypeName()
 		}
 	}
 	return f

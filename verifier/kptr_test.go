@@ -31,7 +31,7 @@ func TestParseKptr(t *testing.T) {
 		{"unreferenced", ptr("kptr_untrusted", "task_struct"), &kptrField{kind: kptrUnref, target: task}},
 		{"referenced", ptr("kptr", "task_struct"), &kptrField{kind: kptrRef, target: task}},
 		{"referenced without destructor", ptr("kptr", "file"), &kptrField{kind: kptrRef, target: btfTypeID(btfStructByName("file")),
-			unsupported: "referenced kptr to struct file, which has no destructor"}},
+			unsupported: "referenced kptr to struct file, which has no destructor", noDtor: "file"}},
 		{"program struct", ptr("kptr", "my_node"), &kptrField{kind: kptrRef, local: myNode}},
 		{"per-CPU", ptr("percpu_kptr", "my_node"), &kptrField{kind: kptrPercpu, local: myNode}},
 		{"per-CPU kernel struct", ptr("percpu_kptr", "task_struct"), &kptrField{kind: kptrPercpu, target: task,
@@ -67,6 +67,19 @@ func TestRefusedStructMeta(t *testing.T) {
 	outer := &btf.Struct{Name: "outer", Size: 32, Members: []btf.Member{
 		{Name: "a", Type: &btf.Array{Type: withLock, Nelems: 2}},
 	}}
+	u8 := &btf.Int{Name: "char", Size: 1}
+	misaligned := &btf.Struct{Name: "packed", Size: 5, Members: []btf.Member{
+		{Name: "c", Type: u8}, {Name: "l", Type: lock, Offset: 8},
+	}}
+	misalignedNode := &btf.Struct{Name: "packed_node", Size: 32, Members: []btf.Member{
+		{Name: "c", Type: u8}, {Name: "l", Type: lock, Offset: 8}, {Name: "n", Type: &btf.Struct{Name: "bpf_list_node", Size: 24}, Offset: 64},
+	}}
+	wrongSize := &btf.Struct{Name: "big_lock", Size: 8, Members: []btf.Member{
+		{Name: "l", Type: &btf.Struct{Name: "bpf_spin_lock", Size: 8}},
+	}}
+	noDtor := &btf.Struct{Name: "with_file", Size: 16, Members: []btf.Member{
+		{Name: "l", Type: lock}, {Name: "f", Type: &btf.Pointer{Target: &btf.TypeTag{Value: "kptr", Type: &btf.Struct{Name: "file"}}}, Offset: 64},
+	}}
 	tests := []struct {
 		name string
 		t    btf.Type
@@ -76,6 +89,10 @@ func TestRefusedStructMeta(t *testing.T) {
 		{"arena pointer alone", plain, nil},
 		{"nested in an array", outer, withLock},
 		{"a lock alone", &btf.Struct{Name: "l", Size: 4, Members: []btf.Member{{Name: "l", Type: lock}}}, nil},
+		{"a misaligned lock alone (no field: EFAULT)", misaligned, misaligned},
+		{"a misaligned lock beside a list node", misalignedNode, nil},
+		{"a lock of another size alone", wrongSize, wrongSize},
+		{"a lock and a referenced kptr without destructor (ENOENT)", noDtor, noDtor},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -229,13 +229,15 @@ func buildRecord(m *loader.Map) *mapRecord {
 		return r
 	}
 	r.hasBTF = true
+	if s := refusedStructMeta(m.Spec.Value, 0); s != nil {
+		// The map's BTF itself is refused.
+		r.unsupported, r.refused = refusedBTFReason(s), true
+		return r
+	}
 	fields, ok := findFields(btf.UnderlyingType(m.Spec.Value), 0)
 	if !ok || len(fields) > btfFieldsMax {
 		// btf_parse_fields fails and map_check_btf keeps the map with
 		// no record at all: its value is plain memory.
-		if s := refusedStructMeta(m.Spec.Value, 0); s != nil {
-			r.unsupported = refusedBTFReason(s)
-		}
 		return r
 	}
 	for _, f := range fields {
@@ -300,10 +302,10 @@ func structMetaMember(t btf.Type) bool {
 }
 
 // refusedStructMeta returns a struct within t (t itself or one nested in
-// it) that btf_parse_struct_metas parses and whose fields btf_parse_fields
-// cannot parse for a pointer's type tags: the kernel refuses such a BTF
-// (EINVAL) whatever map or program uses it, and libbpf loads the object
-// without BTF. nil when there is none.
+// it) that btf_parse_struct_metas parses and whose record btf_parse_fields
+// fails to make (structMetaRefusal): the kernel refuses such a BTF
+// whatever map or program uses it; cilium/ebpf's load fails, and libbpf
+// loads the object without BTF. nil when there is none.
 func refusedStructMeta(t btf.Type, depth int) *btf.Struct {
 	if depth > maxFieldNesting {
 		return nil
@@ -324,10 +326,65 @@ func refusedStructMeta(t btf.Type, depth int) *btf.Struct {
 }
 
 // refusesStructMeta reports whether btf_parse_struct_metas parses struct s
-// and fails for a pointer's type tags.
+// and fails (structMetaRefusal).
 func refusesStructMeta(s *btf.Struct) bool {
-	return hasStructMeta(s) &&
-		hasInvalidKptr(s, 0)
+	return structMetaRefusal(s) != ""
+}
+
+// structMetaRefusal says why btf_parse_struct_metas, which parses struct
+// s, fails on it, or "": a pointer whose type tags btf_find_kptr refuses
+// (EINVAL), a referenced kptr to a kernel struct without destructor
+// (btf_parse_kptr: ENOENT), or no field found at all, every special
+// struct of s being of another size or off its alignment (the record is
+// NULL: EFAULT).
+func structMetaRefusal(s *btf.Struct) string {
+	if !hasStructMeta(s) {
+		return ""
+	}
+	if hasInvalidKptr(s, 0) {
+		return "a pointer whose type tags the kernel refuses"
+	}
+	n, noDtor := metaFields(s, 0)
+	switch {
+	case noDtor != "":
+		return "a referenced kptr to struct " + noDtor + ", which has no destructor"
+	case n == 0:
+		return "special structs of which none is of the kernel's size and alignment"
+	}
+	return ""
+}
+
+// metaFields counts the fields btf_parse_fields finds in t for
+// btf_parse_struct_metas (locks, graph roots and nodes, refcounts, kptrs),
+// nested structs and arrays included, and names the struct of the first
+// referenced kptr without destructor among them.
+func metaFields(t btf.Type, depth int) (n int, noDtor string) {
+	if depth > maxFieldNesting {
+		return 0, ""
+	}
+	for _, mb := range fieldMembers(t) {
+		elem, nelems := flattenArrayRaw(mb.typ)
+		if nelems == 0 {
+			continue
+		}
+		f := fieldAt(elem, mb.off)
+		switch {
+		case f.kind == fieldKptr && f.kptr.kind != kptrUptr:
+			if f.kptr.noDtor != "" {
+				return n, f.kptr.noDtor
+			}
+			n++
+		case f.kind != 0 && f.kind != fieldTimer && f.kind != fieldWq && f.kind != fieldTaskWork && f.kind != fieldKptr:
+			n++
+		case f.kind == 0 && isStruct(elem):
+			m, nd := metaFields(elem, depth+1)
+			if nd != "" {
+				return n, nd
+			}
+			n += m
+		}
+	}
+	return n, ""
 }
 
 // hasInvalidKptr reports whether a pointer btf_find_kptr refuses lies in
@@ -349,7 +406,7 @@ func hasInvalidKptr(t btf.Type, depth int) bool {
 // refusedBTFReason says why vercheck gives no verdict for a program whose
 // BTF has struct s (refusedStructMeta).
 func refusedBTFReason(s *btf.Struct) string {
-	return "struct " + s.Name + " has a special field and a pointer whose type tags the kernel refuses: it refuses the BTF, and libbpf loads the object without"
+	return "struct " + s.Name + " has " + structMetaRefusal(s) + ": the kernel refuses the BTF (cilium/ebpf's load fails; libbpf loads the object without BTF)"
 }
 
 // classifyField says whether t (a member's type) is itself a special

@@ -90,7 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pastError, "past-error", 3, "follow-ups of a mutant both verifiers reject, each going on past the instruction vercheck rejected")
 	fs.IntVar(&c.compareLogs, "compare-logs", 0, "compare the level-2 logs of mutants both verifiers judge alike that process at most this many instructions (0: never); a difference is a log-differs finding")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
-	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family; \"load flags\", \"map definition\" and \"map BTF\" change the load instead of the code)")
+	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family; \"load flags\", \"map definition\", \"map BTF\", \"func BTF\" and \"attach target\" change the load instead of the code)")
 	replay := fs.String("replay", "", "judge only the mutants `I,J.K,...` of the run (J.K: the K-th follow-up of J) and print them with both logs")
 	err := fs.Parse(args)
 	if err != nil {
@@ -139,9 +139,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	kfuncsOf := kfuncsByType(seeds)
+	targetsOf := attachTargetsByKind(seeds)
 	for _, s := range seeds {
 		s.env.Operators = cfg.ops
 		s.env.TypeKfuncs = kfuncsOf(s.prog.Type)
+		pt := mutate.ProgType{Type: s.prog.Type, Attach: s.prog.AttachType}
+		s.env.AttachTargets = mutate.AttachTargets(pt, s.prog.AttachTo, targetsOf[pt])
 	}
 	f := &fuzzer{cfg: cfg, seeds: seeds, stdout: stdout, stderr: stderr, start: time.Now(), groups: map[string]int{}, minimised: map[string]int{}, ops: opStats{}}
 	if len(cfg.replay) > 0 {
@@ -174,7 +177,7 @@ func operatorNames(list string) ([]string, error) {
 		case name == "":
 		case name == "resources":
 			out = append(out, mutate.ResourceOperators()...)
-		case slices.Contains(mutate.Operators(), name), name == mutate.LoadFlagsOperator, name == mutate.MapDefOperator, name == mutate.MapBTFOperator:
+		case slices.Contains(mutate.Operators(), name), name == mutate.LoadFlagsOperator, name == mutate.MapDefOperator, name == mutate.MapBTFOperator, name == mutate.FuncBTFOperator, name == mutate.AttachTargetOperator:
 			out = append(out, name)
 		default:
 			return nil, fmt.Errorf("-ops: no operator %q", name)

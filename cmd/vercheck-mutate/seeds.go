@@ -108,7 +108,8 @@ func judgeCandidate(c candidate, maxInsns int, rejected bool, judging oracle.Opt
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
 	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Maps: mapInfos(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj),
-		Helpers: allowedHelpers(c.prog), MaySleep: maySleep(c.prog), ProgTypes: mutate.OtherProgTypes(mutate.ProgType{Type: c.prog.Type, Attach: c.prog.AttachType})}
+		Helpers: allowedHelpers(c.prog), MaySleep: maySleep(c.prog), ProgTypes: mutate.OtherProgTypes(mutate.ProgType{Type: c.prog.Type, Attach: c.prog.AttachType}),
+		Funcs: funcInfos(c.prog)}
 	s.env.Edges = mutate.FindEdges(code, mutate.Inputs(rand.New(rand.NewPCG(1, 1)), mapShapes(c.obj), contextOf(c.prog.Type)))
 	return seedVerdict{seed: s, class: o.Class}
 }
@@ -418,6 +419,7 @@ func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
 		}
 	}
 	taken := map[int]bool{}
+	nfunc := 0
 	for slot, k := range s.asmIndex {
 		if k < 0 {
 			continue
@@ -427,6 +429,12 @@ func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
 		if fn == nil {
 			continue
 		}
+		for _, d := range m.FuncBTFs {
+			if d.Func == nfunc {
+				fn = editedFunc(fn, d)
+			}
+		}
+		nfunc++
 		start := m.Target[slot]
 		if start >= len(at) || at[start] < 0 || taken[start] {
 			return nil, fmt.Errorf("function %s: %w", fn.Name, errLostFunc)
@@ -439,6 +447,9 @@ func (s *seed) program(m mutate.Mutant) (*loader.Program, error) {
 		}
 	}
 	p := s.prog.WithInstructions(ins)
+	if m.AttachTo != "" {
+		p.AttachTo = m.AttachTo
+	}
 	if m.ToggleSleepable {
 		p.Flags ^= loader.FlagSleepable
 	}
@@ -464,4 +475,83 @@ func (s *seed) oldAt(i int) *asm.Instruction {
 		return &s.prog.Instructions[k]
 	}
 	return &asm.Instruction{}
+}
+
+// funcInfos describes p's functions for the function-BTF operator, in the
+// order of its function info.
+func funcInfos(p *loader.Program) []mutate.FuncInfo {
+	var out []mutate.FuncInfo
+	for i := range p.Instructions {
+		fn := btf.FuncMetadata(&p.Instructions[i])
+		if fn == nil {
+			continue
+		}
+		fi := mutate.FuncInfo{}
+		if proto, ok := fn.Type.(*btf.FuncProto); ok {
+			fi.Params = len(proto.Params)
+		}
+		out = append(out, fi)
+	}
+	return out
+}
+
+// Types the function-BTF edits give parameters and returns
+// (mutate.ParamTypes, mutate.ReturnTypes), by name.
+var (
+	fzU64     = &btf.Int{Name: "unsigned long long", Size: 8}
+	fzU32     = &btf.Int{Name: "unsigned int", Size: 4}
+	fzChar    = &btf.Int{Name: "char", Size: 1, Encoding: btf.Signed}
+	fzStruct  = &btf.Struct{Name: "fz_s", Size: 16, Members: []btf.Member{{Name: "a", Type: fzU64}, {Name: "b", Type: fzU64, Offset: 64}}}
+	fzBTFType = map[string]btf.Type{
+		"u64": fzU64, "u32": fzU32, "u64 *": &btf.Pointer{Target: fzU64}, "void *": &btf.Pointer{Target: &btf.Void{}},
+		"struct fz_s *": &btf.Pointer{Target: fzStruct}, "const char *": &btf.Pointer{Target: &btf.Const{Type: fzChar}},
+		"void": &btf.Void{},
+	}
+)
+
+// editedFunc returns a copy of fn edited as d says (mutate.FuncBTFOperator).
+func editedFunc(fn *btf.Func, d mutate.FuncBTF) *btf.Func {
+	c, ok := btf.Copy(fn).(*btf.Func)
+	if !ok {
+		return fn
+	}
+	proto, ok := c.Type.(*btf.FuncProto)
+	if !ok {
+		return fn
+	}
+	switch d.Edit {
+	case mutate.FuncLinkage:
+		if c.Linkage == btf.GlobalFunc {
+			c.Linkage = btf.StaticFunc
+		} else {
+			c.Linkage = btf.GlobalFunc
+		}
+	case mutate.FuncParamType:
+		if d.Param < len(proto.Params) {
+			proto.Params[d.Param].Type = fzBTFType[mutate.ParamTypes[d.Variant]]
+		}
+	case mutate.FuncParamTag:
+		if d.Param < len(proto.Params) {
+			if len(c.ParamTags) != len(proto.Params) {
+				c.ParamTags = make([][]string, len(proto.Params))
+			}
+			c.ParamTags[d.Param] = append(c.ParamTags[d.Param], mutate.ParamTags[d.Variant])
+		}
+	case mutate.FuncReturn:
+		proto.Return = fzBTFType[mutate.ReturnTypes[d.Variant]]
+	}
+	return c
+}
+
+// attachTargetsByKind returns the attach targets of the seeds by program
+// type and attach type, for the attach-target operator.
+func attachTargetsByKind(seeds []*seed) map[mutate.ProgType][]string {
+	out := map[mutate.ProgType][]string{}
+	for _, s := range seeds {
+		pt := mutate.ProgType{Type: s.prog.Type, Attach: s.prog.AttachType}
+		if t := s.prog.AttachTo; t != "" && !slices.Contains(out[pt], t) {
+			out[pt] = append(out[pt], t)
+		}
+	}
+	return out
 }

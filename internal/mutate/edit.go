@@ -41,6 +41,12 @@ type Mutant struct {
 	// MapBTFs are maps of the seed's object the mutant is loaded with
 	// other BTF or types of (MapBTFOperator).
 	MapBTFs []MapBTF
+	// FuncBTFs are functions of the program loaded with other BTF
+	// (FuncBTFOperator).
+	FuncBTFs []FuncBTF
+	// AttachTo, when not empty, is the attach target the mutant is
+	// loaded against instead of the original's (AttachTargetOperator).
+	AttachTo string
 }
 
 // Identity returns the unmutated program prog.
@@ -158,7 +164,7 @@ func (m Mutant) apply(e edit, change string) (Mutant, error) {
 		target[j] = s.target(t)
 	}
 	changes := append(slices.Clone(m.Changes), change)
-	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable, ToggleFlags: m.ToggleFlags, MapDefs: m.MapDefs, MapBTFs: m.MapBTFs}, nil
+	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable, ToggleFlags: m.ToggleFlags, MapDefs: m.MapDefs, MapBTFs: m.MapBTFs, FuncBTFs: m.FuncBTFs, AttachTo: m.AttachTo}, nil
 }
 
 // splitsLdImm64 reports whether a cut before index i falls between the two

@@ -71,6 +71,12 @@ type Env struct {
 	TypeKfuncs []insn.Insn
 	// Maps describe the object's maps by index, for MapDefOperator.
 	Maps []MapInfo
+	// Funcs describe the program's functions in the order of its BTF
+	// function info, for FuncBTFOperator.
+	Funcs []FuncInfo
+	// AttachTargets are the other attach targets the program may be
+	// loaded against (AttachTargets), for AttachTargetOperator.
+	AttachTargets []string
 	// Operators, when not empty, are the names of the only operators
 	// Mutate draws (besides the edge operator): a run aimed at one
 	// family of rules.
@@ -115,11 +121,15 @@ func (env Env) drawn() []operator {
 // variants from r. When env has edges (from FindEdges on prog), the first
 // mutation places an access at an edge with probability EdgeShare; when
 // it has other program types, the next loads the mutant as one of them
-// with probability ProgTypeShare; when its type may sleep, the next
+// with probability ProgTypeShare; when it has other attach targets, the
+// next loads it against one with probability AttachTargetShare; when its
+// type may sleep, the next
 // toggles BPF_F_SLEEPABLE with probability SleepableShare; the next
 // toggles another load flag with probability LoadFlagsShare; when it loads
 // a map, the next gives the map another definition with probability
-// MapDefShare, and the next other BTF with probability MapBTFShare.
+// MapDefShare, and the next other BTF with probability MapBTFShare; when
+// it has function info, the next gives a function another prototype with
+// probability FuncBTFShare.
 // Fewer than n mutations are applied only when no operator applies.
 func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	m := Identity(prog)
@@ -135,6 +145,10 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	}
 	if len(env.ProgTypes) > 0 && n > 0 && r.Float64() < ProgTypeShare {
 		m = m.withProgType(r, env)
+		n--
+	}
+	if len(env.AttachTargets) > 0 && m.ProgType == nil && n > 0 && r.Float64() < env.share(AttachTargetOperator, AttachTargetShare) {
+		m = m.withAttachTarget(r, env.AttachTargets)
 		n--
 	}
 	if env.MaySleep && n > 0 && r.Float64() < SleepableShare {
@@ -153,6 +167,12 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	}
 	if n > 0 && len(env.Maps) > 0 && r.Float64() < env.share(MapBTFOperator, MapBTFShare) {
 		if mm, ok := m.withMapBTF(r, env.Maps); ok {
+			m = mm
+			n--
+		}
+	}
+	if n > 0 && len(env.Funcs) > 0 && r.Float64() < env.share(FuncBTFOperator, FuncBTFShare) {
+		if mm, ok := m.withFuncBTF(r, env.Funcs); ok {
 			m = mm
 			n--
 		}

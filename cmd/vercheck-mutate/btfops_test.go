@@ -40,3 +40,26 @@ func TestWithMapBTF(t *testing.T) {
 		t.Errorf("the seed's value changed: %v", value.Members[0].Type)
 	}
 }
+
+// TestEditedFunc: the function-BTF edits change a copy of the function's
+// BTF as described: linkage, a parameter's type or tags, the return type.
+func TestEditedFunc(t *testing.T) {
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	fn := &btf.Func{Name: "f", Linkage: btf.StaticFunc, Type: &btf.FuncProto{Return: u32,
+		Params: []btf.FuncParam{{Name: "a", Type: u32}, {Name: "b", Type: u32}}}}
+	if g := editedFunc(fn, mutate.FuncBTF{Edit: mutate.FuncLinkage}); g.Linkage != btf.GlobalFunc || fn.Linkage != btf.StaticFunc {
+		t.Errorf("linkage: %v (the seed's %v)", g.Linkage, fn.Linkage)
+	}
+	g := editedFunc(fn, mutate.FuncBTF{Edit: mutate.FuncParamTag, Param: 1, Variant: 0})
+	if len(g.ParamTags) != 2 || len(g.ParamTags[1]) != 1 || g.ParamTags[1][0] != mutate.ParamTags[0] || fn.ParamTags != nil {
+		t.Errorf("param tags: %q (the seed's %q)", g.ParamTags, fn.ParamTags)
+	}
+	g = editedFunc(fn, mutate.FuncBTF{Edit: mutate.FuncParamType, Param: 0, Variant: 2})
+	if _, ok := g.Type.(*btf.FuncProto).Params[0].Type.(*btf.Pointer); !ok || fn.Type.(*btf.FuncProto).Params[0].Type != u32 {
+		t.Errorf("param type: %v", g.Type.(*btf.FuncProto).Params[0].Type)
+	}
+	g = editedFunc(fn, mutate.FuncBTF{Edit: mutate.FuncReturn, Variant: 0})
+	if _, ok := g.Type.(*btf.FuncProto).Return.(*btf.Void); !ok {
+		t.Errorf("return: %v", g.Type.(*btf.FuncProto).Return)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 )
 
 // Map definition flags (include/uapi/linux/bpf.h) that BPF_MAP_CREATE
@@ -203,8 +204,22 @@ func localStorageRefusal(m *Map) (string, syscall.Errno) {
 		return fmt.Sprintf("key_size %d: local storage is keyed by a 4-byte descriptor", m.KeySize), syscall.EINVAL
 	case m.ValueSize == 0:
 		return "value_size 0", syscall.EINVAL
+	case !hasBTFKeyValue(m):
+		// "Enforce BTF for userspace sk dumping".
+		return "local storage without BTF key and value types", syscall.EINVAL
 	}
 	return "", 0
+}
+
+// hasBTFKeyValue reports whether m is created with BTF key and value
+// types (both type ids non-zero).
+func hasBTFKeyValue(m *Map) bool {
+	if m.Spec == nil || m.Spec.Key == nil || m.Spec.Value == nil {
+		return false
+	}
+	_, voidKey := m.Spec.Key.(*btf.Void)
+	_, voidValue := m.Spec.Value.(*btf.Void)
+	return !voidKey && !voidValue
 }
 
 // arrayRefusal is array_map_alloc_check.

@@ -72,7 +72,13 @@ func TestMapCreateErrorLive(t *testing.T) {
 	}
 	for _, d := range defs {
 		name := fmt.Sprintf("%v key %d value %d entries %d flags %#x", d.typ, d.key, d.value, d.entries, d.flags)
-		lm := &loader.Map{Name: "t", Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags}
+		spec := &ebpf.MapSpec{Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags}
+		if localStorage(d.typ) {
+			// Local storage needs BTF for its key and value.
+			spec.Key = &btf.Int{Name: "k", Size: d.key}
+			spec.Value = &btf.Int{Name: "v", Size: d.value}
+		}
+		lm := &loader.Map{Name: "t", Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags, Spec: spec}
 		var want syscall.Errno
 		var ce *loader.MapCreateError
 		if err := lm.CreateError(); errors.As(err, &ce) {
@@ -82,12 +88,6 @@ func TestMapCreateErrorLive(t *testing.T) {
 			// cilium/ebpf fills in or refuses these before the kernel
 			// sees them, as the loader does.
 			continue
-		}
-		spec := &ebpf.MapSpec{Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags}
-		if localStorage(d.typ) {
-			// Local storage needs BTF for its key and value.
-			spec.Key = &btf.Int{Name: "k", Size: d.key}
-			spec.Value = &btf.Int{Name: "v", Size: d.value}
 		}
 		m, err := ebpf.NewMapWithOptions(spec, ebpf.MapOptions{})
 		var got syscall.Errno

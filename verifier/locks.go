@@ -199,13 +199,12 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 	}
 	if r.hasBTF && !r.refused {
 		if reason, errno := mapBTFRefusal(m, r); reason != "" {
-			if btfRetried(errno) {
+			if btfRetried(errno) && !btfRequired(m.Type) {
 				// The loader creates the map again, without BTF.
 				*r = emptyRecord(false)
 				r.btfRefused = reason
 			} else {
-				r.createErr = &loader.MapCreateError{Map: m.Name, Errno: errno,
-					Reason: reason + " (map_check_btf; libbpf creates the map again without BTF)"}
+				r.createErr = &loader.MapCreateError{Map: m.Name, Errno: errno, Reason: reason + retryNote(m.Type, errno)}
 			}
 		}
 	}

@@ -38,6 +38,29 @@ func btfRetried(errno syscall.Errno) bool {
 	return errno == syscall.EINVAL || errno == errNotSupp
 }
 
+// btfRequired reports whether maps of type t cannot be created without
+// BTF key and value types (bpf_local_storage_map_alloc_check): a retry
+// without BTF fails as well.
+func btfRequired(t ebpf.MapType) bool {
+	switch t {
+	case ebpf.SkStorage, ebpf.InodeStorage, ebpf.TaskStorage, ebpf.CgroupStorage:
+		return true
+	}
+	return false
+}
+
+// retryNote says what the loaders do after map_check_btf refused a map of
+// type t with errno.
+func retryNote(t ebpf.MapType, errno syscall.Errno) string {
+	switch {
+	case btfRequired(t):
+		return " (map_check_btf; the loaders' retry without BTF fails too: the map type requires BTF)"
+	case btfRetried(errno):
+		return " (map_check_btf)"
+	}
+	return " (map_check_btf; libbpf creates the map again without BTF)"
+}
+
 // errNotSupp is the kernel's internal ENOTSUPP (524), map_check_no_btf's.
 const errNotSupp = syscall.Errno(524)
 

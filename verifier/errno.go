@@ -72,6 +72,8 @@ var einvalMessages = []string{
 	"Acquiring the same lock again", "*doesn't point to map value or allocated object",
 	"*doesn't point to a const string",
 	"*has no valid bpf_timer", "*is more than the allocator serves", "*has to have BTF in order to use",
+	"*the kernel denies tracing this function", "The function ", "*() is not modifiable",
+	"Attaching fexit/fmod_ret to __noreturn functions is rejected.",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

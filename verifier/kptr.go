@@ -119,12 +119,7 @@ func hasKptrDtor(name string) bool {
 	if name != "sk_buff" {
 		return false
 	}
-	spec, err := vmlinux()
-	if err != nil {
-		return false
-	}
-	var fn *btf.Func
-	return spec.TypeByName(skbDtor, &fn) == nil
+	return btfFuncByName(skbDtor) != nil
 }
 
 // rcuProtectedStructs are rcu_protected_types: kernel objects freed only

@@ -65,6 +65,8 @@ func (e *env) checkSleepableTarget(tc *tracingCtx) error {
 		ok = e.lsmHookMaySleep(tc)
 	case e.progType == ebpf.StructOps:
 		return e.checkStructOpsSleepable(tc)
+	case e.progType == ebpf.Tracing && e.attach != ebpf.AttachTraceIter && modifyReturnTargets[tc.name]:
+		// An fmodret set's KF_SLEEPABLE function.
 	case e.progType == ebpf.Tracing && e.attach != ebpf.AttachTraceIter:
 		fns, err := errorInjectable()
 		if err == nil {

@@ -450,7 +450,13 @@ func (e *env) checkAttachRules() error {
 // own rules (LSM hooks the kernel disables, targets a sleepable program may
 // not attach to).
 func (e *env) checkTargetRules(tc *tracingCtx) error {
+	if err := e.checkTrampolineProto(tc); err != nil {
+		return err
+	}
 	if err := e.checkSleepableTarget(tc); err != nil {
+		return err
+	}
+	if err := e.checkTrampolineTarget(tc); err != nil {
 		return err
 	}
 	if e.progType == ebpf.LSM {

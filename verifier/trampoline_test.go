@@ -1,0 +1,62 @@
+package verifier
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/vercheck/vercheck/loader"
+)
+
+// TestTrampolineTargets: what the kernel checks of an fentry, fexit or
+// fmod_ret target before any instruction (btf_distill_func_proto, the
+// modifiable rule, btf_id_deny, noreturn_deny). From the 6.18 sources:
+// the reference machine refuses to load trampoline programs (EPERM), so
+// these could not be checked against a live kernel. Targets the running
+// kernel's BTF lacks are skipped.
+func TestTrampolineTargets(t *testing.T) {
+	tests := []struct {
+		attach ebpf.AttachType
+		target string
+		// want is a piece of the rejection message, "" for an accept,
+		// "unsupported" for no verdict.
+		want string
+	}{
+		{ebpf.AttachTraceFEntry, "bpf_fentry_test1", ""},
+		{ebpf.AttachTraceFExit, "do_unlinkat", ""},
+		{ebpf.AttachTraceFEntry, "do_exit", ""},
+		{ebpf.AttachTraceFExit, "do_exit", "Attaching fexit/fmod_ret to __noreturn functions is rejected."},
+		{ebpf.AttachTraceFEntry, "_printk", "The function _printk with variable args is unsupported."},
+		{ebpf.AttachTraceFEntry, "current_time", "The function current_time return type STRUCT is unsupported."},
+		{ebpf.AttachTraceFEntry, "rtnl_fill_ifinfo", "arguments. Too many."},
+		{ebpf.AttachTraceFEntry, "adjust_scalar_min_max_vals", "The function adjust_scalar_min_max_vals arg3 type STRUCT is unsupported."},
+		{ebpf.AttachModifyReturn, "bpf_modify_return_test", ""},
+		{ebpf.AttachModifyReturn, "security_file_open", ""},
+		{ebpf.AttachTraceFEntry, "__rcu_read_lock", "btf_id_deny"},
+		{ebpf.AttachTraceFEntry, "migrate_disable", "unsupported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.attach.String()+" "+tt.target, func(t *testing.T) {
+			if btfFuncByName(tt.target) == nil {
+				t.Skipf("vmlinux has no function %s", tt.target)
+			}
+			p := &loader.Program{Name: "p", Type: ebpf.Tracing, AttachType: tt.attach, AttachTo: tt.target, GPLCompatible: true,
+				Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}}
+			res := Verify(&loader.Object{Path: "test"}, p, Options{})
+			got := ""
+			if res.Err != nil {
+				got = res.Err.Error()
+			}
+			switch {
+			case tt.want == "unsupported":
+				if res.Verdict() != "unsupported" {
+					t.Errorf("verdict %s (%v), want unsupported", res.Verdict(), res.Err)
+				}
+			case (tt.want == "") != res.Accepted || !strings.Contains(got, tt.want):
+				t.Errorf("verdict %s (%v), want %q", res.Verdict(), res.Err, tt.want)
+			}
+		})
+	}
+}

@@ -68,21 +68,34 @@ func (e *env) checkSleepableTarget(tc *tracingCtx) error {
 	case e.progType == ebpf.Tracing && e.attach != ebpf.AttachTraceIter && modifyReturnTargets[tc.name]:
 		// An fmodret set's KF_SLEEPABLE function.
 	case e.progType == ebpf.Tracing && e.attach != ebpf.AttachTraceIter:
-		fns, err := errorInjectable()
-		if err == nil {
-			ok = fns[tc.name] && !nonSleepableErrorInject[tc.name]
-			break
-		}
-		known, injectable := syscallStubInjectable(tc.name)
-		if !known {
+		injectable, err := errorInjectableFunc(tc.name)
+		if err != nil {
 			return e.unsupported(0, "sleepable %s program: %v", e.attach, err)
 		}
-		ok = injectable
+		ok = injectable && !nonSleepableErrorInject[tc.name]
 	}
 	if !ok {
 		return e.reject(0, "%s is not sleepable", tc.name)
 	}
 	return nil
+}
+
+// errorInjectableFunc reports whether function name is on the kernel's
+// error-injection list: from the list itself (debugfs), else, where the
+// build has no error injection at all, none is; else for system call
+// stubs (syscallStubInjectable); an error when it cannot tell.
+func errorInjectableFunc(name string) (bool, error) {
+	fns, err := errorInjectable()
+	if err == nil {
+		return fns[name], nil
+	}
+	if v, _, cerr := loader.KernelConfigValue("CONFIG_FUNCTION_ERROR_INJECTION"); cerr == nil && v != "y" {
+		return false, nil
+	}
+	if known, injectable := syscallStubInjectable(name); known {
+		return injectable, nil
+	}
+	return false, err
 }
 
 // syscallStubPrefixes start the names of the x86 system call entry stubs

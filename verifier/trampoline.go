@@ -24,12 +24,15 @@ const maxBPFFuncArgs = 12
 const maxTrampolineArgSize = 16
 
 // modifyReturnTargets are the kernel's fmodret id sets
-// (register_btf_fmodret_id_set: net/bpf/test_run.c's test functions):
+// (register_btf_fmodret_id_set: net/bpf/test_run.c's test functions,
+// MPTCP's socket protocol hook):
 // fmod_ret programs may attach to them, and sleepable programs to those
 // marked KF_SLEEPABLE (true).
 var modifyReturnTargets = map[string]bool{
 	"bpf_modify_return_test": false, "bpf_modify_return_test2": false,
 	"bpf_modify_return_test_tp": false, "bpf_fentry_test1": true,
+	// net/mptcp/bpf.c's bpf_mptcp_fmodret_ids.
+	"update_socket_protocol": false,
 }
 
 // noreturnDeny is noreturn_deny on x86-64: functions that never return,
@@ -136,14 +139,7 @@ func modifiable(name string) (bool, error) {
 	if _, ok := modifyReturnTargets[name]; ok || strings.HasPrefix(name, "security_") {
 		return true, nil
 	}
-	fns, err := errorInjectable()
-	if err == nil {
-		return fns[name], nil
-	}
-	if known, injectable := syscallStubInjectable(name); known {
-		return injectable, nil
-	}
-	return false, err
+	return errorInjectableFunc(name)
 }
 
 // trampolineTypeSize is __get_type_size: the size of t with modifiers

@@ -87,32 +87,52 @@ static int mb_cb(void *map, int *key, void *t)
 	return 0;
 }
 
-#define LOCKED(name, map, K)                                           \
-	int name(struct __sk_buff *skb)                                \
-	{                                                              \
-		K k = 0;                                               \
-		struct mb_locked *v = bpf_map_lookup_elem(&map, &k);   \
-		if (!v)                                                \
-			return 0;                                      \
-		bpf_spin_lock(&v->lock);                               \
-		v->v++;                                                \
-		bpf_spin_unlock(&v->lock);                             \
-		return 0;                                              \
-	}
-
-/* vercheck: reject "map 'mb_enum_key' has to have BTF in order to use bpf_spin_lock" */
+// vercheck: reject "map 'mb_enum_key' has to have BTF in order to use bpf_spin_lock"
 SEC("tc")
-LOCKED(mb_lock_enum_key, mb_enum_key, enum mb_key)
+int mb_lock_enum_key(struct __sk_buff *skb)
+{
+	enum mb_key k = 0;
+	struct mb_locked *v = bpf_map_lookup_elem(&mb_enum_key, &k);
 
-/* vercheck: reject "map 'mb_typedef_enum' has to have BTF in order to use bpf_spin_lock" */
+	if (!v)
+		return 0;
+	bpf_spin_lock(&v->lock);
+	v->v++;
+	bpf_spin_unlock(&v->lock);
+	return 0;
+}
+
+// vercheck: reject "map 'mb_typedef_enum' has to have BTF in order to use bpf_spin_lock"
 SEC("tc")
-LOCKED(mb_lock_typedef_enum_key, mb_typedef_enum_key, mb_key_t)
+int mb_lock_typedef_enum_key(struct __sk_buff *skb)
+{
+	mb_key_t k = 0;
+	struct mb_locked *v = bpf_map_lookup_elem(&mb_typedef_enum_key, &k);
 
-/* vercheck: accept */
+	if (!v)
+		return 0;
+	bpf_spin_lock(&v->lock);
+	v->v++;
+	bpf_spin_unlock(&v->lock);
+	return 0;
+}
+
+// vercheck: accept
 SEC("tc")
-LOCKED(mb_lock_typedef_key, mb_typedef_key, mb_idx_t)
+int mb_lock_typedef_key(struct __sk_buff *skb)
+{
+	mb_idx_t k = 0;
+	struct mb_locked *v = bpf_map_lookup_elem(&mb_typedef_key, &k);
 
-/* vercheck: reject "map 'mb_struct_key' has to have BTF in order to use bpf_timer" */
+	if (!v)
+		return 0;
+	bpf_spin_lock(&v->lock);
+	v->v++;
+	bpf_spin_unlock(&v->lock);
+	return 0;
+}
+
+// vercheck: reject "map 'mb_struct_key' has to have BTF in order to use bpf_timer"
 SEC("tc")
 int mb_timer_struct_key(struct __sk_buff *skb)
 {
@@ -125,7 +145,7 @@ int mb_timer_struct_key(struct __sk_buff *skb)
 	return 0;
 }
 
-/* vercheck: accept */
+// vercheck: accept
 SEC("tc")
 int mb_timer_signed_key(struct __sk_buff *skb)
 {
@@ -139,7 +159,7 @@ int mb_timer_signed_key(struct __sk_buff *skb)
 	return 0;
 }
 
-/* vercheck: accept */
+// vercheck: accept
 SEC("tc")
 int mb_lock_hash_struct_key(struct __sk_buff *skb)
 {
@@ -154,7 +174,7 @@ int mb_lock_hash_struct_key(struct __sk_buff *skb)
 	return 0;
 }
 
-/* vercheck: reject "map 'mb_cg_struct_ke' has to have BTF in order to use bpf_spin_lock" */
+// vercheck: reject "map 'mb_cg_struct_ke' has to have BTF in order to use bpf_spin_lock"
 SEC("cgroup_skb/egress")
 int mb_lock_cg_struct_key(struct __sk_buff *skb)
 {
@@ -166,7 +186,7 @@ int mb_lock_cg_struct_key(struct __sk_buff *skb)
 	return 1;
 }
 
-/* vercheck: accept */
+// vercheck: accept
 SEC("cgroup_skb/egress")
 int mb_lock_cg_storage_key(struct __sk_buff *skb)
 {

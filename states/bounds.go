@@ -457,8 +457,11 @@ func (s *Scalar) sync() {
 }
 
 // deduceRounds is how many times reg_bounds_sync runs __reg_deduce_bounds:
-// the second round propagates what the first learned across widths.
-const deduceRounds = 2
+// the second round propagates what the first learned across widths, the
+// third (6.18) carries a 64-bit result learned from 32-bit bounds back
+// into the 32-bit bounds (a subregister range [0xffffffc1, 0xfffffffe]
+// plus 0x40 is [1, 62] only after it).
+const deduceRounds = 3
 
 // RangeWithin reports whether all eight bounds of cur lie inside those of s
 // (the kernel's range_within(old=s, cur)).

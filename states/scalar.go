@@ -504,3 +504,24 @@ func (s *Scalar) byteSwap(op ALUOp) {
 		*s = Truncate(*s, int(op.Imm)/8)
 	}
 }
+
+// LinkedAdd is sync_linked_regs' "reg = known + delta": both widths' add
+// and the tnum add, the zero extension of a link a 32-bit add made (zext),
+// then one reg_bounds_sync. A sync between the add and the extension
+// would learn 32-bit bounds from the unextended sum that the kernel never
+// learns, and decide a later branch the kernel explores.
+func LinkedAdd(known Scalar, delta uint64, zext bool) Scalar {
+	src := ConstScalar(delta)
+	d32, s32 := known.get32(), src.get32()
+	d64, s64 := known.get64(), src.get64()
+	d32.add(s32)
+	d64.add(s64)
+	known.set32(d32)
+	known.set64(d64)
+	known.Var = known.Var.Add(src.Var)
+	if zext {
+		known.zext()
+	}
+	known.Sync()
+	return known
+}

@@ -349,12 +349,7 @@ func (e *env) syncLinkedRegs(st *states.State, known *states.Reg, linked []linke
 		// r = known + (r.Off - known.Off)
 		id := r.ID
 		delta := int64(r.Off) - int64(known.Off)
-		var c states.Scalar
-		c = states.ConstScalar(uint64(delta))
-		res := states.ScalarALU(states.ALUOp{Op: insn.ALUAdd, Is64: true}, known.Scalar, c)
-		if (r.ID|known.ID)&states.AddConst32ID != 0 {
-			res = states.ZeroExtend32(res)
-		}
+		res := states.LinkedAdd(known.Scalar, uint64(delta), (r.ID|known.ID)&states.AddConst32ID != 0)
 		off := r.Off
 		*r = *known
 		r.Scalar = res

@@ -290,11 +290,7 @@ func ScalarALU(op ALUOp, dst, src Scalar) Scalar {
 	d64, s64 := dst.get64(), src.get64()
 	switch op.Op {
 	case aluAdd:
-		d32.add(s32)
-		d64.add(s64)
-		dst.set32(d32)
-		dst.set64(d64)
-		dst.Var = dst.Var.Add(src.Var)
+		dst.addUnsynced(src)
 	case aluSub:
 		d32.sub(s32)
 		d64.sub(s64)
@@ -511,17 +507,21 @@ func (s *Scalar) byteSwap(op ALUOp) {
 // would learn 32-bit bounds from the unextended sum that the kernel never
 // learns, and decide a later branch the kernel explores.
 func LinkedAdd(known Scalar, delta uint64, zext bool) Scalar {
-	src := ConstScalar(delta)
-	d32, s32 := known.get32(), src.get32()
-	d64, s64 := known.get64(), src.get64()
-	d32.add(s32)
-	d64.add(s64)
-	known.set32(d32)
-	known.set64(d64)
-	known.Var = known.Var.Add(src.Var)
+	known.addUnsynced(ConstScalar(delta))
 	if zext {
 		known.zext()
 	}
 	known.Sync()
 	return known
+}
+
+// addUnsynced is BPF_ADD's range and tnum arithmetic (scalar32_min_max_add,
+// scalar_min_max_add, tnum_add) without the reg_bounds_sync that follows.
+func (s *Scalar) addUnsynced(src Scalar) {
+	d32, d64 := s.get32(), s.get64()
+	d32.add(src.get32())
+	d64.add(src.get64())
+	s.set32(d32)
+	s.set64(d64)
+	s.Var = s.Var.Add(src.Var)
 }

@@ -116,10 +116,6 @@ type mapRecord struct {
 	// errno cilium/ebpf does not retry on (mapbtf.go): no program that
 	// names the map is loaded.
 	createErr *loader.MapCreateError
-	// btfRefused says why the kernel refused the map's BTF with an errno
-	// every loader retries on: the map was created again without BTF
-	// (hasBTF is false).
-	btfRefused string
 	// parsed is set on the record of a program struct the kernel keeps a
 	// btf_struct_meta for (localRecord); the others have no record.
 	parsed bool
@@ -202,7 +198,6 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 			if btfRetried(errno) && !btfRequired(m.Type) {
 				// The loader creates the map again, without BTF.
 				*r = emptyRecord(false)
-				r.btfRefused = reason
 			} else {
 				r.createErr = &loader.MapCreateError{Map: m.Name, Errno: errno, Reason: reason + retryNote(m.Type, errno)}
 			}

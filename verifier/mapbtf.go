@@ -35,7 +35,7 @@ import (
 // retried without BTF by both loaders (libbpf's bpf_object__create_map
 // retries on any error, cilium/ebpf's createMap on EINVAL and ENOTSUPP).
 func btfRetried(errno syscall.Errno) bool {
-	return errno == syscall.EINVAL || errno == errNotSupp
+	return errno == syscall.EINVAL || errno == errnoENOTSUPP
 }
 
 // btfRequired reports whether maps of type t cannot be created without
@@ -60,9 +60,6 @@ func retryNote(t ebpf.MapType, errno syscall.Errno) string {
 	}
 	return " (map_check_btf; libbpf creates the map again without BTF)"
 }
-
-// errNotSupp is the kernel's internal ENOTSUPP (524), map_check_no_btf's.
-const errNotSupp = syscall.Errno(524)
 
 // noBTFMapTypes are the map types whose map_check_btf op is
 // map_check_no_btf: their values are other kernel objects, and BTF for
@@ -130,7 +127,7 @@ func mapBTFRefusal(m *loader.Map, rec *mapRecord) (string, syscall.Errno) {
 		return reason, errno
 	}
 	if noBTFMapTypes[m.Type] {
-		return "a " + m.Type.String() + " map takes no BTF", errNotSupp
+		return "a " + m.Type.String() + " map takes no BTF", errnoENOTSUPP
 	}
 	if reason := keyKindRefusal(m, key); reason != "" {
 		return reason, syscall.EINVAL

@@ -1211,6 +1211,11 @@ func (e *env) processExit() (bool, error) {
 		if r0.Type == states.PtrToStack {
 			return false, e.reject(e.insnIdx, "cannot return stack pointer to the caller")
 		}
+		// A callback's r0 must be a scalar before anything of its frame
+		// ends: a slice over its own stack is "not a scalar value".
+		if callee.InCallbackFn && r0.Type != states.ScalarValue {
+			return false, e.reject(e.insnIdx, "R0 not a scalar value")
+		}
 		// The callee's stack goes: so do the slices over a buffer in it,
 		// the one it returns included (slicebuf.go).
 		e.endSlicesOver(int(st.CurFrame), -states.MaxStack, 0)

@@ -308,16 +308,14 @@ func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
 	return nil
 }
 
-// returnFromCallback is prepare_func_exit for a callback frame: r0 must be
-// a scalar in the callback's return range; the path goes back to the call
-// instruction, with the scalars the iteration changed widened.
+// returnFromCallback is prepare_func_exit for a callback frame: r0, a
+// scalar (processExit checks), must be in the callback's return range;
+// the path goes back to the call instruction, with the scalars the
+// iteration changed widened.
 func (e *env) returnFromCallback() error {
 	st := e.cur
 	callee := st.Frames[st.CurFrame]
 	r0 := &callee.Regs()[0]
-	if r0.Type != states.ScalarValue {
-		return e.reject(e.insnIdx, "R0 not a scalar value")
-	}
 	if err := e.markChainPrecision(0); err != nil {
 		return err
 	}

@@ -904,6 +904,42 @@ __naked int s12_slice_buf_callback_stash(void)
 		: __clobber_all);
 }
 
+static __naked __attribute__((noinline, used)) int s12_slice_buf_cb_ret(void)
+{
+	asm volatile(
+		"r1 = r2;"
+		"r1 += 16;"
+		"r2 = 0;"
+		"r3 = r10;"
+		"r3 += -8;"
+		"r4 = 8;"
+		"call %[bpf_dynptr_slice];"
+		"exit;"
+		:
+		: __imm(bpf_dynptr_slice)
+		: __clobber_all);
+}
+
+/* A callback returns its slice over its own stack: r0 is checked as a
+ * scalar before the callback's frame (and the slice with it) ends. */
+// vercheck: reject "R0 not a scalar value"
+SEC("tc")
+__naked int s12_slice_buf_callback_ret(void)
+{
+	asm volatile(
+		S12_SKB
+		"r1 = 1;"
+		"r2 = s12_slice_buf_cb_ret ll;"
+		"r3 = r10;"
+		"r3 += -32;"
+		"r4 = 0;"
+		"call %[bpf_loop];"
+		S12_OUT
+		:
+		: __imm(bpf_dynptr_from_skb), __imm(bpf_loop)
+		: __clobber_all);
+}
+
 /* A loop keeps the slice of the previous iteration while it stores beside
  * the buffer... */
 // vercheck: accept

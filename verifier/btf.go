@@ -240,7 +240,10 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 		t = skipModifiers(t)
 		members, tsize, tname := structMembers(t)
 		if !isStruct(t) {
-			return walkResult{}, "", errWalkUnsupported
+			// Only the first type can be one (a global function's
+			// arg:trusted pointer to an int or an enum): the walk
+			// descends into structs only.
+			return walkResult{}, fmt.Sprintf("Type '%s' is not a struct", btfName(t)), nil
 		}
 		tname = logTypeName(tname)
 		if u, ok := t.(*btf.Union); ok && len(u.Members) != 1 {

@@ -659,7 +659,7 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType, at ebpf.AttachTy
 			continue
 		}
 		if tags&tagTrusted != 0 {
-			a, bad := trustedGlobalArg(fn, i, target, tags)
+			a, bad := trustedGlobalArg(i, target, tags)
 			if bad != nil {
 				return bad
 			}
@@ -697,17 +697,16 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType, at ebpf.AttachTy
 // nonnull does not combine with it, nullable makes the pointer maybe NULL,
 // and the pointee must name exactly one vmlinux type of its kind
 // (btf_get_ptr_to_btf_id, through bpf_core_find_cands and so by the
-// essential name). The failure is the prototype to cache.
-func trustedGlobalArg(fn *btf.Func, i int, target btf.Type, tags argTags) (globalArg, *globalProto) {
+// essential name). Any kind will do: a pointer to an int or an enum is
+// passed and checked for NULL, and a load through it is "Type '%s' is not
+// a struct" (btfStructWalk). The failure is the prototype to cache.
+func trustedGlobalArg(i int, target btf.Type, tags argTags) (globalArg, *globalProto) {
 	if tags&tagNonnull != 0 {
 		return globalArg{}, &globalProto{msg: fmt.Sprintf("arg#%d has invalid combination of tags", i)}
 	}
 	kern, bad := kernelCandidate(i, target)
 	if bad != nil {
 		return globalArg{}, bad
-	}
-	if _, ok := kern.(*btf.Struct); !ok {
-		return globalArg{}, &globalProto{unsupported: fmt.Sprintf("global function %s() arg:trusted to %s %q", fn.Name, btfKindStr(target), btfName(target))}
 	}
 	return globalArg{kind: globalArgTrusted, nullable: tags&tagNullable != 0, btfID: btfTypeID(kern)}, nil
 }

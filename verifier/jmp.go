@@ -254,7 +254,11 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 	if sameReg {
 		odst.Scalar, _ = states.RefineSame(op, odst.Scalar, is32)
 		dst.Scalar, _ = states.RefineSame(states.NegateJmp(op), dst.Scalar, is32)
-		if err := e.boundsSanityCheck(refined{trueReg1, &odst.Scalar}, refined{falseReg1, &dst.Scalar}); err != nil {
+		// Both operands are the one register, checked in both roles:
+		// a constant tnum the first check's reset left out of sync
+		// with the unbounded range is reported again.
+		if err := e.boundsSanityCheck(refined{trueReg1, &odst.Scalar}, refined{trueReg2, &odst.Scalar},
+			refined{falseReg1, &dst.Scalar}, refined{falseReg2, &dst.Scalar}); err != nil {
 			return err
 		}
 		if dst.ID != 0 {

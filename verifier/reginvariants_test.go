@@ -26,6 +26,9 @@ func TestRegInvariantsFlag(t *testing.T) {
 	}{
 		{"l9_infeasible_one_reg", 0, nil},
 		{"l9_infeasible_one_reg", loader.FlagTestRegInvariants, verifier.ErrKernelFault},
+		// A register compared with itself fails as true_reg1 and,
+		// after the reset, as true_reg2.
+		{"l9_infeasible_same_reg", loader.FlagTestRegInvariants, verifier.ErrKernelFault},
 		// The single-member rule of the bounds sync leaves this dead
 		// edge consistent: nothing to report under the flag either.
 		{"l9_infeasible_jeq", loader.FlagTestRegInvariants, nil},

@@ -69,4 +69,25 @@ __naked int l9_infeasible_one_reg(void)
 		: __clobber_all);
 }
 
+/* A register compared with itself: on the dead taken edge of "w3 < w3" the
+ * refined bounds are out of order (true_reg1); the reset to unbounded
+ * keeps the tnum, whose constant low half is then out of sync with the
+ * range, and the same register checked as true_reg2 is reported again.
+ * Both lines are in the log; the path goes on. */
+// vercheck: accept
+SEC("socket")
+__naked int l9_infeasible_same_reg(void)
+{
+	asm volatile(
+		"call %[bpf_ktime_get_ns];"
+		"r3 = r0;"
+		"r3 &= 0x80000000;"
+		"if w3 < w3 goto 1f;"
+		"1: r0 = 0;"
+		"exit;"
+		:
+		: __imm(bpf_ktime_get_ns)
+		: __clobber_all);
+}
+
 char _license[] SEC("license") = "GPL";

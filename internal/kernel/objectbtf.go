@@ -249,6 +249,16 @@ func (o *objectBTF) id(t btf.Type) (btf.TypeID, error) {
 		return 0, nil
 	}
 	oid, err := o.object.TypeID(t)
+	if errors.Is(err, btf.ErrNotFound) {
+		// A type the load made (a fuzzer's edited key or wrapped
+		// value member): it goes into the loaded BTF after the
+		// object's, with the object's types it names added again.
+		id, err := o.builder.Add(t)
+		if err != nil {
+			return 0, fmt.Errorf("add %s to the object's BTF: %w", t, err)
+		}
+		return id, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s is not of the object's BTF: %w", t, err)
 	}

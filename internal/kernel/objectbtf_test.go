@@ -103,6 +103,24 @@ func TestLoadWithObjectBTF(t *testing.T) {
 		{"g11_map_kptr_stash", Options{}, "accepted", "libbpf, one BTF object for the map and the program"},
 		{"g11_global_list", Options{MapBTF: KeyValueBTF}, "map '.bss.A' has no valid bpf_spin_lock", "cilium/ebpf: the data section has no special field"},
 	}
+	// A key type the object's BTF does not have (a fuzzer's edit) goes
+	// into the loaded BTF with the object's types.
+	edited, err := loader.Open("../../testdata/progs/g11_graph_maps.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range edited.Maps {
+		if m != nil && m.Name == "g11_lists" {
+			m.Spec.Key = &btf.Int{Name: "edited_key", Size: 4, Encoding: btf.Signed}
+		}
+	}
+	for _, p := range edited.Programs {
+		if p.Name == "g11_map_list_push_pop" {
+			if got := verdict(Options{}.LoadProgramVerdict(edited, p)); got != "accepted" {
+				t.Errorf("with a key type of its own: got %q, want accepted", got)
+			}
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.prog+"/"+tt.reason, func(t *testing.T) {
 			for _, p := range obj.Programs {

@@ -605,17 +605,22 @@ func bindMaps(prog *loader.Program, insns asm.Instructions, maps *liveMaps) erro
 // target, found as libbpf's find_kernel_btf_id does (the prefixes of
 // btf_attach_type_prefixes), 0 for other programs.
 func attachBTFID(prog *loader.Program) (uint32, error) {
-	if prog.Type != ebpf.Tracing && prog.Type != ebpf.LSM {
+	return vmlinuxAttachID(prog.Type, prog.AttachType, prog.AttachTo)
+}
+
+// vmlinuxAttachID is attachBTFID for a program of type typ and attach
+// type at that attaches to the vmlinux target named to.
+func vmlinuxAttachID(typ ebpf.ProgramType, at ebpf.AttachType, to string) (uint32, error) {
+	if typ != ebpf.Tracing && typ != ebpf.LSM {
 		return 0, nil
 	}
-	name := prog.AttachTo
 	vmlinux, err := btf.LoadKernelSpec()
 	if err != nil {
 		return 0, err
 	}
-	t, err := attachTarget(vmlinux, prog)
+	t, err := attachTarget(vmlinux, typ, at, to)
 	if err != nil {
-		return 0, fmt.Errorf("attach target %s: %w", name, err)
+		return 0, fmt.Errorf("attach target %s: %w", to, err)
 	}
 	id, err := vmlinux.TypeID(t)
 	return uint32(id), err
@@ -624,16 +629,16 @@ func attachBTFID(prog *loader.Program) (uint32, error) {
 // attachTarget is the vmlinux type a tracing or LSM program attaches to:
 // the hook's function, the raw tracepoint's btf_trace_ typedef, the
 // iterator's bpf_iter_ function.
-func attachTarget(vmlinux *btf.Spec, prog *loader.Program) (btf.Type, error) {
+func attachTarget(vmlinux *btf.Spec, typ ebpf.ProgramType, at ebpf.AttachType, to string) (btf.Type, error) {
 	switch {
-	case prog.Type == ebpf.LSM:
-		return kernelType[*btf.Func](vmlinux, "bpf_lsm_"+prog.AttachTo)
-	case prog.AttachType == ebpf.AttachTraceRawTp:
-		return kernelType[*btf.Typedef](vmlinux, "btf_trace_"+prog.AttachTo)
-	case prog.AttachType == ebpf.AttachTraceIter:
-		return kernelType[*btf.Func](vmlinux, "bpf_iter_"+prog.AttachTo)
+	case typ == ebpf.LSM:
+		return kernelType[*btf.Func](vmlinux, "bpf_lsm_"+to)
+	case at == ebpf.AttachTraceRawTp:
+		return kernelType[*btf.Typedef](vmlinux, "btf_trace_"+to)
+	case at == ebpf.AttachTraceIter:
+		return kernelType[*btf.Func](vmlinux, "bpf_iter_"+to)
 	}
-	return kernelType[*btf.Func](vmlinux, prog.AttachTo)
+	return kernelType[*btf.Func](vmlinux, to)
 }
 
 // kernelType is the type of kind T named name in vmlinux.

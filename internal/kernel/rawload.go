@@ -310,11 +310,12 @@ func needsOwnEncoding(spec *ebpf.ProgramSpec) bool {
 // of its instructions (see needsOwnEncoding) and its func and line info,
 // and returns the log as loadSpec does: an accepted program's, or an
 // error wrapping an [ebpf.VerifierError] with the log of a rejection. The
-// spec's CO-RE relocations must be applied already, and the program must
-// need no attach target (cilium/ebpf's loader resolves those).
+// spec's CO-RE relocations must be applied already; of the attach targets,
+// only those in vmlinux are resolved (ownEncodingAttachID).
 func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
-	if needsAttachBTF(spec) {
-		return "", fmt.Errorf("load %s: %w", spec.Name, errOwnEncodingAttach)
+	attachID, err := ownEncodingAttachID(spec)
+	if err != nil {
+		return "", fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	for i := range spec.Instructions {
 		if btf.CORERelocationMetadata(&spec.Instructions[i]) != nil {
@@ -326,7 +327,22 @@ func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (
 		return "", fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	defer release()
+	p.attachBTFID = attachID
 	return rawLoad(spec, p, level, size)
+}
+
+// ownEncodingAttachID is the attach target's BTF id for loadOwnEncoding:
+// a tracing or LSM program's vmlinux target is found as libbpf finds it
+// (attachBTFID); an extension's or struct_ops' target, or a module's
+// function, only cilium/ebpf's loader resolves (errOwnEncodingAttach).
+func ownEncodingAttachID(spec *ebpf.ProgramSpec) (uint32, error) {
+	if !needsAttachBTF(spec) {
+		return 0, nil
+	}
+	if (spec.Type != ebpf.Tracing && spec.Type != ebpf.LSM) || spec.AttachTarget != nil || strings.Contains(spec.AttachTo, ":") {
+		return 0, errOwnEncodingAttach
+	}
+	return vmlinuxAttachID(spec.Type, spec.AttachType, spec.AttachTo)
 }
 
 // rawLoad loads p through bpf(2) at level with a log of size bytes at
@@ -353,6 +369,6 @@ func rawLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, size uin
 // Programs loadOwnEncoding does not load: what only cilium/ebpf's loader
 // resolves.
 var (
-	errOwnEncodingAttach = errors.New("own encoding of an ALU off (address-space cast): attach targets are not resolved")
+	errOwnEncodingAttach = errors.New("own encoding of an ALU off (address-space cast): the attach targets of extension, struct_ops and module programs are not resolved")
 	errOwnEncodingCORE   = errors.New("own encoding of an ALU off (address-space cast): a CO-RE relocation is left to apply")
 )

@@ -102,6 +102,27 @@ func TestAddressSpaceCastReachesTheKernel(t *testing.T) {
 	}
 }
 
+// TestOwnEncodingResolvesAttachTarget: a tracing program that needs the
+// own encoding (a cast) is loaded with its vmlinux attach target resolved,
+// so the kernel verifies it: here it refuses the cast of a program
+// without an arena, where the load used to give no verdict.
+func TestOwnEncodingResolvesAttachTarget(t *testing.T) {
+	skipUnlessAvailable(t)
+	cast := asm.Instruction{OpCode: asm.Mov.Op(asm.RegSource), Dst: asm.R1, Src: asm.R1, Offset: 1, Constant: 1}
+	spec := &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{
+		"cast": {Name: "cast", Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: "sched_switch", License: "GPL",
+			Instructions: asm.Instructions{asm.Mov.Imm(asm.R1, 0), cast, asm.Mov.Imm(asm.R0, 0), asm.Return()}},
+	}}
+	got, err := LoadCollectionSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "addr_space_cast insn can only be used in a program that has an associated arena"
+	if len(got) != 1 || got[0].NotLoaded || got[0].Accepted || got[0].Err != want {
+		t.Errorf("LoadCollectionSpec = %+v, want the rejection %q", got, want)
+	}
+}
+
 // TestRawLoadKeepsArgTags: a raw load (the reload after an EFAULT, the
 // own encoding) hands the kernel a global function's argument tags with
 // its BTF (cilium/ebpf's builder writes a Func's ParamTags as decl tags),

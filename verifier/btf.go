@@ -84,6 +84,17 @@ func vmlinux() (*btf.Spec, error) {
 	return kernelBTFSpec, kernelBTFErr
 }
 
+// vmlinuxType is the running kernel's type of kind T named name; false
+// when there is none (or no kernel BTF).
+func vmlinuxType[T btf.Type](name string) (T, bool) {
+	var t T
+	spec, err := vmlinux()
+	if err != nil || spec.TypeByName(name, &t) != nil {
+		return t, false
+	}
+	return t, true
+}
+
 // btfTypeByID returns vmlinux type id, or nil when unknown.
 func btfTypeByID(id uint32) btf.Type {
 	spec, err := vmlinux()
@@ -482,8 +493,7 @@ func btfSafeField(regType btf.Type, suffix, field string, target uint32) bool {
 	v, ok := safeFieldCache.Load(name)
 	if !ok {
 		var members []btf.Member
-		var st *btf.Struct
-		if spec, err := vmlinux(); err == nil && spec.TypeByName(name, &st) == nil {
+		if st, ok := vmlinuxType[*btf.Struct](name); ok {
 			members = st.Members
 		}
 		v, _ = safeFieldCache.LoadOrStore(name, members)

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -171,11 +172,11 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 		if r.RefObjID == 0 {
 			return e.reject(e.insnIdx, "R%d must be referenced when passed to release function", fn.ReleaseArg)
 		}
-		release := e.releaseReference
+		release := e.releaseCallReference
 		if id == fnKptrXchg {
 			release = e.releaseIntoKptr
 		}
-		if err := release(r.RefObjID); err != nil {
+		if err := release(r.RefObjID, fmt.Sprintf("func %s#%d", fn.Name, id)); err != nil {
 			return err
 		}
 	}
@@ -396,23 +397,40 @@ func (e *env) clearAllPktPointers() {
 
 // releaseReference drops a reference and every register holding it.
 func (e *env) releaseReference(id uint32) error {
-	found := false
-	for i, r := range e.cur.Refs {
-		if r.ID == id {
-			e.cur.Refs = append(e.cur.Refs[:i], e.cur.Refs[i+1:]...)
-			found = true
-			break
-		}
-	}
-	if !found {
+	if !e.dropReference(id) {
 		return e.reject(e.insnIdx, "verifier internal error: reference %d not found", id)
 	}
+	return nil
+}
+
+// releaseCallReference is the release a helper or kfunc call makes
+// (callee: "func NAME#ID", "kfunc NAME#ID"). The reference may be gone
+// already on a path that cannot happen: a NULL check of one copy of a
+// pointer drops it, by id, while another copy proved non-NULL by an
+// equality with a non-NULL pointer keeps it; check_helper_call and
+// check_kfunc_call then say the reference "has not been acquired before".
+func (e *env) releaseCallReference(id uint32, callee string) error {
+	if !e.dropReference(id) {
+		return e.reject(e.insnIdx, "%s reference has not been acquired before", callee)
+	}
+	return nil
+}
+
+// dropReference is release_reference: it drops reference id and makes
+// every register holding it an unknown scalar, or reports that the state
+// holds no such reference.
+func (e *env) dropReference(id uint32) bool {
+	i := slices.IndexFunc(e.cur.Refs, func(r states.Ref) bool { return r.ID == id })
+	if i < 0 {
+		return false
+	}
+	e.cur.Refs = slices.Delete(e.cur.Refs, i, i+1)
 	forEachReg(e.cur, func(r *states.Reg) {
 		if r.RefObjID == id {
 			e.markUnknown(r)
 		}
 	})
-	return nil
+	return true
 }
 
 // releaseIntoKptr is check_helper_call's release for bpf_kptr_xchg: the
@@ -421,9 +439,9 @@ func (e *env) releaseReference(id uint32) error {
 // inside an RCU read section: the map frees such an object only after an RCU
 // grace period, so they stay readable as untracked RCU pointers
 // (percpu_rcu_ptr_), for bpf_per_cpu_ptr and bpf_this_cpu_ptr.
-func (e *env) releaseIntoKptr(id uint32) error {
+func (e *env) releaseIntoKptr(id uint32, callee string) error {
 	if !e.inRCU() {
-		return e.releaseReference(id)
+		return e.releaseCallReference(id, callee)
 	}
 	forEachReg(e.cur, func(r *states.Reg) {
 		if r.RefObjID == id && r.Type == states.PtrToBTFID && r.Flags&(states.MemAlloc|states.MemPercpu) == states.MemAlloc|states.MemPercpu {
@@ -431,7 +449,7 @@ func (e *env) releaseIntoKptr(id uint32) error {
 			r.Flags = r.Flags&^states.MemAlloc | states.MemRCU
 		}
 	})
-	return e.releaseReference(id)
+	return e.releaseCallReference(id, callee)
 }
 
 // argTypeStr names the register type an argument kind expects.
@@ -656,7 +674,13 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 		return e.reject(e.insnIdx, "R%d type=%s expected=%s", regno, regTypeStr(reg), e.expectedStr(a))
 	}
 	isMemArg := func() bool { return isMemArgReg(reg, a, orNullMem) }
-	if reg.RefObjID != 0 {
+	// One referenced argument per call, whatever the helper (the
+	// destination of bpf_kptr_xchg, which may be an allocated object,
+	// aside): a second one, even the same reference, is refused.
+	if reg.RefObjID != 0 && a != helpers.ArgPtrToKptr {
+		if meta.argRefObjID != 0 {
+			return e.reject(e.insnIdx, "more than one arg with ref_obj_id R%d %d %d", regno, reg.RefObjID, meta.argRefObjID)
+		}
 		meta.argRefObjID = reg.RefObjID
 	}
 	switch a {

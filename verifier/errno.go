@@ -23,7 +23,7 @@ var einvalMessages = []string{
 	"*must have global linkage", "exception cb only supports single integer argument", "*cannot call exception cb directly",
 	"expected prog array map for tail call",
 	"Caller passes invalid args into func#", "Dynptr has to be an uninitialized dynptr", "Expected an initialized dynptr as arg #",
-	"*is not a scalar", "Type '", "*must be a rcu pointer", "*must be a known constant", "*must be referenced or trusted",
+	"*is not a scalar", "Type '", "*reference has not been acquired before", "*must be a rcu pointer", "*must be a known constant", "*must be referenced or trusted",
 	"Unknown type ID", "*expected pointer to ctx, but got", "*expected pointer to stack or const struct bpf_dynptr",
 	"cannot call GPL-restricted function from non-GPL compatible program", "*is only allowed in",
 	"expected an initialized iter_", "expected uninitialized iter_", "*is not pointing to valid bpf_map",

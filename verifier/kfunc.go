@@ -360,7 +360,7 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 		movesPacket = d != nil && dynptrType(d.Aux).writeMovesPacket()
 	}
 	if meta.releaseReg > 0 {
-		if err := e.releaseReference(regs[meta.releaseReg].RefObjID); err != nil {
+		if err := e.releaseCallReference(regs[meta.releaseReg].RefObjID, fmt.Sprintf("kfunc %s#%d", info.name, in.Imm)); err != nil {
 			return err
 		}
 	}
@@ -957,15 +957,10 @@ func isProjectionOf(pname, tname string) bool {
 
 // btfStructByName finds a vmlinux struct by name.
 func btfStructByName(name string) btf.Type {
-	spec, err := vmlinux()
-	if err != nil {
-		return nil
+	if s, ok := vmlinuxType[*btf.Struct](name); ok {
+		return s
 	}
-	var s *btf.Struct
-	if err := spec.TypeByName(name, &s); err != nil {
-		return nil
-	}
-	return s
+	return nil
 }
 
 // checkKfuncMemSizeReg is check_kfunc_mem_size_reg: the size in regno

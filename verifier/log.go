@@ -401,7 +401,8 @@ func unterminatedMessage(msg string) bool {
 	switch {
 	case msg == "expected prog array map for tail call",
 		msg == "2 or more rdonly/rdwr_buf_size parameters for kfunc",
-		strings.HasPrefix(msg, "insn ") && strings.HasSuffix(msg, " cannot call exception cb directly"):
+		strings.HasPrefix(msg, "insn ") && strings.HasSuffix(msg, " cannot call exception cb directly"),
+		strings.HasPrefix(msg, "more than one arg with ref_obj_id "):
 		return true
 	}
 	return false

@@ -178,13 +178,6 @@ func isStructOrUnion(t btf.Type) bool {
 
 // btfFuncByName finds a vmlinux function by name.
 func btfFuncByName(name string) *btf.Func {
-	spec, err := vmlinux()
-	if err != nil {
-		return nil
-	}
-	var fn *btf.Func
-	if spec.TypeByName(name, &fn) != nil {
-		return nil
-	}
+	fn, _ := vmlinuxType[*btf.Func](name)
 	return fn
 }

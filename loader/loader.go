@@ -3,6 +3,7 @@ package loader
 import (
 	"bytes"
 	"cmp"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -54,6 +55,50 @@ var kconfigNotFound = regexp.MustCompile(`kconfig (\S+) not found in \.kconfig`)
 // defines.
 func unresolvedExtern(name string) error {
 	return fmt.Errorf("%w %s: no unit of this object defines it and it is no kconfig value or kernel symbol (link the object's units first, as bpftool gen object does)", ErrUnresolvedExtern, name)
+}
+
+// firstUnresolvedExtern names, of the object's undefined variables that
+// neither .kconfig nor .ksyms declares, the first by name, so that the
+// error names the same one on every run: cilium/ebpf names whichever its
+// map iteration meets first. found is the one it named; it is returned
+// when the object's symbols cannot be read or do not hold it.
+func firstUnresolvedExtern(data []byte, found string) string {
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return found
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return found
+	}
+	declared := map[string]bool{}
+	if spec, err := btf.LoadSpecFromReader(bytes.NewReader(data)); err == nil {
+		for t, err := range spec.All() {
+			if err != nil {
+				break
+			}
+			switch v := t.(type) {
+			case *btf.Datasec:
+				if v.Name == ".kconfig" || v.Name == ".ksyms" {
+					for _, vs := range v.Vars {
+						declared[vs.Type.TypeName()] = true
+					}
+				}
+			case *btf.Func:
+				declared[v.Name] = declared[v.Name] || v.Linkage == btf.ExternFunc
+			}
+		}
+	}
+	var names []string
+	for _, s := range syms {
+		if s.Section == elf.SHN_UNDEF && elf.ST_BIND(s.Info) != elf.STB_LOCAL && s.Name != "" && !declared[s.Name] {
+			names = append(names, s.Name)
+		}
+	}
+	if !slices.Contains(names, found) {
+		return found
+	}
+	return slices.Min(names)
 }
 
 // Object is a BPF ELF object prepared for verification.
@@ -361,7 +406,7 @@ func loadSpec(data []byte) (spec *ebpf.CollectionSpec, err error) {
 	spec, err = ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
 	if err != nil {
 		if m := kconfigNotFound.FindStringSubmatch(err.Error()); m != nil {
-			return nil, unresolvedExtern(m[1])
+			return nil, unresolvedExtern(firstUnresolvedExtern(data, m[1]))
 		}
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}

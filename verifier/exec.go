@@ -202,6 +202,11 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 			return e.reject(e.insnIdx, "cannot use BPF_LD_[ABS|IND] within callback")
 		}
 	}
+	// r0-r5 are checked as written (check_reg_arg, DST_OP_NO_MARK),
+	// which marks them scratched: the log shows r0 after the load.
+	for r := uint8(0); r <= 5; r++ {
+		e.log.markRegScratched(r)
+	}
 	for r := 1; r <= 5; r++ {
 		regs[r].MarkNotInit()
 	}
@@ -217,7 +222,6 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 // current function. The successful load is queued to continue after the
 // instruction; the failure is taken now by returning 0 to the caller.
 func (e *env) ldAbsSubprogExit() error {
-	e.log.markRegScratched(0)
 	if _, err := e.pushStack(e.insnIdx+1, e.insnIdx); err != nil {
 		return err
 	}

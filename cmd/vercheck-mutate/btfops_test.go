@@ -12,7 +12,7 @@ import (
 
 // TestWithMapBTF: the map-BTF edits change the map's type, key or one
 // value member's type as described, on copies: the seed's map and types
-// stay as they were.
+// stay as they were, and the new types refer to the seed's own.
 func TestWithMapBTF(t *testing.T) {
 	u32 := &btf.Int{Name: "u32", Size: 4}
 	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4}
@@ -33,8 +33,11 @@ func TestWithMapBTF(t *testing.T) {
 	if !ok {
 		t.Fatalf("value %v", m.Spec.Value)
 	}
-	if td, ok := s.Members[0].Type.(*btf.Typedef); !ok || td.Type.(*btf.Struct).Name != "bpf_spin_lock" {
-		t.Errorf("member 0: %v, want a typedef of bpf_spin_lock", s.Members[0].Type)
+	if td, ok := s.Members[0].Type.(*btf.Typedef); !ok || td.Type != lock {
+		t.Errorf("member 0: %v, want a typedef of the seed's own bpf_spin_lock", s.Members[0].Type)
+	}
+	if s.Members[1].Type != u32 {
+		t.Errorf("member 1: %v, want the seed's own u32 (a copy is another type to the kernel)", s.Members[1].Type)
 	}
 	if value.Members[0].Type != lock {
 		t.Errorf("the seed's value changed: %v", value.Members[0].Type)

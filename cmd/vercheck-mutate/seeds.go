@@ -254,17 +254,47 @@ func withMapBTF(m *loader.Map, d mutate.MapBTF) *loader.Map {
 	if d.Type != 0 {
 		t = ebpf.MapType(d.Type)
 	}
+	// The edits make new types in front of the object's, which they
+	// share: a copy of the object's special structs (bpf_spin_lock,
+	// bpf_rb_node...) in the loaded BTF would be no special struct to
+	// the kernel, which finds them by name, the first of each.
 	key, value := m.Spec.Key, m.Spec.Value
 	if key != nil && d.Key != mutate.KeyKept {
-		key = editedKey(btf.Copy(key), d.Key, m.KeySize)
+		key = editedKey(key, d.Key, m.KeySize)
 	}
 	if d.Wrap != mutate.WrapNone {
-		value = btf.Copy(value)
-		if s, ok := btf.UnderlyingType(value).(*btf.Struct); ok && d.Member < len(s.Members) {
-			s.Members[d.Member].Type = wrapped(s.Members[d.Member].Type, d.Wrap)
-		}
+		value = withMember(value, d.Member, func(t btf.Type) btf.Type { return wrapped(t, d.Wrap) })
 	}
 	return m.WithTypes(t, key, value)
+}
+
+// withMember returns value with member i of its struct (behind any
+// typedefs and qualifiers) replaced by edit's result: the struct and the
+// types in front of it are copied, the members' types are value's own.
+func withMember(value btf.Type, i int, edit func(btf.Type) btf.Type) btf.Type {
+	switch v := value.(type) {
+	case *btf.Struct:
+		if i >= len(v.Members) {
+			return value
+		}
+		c := *v
+		c.Members = slices.Clone(v.Members)
+		c.Members[i].Type = edit(c.Members[i].Type)
+		return &c
+	case *btf.Typedef:
+		c := *v
+		c.Type = withMember(v.Type, i, edit)
+		return &c
+	case *btf.Const:
+		c := *v
+		c.Type = withMember(v.Type, i, edit)
+		return &c
+	case *btf.Volatile:
+		c := *v
+		c.Type = withMember(v.Type, i, edit)
+		return &c
+	}
+	return value
 }
 
 // editedKey returns key, of size bytes, edited as e says.

@@ -131,6 +131,9 @@ type objectBTF struct {
 	handle   *btf.Handle
 	funcInfo []byte
 	lineInfo []byte
+	// remapped are the copies made of types the object's BTF lacks
+	// (remap), one per type whatever the number of lookups.
+	remapped map[btf.Type]btf.Type
 }
 
 // newObjectBTF adds every type of a copy of the object's BTF to a
@@ -252,8 +255,14 @@ func (o *objectBTF) id(t btf.Type) (btf.TypeID, error) {
 	if errors.Is(err, btf.ErrNotFound) {
 		// A type the load made (a fuzzer's edited key or wrapped
 		// value member): it goes into the loaded BTF after the
-		// object's, with the object's types it names added again.
-		id, err := o.builder.Add(t)
+		// object's, naming the object's own types where it refers to
+		// them. (Copies of those would be other types to the kernel:
+		// a second bpf_rb_node is no graph node, btf_parse_struct_metas
+		// finds the special structs by name, the first of each.)
+		if o.remapped == nil {
+			o.remapped = map[btf.Type]btf.Type{}
+		}
+		id, err := o.builder.Add(o.remap(t, o.remapped))
 		if err != nil {
 			return 0, fmt.Errorf("add %s to the object's BTF: %w", t, err)
 		}
@@ -263,6 +272,55 @@ func (o *objectBTF) id(t btf.Type) (btf.TypeID, error) {
 		return 0, fmt.Errorf("%s is not of the object's BTF: %w", t, err)
 	}
 	return o.idOf(oid)
+}
+
+// remap returns t with every type of the object's BTF it refers to
+// replaced by that type's copy in the loaded BTF: t itself when it is the
+// object's, else a copy of t with its children remapped. done holds the
+// copies made so far (a new struct may point to itself).
+func (o *objectBTF) remap(t btf.Type, done map[btf.Type]btf.Type) btf.Type {
+	if t == nil {
+		return nil
+	}
+	if oid, err := o.object.TypeID(t); err == nil {
+		if c, err := o.types.TypeByID(oid); err == nil {
+			return c
+		}
+		return t
+	}
+	if c, ok := done[t]; ok {
+		return c
+	}
+	c := btf.Copy(t)
+	done[t] = c
+	switch v := c.(type) {
+	case *btf.Typedef:
+		v.Type = o.remap(t.(*btf.Typedef).Type, done)
+	case *btf.Volatile:
+		v.Type = o.remap(t.(*btf.Volatile).Type, done)
+	case *btf.Const:
+		v.Type = o.remap(t.(*btf.Const).Type, done)
+	case *btf.Restrict:
+		v.Type = o.remap(t.(*btf.Restrict).Type, done)
+	case *btf.TypeTag:
+		v.Type = o.remap(t.(*btf.TypeTag).Type, done)
+	case *btf.Pointer:
+		v.Target = o.remap(t.(*btf.Pointer).Target, done)
+	case *btf.Array:
+		v.Type = o.remap(t.(*btf.Array).Type, done)
+		v.Index = o.remap(t.(*btf.Array).Index, done)
+	case *btf.Struct:
+		for i, m := range t.(*btf.Struct).Members {
+			v.Members[i].Type = o.remap(m.Type, done)
+		}
+	case *btf.Union:
+		for i, m := range t.(*btf.Union).Members {
+			v.Members[i].Type = o.remap(m.Type, done)
+		}
+	case *btf.Var:
+		v.Type = o.remap(t.(*btf.Var).Type, done)
+	}
+	return c
 }
 
 // idOf is the id in the loaded BTF of the type with id oid in the

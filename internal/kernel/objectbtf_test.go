@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
@@ -112,6 +113,12 @@ func TestLoadWithObjectBTF(t *testing.T) {
 	for _, m := range edited.Maps {
 		if m != nil && m.Name == "g11_lists" {
 			m.Spec.Key = &btf.Int{Name: "edited_key", Size: 4, Encoding: btf.Signed}
+			// A value struct of its own whose members are the
+			// object's: a copy of bpf_spin_lock or bpf_list_head
+			// would be no special field to the kernel.
+			value := *m.Spec.Value.(*btf.Struct)
+			value.Members = slices.Clone(value.Members)
+			m.Spec.Value = &value
 		}
 	}
 	for _, p := range edited.Programs {

@@ -249,7 +249,13 @@ func (i Insn) disasmJmp(callName func(Insn) string) string {
 }
 
 // Format renders one verifier-log instruction line, "idx: (op) text",
-// as the kernel prints it before simulating the instruction.
+// as the kernel prints it before simulating the instruction. An encoding
+// print_bpf_insn cannot name prints as "idx: BUG_...", with no opcode in
+// front.
 func Format(idx int, i Insn) string {
-	return fmt.Sprintf("%d: (%02x) %s", idx, i.Op, i.String())
+	text := i.String()
+	if strings.HasPrefix(text, "BUG_") {
+		return fmt.Sprintf("%d: %s", idx, text)
+	}
+	return fmt.Sprintf("%d: (%02x) %s", idx, i.Op, text)
 }

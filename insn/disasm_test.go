@@ -108,3 +108,21 @@ func TestKernelDisasm(t *testing.T) {
 		t.Errorf("kernel disassembly mismatch (-ours +kernel):\n%s", diff)
 	}
 }
+
+// TestFormatBug: an encoding print_bpf_insn cannot name is printed as
+// "idx: BUG_...", without the opcode in front (an atomic with an unknown
+// operation, a BPF_ST of another mode).
+func TestFormatBug(t *testing.T) {
+	tests := []struct {
+		in   Insn
+		want string
+	}{
+		{Insn{Op: ClassSTX | ModeATOMIC | SizeW, Dst: R10, Src: R1, Off: -8, Imm: 0x10}, "4: BUG_c3"},
+		{Insn{Op: ClassSTX | ModeATOMIC | SizeW, Dst: R10, Src: R1, Off: -8, Imm: AtomicAdd}, "4: (c3) lock *(u32 *)(r10 -8) += r1"},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, Format(4, tc.in)); diff != "" {
+			t.Errorf("Format mismatch (-want +got):\n%s", diff)
+		}
+	}
+}

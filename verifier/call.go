@@ -676,13 +676,38 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	isMemArg := func() bool { return isMemArgReg(reg, a, orNullMem) }
 	// One referenced argument per call, whatever the helper (the
 	// destination of bpf_kptr_xchg, which may be an allocated object,
-	// aside): a second one, even the same reference, is refused.
-	if reg.RefObjID != 0 && a != helpers.ArgPtrToKptr {
+	// aside): a second one, even the same reference, is refused, after
+	// the argument's type check (check_reg_type): a maybe-NULL pointer
+	// where the kind takes none is that check's failure, which the kind's
+	// checks report, so its reference is counted after them.
+	refArg := func() error {
+		if reg.RefObjID == 0 || a == helpers.ArgPtrToKptr {
+			return nil
+		}
 		if meta.argRefObjID != 0 {
 			return e.reject(e.insnIdx, "more than one arg with ref_obj_id R%d %d %d", regno, reg.RefObjID, meta.argRefObjID)
 		}
 		meta.argRefObjID = reg.RefObjID
+		return nil
 	}
+	typeFailsFirst := reg.MaybeNull() && !argMayBeNull(a)
+	if !typeFailsFirst {
+		if err := refArg(); err != nil {
+			return err
+		}
+	}
+	if err := e.checkArgKind(i, fn, meta, reg, typeErr, isMemArg); err != nil || !typeFailsFirst {
+		return err
+	}
+	return refArg()
+}
+
+// checkArgKind is the part of check_func_arg that depends on argument
+// i's kind, for checkFuncArgKind: typeErr reports the type check's
+// failure, isMemArg whether the register is memory the kind takes.
+func (e *env) checkArgKind(i int, fn *helpers.Proto, meta *callMeta, reg *states.Reg, typeErr func() error, isMemArg func() bool) error {
+	a := fn.Args[i]
+	regno := i + 1
 	switch a {
 	case helpers.ArgConstMapPtr, helpers.ArgConstMapPtrOrNull:
 		if a == helpers.ArgConstMapPtrOrNull && reg.IsNull() {

@@ -95,6 +95,16 @@ __naked int s25_two_ref_syncookie(void)
 		:: S25_ARGS : __clobber_all);
 }
 
+/* The record unchecked for NULL: the type check of the second referenced
+ * argument fails before its reference is counted. */
+// vercheck: reject "R2 type=ringbuf_mem_or_null expected="
+SEC("tc")
+__naked int s25_two_ref_syncookie_null(void)
+{
+	asm volatile("r6 = r1;" RES(64) "r7 = r0; r1 = r6;" LOOKUP(bpf_sk_lookup_tcp) "if r0 == 0 goto 2f; r8 = r0; r1 = r0; r2 = r7; r3 = 20; r4 = r7; r5 = 20; call %[bpf_tcp_check_syncookie]; r1 = r8; call %[bpf_sk_release]; 2: r0 = 0; exit;"
+		:: S25_ARGS : __clobber_all);
+}
+
 // vercheck: accept
 SEC("tc")
 __naked int s25_rb_output_self(void)

@@ -143,7 +143,7 @@ type objectBTF struct {
 // after all others, so each id a decl tag had holds a placeholder here
 // (an anonymous int), and the decl tags come after.
 func newObjectBTF(object *btf.Spec) (*objectBTF, error) {
-	o := &objectBTF{object: object, types: object.Copy()}
+	o := &objectBTF{object: object, types: object.Copy(), remapped: map[btf.Type]btf.Type{}}
 	var all []btf.Type
 	for id := btf.TypeID(1); ; id++ {
 		t, err := o.types.TypeByID(id)
@@ -259,10 +259,7 @@ func (o *objectBTF) id(t btf.Type) (btf.TypeID, error) {
 		// them. (Copies of those would be other types to the kernel:
 		// a second bpf_rb_node is no graph node, btf_parse_struct_metas
 		// finds the special structs by name, the first of each.)
-		if o.remapped == nil {
-			o.remapped = map[btf.Type]btf.Type{}
-		}
-		id, err := o.builder.Add(o.remap(t, o.remapped))
+		id, err := o.builder.Add(o.remap(t))
 		if err != nil {
 			return 0, fmt.Errorf("add %s to the object's BTF: %w", t, err)
 		}
@@ -276,9 +273,9 @@ func (o *objectBTF) id(t btf.Type) (btf.TypeID, error) {
 
 // remap returns t with every type of the object's BTF it refers to
 // replaced by that type's copy in the loaded BTF: t itself when it is the
-// object's, else a copy of t with its children remapped. done holds the
-// copies made so far (a new struct may point to itself).
-func (o *objectBTF) remap(t btf.Type, done map[btf.Type]btf.Type) btf.Type {
+// object's, else a copy of t with its children remapped, made once
+// (o.remapped; a new struct may point to itself).
+func (o *objectBTF) remap(t btf.Type) btf.Type {
 	if t == nil {
 		return nil
 	}
@@ -288,37 +285,37 @@ func (o *objectBTF) remap(t btf.Type, done map[btf.Type]btf.Type) btf.Type {
 		}
 		return t
 	}
-	if c, ok := done[t]; ok {
+	if c, ok := o.remapped[t]; ok {
 		return c
 	}
 	c := btf.Copy(t)
-	done[t] = c
+	o.remapped[t] = c
 	switch v := c.(type) {
 	case *btf.Typedef:
-		v.Type = o.remap(t.(*btf.Typedef).Type, done)
+		v.Type = o.remap(t.(*btf.Typedef).Type)
 	case *btf.Volatile:
-		v.Type = o.remap(t.(*btf.Volatile).Type, done)
+		v.Type = o.remap(t.(*btf.Volatile).Type)
 	case *btf.Const:
-		v.Type = o.remap(t.(*btf.Const).Type, done)
+		v.Type = o.remap(t.(*btf.Const).Type)
 	case *btf.Restrict:
-		v.Type = o.remap(t.(*btf.Restrict).Type, done)
+		v.Type = o.remap(t.(*btf.Restrict).Type)
 	case *btf.TypeTag:
-		v.Type = o.remap(t.(*btf.TypeTag).Type, done)
+		v.Type = o.remap(t.(*btf.TypeTag).Type)
 	case *btf.Pointer:
-		v.Target = o.remap(t.(*btf.Pointer).Target, done)
+		v.Target = o.remap(t.(*btf.Pointer).Target)
 	case *btf.Array:
-		v.Type = o.remap(t.(*btf.Array).Type, done)
-		v.Index = o.remap(t.(*btf.Array).Index, done)
+		v.Type = o.remap(t.(*btf.Array).Type)
+		v.Index = o.remap(t.(*btf.Array).Index)
 	case *btf.Struct:
 		for i, m := range t.(*btf.Struct).Members {
-			v.Members[i].Type = o.remap(m.Type, done)
+			v.Members[i].Type = o.remap(m.Type)
 		}
 	case *btf.Union:
 		for i, m := range t.(*btf.Union).Members {
-			v.Members[i].Type = o.remap(m.Type, done)
+			v.Members[i].Type = o.remap(m.Type)
 		}
 	case *btf.Var:
-		v.Type = o.remap(t.(*btf.Var).Type, done)
+		v.Type = o.remap(t.(*btf.Var).Type)
 	}
 	return c
 }

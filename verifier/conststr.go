@@ -83,11 +83,19 @@ func (e *env) checkSnprintfCall() error {
 	return nil
 }
 
-// isPrintable, isSpace and isPunct are the kernel's ctype classes for
-// ASCII bytes.
+// isPrintable is the kernel's isprint for ASCII bytes (the format
+// parser asks it of ASCII bytes only).
 func isPrintable(c byte) bool { return c >= ' ' && c <= '~' }
-func isSpace(c byte) bool     { return c == ' ' || (c >= '\t' && c <= '\r') }
+
+// isSpace and isPunct are the kernel's isspace and ispunct, whose
+// table (lib/ctype.c) is Latin-1: 0xa0 is white space, 0xa1-0xbf, 0xd7
+// and 0xf7 are punctuation. The parser asks them of the byte after a
+// conversion, which may be any byte.
+func isSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0 }
 func isPunct(c byte) bool {
+	if c >= nonASCII {
+		return (c >= 0xa1 && c <= 0xbf) || c == 0xd7 || c == 0xf7
+	}
 	return isPrintable(c) && c != ' ' && !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z')
 }
 
@@ -96,7 +104,8 @@ func isPunct(c byte) bool {
 // control bytes but white space (bytes above ASCII pass on 6.18.44); at most numArgs conversions, each an optional "[0 +-]" flag
 // run and width, then %d %i %u %x %X with up to two 'l's, %c, %s, %ps,
 // %pks, %pus (a string conversion must be followed by the end, a space or
-// punctuation), bare kernel pointers %p %pK %px %ps %pS, %pB, or
+// punctuation), a bare %p (followed by the end, a space or punctuation,
+// which is parsed again), kernel pointers %pK %px %ps %pS, %pB, or
 // %pi4 %pI4 %pi6 %pI6. Fewer conversions than arguments is fine.
 func validPrintfFormat(s []byte, numArgs int) bool {
 	at := func(i int) byte {
@@ -136,12 +145,15 @@ func validPrintfFormat(s []byte, numArgs int) bool {
 		case 'p':
 			next := at(i + 1)
 			switch {
+			case next == 0 || isSpace(next) || isPunct(next):
+				// A bare %p: the byte after it is parsed again, so
+				// a '%' there starts a conversion of its own.
 			case (next == 'k' || next == 'u') && at(i+2) == 's':
 				i += 2
 				if !stringConvEnd(at(i + 1)) {
 					return false
 				}
-			case next == 0 || isSpace(next) || isPunct(next) || next == 'K' || next == 'x' || next == 's' || next == 'S':
+			case next == 'K' || next == 'x' || next == 's' || next == 'S':
 				i++
 			case next == 'B':
 				i++

@@ -35,6 +35,22 @@ func TestValidPrintfFormat(t *testing.T) {
 		{"a\x7fb", 0, false},
 		{"a\tb", 0, true},
 		{"\x81\xff", 0, true},
+		// A bare %p leaves the byte after it to be parsed again.
+		{"%p%d", 1, false},
+		{"%p%d", 2, true},
+		{"%p%p", 1, false},
+		{"%p%", 2, false},
+		{"%p%%", 1, true},
+		{"%p.%%", 1, true},
+		// isspace and ispunct are Latin-1's: 0xa0 is a space, 0xa1-0xbf,
+		// 0xd7 and 0xf7 punctuation; other bytes above ASCII are neither.
+		{"%p\xa0", 1, true},
+		{"%s\xa1", 1, true},
+		{"%pks\xd7", 1, true},
+		{"%s\xf7", 1, true},
+		{"%s\xc0", 1, false},
+		{"%p\x9f", 1, false},
+		{"%\xa0", 1, false},
 	}
 	for _, tt := range tests {
 		got := validPrintfFormat([]byte(tt.format), tt.numArgs)

@@ -180,6 +180,15 @@ func (m *Map) WithDefinition(maxEntries, flags uint32) *Map {
 	return &c
 }
 
+// WithContents returns a copy of m whose initial value bytes are
+// contents (a loader that rewrites a global data map before it loads the
+// programs, as libbpf's skeletons set .rodata).
+func (m *Map) WithContents(contents []byte) *Map {
+	c := *m
+	c.Contents = contents
+	return &c
+}
+
 // WithTypes returns a copy of m created as a map of type t with key and
 // value as its BTF key and value types (a loader given other types than
 // the object's). Its sizes stay m's.

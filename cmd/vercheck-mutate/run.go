@@ -177,7 +177,7 @@ func operatorNames(list string) ([]string, error) {
 		case name == "":
 		case name == "resources":
 			out = append(out, mutate.ResourceOperators()...)
-		case slices.Contains(mutate.Operators(), name), name == mutate.LoadFlagsOperator, name == mutate.MapDefOperator, name == mutate.MapBTFOperator, name == mutate.FuncBTFOperator, name == mutate.AttachTargetOperator:
+		case slices.Contains(mutate.Operators(), name), slices.Contains(mutate.LoadOperators(), name):
 			out = append(out, name)
 		default:
 			return nil, fmt.Errorf("-ops: no operator %q", name)

@@ -211,6 +211,9 @@ func mapInfos(obj *loader.Object) []mutate.MapInfo {
 	for i, m := range obj.Maps {
 		if m != nil {
 			infos[i] = mutate.MapInfo{Type: uint32(m.Type), MaxEntries: m.MaxEntries, Flags: m.Flags, Data: isGlobalData(m)}
+			if m.ReadOnly && len(m.Contents) > 0 {
+				infos[i].Rodata = m.Contents
+			}
 			if m.Spec != nil && m.Spec.Value != nil {
 				infos[i].BTF, infos[i].KeySize = true, m.KeySize
 				if s, ok := btf.UnderlyingType(m.Spec.Value).(*btf.Struct); ok {
@@ -230,10 +233,11 @@ func isGlobalData(m *loader.Map) bool {
 }
 
 // object returns the seed's object as mutant m loads it: with the map
-// definitions m changes (mutate.MapDefOperator), the seed's own otherwise.
+// definitions m changes (mutate.MapDefOperator, MapBTFOperator) and the
+// read-only data it changes (RodataOperator), the seed's own otherwise.
 // Both verifiers are given it, the kernel's maps being created from it.
 func (s *seed) object(m mutate.Mutant) *loader.Object {
-	if len(m.MapDefs) == 0 && len(m.MapBTFs) == 0 {
+	if len(m.MapDefs) == 0 && len(m.MapBTFs) == 0 && len(m.DataEdits) == 0 {
 		return s.obj
 	}
 	o := *s.obj
@@ -243,6 +247,13 @@ func (s *seed) object(m mutate.Mutant) *loader.Object {
 	}
 	for _, d := range m.MapBTFs {
 		o.Maps[d.Index] = withMapBTF(o.Maps[d.Index], d)
+	}
+	edited := map[int]bool{}
+	for _, d := range m.DataEdits {
+		if k := d.Index; !edited[k] {
+			edited[k] = true
+			o.Maps[k] = o.Maps[k].WithContents(mutate.ApplyDataEdits(o.Maps[k].Contents, k, m.DataEdits))
+		}
 	}
 	return &o
 }

@@ -44,6 +44,9 @@ type Mutant struct {
 	// FuncBTFs are functions of the program loaded with other BTF
 	// (FuncBTFOperator).
 	FuncBTFs []FuncBTF
+	// DataEdits are changes of the initial bytes of read-only data maps
+	// the mutant is loaded with (RodataOperator).
+	DataEdits []DataEdit
 	// AttachTo, when not empty, is the attach target the mutant is
 	// loaded against instead of the original's (AttachTargetOperator).
 	AttachTo string
@@ -164,7 +167,7 @@ func (m Mutant) apply(e edit, change string) (Mutant, error) {
 		target[j] = s.target(t)
 	}
 	changes := append(slices.Clone(m.Changes), change)
-	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable, ToggleFlags: m.ToggleFlags, MapDefs: m.MapDefs, MapBTFs: m.MapBTFs, FuncBTFs: m.FuncBTFs, AttachTo: m.AttachTo}, nil
+	return Mutant{Insns: out, Origin: origin, Target: target, Changes: changes, Operators: m.Operators, ProgType: m.ProgType, ToggleSleepable: m.ToggleSleepable, ToggleFlags: m.ToggleFlags, MapDefs: m.MapDefs, MapBTFs: m.MapBTFs, FuncBTFs: m.FuncBTFs, DataEdits: m.DataEdits, AttachTo: m.AttachTo}, nil
 }
 
 // splitsLdImm64 reports whether a cut before index i falls between the two

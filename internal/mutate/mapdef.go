@@ -51,6 +51,10 @@ type MapInfo struct {
 	BTF          bool
 	KeySize      uint32
 	ValueMembers int
+	// Rodata holds the initial bytes of a read-only global data map
+	// (.rodata: frozen by loaders, known to the verifier) for
+	// RodataOperator; nil for any other map.
+	Rodata []byte
 }
 
 // MapDef is a map of the seed's object created with other entries and

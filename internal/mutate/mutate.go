@@ -127,7 +127,8 @@ func (env Env) drawn() []operator {
 // toggles BPF_F_SLEEPABLE with probability SleepableShare; the next
 // toggles another load flag with probability LoadFlagsShare; when it loads
 // a map, the next gives the map another definition with probability
-// MapDefShare, and the next other BTF with probability MapBTFShare; when
+// MapDefShare, the next other BTF with probability MapBTFShare, and the
+// next other read-only data with probability RodataShare; when
 // it has function info, the next gives a function another prototype with
 // probability FuncBTFShare.
 // Fewer than n mutations are applied only when no operator applies.
@@ -167,6 +168,12 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 	}
 	if n > 0 && len(env.Maps) > 0 && r.Float64() < env.share(MapBTFOperator, MapBTFShare) {
 		if mm, ok := m.withMapBTF(r, env.Maps); ok {
+			m = mm
+			n--
+		}
+	}
+	if n > 0 && len(env.Maps) > 0 && r.Float64() < env.share(RodataOperator, RodataShare) {
+		if mm, ok := m.withRodata(r, env.Maps); ok {
 			m = mm
 			n--
 		}

@@ -99,6 +99,14 @@ func Operators() []string {
 	return names
 }
 
+// LoadOperators returns the names of the operators that change what a
+// mutant is loaded with rather than its instructions, and that -ops may
+// name: load flags, map definitions and BTF, read-only data, function BTF
+// and the attach target.
+func LoadOperators() []string {
+	return []string{LoadFlagsOperator, MapDefOperator, MapBTFOperator, RodataOperator, FuncBTFOperator, AttachTargetOperator}
+}
+
 // ResourceOperators returns the names of the operators aimed at the
 // kernel's rules for resources and calls (resources.go).
 func ResourceOperators() []string {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
@@ -150,6 +151,13 @@ func kfuncCallee(in insn.Insn) (*kfuncInfo, error) {
 	return info, nil
 }
 
+// haveModuleBTFs reports whether kernel modules with BTF are known (the
+// running kernel's, or those Options.ModuleBTF names).
+func haveModuleBTFs() bool {
+	mods, err := loader.ModuleBTFs()
+	return err != nil || len(mods) > 0
+}
+
 // moduleKfuncCache memoises module kfuncs by fd_array index and BTF id.
 var moduleKfuncCache sync.Map // map[int64]*kfuncInfo
 
@@ -194,6 +202,12 @@ func (e *env) checkKfuncDecls() error {
 			// find_kfunc_desc_btf: the offset is an index into
 			// fd_array, never negative.
 			return &RejectError{Insn: i, Msg: "negative offset disallowed for kernel module function call\nfailed to find BTF for kernel function"}
+		}
+		if in.Off > 0 && !haveModuleBTFs() {
+			// A module's BTF is the fd at index Off of fd_array, which
+			// loaders pass only for the module kfuncs they resolved:
+			// with no module BTF there is none.
+			return &RejectError{Insn: i, Msg: "kfunc offset > 0 without fd_array is invalid\nfailed to find BTF for kernel function", errno: syscall.EPROTO}
 		}
 		info, err := kfuncCallee(in)
 		if err != nil {

@@ -157,6 +157,34 @@ func TestKfuncCalls(t *testing.T) {
 	}
 }
 
+// TestKfuncModuleOffset: a kfunc call's offset names a module BTF by its
+// index in fd_array (find_kfunc_desc_btf): a negative one is refused, and
+// so is any with no module BTF, when loaders pass no fd_array (EPROTO).
+// Both before the walk, for a call no path reaches too.
+func TestKfuncModuleOffset(t *testing.T) {
+	call := func(off int16) *loader.Program {
+		return &loader.Program{Name: "p", Type: ebpf.SchedCLS, GPLCompatible: true, Instructions: asm.Instructions{
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+			{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Offset: off, Constant: 1},
+			asm.Return(),
+		}}
+	}
+	want := progOutcome{"rejected", "negative offset disallowed for kernel module function call\nfailed to find BTF for kernel function"}
+	if diff := cmp.Diff(want, verifyInsns(t, call(-1))); diff != "" {
+		t.Errorf("offset -1 (-want +got):\n%s", diff)
+	}
+	if haveModuleBTFs() {
+		t.Skip("this kernel has module BTF: an offset names one of them")
+	}
+	for _, off := range []int16{1, 16} {
+		want := progOutcome{"rejected", "kfunc offset > 0 without fd_array is invalid\nfailed to find BTF for kernel function"}
+		if diff := cmp.Diff(want, verifyInsns(t, call(off))); diff != "" {
+			t.Errorf("offset %d (-want +got):\n%s", off, diff)
+		}
+	}
+}
+
 func TestTracingContext(t *testing.T) {
 	if _, err := vmlinux(); err != nil {
 		t.Skipf("no kernel BTF: %v", err)

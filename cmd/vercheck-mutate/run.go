@@ -326,12 +326,23 @@ type trial struct {
 }
 
 // mutant draws mutant i of the run from its own random stream, which it
-// returns for the mutant's follow-ups.
+// returns for the mutant's follow-ups. A seed none of whose operators
+// applies (with -ops naming operators only some seeds can take, most of
+// them) gives an unchanged program, and another seed is drawn instead,
+// up to seedDraws times.
 func (f *fuzzer) mutant(i int) (*seed, mutate.Mutant, *rand.Rand) {
 	r := rand.New(rand.NewPCG(f.cfg.seed, uint64(i)))
-	s := f.seeds[r.IntN(len(f.seeds))]
-	return s, mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.env), r
+	for draw := 1; ; draw++ {
+		s := f.seeds[r.IntN(len(f.seeds))]
+		m := mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.env)
+		if len(m.Operators) > 0 || draw == seedDraws {
+			return s, m, r
+		}
+	}
 }
+
+// seedDraws bounds the seeds drawn for one mutant.
+const seedDraws = 16
 
 // judge makes mutant i and runs both verifiers on it, then on up to
 // -past-error follow-ups, each going on past the instruction vercheck

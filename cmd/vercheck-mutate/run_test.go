@@ -341,3 +341,21 @@ func TestSeedMapDefinition(t *testing.T) {
 		t.Errorf("the seed's map changed: max_entries %d, flags %#x, read-only %v", m.MaxEntries, m.Flags, m.ReadOnly)
 	}
 }
+
+// TestMutantRedrawsSeed: with -ops naming an operator only some seeds can
+// take, each mutant comes from one of those, changed, instead of being
+// the unchanged program of a seed the operator cannot apply to.
+func TestMutantRedrawsSeed(t *testing.T) {
+	withData := testSeedIn(t, "../../testdata/progs/s26_snprintf_fmt.o", "s26_bare_p_then_d_two_args")
+	without := testSeed(t, "global_ptr_checked")
+	for _, s := range []*seed{withData, without} {
+		s.env = mutate.Env{Maps: mapInfos(s.obj), Operators: []string{mutate.RodataOperator}}
+	}
+	f := &fuzzer{seeds: []*seed{without, withData}, cfg: config{seed: 7}}
+	for i := range 64 {
+		s, m, _ := f.mutant(i)
+		if s != withData || len(m.DataEdits) == 0 {
+			t.Fatalf("mutant %d: seed %s, data edits %v, want %s with one", i, s.name, m.DataEdits, withData.name)
+		}
+	}
+}

@@ -259,6 +259,18 @@ var table = map[string]Def{
 	"bpf_preempt_enable":             {0, HookCommon},
 	"bpf_copy_from_user_str":         {Sleepable, HookCommon},
 	"bpf_copy_from_user_task_str":    {Sleepable, HookCommon},
+	// The dynptr copies of kernel/trace/bpf_trace.c (6.17), in the
+	// common set where CONFIG_BPF_EVENTS is set: from kernel or user
+	// memory without faulting, or from user memory where a fault may
+	// sleep (the task's with a trusted task).
+	"bpf_probe_read_user_dynptr":         {0, HookCommon},
+	"bpf_probe_read_kernel_dynptr":       {0, HookCommon},
+	"bpf_probe_read_user_str_dynptr":     {0, HookCommon},
+	"bpf_probe_read_kernel_str_dynptr":   {0, HookCommon},
+	"bpf_copy_from_user_dynptr":          {Sleepable, HookCommon},
+	"bpf_copy_from_user_str_dynptr":      {Sleepable, HookCommon},
+	"bpf_copy_from_user_task_dynptr":     {Sleepable, HookCommon},
+	"bpf_copy_from_user_task_str_dynptr": {Sleepable, HookCommon},
 	// net/core/filter.c: the socket address of a cgroup sock_addr
 	// program (registered for its type, which shares the cgroup hook),
 	// and the socket an iterator visits.

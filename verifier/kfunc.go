@@ -40,9 +40,19 @@ func kfuncChangesPktData(name string) bool {
 
 // kfuncDynptrWrites reports whether the kfunc writes into the dynptr of
 // its first argument the way bpf_dynptr_write does, so that a write into
-// an skb dynptr may move the packet (stablefix.DynptrKfuncPktWrite).
+// an skb dynptr may move the packet (stablefix.DynptrKfuncPktWrite):
+// bpf_dynptr_copy, bpf_dynptr_memset and the copies of 6.17 from kernel
+// and user memory.
 func kfuncDynptrWrites(name string) bool {
-	return name == "bpf_dynptr_copy" || name == "bpf_dynptr_memset"
+	switch name {
+	case "bpf_dynptr_copy", "bpf_dynptr_memset",
+		"bpf_probe_read_user_dynptr", "bpf_probe_read_kernel_dynptr",
+		"bpf_probe_read_user_str_dynptr", "bpf_probe_read_kernel_str_dynptr",
+		"bpf_copy_from_user_dynptr", "bpf_copy_from_user_str_dynptr",
+		"bpf_copy_from_user_task_dynptr", "bpf_copy_from_user_task_str_dynptr":
+		return true
+	}
+	return false
 }
 
 // kfuncBpfTrap is __bpf_trap, which no verified path may reach.

@@ -259,6 +259,14 @@ var table = map[string]Def{
 	"bpf_preempt_enable":             {0, HookCommon},
 	"bpf_copy_from_user_str":         {Sleepable, HookCommon},
 	"bpf_copy_from_user_task_str":    {Sleepable, HookCommon},
+	// net/bpf/test_run.c's test targets: bpf_modify_return_test_tp is in
+	// the common set too; the others are in the fmod_ret set alone
+	// (register_btf_fmodret_id_set), which no program type may call:
+	// "calling kernel function ... is not allowed".
+	"bpf_modify_return_test_tp": {0, HookCommon},
+	"bpf_modify_return_test":    {0, 0},
+	"bpf_modify_return_test2":   {0, 0},
+	"bpf_fentry_test1":          {Sleepable, 0},
 	// The dynptr copies of kernel/trace/bpf_trace.c (6.17), in the
 	// common set where CONFIG_BPF_EVENTS is set: from kernel or user
 	// memory without faulting, or from user memory where a fault may

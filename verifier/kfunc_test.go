@@ -142,11 +142,19 @@ func TestKfuncCalls(t *testing.T) {
 			asm.Mov.Imm(asm.R0, 0),
 			asm.Return(),
 		}}, progOutcome{"rejected", "cannot call kernel function from non-GPL compatible program"}},
+		// A kernel function in no kfunc table of vercheck's: most are
+		// no kfuncs at all, but BTF does not tell them apart.
 		{"kfunc not modelled", tpBTF(
-			kfuncCall(kfuncID(t, "bpf_probe_read_kernel_dynptr")),
+			kfuncCall(kfuncID(t, "bpf_prog_put")),
 			asm.Mov.Imm(asm.R0, 0),
 			asm.Return(),
-		), progOutcome{"unsupported", "unsupported: kfunc bpf_probe_read_kernel_dynptr"}},
+		), progOutcome{"unsupported", "unsupported: kfunc bpf_prog_put"}},
+		{"fmod_ret set alone", tpBTF(
+			asm.Mov.Imm(asm.R1, 0),
+			kfuncCall(kfuncID(t, "bpf_fentry_test1")),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		), progOutcome{"rejected", "calling kernel function bpf_fentry_test1 is not allowed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

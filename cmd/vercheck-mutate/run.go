@@ -326,19 +326,29 @@ type trial struct {
 }
 
 // mutant draws mutant i of the run from its own random stream, which it
-// returns for the mutant's follow-ups. A seed none of whose operators
-// applies (with -ops naming operators only some seeds can take, most of
-// them) gives an unchanged program, and another seed is drawn instead,
-// up to seedDraws times.
+// returns for the mutant's follow-ups. A mutant none of the run's
+// operators changed (a seed they cannot apply to; with -ops naming
+// operators only some seeds can take, most of them) is drawn again from
+// another seed, up to seedDraws times.
 func (f *fuzzer) mutant(i int) (*seed, mutate.Mutant, *rand.Rand) {
 	r := rand.New(rand.NewPCG(f.cfg.seed, uint64(i)))
 	for draw := 1; ; draw++ {
 		s := f.seeds[r.IntN(len(f.seeds))]
 		m := mutate.Mutate(s.code, r, 1+r.IntN(maxMutations), s.env)
-		if len(m.Operators) > 0 || draw == seedDraws {
+		if changedBy(m, s.env.Operators) || draw == seedDraws {
 			return s, m, r
 		}
 	}
+}
+
+// changedBy reports whether one of ops (any operator when ops is empty)
+// made a change of m; the edge placement, which every run may draw, does
+// not count for a run aimed at ops.
+func changedBy(m mutate.Mutant, ops []string) bool {
+	if len(ops) == 0 {
+		return len(m.Operators) > 0
+	}
+	return slices.ContainsFunc(m.Operators, func(name string) bool { return slices.Contains(ops, name) })
 }
 
 // seedDraws bounds the seeds drawn for one mutant.

@@ -350,6 +350,11 @@ func TestMutantRedrawsSeed(t *testing.T) {
 	without := testSeed(t, "global_ptr_checked")
 	for _, s := range []*seed{withData, without} {
 		s.env = mutate.Env{Maps: mapInfos(s.obj), Operators: []string{mutate.RodataOperator}}
+		// Edge placements, which any run may draw, do not count.
+		s.env.Edges = mutate.FindEdges(s.code, mutate.Inputs(rand.New(rand.NewPCG(1, 1)), mapShapes(s.obj), contextOf(s.prog.Type)))
+	}
+	if len(without.env.Edges) == 0 {
+		t.Fatalf("%s has no edges to place", without.name)
 	}
 	f := &fuzzer{seeds: []*seed{without, withData}, cfg: config{seed: 7}}
 	for i := range 64 {

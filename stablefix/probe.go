@@ -135,6 +135,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	SleepableInnerMaps:       fixed(sleepableMapProbe),
 	LoopUnreadSafe:           loopUnreadSafeProbe,
 	DynptrKfuncPktWrite:      dynptrKfuncPktWriteProbe,
+	UntrustedMemMismatch:     untrustedMemMismatchProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -1629,6 +1630,31 @@ func dynptrKfuncPktWriteProbe() (asm.Instructions, error) {
 		asm.LoadMem(asm.R0, asm.R7, 0, asm.Byte),
 		asm.Return(),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	}, nil
+}
+
+// untrustedMemMismatchProbe reads through one load instruction a stack
+// slot on one path and read-only untrusted memory (bpf_rdonly_cast of the
+// stack's address to no type) on the other.
+func untrustedMemMismatchProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_rdonly_cast")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -8),
+		asm.Mov.Imm(asm.R2, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.FnGetPrandomU32.Call(),
+		asm.JEq.Imm(asm.R0, 0, "load"),
+		asm.Mov.Reg(asm.R7, asm.RFP),
+		asm.Add.Imm(asm.R7, -8),
+		asm.LoadMem(asm.R0, asm.R7, 0, asm.DWord).WithSymbol("load"),
 		asm.Return(),
 	}, nil
 }

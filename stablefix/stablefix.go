@@ -600,6 +600,19 @@ const (
 	// bpf_dynptr_write mutated into bpf_dynptr_copy); upstream 6.18
 	// does not list the two kfuncs in is_kfunc_pkt_changing.
 	DynptrKfuncPktWrite
+	// UntrustedMemMismatch: one load instruction reached with read-only
+	// untrusted memory (PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED, what
+	// bpf_rdonly_cast(p, 0) and a BTF walk to a non-struct give) and
+	// with a pointer that is no memory or BTF object (a map value, the
+	// stack) is "same insn cannot be used with different pointers": the
+	// load is rewritten to a probe read for the one and not the other
+	// (save_aux_ptr_type). Two memory or BTF pointers merge into a type
+	// that keeps the probe read when either needs it (merge_ptr_types,
+	// upstream 09c447564fca, "bpf: Keep fault protection when merging
+	// pointer types"). Without it the load keeps the first pointer's
+	// kind and a NULL read through the other faults in the kernel.
+	// Found on the 6.18.44-fc-v1272 build by the fuzz seed 20262603 run.
+	UntrustedMemMismatch
 	numFixes
 )
 
@@ -659,6 +672,7 @@ var names = [numFixes]string{
 	SleepableInnerMaps:       "sleepable-inner-maps",
 	LoopUnreadSafe:           "loop-unread-prune",
 	DynptrKfuncPktWrite:      "dynptr-kfunc-pkt-write",
+	UntrustedMemMismatch:     "untrusted-mem-mismatch",
 }
 
 // String returns the fix's name.

@@ -121,24 +121,57 @@ type auxPtrType struct {
 // whatever their trust or writability: the kernel then records the merged
 // kind (memory if either is, untrusted or read-only if either is), which
 // its JIT turns into a probe read; a store may not.
+//
+// With stablefix.UntrustedMemMismatch, read-only untrusted memory (read
+// through a probe) mismatches any other kind too, and a merge keeps the
+// probe read when either side needs one (merge_ptr_types).
 func (e *env) saveAuxPtrType(r *states.Reg, allowTrustMismatch bool) error {
 	cur := auxPtrType{r.Type, r.Flags}
 	prev := &e.auxPtr[e.insnIdx]
+	fixed := !e.opts.MissingFixes.Has(stablefix.UntrustedMemMismatch)
 	switch {
 	case prev.t == states.NotInit:
 		*prev = cur
-	case cur == *prev || (ptrMismatchOK(cur.t) && ptrMismatchOK(prev.t)):
+	case cur == *prev || (ptrMismatchOK(cur, fixed) && ptrMismatchOK(*prev, fixed)):
 	case allowTrustMismatch && isMemOrBTFID(cur.t) && isMemOrBTFID(prev.t):
-		merged := auxPtrType{t: states.PtrToBTFID}
-		if cur.t == states.PtrToMem || prev.t == states.PtrToMem {
-			merged.t = states.PtrToMem
-		}
-		merged.flags = (cur.flags | prev.flags) & (states.PtrUntrusted | states.MemRdonly)
-		*prev = merged
+		*prev = mergePtrTypes(cur, *prev, fixed)
 	default:
 		return e.reject(e.insnIdx, "same insn cannot be used with different pointers")
 	}
 	return nil
+}
+
+// mergePtrTypes is the type save_aux_ptr_type records for a load that
+// sees two pointers to memory or BTF objects: memory if either is, and
+// with faultProtection (merge_ptr_types) read-only untrusted when either
+// may fault on a read, else the union of their untrusted and read-only
+// flags.
+func mergePtrTypes(a, b auxPtrType, faultProtection bool) auxPtrType {
+	merged := auxPtrType{t: states.PtrToBTFID}
+	toMem := a.t == states.PtrToMem || b.t == states.PtrToMem
+	if toMem {
+		merged.t = states.PtrToMem
+	}
+	if !faultProtection {
+		merged.flags = (a.flags | b.flags) & (states.PtrUntrusted | states.MemRdonly)
+		return merged
+	}
+	switch {
+	case mayFaultOnDeref(a) || mayFaultOnDeref(b):
+		merged.flags = states.PtrUntrusted
+		if toMem {
+			merged.flags |= states.MemRdonly
+		}
+	default:
+		merged.flags = (a.flags | b.flags) & states.MemRdonly
+	}
+	return merged
+}
+
+// mayFaultOnDeref is bpf_may_fault_on_deref: a bare BTF pointer or any
+// untrusted one, which loads read through a probe.
+func mayFaultOnDeref(p auxPtrType) bool {
+	return (p.t == states.PtrToBTFID && p.flags == 0) || p.flags&states.PtrUntrusted != 0
 }
 
 // isMemOrBTFID is is_ptr_to_mem_or_btf_id.
@@ -146,13 +179,16 @@ func isMemOrBTFID(t states.RegType) bool {
 	return t == states.PtrToMem || t == states.PtrToBTFID
 }
 
-func ptrMismatchOK(t states.RegType) bool {
-	switch t {
+// ptrMismatchOK is reg_type_mismatch_ok: whether a load may see p and
+// another kind of pointer. With untrustedMem (stablefix.UntrustedMemMismatch)
+// untrusted memory may not either.
+func ptrMismatchOK(p auxPtrType, untrustedMem bool) bool {
+	switch p.t {
 	case states.PtrToCtx, states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock,
 		states.PtrToXDPSock, states.PtrToBTFID, states.PtrToArena:
 		return false
 	}
-	return true
+	return !untrustedMem || p.flags&states.PtrUntrusted == 0
 }
 
 // checkMemAccess is check_mem_access: an access of size bytes at

@@ -152,8 +152,11 @@ func (f *Frame) ensureDense() {
 // packRegsFrom sets f's packed registers to a copy of the registers of
 // src (either layout) that are not canonical NotInit, reusing the memory
 // of f.pregs.
-func (f *Frame) packRegsFrom(src *Frame) {
+func (f *Frame) packRegsFrom(src *Frame, p *Pool) {
 	if src.packed {
+		if cap(f.pregs) < len(src.pregs) {
+			f.pregs = carve(&p.regs, len(src.pregs), slabRegs)
+		}
 		f.pregs = append(f.pregs[:0], src.pregs...)
 		f.regPresent = src.regPresent
 		return
@@ -167,7 +170,7 @@ func (f *Frame) packRegsFrom(src *Frame) {
 	n := bits.OnesCount16(present)
 	pregs := f.pregs
 	if cap(pregs) < n {
-		pregs = make([]Reg, n)
+		pregs = carve(&p.regs, n, slabRegs)
 	}
 	pregs = pregs[:n]
 	k := 0

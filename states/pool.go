@@ -18,6 +18,36 @@ type Pool struct {
 	frames []*Frame
 	// packedFrames are recycled frames that were packed.
 	packedFrames []*Frame
+	// slots and regs are the blocks packed stacks and packed registers
+	// are carved from (see carve).
+	slots []Slot
+	regs  []Reg
+}
+
+// Packed stacks and registers are carved from blocks of these many
+// elements (~100 KB each). A checkpoint needs a few of each, exactly as
+// many as it holds, and most live until the end of the verification:
+// carving them from large blocks costs a slice header where an allocation
+// of its own cost a trip through the allocator (a fifth of a corpus run's
+// verification time went to packing, more than half of it allocation).
+// No packed frame holds more than 64 slots or 11 registers, so a block's
+// unused tail is at most 6% of it.
+const (
+	slabSlots = 1024
+	slabRegs  = 1024
+)
+
+// carve returns a slice of n elements cut from *slab, with no capacity
+// beyond n (an append to it reallocates instead of writing into its
+// neighbour), starting a new block of size elements when *slab has less
+// than n left.
+func carve[T any](slab *[]T, n, size int) []T {
+	if cap(*slab)-len(*slab) < n {
+		*slab = make([]T, 0, max(size, n))
+	}
+	l := len(*slab)
+	*slab = (*slab)[:l+n]
+	return (*slab)[l : l+n : l+n]
 }
 
 // Get returns a state in the condition NewState returns one: the main
@@ -51,7 +81,7 @@ func (p *Pool) ClonePacked(src *State) *State {
 	s.copyAllButFrames(src)
 	for i := 0; i <= int(src.CurFrame); i++ {
 		s.Frames[i] = p.packedFrame()
-		s.Frames[i].packFrom(src.Frames[i])
+		s.Frames[i].packFrom(src.Frames[i], p)
 	}
 	return s
 }
@@ -189,6 +219,12 @@ func (p *Pool) Trim(max int) {
 	}
 	trimFrames(&p.frames, max)
 	trimFrames(&p.packedFrames, max)
+	// A carved slice keeps its whole block alive: kept frames let go of
+	// theirs, and the blocks of this verification end with it.
+	for _, f := range p.packedFrames {
+		f.stack, f.pregs = nil, nil
+	}
+	p.slots, p.regs = nil, nil
 }
 
 // trimFrames drops the frames of *list beyond max.

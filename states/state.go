@@ -152,12 +152,15 @@ func (f *Frame) CopyFrom(src *Frame) {
 // packFrom makes f a packed copy of src: its fields, the registers of src
 // that are not canonical NotInit, and only the stack slots of src some
 // byte of which was written, reusing f's stack and register memory when
-// it is large enough.
-func (f *Frame) packFrom(src *Frame) {
-	f.packRegsFrom(src)
+// it is large enough and carving new memory from p's blocks otherwise.
+func (f *Frame) packFrom(src *Frame, p *Pool) {
+	f.packRegsFrom(src, p)
 	pregs, regPresent := f.pregs, f.regPresent
 	if src.packed {
 		sum, stack := f.sum, f.stack
+		if cap(stack) < len(src.stack) {
+			stack = carve(&p.slots, len(src.stack), slabSlots)
+		}
 		*f = *src
 		f.stack = append(stack[:0], src.stack...)
 		f.pregs, f.regPresent = pregs, regPresent
@@ -174,7 +177,7 @@ func (f *Frame) packFrom(src *Frame) {
 	n := bits.OnesCount64(present)
 	stack := f.stack
 	if cap(stack) < n {
-		stack = make([]Slot, 0, n)
+		stack = carve(&p.slots, n, slabSlots)
 	}
 	stack = stack[:n]
 	sum := f.sum

@@ -178,11 +178,10 @@ func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		return e.internal(e.insnIdx, "no dynptr id")
 	}
 	// The slice's mem_size is a u32: the constant's high bits are
-	// dropped (with no buffer nothing else bounds it).
+	// dropped (with no buffer nothing else bounds it). Range holds its
+	// bits; memSize reads them back unsigned, so a slice of 2 GiB or
+	// more covers every offset BPF_MAX_VAR_OFF allows.
 	size := uint32(meta.constant)
-	if size > maxVarSize {
-		return e.unsupported(e.insnIdx, "%s of %d bytes", info.name, size)
-	}
 	r0 := &e.regs()[0]
 	r0.MarkPtr(states.PtrToMem, flags)
 	r0.Range = int32(size)

@@ -27,6 +27,8 @@ package verifier
 // vercheck does not model (kptr.go), at their own accesses.
 
 import (
+	"syscall"
+
 	"slices"
 	"strings"
 
@@ -195,8 +197,11 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 	}
 	if r.hasBTF && !r.refused {
 		if reason, errno := mapBTFRefusal(m, r); reason != "" {
-			if btfRetried(errno) && !btfRequired(m.Type) {
-				// The loader creates the map again, without BTF.
+			if (btfRetried(errno) || errno == syscall.EACCES && e.opts.MapBTF.sharedWithProgram()) && !btfRequired(m.Type) {
+				// The loader creates the map again, without BTF
+				// (cilium/ebpf on EINVAL and ENOTSUPP, libbpf
+				// whatever the errno; see mapbtf.go for why the
+				// other errnos stay without a verdict).
 				*r = emptyRecord(false)
 			} else {
 				r.createErr = &loader.MapCreateError{Map: m.Name, Errno: errno, Reason: reason + retryNote(m.Type, errno)}

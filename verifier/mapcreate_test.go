@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,12 +25,11 @@ func TestMapCreate(t *testing.T) {
 	for _, prog := range obj.Programs {
 		t.Run(prog.Name, func(t *testing.T) {
 			res := Verify(obj, prog, Options{})
-			good := prog.Name == "mc_use_good"
+			// libbpf creates a map map_check_btf refuses for its
+			// access flags again without BTF (the default map BTF).
+			good := prog.Name == "mc_use_good" || prog.Name == "mc_use_locked_ro"
 			wantErrno := syscall.EINVAL
 			switch prog.Name {
-			case "mc_use_locked_ro":
-				// map_check_btf, not the type's alloc check.
-				wantErrno = syscall.EACCES
 			case "mc_use_lru_locked", "mc_use_pcpu_hash_timer":
 				// map_check_btf's rule of which fields a map type holds.
 				wantErrno = syscall.EOPNOTSUPP
@@ -51,5 +51,25 @@ func TestMapCreate(t *testing.T) {
 				t.Errorf("kernel: accepted %v, not loaded %v, errno %v: %s", k.Accepted, k.NotLoaded, k.Errno, k.Err)
 			}
 		})
+	}
+}
+
+// TestMapCreateAccessFlagsCilium checks that cilium/ebpf's map BTF, whose
+// loader does not retry on EACCES, leaves a map map_check_btf refuses for
+// its access flags without a verdict.
+func TestMapCreateAccessFlagsCilium(t *testing.T) {
+	obj, err := loader.Open("testdata/mapcreate/bad_maps.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(obj.Programs, func(p *loader.Program) bool { return p.Name == "mc_use_locked_ro" })
+	if i < 0 {
+		t.Fatal("mc_use_locked_ro missing")
+	}
+	prog := obj.Programs[i]
+	res := Verify(obj, prog, Options{MapBTF: MapBTFKeyValue})
+	var ce *loader.MapCreateError
+	if !errors.Is(res.Err, ErrMapCreate) || !errors.As(res.Err, &ce) || ce.Errno != syscall.EACCES {
+		t.Fatalf("Verify = %v, want ErrMapCreate with EACCES", res.Err)
 	}
 }

@@ -338,8 +338,8 @@ func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Resul
 }
 
 // specNeedsObjectBTF is needsObjectBTF for the one program of sub: a
-// bpf_core_type_id_local relocation, or a map whose value holds a graph
-// root or a kptr.
+// bpf_core_type_id_local relocation, a map whose value holds a graph
+// root or a kptr, or one with program access flags (progAccessFlagged).
 func specNeedsObjectBTF(sub *ebpf.CollectionSpec) bool {
 	for _, p := range sub.Programs {
 		for i := range p.Instructions {
@@ -351,7 +351,7 @@ func specNeedsObjectBTF(sub *ebpf.CollectionSpec) bool {
 		}
 	}
 	for _, m := range sub.Maps {
-		if specHoldsObjectBTFField(m) {
+		if specHoldsObjectBTFField(m) || accessFlaggedValue(m.Value, m.Flags) {
 			return true
 		}
 	}

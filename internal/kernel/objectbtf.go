@@ -55,7 +55,8 @@ func needsObjectBTF(obj *loader.Object, prog *loader.Program) bool {
 			continue
 		}
 		idx := mapIndex(iter.Ins)
-		if idx < len(obj.Maps) && obj.Maps[idx] != nil && mapHoldsObjectBTFField(obj.Maps[idx]) {
+		if idx < len(obj.Maps) && obj.Maps[idx] != nil &&
+			(mapHoldsObjectBTFField(obj.Maps[idx]) || progAccessFlagged(obj.Maps[idx])) {
 			return true
 		}
 	}
@@ -82,6 +83,25 @@ func mapHoldsObjectBTFField(m *loader.Map) bool {
 		return true
 	}
 	return m.Spec != nil && m.Spec.Value != nil && holdsObjectBTFField(m.Spec.Value, map[btf.Type]bool{})
+}
+
+// progAccessFlagged reports whether m limits the program's access
+// (BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG) and has a BTF value: map_check_btf
+// refuses such a map with EACCES when its value holds a special field, and
+// only libbpf creates it again without BTF (cilium/ebpf retries on EINVAL
+// and ENOTSUPP alone), so its programs are loaded libbpf's way. The
+// read-only global data (.rodata, .kconfig: a datasec value) is left to
+// cilium/ebpf, which resolves its externs.
+func progAccessFlagged(m *loader.Map) bool {
+	return m.Spec != nil && accessFlaggedValue(m.Spec.Value, m.Flags)
+}
+
+// accessFlaggedValue is progAccessFlagged of a map's value type and flags.
+func accessFlaggedValue(value btf.Type, flags uint32) bool {
+	if _, datasec := value.(*btf.Datasec); datasec || value == nil {
+		return false
+	}
+	return flags&(unix.BPF_F_RDONLY_PROG|unix.BPF_F_WRONLY_PROG) != 0
 }
 
 // graphRootStructs are the kernel's graph root structs.

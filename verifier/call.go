@@ -677,9 +677,9 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	// One referenced argument per call, whatever the helper (the
 	// destination of bpf_kptr_xchg, which may be an allocated object,
 	// aside): a second one, even the same reference, is refused, after
-	// the argument's type check (check_reg_type): a maybe-NULL pointer
-	// where the kind takes none is that check's failure, which the kind's
-	// checks report, so its reference is counted after them.
+	// the argument's type check (check_reg_type). A register that check
+	// refuses is reported by the kind's checks, so its reference is
+	// counted after them.
 	refArg := func() error {
 		if reg.RefObjID == 0 || a == helpers.ArgPtrToKptr {
 			return nil
@@ -690,7 +690,7 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 		meta.argRefObjID = reg.RefObjID
 		return nil
 	}
-	typeFailsFirst := reg.MaybeNull() && !argMayBeNull(a)
+	typeFailsFirst := e.argTypeRefused(a, reg, orNullMem, meta)
 	if !typeFailsFirst {
 		if err := refArg(); err != nil {
 			return err
@@ -700,6 +700,46 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 		return err
 	}
 	return refArg()
+}
+
+// argTypeRefused reports whether check_reg_type refuses reg for helper
+// argument kind a, for checkFuncArgKind's order: a maybe-NULL pointer
+// where the kind takes none; a register outside the kind's types, for the
+// kinds a referenced pointer can be given to (memory, sockets, the
+// context); a trusted BTF pointer where the helper may write (refused as
+// memory the program cannot write). A sockmap's value is a socket
+// (resolve_map_arg_type), checked by checkSockmapValueArg.
+func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool, meta *callMeta) bool {
+	if reg.MaybeNull() && !argMayBeNull(a) {
+		return true
+	}
+	if reg.IsNull() && argMayBeNull(a) {
+		return false
+	}
+	switch a {
+	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
+		if meta.mapIdx >= 0 {
+			if mt := e.maps[meta.mapIdx].Type; mt == ebpf.SockMap || mt == ebpf.SockHash {
+				return false
+			}
+		}
+	case helpers.ArgPtrToSocket, helpers.ArgPtrToSocketOrNull:
+		return reg.Type != states.PtrToSocket
+	case helpers.ArgPtrToSockCommon:
+		return !isSockView(reg)
+	case helpers.ArgPtrToCtx, helpers.ArgPtrToCtxOrNull:
+		return reg.Type != states.PtrToCtx
+	}
+	if !isMemTypesArg(a) || isMemArgReg(reg, a, orNullMem) {
+		return false
+	}
+	if isTrustedBTFMem(reg, orNullMem) {
+		switch a {
+		case helpers.ArgPtrToMem, helpers.ArgPtrToMemOrNull, helpers.ArgPtrToFixedMem:
+			return false
+		}
+	}
+	return true
 }
 
 // checkArgKind is the part of check_func_arg that depends on argument

@@ -253,6 +253,22 @@ func SubprogStarts(prog []Insn, opts Options) ([]int, error) {
 	return findSubprogs(prog, opts)
 }
 
+// CheckCallDestination is add_subprog's check of the bpf-to-bpf call or
+// function address at i: its target must be an instruction of prog. The
+// kernel makes it while it walks the instructions in order, interleaved
+// with add_kfunc_call's checks of kfunc calls, so a caller checking kfunc
+// calls first asks it of every earlier call site.
+func CheckCallDestination(prog []Insn, i int) *Error {
+	in := prog[i]
+	if !in.IsPseudoFunc() && !in.IsPseudoCall() {
+		return nil
+	}
+	if target := i + int(in.Imm) + 1; target < 0 || target >= len(prog) {
+		return errAt(i, "call to invalid destination")
+	}
+	return nil
+}
+
 // findSubprogs collects subprogram starts from bpf-to-bpf calls and
 // PseudoFunc loads, sorted, with 0 first. Every slot is looked at by its
 // own opcode, as the kernel does.
@@ -268,10 +284,10 @@ func findSubprogs(prog []Insn, opts Options) ([]int, error) {
 		if in.IsKfuncCall() {
 			continue
 		}
-		target := i + int(in.Imm) + 1
-		if target < 0 || target >= len(prog) {
-			return nil, errAt(i, "call to invalid destination")
+		if err := CheckCallDestination(prog, i); err != nil {
+			return nil, err
 		}
+		target := i + int(in.Imm) + 1
 		pos := searchInts(starts, target)
 		if pos < len(starts) && starts[pos] == target {
 			continue

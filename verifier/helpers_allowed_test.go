@@ -109,11 +109,7 @@ func skipIfNoBPF(t *testing.T) {
 	if testing.Short() {
 		t.Skip("live-kernel test skipped in short mode")
 	}
-	bpfUsableOnce.Do(func() {
-		_, bpfUsableErr = liveLoad(liveProgramType{pt: ebpf.SocketFilter},
-			asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()})
-	})
-	if bpfUsableErr != nil {
+	if !bpfUsable() {
 		t.Skipf("cannot load BPF programs here: %v", bpfUsableErr)
 	}
 }

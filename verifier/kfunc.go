@@ -189,10 +189,17 @@ func (e *env) kfuncArgCount(call insn.Insn) int {
 
 // checkKfuncDecls is the load-time part of add_kfunc_call: every kfunc
 // call, reachable or not, must name a kernel function the program may
-// call.
+// call. add_subprog_and_kfunc checks calls in instruction order, so a
+// bpf-to-bpf call with no target before a kfunc call is that error.
 func (e *env) checkKfuncDecls() error {
 	for i, in := range e.prog {
-		if in.Filler || !in.IsKfuncCall() {
+		if in.Filler {
+			continue
+		}
+		if err := insn.CheckCallDestination(e.prog, i); err != nil {
+			return insnReject(err)
+		}
+		if !in.IsKfuncCall() {
 			continue
 		}
 		if e.build.Interpreted {

@@ -87,6 +87,7 @@ var operators = []operator{
 	{"goto +0", local(insertGotoZero)},
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},
+	{"bit flip", rewrites(bitFlip)},
 }
 
 // Operators returns the names of the mutation operators, in the order
@@ -768,4 +769,53 @@ func pathDependentBase(prog []insn.Insn, i int) []edit {
 		insn.Insn{Op: insn.ClassJMP | insn.JmpJGT | insn.SrcK, Dst: insn.R0, Imm: 1, Off: 1},
 		insn.Insn{Op: insn.ClassALU64 | insn.ALUMov | insn.SrcX, Dst: base, Src: insn.R10},
 	)}
+}
+
+// bitFlip flips one bit of the instruction's encoding: of its opcode, its
+// registers, its offset or its immediate. Unlike the operators above it
+// knows nothing of what the instruction means, so most of its variants
+// are encodings no compiler emits: reserved fields set, opcodes of no
+// instruction, registers past r10, a call turned into a kfunc or
+// subprogram call, a load into an atomic. They are aimed at the kernel's
+// encoding checks (bpf_opcode_in_insntable, the reserved-field checks of
+// do_check, check_ld_imm, check_mem_access's mode checks) and at the
+// meaning of fields the structured operators leave alone. An opcode that
+// becomes or stops being an ld_imm64 would change how the next slot
+// reads, and an ld_imm64's source register names what the loader
+// resolves: neither is flipped.
+func bitFlip(in insn.Insn) []insn.Insn {
+	var out []insn.Insn
+	add := func(v insn.Insn) {
+		if v.IsLdImm64() == in.IsLdImm64() {
+			out = append(out, v)
+		}
+	}
+	if !in.IsLdImm64() {
+		for b := range 8 {
+			v := in
+			v.Op ^= 1 << b
+			add(v)
+		}
+	}
+	for b := range 4 {
+		v := in
+		v.Dst ^= 1 << b
+		add(v)
+		if !in.IsLdImm64() {
+			v = in
+			v.Src ^= 1 << b
+			add(v)
+		}
+	}
+	for b := range 16 {
+		v := in
+		v.Off ^= int16(uint16(1) << b)
+		add(v)
+	}
+	for b := range 32 {
+		v := in
+		v.Imm ^= int32(uint32(1) << b)
+		add(v)
+	}
+	return out
 }

@@ -190,3 +190,58 @@ func TestRewritesLeaveLoaderInstructions(t *testing.T) {
 		}
 	}
 }
+
+// TestBitFlip checks that bitFlip makes one variant per bit of the
+// encoding, each one bit away from the instruction, and that it never
+// makes or unmakes an ld_imm64 nor touches an ld_imm64's opcode or source.
+func TestBitFlip(t *testing.T) {
+	bits := func(a, b insn.Insn) int {
+		n := 0
+		for x := uint64(a.Op ^ b.Op); x != 0; x &= x - 1 {
+			n++
+		}
+		for _, x := range []uint64{uint64(a.Dst ^ b.Dst), uint64(a.Src ^ b.Src), uint64(uint16(a.Off ^ b.Off)), uint64(uint32(a.Imm ^ b.Imm))} {
+			for ; x != 0; x &= x - 1 {
+				n++
+			}
+		}
+		return n
+	}
+	ldImm := insn.Insn{Op: insn.ClassLD | insn.ModeIMM | insn.SizeDW, Dst: 1, Imm: 7}
+	tests := []struct {
+		name string
+		in   insn.Insn
+		want int
+	}{
+		{"mov", mov(1, 5), 8 + 4 + 4 + 16 + 32},
+		{"ld_imm64: registers, offset and immediate only", ldImm, 4 + 16 + 32},
+		{"load", ldx(insn.ModeMEM, insn.SizeW, 1, 2, 4), 8 + 4 + 4 + 16 + 32},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := bitFlip(tt.in)
+			if len(got) != tt.want {
+				t.Errorf("%d variants, want %d", len(got), tt.want)
+			}
+			for _, v := range got {
+				if d := bits(v, tt.in); d != 1 {
+					t.Errorf("variant %v differs in %d bits", v, d)
+				}
+				if v.IsLdImm64() != tt.in.IsLdImm64() {
+					t.Errorf("variant %v changes whether it is an ld_imm64", v)
+				}
+			}
+		})
+	}
+	// BPF_LD|BPF_IMM|BPF_B (0x10) is one bit from an ld_imm64 (0x18):
+	// that flip is left out.
+	near := insn.Insn{Op: insn.ClassLD | insn.ModeIMM | insn.SizeB}
+	for _, v := range bitFlip(near) {
+		if v.IsLdImm64() {
+			t.Errorf("variant %v of %v is an ld_imm64", v, near)
+		}
+	}
+	if got := len(bitFlip(near)); got != 7+8+16+32 {
+		t.Errorf("%d variants of %v, want %d", got, near, 7+8+16+32)
+	}
+}

@@ -162,12 +162,20 @@ func (e *env) checkLdImm(in insn.Insn) error {
 	return nil
 }
 
+// checkLdAbsProgType is check_ld_abs's first test, may_access_skb: only
+// socket filters and tc programs read the packet through LD_ABS/LD_IND.
+func (e *env) checkLdAbsProgType() error {
+	switch e.progType {
+	case ebpf.SocketFilter, ebpf.SchedCLS, ebpf.SchedACT:
+		return nil
+	}
+	return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] instructions not allowed for this program type")
+}
+
 // checkLdAbs simulates the legacy packet loads LD_ABS and LD_IND.
 func (e *env) checkLdAbs(in insn.Insn) error {
-	switch e.progType.String() {
-	case "SocketFilter", "SchedCLS", "SchedACT":
-	default:
-		return e.reject(e.insnIdx, "BPF_LD_[ABS|IND] instructions not allowed for this program type")
+	if err := e.checkLdAbsProgType(); err != nil {
+		return err
 	}
 	regs := e.regs()
 	if err := e.checkRegRead(6); err != nil {
@@ -400,6 +408,13 @@ func (e *env) checkAtomic(in insn.Insn) error {
 // once per instruction (env.encodingOK) and the error still appears where
 // the walk first reaches it.
 func (e *env) checkEncoding(in insn.Insn) error {
+	if in.Class() == insn.ClassLD && (in.Mode() == insn.ModeABS || in.Mode() == insn.ModeIND) {
+		// check_ld_abs asks whether the program type may read the
+		// packet this way before it looks at the fields.
+		if err := e.checkLdAbsProgType(); err != nil {
+			return err
+		}
+	}
 	if ferr := insn.CheckFields(in); ferr != nil {
 		return e.reject(e.insnIdx, "%s", ferr.Msg)
 	}

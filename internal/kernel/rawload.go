@@ -206,10 +206,13 @@ func rawLoadLog(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (strin
 }
 
 // resolveVmlinuxKfuncs makes every kfunc call of insns name a function of
-// the running kernel's vmlinux by its BTF id: a call vercheck's loader
-// resolved already is checked, one a cilium/ebpf spec still names by
-// symbol is looked up, as cilium/ebpf's linker does for the load it made.
-// Kfuncs of modules need an fd_array, which a raw reload does not pass.
+// the running kernel's vmlinux by its BTF id: one that names a symbol (a
+// cilium/ebpf spec's, whose id is a placeholder) is looked up, as
+// cilium/ebpf's linker does for the load it made; one that names none
+// (vercheck's loader resolved it, or a mutant names any id, even one of
+// no function) goes to the kernel as it is, whose add_kfunc_call judges
+// it. Kfuncs of modules
+// need an fd_array, which a raw reload does not pass.
 func resolveVmlinuxKfuncs(insns asm.Instructions) error {
 	var vmlinux *btf.Spec
 	for i := range insns {
@@ -234,14 +237,7 @@ func resolveVmlinuxKfunc(vmlinux *btf.Spec, ins *asm.Instruction) error {
 	if ins.Offset != 0 {
 		return errors.New("a module's function")
 	}
-	if ins.Constant > 0 {
-		typ, err := vmlinux.TypeByID(btf.TypeID(ins.Constant))
-		if err != nil {
-			return err
-		}
-		if _, ok := typ.(*btf.Func); !ok {
-			return fmt.Errorf("BTF id %d is a %s", ins.Constant, typ)
-		}
+	if ins.Reference() == "" {
 		return nil
 	}
 	var fn *btf.Func

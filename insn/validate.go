@@ -137,7 +137,7 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 	if err := checkFuncInfo(prog, starts, opts); err != nil {
 		return nil, err
 	}
-	if err := checkLineInfo(opts.LineInfo, starts); err != nil {
+	if err := checkLineInfo(prog, opts.LineInfo, starts); err != nil {
 		return nil, err
 	}
 	if err := checkLdImmAndOpcodes(prog, opts.ResolveLdImm64); err != nil {
@@ -181,18 +181,24 @@ func checkFuncInfo(prog []Insn, starts []int, opts Options) *Error {
 
 // checkLineInfo is check_btf_line's pairing of the line_info records with
 // the subprograms: walking the records in order, each subprogram's start
-// must be named by one before a record past it. A loader writes a record
+// must be named by one before a record past it, and no record may name an
+// instruction of opcode 0 (checked first, record by record). A loader writes a record
 // per instruction that has a source position, so an instruction inserted
 // before a function's first line (by a rewriter or a fuzzer) leaves that
 // function without one.
-func checkLineInfo(lines, starts []int) *Error {
+func checkLineInfo(prog []Insn, lines, starts []int) *Error {
 	if len(lines) == 0 {
 		return nil
 	}
 	s := 0
-	for _, off := range lines {
+	for k, off := range lines {
+		if off >= 0 && off < len(prog) && prog[off].Op == 0 {
+			// Opcode 0 (BPF_LD|BPF_IMM|BPF_W) is no instruction: a
+			// bit-flipped one, or an ld_imm64's second half.
+			return errAt(0, "Invalid insn code at line_info[%d].insn_off", k)
+		}
 		if s == len(starts) {
-			break
+			continue
 		}
 		if off == starts[s] {
 			s++

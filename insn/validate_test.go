@@ -2,6 +2,7 @@ package insn
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,23 +173,33 @@ func TestCheckUnprivileged(t *testing.T) {
 }
 
 // TestCheckLineInfo: every subprogram's first instruction must have a
-// line_info record (check_btf_line).
+// line_info record, and no record may name an instruction of opcode 0
+// (check_btf_line, record by record).
 func TestCheckLineInfo(t *testing.T) {
+	exit := Insn{Op: ClassJMP | JmpExit}
+	prog := []Insn{exit, exit, exit, exit, exit, exit, exit}
+	zeroAt3 := slices.Clone(prog)
+	zeroAt3[3] = Insn{}
 	tests := []struct {
 		name   string
+		prog   []Insn
 		lines  []int
 		starts []int
 		want   string
 	}{
-		{"no line info", nil, []int{0, 4}, ""},
-		{"every start named", []int{0, 2, 4, 5}, []int{0, 4}, ""},
-		{"the main function's first instruction unnamed", []int{1, 2, 4}, []int{0, 4}, "missing bpf_line_info for func#0"},
-		{"a subprogram's start skipped", []int{0, 2, 5}, []int{0, 4}, "missing bpf_line_info for func#1"},
-		{"records end before the last subprogram", []int{0, 2}, []int{0, 4, 6}, "missing bpf_line_info for 2 funcs starting from func#1"},
+		{"a record at opcode 0", zeroAt3, []int{0, 3, 4}, []int{0, 4}, "Invalid insn code at line_info[1].insn_off"},
+		{"opcode 0 before a missing start", zeroAt3, []int{1, 3}, []int{0, 4}, "missing bpf_line_info for func#0"},
+		{"opcode 0 past the last start", zeroAt3, []int{0, 3}, []int{0}, "Invalid insn code at line_info[1].insn_off"},
+		{"opcode 0 unnamed", zeroAt3, []int{0, 4}, []int{0, 4}, ""},
+		{"no line info", prog, nil, []int{0, 4}, ""},
+		{"every start named", prog, []int{0, 2, 4, 5}, []int{0, 4}, ""},
+		{"the main function's first instruction unnamed", prog, []int{1, 2, 4}, []int{0, 4}, "missing bpf_line_info for func#0"},
+		{"a subprogram's start skipped", prog, []int{0, 2, 5}, []int{0, 4}, "missing bpf_line_info for func#1"},
+		{"records end before the last subprogram", prog, []int{0, 2}, []int{0, 4, 6}, "missing bpf_line_info for 2 funcs starting from func#1"},
 	}
 	for _, tt := range tests {
 		got := ""
-		if err := checkLineInfo(tt.lines, tt.starts); err != nil {
+		if err := checkLineInfo(tt.prog, tt.lines, tt.starts); err != nil {
 			got = err.Msg
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {

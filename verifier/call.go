@@ -704,10 +704,11 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 
 // argTypeRefused reports whether check_reg_type refuses reg for helper
 // argument kind a, for checkFuncArgKind's order: a maybe-NULL pointer
-// where the kind takes none; a register outside the kind's types, for the
-// kinds a referenced pointer can be given to (memory, sockets, the
-// context); a trusted BTF pointer where the helper may write (refused as
-// memory the program cannot write). A sockmap's value is a socket
+// where the kind takes none; a register outside the kind's types (memory,
+// sockets, the context, sizes, map pointers, callbacks, stack, map
+// values; the kinds of BTF pointers, which a referenced pointer may pass,
+// are left to their own checks); a trusted BTF pointer where the helper
+// may write (refused as memory the program cannot write). A sockmap's value is a socket
 // (resolve_map_arg_type), checked by checkSockmapValueArg.
 func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool, meta *callMeta) bool {
 	if reg.MaybeNull() && !argMayBeNull(a) {
@@ -729,6 +730,16 @@ func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool,
 		return !isSockView(reg)
 	case helpers.ArgPtrToCtx, helpers.ArgPtrToCtxOrNull:
 		return reg.Type != states.PtrToCtx
+	case helpers.ArgConstSize, helpers.ArgConstSizeOrZero, helpers.ArgConstAllocSizeOrZero:
+		return reg.Type != states.ScalarValue
+	case helpers.ArgConstMapPtr, helpers.ArgConstMapPtrOrNull:
+		return reg.Type != states.ConstPtrToMap
+	case helpers.ArgPtrToFunc:
+		return reg.Type != states.PtrToFunc
+	case helpers.ArgPtrToStackOrNull:
+		return reg.Type != states.PtrToStack
+	case helpers.ArgPtrToConstStr, helpers.ArgPtrToTimer:
+		return reg.Type != states.PtrToMapValue
 	}
 	if !isMemTypesArg(a) || isMemArgReg(reg, a, orNullMem) {
 		return false

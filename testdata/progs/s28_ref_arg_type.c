@@ -91,3 +91,25 @@ __naked int s28_tcp_sock_and_sock(void)
 		"r1 = r0; r2 = r10; r2 += -40; r3 = 40; r4 = r9; r5 = 20; call %[bpf_tcp_check_syncookie]; 8:" RELEASE
 		:: S28_ARGS : __clobber_all);
 }
+
+/* The record as the size of its own output: a size is a scalar. */
+// vercheck: reject "R3 type=ringbuf_mem expected=scalar"
+SEC("tc")
+__naked int s28_rec_as_size(void)
+{
+	asm volatile(RES "if r0 == 0 goto 9f; r7 = r0; r1 = 0; *(u64 *)(r7 + 0) = r1;"
+		"r1 = %[s28_rb] ll; r2 = r7; r3 = r7; r4 = 0; call %[bpf_ringbuf_output];"
+		"r1 = r7; r2 = 0; call %[bpf_ringbuf_submit]; 9: r0 = 0; exit;"
+		:: S28_ARGS, __imm(bpf_ringbuf_output) : __clobber_all);
+}
+
+/* A socket as the map of a lookup whose key is the record. */
+// vercheck: reject "R1 type=sock expected=map_ptr"
+SEC("tc")
+__naked int s28_sock_as_map(void)
+{
+	asm volatile(LOOKUP RES "if r0 == 0 goto 8f; r7 = r0; r1 = 0; *(u64 *)(r7 + 0) = r1;"
+		"r1 = r9; r2 = r7; call %[bpf_map_lookup_elem];"
+		"r1 = r7; r2 = 0; call %[bpf_ringbuf_submit]; 8:" RELEASE
+		:: S28_ARGS, __imm(bpf_map_lookup_elem) : __clobber_all);
+}

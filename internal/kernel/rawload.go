@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 )
 
 // The kernel reports some verifier failures with EFAULT, "The sequence of
@@ -234,8 +235,18 @@ func resolveVmlinuxKfuncs(insns asm.Instructions) error {
 }
 
 func resolveVmlinuxKfunc(vmlinux *btf.Spec, ins *asm.Instruction) error {
-	if ins.Offset != 0 {
-		return errors.New("a module's function")
+	if ins.Offset < 0 {
+		// find_kfunc_desc_btf refuses it before anything else.
+		return nil
+	}
+	if ins.Offset > 0 {
+		// A module's BTF is the fd at that index of an fd_array, which
+		// a raw reload does not pass. Where vercheck knows no module
+		// BTF either, both judge the call without one.
+		if mods, err := loader.ModuleBTFs(); err != nil || len(mods) > 0 {
+			return errors.New("a module's function")
+		}
+		return nil
 	}
 	if ins.Reference() == "" {
 		return nil

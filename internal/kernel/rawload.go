@@ -320,9 +320,15 @@ func needsOwnEncoding(spec *ebpf.ProgramSpec) bool {
 // spec's CO-RE relocations must be applied already; of the attach targets,
 // only those in vmlinux are resolved (ownEncodingAttachID).
 func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
-	attachID, err := ownEncodingAttachID(spec)
+	attachID, member, err := ownEncodingAttachID(spec)
 	if err != nil {
 		return "", fmt.Errorf("load %s: %w", spec.Name, err)
+	}
+	if spec.Type == ebpf.StructOps {
+		// The member a struct_ops program implements is its expected
+		// attach type, as cilium/ebpf's loader sets it.
+		spec = spec.Copy()
+		spec.AttachType = ebpf.AttachType(member)
 	}
 	for i := range spec.Instructions {
 		if btf.CORERelocationMetadata(&spec.Instructions[i]) != nil {
@@ -340,16 +346,22 @@ func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (
 
 // ownEncodingAttachID is the attach target's BTF id for loadOwnEncoding:
 // a tracing or LSM program's vmlinux target is found as libbpf finds it
-// (attachBTFID); an extension's or struct_ops' target, or a module's
-// function, only cilium/ebpf's loader resolves (errOwnEncodingAttach).
-func ownEncodingAttachID(spec *ebpf.ProgramSpec) (uint32, error) {
+// (attachBTFID), a struct_ops program's ops struct in vmlinux; an
+// extension's target, or a module's function, only cilium/ebpf's loader
+// resolves (errOwnEncodingAttach). For struct_ops it also returns the
+// index of the member the program implements.
+func ownEncodingAttachID(spec *ebpf.ProgramSpec) (uint32, int, error) {
+	if spec.Type == ebpf.StructOps {
+		return structOpsTarget(spec.AttachTo)
+	}
 	if !needsAttachBTF(spec) {
-		return 0, nil
+		return 0, 0, nil
 	}
 	if (spec.Type != ebpf.Tracing && spec.Type != ebpf.LSM) || spec.AttachTarget != nil || strings.Contains(spec.AttachTo, ":") {
-		return 0, errOwnEncodingAttach
+		return 0, 0, errOwnEncodingAttach
 	}
-	return vmlinuxAttachID(spec.Type, spec.AttachType, spec.AttachTo)
+	id, err := vmlinuxAttachID(spec.Type, spec.AttachType, spec.AttachTo)
+	return id, 0, err
 }
 
 // rawLoad loads p through bpf(2) at level with a log of size bytes at
@@ -376,6 +388,33 @@ func rawLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, size uin
 // Programs loadOwnEncoding does not load: what only cilium/ebpf's loader
 // resolves.
 var (
-	errOwnEncodingAttach = errors.New("own encoding of an ALU off (address-space cast): the attach targets of extension, struct_ops and module programs are not resolved")
+	errOwnEncodingAttach = errors.New("own encoding of an ALU off (address-space cast): the attach targets of extension and module programs are not resolved")
 	errOwnEncodingCORE   = errors.New("own encoding of an ALU off (address-space cast): a CO-RE relocation is left to apply")
 )
+
+// structOpsTarget finds a struct_ops program's "<struct>:<member>" in
+// vmlinux: the ops struct's BTF id and the member's index.
+func structOpsTarget(to string) (uint32, int, error) {
+	typ, member, ok := strings.Cut(to, ":")
+	if !ok {
+		return 0, 0, fmt.Errorf("struct_ops target %q: %w", to, errOwnEncodingAttach)
+	}
+	vmlinux, err := btf.LoadKernelSpec()
+	if err != nil {
+		return 0, 0, err
+	}
+	var st *btf.Struct
+	if err := vmlinux.TypeByName(typ, &st); err != nil {
+		return 0, 0, fmt.Errorf("struct_ops target %q: %w", to, err)
+	}
+	id, err := vmlinux.TypeID(st)
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, m := range st.Members {
+		if m.Name == member {
+			return uint32(id), i, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("struct_ops target %q: no member %s", to, member)
+}

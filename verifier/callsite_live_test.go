@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/internal/kernel"
@@ -61,4 +62,54 @@ func bpfUsable() bool {
 			asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()})
 	})
 	return bpfUsableErr == nil
+}
+
+// TestKfuncDistill checks add_kfunc_call's last test, the model the JIT
+// needs to call the function (btf_distill_func_proto), on kernel functions
+// no kfunc set names: a variadic one and one taking a struct of size 0 by
+// value. add_kfunc_call makes it at load time, before any check of
+// whether the program may call the function. The ids are the running
+// kernel's; where bpf() is permitted its message is compared too.
+func TestKfuncDistill(t *testing.T) {
+	spec, err := vmlinux()
+	if err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	tests := []struct {
+		fn   string
+		want string
+	}{
+		{"_printk", "The function _printk with variable args is unsupported."},
+		{"ctx_flush_and_put", "The function ctx_flush_and_put has malformed void argument."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fn, func(t *testing.T) {
+			var fn *btf.Func
+			if err := spec.TypeByName(tt.fn, &fn); err != nil {
+				t.Skipf("%s not in this kernel's BTF: %v", tt.fn, err)
+			}
+			id, err := spec.TypeID(fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(id)}
+			insns := asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return(), call, asm.Return()}
+			obj := &loader.Object{Path: "test"}
+			p := &loader.Program{Name: "p", Type: ebpf.SocketFilter, License: "GPL", GPLCompatible: true, Instructions: insns}
+			res := Verify(obj, p, Options{})
+			var re *RejectError
+			if !errors.As(res.Err, &re) {
+				t.Fatalf("verdict %v, want a rejection", res.Err)
+			}
+			if d := cmp.Diff(RejectError{Insn: 2, Msg: tt.want}, RejectError{Insn: re.Insn, Msg: re.Msg}, cmp.AllowUnexported(RejectError{})); d != "" {
+				t.Errorf("rejection (-want +got):\n%s", d)
+			}
+			if testing.Short() || !bpfUsable() {
+				return
+			}
+			if k := kernel.LoadProgramVerdict(obj, p); !k.NotLoaded && k.Err != tt.want {
+				t.Errorf("the running kernel refuses with %q, want %q", k.Err, tt.want)
+			}
+		})
+	}
 }

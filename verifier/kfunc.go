@@ -96,6 +96,9 @@ type kfuncInfo struct {
 	// msg is the kernel's rejection when the BTF id does not name a
 	// usable function.
 	msg string
+	// distill is btf_distill_func_proto's refusal of the function's
+	// prototype, which add_kfunc_call checks last (distillFuncProto).
+	distill string
 }
 
 // kfuncCache memoises kfunc resolution by BTF id: kernel BTF does not
@@ -127,6 +130,7 @@ func funcInfo(t btf.Type, id int32) *kfuncInfo {
 		info.name = fn.Name
 		if p, ok := fn.Type.(*btf.FuncProto); ok {
 			info.proto = p
+			info.distill = distillFuncProto(fn.Name, p.Return, p.Params)
 		} else {
 			info.msg = fmt.Sprintf("kernel function btf_id %d does not have a valid func_proto", uint32(id))
 		}
@@ -237,6 +241,9 @@ func (e *env) checkKfuncDecls() error {
 			// bpf_dev_bound_kfunc_check: vercheck's programs are
 			// never bound to a device (no prog_ifindex).
 			return &RejectError{Insn: i, Msg: "metadata kfuncs require device-bound program"}
+		}
+		if info.distill != "" {
+			return &RejectError{Insn: i, Msg: info.distill}
 		}
 	}
 	return nil

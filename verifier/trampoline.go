@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -73,33 +74,44 @@ func (e *env) isTrampolineAttach() bool {
 }
 
 // checkTrampolineProto is btf_distill_func_proto on the target of an
-// fentry, fexit or fmod_ret program: at most twelve arguments, each an
-// int, enum, pointer or struct of at most 16 bytes, no variable
-// arguments, and a return value that is no struct.
+// fentry, fexit or fmod_ret program (distillFuncProto).
 func (e *env) checkTrampolineProto(tc *tracingCtx) error {
 	if !e.isTrampolineAttach() {
 		return nil
 	}
-	n := len(tc.all)
+	if msg := distillFuncProto(tc.name, tc.ret, tc.all); msg != "" {
+		return e.reject(0, "%s", msg)
+	}
+	return nil
+}
+
+// distillFuncProto is btf_distill_func_proto, the model of a function the
+// JIT calls or attaches to (an fentry, fexit or fmod_ret target, a kfunc):
+// at most twelve arguments, each an int, enum, pointer or struct of at
+// most 16 bytes and none of size 0, no variable arguments, and a return
+// value that is no struct. It returns the kernel's refusal of the function
+// name with result ret and parameters params, or "".
+func distillFuncProto(name string, ret btf.Type, params []btf.FuncParam) string {
+	n := len(params)
 	if n > maxBPFFuncArgs {
-		return e.reject(0, "The function %s has %d arguments. Too many.", tc.name, n)
+		return fmt.Sprintf("The function %s has %d arguments. Too many.", name, n)
 	}
-	if size, t := trampolineTypeSize(tc.ret); size < 0 || isStructOrUnion(t) {
-		return e.reject(0, "The function %s return type %s is unsupported.", tc.name, btfKindStr(t))
+	if size, t := trampolineTypeSize(ret); size < 0 || isStructOrUnion(t) {
+		return fmt.Sprintf("The function %s return type %s is unsupported.", name, btfKindStr(t))
 	}
-	for i, p := range tc.all {
+	for i, p := range params {
 		if _, void := p.Type.(*btf.Void); i == n-1 && (p.Type == nil || void) {
-			return e.reject(0, "The function %s with variable args is unsupported.", tc.name)
+			return fmt.Sprintf("The function %s with variable args is unsupported.", name)
 		}
 		size, t := trampolineTypeSize(p.Type)
 		if size < 0 || size > maxTrampolineArgSize {
-			return e.reject(0, "The function %s arg%d type %s is unsupported.", tc.name, i, btfKindStr(t))
+			return fmt.Sprintf("The function %s arg%d type %s is unsupported.", name, i, btfKindStr(t))
 		}
 		if size == 0 {
-			return e.reject(0, "The function %s has malformed void argument.", tc.name)
+			return fmt.Sprintf("The function %s has malformed void argument.", name)
 		}
 	}
-	return nil
+	return ""
 }
 
 // checkTrampolineTarget is what the kernel checks of an fentry, fexit or

@@ -34,22 +34,7 @@ func TestCallSiteOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			insns := append(append(asm.Instructions{asm.Mov.Imm(asm.R0, 0)}, tt.calls...), asm.Return())
-			obj := &loader.Object{Path: "test"}
-			p := &loader.Program{Name: "p", Type: ebpf.SocketFilter, License: "GPL", GPLCompatible: true, Instructions: insns}
-			res := Verify(obj, p, Options{})
-			var re *RejectError
-			if !errors.As(res.Err, &re) {
-				t.Fatalf("verdict %v, want a rejection", res.Err)
-			}
-			if d := cmp.Diff(tt.want, RejectError{Insn: re.Insn, Msg: re.Msg}, cmp.AllowUnexported(RejectError{})); d != "" {
-				t.Errorf("rejection (-want +got):\n%s", d)
-			}
-			if testing.Short() || !bpfUsable() {
-				return
-			}
-			if k := kernel.LoadProgramVerdict(obj, p); !k.NotLoaded && k.Err != tt.want.Msg {
-				t.Errorf("the running kernel refuses with %q, want %q", k.Err, tt.want.Msg)
-			}
+			checkSocketRejection(t, insns, tt.want)
 		})
 	}
 }
@@ -94,22 +79,30 @@ func TestKfuncDistill(t *testing.T) {
 			}
 			call := asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(id)}
 			insns := asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return(), call, asm.Return()}
-			obj := &loader.Object{Path: "test"}
-			p := &loader.Program{Name: "p", Type: ebpf.SocketFilter, License: "GPL", GPLCompatible: true, Instructions: insns}
-			res := Verify(obj, p, Options{})
-			var re *RejectError
-			if !errors.As(res.Err, &re) {
-				t.Fatalf("verdict %v, want a rejection", res.Err)
-			}
-			if d := cmp.Diff(RejectError{Insn: 2, Msg: tt.want}, RejectError{Insn: re.Insn, Msg: re.Msg}, cmp.AllowUnexported(RejectError{})); d != "" {
-				t.Errorf("rejection (-want +got):\n%s", d)
-			}
-			if testing.Short() || !bpfUsable() {
-				return
-			}
-			if k := kernel.LoadProgramVerdict(obj, p); !k.NotLoaded && k.Err != tt.want {
-				t.Errorf("the running kernel refuses with %q, want %q", k.Err, tt.want)
-			}
+			checkSocketRejection(t, insns, RejectError{Insn: 2, Msg: tt.want})
 		})
+	}
+}
+
+// checkSocketRejection verifies insns as a GPL socket filter and checks
+// vercheck's rejection against want, and, where bpf() is permitted, the
+// running kernel's message.
+func checkSocketRejection(t *testing.T, insns asm.Instructions, want RejectError) {
+	t.Helper()
+	obj := &loader.Object{Path: "test"}
+	p := &loader.Program{Name: "p", Type: ebpf.SocketFilter, License: "GPL", GPLCompatible: true, Instructions: insns}
+	res := Verify(obj, p, Options{})
+	var re *RejectError
+	if !errors.As(res.Err, &re) {
+		t.Fatalf("verdict %v, want a rejection", res.Err)
+	}
+	if d := cmp.Diff(want, RejectError{Insn: re.Insn, Msg: re.Msg}, cmp.AllowUnexported(RejectError{})); d != "" {
+		t.Errorf("rejection (-want +got):\n%s", d)
+	}
+	if testing.Short() || !bpfUsable() {
+		return
+	}
+	if k := kernel.LoadProgramVerdict(obj, p); !k.NotLoaded && k.Err != want.Msg {
+		t.Errorf("the running kernel refuses with %q, want %q", k.Err, want.Msg)
 	}
 }

@@ -88,6 +88,7 @@ var operators = []operator{
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},
 	{"bit flip", rewrites(bitFlip)},
+	{"opcode", rewrites(otherOpcode)},
 }
 
 // Operators returns the names of the mutation operators, in the order
@@ -816,6 +817,28 @@ func bitFlip(in insn.Insn) []insn.Insn {
 		v := in
 		v.Imm ^= int32(uint32(1) << b)
 		add(v)
+	}
+	return out
+}
+
+// otherOpcode gives the instruction every other opcode the kernel knows
+// (bpf_opcode_in_insntable), its registers, offset and immediate kept: a
+// load read as a store or an atomic, an ALU operation as a jump, a jump as
+// a call or an exit. Where bitFlip reaches the opcodes one bit away, this
+// reaches them all, and only valid ones: the fields, not the opcode, then
+// decide what the kernel makes of it. ld_imm64 is neither made nor
+// unmade (see bitFlip).
+func otherOpcode(in insn.Insn) []insn.Insn {
+	if in.IsLdImm64() {
+		return nil
+	}
+	var out []insn.Insn
+	for op := range 256 {
+		v := in
+		v.Op = uint8(op)
+		if v.Op != in.Op && insn.KnownOpcode(v.Op) && !v.IsLdImm64() {
+			out = append(out, v)
+		}
 	}
 	return out
 }

@@ -245,3 +245,33 @@ func TestBitFlip(t *testing.T) {
 		t.Errorf("%d variants of %v, want %d", got, near, 7+8+16+32)
 	}
 }
+
+// TestOtherOpcode checks that otherOpcode gives every other known opcode
+// once, fields kept, and never an ld_imm64.
+func TestOtherOpcode(t *testing.T) {
+	known := 0
+	for op := range 256 {
+		if insn.KnownOpcode(uint8(op)) {
+			known++
+		}
+	}
+	in := ldx(insn.ModeMEM, insn.SizeW, 1, 2, 4)
+	got := otherOpcode(in)
+	// Every known opcode but its own and ld_imm64's.
+	if want := known - 2; len(got) != want {
+		t.Errorf("%d variants, want %d", len(got), want)
+	}
+	seen := map[uint8]bool{}
+	for _, v := range got {
+		if seen[v.Op] || v.Op == in.Op || v.IsLdImm64() || !insn.KnownOpcode(v.Op) {
+			t.Errorf("bad variant %v", v)
+		}
+		seen[v.Op] = true
+		if v.Dst != in.Dst || v.Src != in.Src || v.Off != in.Off || v.Imm != in.Imm {
+			t.Errorf("variant %v changed a field", v)
+		}
+	}
+	if got := otherOpcode(insn.Insn{Op: insn.ClassLD | insn.ModeIMM | insn.SizeDW}); got != nil {
+		t.Errorf("ld_imm64 variants %v, want none", got)
+	}
+}

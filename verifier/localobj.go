@@ -217,10 +217,17 @@ func (e *env) setObjNewReturn(meta *kfuncMeta, percpu bool) error {
 	case id == 0:
 		// Type 0 is void in any BTF the program is loaded with.
 		return e.reject(e.insnIdx, msgObjNewStruct)
+	case e.opts.MapBTF.sharedWithProgram() && e.lp.ObjectTypes != nil:
+		// libbpf loads the program with the object's whole BTF as the
+		// compiler numbered it: any id is that BTF's, and one it does
+		// not have is NULL to btf_type_by_id.
+		var err error
+		if t, err = e.lp.ObjectTypes.TypeByID(btf.TypeID(id)); err != nil {
+			return e.reject(e.insnIdx, msgObjNewStruct)
+		}
 	default:
-		// Which type the kernel finds depends on the BTF the loader
-		// builds for the program: only the ids of
-		// bpf_core_type_id_local relocations are known.
+		// cilium/ebpf builds the program a BTF of its own: only the ids
+		// of bpf_core_type_id_local relocations are known there.
 		return e.unsupported(e.insnIdx, "bpf_obj_new type id %d that no bpf_core_type_id_local relocation gives", id)
 	}
 	if _, isStruct := skipModifiers(t).(*btf.Struct); !isStruct || skipModifiers(t) != t {

@@ -334,7 +334,8 @@ func checkSubprogs(prog []Insn, starts []int) error {
 	start, end := starts[0], subprogEnd(starts, 0, len(prog))
 	for i, in := range prog {
 		if in.IsJmpClass() && in.JmpOp() != JmpExit && in.JmpOp() != JmpCall {
-			target := i + int(in.JumpOffset()) + 1
+			// The kernel adds in int: a gotol past 2^31 wraps.
+			target := int(int32(i + int(in.JumpOffset()) + 1))
 			if target < start || target >= end {
 				return errAt(i, "jump out of range from insn %d to %d", i, target)
 			}

@@ -2,6 +2,7 @@ package insn
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"testing"
 
@@ -30,6 +31,8 @@ var validateCases = []validateCase{
 		want: "jump out of range from insn 1 to 7", wantInsn: 1},
 	{name: "jump before start", prog: prog(movImm(R0, 0), ja(-3), exit()),
 		want: "jump out of range from insn 1 to -1", wantInsn: 1},
+	{name: "gotol wrapping past 2^31", prog: prog(movImm(R0, 0), Insn{Op: ClassJMP32 | JmpJA, Imm: math.MaxInt32}, exit()),
+		want: "jump out of range from insn 1 to -2147483647", wantInsn: 1},
 	{name: "unknown opcode", prog: prog(movImm(R0, 0), Insn{Op: 0xff}, exit()),
 		want: "unknown opcode ff", wantInsn: 1},
 	{name: "ldsx dw unknown", prog: prog(movImm(R0, 0), Insn{Op: ClassLDX | ModeMEMSX | SizeDW, Src: R10, Off: -8}, exit()),

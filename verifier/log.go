@@ -217,7 +217,7 @@ func (l *logger) preamble(e *env) {
 				l.buf = append(l.buf, '.')
 			}
 		}
-		l.printf(" (%02x) %s\n", e.prog[i].Op, e.prog[i].Disasm(kfuncCallName))
+		l.printf(" %s\n", insnText(e.prog[i]))
 		if e.prog[i].IsLdImm64() {
 			i++
 		}
@@ -291,7 +291,18 @@ func (l *logger) insn(e *env) {
 // logInsn is verbose_insn's line for insn idx: "idx: (op) text", kfunc
 // calls named by their BTF function.
 func logInsn(idx int, in insn.Insn) string {
-	return fmt.Sprintf("%d: (%02x) %s", idx, in.Op, in.Disasm(kfuncCallName))
+	return strconv.Itoa(idx) + ": " + insnText(in)
+}
+
+// insnText is print_bpf_insn's text of in: "(op) text", or the bare
+// "BUG_..." of an encoding it cannot name (an atomic of an unknown
+// operation, a store of an unknown mode).
+func insnText(in insn.Insn) string {
+	text := in.Disasm(kfuncCallName)
+	if strings.HasPrefix(text, "BUG_") {
+		return text
+	}
+	return fmt.Sprintf("(%02x) %s", in.Op, text)
 }
 
 // insnState is print_insn_state: the scratched state, as a comment on the

@@ -14,7 +14,8 @@ import (
 // btf_prepare_func_args refuses (a pointer other than the context, a
 // void function) or that the registers do not match marks the function
 // unreliable, which ends its checks, and only the mismatch has a message
-// ("R1 is not a scalar", "arg#0 expects pointer to ctx"): the compiler
+// ("R1 is not a scalar", "arg#0 expects pointer to ctx", "Expected an
+// initialized dynptr as arg #1"): the compiler
 // may have dropped or reordered a static function's arguments, so the
 // call goes on as if nothing was checked.
 
@@ -30,7 +31,7 @@ const (
 	// staticProtoUnreliable: refused, or a call did not match it.
 	staticProtoUnreliable
 	// staticProtoUnmodelled: a prototype whose checks vercheck does not
-	// model (decl tags, dynptrs): no call logs anything.
+	// model (decl tags, unnamed structs): no call logs anything.
 	staticProtoUnmodelled
 )
 
@@ -74,12 +75,32 @@ func (e *env) logStaticArgMismatch(sp int) {
 				msg = sprintf("R%d is not a scalar", regno)
 			}
 		case globalArgCtx:
-			if reg.Off != 0 || !reg.Scalar.IsConst() || reg.Scalar.Var.Value != 0 {
-				// check_func_arg_reg_off's messages are not modelled.
+			var ok bool
+			if msg, ok = staticArgRegOff(reg); !ok {
 				return
 			}
-			if reg.Type != states.PtrToCtx {
+			if msg == "" && reg.Type != states.PtrToCtx {
 				msg = sprintf("arg#%d expects pointer to ctx", i)
+			}
+		case globalArgDynptr:
+			// process_dynptr_func for ARG_PTR_TO_DYNPTR | MEM_RDONLY,
+			// after check_func_arg_reg_off (the stack slot's own
+			// messages are not modelled).
+			if reg.Type == states.PtrToStack {
+				if _, _, bad := e.dynptrSlotIndex(reg); bad != "" {
+					return
+				}
+			}
+			var ok bool
+			if msg, ok = staticArgRegOff(reg); !ok {
+				return
+			}
+			switch {
+			case msg != "":
+			case reg.Type != states.PtrToStack && reg.Type != states.ConstPtrToDynptr:
+				msg = sprintf("arg#%d expected pointer to stack or const struct bpf_dynptr", i)
+			case e.dynptrState(reg) == nil:
+				msg = sprintf("Expected an initialized dynptr as arg #%d", i)
 			}
 		}
 		if msg != "" {
@@ -88,6 +109,24 @@ func (e *env) logStaticArgMismatch(sp int) {
 			return
 		}
 	}
+}
+
+// staticArgRegOff is check_func_arg_reg_off for a static function's
+// context or dynptr argument reg: its message, and whether vercheck models
+// it. A scalar and a stack pointer pass whatever their offsets; an
+// uninitialised register (its var_off unknown) is "variable ? access"; any
+// other pointer passes without an offset, and its offset messages are not
+// modelled.
+func staticArgRegOff(reg *states.Reg) (string, bool) {
+	switch {
+	case reg.Type == states.ScalarValue || reg.Type == states.PtrToStack:
+		return "", true
+	case reg.Type == states.NotInit:
+		return "variable ? access var_off=(0x0; 0xffffffffffffffff) disallowed", true
+	case reg.Off != 0 || !reg.Scalar.IsConst() || reg.Scalar.Var.Value != 0:
+		return "", false
+	}
+	return "", true
 }
 
 // prepareStaticArgs is btf_prepare_func_args for a static function: it
@@ -119,9 +158,13 @@ func prepareStaticArgs(fn *btf.Func, pt ebpf.ProgramType) ([]globalArgKind, stat
 		case isProgCtxType(ptr, pt):
 			kinds = append(kinds, globalArgCtx)
 		default:
-			if s, ok := skipModifiers(ptr.Target).(*btf.Struct); ok && (s.Name == "bpf_dynptr" || s.Name == "") {
-				// A dynptr is checked as one (process_dynptr_func);
-				// an unnamed struct has a message of its own.
+			if s, ok := skipModifiers(ptr.Target).(*btf.Struct); ok && s.Name == "bpf_dynptr" {
+				// A dynptr is checked as one (process_dynptr_func).
+				kinds = append(kinds, globalArgDynptr)
+				continue
+			}
+			if s, ok := skipModifiers(ptr.Target).(*btf.Struct); ok && s.Name == "" {
+				// An unnamed struct has a message of its own.
 				return nil, staticProtoUnmodelled
 			}
 			return nil, staticProtoUnreliable

@@ -27,8 +27,6 @@ package verifier
 // vercheck does not model (kptr.go), at their own accesses.
 
 import (
-	"syscall"
-
 	"slices"
 	"strings"
 
@@ -197,7 +195,7 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 	}
 	if r.hasBTF && !r.refused {
 		if reason, errno := mapBTFRefusal(m, r); reason != "" {
-			if (btfRetried(errno) || errno == syscall.EACCES && e.opts.MapBTF.sharedWithProgram()) && !btfRequired(m.Type) {
+			if (btfRetried(errno) || e.opts.MapBTF.sharedWithProgram()) && !btfRequired(m.Type) {
 				// The loader creates the map again, without BTF
 				// (cilium/ebpf on EINVAL and ENOTSUPP, libbpf
 				// whatever the errno; see mapbtf.go for why the

@@ -30,11 +30,10 @@ import (
 // cannot hold, EACCES for BPF_F_RDONLY_PROG on a map with fields) fails
 // cilium/ebpf's load, where vercheck gives no verdict (ErrMapCreate).
 // libbpf retries without BTF whatever the errno: under libbpf's map BTF
-// (Options.MapBTF) a map refused for its access flags is verified as one
-// without fields, as the kernel harness loads it libbpf's way
-// (internal/kernel's progAccessFlagged); a field the map type cannot hold
-// (EOPNOTSUPP) still gets no verdict, since nothing here has checked that
-// retry against the kernel.
+// (Options.MapBTF) a map refused for its access flags or for a field its
+// type cannot hold is verified as one without fields, as the kernel
+// harness loads it libbpf's way (internal/kernel's progAccessFlagged and
+// fieldRefusedByType). Local storage needs its BTF: the retry fails too.
 
 // btfRetried reports whether a map creation that fails with errno is
 // retried without BTF by both loaders (libbpf's bpf_object__create_map

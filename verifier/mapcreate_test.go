@@ -26,16 +26,20 @@ func TestMapCreate(t *testing.T) {
 		t.Run(prog.Name, func(t *testing.T) {
 			res := Verify(obj, prog, Options{})
 			// libbpf creates a map map_check_btf refuses for its
-			// access flags again without BTF (the default map BTF).
-			good := prog.Name == "mc_use_good" || prog.Name == "mc_use_locked_ro"
+			// access flags, or for a field its type cannot hold, again
+			// without BTF (the default map BTF): the lock is then
+			// plain memory, which bpf_spin_lock refuses.
+			good := prog.Name == "mc_use_good" || prog.Name == "mc_use_locked_ro" || prog.Name == "mc_use_pcpu_hash_timer"
+			retriedLock := prog.Name == "mc_use_lru_locked"
+			const noBTFLock = "map 'mc_lru_locked' has to have BTF in order to use bpf_spin_lock"
 			wantErrno := syscall.EINVAL
-			switch prog.Name {
-			case "mc_use_lru_locked", "mc_use_pcpu_hash_timer":
-				// map_check_btf's rule of which fields a map type holds.
-				wantErrno = syscall.EOPNOTSUPP
-			}
 			var ce *loader.MapCreateError
-			if good {
+			var re *RejectError
+			if retriedLock {
+				if !errors.As(res.Err, &re) || re.Msg != noBTFLock {
+					t.Errorf("Verify = %v, want the rejection %q", res.Err, noBTFLock)
+				}
+			} else if good {
 				if !res.Accepted {
 					t.Errorf("Verify = %v, want an accept", res.Err)
 				}
@@ -47,29 +51,40 @@ func TestMapCreate(t *testing.T) {
 				return
 			}
 			k := kernel.Options{}.LoadProgram(obj, prog)
-			if good != k.Accepted || !good && (!k.NotLoaded || !strings.Contains(k.Err, "create map "+ce.Map) || k.Errno != wantErrno) {
+			switch {
+			case retriedLock:
+				if k.NotLoaded || k.Accepted || k.Err != noBTFLock {
+					t.Errorf("kernel: accepted %v, not loaded %v: %s; want the rejection %q", k.Accepted, k.NotLoaded, k.Err, noBTFLock)
+				}
+			case good != k.Accepted || !good && (!k.NotLoaded || !strings.Contains(k.Err, "create map "+ce.Map) || k.Errno != wantErrno):
 				t.Errorf("kernel: accepted %v, not loaded %v, errno %v: %s", k.Accepted, k.NotLoaded, k.Errno, k.Err)
 			}
 		})
 	}
 }
 
-// TestMapCreateAccessFlagsCilium checks that cilium/ebpf's map BTF, whose
-// loader does not retry on EACCES, leaves a map map_check_btf refuses for
-// its access flags without a verdict.
-func TestMapCreateAccessFlagsCilium(t *testing.T) {
+// TestMapCreateCiliumNoRetry checks that cilium/ebpf's map BTF, whose
+// loader retries without BTF on EINVAL and ENOTSUPP alone, leaves a map
+// map_check_btf refuses for its access flags (EACCES) or for a field its
+// type cannot hold (EOPNOTSUPP) without a verdict.
+func TestMapCreateCiliumNoRetry(t *testing.T) {
 	obj, err := loader.Open("testdata/mapcreate/bad_maps.o", loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(obj.Programs, func(p *loader.Program) bool { return p.Name == "mc_use_locked_ro" })
-	if i < 0 {
-		t.Fatal("mc_use_locked_ro missing")
-	}
-	prog := obj.Programs[i]
-	res := Verify(obj, prog, Options{MapBTF: MapBTFKeyValue})
-	var ce *loader.MapCreateError
-	if !errors.Is(res.Err, ErrMapCreate) || !errors.As(res.Err, &ce) || ce.Errno != syscall.EACCES {
-		t.Fatalf("Verify = %v, want ErrMapCreate with EACCES", res.Err)
+	for name, errno := range map[string]syscall.Errno{
+		"mc_use_locked_ro":       syscall.EACCES,
+		"mc_use_lru_locked":      syscall.EOPNOTSUPP,
+		"mc_use_pcpu_hash_timer": syscall.EOPNOTSUPP,
+	} {
+		i := slices.IndexFunc(obj.Programs, func(p *loader.Program) bool { return p.Name == name })
+		if i < 0 {
+			t.Fatalf("%s missing", name)
+		}
+		res := Verify(obj, obj.Programs[i], Options{MapBTF: MapBTFKeyValue})
+		var ce *loader.MapCreateError
+		if !errors.Is(res.Err, ErrMapCreate) || !errors.As(res.Err, &ce) || ce.Errno != errno {
+			t.Errorf("%s: Verify = %v, want ErrMapCreate with %v", name, res.Err, errno)
+		}
 	}
 }

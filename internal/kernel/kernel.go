@@ -339,7 +339,8 @@ func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Resul
 
 // specNeedsObjectBTF is needsObjectBTF for the one program of sub: a
 // bpf_core_type_id_local relocation, a map whose value holds a graph
-// root or a kptr, or one with program access flags (progAccessFlagged).
+// root or a kptr, one with program access flags (progAccessFlagged), or
+// one whose type refuses a field of its value (fieldRefusedByType).
 func specNeedsObjectBTF(sub *ebpf.CollectionSpec) bool {
 	for _, p := range sub.Programs {
 		for i := range p.Instructions {
@@ -351,7 +352,7 @@ func specNeedsObjectBTF(sub *ebpf.CollectionSpec) bool {
 		}
 	}
 	for _, m := range sub.Maps {
-		if specHoldsObjectBTFField(m) || accessFlaggedValue(m.Value, m.Flags) {
+		if specHoldsObjectBTFField(m) || accessFlaggedValue(m.Value, m.Flags) || specFieldRefusedByType(m) {
 			return true
 		}
 	}

@@ -40,8 +40,10 @@ const (
 // needsObjectBTF reports whether the verdict on prog depends on the BTF its
 // maps and itself are loaded with (see [MapBTF]): a bpf_core_type_id_local
 // of its own (bpf_obj_new and the graph kfuncs take such ids), or a map it
-// references whose value holds a graph root or a kptr. Every other program
-// is loaded the same under both loaders, and goes through cilium/ebpf.
+// references whose value holds a graph root or a kptr, that limits the
+// program's access, or whose type refuses a field of its value. Every
+// other program is loaded the same under both loaders, and goes through
+// cilium/ebpf.
 func needsObjectBTF(obj *loader.Object, prog *loader.Program) bool {
 	if prog.ObjectTypes == nil || !objectBTFLoadable(prog) {
 		return false
@@ -56,7 +58,7 @@ func needsObjectBTF(obj *loader.Object, prog *loader.Program) bool {
 		}
 		idx := mapIndex(iter.Ins)
 		if idx < len(obj.Maps) && obj.Maps[idx] != nil &&
-			(mapHoldsObjectBTFField(obj.Maps[idx]) || progAccessFlagged(obj.Maps[idx])) {
+			(mapHoldsObjectBTFField(obj.Maps[idx]) || progAccessFlagged(obj.Maps[idx]) || fieldRefusedByType(obj.Maps[idx])) {
 			return true
 		}
 	}
@@ -114,31 +116,67 @@ var kptrTags = map[string]bool{"kptr": true, "kptr_untrusted": true, "percpu_kpt
 // through pointers, but to a pointer's type tags) for a graph root or a
 // kptr.
 func holdsObjectBTFField(t btf.Type, seen map[btf.Type]bool) bool {
+	return holdsField(t, graphRootStructs, true, seen)
+}
+
+// holdsField walks t as holdsObjectBTFField does for a struct named in
+// structs, or, with kptrs, a kptr.
+func holdsField(t btf.Type, structs map[string]bool, kptrs bool, seen map[btf.Type]bool) bool {
 	if seen[t] {
 		return false
 	}
 	seen[t] = true
+	in := func(t btf.Type) bool { return holdsField(t, structs, kptrs, seen) }
 	switch v := t.(type) {
 	case *btf.Struct:
-		if graphRootStructs[v.Name] {
+		if structs[v.Name] {
 			return true
 		}
-		return slices.ContainsFunc(v.Members, func(m btf.Member) bool { return holdsObjectBTFField(m.Type, seen) })
+		return slices.ContainsFunc(v.Members, func(m btf.Member) bool { return in(m.Type) })
 	case *btf.Union:
-		return slices.ContainsFunc(v.Members, func(m btf.Member) bool { return holdsObjectBTFField(m.Type, seen) })
+		return slices.ContainsFunc(v.Members, func(m btf.Member) bool { return in(m.Type) })
 	case *btf.Datasec:
-		return slices.ContainsFunc(v.Vars, func(vs btf.VarSecinfo) bool { return holdsObjectBTFField(vs.Type, seen) })
+		return slices.ContainsFunc(v.Vars, func(vs btf.VarSecinfo) bool { return in(vs.Type) })
 	case *btf.Pointer:
 		tag, ok := v.Target.(*btf.TypeTag)
-		return ok && kptrTags[tag.Value]
+		return kptrs && ok && kptrTags[tag.Value]
 	case *btf.Array:
-		return holdsObjectBTFField(v.Type, seen)
+		return in(v.Type)
 	case *btf.Var:
-		return holdsObjectBTFField(v.Type, seen)
+		return in(v.Type)
 	case *btf.Typedef, *btf.Const, *btf.Volatile, *btf.Restrict:
-		return holdsObjectBTFField(btf.UnderlyingType(v), seen)
+		return in(btf.UnderlyingType(v))
 	}
 	return false
+}
+
+// lockLikeStructs are the special fields map_check_btf allows in a hash
+// or an array value but not in every map type (locks, timers, workqueues,
+// task_works).
+var lockLikeStructs = map[string]bool{
+	"bpf_spin_lock": true, "bpf_res_spin_lock": true, "bpf_timer": true, "bpf_wq": true, "bpf_task_work": true,
+}
+
+// fieldRefusedByType reports whether m's value may hold a special field
+// its map type refuses (map_check_btf's EOPNOTSUPP): a lock, timer,
+// workqueue or task_work in a map other than a hash, an array or a local
+// storage. libbpf creates such a map again without BTF and cilium/ebpf
+// fails, so its programs are loaded libbpf's way (a field the type does
+// take, an LRU hash's timer, loads the same either way).
+func fieldRefusedByType(m *loader.Map) bool {
+	return m.Spec != nil && specFieldRefusedByType(m.Spec)
+}
+
+// specFieldRefusedByType is fieldRefusedByType of a map spec.
+func specFieldRefusedByType(m *ebpf.MapSpec) bool {
+	switch m.Type {
+	case ebpf.Hash, ebpf.Array, ebpf.SkStorage, ebpf.InodeStorage, ebpf.TaskStorage, ebpf.CgroupStorage:
+		return false
+	}
+	if _, datasec := m.Value.(*btf.Datasec); datasec || m.Value == nil {
+		return false
+	}
+	return holdsField(m.Value, lockLikeStructs, false, map[btf.Type]bool{})
 }
 
 // objectBTF is an object's whole BTF as libbpf loads it into the kernel,

@@ -3,6 +3,7 @@ package prune
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -116,6 +117,22 @@ func DefaultPolicy() Policy {
 		LoopJumps: LoopJumpsBetweenCheckpoints,
 		LoopInsns: LoopInsnsBetweenCheckpoints,
 	}
+}
+
+// NoCheckpointPolicy returns the 6.18 policy without voluntary
+// checkpoints: states are stored only where the verifier must (force
+// checkpoints: iterator and may_goto loop heads, callback calls), so a
+// search under it prunes almost nothing. It is the pruning engine's own
+// oracle: a program accepted under DefaultPolicy and rejected under this
+// one (short of the complexity limit) had a path pruned against a
+// checkpoint that did not subsume it, and is a false accept whatever a
+// kernel says.
+func NoCheckpointPolicy() Policy {
+	p := DefaultPolicy()
+	p.Name = "no-checkpoints"
+	p.MinJumps, p.MinInsns = math.MaxInt32, math.MaxInt32
+	p.LoopJumps, p.LoopInsns = math.MaxInt32, math.MaxInt32
+	return p
 }
 
 // WantCheckpoint reports whether a prune point should get a new checkpoint

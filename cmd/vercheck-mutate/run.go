@@ -29,7 +29,7 @@ import (
 // Exit statuses.
 const (
 	exitOK          = 0
-	exitFalseAccept = 1 // vercheck accepted a mutant the kernel rejects
+	exitFalseAccept = 1 // vercheck accepted a mutant the kernel rejects, or (-self-check) one it rejects without checkpoints
 	exitUsage       = 2
 	exitNoKernel    = 3 // bpf() is not permitted here
 )
@@ -54,6 +54,10 @@ type config struct {
 	// rejected adds the programs both verifiers reject alike to the
 	// seeds.
 	rejected bool
+	// selfCheck adds the programs vercheck accepts and the kernel cannot
+	// load to the seeds, and checks their mutants with
+	// oracle.Options.SelfCheck.
+	selfCheck bool
 	// ops, when not empty, are the only operators drawn.
 	ops []string
 	// replay lists the mutants to show again instead of a run.
@@ -66,7 +70,7 @@ type config struct {
 // judging returns the oracle's options for this run: vercheck follows
 // the stable fixes of the kernel it is compared with.
 func (c config) judging(logs bool) oracle.Options {
-	return oracle.Options{Timeout: c.timeout, Logs: logs, MissingFixes: c.missing, CompareLogs: c.compareLogs}
+	return oracle.Options{Timeout: c.timeout, Logs: logs, MissingFixes: c.missing, CompareLogs: c.compareLogs, SelfCheck: c.selfCheck}
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -87,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.out, "out", "mutfuzz-out", "directory for the saved programs")
 	fs.StringVar(&c.findings, "findings", "", "markdown file each new false accept is appended to")
 	fs.BoolVar(&c.rejected, "rejected", false, "also mutate the programs both verifiers reject with the same message")
+	fs.BoolVar(&c.selfCheck, "self-check", false, "also mutate the programs vercheck accepts and the kernel cannot load (a program type this build refuses), and verify each such mutant vercheck accepts again without voluntary checkpoints: a rejection there is a pruning-differs finding")
 	fs.IntVar(&c.pastError, "past-error", 3, "follow-ups of a mutant both verifiers reject, each going on past the instruction vercheck rejected")
 	fs.IntVar(&c.compareLogs, "compare-logs", 0, "compare the level-2 logs of mutants both verifiers judge alike that process at most this many instructions (0: never); a difference is a log-differs finding")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
@@ -162,7 +167,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	f.tally.Print(stdout)
 	fmt.Fprintf(stdout, "kernel verifier bugs: %d\n", f.kernelBugs)
 	f.ops.print(stdout, f.tally.Programs)
-	if f.tally.Count(oracle.FalseAccept) > 0 {
+	if f.tally.Count(oracle.FalseAccept) > 0 || f.tally.Count(oracle.PruningDiffers) > 0 {
 		return exitFalseAccept
 	}
 	return exitOK
@@ -219,6 +224,9 @@ func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
 	}
 	fmt.Fprintf(stdout, "%d seeds (%d with edge accesses) of %d programs; left out: %d longer than %d instructions, %d %s, %d the kernel could not load; %d unreadable objects\n",
 		len(seeds), withEdges, len(cands), st.tooLarge, cfg.maxSeedInsns, st.notAccepted, notAlike, st.kernelNoLoad, st.unreadable)
+	if st.pruningDiffers > 0 {
+		fmt.Fprintf(stdout, "%d programs vercheck accepts only with pruning (seeds left out: run vercheck with --prune-policy checkpoint=2147483647/2147483647,loop=2147483647/2147483647 on them)\n", st.pruningDiffers)
+	}
 	return seeds, nil
 }
 
@@ -410,7 +418,11 @@ func followUp(t trial, r *rand.Rand) (mutate.Mutant, bool) {
 // minimised false accept goes to the findings file.
 func (f *fuzzer) record(i int, chain []trial) {
 	if f.cfg.progress > 0 && (i+1)%f.cfg.progress == 0 {
-		fmt.Fprintf(f.stderr, "%d mutants, %d programs, %v, %d false accepts\n", i+1, f.tally.Programs, time.Since(f.start).Round(time.Second), f.tally.Count(oracle.FalseAccept))
+		fmt.Fprintf(f.stderr, "%d mutants, %d programs, %v, %d false accepts", i+1, f.tally.Programs, time.Since(f.start).Round(time.Second), f.tally.Count(oracle.FalseAccept))
+		if f.cfg.selfCheck {
+			fmt.Fprintf(f.stderr, ", %d pruning differences", f.tally.Count(oracle.PruningDiffers))
+		}
+		fmt.Fprintln(f.stderr)
 	}
 	for _, t := range chain {
 		f.recordTrial(t)
@@ -430,8 +442,11 @@ func (f *fuzzer) recordTrial(t trial) {
 	if !o.Class.Finding() && o.Class != oracle.KernelNoLoad {
 		return
 	}
-	if o.Class == oracle.FalseAccept {
+	switch o.Class {
+	case oracle.FalseAccept:
 		fmt.Fprintf(f.stdout, "mutant %s (%s): vercheck accepts, kernel rejects: %s\n", t.label, t.seed.name, o.Kernel.Err)
+	case oracle.PruningDiffers:
+		fmt.Fprintf(f.stdout, "mutant %s (%s): vercheck accepts, rejects without checkpoints: %s\n", t.label, t.seed.name, o.Reason())
 	}
 	reason := o.Reason()
 	ops := slices.Compact(slices.Sorted(slices.Values(t.mutant.Operators)))
@@ -458,7 +473,7 @@ func (f *fuzzer) recordTrial(t trial) {
 	if err := oracle.Save(dir, code.Insns, o, f.info(t.label, t.seed, code, o, reason)); err != nil {
 		fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 	}
-	if minimised && o.Class == oracle.FalseAccept && f.cfg.findings != "" {
+	if minimised && (o.Class == oracle.FalseAccept || o.Class == oracle.PruningDiffers) && f.cfg.findings != "" {
 		if err := f.appendFinding(t.label, t.seed, code, o, reason); err != nil {
 			fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 		}
@@ -537,7 +552,7 @@ func (f *fuzzer) replay(rp replayed) int {
 // ones a fix starts from.
 func minimisable(c oracle.Class) bool {
 	switch c {
-	case oracle.FalseAccept, oracle.FalseReject, oracle.InsnsDiffer, oracle.VercheckError, oracle.LogDiffers:
+	case oracle.FalseAccept, oracle.PruningDiffers, oracle.FalseReject, oracle.InsnsDiffer, oracle.VercheckError, oracle.LogDiffers:
 		return true
 	}
 	return false
@@ -608,7 +623,8 @@ func kernelStopInsn(log string) (int, bool) {
 // findingLogLines is how much of the kernel's log a finding shows.
 const findingLogLines = 40
 
-// appendFinding appends a false accept, minimised, to the findings file.
+// appendFinding appends a false accept or a pruning difference, minimised,
+// to the findings file.
 func (f *fuzzer) appendFinding(label string, s *seed, m mutate.Mutant, o oracle.Outcome, reason string) error {
 	fh, err := os.OpenFile(f.cfg.findings, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -621,12 +637,20 @@ func (f *fuzzer) appendFinding(label string, s *seed, m mutate.Mutant, o oracle.
 	for _, c := range m.Changes {
 		fmt.Fprintf(&b, "- %s\n", c)
 	}
-	fmt.Fprintf(&b, "\nkernel: `%s`; vercheck accepts (insn_processed %d)\n\n```\n%s```\n", o.Kernel.Err, o.Vercheck.Stats.InsnProcessed, oracle.Listing(m.Insns))
-	lines := strings.Split(strings.TrimSpace(o.Kernel.Log), "\n")
+	who, log := "kernel", o.Kernel.Log
+	if o.Class == oracle.PruningDiffers {
+		// o.Vercheck is the verification without checkpoints.
+		fmt.Fprintf(&b, "\nkernel: no verdict (`%s`); vercheck accepts, and rejects without voluntary checkpoints: `%s`\n\n```\n%s```\n",
+			o.Kernel.Err, verifier.DecisiveLine(o.Vercheck.Err), oracle.Listing(m.Insns))
+		who, log = "vercheck without checkpoints", o.Vercheck.Log
+	} else {
+		fmt.Fprintf(&b, "\nkernel: `%s`; vercheck accepts (insn_processed %d)\n\n```\n%s```\n", o.Kernel.Err, o.Vercheck.Stats.InsnProcessed, oracle.Listing(m.Insns))
+	}
+	lines := strings.Split(strings.TrimSpace(log), "\n")
 	if len(lines) > findingLogLines {
 		lines = lines[len(lines)-findingLogLines:]
 	}
-	fmt.Fprintf(&b, "\nkernel log (end):\n\n```\n%s\n```\n", strings.Join(lines, "\n"))
+	fmt.Fprintf(&b, "\n%s log (end):\n\n```\n%s\n```\n", who, strings.Join(lines, "\n"))
 	if _, err := fh.WriteString(b.String()); err != nil {
 		return fmt.Errorf("findings: %w", err)
 	}

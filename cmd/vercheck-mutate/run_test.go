@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -361,6 +362,60 @@ func TestMutantRedrawsSeed(t *testing.T) {
 		s, m, _ := f.mutant(i)
 		if s != withData || len(m.DataEdits) == 0 {
 			t.Fatalf("mutant %d: seed %s, data edits %v, want %s with one", i, s.name, m.DataEdits, withData.name)
+		}
+	}
+}
+
+// selfCheckObject holds fentry and fexit programs vercheck accepts, which
+// some kernel builds (this machine's) refuse to load.
+const selfCheckObject = "testdata/selfcheck.o"
+
+// TestSelfCheckSeeds: with -self-check, the programs vercheck accepts and
+// the kernel cannot load become seeds too, and their mutants vercheck
+// accepts are checked against its own search without checkpoints (the
+// summary counts them). Where the kernel loads them, they were seeds
+// already and the flag adds none.
+func TestSelfCheckSeeds(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("kernel not available: %v", err)
+	}
+	obj, err := loader.Open(selfCheckObject, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noVerdict := 0
+	for _, p := range obj.Programs {
+		if o := oracle.Judge(obj, p, oracle.Options{}); o.Class == oracle.KernelNoLoad && o.Vercheck.Accepted {
+			noVerdict++
+		}
+	}
+	n := len(obj.Programs)
+	tests := []struct {
+		flags []string
+		seeds int
+	}{
+		{nil, n - noVerdict},
+		{[]string{"-self-check"}, n},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		args := append(tt.flags, "-n", "40", "-seed", "5", "-gen", "0", "-out", t.TempDir(), selfCheckObject)
+		code := run(args, &out, &errb)
+		if tt.seeds == 0 {
+			if code != exitUsage {
+				t.Errorf("%v: exit %d with no seed, want %d", tt.flags, code, exitUsage)
+			}
+			continue
+		}
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s%s", tt.flags, code, out.String(), errb.String())
+		}
+		first, _, _ := strings.Cut(out.String(), " seeds")
+		if diff := cmp.Diff(fmt.Sprint(tt.seeds), first); diff != "" {
+			t.Errorf("%v: seeds (-want +got):\n%s", tt.flags, diff)
+		}
+		if tt.flags != nil && noVerdict > 0 && !strings.Contains(out.String(), "no kernel verdict, vercheck accepts: ") {
+			t.Errorf("%v: no self-checked mutants in the summary:\n%s", tt.flags, out.String())
 		}
 	}
 }

@@ -24,7 +24,8 @@ import (
 )
 
 // seed is a program both verifiers accept (or, with -rejected, both
-// reject alike), ready to be mutated.
+// reject alike; with -self-check, vercheck accepts and the kernel cannot
+// load), ready to be mutated.
 type seed struct {
 	// name is "object:program".
 	name string
@@ -50,6 +51,9 @@ type candidate struct {
 // seedStats says what became of the candidates.
 type seedStats struct {
 	unreadable, notAccepted, tooLarge, kernelNoLoad int
+	// pruningDiffers counts the programs vercheck accepts only with
+	// pruning (-self-check): findings among the seeds themselves.
+	pruningDiffers int
 }
 
 // candidates lists the programs of the objects under paths, then n
@@ -95,14 +99,18 @@ type seedVerdict struct {
 // instructions long and both verifiers accept it, or, when rejected is
 // set, both reject it with the same message: one mutation away from a
 // rejected program are the programs nearest the edge of what the kernel
-// accepts, where a check vercheck lacks shows as a false accept.
+// accepts, where a check vercheck lacks shows as a false accept. With
+// judging.SelfCheck, a program the kernel cannot load is kept when
+// vercheck accepts it, with and without voluntary checkpoints: its
+// mutants have vercheck's own search as their oracle.
 func judgeCandidate(c candidate, maxInsns int, rejected bool, judging oracle.Options) seedVerdict {
 	code, err := insn.FromAsm(c.prog.Instructions)
 	if err != nil || len(code) > maxInsns {
 		return seedVerdict{large: true}
 	}
 	o := oracle.Judge(c.obj, c.prog, judging)
-	alike := o.Class == oracle.BothAccept || o.Class == oracle.InsnsDiffer || rejected && o.Class == oracle.BothReject
+	alike := o.Class == oracle.BothAccept || o.Class == oracle.InsnsDiffer || rejected && o.Class == oracle.BothReject ||
+		judging.SelfCheck && o.Class == oracle.KernelNoLoad && o.Vercheck.Accepted
 	if !alike {
 		return seedVerdict{class: o.Class}
 	}
@@ -173,6 +181,8 @@ func (st *seedStats) count(v seedVerdict) {
 		st.tooLarge++
 	case v.class == oracle.KernelNoLoad:
 		st.kernelNoLoad++
+	case v.class == oracle.PruningDiffers:
+		st.pruningDiffers++
 	default:
 		st.notAccepted++
 	}

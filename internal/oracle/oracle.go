@@ -16,6 +16,7 @@ import (
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/internal/logdiff"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/verifier"
 )
@@ -44,6 +45,11 @@ const (
 	// FalseAccept: vercheck accepts, the kernel rejects with a verifier
 	// message. The worst bug vercheck can have.
 	FalseAccept
+	// PruningDiffers: the kernel gave no verdict, and vercheck accepts
+	// with its pruning but rejects with no voluntary checkpoints
+	// (Options.SelfCheck): a path was pruned against a checkpoint that
+	// did not subsume it. A false accept found without the kernel.
+	PruningDiffers
 	// VercheckError: vercheck failed (an internal error or a panic).
 	VercheckError
 	// VercheckHang: vercheck did not finish within the time limit.
@@ -64,7 +70,7 @@ const (
 
 var classNames = [numClasses]string{
 	BothAccept: "both-accept", BothReject: "both-reject", KernelNoLoad: "kernel-no-load",
-	Unsupported: "unsupported", BothSlow: "both-slow", FalseAccept: "false-accept", VercheckError: "vercheck-error",
+	Unsupported: "unsupported", BothSlow: "both-slow", FalseAccept: "false-accept", PruningDiffers: "pruning-differs", VercheckError: "vercheck-error",
 	VercheckHang: "vercheck-hang", FalseReject: "false-reject", MessageDiffers: "message-differs",
 	InsnsDiffer: "insns-differ", LogDiffers: "log-differs",
 }
@@ -113,6 +119,13 @@ type Options struct {
 	// makes the outcome LogDiffers. It costs a second load and a second
 	// verification at log level 2.
 	CompareLogs int
+	// SelfCheck verifies a program the kernel gives no verdict on
+	// (KernelNoLoad: a program type this build refuses, a module it
+	// lacks) and vercheck accepts a second time, under
+	// prune.NoCheckpointPolicy; a rejection short of the complexity
+	// limit makes the outcome PruningDiffers. It is the only oracle for
+	// such programs.
+	SelfCheck bool
 }
 
 // Judge verifies prog of obj with vercheck and loads it into the kernel,
@@ -135,10 +148,33 @@ func Judge(obj *loader.Object, prog *loader.Program, opts Options) Outcome {
 	if o.Class == VercheckHang && kernelAsSlow(vres, kres, opts.Timeout) {
 		o.Class = BothSlow
 	}
+	if o.Class == KernelNoLoad && opts.SelfCheck && vres.Accepted {
+		selfCheck(&o, obj, prog, opts)
+	}
 	if (o.Class == BothAccept || o.Class == BothReject) && opts.CompareLogs > 0 && vres.Stats.InsnProcessed <= opts.CompareLogs {
 		compareLogs(&o, obj, prog, opts)
 	}
 	return o
+}
+
+// selfCheck verifies prog again with no voluntary checkpoints and makes o
+// PruningDiffers, with that verification as o.Vercheck, when it rejects
+// the program short of a limit. Pruning only skips paths a checkpoint
+// subsumes, so without it every path the first verification pruned is
+// walked: a rejection there is an unsafe path the first one never saw.
+// A complexity limit or a timeout says nothing (without checkpoints
+// loops run to the limit).
+func selfCheck(o *Outcome, obj *loader.Object, prog *loader.Program, opts Options) {
+	policy := prune.NoCheckpointPolicy()
+	level := 0
+	if opts.Logs {
+		level = 1
+	}
+	vres, hung := verifyWithin(obj, prog, verifier.Options{Timeout: opts.Timeout, LogLevel: level, MissingFixes: opts.MissingFixes, Policy: &policy})
+	if hung || vres.Accepted || vres.Verdict() != "rejected" || errors.Is(vres.Err, verifier.ErrComplexityLimit) || errors.Is(vres.Err, verifier.ErrTimeout) {
+		return
+	}
+	o.Class, o.Vercheck = PruningDiffers, vres
 }
 
 // compareLogs verifies prog again at log level 2, loads it again with the
@@ -279,15 +315,15 @@ var numberRE = regexp.MustCompile(`-?[0-9]+`)
 
 // Reason returns what the outcome's class turns on, with numbers
 // blanked so that similar outcomes share it: the kernel's message for a
-// false accept, vercheck's for a false reject, both for differing
-// messages, vercheck's error or unsupported feature, the kernel's setup
+// false accept, vercheck's for a false reject (for a pruning difference,
+// its rejection without checkpoints), both for differing messages, vercheck's error or unsupported feature, the kernel's setup
 // error.
 func (o Outcome) Reason() string {
 	var r string
 	switch o.Class {
 	case FalseAccept:
 		r = o.Kernel.Err
-	case FalseReject:
+	case FalseReject, PruningDiffers:
 		r = lastLine(o.Vercheck.Err.Error())
 	case MessageDiffers:
 		r = lastLine(o.Vercheck.Err.Error()) + "  <->  " + o.Kernel.Err

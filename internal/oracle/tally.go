@@ -19,6 +19,10 @@ type Tally struct {
 	reasons  [numClasses]map[string]int
 	// logDiffersAccepted counts the LogDiffers outcomes both accepted.
 	logDiffersAccepted int
+	// noVerdictAccepted counts the KernelNoLoad outcomes vercheck
+	// accepted: with Options.SelfCheck, those it checked against itself
+	// (PruningDiffers are the ones that failed).
+	noVerdictAccepted int
 }
 
 // Add counts one outcome.
@@ -27,6 +31,9 @@ func (t *Tally) Add(o Outcome) {
 	t.counts[o.Class]++
 	if o.Class == LogDiffers && o.Vercheck.Accepted {
 		t.logDiffersAccepted++
+	}
+	if o.Class == KernelNoLoad && o.Vercheck != nil && o.Vercheck.Accepted {
+		t.noVerdictAccepted++
 	}
 	if !o.Class.Finding() && o.Class != KernelNoLoad && o.Class != Unsupported {
 		return
@@ -52,6 +59,9 @@ func (t *Tally) Print(w io.Writer) {
 	fmt.Fprintf(w, "%-32s %8d %8d\n", "vercheck rejects", t.counts[FalseReject], bothRej)
 	if judged := kAcc + kRej; judged > 0 {
 		fmt.Fprintf(w, "kernel verdicts: %d of %d programs, %.1f%% accepted\n", judged, t.Programs, 100*float64(kAcc)/float64(judged))
+	}
+	if n := t.noVerdictAccepted + t.counts[PruningDiffers]; n > 0 {
+		fmt.Fprintf(w, "no kernel verdict, vercheck accepts: %d (%d of them rejected without checkpoints)\n", n, t.counts[PruningDiffers])
 	}
 	for c := range numClasses {
 		fmt.Fprintf(w, "  %-16s %8d\n", c, t.counts[c])

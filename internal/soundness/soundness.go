@@ -28,7 +28,6 @@ package soundness
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -109,16 +108,6 @@ type Report struct {
 	Findings []Finding
 }
 
-// noCheckpointPolicy stores checkpoints only where the verifier must
-// (loop heads, long jump histories).
-func noCheckpointPolicy() *prune.Policy {
-	p := prune.DefaultPolicy()
-	p.Name = "no-checkpoints"
-	p.MinJumps, p.MinInsns = math.MaxInt32, math.MaxInt32
-	p.LoopJumps, p.LoopInsns = math.MaxInt32, math.MaxInt32
-	return &p
-}
-
 // errStop ends a run after the first containment finding.
 var errStop = errors.New("containment violated")
 
@@ -131,7 +120,8 @@ func Check(p *gen.Program, inputs int, r *rand.Rand) Report {
 		return rep
 	}
 	rec := NewRecorder()
-	res2 := verifier.Verify(p.Object, p.Prog, verifier.Options{Policy: noCheckpointPolicy(), Observe: rec.Observe})
+	noCheckpoints := prune.NoCheckpointPolicy()
+	res2 := verifier.Verify(p.Object, p.Prog, verifier.Options{Policy: &noCheckpoints, Observe: rec.Observe})
 	if !res2.Accepted {
 		if res2.Verdict() == "rejected" && !errors.Is(res2.Err, verifier.ErrComplexityLimit) {
 			rep.Findings = append(rep.Findings, Finding{Seed: p.Seed, Kind: KindPruning, Msg: fmt.Sprintf("rejected without checkpoints: %v", res2.Err)})

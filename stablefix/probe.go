@@ -55,6 +55,11 @@ const (
 // into: its value is one per-CPU kptr to task_struct.
 const probePercpuKptr = "probe_pcpu_kptr"
 
+// probeUntrustedKptr is the array the KptrNullStorePrecise probe stores
+// into: its value is one unreferenced kptr (kptr_untrusted) to
+// task_struct.
+const probeUntrustedKptr = "probe_untrusted_kptr"
+
 // probeLocks is the array of struct { struct bpf_spin_lock l; u64 n; }
 // the CallbackValueID probe walks; probeResLock the one-element array of
 // struct { struct bpf_res_spin_lock l; u64 n; } the S32RangeLowHalf probe
@@ -136,6 +141,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	LoopUnreadSafe:           loopUnreadSafeProbe,
 	DynptrKfuncPktWrite:      dynptrKfuncPktWriteProbe,
 	UntrustedMemMismatch:     untrustedMemMismatchProbe,
+	KptrNullStorePrecise:     fixed(kptrNullStorePreciseProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -835,6 +841,14 @@ func percpuKptrValue() btf.Type {
 	return &btf.Struct{Name: "probe_pcpu_val", Size: 8, Members: []btf.Member{{Name: "t", Type: kptr}}}
 }
 
+// untrustedKptrValue is a map value of one unreferenced kptr to the
+// kernel's task_struct.
+func untrustedKptrValue() btf.Type {
+	task := &btf.Struct{Name: "task_struct"}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr_untrusted", Type: task}}
+	return &btf.Struct{Name: "probe_untrusted_val", Size: 8, Members: []btf.Member{{Name: "t", Type: kptr}}}
+}
+
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
 func fetchAdd(dst asm.Register, off int16, src asm.Register) asm.Instruction {
 	const fetch = 0x01
@@ -944,6 +958,8 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probeResLock: lockedArray(probeResLock, "bpf_res_spin_lock", 1),
 			probeOuter: {Name: probeOuter, Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 1,
 				InnerMap: &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
+			probeUntrustedKptr: {Name: probeUntrustedKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
+				Key: &btf.Int{Name: "u32", Size: 4}, Value: untrustedKptrValue()},
 			probePercpuKptr: {Name: probePercpuKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
 				Key: &btf.Int{Name: "u32", Size: 4}, Value: percpuKptrValue()},
 			probeLockedKptr: {Name: probeLockedKptr, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
@@ -1273,6 +1289,35 @@ var nullArgPreciseProbe = asm.Instructions{
 	asm.Mov.Imm(asm.R1, 8).WithSymbol("other"),
 	asm.FnCsumDiff.Call().WithSymbol("join"),
 	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// kptrNullStorePreciseProbe stores NULL into probeUntrustedKptr's kptr
+// on the path walked first and the number 5 on the other, which joins it
+// before the store: only a precise NULL keeps the second from being
+// pruned, and the kernel refuses the number.
+var kptrNullStorePreciseProbe = asm.Instructions{
+	asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+	asm.Mov.Reg(asm.R2, asm.RFP),
+	asm.Add.Imm(asm.R2, -4),
+	asm.LoadMapPtr(asm.R1, 0).WithReference(probeUntrustedKptr),
+	asm.FnMapLookupElem.Call(),
+	asm.JEq.Imm(asm.R0, 0, "out"),
+	asm.Mov.Reg(asm.R6, asm.R0),
+	asm.FnGetPrandomU32.Call(),
+	asm.JGT.Imm(asm.R0, 5, "other"),
+	asm.Mov.Imm(asm.R1, 0),
+	asm.Ja.Label("join"),
+	asm.Mov.Imm(asm.R1, 5).WithSymbol("other"),
+	// Enough instructions and jumps for a checkpoint at the store.
+	asm.Mov.Imm(asm.R2, 0).WithSymbol("join"),
+	asm.Mov.Imm(asm.R2, 0),
+	asm.Mov.Imm(asm.R2, 0),
+	asm.Mov.Imm(asm.R2, 0),
+	asm.Mov.Imm(asm.R2, 0),
+	asm.JEq.Imm(asm.R6, 7, "store"),
+	asm.StoreMem(asm.R6, 0, asm.R1, asm.DWord).WithSymbol("store"),
+	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
 }
 

@@ -613,6 +613,16 @@ const (
 	// kind and a NULL read through the other faults in the kernel.
 	// Found on the 6.18.44-fc-v1272 build by the fuzz seed 20262603 run.
 	UntrustedMemMismatch
+	// KptrNullStorePrecise: a NULL stored into an unreferenced kptr
+	// field of a map value (check_map_kptr_access, which skips the type
+	// match for a NULL) is marked precise, as the same build's
+	// NullArgPrecise marks a NULL helper argument. Without it the zero
+	// stays imprecise and a path storing another number, which the
+	// type match refuses ("invalid kptr access, R1 type=scalar"), is
+	// pruned against it and accepted. Not in upstream 6.18 or 7.x; found
+	// on the 6.18.44-fc-v1272 build from a level-2 log difference of the
+	// bit-flip fuzz seed 20262902 run.
+	KptrNullStorePrecise
 	numFixes
 )
 
@@ -673,6 +683,7 @@ var names = [numFixes]string{
 	LoopUnreadSafe:           "loop-unread-prune",
 	DynptrKfuncPktWrite:      "dynptr-kfunc-pkt-write",
 	UntrustedMemMismatch:     "untrusted-mem-mismatch",
+	KptrNullStorePrecise:     "kptr-null-store-precise",
 }
 
 // String returns the fix's name.

@@ -2,11 +2,12 @@ package verifier
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/btf"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/internal/kernel"
@@ -56,10 +57,6 @@ func bpfUsable() bool {
 // whether the program may call the function. The ids are the running
 // kernel's; where bpf() is permitted its message is compared too.
 func TestKfuncDistill(t *testing.T) {
-	spec, err := vmlinux()
-	if err != nil {
-		t.Skipf("no kernel BTF: %v", err)
-	}
 	tests := []struct {
 		fn   string
 		want string
@@ -69,15 +66,7 @@ func TestKfuncDistill(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fn, func(t *testing.T) {
-			var fn *btf.Func
-			if err := spec.TypeByName(tt.fn, &fn); err != nil {
-				t.Skipf("%s not in this kernel's BTF: %v", tt.fn, err)
-			}
-			id, err := spec.TypeID(fn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			call := asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(id)}
+			call := kfuncCall(kfuncID(t, tt.fn))
 			insns := asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return(), call, asm.Return()}
 			checkSocketRejection(t, insns, RejectError{Insn: 2, Msg: tt.want})
 		})
@@ -105,4 +94,58 @@ func checkSocketRejection(t *testing.T, insns asm.Instructions, want RejectError
 	if k := kernel.LoadProgramVerdict(obj, p); !k.NotLoaded && k.Err != want.Msg {
 		t.Errorf("the running kernel refuses with %q, want %q", k.Err, want.Msg)
 	}
+}
+
+// TestKfuncCallLiveness checks the argument registers compute_live_registers
+// takes a kfunc call to use (get_call_summary): its parameters when a kfunc
+// set registers the function for the program type, r1-r5 when
+// fetch_kfunc_meta fails, as for a static kernel function without the
+// bpf_kfunc tag that no set registers (a mutated BTF id). The call stands
+// after a refused instruction: only the live-register table the level-2 log
+// prints before the walk shows it. Where bpf() is permitted the running
+// kernel's table line is compared too.
+func TestKfuncCallLiveness(t *testing.T) {
+	tests := []struct {
+		fn   string
+		want string
+	}{
+		{"bpf_lookup", "2: .12345.... (85) call bpf_lookup#"},
+		{"bpf_dynptr_slice", "2: .1234..... (85) call bpf_dynptr_slice#"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fn, func(t *testing.T) {
+			call := kfuncCall(kfuncID(t, tt.fn))
+			insns := asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.LoadMem(asm.R0, asm.R10, -8, asm.DWord), call, asm.Return()}
+			p := &loader.Program{Name: "p", Type: ebpf.SocketFilter, License: "GPL", GPLCompatible: true, Instructions: insns}
+			res := Verify(&loader.Object{Path: "test"}, p, Options{LogLevel: 2})
+			want := tt.want + fmt.Sprint(call.Constant)
+			if got := tableLine(res.Log, 2); got != want {
+				t.Errorf("vercheck's live registers: %q, want %q", got, want)
+			}
+			if testing.Short() || !bpfUsable() {
+				return
+			}
+			_, err := ebpf.NewProgramWithOptions(&ebpf.ProgramSpec{Type: ebpf.SocketFilter, License: "GPL", Instructions: insns}, ebpf.ProgramOptions{LogLevel: 2})
+			var ve *ebpf.VerifierError
+			if !errors.As(err, &ve) {
+				t.Fatalf("the running kernel: %v, want a verifier log", err)
+			}
+			if got := tableLine(strings.Join(ve.Log, "\n"), 2); got != want {
+				t.Errorf("the running kernel's live registers: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// tableLine returns the line of the live-register table of a level-2 log
+// for instruction idx, trimmed.
+func tableLine(log string, idx int) string {
+	prefix := fmt.Sprintf("%d: ", idx)
+	_, table, _ := strings.Cut(log, "Live regs before insn:")
+	for _, line := range strings.Split(table, "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
 }

@@ -14,6 +14,7 @@ package verifier
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -99,6 +100,9 @@ type kfuncInfo struct {
 	// distill is btf_distill_func_proto's refusal of the function's
 	// prototype, which add_kfunc_call checks last (distillFuncProto).
 	distill string
+	// tagged: the function carries the bpf_kfunc declaration tag
+	// (__bpf_kfunc), which every kfunc defined in C has.
+	tagged bool
 }
 
 // kfuncCache memoises kfunc resolution by BTF id: kernel BTF does not
@@ -128,6 +132,7 @@ func funcInfo(t btf.Type, id int32) *kfuncInfo {
 		info.msg = fmt.Sprintf("kernel btf_id %d is not a function", uint32(id))
 	default:
 		info.name = fn.Name
+		info.tagged = slices.Contains(fn.Tags, kfuncDeclTag)
 		if p, ok := fn.Type.(*btf.FuncProto); ok {
 			info.proto = p
 			info.distill = distillFuncProto(fn.Name, p.Return, p.Params)
@@ -185,11 +190,19 @@ func (e *env) kfuncArgCount(call insn.Insn) int {
 	if err != nil || info.proto == nil {
 		return -1
 	}
-	if def, ok := kfuncs.Lookup(info.name); ok && !e.kfuncCallable(def) {
+	def, ok := kfuncs.Lookup(info.name)
+	if ok && !e.kfuncCallable(def) || !ok && !info.tagged {
+		// A function outside the table without the kfunc tag is
+		// some static function of the kernel (a mutated BTF id):
+		// no kfunc set registers it. One the table lacks that has
+		// the tag may be registered, and its prototype is taken.
 		return -1
 	}
 	return len(info.proto.Params)
 }
+
+// kfuncDeclTag is the BTF declaration tag __bpf_kfunc puts on a kfunc.
+const kfuncDeclTag = "bpf_kfunc"
 
 // checkKfuncDecls is the load-time part of add_kfunc_call: every kfunc
 // call, reachable or not, must name a kernel function the program may
@@ -488,13 +501,6 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		if (reg.IsNull() || reg.MaybeNull()) && !nullable && !optional {
 			return e.reject(e.insnIdx, "Possibly NULL pointer passed to trusted arg%d", i)
 		}
-		if reg.IsNull() && !e.opts.MissingFixes.Has(stablefix.NullArgPrecise) {
-			// As for a helper: the NULL a __nullable or __opt
-			// parameter took decided the checks it skips.
-			if err := e.markChainPrecision(regno); err != nil {
-				return err
-			}
-		}
 		if reg.RefObjID != 0 {
 			if meta.flags&kfuncs.Release != 0 && meta.refObjID != 0 {
 				return e.verifierBug("more than one arg with ref_obj_id R%d %d %d", regno, reg.RefObjID, meta.refObjID)
@@ -512,6 +518,15 @@ func (e *env) checkKfuncArgs(info *kfuncInfo, meta *kfuncMeta) error {
 		kind, err := e.kfuncPtrArgKind(info, meta, i, reg, ref, refName, nullable)
 		if err != nil {
 			return err
+		}
+		if reg.IsNull() && !e.opts.MissingFixes.Has(stablefix.NullArgPrecise) {
+			// As for a helper: the NULL a __nullable or __opt
+			// parameter took decided the checks it skips. The
+			// argument's kind comes first: a kind the kernel
+			// refuses logs no precision walk before it.
+			if err := e.markChainPrecision(regno); err != nil {
+				return err
+			}
 		}
 		if kind == kfArgNull {
 			continue

@@ -265,8 +265,14 @@ func (e *env) checkMapKptrAccess(f *mapField, valueReg int, dst *states.Reg) err
 		dst.Aux = k.target
 		dst.ID = e.newID()
 	case insn.ClassSTX:
-		if val := &e.regs()[valueReg]; !val.IsNull() {
+		val := &e.regs()[valueReg]
+		if !val.IsNull() {
 			return e.mapKptrMatchType(k, val, valueReg)
+		}
+		if !e.opts.MissingFixes.Has(stablefix.KptrNullStorePrecise) {
+			// The NULL skipped the type match: a state storing
+			// another number must not prune against this one.
+			return e.markChainPrecision(valueReg)
 		}
 	case insn.ClassST:
 		if in.Imm != 0 {

@@ -799,7 +799,7 @@ func (e *env) kfuncPtrArgKind(info *kfuncInfo, meta *kfuncMeta, i int, reg *stat
 			memSize = true
 		}
 	}
-	if !isScalarType(ref) && !isScalarStruct(ref, 0) && (!memSize || !isVoid(ref)) {
+	if !isScalarType(ref) && !e.isScalarStructLogged(ref) && (!memSize || !isVoid(ref)) {
 		voidStr := ""
 		if memSize {
 			voidStr = "void, "
@@ -825,29 +825,49 @@ const maxScalarStructDepth = 3
 // isScalarStruct is __btf_type_is_scalar_struct: a struct made only of
 // scalars, arrays of scalars and such structs.
 func isScalarStruct(t btf.Type, depth int) bool {
+	ok, _ := scalarStruct(t, depth)
+	return ok
+}
+
+// scalarStruct is isScalarStruct; deep reports that it stopped at a struct
+// nested deeper than maxScalarStructDepth, which the kernel logs.
+func scalarStruct(t btf.Type, depth int) (ok, deep bool) {
 	members, _, _ := structMembers(t)
 	if !isStruct(t) {
-		return false
+		return false, false
 	}
 	for _, m := range members {
 		mt := skipModifiers(m.Type)
 		if isStruct(mt) {
-			if depth >= maxScalarStructDepth || !isScalarStruct(mt, depth+1) {
-				return false
+			if depth >= maxScalarStructDepth {
+				return false, true
+			}
+			if ok, deep := scalarStruct(mt, depth+1); !ok {
+				return false, deep
 			}
 			continue
 		}
 		if a, ok := mt.(*btf.Array); ok {
 			if a.Nelems == 0 || !isScalarType(skipModifiers(a.Type)) {
-				return false
+				return false, false
 			}
 			continue
 		}
 		if !isScalarType(mt) {
-			return false
+			return false, false
 		}
 	}
-	return true
+	return true, false
+}
+
+// isScalarStructLogged is isScalarStruct as the verifier runs it, logging
+// "max struct nesting depth exceeded" where the walk stops for depth.
+func (e *env) isScalarStructLogged(t btf.Type) bool {
+	ok, deep := scalarStruct(t, 0)
+	if deep {
+		e.log.printf("max struct nesting depth exceeded\n")
+	}
+	return ok
 }
 
 // reg2BTFName is reg2btf_ids: register kinds that stand for a kernel

@@ -274,7 +274,7 @@ func (e *env) checkPercpuObjType(t *btf.Struct) error {
 	if t.Size > maxPercpuObjSize {
 		return e.reject(e.insnIdx, "bpf_percpu_obj_new type size (%d) is greater than %d", t.Size, maxPercpuObjSize)
 	}
-	if !isScalarStruct(t, 0) {
+	if !e.isScalarStructLogged(t) {
 		return e.reject(e.insnIdx, "bpf_percpu_obj_new type ID argument must be of a struct of scalars")
 	}
 	if len(e.localRecord(t).fields) > 0 {

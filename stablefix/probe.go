@@ -835,18 +835,18 @@ func lookupKey(m string) asm.Instructions {
 }
 
 // percpuKptrValue is the value type of probePercpuKptr.
-func percpuKptrValue() btf.Type {
-	task := &btf.Struct{Name: "task_struct"}
-	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "percpu_kptr", Type: task}}
-	return &btf.Struct{Name: "probe_pcpu_val", Size: 8, Members: []btf.Member{{Name: "t", Type: kptr}}}
-}
+func percpuKptrValue() btf.Type { return taskKptrValue("probe_pcpu_val", "percpu_kptr") }
 
 // untrustedKptrValue is a map value of one unreferenced kptr to the
 // kernel's task_struct.
-func untrustedKptrValue() btf.Type {
+func untrustedKptrValue() btf.Type { return taskKptrValue("probe_untrusted_val", "kptr_untrusted") }
+
+// taskKptrValue is a map value struct name of one kptr of kind tag (the
+// BTF type tag) to the kernel's task_struct.
+func taskKptrValue(name, tag string) btf.Type {
 	task := &btf.Struct{Name: "task_struct"}
-	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: "kptr_untrusted", Type: task}}
-	return &btf.Struct{Name: "probe_untrusted_val", Size: 8, Members: []btf.Member{{Name: "t", Type: kptr}}}
+	kptr := &btf.Pointer{Target: &btf.TypeTag{Value: tag, Type: task}}
+	return &btf.Struct{Name: name, Size: 8, Members: []btf.Member{{Name: "t", Type: kptr}}}
 }
 
 // fetchAdd is "src = atomic_fetch_add((u64 *)(dst + off), src)".
@@ -1296,12 +1296,7 @@ var nullArgPreciseProbe = asm.Instructions{
 // on the path walked first and the number 5 on the other, which joins it
 // before the store: only a precise NULL keeps the second from being
 // pruned, and the kernel refuses the number.
-var kptrNullStorePreciseProbe = asm.Instructions{
-	asm.StoreImm(asm.RFP, -4, 0, asm.Word),
-	asm.Mov.Reg(asm.R2, asm.RFP),
-	asm.Add.Imm(asm.R2, -4),
-	asm.LoadMapPtr(asm.R1, 0).WithReference(probeUntrustedKptr),
-	asm.FnMapLookupElem.Call(),
+var kptrNullStorePreciseProbe = slices.Concat(asm.Instructions{asm.StoreImm(asm.RFP, -4, 0, asm.Word)}, lookupKey(probeUntrustedKptr), asm.Instructions{
 	asm.JEq.Imm(asm.R0, 0, "out"),
 	asm.Mov.Reg(asm.R6, asm.R0),
 	asm.FnGetPrandomU32.Call(),
@@ -1319,7 +1314,7 @@ var kptrNullStorePreciseProbe = asm.Instructions{
 	asm.StoreMem(asm.R6, 0, asm.R1, asm.DWord).WithSymbol("store"),
 	asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 	asm.Return(),
-}
+})
 
 // globalDynptrSKBProbe passes a local dynptr over an element of probeMap
 // to a global function, which takes a slice of it, writes through the

@@ -18,7 +18,7 @@ var (
 	}
 	jmpOpText = [16]string{
 		"jmp", "==", ">", ">=", "&", "!=", "s>", "s>=",
-		"call", "exit", "<", "<=", "s<", "s<=", "BUG", "BUG",
+		"call", "exit", "<", "<=", "s<", "s<=", "(null)", "(null)",
 	}
 	atomicOpText = map[int32]string{
 		AtomicAdd: "add", AtomicAnd: "and", AtomicOr: "or", AtomicXor: "xor",
@@ -238,7 +238,9 @@ func (i Insn) disasmJmp(callName func(Insn) string) string {
 		return fmt.Sprintf("gotol pc%+d", i.Imm)
 	case op == JmpJA:
 		return fmt.Sprintf("goto pc%+d", i.Off)
-	case op == JmpJCOND:
+	case op == JmpJCOND && class == ClassJMP && i.Src == 0:
+		// Only BPF_MAY_GOTO has a name; any other source prints as a
+		// conditional jump whose operator bpf_jmp_string lacks.
 		return fmt.Sprintf("may_goto pc%+d", i.Off)
 	}
 	r := regPrefix(class)

@@ -77,6 +77,24 @@ func TestStringCalls(t *testing.T) {
 	}
 }
 
+// badMayGoto is a may_goto opcode with a source register: not may_goto
+// to the disassembler, and bpf_jmp_string has no JCOND operator.
+var badMayGoto = Insn{Op: ClassJMP | JmpJCOND, Dst: R1, Src: R1, Imm: 0x100}
+
+// TestKernelDisasmBadMayGoto: the kernel refuses badMayGoto ("invalid
+// may_goto imm 256") after printing it as a conditional jump.
+func TestKernelDisasmBadMayGoto(t *testing.T) {
+	const want = "0: (e5) if r1 (null) 0x100 goto pc+0"
+	if got := Format(0, badMayGoto); got != want {
+		t.Fatalf("Format = %q, want %q", got, want)
+	}
+	requireKernel(t)
+	log := kernelLog(t, Encode([]Insn{badMayGoto, exit()}))
+	if !strings.Contains(log, "\n"+want+"\n") {
+		t.Errorf("kernel log lacks %q:\n%s", want, log)
+	}
+}
+
 // TestKernelDisasm loads disasmProg and compares our lines with the
 // kernel's level-2 log.
 func TestKernelDisasm(t *testing.T) {

@@ -1259,13 +1259,6 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 	if isGlobalFunc(e.lp, target) {
 		// A global function is verified on its own and pushes no frame:
 		// only setup_func_entry, for the other calls, limits the depth.
-		if st.ActiveLocks > 0 {
-			return e.reject(e.insnIdx, "global function calls are not allowed while holding a lock,\nuse static function instead")
-		}
-		if e.subprogEffects(sp)&effectMightSleep != 0 && (st.ActiveRCU || st.ActivePreemptLocks > 0 || st.ActiveIRQID != 0 || !e.inSleepable()) {
-			return e.reject(e.insnIdx, "global functions that may sleep are not allowed in non-sleepable context,\n"+
-				"i.e., in a RCU/IRQ/preempt-disabled section, or in\na non-sleepable BPF program context")
-		}
 		return e.callGlobal(sp)
 	}
 	e.logStaticArgMismatch(sp)

@@ -269,10 +269,16 @@ func (e *env) checkGlobalSubprog(sp int) error {
 // as a function's, and what that check says of a global one goes to the
 // log (a "void *ctx" argument, say, whose size cannot be determined); it
 // only marks the func info unreliable, never refuses the program. A static
-// main function's check logs nothing vercheck models.
+// main function's is checkStaticMainArgs.
 func (e *env) checkMainFuncArgs() {
 	f := e.funcInfo(0)
-	if f == nil || f.BTF == nil || !f.Global {
+	if f == nil || f.BTF == nil {
+		return
+	}
+	if !f.Global {
+		if e.log.on() {
+			e.checkStaticMainArgs()
+		}
 		return
 	}
 	if p := e.prepareGlobalArgs(0); p.msg != "" {
@@ -298,25 +304,37 @@ func (e *env) endPass() {
 
 // callGlobal checks a call of global subprogram sp against its prototype
 // and models its effect: r0 unknown, r1-r5 clobbered (the global branch of
-// check_func_call).
+// check_func_call). The registers are checked first (btf_check_subprog_call,
+// whose messages go to the log), then the context of the call, and only
+// then does a mismatch fail the call.
 func (e *env) callGlobal(sp int) error {
 	name := e.subprogName(sp)
+	argsBad, argsErrno := false, syscall.Errno(0)
 	if sp == 0 && !e.mainProtoReliable() {
 		// btf_check_subprog_call refuses an unreliable prototype
 		// without a message of its own.
-		return e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
-	}
-	if err := e.checkGlobalArgs(sp); err != nil {
+		argsBad = true
+	} else if err := e.checkGlobalArgs(sp); err != nil {
 		var re *RejectError
-		if errors.As(err, &re) && re.kind == nil {
-			// The call fails with the error number of the check that
-			// failed (btf_check_subprog_call's), EINVAL but for an
-			// offset check.
-			outer := e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
-			outer.(*RejectError).errno = re.errno
-			return outer
+		if !errors.As(err, &re) || re.kind != nil {
+			return err
 		}
-		return err
+		// The call fails with the error number of the check that
+		// failed, EINVAL but for an offset check.
+		argsBad, argsErrno = true, re.errno
+	}
+	st := e.cur
+	if st.ActiveLocks > 0 {
+		return e.reject(e.insnIdx, "global function calls are not allowed while holding a lock,\nuse static function instead")
+	}
+	if e.subprogEffects(sp)&effectMightSleep != 0 && (st.ActiveRCU || st.ActivePreemptLocks > 0 || st.ActiveIRQID != 0 || !e.inSleepable()) {
+		return e.reject(e.insnIdx, "global functions that may sleep are not allowed in non-sleepable context,\n"+
+			"i.e., in a RCU/IRQ/preempt-disabled section, or in\na non-sleepable BPF program context")
+	}
+	if argsBad {
+		outer := e.reject(e.insnIdx, "Caller passes invalid args into func#%d ('%s')", sp, name)
+		outer.(*RejectError).errno = argsErrno
+		return outer
 	}
 	e.log.printf("Func#%d ('%s') is global and assumed valid.\n", sp, name)
 	if e.subprogEffects(sp)&effectChangesPktData != 0 {

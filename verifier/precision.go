@@ -590,6 +590,9 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 	subseq := -1
 	skipFirst := true
 	for {
+		if e.log.level >= 2 {
+			e.log.printf("mark_precise: frame%d: last_idx %d first_idx %d subseq_idx %d \n", bt.frame, lastIdx, firstIdx, subseq)
+		}
 		if lastIdx < 0 {
 			// The walk reached the entry of the program: only a global
 			// subprogram's arguments may still be wanted there.
@@ -612,9 +615,6 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 			}
 			fallback()
 			return
-		}
-		if e.log.level >= 2 {
-			e.log.printf("mark_precise: frame%d: last_idx %d first_idx %d subseq_idx %d \n", bt.frame, lastIdx, firstIdx, subseq)
 		}
 		// The walk inside st, get_prev_insn_idx inlined: the next
 		// unconsumed history entry (the last of the first hist) is

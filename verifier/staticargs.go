@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"strings"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
@@ -31,14 +33,22 @@ const (
 	// staticProtoUnreliable: refused, or a call did not match it.
 	staticProtoUnreliable
 	// staticProtoUnmodelled: a prototype whose checks vercheck does not
-	// model (decl tags, unnamed structs): no call logs anything.
+	// model (unnamed structs): no call logs anything.
 	staticProtoUnmodelled
+	// staticProtoTagged: an argument carries an "arg:" decl tag, which
+	// static functions may not have. btf_prepare_func_args refuses it
+	// with a message before the registers are looked at, and the call
+	// that logs it marks the function unreliable as a mismatch does
+	// (btf_check_func_arg_match prepares the prototype).
+	staticProtoTagged
 )
 
 // staticProtos holds the per-subprogram state and argument kinds.
 type staticProtos struct {
 	state []staticProtoState
 	args  [][]globalArgKind
+	// tagged is the refusal message of a staticProtoTagged function.
+	tagged []string
 }
 
 // logStaticArgMismatch is btf_check_subprog_call for a call of static
@@ -50,18 +60,13 @@ func (e *env) logStaticArgMismatch(sp int) {
 		return
 	}
 	p := &e.staticProtos
-	if p.state == nil {
-		p.state = make([]staticProtoState, len(e.cfg.Subprogs))
-		p.args = make([][]globalArgKind, len(e.cfg.Subprogs))
-	}
-	if p.state[sp] == staticProtoUnchecked {
-		var fn *btf.Func
-		if f := e.funcInfo(sp); f != nil {
-			fn = f.BTF
-		}
-		p.args[sp], p.state[sp] = prepareStaticArgs(fn, e.progType)
-	}
-	if p.state[sp] != staticProtoReliable {
+	switch e.prepareStaticProto(sp) {
+	case staticProtoReliable:
+	case staticProtoTagged:
+		e.log.printf("%s\n", p.tagged[sp])
+		p.state[sp] = staticProtoUnreliable
+		return
+	default:
 		return
 	}
 	regs := e.regs()
@@ -111,6 +116,42 @@ func (e *env) logStaticArgMismatch(sp int) {
 	}
 }
 
+// prepareStaticProto is btf_prepare_func_args for static subprogram sp,
+// once: its state from then on.
+func (e *env) prepareStaticProto(sp int) staticProtoState {
+	p := &e.staticProtos
+	if p.state == nil {
+		p.state = make([]staticProtoState, len(e.cfg.Subprogs))
+		p.args = make([][]globalArgKind, len(e.cfg.Subprogs))
+		p.tagged = make([]string, len(e.cfg.Subprogs))
+	}
+	if p.state[sp] == staticProtoUnchecked {
+		var fn *btf.Func
+		if f := e.funcInfo(sp); f != nil {
+			fn = f.BTF
+		}
+		p.args[sp], p.state[sp], p.tagged[sp] = prepareStaticArgs(fn, e.progType)
+	}
+	return p.state[sp]
+}
+
+// checkStaticMainArgs is do_check_common's btf_prepare_func_args for a
+// static main function: a refused decl tag is logged, and unless the
+// prototype is exactly the context the function is unreliable, so a call
+// of it later checks (and logs) nothing.
+func (e *env) checkStaticMainArgs() {
+	p := &e.staticProtos
+	switch e.prepareStaticProto(0) {
+	case staticProtoTagged:
+		e.log.printf("%s\n", p.tagged[0])
+	case staticProtoReliable:
+		if len(p.args[0]) == 1 && p.args[0][0] == globalArgCtx {
+			return
+		}
+	}
+	p.state[0] = staticProtoUnreliable
+}
+
 // staticArgRegOff is check_func_arg_reg_off for a static function's
 // context or dynptr argument reg: its message, and whether vercheck models
 // it. A scalar and a stack pointer pass whatever their offsets; an
@@ -132,29 +173,29 @@ func staticArgRegOff(reg *states.Reg) (string, bool) {
 // prepareStaticArgs is btf_prepare_func_args for a static function: it
 // refuses, without a message, a function without BTF, of more than five
 // arguments or not returning a scalar, and an argument that is neither a
-// scalar nor the program's context.
-func prepareStaticArgs(fn *btf.Func, pt ebpf.ProgramType) ([]globalArgKind, staticProtoState) {
+// scalar nor the program's context. It looks at the arguments in order, an
+// argument's "arg:" decl tags before its type, so a tag is refused with a
+// message (the third result) only when every earlier argument passed.
+func prepareStaticArgs(fn *btf.Func, pt ebpf.ProgramType) ([]globalArgKind, staticProtoState, string) {
 	if fn == nil {
-		return nil, staticProtoUnreliable
+		return nil, staticProtoUnreliable, ""
 	}
 	proto, ok := fn.Type.(*btf.FuncProto)
 	if !ok || len(proto.Params) > maxFuncRegArgs || !isScalarBTF(skipModifiers(proto.Return)) {
-		return nil, staticProtoUnreliable
-	}
-	for _, tags := range fn.ParamTags {
-		if len(tags) > 0 {
-			return nil, staticProtoUnmodelled
-		}
+		return nil, staticProtoUnreliable, ""
 	}
 	var kinds []globalArgKind
-	for _, param := range proto.Params {
+	for i, param := range proto.Params {
+		if hasArgTag(fn, i) {
+			return nil, staticProtoTagged, sprintf("arg#%d type tag is not supported in static functions", i)
+		}
 		t := skipModifiers(param.Type)
 		ptr, isPtr := t.(*btf.Pointer)
 		switch {
 		case !isPtr && isScalarBTF(t):
 			kinds = append(kinds, globalArgScalar)
 		case !isPtr:
-			return nil, staticProtoUnreliable
+			return nil, staticProtoUnreliable, ""
 		case isProgCtxType(ptr, pt):
 			kinds = append(kinds, globalArgCtx)
 		default:
@@ -165,10 +206,24 @@ func prepareStaticArgs(fn *btf.Func, pt ebpf.ProgramType) ([]globalArgKind, stat
 			}
 			if s, ok := skipModifiers(ptr.Target).(*btf.Struct); ok && s.Name == "" {
 				// An unnamed struct has a message of its own.
-				return nil, staticProtoUnmodelled
+				return nil, staticProtoUnmodelled, ""
 			}
-			return nil, staticProtoUnreliable
+			return nil, staticProtoUnreliable, ""
 		}
 	}
-	return kinds, staticProtoReliable
+	return kinds, staticProtoReliable, ""
+}
+
+// hasArgTag reports whether parameter i of fn carries a decl tag that
+// btf_find_next_decl_tag finds with the "arg:" prefix.
+func hasArgTag(fn *btf.Func, i int) bool {
+	if i >= len(fn.ParamTags) {
+		return false
+	}
+	for _, tag := range fn.ParamTags[i] {
+		if strings.HasPrefix(tag, argTagPrefix) {
+			return true
+		}
+	}
+	return false
 }

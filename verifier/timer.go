@@ -119,6 +119,7 @@ func setTimerCallbackState(mapIdx, mapUID uint32) calleeSetup {
 // (stablefix.AsyncCbSession), and only a sleepable program one that may
 // sleep (stablefix.SleepableCbSleepableProg).
 func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error {
+	e.logStaticArgMismatch(sp)
 	if e.isSessionProg() && !e.opts.MissingFixes.Has(stablefix.AsyncCbSession) {
 		return e.reject(e.insnIdx, "async callback in a session program")
 	}

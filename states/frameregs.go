@@ -155,7 +155,7 @@ func (f *Frame) ensureDense() {
 func (f *Frame) packRegsFrom(src *Frame, p *Pool) {
 	if src.packed {
 		if cap(f.pregs) < len(src.pregs) {
-			f.pregs = carve(&p.regs, len(src.pregs), slabRegs)
+			f.pregs = p.regs.carve(len(src.pregs), slabRegs)
 		}
 		f.pregs = append(f.pregs[:0], src.pregs...)
 		f.regPresent = src.regPresent
@@ -170,7 +170,7 @@ func (f *Frame) packRegsFrom(src *Frame, p *Pool) {
 	n := bits.OnesCount16(present)
 	pregs := f.pregs
 	if cap(pregs) < n {
-		pregs = carve(&p.regs, n, slabRegs)
+		pregs = p.regs.carve(n, slabRegs)
 	}
 	pregs = pregs[:n]
 	k := 0

@@ -1,5 +1,7 @@
 package states
 
+import "unsafe"
+
 // Pool recycles states and frames so that the verifier's push/pop and
 // checkpoint traffic does not allocate in steady state. A recycled State
 // keeps the capacity of its Refs and JmpHistory; a recycled Frame keeps the
@@ -19,9 +21,9 @@ type Pool struct {
 	// packedFrames are recycled frames that were packed.
 	packedFrames []*Frame
 	// slots and regs are the blocks packed stacks and packed registers
-	// are carved from (see carve).
-	slots []Slot
-	regs  []Reg
+	// are carved from (see slab).
+	slots slab[Slot]
+	regs  slab[Reg]
 }
 
 // Packed stacks and registers are carved from blocks of these many
@@ -37,17 +39,71 @@ const (
 	slabRegs  = 1024
 )
 
-// carve returns a slice of n elements cut from *slab, with no capacity
+// keptBlocks is how many blocks of each kind a pool keeps from one
+// verification for the next (~13 MB in all): a fresh block costs the
+// allocator's zeroing of 100 KB and its share of the collections a large
+// allocation brings forward, which was a twentieth of a corpus run. What
+// is kept is at most what one verification used.
+const keptBlocks = 64
+
+// A slab hands out slices carved from large blocks, and keeps the blocks
+// of a finished verification for the next one. Every carved slice is
+// written whole before it is read (packFrom, packRegsFrom), so a block
+// is reused as it is, without zeroing.
+type slab[T any] struct {
+	// cur is the block being carved, its length what is handed out.
+	cur []T
+	// used are the blocks carved from since the last recycle, cur's
+	// included; free those kept for reuse.
+	used, free [][]T
+}
+
+// carve returns a slice of n elements cut from the slab, with no capacity
 // beyond n (an append to it reallocates instead of writing into its
-// neighbour), starting a new block of size elements when *slab has less
-// than n left.
-func carve[T any](slab *[]T, n, size int) []T {
-	if cap(*slab)-len(*slab) < n {
-		*slab = make([]T, 0, max(size, n))
+// neighbour), starting a new block of size elements, a kept one if any,
+// when the current one has less than n left.
+func (s *slab[T]) carve(n, size int) []T {
+	if cap(s.cur)-len(s.cur) < n {
+		if k := len(s.free); k > 0 && n <= size {
+			s.cur = s.free[k-1][:0]
+			s.free[k-1] = nil
+			s.free = s.free[:k-1]
+		} else {
+			s.cur = make([]T, 0, max(size, n))
+		}
+		s.used = append(s.used, s.cur)
 	}
-	l := len(*slab)
-	*slab = (*slab)[:l+n]
-	return (*slab)[l : l+n : l+n]
+	l := len(s.cur)
+	s.cur = s.cur[:l+n]
+	return s.cur[l : l+n : l+n]
+}
+
+// holds reports whether x was carved from one of the blocks in use.
+func (s *slab[T]) holds(x []T) bool {
+	if cap(x) == 0 {
+		return false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	size := unsafe.Sizeof(*new(T))
+	for _, b := range s.used {
+		lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		if p >= lo && p < lo+uintptr(cap(b))*size {
+			return true
+		}
+	}
+	return false
+}
+
+// recycle makes the blocks in use free for the next verification, at
+// most keep of them. Nothing may hold a slice carved from them any more.
+func (s *slab[T]) recycle(keep int) {
+	for _, b := range s.used {
+		if len(s.free) < keep && cap(b) == cap(s.used[0][:0]) {
+			s.free = append(s.free, b)
+		}
+	}
+	clear(s.used)
+	s.used, s.cur = s.used[:0], nil
 }
 
 // Get returns a state in the condition NewState returns one: the main
@@ -219,12 +275,22 @@ func (p *Pool) Trim(max int) {
 	}
 	trimFrames(&p.frames, max)
 	trimFrames(&p.packedFrames, max)
-	// A carved slice keeps its whole block alive: kept frames let go of
-	// theirs, and the blocks of this verification end with it.
+	// Kept frames let go of their carved slices, whose blocks the next
+	// verification carves again: every packed frame's, and those a
+	// working frame inherited from its packed past.
 	for _, f := range p.packedFrames {
 		f.stack, f.pregs = nil, nil
 	}
-	p.slots, p.regs = nil, nil
+	for _, f := range p.frames {
+		if p.slots.holds(f.stack) {
+			f.stack = nil
+		}
+		if p.regs.holds(f.pregs) {
+			f.pregs = nil
+		}
+	}
+	p.slots.recycle(keptBlocks)
+	p.regs.recycle(keptBlocks)
 }
 
 // trimFrames drops the frames of *list beyond max.

@@ -63,3 +63,63 @@ func TestPoolSteadyStateAllocs(t *testing.T) {
 	}
 	p.Put(nil) // harmless
 }
+
+// TestPoolKeepsBlocks: the blocks one verification carved packed stacks
+// and registers from serve the next (Trim) without a fresh allocation,
+// and a frame kept in the pool lets go of whatever it holds of them, so
+// the next verification's checkpoints cannot alias a kept frame's memory.
+func TestPoolKeepsBlocks(t *testing.T) {
+	var p Pool
+	src := realisticState(3, 64)
+	var packed []*State
+	for range 40 { // more than one block of slots
+		packed = append(packed, p.ClonePacked(src))
+	}
+	if n := len(p.slots.used); n < 2 {
+		t.Fatalf("40 packed states used %d slot blocks, want 2 or more", n)
+	}
+	// A working frame that inherits a packed frame's carved stack (the
+	// pool hands out packed frames when no working one is left).
+	for _, s := range packed {
+		p.Put(s)
+	}
+	w := p.frame()
+	if !p.slots.holds(w.stack) {
+		t.Fatalf("a recycled packed frame's stack is not carved")
+	}
+	p.PutFrame(w)
+	used := len(p.slots.used)
+	p.Trim(256)
+	for _, f := range append(p.frames, p.packedFrames...) {
+		if f.stack != nil && cap(f.stack) > 0 && sliceIn(f.stack, p.slots.free) {
+			t.Fatalf("a kept frame still holds a slice of a kept block")
+		}
+	}
+	if len(p.slots.free) != used || len(p.slots.used) != 0 {
+		t.Fatalf("Trim kept %d of %d slot blocks, %d still in use", len(p.slots.free), used, len(p.slots.used))
+	}
+	allocs := testing.AllocsPerRun(1, func() {
+		p.slots.carve(8, slabSlots)
+	})
+	if allocs != 0 {
+		t.Errorf("carving after Trim allocated %v times, want 0 (a kept block)", allocs)
+	}
+	// The kept blocks hold the last verification's slots: a new packed
+	// state reads as its own source all the same.
+	other := realisticState(2, 40)
+	for range 40 {
+		packed := p.ClonePacked(other)
+		if diff := cmp.Diff(slotsOf(other), slotsOf(packed), allowReg); diff != "" {
+			t.Fatalf("packed copy in a kept block reads differently (-src +packed):\n%s", diff)
+		}
+		if diff := cmp.Diff(regsOf(other), regsOf(packed), allowReg); diff != "" {
+			t.Fatalf("packed copy's registers in a kept block read differently (-src +packed):\n%s", diff)
+		}
+	}
+}
+
+// sliceIn reports whether x starts inside one of blocks.
+func sliceIn[T any](x []T, blocks [][]T) bool {
+	s := slab[T]{used: blocks}
+	return s.holds(x)
+}

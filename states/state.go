@@ -159,7 +159,7 @@ func (f *Frame) packFrom(src *Frame, p *Pool) {
 	if src.packed {
 		sum, stack := f.sum, f.stack
 		if cap(stack) < len(src.stack) {
-			stack = carve(&p.slots, len(src.stack), slabSlots)
+			stack = p.slots.carve(len(src.stack), slabSlots)
 		}
 		*f = *src
 		f.stack = append(stack[:0], src.stack...)
@@ -177,7 +177,7 @@ func (f *Frame) packFrom(src *Frame, p *Pool) {
 	n := bits.OnesCount64(present)
 	stack := f.stack
 	if cap(stack) < n {
-		stack = carve(&p.slots, n, slabSlots)
+		stack = p.slots.carve(n, slabSlots)
 	}
 	stack = stack[:n]
 	sum := f.sum

@@ -900,13 +900,22 @@ func (e *env) checkFuncArgRegOff(reg *states.Reg, regno int, release bool) error
 		}
 		return e.checkPtrOffReg(reg, regno, false)
 	}
+	if msg := argRegOffMsg(reg, regno); msg != "" {
+		return e.reject(e.insnIdx, "%s", msg)
+	}
+	return nil
+}
+
+// argRegOffMsg is check_func_arg_reg_off's refusal of reg as an argument
+// that is not released, "" when it passes.
+func argRegOffMsg(reg *states.Reg, regno int) string {
 	switch {
 	case argOffsetFree(reg):
-		return nil
+		return ""
 	case reg.Type == states.PtrToBTFID && argFixedOffBTF(reg.Flags):
-		return e.checkPtrOffReg(reg, regno, true)
+		return ptrOffRegMsg(reg, regno, true)
 	}
-	return e.checkPtrOffReg(reg, regno, false)
+	return ptrOffRegMsg(reg, regno, false)
 }
 
 // argOffsetFree lists the exact register types check_func_arg_reg_off

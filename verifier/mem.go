@@ -544,16 +544,23 @@ func (e *env) checkPtrAlignment(reg *states.Reg, off, size int, strictOnce bool)
 // checkPtrOffReg is __check_ptr_off_reg: ctx-like pointers must be used
 // unmodified.
 func (e *env) checkPtrOffReg(reg *states.Reg, regno int, fixedOffOK bool) error {
-	if reg.Off < 0 {
-		return e.reject(e.insnIdx, "negative offset %s ptr R%d off=%d disallowed", regTypeStr(reg), regno, reg.Off)
-	}
-	if !fixedOffOK && reg.Off != 0 {
-		return e.reject(e.insnIdx, "dereference of modified %s ptr R%d off=%d disallowed", regTypeStr(reg), regno, reg.Off)
-	}
-	if !reg.Var.IsConst() || reg.Var.Value != 0 {
-		return e.reject(e.insnIdx, "variable %s access var_off=%s disallowed", regTypeStr(reg), reg.Var.String())
+	if msg := ptrOffRegMsg(reg, regno, fixedOffOK); msg != "" {
+		return e.reject(e.insnIdx, "%s", msg)
 	}
 	return nil
+}
+
+// ptrOffRegMsg is __check_ptr_off_reg's refusal of reg, "" when it passes.
+func ptrOffRegMsg(reg *states.Reg, regno int, fixedOffOK bool) string {
+	switch {
+	case reg.Off < 0:
+		return sprintf("negative offset %s ptr R%d off=%d disallowed", regTypeStr(reg), regno, reg.Off)
+	case !fixedOffOK && reg.Off != 0:
+		return sprintf("dereference of modified %s ptr R%d off=%d disallowed", regTypeStr(reg), regno, reg.Off)
+	case !reg.Var.IsConst() || reg.Var.Value != 0:
+		return sprintf("variable %s access var_off=%s disallowed", regTypeStr(reg), reg.Var.String())
+	}
+	return ""
 }
 
 // memAccessMsg is the first line __check_mem_access prints.

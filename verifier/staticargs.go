@@ -80,28 +80,22 @@ func (e *env) logStaticArgMismatch(sp int) {
 				msg = sprintf("R%d is not a scalar", regno)
 			}
 		case globalArgCtx:
-			var ok bool
-			if msg, ok = staticArgRegOff(reg); !ok {
-				return
-			}
-			if msg == "" && reg.Type != states.PtrToCtx {
+			if msg = argRegOffMsg(reg, regno); msg == "" && reg.Type != states.PtrToCtx {
 				msg = sprintf("arg#%d expects pointer to ctx", i)
 			}
 		case globalArgDynptr:
-			// process_dynptr_func for ARG_PTR_TO_DYNPTR | MEM_RDONLY,
-			// after check_func_arg_reg_off (the stack slot's own
-			// messages are not modelled).
+			// check_func_arg_reg_off, then process_dynptr_func for
+			// ARG_PTR_TO_DYNPTR | MEM_RDONLY: a stack slot's offset
+			// message comes before the missing dynptr's.
+			if msg = argRegOffMsg(reg, regno); msg != "" {
+				break
+			}
 			if reg.Type == states.PtrToStack {
 				if _, _, bad := e.dynptrSlotIndex(reg); bad != "" {
-					return
+					e.log.printf("%s\n", bad)
 				}
 			}
-			var ok bool
-			if msg, ok = staticArgRegOff(reg); !ok {
-				return
-			}
 			switch {
-			case msg != "":
 			case reg.Type != states.PtrToStack && reg.Type != states.ConstPtrToDynptr:
 				msg = sprintf("arg#%d expected pointer to stack or const struct bpf_dynptr", i)
 			case e.dynptrState(reg) == nil:
@@ -150,24 +144,6 @@ func (e *env) checkStaticMainArgs() {
 		}
 	}
 	p.state[0] = staticProtoUnreliable
-}
-
-// staticArgRegOff is check_func_arg_reg_off for a static function's
-// context or dynptr argument reg: its message, and whether vercheck models
-// it. A scalar and a stack pointer pass whatever their offsets; an
-// uninitialised register (its var_off unknown) is "variable ? access"; any
-// other pointer passes without an offset, and its offset messages are not
-// modelled.
-func staticArgRegOff(reg *states.Reg) (string, bool) {
-	switch {
-	case reg.Type == states.ScalarValue || reg.Type == states.PtrToStack:
-		return "", true
-	case reg.Type == states.NotInit:
-		return "variable ? access var_off=(0x0; 0xffffffffffffffff) disallowed", true
-	case reg.Off != 0 || !reg.Scalar.IsConst() || reg.Scalar.Var.Value != 0:
-		return "", false
-	}
-	return "", true
 }
 
 // prepareStaticArgs is btf_prepare_func_args for a static function: it

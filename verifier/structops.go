@@ -113,9 +113,13 @@ func (e *env) checkDummyOpsWrite(st btf.Type, off, size int) error {
 const structOpsNoSockoptMember = structOpsTCPCA + ":release"
 
 // attachRefusedError is an attach target the kernel refuses before it
-// verifies a single instruction (check_struct_ops_btf_id): a rejection
-// with the kernel's message, not a gap in vercheck's model.
-type attachRefusedError struct{ msg string }
+// verifies a single instruction (check_struct_ops_btf_id), or one the
+// loader cannot resolve (errno set): a rejection with the kernel's or the
+// loader's message, not a gap in vercheck's model.
+type attachRefusedError struct {
+	msg   string
+	errno syscall.Errno
+}
 
 func (e *attachRefusedError) Error() string { return e.msg }
 
@@ -146,7 +150,7 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 		return nil, fmt.Errorf("struct_ops type %s: its context, field-write and helper rules are not modelled", typ)
 	}
 	if ops.refused[member] {
-		return nil, &attachRefusedError{fmt.Sprintf("attach to unsupported member %s of struct %s", member, typ)}
+		return nil, &attachRefusedError{msg: fmt.Sprintf("attach to unsupported member %s of struct %s", member, typ)}
 	}
 	for _, m := range st.Members {
 		if m.Name != member {
@@ -269,7 +273,7 @@ func checkStructOpsRegistered(spec *btf.Spec, st *btf.Struct, typ string) error 
 	if err != nil {
 		return fmt.Errorf("struct_ops type %s: %w", typ, err)
 	}
-	return &attachRefusedError{fmt.Sprintf("attach_btf_id %d is not a supported struct", id)}
+	return &attachRefusedError{msg: fmt.Sprintf("attach_btf_id %d is not a supported struct", id)}
 }
 
 // sockToTCPSock is what bpf_tcp_ca_is_valid_access does to a context

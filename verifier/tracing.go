@@ -27,12 +27,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/ctxaccess"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -156,7 +158,9 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 	case ebpf.AttachTraceRawTp:
 		var td *btf.Typedef
 		if err := spec.TypeByName(btfTracePrefix+target, &td); err != nil {
-			return nil, fmt.Errorf("tracepoint %q: %w", target, err)
+			return nil, missingTarget(err, "raw tracepoint", btfTracePrefix+target, func(m *btf.Spec) error {
+				return m.TypeByName(btfTracePrefix+target, &td)
+			})
 		}
 		p, ok := skipModifiers(td.Type).(*btf.Pointer)
 		if !ok {
@@ -170,7 +174,10 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 	case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
 		var err error
 		if proto, err = funcProto(spec, target); err != nil {
-			return nil, err
+			return nil, missingTarget(err, "function", target, func(m *btf.Spec) error {
+				_, err := funcProto(m, target)
+				return err
+			})
 		}
 		tc.params = proto.Params
 	default:
@@ -178,6 +185,30 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 	}
 	tc.all, tc.ret = proto.Params, proto.Return
 	return tc, nil
+}
+
+// missingTarget is err, the failure to find a trampoline's attach target
+// name in the kernel's BTF; when no module's BTF has it either (lookup
+// fails in each), the loader cannot resolve the target (libbpf's "failed
+// to find kernel BTF type ID", ESRCH) and never submits the program: a
+// rejection, not a gap in vercheck. A target a module has is left to err.
+func missingTarget(err error, kind, name string, lookup func(*btf.Spec) error) error {
+	if !errors.Is(err, btf.ErrNotFound) {
+		return err
+	}
+	mods, merr := loader.ModuleBTFs()
+	if merr != nil {
+		return err
+	}
+	for _, m := range mods {
+		if lookup(m.Spec) == nil {
+			return fmt.Errorf("%w (in module %s, whose attach targets vercheck does not resolve)", err, m.Name)
+		}
+	}
+	return &attachRefusedError{
+		msg:   fmt.Sprintf("attach target %s %q is in neither the kernel's BTF nor a module's: the loader cannot resolve it (failed to find kernel BTF type ID) and the program is never loaded", kind, name),
+		errno: syscall.ESRCH,
+	}
 }
 
 // slotSize is how many context bytes a value of type t takes: a pointer
@@ -389,7 +420,9 @@ func (e *env) tracingCtxLayout() (ctxaccess.Func, int, error) {
 	tc, err := e.attachTarget()
 	var refused *attachRefusedError
 	if errors.As(err, &refused) {
-		return nil, 0, e.reject(0, "%s", refused.msg)
+		re := e.reject(0, "%s", refused.msg).(*RejectError)
+		re.errno = refused.errno
+		return nil, 0, re
 	}
 	if err != nil {
 		return nil, 0, e.unsupported(0, "attach target of %s/%s: %v", e.progType, e.attach, err)

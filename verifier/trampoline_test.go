@@ -1,7 +1,9 @@
 package verifier
 
 import (
+	"errors"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -56,6 +58,40 @@ func TestTrampolineTargets(t *testing.T) {
 				}
 			case (tt.want == "") != res.Accepted || !strings.Contains(got, tt.want):
 				t.Errorf("verdict %s (%v), want %q", res.Verdict(), res.Err, tt.want)
+			}
+		})
+	}
+}
+
+// TestMissingAttachTarget: a trampoline or tp_btf target that neither the
+// kernel's BTF nor a module's has cannot be resolved by the loader
+// (libbpf: "failed to find kernel BTF type ID", ESRCH), so the program is
+// never loaded: a rejection saying so, not "unsupported".
+func TestMissingAttachTarget(t *testing.T) {
+	if _, err := vmlinux(); err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	tests := []struct {
+		attach ebpf.AttachType
+		target string
+		want   string
+	}{
+		{ebpf.AttachTraceFEntry, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
+		{ebpf.AttachTraceFExit, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
+		{ebpf.AttachModifyReturn, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
+		{ebpf.AttachTraceRawTp, "vercheck_no_such_tp", `attach target raw tracepoint "btf_trace_vercheck_no_such_tp" is in neither`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.attach.String(), func(t *testing.T) {
+			p := &loader.Program{Name: "p", Type: ebpf.Tracing, AttachType: tt.attach, AttachTo: tt.target, GPLCompatible: true,
+				Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}}
+			res := Verify(&loader.Object{Path: "test"}, p, Options{})
+			var re *RejectError
+			if !errors.As(res.Err, &re) || res.Verdict() != "rejected" {
+				t.Fatalf("verdict %s (%v), want rejected", res.Verdict(), res.Err)
+			}
+			if !strings.Contains(re.Msg, tt.want) || re.errno != syscall.ESRCH {
+				t.Errorf("rejected with %q (errno %v), want %q and ESRCH", re.Msg, re.errno, tt.want)
 			}
 		})
 	}

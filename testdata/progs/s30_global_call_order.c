@@ -59,7 +59,7 @@ struct {
 
 /* A pointer for the scalar argument under a lock: the argument's message,
  * then the lock refusal. */
-// vercheck: reject "global function calls are not allowed while holding a lock"
+// vercheck: reject "use static function instead"
 SEC("tc")
 __naked int s30_locked_bad_arg(void)
 {

@@ -260,6 +260,9 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 		if u, ok := t.(*btf.Union); ok && len(u.Members) != 1 {
 			untrusted = true
 		}
+		if off < 0 {
+			return negativeOffWalk(members, tsize, tname, off, size)
+		}
 		if off+size > int(tsize) {
 			next, scalar, ok := flexArrayTail(members, off)
 			if opts.local {
@@ -451,6 +454,26 @@ func flattenArrayBy(t btf.Type, elem func(btf.Type) btf.Type) (btf.Type, int) {
 // flexArrayTail decides a read that runs past the end of a struct: allowed
 // only inside a trailing zero-length array at or after its start, of
 // integers (scalar) or of structs (next, walked modulo the element size).
+// negativeOffWalk is btf_struct_walk at a negative offset (a helper's
+// BTF pointer argument moved back: btf_struct_ids_match walks it before
+// the argument's offset is checked). The walk compares off, an int, with
+// the struct's size and its members' offsets, all u32: off+size that
+// wraps past the size is "access beyond struct" (off printed unsigned);
+// otherwise every member lies before the huge unsigned offset and the
+// walk ends without a field. A struct ending with a flexible array would
+// take the array's path with that offset, which vercheck does not follow.
+func negativeOffWalk(members []btf.Member, tsize uint32, tname string, off, size int) (walkResult, string, error) {
+	if uint32(off+size) <= tsize {
+		return walkResult{}, fmt.Sprintf("struct %s doesn't have field at offset %d", tname, off), nil
+	}
+	if len(members) > 0 {
+		if a, ok := skipModifiers(members[len(members)-1].Type).(*btf.Array); ok && a.Nelems == 0 {
+			return walkResult{}, "", errWalkUnsupported
+		}
+	}
+	return walkResult{}, fmt.Sprintf("access beyond struct %s at off %d size %d", tname, uint32(off), size), nil
+}
+
 func flexArrayTail(members []btf.Member, off int) (next btf.Type, scalar, ok bool) {
 	if len(members) == 0 {
 		return nil, false, false

@@ -78,6 +78,22 @@ func ModuleBTFs() ([]ModuleBTF, error) {
 	return modules, modulesErr
 }
 
+// ModuleBTFsComplete reports whether ModuleBTFs lists every module of the
+// kernel checked against: those named by UseModuleBTF, or the running
+// kernel's when the kernel BTF is the running kernel's. Another kernel's
+// BTF without its modules named may have modules vercheck cannot see.
+func ModuleBTFsComplete() bool {
+	modulesMu.Lock()
+	paths := modulePaths
+	modulesMu.Unlock()
+	if paths != nil {
+		return true
+	}
+	targetsMu.Lock()
+	defer targetsMu.Unlock()
+	return kernelBTFPath == defaultTargetBTF
+}
+
 // ModuleBTFAt returns the module BTF a kfunc call's insn.Off names (its
 // fd_array index), false when there is none.
 func ModuleBTFAt(idx int) (ModuleBTF, bool) {

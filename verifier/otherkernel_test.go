@@ -3,9 +3,12 @@ package verifier_test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/loader"
@@ -141,5 +144,36 @@ func TestModuleKfuncs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("module kfunc verdicts (-want +got):\n%s", diff)
+	}
+}
+
+// TestMissingAttachTargetOtherKernel: checked against another kernel's
+// BTF whose modules were not named (here a copy of the running kernel's),
+// a trampoline target the kernel's BTF lacks may be a module's: no
+// verdict, where the running kernel's complete set of modules makes it a
+// rejection (TestMissingAttachTarget).
+func TestMissingAttachTargetOtherKernel(t *testing.T) {
+	raw, err := os.ReadFile("/sys/kernel/btf/vmlinux")
+	if err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	if !inOwnProcess(t, "TestMissingAttachTargetOtherKernel") {
+		return
+	}
+	path := filepath.Join(t.TempDir(), "vmlinux.btf")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := loader.UseKernelBTF(path); err != nil {
+		t.Fatal(err)
+	}
+	if loader.ModuleBTFsComplete() {
+		t.Fatalf("modules of a kernel BTF given by path, none named, reported complete")
+	}
+	p := &loader.Program{Name: "p", Type: ebpf.Tracing, AttachType: ebpf.AttachTraceFEntry, AttachTo: "vercheck_no_such_function",
+		GPLCompatible: true, Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}}
+	res := verifier.Verify(&loader.Object{Path: "test"}, p, verifier.Options{})
+	if res.Verdict() != "unsupported" {
+		t.Errorf("verdict %s (%v), want unsupported", res.Verdict(), res.Err)
 	}
 }

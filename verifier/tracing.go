@@ -191,9 +191,11 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 // name in the kernel's BTF; when no module's BTF has it either (lookup
 // fails in each), the loader cannot resolve the target (libbpf's "failed
 // to find kernel BTF type ID", ESRCH) and never submits the program: a
-// rejection, not a gap in vercheck. A target a module has is left to err.
+// rejection, not a gap in vercheck. A target a module has is left to err,
+// and so is any target when the modules of the kernel checked against are
+// not all known (another kernel's BTF without its modules).
 func missingTarget(err error, kind, name string, lookup func(*btf.Spec) error) error {
-	if !errors.Is(err, btf.ErrNotFound) {
+	if !errors.Is(err, btf.ErrNotFound) || !loader.ModuleBTFsComplete() {
 		return err
 	}
 	mods, merr := loader.ModuleBTFs()

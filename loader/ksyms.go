@@ -210,7 +210,7 @@ func resolveTypelessKsymLoad(ins *asm.Instruction, name string, weak bool) error
 	case !ok && weak:
 		ins.Constant = 0
 	case !ok:
-		return fmt.Errorf("extern '%s' (strong): not resolved: not in kallsyms", name)
+		return fmt.Errorf("extern '%s' (strong): %w: not in kallsyms", name, ErrKernelSymbolMissing)
 	case addr == 0:
 		return fmt.Errorf("extern '%s': the kernel hides its kallsyms address (kptr_restrict)", name)
 	default:

@@ -393,8 +393,17 @@ func rewriteKfuncCall(ins *asm.Instruction, ref string, local *btf.Func, target 
 		ins.Metadata = meta
 		return nil
 	}
+	if errors.Is(err, btf.ErrNotFound) {
+		return fmt.Errorf("kfunc %q: %w: %w", ref, ErrKernelSymbolMissing, err)
+	}
 	return fmt.Errorf("kfunc %q: %w", ref, err)
 }
+
+// ErrKernelSymbolMissing is a strong extern (a kfunc, a typeless ksym)
+// the kernel has nowhere: not in its BTF nor any module's, not in
+// kallsyms. libbpf refuses to load the program (ESRCH) before the kernel
+// sees it.
+var ErrKernelSymbolMissing = errors.New("no such kernel symbol")
 
 // kfuncID returns the BTF id of the kernel function an extern kfunc
 // declaration named name resolves to, and the fd_array index of the module

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,6 +87,46 @@ func TestMissingAttachTarget(t *testing.T) {
 			p := &loader.Program{Name: "p", Type: ebpf.Tracing, AttachType: tt.attach, AttachTo: tt.target, GPLCompatible: true,
 				Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}}
 			res := Verify(&loader.Object{Path: "test"}, p, Options{})
+			var re *RejectError
+			if !errors.As(res.Err, &re) || res.Verdict() != "rejected" {
+				t.Fatalf("verdict %s (%v), want rejected", res.Verdict(), res.Err)
+			}
+			if !strings.Contains(re.Msg, tt.want) || re.errno != syscall.ESRCH {
+				t.Errorf("rejected with %q (errno %v), want %q and ESRCH", re.Msg, re.errno, tt.want)
+			}
+		})
+	}
+}
+
+// TestKernelSymbolMissing: a strong kfunc or typeless ksym the running
+// kernel has nowhere (not in its BTF, no module's, not in kallsyms: the
+// corpus's bpf_testmod kfuncs where the module is not loaded) makes the
+// loader give up, as libbpf does (ESRCH): a rejection that says so.
+func TestKernelSymbolMissing(t *testing.T) {
+	tests := []struct{ file, prog, want string }{
+		{"cilium-ebpf-testdata/invalid-kfunc-el.elf", "call_kfunc", `kfunc "bpf_kfunc_call_test_mem_len_pass1": no such kernel symbol`},
+		{"cilium-ebpf-testdata/kfunc-kmod-el.elf", "call_kfunc", `kfunc "bpf_testmod_test_mod_kfunc": no such kernel symbol`},
+		{"cilium-ebpf-testdata/ksym-el.elf", "missing_ksym_test", `extern 'missing_ksym' (strong): no such kernel symbol`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+" "+tt.prog, func(t *testing.T) {
+			obj, err := loader.Open(filepath.Join("../../shared/corpus", tt.file), loader.Options{})
+			if err != nil {
+				t.Skipf("corpus object: %v", err)
+			}
+			var p *loader.Program
+			for _, q := range obj.Programs {
+				if q.Name == tt.prog {
+					p = q
+				}
+			}
+			if p == nil {
+				t.Fatalf("no program %s", tt.prog)
+			}
+			if p.Err == nil {
+				t.Skipf("the running kernel resolves %s's externs", tt.prog)
+			}
+			res := Verify(obj, p, Options{})
 			var re *RejectError
 			if !errors.As(res.Err, &re) || res.Verdict() != "rejected" {
 				t.Fatalf("verdict %s (%v), want rejected", res.Verdict(), res.Err)

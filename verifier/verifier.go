@@ -197,6 +197,11 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 	}()
 	if prog.Err != nil {
 		res.Err = fmt.Errorf("%w: %v", ErrUnsupported, prog.Err)
+		if errors.Is(prog.Err, loader.ErrKernelSymbolMissing) && loader.ModuleBTFsComplete() {
+			// The loader gives up, as libbpf would: a rejection,
+			// not a gap in vercheck's model.
+			res.Err = &RejectError{Msg: fmt.Sprintf("%v: the loader cannot resolve it and never loads the program", prog.Err), errno: syscall.ESRCH}
+		}
 		return res
 	}
 	if opts.MapBTF.sharedWithProgram() {

@@ -114,6 +114,16 @@ type Object struct {
 	Warnings []string
 }
 
+// Program returns the object's program named name, or nil.
+func (o *Object) Program(name string) *Program {
+	for _, p := range o.Programs {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
 // Map is the definition of one BPF map as the kernel would create it.
 type Map struct {
 	// Name is the map's symbol, or the section name of a global data map.

@@ -32,12 +32,7 @@ func TestInterpretedBuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var prog *loader.Program
-			for _, p := range obj.Programs {
-				if p.Name == tt.prog {
-					prog = p
-				}
-			}
+			prog := obj.Program(tt.prog)
 			if prog == nil {
 				t.Fatalf("no program %s", tt.prog)
 			}

@@ -114,12 +114,7 @@ func TestKernelSymbolMissing(t *testing.T) {
 			if err != nil {
 				t.Skipf("corpus object: %v", err)
 			}
-			var p *loader.Program
-			for _, q := range obj.Programs {
-				if q.Name == tt.prog {
-					p = q
-				}
-			}
+			p := obj.Program(tt.prog)
 			if p == nil {
 				t.Fatalf("no program %s", tt.prog)
 			}

@@ -21,13 +21,11 @@ func verifyWhy(t *testing.T, path, name string, missing stablefix.Set) *verifier
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range obj.Programs {
-		if p.Name == name {
-			return verifier.Verify(obj, p, verifier.Options{Why: true, MissingFixes: missing})
-		}
+	p := obj.Program(name)
+	if p == nil {
+		t.Fatalf("program %s not in %s", name, path)
 	}
-	t.Fatalf("program %s not in %s", name, path)
-	return nil
+	return verifier.Verify(obj, p, verifier.Options{Why: true, MissingFixes: missing})
 }
 
 // TestWhyOrigins checks, on a representative set of rejections, the cause

@@ -142,6 +142,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	DynptrKfuncPktWrite:      dynptrKfuncPktWriteProbe,
 	UntrustedMemMismatch:     untrustedMemMismatchProbe,
 	KptrNullStorePrecise:     fixed(kptrNullStorePreciseProbe),
+	GlobalPktArgChangesData:  globalPktArgProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -248,6 +249,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	SleepableCbSleepableProg: func(p *ebpf.ProgramSpec) { p.Type = ebpf.Kprobe },
 	SleepableInnerMaps:       func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 	DynptrKfuncPktWrite:      func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
+	GlobalPktArgChangesData:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
@@ -1833,4 +1835,38 @@ var sleepableMapProbe = asm.Instructions{
 	asm.LoadMapPtr(asm.R1, 0).WithReference(probeXsk),
 	asm.Mov.Imm(asm.R0, 0),
 	asm.Return(),
+}
+
+// globalPktArgProbe, a tc program, passes the first word of the packet,
+// checked against data_end, to a global function that calls
+// bpf_skb_pull_data before it reads the word: a kernel with the fix
+// refuses the call.
+func globalPktArgProbe() (asm.Instructions, error) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	main := &btf.Func{Name: "probe", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+		Return: i32, Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}}}
+	callee := &btf.Func{Name: "pull_read", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+		Return: i32, Params: []btf.FuncParam{
+			{Name: "skb", Type: &btf.Pointer{Target: &btf.Void{}}},
+			{Name: "p", Type: &btf.Pointer{Target: u32}}}},
+		ParamTags: [][]string{{"arg:ctx"}, nil}}
+	const skbData, skbDataEnd = 76, 80 // offsetof(struct __sk_buff, data), data_end
+	return asm.Instructions{
+		btf.WithFuncMetadata(asm.LoadMem(asm.R2, asm.R1, skbData, asm.Word), main),
+		asm.LoadMem(asm.R3, asm.R1, skbDataEnd, asm.Word),
+		asm.Mov.Reg(asm.R4, asm.R2),
+		asm.Add.Imm(asm.R4, 4),
+		asm.JGT.Reg(asm.R4, asm.R3, "out"),
+		asm.Call.Label("pull_read"),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+		btf.WithFuncMetadata(asm.Mov.Reg(asm.R6, asm.R2), callee).WithSymbol("pull_read"),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.FnSkbPullData.Call(),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.JEq.Imm(asm.R6, 0, "done"),
+		asm.LoadMem(asm.R0, asm.R6, 0, asm.Word),
+		asm.Return().WithSymbol("done"),
+	}, nil
 }

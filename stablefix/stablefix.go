@@ -623,6 +623,17 @@ const (
 	// on the 6.18.44-fc-v1272 build from a level-2 log difference of the
 	// bit-flip fuzz seed 20262902 run.
 	KptrNullStorePrecise
+	// GlobalPktArgChangesData: a packet pointer (data or metadata) for
+	// a global function's memory argument is refused when the function
+	// may change packet data, itself or through its callees ("arg#1 is
+	// a packet pointer, but func#1 may change packet data", then "Caller
+	// passes invalid args"; after the memory check). The function is
+	// verified once, for memory no packet change invalidates: without
+	// the rule a read through the argument after its own
+	// bpf_skb_pull_data reads packet memory the pull may have freed. Not
+	// in upstream 6.18 or 7.x; found on the 6.18.44-fc-v1272 build as a
+	// message difference of the fuzz seed 20263004 run.
+	GlobalPktArgChangesData
 	numFixes
 )
 
@@ -684,6 +695,7 @@ var names = [numFixes]string{
 	DynptrKfuncPktWrite:      "dynptr-kfunc-pkt-write",
 	UntrustedMemMismatch:     "untrusted-mem-mismatch",
 	KptrNullStorePrecise:     "kptr-null-store-precise",
+	GlobalPktArgChangesData:  "global-pkt-arg-changes-data",
 }
 
 // String returns the fix's name.

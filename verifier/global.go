@@ -405,6 +405,10 @@ func (e *env) checkGlobalArgs(sp int) error {
 			if !a.nullable && (reg.MaybeNull() || reg.IsNull() && !e.opts.MissingFixes.Has(stablefix.GlobalNonNullZero)) {
 				return e.reject(e.insnIdx, "arg#%d is expected to be non-NULL", i)
 			}
+			if (reg.Type == states.PtrToPacket || reg.Type == states.PtrToPacketMeta) &&
+				e.subprogEffects(sp)&effectChangesPktData != 0 && !e.opts.MissingFixes.Has(stablefix.GlobalPktArgChangesData) {
+				return e.reject(e.insnIdx, "arg#%d is a packet pointer, but func#%d may change packet data", i, sp)
+			}
 		case globalArgDynptr:
 			// An initialised dynptr of any type, on the stack or passed
 			// down as a const pointer (process_dynptr_func).

@@ -97,11 +97,7 @@ func (s *slab[T]) holds(x []T) bool {
 // recycle makes the blocks in use free for the next verification, at
 // most keep of them. Nothing may hold a slice carved from them any more.
 func (s *slab[T]) recycle(keep int) {
-	for _, b := range s.used {
-		if len(s.free) < keep && cap(b) == cap(s.used[0][:0]) {
-			s.free = append(s.free, b)
-		}
-	}
+	s.free = append(s.free, s.used[:min(len(s.used), max(keep-len(s.free), 0))]...)
 	clear(s.used)
 	s.used, s.cur = s.used[:0], nil
 }

@@ -451,9 +451,6 @@ func flattenArrayBy(t btf.Type, elem func(btf.Type) btf.Type) (btf.Type, int) {
 	return t, 0
 }
 
-// flexArrayTail decides a read that runs past the end of a struct: allowed
-// only inside a trailing zero-length array at or after its start, of
-// integers (scalar) or of structs (next, walked modulo the element size).
 // negativeOffWalk is btf_struct_walk at a negative offset (a helper's
 // BTF pointer argument moved back: btf_struct_ids_match walks it before
 // the argument's offset is checked). The walk compares off, an int, with
@@ -474,6 +471,9 @@ func negativeOffWalk(members []btf.Member, tsize uint32, tname string, off, size
 	return walkResult{}, fmt.Sprintf("access beyond struct %s at off %d size %d", tname, uint32(off), size), nil
 }
 
+// flexArrayTail decides a read that runs past the end of a struct: allowed
+// only inside a trailing zero-length array at or after its start, of
+// integers (scalar) or of structs (next, walked modulo the element size).
 func flexArrayTail(members []btf.Member, off int) (next btf.Type, scalar, ok bool) {
 	if len(members) == 0 {
 		return nil, false, false

@@ -55,7 +55,7 @@ type fastcallState struct {
 func (e *env) fastcallSummary(call insn.Insn) (params int, void, fastcall, ok bool) {
 	switch {
 	case call.IsHelperCall():
-		n := e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers())(call.Imm)
+		n := e.helperArgCount(call.Imm)
 		p, known := helpers.Lookup(call.Imm)
 		if n < 0 || !known {
 			return 0, false, false, false

@@ -316,18 +316,16 @@ func (e *env) helperAllowed(id int32) (allowed, known bool) {
 	return e.build.Allowed(e.progType, e.attach, e.targetHelpers(), id)
 }
 
-// helperArgCount is the argument count of a helper call for the liveness
-// analysis (get_call_summary): -1, all of r1-r5, for a helper the
-// program's get_func_proto does not return, which includes every helper
-// of a struct_ops type without one (get_helper_proto fails).
-func (e *env) helperArgCount() func(id int32) int {
-	count := e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers())
-	return func(id int32) int {
-		if allowed, known := e.helperAllowed(id); known && !allowed {
-			return -1
-		}
-		return count(id)
+// helperArgCount is the argument count of a call of helper id for
+// get_call_summary (the liveness analysis, fastcall patterns): -1, all of
+// r1-r5 and no summary, for a helper the program's get_func_proto does not
+// return, which includes every helper of a struct_ops type without one
+// (get_helper_proto fails).
+func (e *env) helperArgCount(id int32) int {
+	if allowed, known := e.helperAllowed(id); known && !allowed {
+		return -1
 	}
+	return e.build.ArgCountFor(e.progType, e.attach, e.targetHelpers())(id)
 }
 
 // structOpsHelpers is what the ops type's get_func_proto adds to the

@@ -159,7 +159,8 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 		var td *btf.Typedef
 		if err := spec.TypeByName(btfTracePrefix+target, &td); err != nil {
 			return nil, missingTarget(err, "raw tracepoint", btfTracePrefix+target, func(m *btf.Spec) error {
-				return m.TypeByName(btfTracePrefix+target, &td)
+				var inModule *btf.Typedef
+				return m.TypeByName(btfTracePrefix+target, &inModule)
 			})
 		}
 		p, ok := skipModifiers(td.Type).(*btf.Pointer)

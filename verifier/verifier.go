@@ -386,7 +386,7 @@ func (e *env) run() error {
 		resolveErr = e.resolveLdImm64(i)
 		return resolveErr
 	}
-	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.helperArgCount(), KfuncArgs: e.kfuncArgCount,
+	cfg, err := insn.AnalyzeWith(e.prog, insn.Options{HelperArgs: e.helperArgCount, KfuncArgs: e.kfuncArgCount,
 		KfuncKind: kfuncKind, FuncInfo: e.funcInfoStarts(), LineInfo: e.lineInfoInsns(), ScalarReturns: e.funcScalarReturns(), ResolveLdImm64: resolve, ExceptionCallback: e.excCbStart,
 		CallbackSCC: !e.opts.MissingFixes.Has(stablefix.CallbackLoopSCC)})
 	if resolveErr != nil {

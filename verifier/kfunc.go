@@ -204,6 +204,15 @@ func (e *env) kfuncArgCount(call insn.Insn) int {
 // kfuncDeclTag is the BTF declaration tag __bpf_kfunc puts on a kfunc.
 const kfuncDeclTag = "bpf_kfunc"
 
+// kernelTagsKfuncs reports whether the kernel's BTF marks its kfuncs with
+// kfuncDeclTag (pahole 1.26 and later tag every function of a kfunc set),
+// so that an untagged function is known to be in no set. The core kfunc
+// bpf_rcu_read_lock stands for them all.
+var kernelTagsKfuncs = sync.OnceValue(func() bool {
+	fn, ok := vmlinuxType[*btf.Func]("bpf_rcu_read_lock")
+	return ok && slices.Contains(fn.Tags, kfuncDeclTag)
+})
+
 // checkKfuncDecls is the load-time part of add_kfunc_call: every kfunc
 // call, reachable or not, must name a kernel function the program may
 // call. add_subprog_and_kfunc checks calls in instruction order, so a
@@ -250,6 +259,9 @@ func (e *env) checkKfuncDecls() error {
 		if info.msg != "" {
 			return &RejectError{Insn: i, Msg: info.msg}
 		}
+		if err := e.checkKfuncAddress(i, info); err != nil {
+			return err
+		}
 		if devBoundKfuncs[info.name] {
 			// bpf_dev_bound_kfunc_check: vercheck's programs are
 			// never bound to a device (no prog_ifindex).
@@ -258,6 +270,26 @@ func (e *env) checkKfuncDecls() error {
 		if info.distill != "" {
 			return &RejectError{Insn: i, Msg: info.distill}
 		}
+	}
+	return nil
+}
+
+// checkKfuncAddress is add_kfunc_call's kallsyms_lookup_name: a BTF
+// function the kernel has no address for (an __exit function, discarded
+// after boot) refuses the program at load. Every registered kfunc has an
+// address, so only a function neither the table nor the bpf_kfunc tag
+// names (a call some BTF id mutation points at any kernel function) is
+// looked up: /proc/kallsyms is read only for those.
+func (e *env) checkKfuncAddress(i int, info *kfuncInfo) error {
+	if _, ok := kfuncs.Lookup(info.name); ok || info.tagged {
+		return nil
+	}
+	_, ok, err := kernelSymbol(info.name)
+	if err != nil {
+		return e.unsupported(i, "kfunc call of %s: %v", info.name, err)
+	}
+	if !ok {
+		return &RejectError{Insn: i, Msg: fmt.Sprintf("cannot find address for kernel function %s", info.name)}
 	}
 	return nil
 }
@@ -355,6 +387,11 @@ func (e *env) checkKfuncCall(in insn.Insn) error {
 		return e.reject(e.insnIdx, "%s", info.msg)
 	}
 	def, ok := kfuncs.Lookup(info.name)
+	if !ok && !info.tagged && in.Off == 0 && kernelTagsKfuncs() {
+		// No kfunc set holds it: btf_kfunc_id_set_contains fails for
+		// every program type.
+		return e.reject(e.insnIdx, "calling kernel function %s is not allowed", info.name)
+	}
 	if !ok {
 		return e.unsupported(e.insnIdx, "kfunc %s", info.name)
 	}

@@ -11,6 +11,10 @@ import (
 // ids renamed) set the two apart.
 const ancestorKind = "ancestor"
 
+// iterInactiveKind is states.MismatchIterInactive's name: a reason that
+// already says the stored state is the same path's.
+var iterInactiveKind = states.MismatchIterInactive.String()
+
 // newReason renders one recorded reason.
 func newReason(k reasonKey, acc *reasonAcc, p *states.Printer) Reason {
 	if p == nil {
@@ -44,12 +48,13 @@ var kindPhrases = map[string]string{
 
 // stateWide says what differs when no register or slot does.
 var stateWide = map[string]string{
-	"call_chain":  "the call chain differs (call depth, call site or callback depth)",
-	"speculative": "the stored state is on a speculative path",
-	"sleepable":   "one state is in a sleepable section, the other not",
-	"refs":        "held references, locks or RCU sections differ",
-	"unknown":     "no difference vercheck could name",
-	ancestorKind:  "it is this path's own earlier iteration of a loop, identical but for its iteration depth",
+	"call_chain":     "the call chain differs (call depth, call site or callback depth)",
+	"speculative":    "the stored state is on a speculative path",
+	"sleepable":      "one state is in a sleepable section, the other not",
+	"refs":           "held references, locks or RCU sections differ",
+	"unknown":        "no difference vercheck could name",
+	iterInactiveKind: "the iterator at this next call is drained, and the same path's earlier loop iterations prune only an active iterator's state",
+	ancestorKind:     "it is this path's own earlier iteration of a loop, identical but for its iteration depth",
 }
 
 // reasonText says a reason in a sentence, such as "R3's range differs
@@ -68,7 +73,7 @@ func reasonText(r Reason) string {
 			s += fmt.Sprintf(" (%s vs %s%s)", r.Old, r.Cur, precise)
 		}
 	}
-	if r.Ancestor && r.Kind != ancestorKind {
+	if r.Ancestor && r.Kind != ancestorKind && r.Kind != iterInactiveKind {
 		s += " from the same path's earlier loop iteration"
 	}
 	return s

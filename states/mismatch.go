@@ -71,24 +71,30 @@ const (
 	// MismatchUnknown: no difference found although the comparison
 	// failed; a bug in Mismatch.
 	MismatchUnknown
+	// MismatchIterInactive: at an iterator's next call, the current
+	// state's iterator is no longer active (drained): an earlier iteration
+	// of the same path converges the loop only for an active iterator, so
+	// the two states are not compared at all.
+	MismatchIterInactive
 )
 
 var mismatchNames = [...]string{
-	MismatchNone:        "none",
-	MismatchCallChain:   "call_chain",
-	MismatchSpeculative: "speculative",
-	MismatchSleepable:   "sleepable",
-	MismatchRefs:        "refs",
-	MismatchType:        "type",
-	MismatchUninit:      "uninit",
-	MismatchRange:       "range",
-	MismatchTnum:        "tnum",
-	MismatchOffset:      "offset",
-	MismatchPacketRange: "pkt_range",
-	MismatchID:          "id",
-	MismatchSpill:       "spill",
-	MismatchSlot:        "slot",
-	MismatchUnknown:     "unknown",
+	MismatchNone:         "none",
+	MismatchCallChain:    "call_chain",
+	MismatchSpeculative:  "speculative",
+	MismatchSleepable:    "sleepable",
+	MismatchRefs:         "refs",
+	MismatchType:         "type",
+	MismatchUninit:       "uninit",
+	MismatchRange:        "range",
+	MismatchTnum:         "tnum",
+	MismatchOffset:       "offset",
+	MismatchPacketRange:  "pkt_range",
+	MismatchID:           "id",
+	MismatchSpill:        "spill",
+	MismatchSlot:         "slot",
+	MismatchUnknown:      "unknown",
+	MismatchIterInactive: "iter_inactive",
 }
 
 // String returns the kind's stable name ("range", "spill"...).

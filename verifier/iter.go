@@ -463,9 +463,19 @@ func iterActiveDepthsDiffer(old, cur *states.State) bool {
 // cur, at a next call, is within old (an ancestor at the same insn), and
 // the iterator being stepped is still active: the loop has converged.
 func (e *env) iterNextLoopHit(old, cur *states.State) bool {
-	if !e.eq.StatesEqual(old, cur, states.RangeWithin) {
-		return false
-	}
+	// The kernel reads the current iterator only once the states compare
+	// equal, but the answer is a miss whatever the comparison says when
+	// that iterator is not active: it is asked first, which spares a
+	// drained iterator's path a full comparison with every state of its
+	// own past iterations.
+	return iterActiveAtNext(cur) && e.eq.StatesEqual(old, cur, states.RangeWithin)
+}
+
+// iterActiveAtNext reports whether cur, at an iterator's next call, holds
+// an active iterator where r1 points (is_state_visited reads the slot at
+// r1's constant offset; btf_check_iter_kfuncs makes the iterator the
+// first argument).
+func iterActiveAtNext(cur *states.State) bool {
 	r1 := &cur.Cur().Regs()[1]
 	if r1.Type != states.PtrToStack || !r1.Var.IsConst() {
 		return false

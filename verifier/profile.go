@@ -13,6 +13,12 @@ import (
 // mode when its loop's marks are incomplete (loop), NotExact otherwise.
 func (e *env) profileMiss(idx int, old, cur *states.State, loop bool) {
 	ancestor := old.Branches > 0
+	if ancestor && e.isIterNextInsn(idx) && !iterActiveAtNext(cur) {
+		// iterNextLoopHit compared nothing.
+		m := states.Mismatch{Kind: states.MismatchIterInactive, Frame: -1, Reg: -1, Slot: -1}
+		e.prof.Miss(idx, m, int(cur.CurFrame), ancestor)
+		return
+	}
 	mode := states.NotExact
 	switch {
 	case ancestor && (e.isIterNextInsn(idx) || e.cfg.CallsCallback(idx) ||

@@ -128,3 +128,28 @@ func TestProfileLoop(t *testing.T) {
 		t.Errorf("loop mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestProfileDrainedIterator checks the reason the profile gives for the
+// misses at an iterator's next call once the iterator is drained: no
+// comparison is made, the kernel's loop check needing an active iterator.
+func TestProfileDrainedIterator(t *testing.T) {
+	obj, err := loader.Open("../testdata/progs/s31_iter_drained.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := obj.Program("s31_iter_repoll_counted")
+	if p == nil {
+		t.Fatal("no program s31_iter_repoll_counted")
+	}
+	res := verifier.Verify(obj, p, verifier.Options{Profile: true})
+	checkProfileSums(t, p.Name, res)
+	kinds := map[string]int{}
+	for _, in := range res.Profile.Insns {
+		for _, r := range in.MissReasons {
+			kinds[r.Kind] += r.Count
+		}
+	}
+	if got := kinds["iter_inactive"]; got < res.Stats.Misses*9/10 {
+		t.Errorf("%d of %d misses are iter_inactive, want nearly all; reasons %v", got, res.Stats.Misses, kinds)
+	}
+}

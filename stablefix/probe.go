@@ -143,6 +143,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	UntrustedMemMismatch:     untrustedMemMismatchProbe,
 	KptrNullStorePrecise:     fixed(kptrNullStorePreciseProbe),
 	GlobalPktArgChangesData:  globalPktArgProbe,
+	GlobalPktArgNeedsWrite:   globalPktArgReadOnlyProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -250,6 +251,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	SleepableInnerMaps:       func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 	DynptrKfuncPktWrite:      func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 	GlobalPktArgChangesData:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
+	GlobalPktArgNeedsWrite:   func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
@@ -1842,31 +1844,51 @@ var sleepableMapProbe = asm.Instructions{
 // bpf_skb_pull_data before it reads the word: a kernel with the fix
 // refuses the call.
 func globalPktArgProbe() (asm.Instructions, error) {
+	return globalPktArgCall(asm.Instructions{
+		asm.Mov.Imm(asm.R2, 0),
+		asm.FnSkbPullData.Call(),
+	}), nil
+}
+
+// globalPktArgReadOnlyProbe, a cgroup_skb program (which may only read
+// packet data), passes the checked first word of the packet to a global
+// function that only reads it: a kernel with the fix refuses the call.
+func globalPktArgReadOnlyProbe() (asm.Instructions, error) {
+	return globalPktArgCall(nil), nil
+}
+
+// globalPktArgCall is a program of an skb context that passes its first
+// packet word, checked against data_end, to the global function
+// pkt_read(ctx, u32 *p), which runs pre (with the context in r1) and then
+// reads the word when p is not NULL. The program returns 1 (an allowed
+// verdict for every skb program type).
+func globalPktArgCall(pre asm.Instructions) asm.Instructions {
 	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
 	u32 := &btf.Int{Name: "u32", Size: 4}
 	main := &btf.Func{Name: "probe", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
 		Return: i32, Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}}}
-	callee := &btf.Func{Name: "pull_read", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
+	callee := &btf.Func{Name: "pkt_read", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{
 		Return: i32, Params: []btf.FuncParam{
 			{Name: "skb", Type: &btf.Pointer{Target: &btf.Void{}}},
 			{Name: "p", Type: &btf.Pointer{Target: u32}}}},
 		ParamTags: [][]string{{"arg:ctx"}, nil}}
 	const skbData, skbDataEnd = 76, 80 // offsetof(struct __sk_buff, data), data_end
-	return asm.Instructions{
+	insns := asm.Instructions{
 		btf.WithFuncMetadata(asm.LoadMem(asm.R2, asm.R1, skbData, asm.Word), main),
 		asm.LoadMem(asm.R3, asm.R1, skbDataEnd, asm.Word),
 		asm.Mov.Reg(asm.R4, asm.R2),
 		asm.Add.Imm(asm.R4, 4),
 		asm.JGT.Reg(asm.R4, asm.R3, "out"),
-		asm.Call.Label("pull_read"),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Call.Label("pkt_read"),
+		asm.Mov.Imm(asm.R0, 1).WithSymbol("out"),
 		asm.Return(),
-		btf.WithFuncMetadata(asm.Mov.Reg(asm.R6, asm.R2), callee).WithSymbol("pull_read"),
-		asm.Mov.Imm(asm.R2, 0),
-		asm.FnSkbPullData.Call(),
+		btf.WithFuncMetadata(asm.Mov.Reg(asm.R6, asm.R2), callee).WithSymbol("pkt_read"),
+	}
+	insns = append(insns, pre...)
+	return append(insns,
 		asm.Mov.Imm(asm.R0, 0),
 		asm.JEq.Imm(asm.R6, 0, "done"),
 		asm.LoadMem(asm.R0, asm.R6, 0, asm.Word),
 		asm.Return().WithSymbol("done"),
-	}, nil
+	)
 }

@@ -634,6 +634,19 @@ const (
 	// in upstream 6.18 or 7.x; found on the 6.18.44-fc-v1272 build as a
 	// message difference of the fuzz seed 20263004 run.
 	GlobalPktArgChangesData
+	// GlobalPktArgNeedsWrite: a packet pointer (data or metadata) for a
+	// global function's memory argument is refused in the program types
+	// that may only read packet data (cgroup_skb, lwt_in/out/seg6local,
+	// sk_reuseport, flow_dissector: may_access_direct_pkt_data for a
+	// write fails), "function access to the packet is not allowed", then
+	// "Caller passes invalid args"; after the memory check, before
+	// GlobalPktArgChangesData's. The function is verified once, for
+	// writable memory: without the rule it writes into a packet its
+	// program type may not change. Not in upstream 6.18 or 7.x; found on
+	// the 6.18.44-fc-v1272 build as a log difference of the fuzz seed
+	// 20263102 run (a cgroup_skb mutant of s30_global_pkt_arg.c), then a
+	// false accept.
+	GlobalPktArgNeedsWrite
 	numFixes
 )
 
@@ -696,6 +709,7 @@ var names = [numFixes]string{
 	UntrustedMemMismatch:     "untrusted-mem-mismatch",
 	KptrNullStorePrecise:     "kptr-null-store-precise",
 	GlobalPktArgChangesData:  "global-pkt-arg-changes-data",
+	GlobalPktArgNeedsWrite:   "global-pkt-arg-needs-write",
 }
 
 // String returns the fix's name.

@@ -393,6 +393,11 @@ func (e *env) checkGlobalArgs(sp int) error {
 				return e.reject(e.insnIdx, "arg#%d expects pointer to ctx", i)
 			}
 		case globalArgMem:
+			if reg.IsPktPointer() && !e.mayWritePacket() && !e.opts.MissingFixes.Has(stablefix.GlobalPktArgNeedsWrite) {
+				// First in the branch: before the offset and
+				// memory checks.
+				return e.reject(e.insnIdx, "function access to the packet is not allowed")
+			}
 			if err := e.checkArgRegOff(reg, regno); err != nil {
 				return err
 			}
@@ -405,8 +410,8 @@ func (e *env) checkGlobalArgs(sp int) error {
 			if !a.nullable && (reg.MaybeNull() || reg.IsNull() && !e.opts.MissingFixes.Has(stablefix.GlobalNonNullZero)) {
 				return e.reject(e.insnIdx, "arg#%d is expected to be non-NULL", i)
 			}
-			if (reg.Type == states.PtrToPacket || reg.Type == states.PtrToPacketMeta) &&
-				e.subprogEffects(sp)&effectChangesPktData != 0 && !e.opts.MissingFixes.Has(stablefix.GlobalPktArgChangesData) {
+			if reg.IsPktPointer() && e.subprogEffects(sp)&effectChangesPktData != 0 &&
+				!e.opts.MissingFixes.Has(stablefix.GlobalPktArgChangesData) {
 				return e.reject(e.insnIdx, "arg#%d is a packet pointer, but func#%d may change packet data", i, sp)
 			}
 		case globalArgDynptr:

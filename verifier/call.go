@@ -657,6 +657,11 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	if err := e.checkPktArg(reg, meta); err != nil {
 		return err
 	}
+	if e.sockmapValueArg(a, meta) && a != helpers.ArgPtrToMapValue {
+		// resolve_map_arg_type, before the NULL test: a sockmap's value
+		// argument is a socket, which only the plain value kind becomes.
+		return e.reject(e.insnIdx, "invalid arg_type for sockmap/sockhash")
+	}
 	if reg.IsNull() && argMayBeNull(a) && !e.opts.MissingFixes.Has(stablefix.NullArgPrecise) {
 		// NULL where the kind allows it skips the type checks, and its
 		// value decided that: it must stay 0 in a state that prunes.
@@ -719,10 +724,8 @@ func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool,
 	}
 	switch a {
 	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
-		if meta.mapIdx >= 0 {
-			if mt := e.maps[meta.mapIdx].Type; mt == ebpf.SockMap || mt == ebpf.SockHash {
-				return false
-			}
+		if e.sockmapValueArg(a, meta) {
+			return false
 		}
 	case helpers.ArgPtrToSocket, helpers.ArgPtrToSocketOrNull:
 		return reg.Type != states.PtrToSocket
@@ -789,10 +792,8 @@ func (e *env) checkArgKind(i int, fn *helpers.Proto, meta *callMeta, reg *states
 			meta.constMapKey = e.constMapKey(reg, int(m.KeySize))
 		}
 	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
-		if meta.mapIdx >= 0 {
-			if mt := e.maps[meta.mapIdx].Type; mt == ebpf.SockMap || mt == ebpf.SockHash {
-				return e.checkSockmapValueArg(i, fn, reg, a)
-			}
+		if e.sockmapValueArg(a, meta) {
+			return e.checkSockmapValueArg(i, fn, reg)
 		}
 		if a == helpers.ArgPtrToMapValueOrNull && reg.IsNull() {
 			return nil
@@ -1527,16 +1528,29 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 	return nil
 }
 
+// sockmapValueArg reports whether a is a map value kind of a helper whose
+// map argument (in meta) is a sockmap or sockhash: resolve_map_arg_type
+// then turns the plain value kind into a socket and refuses the others.
+func (e *env) sockmapValueArg(a helpers.ArgType, meta *callMeta) bool {
+	switch a {
+	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
+	default:
+		return false
+	}
+	if meta.mapIdx < 0 {
+		return false
+	}
+	mt := e.maps[meta.mapIdx].Type
+	return mt == ebpf.SockMap || mt == ebpf.SockHash
+}
+
 // checkSockmapValueArg is the value argument (argument i) of helper fn on
 // a sockmap or sockhash: the kernel takes a socket there, not memory
 // (resolve_map_arg_type turns the value kind into
 // ARG_PTR_TO_BTF_ID_SOCK_COMMON): a socket, or a plain or trusted BTF
 // pointer to a struct that begins with struct sock_common.
-func (e *env) checkSockmapValueArg(i int, fn *helpers.Proto, reg *states.Reg, a helpers.ArgType) error {
+func (e *env) checkSockmapValueArg(i int, fn *helpers.Proto, reg *states.Reg) error {
 	regno := i + 1
-	if a != helpers.ArgPtrToMapValue {
-		return e.reject(e.insnIdx, "invalid arg_type for sockmap/sockhash")
-	}
 	switch reg.Type {
 	case states.PtrToSockCommon, states.PtrToSocket, states.PtrToTCPSock, states.PtrToXDPSock:
 		if !reg.MaybeNull() {

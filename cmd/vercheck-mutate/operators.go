@@ -61,7 +61,7 @@ func (s opStats) print(w io.Writer, total int) {
 		return
 	}
 	fmt.Fprintf(w, "%-24s %8s %7s %9s %8s\n", "operator", "mutants", "share", "accepted", "findings")
-	for _, name := range slices.Concat(mutate.Operators(), []string{"edge", mutate.ProgTypeOperator, mutate.SleepableOperator}, mutate.LoadOperators(), []string{mutate.PastErrorOperator}) {
+	for _, name := range slices.Concat(mutate.Operators(), []string{"edge"}, mutate.LoadOperators(), []string{mutate.PastErrorOperator}) {
 		c := s[name]
 		if c == nil {
 			continue

@@ -95,7 +95,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pastError, "past-error", 3, "follow-ups of a mutant both verifiers reject, each going on past the instruction vercheck rejected")
 	fs.IntVar(&c.compareLogs, "compare-logs", 0, "compare the level-2 logs of mutants both verifiers judge alike that process at most this many instructions (0: never); a difference is a log-differs finding")
 	fs.IntVar(&c.progress, "progress", 0, "print a progress line every this many mutants (0: never)")
-	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family; \"load flags\", \"map definition\", \"map BTF\", \"read-only data\", \"func BTF\" and \"attach target\" change the load instead of the code)")
+	ops := fs.String("ops", "", "draw only the operators `NAME,...` (\"resources\": the resource and call family; \"program type\", \"sleepable\", \"load flags\", \"map definition\", \"map BTF\", \"read-only data\", \"func BTF\" and \"attach target\" change the load instead of the code)")
 	replay := fs.String("replay", "", "judge only the mutants `I,J.K,...` of the run (J.K: the K-th follow-up of J) and print them with both logs")
 	err := fs.Parse(args)
 	if err != nil {

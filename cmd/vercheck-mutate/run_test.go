@@ -252,6 +252,9 @@ func TestOperatorNames(t *testing.T) {
 	if got, err := operatorNames("load flags,map definition"); err != nil || !slices.Equal(got, []string{mutate.LoadFlagsOperator, mutate.MapDefOperator}) {
 		t.Errorf("the load-flag and map-definition operators: %q, %v", got, err)
 	}
+	if got, err := operatorNames("program type,sleepable"); err != nil || !slices.Equal(got, []string{mutate.ProgTypeOperator, mutate.SleepableOperator}) {
+		t.Errorf("the program-type and sleepable operators: %q, %v", got, err)
+	}
 	if _, err := operatorNames("no such operator"); err == nil {
 		t.Error("an unknown operator is accepted")
 	}

@@ -144,7 +144,7 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 			}
 		}
 	}
-	if len(env.ProgTypes) > 0 && n > 0 && r.Float64() < ProgTypeShare {
+	if len(env.ProgTypes) > 0 && n > 0 && r.Float64() < env.share(ProgTypeOperator, ProgTypeShare) {
 		m = m.withProgType(r, env)
 		n--
 	}
@@ -152,7 +152,7 @@ func Mutate(prog []insn.Insn, r *rand.Rand, n int, env Env) Mutant {
 		m = m.withAttachTarget(r, env.AttachTargets)
 		n--
 	}
-	if env.MaySleep && n > 0 && r.Float64() < SleepableShare {
+	if env.MaySleep && n > 0 && r.Float64() < env.share(SleepableOperator, SleepableShare) {
 		m = m.withSleepableToggled()
 		n--
 	}

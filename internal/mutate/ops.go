@@ -103,10 +103,10 @@ func Operators() []string {
 
 // LoadOperators returns the names of the operators that change what a
 // mutant is loaded with rather than its instructions, and that -ops may
-// name: load flags, map definitions and BTF, read-only data, function BTF
-// and the attach target.
+// name: the program type, the sleepable flag, load flags, map definitions
+// and BTF, read-only data, function BTF and the attach target.
 func LoadOperators() []string {
-	return []string{LoadFlagsOperator, MapDefOperator, MapBTFOperator, RodataOperator, FuncBTFOperator, AttachTargetOperator}
+	return []string{ProgTypeOperator, SleepableOperator, LoadFlagsOperator, MapDefOperator, MapBTFOperator, RodataOperator, FuncBTFOperator, AttachTargetOperator}
 }
 
 // ResourceOperators returns the names of the operators aimed at the

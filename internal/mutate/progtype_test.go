@@ -64,6 +64,19 @@ func TestMutateProgType(t *testing.T) {
 	if m := Mutate(sampleProg(), rand.New(rand.NewPCG(1, 7)), 2, Env{}); m.ProgType != nil {
 		t.Errorf("retyped without other types: %v", m.ProgType)
 	}
+	// Named by -ops, the program type is changed in every mutant; with
+	// other operators named, in none.
+	for s := range uint64(20) {
+		named := env
+		named.Operators = []string{ProgTypeOperator, "swap"}
+		if m := Mutate(sampleProg(), rand.New(rand.NewPCG(s, 7)), 2, named); m.ProgType == nil {
+			t.Errorf("stream %d: not retyped with -ops %q", s, named.Operators)
+		}
+		named.Operators = []string{"swap"}
+		if m := Mutate(sampleProg(), rand.New(rand.NewPCG(s, 7)), 2, named); m.ProgType != nil {
+			t.Errorf("stream %d: retyped with -ops %q", s, named.Operators)
+		}
+	}
 }
 
 // TestAllowedHelper: a helper call becomes each other allowed helper,

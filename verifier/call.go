@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
@@ -660,7 +661,7 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	if e.sockmapValueArg(a, meta) && a != helpers.ArgPtrToMapValue {
 		// resolve_map_arg_type, before the NULL test: a sockmap's value
 		// argument is a socket, which only the plain value kind becomes.
-		return e.reject(e.insnIdx, "invalid arg_type for sockmap/sockhash")
+		return e.rejectAs(&RejectError{errno: syscall.EINVAL}, "invalid arg_type for sockmap/sockhash")
 	}
 	if reg.IsNull() && argMayBeNull(a) && !e.opts.MissingFixes.Has(stablefix.NullArgPrecise) {
 		// NULL where the kind allows it skips the type checks, and its

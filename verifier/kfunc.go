@@ -289,7 +289,7 @@ func (e *env) checkKfuncAddress(i int, info *kfuncInfo) error {
 		return e.unsupported(i, "kfunc call of %s: %v", info.name, err)
 	}
 	if !ok {
-		return &RejectError{Insn: i, Msg: fmt.Sprintf("cannot find address for kernel function %s", info.name)}
+		return &RejectError{Insn: i, Msg: fmt.Sprintf("cannot find address for kernel function %s", info.name), errno: syscall.EINVAL}
 	}
 	return nil
 }

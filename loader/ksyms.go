@@ -160,6 +160,9 @@ func rewriteTypedKsymLoad(ins *asm.Instruction, name string, k ksymDecl, target 
 			ins.Constant = 0
 			return nil
 		}
+		if errors.Is(err, btf.ErrNotFound) {
+			return missingTypedKsym(name)
+		}
 		return fmt.Errorf("%w '%s': not found in kernel BTF", errKsym, name)
 	}
 	if !slices.Equal(k.shape, kernelShape(v.Type)) {
@@ -172,6 +175,24 @@ func rewriteTypedKsymLoad(ins *asm.Instruction, name string, k ksymDecl, target 
 	ins.Src = pseudoBTFID
 	ins.Constant = int64(id)
 	return nil
+}
+
+// missingTypedKsym is the error for a strong typed ksym the kernel's BTF
+// does not have. libbpf also looks in the modules' BTF; a variable found
+// there is a module ksym, which vercheck does not link, and one found
+// nowhere is ErrKernelSymbolMissing, which libbpf refuses with ESRCH.
+func missingTypedKsym(name string) error {
+	mods, err := ModuleBTFs()
+	if err != nil {
+		return fmt.Errorf("%w '%s': not found in kernel BTF; module BTFs: %w", errKsym, name, err)
+	}
+	for _, m := range mods {
+		var v *btf.Var
+		if m.Spec.TypeByName(name, &v) == nil {
+			return fmt.Errorf("%w '%s': in module %s's BTF (module ksyms are not linked)", errKsym, name, m.Name)
+		}
+	}
+	return fmt.Errorf("%w '%s': not in the kernel's BTF or a module's: %w", errKsym, name, ErrKernelSymbolMissing)
 }
 
 // typedKsym returns the typed ksym the object declares by name, or nil

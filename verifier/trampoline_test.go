@@ -107,6 +107,7 @@ func TestKernelSymbolMissing(t *testing.T) {
 		{"cilium-ebpf-testdata/invalid-kfunc-el.elf", "call_kfunc", `kfunc "bpf_kfunc_call_test_mem_len_pass1": no such kernel symbol`},
 		{"cilium-ebpf-testdata/kfunc-kmod-el.elf", "call_kfunc", `kfunc "bpf_testmod_test_mod_kfunc": no such kernel symbol`},
 		{"cilium-ebpf-testdata/ksym-el.elf", "missing_ksym_test", `extern 'missing_ksym' (strong): no such kernel symbol`},
+		{"cilium-ebpf-testdata/ksym-el.elf", "missing_typed_ksym_test", `extern (var ksym) 'missing_typed_ksym': not in the kernel's BTF or a module's: no such kernel symbol`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+" "+tt.prog, func(t *testing.T) {

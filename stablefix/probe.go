@@ -143,7 +143,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	UntrustedMemMismatch:     untrustedMemMismatchProbe,
 	KptrNullStorePrecise:     fixed(kptrNullStorePreciseProbe),
 	GlobalPktArgChangesData:  globalPktArgProbe,
-	GlobalPktArgNeedsWrite:   globalPktArgReadOnlyProbe,
+	PktMemArgNeedsWrite:      globalPktArgReadOnlyProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -251,7 +251,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	SleepableInnerMaps:       func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 	DynptrKfuncPktWrite:      func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 	GlobalPktArgChangesData:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
-	GlobalPktArgNeedsWrite:   func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
+	PktMemArgNeedsWrite:      func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every

@@ -634,19 +634,21 @@ const (
 	// in upstream 6.18 or 7.x; found on the 6.18.44-fc-v1272 build as a
 	// message difference of the fuzz seed 20263004 run.
 	GlobalPktArgChangesData
-	// GlobalPktArgNeedsWrite: a packet pointer (data or metadata) for a
-	// global function's memory argument is refused in the program types
-	// that may only read packet data (cgroup_skb, lwt_in/out/seg6local,
-	// sk_reuseport, flow_dissector: may_access_direct_pkt_data for a
-	// write fails), "function access to the packet is not allowed", then
-	// "Caller passes invalid args"; after the memory check, before
-	// GlobalPktArgChangesData's. The function is verified once, for
-	// writable memory: without the rule it writes into a packet its
-	// program type may not change. Not in upstream 6.18 or 7.x; found on
-	// the 6.18.44-fc-v1272 build as a log difference of the fuzz seed
-	// 20263102 run (a cgroup_skb mutant of s30_global_pkt_arg.c), then a
-	// false accept.
-	GlobalPktArgNeedsWrite
+	// PktMemArgNeedsWrite: a packet pointer (data or metadata) for a
+	// memory argument the callee may write, a global function's or a
+	// kfunc's (a memory and size pair, a sized pointer: check_mem_reg,
+	// check_kfunc_mem_size_reg, which helpers do not use), is refused in
+	// the program types that may only read packet data (cgroup_skb,
+	// lwt_in/out/seg6local, sk_reuseport, flow_dissector:
+	// may_access_direct_pkt_data for a write fails), "function access to
+	// the packet is not allowed", first in the argument's checks. Without
+	// the rule a global function, verified once for writable memory,
+	// stores into a packet its program may only read, and so does
+	// bpf_dynptr_slice copying into a packet buffer. Not in upstream 6.18
+	// or 7.x; found on the 6.18.44-fc-v1272 build as a log difference of
+	// the fuzz seed 20263102 run (a cgroup_skb mutant of
+	// s30_global_pkt_arg.c), then false accepts.
+	PktMemArgNeedsWrite
 	numFixes
 )
 
@@ -709,7 +711,7 @@ var names = [numFixes]string{
 	UntrustedMemMismatch:     "untrusted-mem-mismatch",
 	KptrNullStorePrecise:     "kptr-null-store-precise",
 	GlobalPktArgChangesData:  "global-pkt-arg-changes-data",
-	GlobalPktArgNeedsWrite:   "global-pkt-arg-needs-write",
+	PktMemArgNeedsWrite:      "pkt-mem-arg-needs-write",
 }
 
 // String returns the fix's name.

@@ -393,11 +393,6 @@ func (e *env) checkGlobalArgs(sp int) error {
 				return e.reject(e.insnIdx, "arg#%d expects pointer to ctx", i)
 			}
 		case globalArgMem:
-			if reg.IsPktPointer() && !e.mayWritePacket() && !e.opts.MissingFixes.Has(stablefix.GlobalPktArgNeedsWrite) {
-				// First in the branch: before the offset and
-				// memory checks.
-				return e.reject(e.insnIdx, "function access to the packet is not allowed")
-			}
 			if err := e.checkArgRegOff(reg, regno); err != nil {
 				return err
 			}
@@ -544,6 +539,9 @@ func (e *env) checkMemReg(regno, size int) error {
 	reg := &e.regs()[regno]
 	if reg.IsNull() {
 		return nil
+	}
+	if err := e.checkPktMemArg(regno); err != nil {
+		return err
 	}
 	if size > math.MaxInt32 {
 		return e.reject(e.insnIdx, "R%d memory size %d is too large", regno, size)
@@ -1271,6 +1269,17 @@ func (e *env) checkGlobalReturn(regno int) error {
 	reg := &e.regs()[regno]
 	if reg.Type != states.ScalarValue {
 		return e.reject(e.insnIdx, "At subprogram exit the register R%d is not a scalar value (%s)", regno, regTypeStr(reg))
+	}
+	return nil
+}
+
+// checkPktMemArg refuses a packet pointer in regno for memory a global
+// function or a kfunc may write, in a program type that may only read
+// packet data (stablefix.PktMemArgNeedsWrite). A pointer to the packet
+// checks nothing about its offset or its range before this.
+func (e *env) checkPktMemArg(regno int) error {
+	if e.regs()[regno].IsPktPointer() && !e.mayWritePacket() && !e.opts.MissingFixes.Has(stablefix.PktMemArgNeedsWrite) {
+		return e.reject(e.insnIdx, "function access to the packet is not allowed")
 	}
 	return nil
 }

@@ -1085,6 +1085,9 @@ func btfStructByName(name string) btf.Type {
 // checkKfuncMemSizeReg is check_kfunc_mem_size_reg: the size in regno
 // bounds the memory at regno-1, which must be readable and writable.
 func (e *env) checkKfuncMemSizeReg(regno int) error {
+	if err := e.checkPktMemArg(regno - 1); err != nil {
+		return err
+	}
 	regs := e.regs()
 	mem := &regs[regno-1]
 	wasNull := mem.MaybeNull()

@@ -1,16 +1,23 @@
-// A packet pointer for a global function's memory argument in a program
-// type that may only read packet data (cgroup_skb, lwt_in, lwt_out,
-// lwt_seg6local, sk_reuseport, flow_dissector): this kernel build refuses
-// the call ("function access to the packet is not allowed", then "Caller
-// passes invalid args"). The function is verified once, for writable
-// memory, so it could store into a packet its program may not change.
-// The check follows the memory check and precedes the one for functions
-// that change packet data (s30_global_pkt_arg.c). A build rule, not in
-// 6.18.0 (stablefix.GlobalPktArgNeedsWrite). Found as a log difference of
-// mutation fuzzing (a cgroup_skb mutant of s30_global_pkt_arg.c), then a
-// false accept.
+// A packet pointer for a global function's memory argument, or a kfunc's,
+// in a program type that may only read packet data (cgroup_skb, lwt_in,
+// lwt_out, lwt_seg6local, sk_reuseport, flow_dissector): this kernel build
+// refuses the call ("function access to the packet is not allowed", then
+// "Caller passes invalid args" or the kfunc's "memory, len pair leads to
+// invalid memory access"). A global function is verified once, for
+// writable memory, so it could store into a packet its program may not
+// change; bpf_dynptr_slice copies into its buffer. Helpers are not
+// concerned (their packet access is checked by other rules). The check
+// comes first among the argument's, before the memory check and the one
+// for functions that change packet data (s30_global_pkt_arg.c). A build
+// rule, not in 6.18.0 (stablefix.PktMemArgNeedsWrite). Found as a log
+// difference of mutation fuzzing (a cgroup_skb mutant of
+// s30_global_pkt_arg.c), then false accepts.
 #include "progs.h"
 char _license[] SEC("license") = "GPL";
+
+extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, __u32 offset, void *buffer__opt,
+			      __u32 buffer__szk) __ksym;
+extern int bpf_dynptr_from_skb(struct __sk_buff *skb, __u64 flags, struct bpf_dynptr *ptr__uninit) __ksym;
 
 __noinline int s31_read(struct __sk_buff *skb, __u32 *p)
 {
@@ -48,7 +55,7 @@ __noinline int s31_pull(struct __sk_buff *skb, __u32 *p)
 
 /* The store the rule keeps out of a read-only program's packet. */
 // vercheck: reject "Caller passes invalid args into func#1 ('s31_write')"
-// vercheck: accept without global-pkt-arg-needs-write
+// vercheck: accept without pkt-mem-arg-needs-write
 SEC("cgroup_skb/ingress")
 int s31_cgroup_skb_write(struct __sk_buff *skb)
 {
@@ -57,7 +64,7 @@ int s31_cgroup_skb_write(struct __sk_buff *skb)
 
 /* A function that only reads is refused all the same. */
 // vercheck: reject "Caller passes invalid args into func#1 ('s31_read')"
-// vercheck: accept without global-pkt-arg-needs-write
+// vercheck: accept without pkt-mem-arg-needs-write
 SEC("cgroup_skb/ingress")
 int s31_cgroup_skb_read(struct __sk_buff *skb)
 {
@@ -65,7 +72,7 @@ int s31_cgroup_skb_read(struct __sk_buff *skb)
 }
 
 // vercheck: reject "Caller passes invalid args into func#1 ('s31_read')"
-// vercheck: accept without global-pkt-arg-needs-write
+// vercheck: accept without pkt-mem-arg-needs-write
 SEC("lwt_in")
 int s31_lwt_in_read(struct __sk_buff *skb)
 {
@@ -73,7 +80,7 @@ int s31_lwt_in_read(struct __sk_buff *skb)
 }
 
 // vercheck: reject "Caller passes invalid args into func#1 ('s31_read')"
-// vercheck: accept without global-pkt-arg-needs-write
+// vercheck: accept without pkt-mem-arg-needs-write
 SEC("flow_dissector")
 int s31_flow_dissector_read(struct __sk_buff *skb)
 {
@@ -130,4 +137,61 @@ __naked int s31_cgroup_skb_before_data(void)
 		"r0 = 1;"
 		"exit;"
 		::: __clobber_all);
+}
+
+/* bpf_dynptr_slice may copy the packet's bytes into its buffer: here the
+ * packet itself, which this program may only read. */
+#define S31_SLICE_INTO_PACKET                                               \
+	struct bpf_dynptr d;                                                \
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end; \
+	if (data + 8 > end)                                                 \
+		return 1;                                                   \
+	bpf_dynptr_from_skb(skb, 0, &d);                                    \
+	return bpf_dynptr_slice(&d, 0, data, 8) != 0;
+
+// vercheck: reject "arg#2 arg#3 memory, len pair leads to invalid memory access"
+// vercheck: accept without pkt-mem-arg-needs-write
+SEC("cgroup_skb/ingress")
+int s31_cgroup_skb_slice_into_packet(struct __sk_buff *skb)
+{
+	S31_SLICE_INTO_PACKET
+}
+
+// vercheck: reject "arg#2 arg#3 memory, len pair leads to invalid memory access"
+// vercheck: accept without pkt-mem-arg-needs-write
+SEC("lwt_in")
+int s31_lwt_in_slice_into_packet(struct __sk_buff *skb)
+{
+	S31_SLICE_INTO_PACKET
+}
+
+// vercheck: accept
+SEC("tc")
+int s31_tc_slice_into_packet(struct __sk_buff *skb)
+{
+	S31_SLICE_INTO_PACKET
+}
+
+/* Unchecked: the rule speaks before the memory check. */
+// vercheck: reject "arg#2 arg#3 memory, len pair leads to invalid memory access"
+SEC("cgroup_skb/ingress")
+int s31_cgroup_skb_slice_unchecked(struct __sk_buff *skb)
+{
+	struct bpf_dynptr d;
+
+	bpf_dynptr_from_skb(skb, 0, &d);
+	return bpf_dynptr_slice(&d, 0, (void *)(long)skb->data, 8) != 0;
+}
+
+/* A helper that reads the packet (bpf_csum_diff takes packet pointers)
+ * is not concerned. */
+// vercheck: accept
+SEC("lwt_in")
+int s31_lwt_in_csum_diff(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
+
+	if (data + 8 > end)
+		return 1;
+	return bpf_csum_diff(data, 4, 0, 0, 0) != 0;
 }

@@ -87,7 +87,12 @@ func (e *env) checkCallbackHelperCall(fn *helpers.Proto) error {
 			return e.reject(e.insnIdx, "kernel subsystem misconfigured verifier")
 		}
 		if !forEachMapTypes[e.maps[meta.mapIdx].Type] {
-			// The map has no for-each operations: -ENOTSUPP.
+			// The map has no for-each operations: -ENOTSUPP, from
+			// set_map_elem_callback_state, after push_callback_call
+			// has checked the callback's prototype and the depth.
+			if err := e.beginCallbackCall(sp); err != nil {
+				return err
+			}
 			return e.rejectAs(&RejectError{errno: errnoENOTSUPP}, "callback function not allowed for map")
 		}
 		if err := e.pushCallbackCall(sp, setMapElemCallbackState(uint32(meta.mapIdx))); err != nil {
@@ -280,12 +285,23 @@ func (e *env) markCallbackMapValue(reg *states.Reg, mapIdx, mapUID uint32) {
 	}
 }
 
-// pushCallbackCall is push_callback_call: a pending branch that enters the
-// callback sp from the current instruction, one iteration deeper.
-func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
+// beginCallbackCall is what push_callback_call checks of a call of
+// callback sp before the callee's state is set up: the callback's
+// prototype against the caller's registers (btf_check_subprog_call,
+// logged only) and the call depth (setup_func_entry).
+func (e *env) beginCallbackCall(sp int) error {
 	e.logStaticArgMismatch(sp)
 	if e.cur.CurFrame+1 >= states.MaxCallFrames {
 		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", e.cur.CurFrame+2)
+	}
+	return nil
+}
+
+// pushCallbackCall is push_callback_call: a pending branch that enters the
+// callback sp from the current instruction, one iteration deeper.
+func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
+	if err := e.beginCallbackCall(sp); err != nil {
+		return err
 	}
 	st, err := e.pushStack(e.cfg.Subprogs[sp].Start, e.insnIdx)
 	if err != nil {

@@ -43,6 +43,10 @@ const (
 	probeTaskWork = "probe_task_work"
 )
 
+// probeCgroupStorage is the cgroup storage map the AsyncCbCgroupStorage
+// probe names.
+const probeCgroupStorage = "probe_cg_storage"
+
 // probeLockedKptr and probePlainKptr are the arrays of the KfuncOneType
 // probe: each value is a kptr to a struct of the map's BTF, with a
 // bpf_spin_lock (a btf_struct_meta) in the first, without in the second.
@@ -144,6 +148,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	KptrNullStorePrecise:     fixed(kptrNullStorePreciseProbe),
 	GlobalPktArgChangesData:  globalPktArgProbe,
 	PktMemArgNeedsWrite:      globalPktArgReadOnlyProbe,
+	AsyncCbCgroupStorage:     asyncCbCgroupStorageProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -252,6 +257,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	DynptrKfuncPktWrite:      func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 	GlobalPktArgChangesData:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 	PktMemArgNeedsWrite:      func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
+	AsyncCbCgroupStorage:     func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
@@ -976,6 +982,9 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_timer", 2)},
 			probeTaskWork: {Name: probeTaskWork, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1,
 				Key: &btf.Int{Name: "u32", Size: 4}, Value: specialValue("bpf_task_work", 1)},
+			// The key is struct bpf_cgroup_storage_key (a u64 and a
+			// u32, padded); such a map has no max_entries.
+			probeCgroupStorage: {Name: probeCgroupStorage, Type: ebpf.CGroupStorage, KeySize: 16, ValueSize: 8},
 		},
 		Programs: map[string]*ebpf.ProgramSpec{name: prog},
 	}
@@ -1532,6 +1541,31 @@ func asyncCbSessionProbe() (asm.Instructions, error) {
 	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
 	last := len(insns) - 2
 	insns[last] = btf.WithFuncMetadata(insns[last], probeFunc("tw_cb", btf.StaticFunc))
+	return insns, nil
+}
+
+// asyncCbCgroupStorageProbe, a cgroup_skb program, names a cgroup storage
+// map and sets a timer's callback: a kernel with the fix refuses the
+// callback.
+func asyncCbCgroupStorageProbe() (asm.Instructions, error) {
+	insns := asm.Instructions{
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeCgroupStorage),
+		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
+	}
+	insns = append(insns, lookupKey(probeTimer)...)
+	insns = append(insns,
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		loadFunc(asm.R2, "timer_cb"),
+		asm.FnTimerSetCallback.Call(),
+		asm.Mov.Imm(asm.R0, 1).WithSymbol("out"),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("timer_cb"),
+		asm.Return(),
+	)
+	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
+	last := len(insns) - 2
+	insns[last] = btf.WithFuncMetadata(insns[last], probeFunc("timer_cb", btf.StaticFunc))
 	return insns, nil
 }
 

@@ -649,6 +649,18 @@ const (
 	// the fuzz seed 20263102 run (a cgroup_skb mutant of
 	// s30_global_pkt_arg.c), then false accepts.
 	PktMemArgNeedsWrite
+	// AsyncCbCgroupStorage: a program that uses cgroup local storage
+	// (names a cgroup storage map in any instruction, reached or not:
+	// bpf_cgroup_storage_assign at load time) may not register an
+	// asynchronous callback, a timer's, a workqueue's or a task_work's:
+	// push_callback_call refuses it ("async callback in a program with
+	// cgroup storage"; a kfunc then adds "kfunc %s#%d failed callback
+	// verification"), before the build's sleepable-callback check.
+	// Synchronous callbacks (bpf_loop) stay allowed. The callback runs
+	// outside the cgroup hook that set the program's storage up. Not in
+	// upstream 6.18 or 7.x; found on the 6.18.44-fc-v1272 build as a
+	// false accept of the fuzz seed 20263105 run.
+	AsyncCbCgroupStorage
 	numFixes
 )
 
@@ -712,6 +724,7 @@ var names = [numFixes]string{
 	KptrNullStorePrecise:     "kptr-null-store-precise",
 	GlobalPktArgChangesData:  "global-pkt-arg-changes-data",
 	PktMemArgNeedsWrite:      "pkt-mem-arg-needs-write",
+	AsyncCbCgroupStorage:     "async-cb-cgroup-storage",
 }
 
 // String returns the fix's name.

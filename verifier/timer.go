@@ -123,6 +123,9 @@ func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error
 	if e.isSessionProg() && !e.opts.MissingFixes.Has(stablefix.AsyncCbSession) {
 		return e.reject(e.insnIdx, "async callback in a session program")
 	}
+	if (e.cgroupStorage[0] != nil || e.cgroupStorage[1] != nil) && !e.opts.MissingFixes.Has(stablefix.AsyncCbCgroupStorage) {
+		return e.rejectAs(&RejectError{errno: syscall.EINVAL}, "async callback in a program with cgroup storage")
+	}
 	if sleepable && !isSleepable(e) && !e.opts.MissingFixes.Has(stablefix.SleepableCbSleepableProg) {
 		// The build's check answers EPERM.
 		re := e.reject(e.insnIdx, "sleepable callback in a program that is not sleepable").(*RejectError)

@@ -1535,13 +1535,18 @@ func asyncCbSessionProbe() (asm.Instructions, error) {
 		kfuncCall(ids[0]),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("tw_cb"),
+	)
+	return withEmptyCallback(insns, "tw_cb"), nil
+}
+
+// withEmptyCallback makes insns the global function "probe" and appends
+// the static callback cb, which returns 0.
+func withEmptyCallback(insns asm.Instructions, cb string) asm.Instructions {
+	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
+	return append(insns,
+		btf.WithFuncMetadata(asm.Mov.Imm(asm.R0, 0), probeFunc(cb, btf.StaticFunc)).WithSymbol(cb),
 		asm.Return(),
 	)
-	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
-	last := len(insns) - 2
-	insns[last] = btf.WithFuncMetadata(insns[last], probeFunc("tw_cb", btf.StaticFunc))
-	return insns, nil
 }
 
 // asyncCbCgroupStorageProbe, a cgroup_skb program, names a cgroup storage
@@ -1560,13 +1565,8 @@ func asyncCbCgroupStorageProbe() (asm.Instructions, error) {
 		asm.FnTimerSetCallback.Call(),
 		asm.Mov.Imm(asm.R0, 1).WithSymbol("out"),
 		asm.Return(),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("timer_cb"),
-		asm.Return(),
 	)
-	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
-	last := len(insns) - 2
-	insns[last] = btf.WithFuncMetadata(insns[last], probeFunc("timer_cb", btf.StaticFunc))
-	return insns, nil
+	return withEmptyCallback(insns, "timer_cb"), nil
 }
 
 // fastcallReadPtrFrameProbe fills the main frame's 512 bytes and calls a

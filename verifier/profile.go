@@ -13,7 +13,8 @@ import (
 // mode when its loop's marks are incomplete (loop), NotExact otherwise.
 func (e *env) profileMiss(idx int, old, cur *states.State, loop bool) {
 	ancestor := old.Branches > 0
-	if ancestor && e.isIterNextInsn(idx) && !iterActiveAtNext(cur) {
+	iterNext := e.isIterNextInsn(idx)
+	if ancestor && iterNext && !iterActiveAtNext(cur) {
 		// iterNextLoopHit compared nothing.
 		m := states.Mismatch{Kind: states.MismatchIterInactive, Frame: -1, Reg: -1, Slot: -1}
 		e.prof.Miss(idx, m, int(cur.CurFrame), ancestor)
@@ -21,7 +22,7 @@ func (e *env) profileMiss(idx int, old, cur *states.State, loop bool) {
 	}
 	mode := states.NotExact
 	switch {
-	case ancestor && (e.isIterNextInsn(idx) || e.cfg.CallsCallback(idx) ||
+	case ancestor && (iterNext || e.cfg.CallsCallback(idx) ||
 		(e.prog[idx].IsMayGoto() && old.MayGotoDepth != cur.MayGotoDepth)):
 		mode = states.RangeWithin
 	case ancestor:

@@ -120,11 +120,14 @@ func setTimerCallbackState(mapIdx, mapUID uint32) calleeSetup {
 // sleep (stablefix.SleepableCbSleepableProg).
 func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error {
 	e.logStaticArgMismatch(sp)
-	if e.isSessionProg() && !e.opts.MissingFixes.Has(stablefix.AsyncCbSession) {
-		return e.reject(e.insnIdx, "async callback in a session program")
-	}
+	// The build asks about cgroup storage before session programs (a
+	// session program naming a cgroup storage map is refused for the
+	// storage), and both before the sleepable-callback rule.
 	if (e.cgroupStorage[0] != nil || e.cgroupStorage[1] != nil) && !e.opts.MissingFixes.Has(stablefix.AsyncCbCgroupStorage) {
 		return e.rejectAs(&RejectError{errno: syscall.EINVAL}, "async callback in a program with cgroup storage")
+	}
+	if e.isSessionProg() && !e.opts.MissingFixes.Has(stablefix.AsyncCbSession) {
+		return e.reject(e.insnIdx, "async callback in a session program")
 	}
 	if sleepable && !isSleepable(e) && !e.opts.MissingFixes.Has(stablefix.SleepableCbSleepableProg) {
 		// The build's check answers EPERM.

@@ -563,9 +563,14 @@ func ptrOffRegMsg(reg *states.Reg, regno int, fixedOffOK bool) string {
 	return ""
 }
 
-// memAccessMsg is the first line __check_mem_access prints.
+// memAccessMsg is the first line __check_mem_access prints. Its switch is
+// on the register's whole type, flags included: a maybe-NULL map value (a
+// helper's nullable memory argument) is "memory" there.
 func (e *env) memAccessMsg(regno, off, size, memSize int) string {
 	reg := &e.regs()[regno]
+	if reg.Flags&^states.OuterMapValue != 0 {
+		return sprintf("invalid access to memory, mem_size=%d off=%d size=%d", memSize, off, size)
+	}
 	switch reg.Type {
 	case states.PtrToMapKey:
 		return sprintf("invalid access to map key, key_size=%d off=%d size=%d", memSize, off, size)

@@ -992,8 +992,15 @@ func (e *env) checkStackReadFixed(f *states.Frame, frameNo, off, size, dstReg in
 		}
 		if dstReg >= 0 {
 			regs[dstReg] = *sp
-			e.pushJmpHistory(stackAccessFlag(frameNo, spi))
+		} else if sp.IsPointer() && !e.allowPtrLeaks() {
+			// An atomic's read for no register: the value would be
+			// used as a number.
+			return e.reject(e.insnIdx, "leaking pointer from stack off %d", off)
 		}
+		// Recorded for an atomic's read for no register too (a
+		// read-modify-write of the spilled register, which precision
+		// backtracking follows to its source as a spill).
+		e.pushJmpHistory(stackAccessFlag(frameNo, spi))
 		return nil
 	}
 	zeros := 0

@@ -829,37 +829,44 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 		fr, spi := histSlot(h.Flags)
 		bt.setFrameSlot(fr, spi)
 	case insn.ClassSTX, insn.ClassST:
+		// A fetching atomic also loads: its load register took the old
+		// value of the location. Kernels with stablefix.AtomicFetchPrecise
+		// backtrack it as a load and nothing else (backtrack_insn's
+		// BPF_LDX branch, is_atomic_fetch_insn): a load register nobody
+		// wants ends the step, a wanted one is followed into the stack
+		// slot as a fill is, and the slot is never cleared as a store's
+		// would be. Older ones take it for a store and leave the load
+		// register marked, to be resolved wrongly further up (and may
+		// prune an unsafe path).
+		if load, ok := fetchLoadReg(in); ok && !e.opts.MissingFixes.Has(stablefix.AtomicFetchPrecise) {
+			if !bt.isReg(load) {
+				return nil
+			}
+			bt.clearReg(load)
+			if !histHasFlag(h, histStackAccess) {
+				return nil
+			}
+			bt.setFrameSlot(histSlot(h.Flags))
+			break
+		}
 		if bt.isReg(dreg) {
 			// A scalar used as the address of a store: pointer
 			// arithmetic the walk cannot follow.
 			return errBacktrack
 		}
-		// A fetching atomic also loads: its load register took the old
-		// value of the location. Kernels with stablefix.AtomicFetchPrecise
-		// follow that value into the stack slot as they follow a fill;
-		// older ones leave the register marked and resolve it wrongly
-		// further up (and may prune an unsafe path).
-		loaded := false
-		if load, ok := fetchLoadReg(in); ok && bt.isReg(load) && !e.opts.MissingFixes.Has(stablefix.AtomicFetchPrecise) {
-			bt.clearReg(load)
-			loaded = true
-		}
+		// A store, or an atomic read-modify-write of a spilled register
+		// (whose read recorded the slot): the slot's value came from
+		// the source register.
 		if !histHasFlag(h, histStackAccess) {
 			return nil
 		}
 		fr, spi := histSlot(h.Flags)
-		stored := bt.isFrameSlot(fr, spi)
-		if stored {
-			bt.clearFrameSlot(fr, spi)
-			if in.Class() == insn.ClassSTX {
-				bt.setReg(sreg)
-			}
-		}
-		if loaded {
-			bt.setFrameSlot(fr, spi)
-		}
-		if !stored && !loaded {
+		if !bt.isFrameSlot(fr, spi) {
 			return nil
+		}
+		bt.clearFrameSlot(fr, spi)
+		if in.Class() == insn.ClassSTX {
+			bt.setReg(sreg)
 		}
 	case insn.ClassJMP, insn.ClassJMP32:
 		return e.backtrackJmp(idx, subseq, in, h, bt)

@@ -132,6 +132,9 @@ type env struct {
 	// ksyms holds what each ld_imm64 of a kernel BTF object loads, by
 	// instruction (ksym.go).
 	ksyms map[int]ksymVar
+	// usedMaps are the distinct maps the program's ld_imm64s name, in
+	// the order they are first named (the kernel's env->used_maps).
+	usedMaps []*loader.Map
 	// arena is the arena map the program names, if any (the kernel's
 	// prog->aux->arena, see arena.go).
 	arena *loader.Map
@@ -506,6 +509,9 @@ func (e *env) resolveLdImm64(i int) error {
 			// has none to offer.
 			return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
 		}
+		if err := e.addUsedMap(i, e.maps[in.Imm]); err != nil {
+			return err
+		}
 		if rec := e.recordOf(e.maps[in.Imm]); rec.refused {
 			return e.unsupported(i, "map %s: %s", e.maps[in.Imm].Name, rec.unsupported)
 		}
@@ -538,6 +544,26 @@ func (e *env) resolveLdImm64(i int) error {
 		}
 		e.ksyms[i] = k
 	}
+	return nil
+}
+
+// maxUsedMaps is the kernel's MAX_USED_MAPS: the distinct maps one
+// program may name.
+const maxUsedMaps = 64
+
+// addUsedMap records map m, named by the ld_imm64 at i, among the
+// program's maps as __add_used_map does: a map named before is found
+// again; a new one past the 64th refuses the load (E2BIG). Every
+// ld_imm64 of the program counts, reached or not, and the maps of global
+// data too.
+func (e *env) addUsedMap(i int, m *loader.Map) error {
+	if slices.Contains(e.usedMaps, m) {
+		return nil
+	}
+	if len(e.usedMaps) >= maxUsedMaps {
+		return &RejectError{Insn: i, Msg: fmt.Sprintf("The total number of maps per program has reached the limit of %d", maxUsedMaps), errno: syscall.E2BIG}
+	}
+	e.usedMaps = append(e.usedMaps, m)
 	return nil
 }
 

@@ -213,11 +213,22 @@ var kernelTagsKfuncs = sync.OnceValue(func() bool {
 	return ok && slices.Contains(fn.Tags, kfuncDeclTag)
 })
 
+// maxKfuncDescs is the kernel's MAX_KFUNC_DESCS: the distinct kernel
+// functions one program may call.
+const maxKfuncDescs = 256
+
 // checkKfuncDecls is the load-time part of add_kfunc_call: every kfunc
 // call, reachable or not, must name a kernel function the program may
 // call. add_subprog_and_kfunc checks calls in instruction order, so a
 // bpf-to-bpf call with no target before a kfunc call is that error.
 func (e *env) checkKfuncDecls() error {
+	// The distinct kfuncs (BTF id, module offset) met so far: the
+	// kernel's kfunc_tab, of at most maxKfuncDescs descriptors.
+	type kfuncKey struct {
+		id  int32
+		off int16
+	}
+	var descs []kfuncKey
 	for i, in := range e.prog {
 		if in.Filler {
 			continue
@@ -240,6 +251,14 @@ func (e *env) checkKfuncDecls() error {
 			// add_kfunc_call leaves a call of BTF id 0 (a weak kfunc an
 			// old loader did not resolve) for the dead-code passes.
 			continue
+		}
+		if key := (kfuncKey{in.Imm, in.Off}); !slices.Contains(descs, key) {
+			// find_kfunc_desc, then the table's limit, before the
+			// callee is looked up.
+			if len(descs) == maxKfuncDescs {
+				return &RejectError{Insn: i, Msg: "too many different kernel function calls", errno: syscall.E2BIG}
+			}
+			descs = append(descs, key)
 		}
 		if in.Off < 0 {
 			// find_kfunc_desc_btf: the offset is an index into

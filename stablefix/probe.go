@@ -149,6 +149,8 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	GlobalPktArgChangesData:  globalPktArgProbe,
 	PktMemArgNeedsWrite:      globalPktArgReadOnlyProbe,
 	AsyncCbCgroupStorage:     asyncCbCgroupStorageProbe,
+	GlobalCallMayThrow:       globalCallMayThrowProbe,
+	SpinUnlockUntrustsRCU:    spinUnlockUntrustsRCUProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -258,6 +260,8 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	GlobalPktArgChangesData:  func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 	PktMemArgNeedsWrite:      func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
 	AsyncCbCgroupStorage:     func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
+	GlobalCallMayThrow:       func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
+	SpinUnlockUntrustsRCU:    func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
@@ -1567,6 +1571,65 @@ func asyncCbCgroupStorageProbe() (asm.Instructions, error) {
 		asm.Return(),
 	)
 	return withEmptyCallback(insns, "timer_cb"), nil
+}
+
+// globalCallMayThrowProbe, a tc program, calls a global function that
+// holds a bpf_throw call no path reaches inside an RCU read section: a
+// kernel with the fix refuses the call, one without accepts.
+func globalCallMayThrowProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_rcu_read_lock", "bpf_rcu_read_unlock", "bpf_throw")
+	if err != nil {
+		return nil, err
+	}
+	return asm.Instructions{
+		btf.WithFuncMetadata(kfuncCall(ids[0]), probeFunc("probe", btf.GlobalFunc)),
+		asm.Call.Label("may_throw"),
+		kfuncCall(ids[1]),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		btf.WithFuncMetadata(asm.Mov.Imm(asm.R0, 0), &btf.Func{Name: "may_throw", Linkage: btf.GlobalFunc,
+			Type: &btf.FuncProto{Return: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}}}).WithSymbol("may_throw"),
+		asm.JEq.Imm(asm.R0, 0, "done"),
+		asm.Mov.Imm(asm.R1, 0),
+		kfuncCall(ids[2]),
+		asm.Return().WithSymbol("done"),
+	}, nil
+}
+
+// spinUnlockUntrustsRCUProbe, a sleepable syscall program, reads the
+// current task's real_parent while it holds probeLocks' spin lock (an RCU
+// pointer: the lock makes the section) and passes it to bpf_task_acquire
+// after the unlock: a kernel with the fix has made it untrusted there and
+// refuses the call.
+func spinUnlockUntrustsRCUProbe() (asm.Instructions, error) {
+	realParent, err := memberOffset("task_struct", "real_parent")
+	if err != nil {
+		return nil, err
+	}
+	ids, err := kfuncIDs("bpf_task_acquire", "bpf_task_release")
+	if err != nil {
+		return nil, err
+	}
+	insns := append(asm.Instructions{asm.StoreImm(asm.RFP, -4, 0, asm.Word)}, lookupKey(probeLocks)...)
+	return append(insns,
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R6, asm.R0),
+		asm.FnGetCurrentTaskBtf.Call(),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.FnSpinLock.Call(),
+		asm.LoadMem(asm.R7, asm.R7, realParent, asm.DWord),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.FnSpinUnlock.Call(),
+		asm.JEq.Imm(asm.R7, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R7),
+		kfuncCall(ids[0]),
+		asm.JEq.Imm(asm.R0, 0, "out"),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		kfuncCall(ids[1]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	), nil
 }
 
 // fastcallReadPtrFrameProbe fills the main frame's 512 bytes and calls a

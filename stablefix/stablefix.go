@@ -661,6 +661,29 @@ const (
 	// upstream 6.18 or 7.x; found on the 6.18.44-fc-v1272 build as a
 	// false accept of the fuzz seed 20263105 run.
 	AsyncCbCgroupStorage
+	// GlobalCallMayThrow: a call of a global function that may raise an
+	// exception (it or a function it calls or passes as a callback holds
+	// a bpf_throw call, reached or not) checks what bpf_throw checks,
+	// where the caller stands: a held reference, an RCU read section, a
+	// preempt-disabled or an irq-saved region refuses the call ("bpf_throw
+	// would lead to reference leak", "bpf_throw cannot be used inside
+	// bpf_rcu_read_lock-ed region", ...), after "Func#%d ('%s') is global
+	// and assumed valid". The function, verified once for any caller,
+	// throws with the caller's resources held. Not in upstream 6.18 or
+	// 7.x; found on the 6.18.44-fc-v1272 build by probing exceptions by
+	// hand (false accepts).
+	GlobalCallMayThrow
+	// SpinUnlockUntrustsRCU: in a sleepable program, where a held spin
+	// lock (plain or resilient) is what makes the program an RCU read
+	// section (in_rcu_cs), releasing the last lock outside a
+	// bpf_rcu_read_lock section ends that section: every RCU pointer
+	// becomes untrusted, as at bpf_rcu_read_unlock. Without it a pointer
+	// loaded under the lock (task->real_parent) stays rcu_ptr_ after the
+	// unlock and may be passed to KF_RCU kfuncs (bpf_task_acquire) while
+	// the object may be freed. Not in upstream 6.18; found on the
+	// 6.18.44-fc-v1272 build by probing RCU rules by hand (false
+	// accepts).
+	SpinUnlockUntrustsRCU
 	numFixes
 )
 
@@ -725,6 +748,8 @@ var names = [numFixes]string{
 	GlobalPktArgChangesData:  "global-pkt-arg-changes-data",
 	PktMemArgNeedsWrite:      "pkt-mem-arg-needs-write",
 	AsyncCbCgroupStorage:     "async-cb-cgroup-storage",
+	GlobalCallMayThrow:       "global-call-may-throw",
+	SpinUnlockUntrustsRCU:    "spin-unlock-untrusts-rcu",
 }
 
 // String returns the fix's name.

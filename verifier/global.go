@@ -337,6 +337,13 @@ func (e *env) callGlobal(sp int) error {
 		return outer
 	}
 	e.log.printf("Func#%d ('%s') is global and assumed valid.\n", sp, name)
+	if e.subprogEffects(sp)&effectMightThrow != 0 && !e.opts.MissingFixes.Has(stablefix.GlobalCallMayThrow) {
+		// The function may raise an exception with what the caller
+		// holds: bpf_throw's checks, here.
+		if _, err := e.processThrow(); err != nil {
+			return err
+		}
+	}
 	if e.subprogEffects(sp)&effectChangesPktData != 0 {
 		e.clearAllPktPointers()
 	}
@@ -1160,6 +1167,8 @@ const (
 	effectChangesPktData subprogEffect = 1 << iota
 	// effectMightSleep: a helper or kfunc that may sleep (might_sleep).
 	effectMightSleep
+	// effectMightThrow: a bpf_throw call (stablefix.GlobalCallMayThrow).
+	effectMightThrow
 )
 
 // subprogEffects returns the effects of subprogram sp and everything it
@@ -1246,6 +1255,9 @@ func (e *env) callEffect(in insn.Insn) subprogEffect {
 		}
 		if def.Flags&kfuncs.Sleepable != 0 {
 			eff |= effectMightSleep
+		}
+		if info.name == kfuncThrow && in.Off == 0 {
+			eff |= effectMightThrow
 		}
 		if kfuncChangesPktData(info.name) {
 			eff |= effectChangesPktData

@@ -35,6 +35,7 @@ import (
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -746,6 +747,10 @@ func (e *env) releaseLock(id, ptr uint32, op lockOp) error {
 	st.Refs = append(st.Refs[:i], st.Refs[i+1:]...)
 	st.ActiveLocks--
 	e.invalidateNonOwningRefs()
+	if st.ActiveLocks == 0 && !st.ActiveRCU && e.inSleepable() && !e.opts.MissingFixes.Has(stablefix.SpinUnlockUntrustsRCU) {
+		// The lock was the sleepable program's RCU read section.
+		e.untrustRCUPointers()
+	}
 	return nil
 }
 

@@ -307,6 +307,10 @@ func findSubprogs(prog []Insn, opts Options) ([]int, error) {
 	}
 	if cb := opts.ExceptionCallback; cb > 0 && cb < len(prog) {
 		if pos := searchInts(starts, cb); pos == len(starts) || starts[pos] != cb {
+			// add_subprog, whose limit holds for it too.
+			if len(starts) >= MaxSubprogs {
+				return nil, errAt(cb, "too many subprograms")
+			}
 			starts = slices.Insert(starts, pos, cb)
 		}
 	}

@@ -135,6 +135,9 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 	enter := true
 	for {
 		if enter {
+			if frame > 0 && tail[sp] && e.tailCallInCallback(sp, callers[:frame]) {
+				return &RejectError{Msg: "cannot tail call within callback", errno: syscall.EINVAL}
+			}
 			if sp != 0 && tail[sp] && depth >= tailCallStackLimit {
 				return &RejectError{Msg: fmt.Sprintf("tail_calls are not allowed when call stack of previous frames is %d bytes. Too large", depth)}
 			}
@@ -167,6 +170,11 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 			target := e.subprogStartingAt(i + int(in.Imm) + 1)
 			if target < 0 {
 				continue
+			}
+			if target < len(e.asyncCallback) && e.asyncCallback[target] && tail[target] {
+				// A tail call from a stack of its own: the kernel
+				// reports its own bug (EFAULT).
+				return e.verifierBug("subprog has tail_call and async cb")
 			}
 			if target < len(e.asyncCallback) && e.asyncCallback[target] && !in.IsPseudoCall() {
 				// An asynchronous callback runs on a stack of its own
@@ -202,6 +210,24 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 		frame--
 		sp, i = callers[frame].sp, callers[frame].next
 	}
+}
+
+// tailCallInCallback reports whether subprogram sp, which holds a tail
+// call and is entered by the stack walk from callers, runs as a callback
+// or under one (a synchronous or asynchronous callback, the exception
+// callback): the kernel refuses the program, reached or not. A walk's
+// root is checked only as a caller: its own tail call is not.
+func (e *env) tailCallInCallback(sp int, callers []stackWalkFrame) bool {
+	isCb := func(s int) bool { return e.isCallbackSubprog(s) || e.isExceptionCallback(s) }
+	if isCb(sp) {
+		return true
+	}
+	for _, c := range callers {
+		if isCb(c.sp) {
+			return true
+		}
+	}
+	return false
 }
 
 // stackDepthOf is the deepest stack subprogram sp used on any path.

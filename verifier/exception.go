@@ -23,6 +23,7 @@ package verifier
 
 import (
 	"strings"
+	"syscall"
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/stablefix"
@@ -85,12 +86,17 @@ func (e *env) checkExceptionCallback() error {
 	case found > 1:
 		return &RejectError{Msg: "multiple exception callback tags for main subprog"}
 	}
-	for _, fn := range e.lp.Funcs[1:] {
+	for _, fn := range e.lp.Funcs {
 		if fn.Name != name {
 			continue
 		}
 		if !fn.Global {
 			return &RejectError{Msg: sprintf("exception callback '%s' must have global linkage", name)}
+		}
+		if fn.Start == 0 {
+			// The main program names itself: its func_info entry's
+			// offset is 0, which is no callback's.
+			return &RejectError{Msg: "invalid exception callback insn_off in func_info: 0", errno: syscall.EINVAL}
 		}
 		e.excCbStart = fn.Start
 		return nil

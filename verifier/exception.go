@@ -137,11 +137,7 @@ func (e *env) throwInCallback(i, sp int, callers []stackWalkFrame) error {
 	if !isThrowCall(e.prog[i]) {
 		return nil
 	}
-	inCallback := e.isCallbackSubprog(sp)
-	for _, c := range callers {
-		inCallback = inCallback || e.isCallbackSubprog(c.sp)
-	}
-	if !inCallback {
+	if !inCallbackChain(sp, callers, e.isCallbackSubprog) {
 		return nil
 	}
 	return &RejectError{Insn: i, Msg: sprintf("bpf_throw kfunc (insn %d) cannot be called from callback subprog %d", i, sp)}

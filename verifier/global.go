@@ -324,10 +324,11 @@ func (e *env) callGlobal(sp int) error {
 		argsBad, argsErrno = true, re.errno
 	}
 	st := e.cur
+	eff := e.subprogEffects(sp)
 	if st.ActiveLocks > 0 {
 		return e.reject(e.insnIdx, "global function calls are not allowed while holding a lock,\nuse static function instead")
 	}
-	if e.subprogEffects(sp)&effectMightSleep != 0 && (st.ActiveRCU || st.ActivePreemptLocks > 0 || st.ActiveIRQID != 0 || !e.inSleepable()) {
+	if eff&effectMightSleep != 0 && (st.ActiveRCU || st.ActivePreemptLocks > 0 || st.ActiveIRQID != 0 || !e.inSleepable()) {
 		return e.reject(e.insnIdx, "global functions that may sleep are not allowed in non-sleepable context,\n"+
 			"i.e., in a RCU/IRQ/preempt-disabled section, or in\na non-sleepable BPF program context")
 	}
@@ -337,14 +338,14 @@ func (e *env) callGlobal(sp int) error {
 		return outer
 	}
 	e.log.printf("Func#%d ('%s') is global and assumed valid.\n", sp, name)
-	if e.subprogEffects(sp)&effectMightThrow != 0 && !e.opts.MissingFixes.Has(stablefix.GlobalCallMayThrow) {
+	if eff&effectMightThrow != 0 && !e.opts.MissingFixes.Has(stablefix.GlobalCallMayThrow) {
 		// The function may raise an exception with what the caller
 		// holds: bpf_throw's checks, here.
 		if _, err := e.processThrow(); err != nil {
 			return err
 		}
 	}
-	if e.subprogEffects(sp)&effectChangesPktData != 0 {
+	if eff&effectChangesPktData != 0 {
 		e.clearAllPktPointers()
 	}
 	e.globals.called[sp] = true

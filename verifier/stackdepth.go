@@ -218,7 +218,12 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 // callback): the kernel refuses the program, reached or not. A walk's
 // root is checked only as a caller: its own tail call is not.
 func (e *env) tailCallInCallback(sp int, callers []stackWalkFrame) bool {
-	isCb := func(s int) bool { return e.isCallbackSubprog(s) || e.isExceptionCallback(s) }
+	return inCallbackChain(sp, callers, func(s int) bool { return e.isCallbackSubprog(s) || e.isExceptionCallback(s) })
+}
+
+// inCallbackChain reports whether subprogram sp, or one of the callers
+// the stack walk entered it from, is a callback by isCb.
+func inCallbackChain(sp int, callers []stackWalkFrame, isCb func(int) bool) bool {
 	if isCb(sp) {
 		return true
 	}

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"fmt"
+
 	"github.com/cilium/ebpf/btf"
 )
 
@@ -40,4 +42,30 @@ func scalarBTFReturn(t btf.Type) bool {
 		return true
 	}
 	return false
+}
+
+// funcBTFProblem returns why the kernel's BTF load refuses a FUNC, or "":
+// btf_func_check wants every parameter of a function named, but for a
+// variadic function's last, typeless one (clang leaves the parameters of
+// a naked function unnamed). The whole BTF is refused (EINVAL, no
+// verifier log): cilium/ebpf's load fails, and libbpf loads the object
+// without BTF, every function then static, which vercheck does not
+// model. Extern FUNCs (kfunc declarations, whose parameters clang leaves
+// unnamed as often as not) are not looked at: libbpf names their
+// parameters after its dummy ksym variable before the load
+// (bpf_object__collect_externs), and cilium/ebpf sends none.
+func funcBTFProblem(fn *btf.Func) string {
+	if fn == nil || fn.Linkage == btf.ExternFunc {
+		return ""
+	}
+	proto, ok := fn.Type.(*btf.FuncProto)
+	if !ok {
+		return ""
+	}
+	for i, p := range proto.Params {
+		if _, void := p.Type.(*btf.Void); p.Name == "" && p.Type != nil && !void {
+			return fmt.Sprintf("FUNC %s Invalid arg#%d (an unnamed parameter): the kernel refuses the BTF (cilium/ebpf's load fails; libbpf loads the object without BTF)", fn.Name, i+1)
+		}
+	}
+	return ""
 }

@@ -417,6 +417,17 @@ func (e *env) checkObjectBTF() error {
 	if msg := e.objectBTFFinding(); msg != "" {
 		return e.unsupported(0, "%s", msg)
 	}
+	// The FUNCs of the program's own func_info: where the kernel refuses
+	// one, cilium/ebpf's load fails and libbpf's drops the object's BTF
+	// (a refused FUNC elsewhere in the object also makes libbpf load
+	// without BTF; that changes the verdict only through global
+	// functions, exception callbacks and local types, and is not
+	// modelled).
+	for _, f := range e.lp.Funcs {
+		if msg := funcBTFProblem(f.BTF); msg != "" {
+			return e.unsupported(0, "the program's BTF: %s", msg)
+		}
+	}
 	return nil
 }
 

@@ -82,6 +82,9 @@ func (m *Map) CreateError() error {
 		if err := m.Inner.CreateError(); err != nil {
 			return err
 		}
+		if reason, errno := innerTemplateRefusal(m.Inner); reason != "" {
+			return &MapCreateError{Map: m.Name, Errno: errno, Reason: reason}
+		}
 	}
 	if reason, errno := createRefusal(m); reason != "" {
 		return &MapCreateError{Map: m.Name, Errno: errno, Reason: reason}
@@ -127,6 +130,21 @@ func createRefusal(m *Map) (string, syscall.Errno) {
 		return bloomRefusal(m)
 	case ebpf.SkStorage, ebpf.InodeStorage, ebpf.TaskStorage, ebpf.CgroupStorage:
 		return localStorageRefusal(m)
+	}
+	return "", 0
+}
+
+// innerTemplateRefusal is bpf_map_meta_alloc's refusal of the inner map
+// an outer map is created with: maps of maps nest one level (EINVAL), and
+// a map type without map_meta_equal, whose maps the kernel cannot tell
+// apart from the template (a program array, whose owner program type is
+// fixed at its first use, cgroup storage), is no inner map (ENOTSUPP).
+func innerTemplateRefusal(inner *Map) (string, syscall.Errno) {
+	switch inner.Type {
+	case ebpf.ArrayOfMaps, ebpf.HashOfMaps:
+		return fmt.Sprintf("inner map %s: maps of maps nest one level", inner.Type), syscall.EINVAL
+	case ebpf.ProgramArray, ebpf.CGroupStorage, ebpf.PerCPUCGroupStorage:
+		return fmt.Sprintf("inner map %s: the kernel takes no such inner map (no map_meta_equal)", inner.Type), errNotSupp
 	}
 	return "", 0
 }

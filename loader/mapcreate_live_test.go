@@ -108,3 +108,57 @@ func TestMapCreateErrorLive(t *testing.T) {
 func localStorage(t ebpf.MapType) bool {
 	return t == ebpf.SkStorage || t == ebpf.TaskStorage || t == ebpf.InodeStorage || t == ebpf.CgroupStorage
 }
+
+// TestInnerTemplateLive creates maps of maps with an inner map of each
+// type and compares the kernel's outcome (bpf_map_meta_alloc) with
+// Map.CreateError.
+func TestInnerTemplateLive(t *testing.T) {
+	if err := kernel.Available(); err != nil {
+		t.Skipf("no kernel to create maps in: %v", err)
+	}
+	array := &loader.Map{Name: "a", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1}
+	inners := []*loader.Map{
+		array,
+		{Name: "h", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+		{Name: "pa", Type: ebpf.ProgramArray, KeySize: 4, ValueSize: 4, MaxEntries: 4},
+		{Name: "pe", Type: ebpf.PerfEventArray, KeySize: 4, ValueSize: 4, MaxEntries: 4},
+		{Name: "cga", Type: ebpf.CGroupArray, KeySize: 4, ValueSize: 4, MaxEntries: 4},
+		{Name: "cs", Type: ebpf.CGroupStorage, KeySize: 8, ValueSize: 8},
+		{Name: "pcs", Type: ebpf.PerCPUCGroupStorage, KeySize: 8, ValueSize: 8},
+		{Name: "aom", Type: ebpf.ArrayOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 4, Inner: array},
+		{Name: "hom", Type: ebpf.HashOfMaps, KeySize: 4, ValueSize: 4, MaxEntries: 4, Inner: array},
+		{Name: "rb", Type: ebpf.RingBuf, MaxEntries: 4096},
+		{Name: "q", Type: ebpf.Queue, ValueSize: 4, MaxEntries: 4},
+		{Name: "sm", Type: ebpf.SockMap, KeySize: 4, ValueSize: 4, MaxEntries: 4},
+		{Name: "dm", Type: ebpf.DevMap, KeySize: 4, ValueSize: 4, MaxEntries: 4},
+	}
+	spec := func(m *loader.Map) *ebpf.MapSpec {
+		s := &ebpf.MapSpec{Type: m.Type, KeySize: m.KeySize, ValueSize: m.ValueSize, MaxEntries: m.MaxEntries}
+		if m.Inner != nil {
+			s.InnerMap = &ebpf.MapSpec{Type: m.Inner.Type, KeySize: m.Inner.KeySize, ValueSize: m.Inner.ValueSize, MaxEntries: m.Inner.MaxEntries}
+		}
+		return s
+	}
+	for _, inner := range inners {
+		for _, typ := range []ebpf.MapType{ebpf.ArrayOfMaps, ebpf.HashOfMaps} {
+			outer := &loader.Map{Name: "o", Type: typ, KeySize: 4, ValueSize: 4, MaxEntries: 2, Inner: inner}
+			name := fmt.Sprintf("%v in %v", inner.Type, typ)
+			var want syscall.Errno
+			var ce *loader.MapCreateError
+			if err := outer.CreateError(); errors.As(err, &ce) {
+				want = ce.Errno
+			}
+			m, err := ebpf.NewMapWithOptions(spec(outer), ebpf.MapOptions{})
+			var got syscall.Errno
+			if err == nil {
+				m.Close()
+			} else if !errors.As(err, &got) {
+				t.Errorf("%s: %v, not an errno", name, err)
+				continue
+			}
+			if got != want {
+				t.Errorf("%s: the kernel says %v (%d), CreateError %v (%d)", name, got, int(got), want, int(want))
+			}
+		}
+	}
+}

@@ -79,27 +79,34 @@ func TestMapCreateErrorLive(t *testing.T) {
 			spec.Value = &btf.Int{Name: "v", Size: d.value}
 		}
 		lm := &loader.Map{Name: "t", Type: d.typ, KeySize: d.key, ValueSize: d.value, MaxEntries: d.entries, Flags: d.flags, Spec: spec}
-		var want syscall.Errno
-		var ce *loader.MapCreateError
-		if err := lm.CreateError(); errors.As(err, &ce) {
-			want = ce.Errno
-		}
 		if d.typ == ebpf.PerfEventArray && (d.key != 4 || d.value != 4 || d.entries == 0) {
 			// cilium/ebpf fills in or refuses these before the kernel
 			// sees them, as the loader does.
 			continue
 		}
-		m, err := ebpf.NewMapWithOptions(spec, ebpf.MapOptions{})
-		var got syscall.Errno
-		if err == nil {
-			m.Close()
-		} else if !errors.As(err, &got) {
-			t.Errorf("%s: %v, not an errno", name, err)
-			continue
-		}
-		if got != want {
-			t.Errorf("%s: the kernel says %v (%d), CreateError %v (%d)", name, got, int(got), want, int(want))
-		}
+		compareCreate(t, name, lm, spec)
+	}
+}
+
+// compareCreate creates spec in the kernel and compares the outcome
+// (created, or refused with which errno) with lm.CreateError's.
+func compareCreate(t *testing.T, name string, lm *loader.Map, spec *ebpf.MapSpec) {
+	t.Helper()
+	var want syscall.Errno
+	var ce *loader.MapCreateError
+	if err := lm.CreateError(); errors.As(err, &ce) {
+		want = ce.Errno
+	}
+	m, err := ebpf.NewMapWithOptions(spec, ebpf.MapOptions{})
+	var got syscall.Errno
+	if err == nil {
+		m.Close()
+	} else if !errors.As(err, &got) {
+		t.Errorf("%s: %v, not an errno", name, err)
+		return
+	}
+	if got != want {
+		t.Errorf("%s: the kernel says %v (%d), CreateError %v (%d)", name, got, int(got), want, int(want))
 	}
 }
 
@@ -142,23 +149,7 @@ func TestInnerTemplateLive(t *testing.T) {
 	for _, inner := range inners {
 		for _, typ := range []ebpf.MapType{ebpf.ArrayOfMaps, ebpf.HashOfMaps} {
 			outer := &loader.Map{Name: "o", Type: typ, KeySize: 4, ValueSize: 4, MaxEntries: 2, Inner: inner}
-			name := fmt.Sprintf("%v in %v", inner.Type, typ)
-			var want syscall.Errno
-			var ce *loader.MapCreateError
-			if err := outer.CreateError(); errors.As(err, &ce) {
-				want = ce.Errno
-			}
-			m, err := ebpf.NewMapWithOptions(spec(outer), ebpf.MapOptions{})
-			var got syscall.Errno
-			if err == nil {
-				m.Close()
-			} else if !errors.As(err, &got) {
-				t.Errorf("%s: %v, not an errno", name, err)
-				continue
-			}
-			if got != want {
-				t.Errorf("%s: the kernel says %v (%d), CreateError %v (%d)", name, got, int(got), want, int(want))
-			}
+			compareCreate(t, fmt.Sprintf("%v in %v", inner.Type, typ), outer, spec(outer))
 		}
 	}
 }

@@ -1263,7 +1263,7 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 		// only setup_func_entry, for the other calls, limits the depth.
 		return e.callGlobal(sp)
 	}
-	e.logStaticArgMismatch(sp)
+	e.checkStaticArgs(sp)
 	if st.CurFrame+1 >= states.MaxCallFrames {
 		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", st.CurFrame+2)
 	}

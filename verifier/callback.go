@@ -290,7 +290,7 @@ func (e *env) markCallbackMapValue(reg *states.Reg, mapIdx, mapUID uint32) {
 // prototype against the caller's registers (btf_check_subprog_call,
 // logged only) and the call depth (setup_func_entry).
 func (e *env) beginCallbackCall(sp int) error {
-	e.logStaticArgMismatch(sp)
+	e.checkStaticArgs(sp)
 	if e.cur.CurFrame+1 >= states.MaxCallFrames {
 		return e.reject(e.insnIdx, "the call stack of %d frames is too deep", e.cur.CurFrame+2)
 	}

@@ -716,9 +716,11 @@ func (e *env) processGraphNode(meta *kfuncMeta, regno int, reg *states.Reg, root
 }
 
 // checkRefcountedArg is the KF_ARG_PTR_TO_REFCOUNTED_KPTR case: an owning
-// or non-owning reference to an object whose struct has a bpf_refcount.
+// or non-owning reference to an object whose struct has a bpf_refcount
+// (type_is_ptr_alloc_obj: not an untrusted one, which an RCU unlock makes
+// of an object loaded from a kptr).
 func (e *env) checkRefcountedArg(meta *kfuncMeta, i int, reg *states.Reg) error {
-	if reg.Type != states.PtrToBTFID || reg.Flags&states.MemAlloc == 0 {
+	if !isPtrAllocObj(reg) {
 		return e.reject(e.insnIdx, "arg#%d is neither owning or non-owning ref", i)
 	}
 	t := e.btfTypeOf(reg.Aux)

@@ -120,6 +120,12 @@ func (e *env) btfNameOf(aux uint32) string {
 	return t.TypeName()
 }
 
+// isPtrAllocObj is type_is_ptr_alloc_obj: a pointer to an allocated
+// object, owned or not, but not an untrusted one.
+func isPtrAllocObj(r *states.Reg) bool {
+	return r.Type == states.PtrToBTFID && r.Flags&states.MemAlloc != 0 && r.Flags&states.PtrUntrusted == 0
+}
+
 // isAllocObj reports a pointer to an allocated object of the program's
 // own type, owned (PTR_TO_BTF_ID | MEM_ALLOC exactly).
 func isAllocObj(r *states.Reg) bool {

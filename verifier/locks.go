@@ -637,7 +637,7 @@ func (e *env) settleNotNull(r *states.Reg) bool {
 // whose map holds a lock, or an allocated object whose struct does, keeps
 // its id once proven non-NULL.
 func (e *env) mayPointToSpinLock(r *states.Reg) bool {
-	if r.Type == states.PtrToBTFID && r.Flags&states.MemAlloc != 0 && isLocalAux(r.Aux) {
+	if isPtrAllocObj(r) && isLocalAux(r.Aux) {
 		return e.localRecord(e.btfTypeOf(r.Aux)).hasLock()
 	}
 	if r.Type != states.PtrToMapValue || int(r.Aux) >= len(e.maps) {

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"fmt"
+	"slices"
 	"syscall"
 
 	"github.com/cilium/ebpf"
@@ -107,6 +108,9 @@ func (e *env) checkMaxStackDepth() error {
 		tail[sp] = e.subprogHasTailCall(sp)
 		anyTail = anyTail || tail[sp]
 	}
+	// reach is each subprogram's tail_call_reachable: its own tail call
+	// (check_subprogs), or one of a callee the walk returned from.
+	reach := slices.Clone(tail)
 	for sp := n - 1; sp >= 0; sp-- {
 		if sp != 0 && (sp >= len(e.asyncCallback) || !e.asyncCallback[sp]) {
 			continue
@@ -115,7 +119,7 @@ func (e *env) checkMaxStackDepth() error {
 		// (has_tail_call is set by check_subprogs), means no function
 		// gets a private stack.
 		priv := sp == 0 && !anyTail && privStackSupported(e.progType, e.attach, e.opts.MissingFixes)
-		if err := e.checkStackDepthFrom(sp, priv, modes, tail); err != nil {
+		if err := e.checkStackDepthFrom(sp, priv, modes, tail, reach); err != nil {
 			return err
 		}
 	}
@@ -126,18 +130,20 @@ func (e *env) checkMaxStackDepth() error {
 type stackWalkFrame struct{ sp, next int }
 
 // checkStackDepthFrom walks every call chain that starts at subprogram
-// root, depth first, without recursion of its own.
-func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, tail []bool) error {
+// root, depth first, without recursion of its own. A tail call is looked
+// for in the callbacks of the chain when the walk of a function that may
+// reach one ends, after its callees' checks (the kernel's
+// tail_call_reachable: the function's own tail call on entry, else what
+// its callees marked it with).
+func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, tail, reach []bool) error {
 	var callers [states.MaxCallFrames]stackWalkFrame
 	frame, depth := 0, 0
 	sp := root
 	i := e.cfg.Subprogs[sp].Start
 	enter := true
+	tailReachable := false
 	for {
 		if enter {
-			if frame > 0 && tail[sp] && e.tailCallInCallback(sp, callers[:frame]) {
-				return &RejectError{Msg: "cannot tail call within callback", errno: syscall.EINVAL}
-			}
 			if sp != 0 && tail[sp] && depth >= tailCallStackLimit {
 				return &RejectError{Msg: fmt.Sprintf("tail_calls are not allowed when call stack of previous frames is %d bytes. Too large", depth)}
 			}
@@ -194,12 +200,26 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 			if !priv {
 				modes[sp] = privStackNone
 			}
+			tailReachable = tail[sp]
 			frame++
 			if frame >= states.MaxCallFrames {
 				return &RejectError{Msg: fmt.Sprintf("the call stack of %d frames is too deep !", frame)}
 			}
 			enter = true
 			continue
+		}
+		if tailReachable {
+			// The function's walk is done: a tail call it may reach
+			// may not run in a callback (a synchronous or asynchronous
+			// one, the exception callback) or under one, reached or
+			// not; else the whole chain may reach it.
+			if inCallbackChain(sp, callers[:frame], e.isCallbackOrExceptionCb) {
+				return &RejectError{Msg: "cannot tail call within callback", errno: syscall.EINVAL}
+			}
+			reach[sp] = true
+			for _, c := range callers[:frame] {
+				reach[c.sp] = true
+			}
 		}
 		if frame == 0 {
 			return nil
@@ -209,16 +229,14 @@ func (e *env) checkStackDepthFrom(root int, priv bool, modes []privStackMode, ta
 		}
 		frame--
 		sp, i = callers[frame].sp, callers[frame].next
+		tailReachable = reach[sp]
 	}
 }
 
-// tailCallInCallback reports whether subprogram sp, which holds a tail
-// call and is entered by the stack walk from callers, runs as a callback
-// or under one (a synchronous or asynchronous callback, the exception
-// callback): the kernel refuses the program, reached or not. A walk's
-// root is checked only as a caller: its own tail call is not.
-func (e *env) tailCallInCallback(sp int, callers []stackWalkFrame) bool {
-	return inCallbackChain(sp, callers, func(s int) bool { return e.isCallbackSubprog(s) || e.isExceptionCallback(s) })
+// isCallbackOrExceptionCb is the kernel's is_cb: subprogram sp runs as a
+// callback (entered as one on some path) or is the exception callback.
+func (e *env) isCallbackOrExceptionCb(sp int) bool {
+	return e.isCallbackSubprog(sp) || e.isExceptionCallback(sp)
 }
 
 // inCallbackChain reports whether subprogram sp, or one of the callers

@@ -19,7 +19,10 @@ import (
 // ("R1 is not a scalar", "arg#0 expects pointer to ctx", "Expected an
 // initialized dynptr as arg #1"): the compiler
 // may have dropped or reordered a static function's arguments, so the
-// call goes on as if nothing was checked.
+// call goes on as if nothing was checked. One check leaves a mark beyond
+// the log: a dynptr argument that matches is read (mark_dynptr_read), so
+// its stack slots are live at the call whether the callee reads them or
+// not, which decides what later checkpoints compare.
 
 // staticProtoState is what btf_prepare_func_args made of a static
 // function's prototype, and whether a call found it unreliable since.
@@ -51,12 +54,12 @@ type staticProtos struct {
 	tagged []string
 }
 
-// logStaticArgMismatch is btf_check_subprog_call for a call of static
-// subprogram sp, or of sp as a callback, with the caller's registers: at
-// level 1 and up, the first mismatch of a reliable prototype is logged and
-// makes it unreliable.
-func (e *env) logStaticArgMismatch(sp int) {
-	if !e.log.on() || isGlobalFunc(e.lp, e.cfg.Subprogs[sp].Start) {
+// checkStaticArgs is btf_check_subprog_call for a call of static
+// subprogram sp, or of sp as a callback, with the caller's registers: the
+// first mismatch of a reliable prototype is logged and makes it
+// unreliable; the dynptr arguments before it are read.
+func (e *env) checkStaticArgs(sp int) {
+	if isGlobalFunc(e.lp, e.cfg.Subprogs[sp].Start) {
 		return
 	}
 	p := &e.staticProtos
@@ -100,6 +103,11 @@ func (e *env) logStaticArgMismatch(sp int) {
 				msg = sprintf("arg#%d expected pointer to stack or const struct bpf_dynptr", i)
 			case e.dynptrState(reg) == nil:
 				msg = sprintf("Expected an initialized dynptr as arg #%d", i)
+			case reg.Type == states.PtrToStack:
+				spi, _, _ := e.dynptrSlotIndex(reg)
+				for j := 0; j < dynptrNrSlots; j++ {
+					e.markStackObjRead(reg.FrameNo(), spi-j)
+				}
 			}
 		}
 		if msg != "" {

@@ -119,7 +119,7 @@ func setTimerCallbackState(mapIdx, mapUID uint32) calleeSetup {
 // (stablefix.AsyncCbSession), and only a sleepable program one that may
 // sleep (stablefix.SleepableCbSleepableProg).
 func (e *env) pushAsyncCallback(sp int, setup calleeSetup, sleepable bool) error {
-	e.logStaticArgMismatch(sp)
+	e.checkStaticArgs(sp)
 	// The build asks about cgroup storage before session programs (a
 	// session program naming a cgroup storage map is refused for the
 	// storage), and both before the sleepable-callback rule.

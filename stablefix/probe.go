@@ -27,6 +27,10 @@ const probeRingbuf = "probe_ringbuf"
 // probeXsk is the xskmap the NotNullNoXskBuf probe looks up.
 const probeXsk = "probe_xsk"
 
+// probeProgs is the program array the HiddenExitLiveness probe's
+// subprogram tail-calls into.
+const probeProgs = "probe_progs"
+
 // probeOuter is the array of maps the InnerMapNullness probe looks up in;
 // its inner map template is declared BPF_F_INNER_MAP (innerMapFlag).
 const (
@@ -151,6 +155,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	AsyncCbCgroupStorage:     asyncCbCgroupStorageProbe,
 	GlobalCallMayThrow:       globalCallMayThrowProbe,
 	SpinUnlockUntrustsRCU:    spinUnlockUntrustsRCUProbe,
+	HiddenExitLiveness:       hiddenExitLivenessProbe,
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -289,6 +294,59 @@ var returnZero = asm.Instructions{
 // its own copy to link and load.
 func fixed(insns asm.Instructions) func() (asm.Instructions, error) {
 	return func() (asm.Instructions, error) { return slices.Clone(insns), nil }
+}
+
+// hiddenExitLivenessProbe passes fp-8 to a subprogram that tail-calls,
+// then stores -16 there, and reads the stack at the offset fp-8 holds
+// afterwards: -8 on the first path the walk takes, -1024 on the other.
+// Only a tail call counted as a way out of the subprogram keeps fp-8 live
+// before the call, so that the second path is not pruned against the
+// first; its tail-call path then reads fp-1024. A subprogram may
+// tail-call only with BTF func info.
+func hiddenExitLivenessProbe() (asm.Instructions, error) {
+	insns := hiddenExitLivenessInsns()
+	insns[0] = btf.WithFuncMetadata(insns[0], probeFunc("probe", btf.GlobalFunc))
+	for i, in := range insns {
+		if in.Symbol() == "tail" {
+			insns[i] = btf.WithFuncMetadata(in, probeFunc("tail", btf.StaticFunc))
+		}
+	}
+	return insns, nil
+}
+
+// hiddenExitLivenessInsns are hiddenExitLivenessProbe's instructions.
+func hiddenExitLivenessInsns() asm.Instructions {
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		storeDWImm(asm.RFP, -8, -8),
+		asm.FnGetPrandomU32.Call(),
+		asm.JNE.Imm(asm.R0, 42, "far"),
+		asm.Ja.Label("call"),
+		storeDWImm(asm.RFP, -8, -1024).WithSymbol("far"),
+		asm.Mov.Reg(asm.R1, asm.R6).WithSymbol("call"),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.Call.Label("tail"),
+		asm.LoadMem(asm.R1, asm.RFP, -8, asm.DWord),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Reg(asm.R2, asm.R1),
+		asm.LoadMem(asm.R0, asm.R2, 0, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+		asm.Mov.Reg(asm.R6, asm.R2).WithSymbol("tail"),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(probeProgs),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.FnTailCall.Call(),
+		storeDWImm(asm.R6, 0, -16),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Return(),
+	}
+}
+
+// storeDWImm is `*(u64 *)(dst + off) = imm`, the sign-extended 32-bit
+// immediate (asm.StoreImm refuses the double word size).
+func storeDWImm(dst asm.Register, off int16, imm int32) asm.Instruction {
+	return asm.Instruction{OpCode: asm.StoreImmOp(asm.DWord), Dst: dst, Offset: off, Constant: int64(imm)}
 }
 
 // pktRangeArithProbe reads through a packet pointer moved back after a
@@ -967,6 +1025,7 @@ func ProbeProgram(f Fix) (*ebpf.CollectionSpec, error) {
 			probeMap:     {Name: probeMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 			probeRingbuf: {Name: probeRingbuf, Type: ebpf.RingBuf, MaxEntries: 4096},
 			probeXsk:     {Name: probeXsk, Type: ebpf.XSKMap, KeySize: 4, ValueSize: 4, MaxEntries: 1},
+			probeProgs:   {Name: probeProgs, Type: ebpf.ProgramArray, KeySize: 4, ValueSize: 4, MaxEntries: 1},
 			probeLocks:   lockedArray(probeLocks, "bpf_spin_lock", 1),
 			probeStash:   stashArray(),
 			probeResLock: lockedArray(probeResLock, "bpf_res_spin_lock", 1),

@@ -684,6 +684,19 @@ const (
 	// 6.18.44-fc-v1272 build by probing RCU rules by hand (false
 	// accepts).
 	SpinUnlockUntrustsRCU
+	// HiddenExitLiveness: the instructions that may leave a subprogram
+	// without reaching its exit (a tail call that succeeds, an
+	// LD_ABS/LD_IND whose load fails) have the subprogram's last exit as
+	// a second successor in the graph the stack and register liveness
+	// walk (check_cfg's visit_abnormal_return_insn, upstream 7.x). A
+	// callee's store into its caller's stack after a tail call is then
+	// no must-write: the caller's slot stays live before the call, so a
+	// path with another value there is not pruned against one whose
+	// value the callee's store would replace. Without the fix the slot
+	// is dead there, and a read through a value only the tail-call path
+	// keeps is accepted. Found on the 6.18.44-fc-v1252 build through
+	// the 7.3 selftests (verifier_live_stack.c).
+	HiddenExitLiveness
 	numFixes
 )
 
@@ -750,6 +763,7 @@ var names = [numFixes]string{
 	AsyncCbCgroupStorage:     "async-cb-cgroup-storage",
 	GlobalCallMayThrow:       "global-call-may-throw",
 	SpinUnlockUntrustsRCU:    "spin-unlock-untrusts-rcu",
+	HiddenExitLiveness:       "hidden-exit-liveness",
 }
 
 // String returns the fix's name.

@@ -535,18 +535,18 @@ var graphArgKinds = map[string]kfArgKind{
 	"bpf_rb_node":   kfArgRBNode,
 }
 
-// inRBTreeCallback is in_rbtree_lock_required_cb: the current frame is a
-// callback that an rbtree kfunc (bpf_rbtree_add's less) calls.
+// inRBTreeCallback is in_rbtree_lock_required_cb: the current frame is,
+// or is called from, a callback that an rbtree kfunc (bpf_rbtree_add's
+// less) calls, which runs with the tree's lock held.
 func (e *env) inRBTreeCallback() bool {
 	st := e.cur
-	if st.CurFrame == 0 {
-		return false
+	for i := int(st.CurFrame); i > 0; i-- {
+		f := st.Frames[i]
+		if f.InCallbackFn && isRBTreeAPI(kfuncCallName(e.prog[f.CallSite])) {
+			return true
+		}
 	}
-	f := st.Frames[st.CurFrame]
-	if !f.InCallbackFn {
-		return false
-	}
-	return isRBTreeAPI(kfuncCallName(e.prog[f.CallSite]))
+	return false
 }
 
 // checkGraphArg is the graph cases of check_kfunc_args: roots, nodes and

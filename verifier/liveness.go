@@ -2,10 +2,13 @@ package verifier
 
 import (
 	"encoding/binary"
-	"github.com/vercheck/vercheck/prune"
 	"math/bits"
+	"slices"
 	"strconv"
 
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/prune"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -630,6 +633,32 @@ func (e *env) aliveMasks(st *states.State, masks []uint64) []uint64 {
 	return masks
 }
 
+// hiddenExit returns the second successor of an instruction that may
+// leave its subprogram without reaching an exit, or -1: with
+// stablefix.HiddenExitLiveness, a tail call (which ends the subprogram
+// when it succeeds) and an LD_ABS/LD_IND (which ends it when the load
+// fails) lead to the subprogram's last exit too (check_cfg's
+// visit_abnormal_return_insn), so what follows them is not all that
+// must happen before the subprogram returns.
+func (e *env) hiddenExit(i int) int {
+	if e.opts.MissingFixes.Has(stablefix.HiddenExitLiveness) {
+		return -1
+	}
+	in := e.prog[i]
+	tail := in.IsHelperCall() && in.Imm == insn.HelperTailCall
+	ldAbs := in.Class() == insn.ClassLD && (in.Mode() == insn.ModeABS || in.Mode() == insn.ModeIND)
+	if !tail && !ldAbs {
+		return -1
+	}
+	sp := e.cfg.Subprogs[e.cfg.SubprogOf(i)]
+	for k := sp.End - 1; k >= sp.Start; k-- {
+		if x := e.prog[k]; x.IsJmpClass() && x.JmpOp() == insn.JmpExit && !x.Filler {
+			return k
+		}
+	}
+	return -1
+}
+
 // successors returns the instructions that may follow insn i within its
 // subprogram, from a table built once per program.
 func (e *env) successors(i int) []int32 {
@@ -644,6 +673,9 @@ func (e *env) successors(i int) []int32 {
 				continue
 			}
 			buf = e.cfg.Successors(buf[:0], j)
+			if exit := e.hiddenExit(j); exit >= 0 && !slices.Contains(buf, exit) {
+				buf = append(buf, exit)
+			}
 			for _, s := range buf {
 				l.succList = append(l.succList, int32(s))
 			}

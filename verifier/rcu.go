@@ -41,6 +41,9 @@ func (e *env) inRCU() bool {
 func (e *env) updateRCULock(name string, sleepable bool) error {
 	lock, unlock := name == kfuncRCUReadLock, name == kfuncRCUReadUnlock
 	switch {
+	case e.cur.ActiveRCU && (lock || unlock) && e.inRBTreeCallback():
+		// The tree's lock is held there: no section to open or close.
+		return e.reject(e.insnIdx, "Calling bpf_rcu_read_{lock,unlock} in unnecessary rbtree callback")
 	case e.cur.ActiveRCU && lock:
 		return e.reject(e.insnIdx, "nested rcu read lock (kernel function %s)", name)
 	case e.cur.ActiveRCU && unlock:

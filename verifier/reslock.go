@@ -57,6 +57,9 @@ func resLockOp(name string) (op lockOp, ok bool) {
 // case: argument i points to a resilient lock in a map value or an
 // allocated object, which the kfunc takes or drops.
 func (e *env) processResSpinLockArg(name string, i int, reg *states.Reg) error {
+	if e.inRBTreeCallback() {
+		return e.reject(e.insnIdx, "can't res_spin_{lock,unlock} in rbtree cb")
+	}
 	allocated := reg.Type == states.PtrToBTFID && reg.Flags == states.MemAlloc
 	if reg.Type != states.PtrToMapValue && !allocated {
 		return e.reject(e.insnIdx, "arg#%d doesn't point to map value or allocated object", i)

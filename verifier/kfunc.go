@@ -1226,7 +1226,10 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 
 // markKfuncReturnRef is the tail of check_kfunc_call for a pointer
 // result: a KF_RET_NULL result may be NULL, a KF_ACQUIRE one holds a new
-// reference (whose id, for a maybe-NULL result, is also the register's).
+// reference (whose id, for a maybe-NULL result, is also the register's),
+// and a result that may point to a spin lock has an id of its own, so
+// that two results are two locks (bpf_refcount_acquire of an owned
+// object, never NULL, twice).
 func (e *env) markKfuncReturnRef(meta *kfuncMeta) {
 	r0 := &e.regs()[0]
 	retNull := meta.retNull()
@@ -1241,6 +1244,9 @@ func (e *env) markKfuncReturnRef(meta *kfuncMeta) {
 			r0.ID = rid
 		}
 		r0.RefObjID = rid
+	}
+	if r0.ID == 0 && e.mayPointToSpinLock(r0) {
+		r0.ID = e.newID()
 	}
 }
 

@@ -202,6 +202,11 @@ type walkResult struct {
 // errWalkUnsupported marks struct shapes the walk does not model.
 var errWalkUnsupported = errors.New("struct layout not modelled")
 
+// errWalkZeroSizeElem marks a read past a struct into a flexible array of
+// empty structs: btf_struct_walk takes the offset modulo the element's
+// size, 0, and the 6.18 kernel oopses (a divide error; 7.x refuses it).
+var errWalkZeroSizeElem = errors.New("a flexible array of empty structs, whose walk divides by their size 0")
+
 // btfStructWalk is btf_struct_walk for a read of size bytes at off inside
 // struct t. A rejection is returned as a *RejectError-ready message.
 //
@@ -281,8 +286,11 @@ func structWalk(t btf.Type, off, size int, opts walkOpts) (walkResult, string, e
 			// against the live kernel; the 6.12 source has no such rule).
 			untrusted = true
 			esize, err := btf.Sizeof(next)
-			if err != nil || esize == 0 {
+			if err != nil {
 				return walkResult{}, "", errWalkUnsupported
+			}
+			if esize == 0 {
+				return walkResult{}, "", errWalkZeroSizeElem
 			}
 			moff := int(members[len(members)-1].Offset / bitsPerByte)
 			off = (off - moff) % esize
@@ -471,6 +479,15 @@ func negativeOffWalk(members []btf.Member, tsize uint32, tname string, off, size
 	return walkResult{}, fmt.Sprintf("access beyond struct %s at off %d size %d", tname, uint32(off), size), nil
 }
 
+// walkError turns a struct walk's error into vercheck's answer: the
+// kernel's own fault where its walk divides by zero, else unsupported.
+func (e *env) walkError(err error, tname string, off, size int) error {
+	if errors.Is(err, errWalkZeroSizeElem) {
+		return e.kernelFault("load from struct %s at off %d size %d: %v", tname, off, size, err)
+	}
+	return e.unsupported(e.insnIdx, "load from struct %s at off %d size %d: %v", tname, off, size, err)
+}
+
 // flexArrayTail decides a read that runs past the end of a struct: allowed
 // only inside a trailing zero-length array at or after its start, of
 // integers (scalar) or of structs (next, walked modulo the element size).
@@ -595,7 +612,7 @@ func (e *env) checkPtrToBTFAccess(regno, off, size int, t access, dst *states.Re
 	}
 	res, msg, err := btfStructWalk(st, off, size)
 	if err != nil {
-		return e.unsupported(e.insnIdx, "load from struct %s at off %d size %d: %v", tname, off, size, err)
+		return e.walkError(err, tname, off, size)
 	}
 	if msg != "" {
 		return e.reject(e.insnIdx, "%s", msg)

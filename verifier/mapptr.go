@@ -77,7 +77,7 @@ func (e *env) checkPtrToMapAccess(regno, off, size int, t access, dst *states.Re
 	}
 	res, msg, err := btfStructWalk(st, off, size)
 	if err != nil {
-		return e.unsupported(e.insnIdx, "load from struct %s at off %d size %d: %v", st.Name, off, size, err)
+		return e.walkError(err, st.Name, off, size)
 	}
 	if msg != "" {
 		return e.reject(e.insnIdx, "%s", msg)

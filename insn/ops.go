@@ -97,6 +97,15 @@ func (i Insn) IsPseudoCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == 
 // IsHelperCall reports whether i calls a helper function by id.
 func (i Insn) IsHelperCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == 0 }
 
+// IsTailCall reports whether i calls the bpf_tail_call helper.
+func (i Insn) IsTailCall() bool { return i.IsHelperCall() && i.Imm == HelperTailCall }
+
+// IsLdAbsOrInd reports whether i is a legacy packet load (LD_ABS or
+// LD_IND), which ends its subprogram when the load fails.
+func (i Insn) IsLdAbsOrInd() bool {
+	return i.Class() == ClassLD && (i.Mode() == ModeABS || i.Mode() == ModeIND)
+}
+
 // IsKfuncCall reports whether i calls a kernel function by BTF id.
 func (i Insn) IsKfuncCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == PseudoKfuncCall }
 

@@ -235,7 +235,7 @@ func checkAbnormalReturn(prog []Insn, starts []int) *Error {
 // check_subprogs does.
 func HasLdAbs(prog []Insn, start, end int) bool {
 	for _, in := range prog[start:min(end, len(prog))] {
-		if in.Class() == ClassLD && (in.Mode() == ModeABS || in.Mode() == ModeIND) {
+		if in.IsLdAbsOrInd() {
 			return true
 		}
 	}
@@ -245,7 +245,7 @@ func HasLdAbs(prog []Insn, start, end int) bool {
 // HasTailCall reports whether prog[start:end] calls bpf_tail_call.
 func HasTailCall(prog []Insn, start, end int) bool {
 	for _, in := range prog[start:min(end, len(prog))] {
-		if in.IsHelperCall() && in.Imm == HelperTailCall {
+		if in.IsTailCall() {
 			return true
 		}
 	}

@@ -409,7 +409,7 @@ func (e *env) checkAtomic(in insn.Insn) error {
 // once per instruction (env.encodingOK) and the error still appears where
 // the walk first reaches it.
 func (e *env) checkEncoding(in insn.Insn) error {
-	if in.Class() == insn.ClassLD && (in.Mode() == insn.ModeABS || in.Mode() == insn.ModeIND) {
+	if in.IsLdAbsOrInd() {
 		// check_ld_abs asks whether the program type may read the
 		// packet this way before it looks at the fields.
 		if err := e.checkLdAbsProgType(); err != nil {

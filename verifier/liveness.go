@@ -644,10 +644,7 @@ func (e *env) hiddenExit(i int) int {
 	if e.opts.MissingFixes.Has(stablefix.HiddenExitLiveness) {
 		return -1
 	}
-	in := e.prog[i]
-	tail := in.IsHelperCall() && in.Imm == insn.HelperTailCall
-	ldAbs := in.Class() == insn.ClassLD && (in.Mode() == insn.ModeABS || in.Mode() == insn.ModeIND)
-	if !tail && !ldAbs {
+	if in := e.prog[i]; !in.IsTailCall() && !in.IsLdAbsOrInd() {
 		return -1
 	}
 	sp := e.cfg.Subprogs[e.cfg.SubprogOf(i)]

@@ -60,8 +60,7 @@ func (e *env) processResSpinLockArg(name string, i int, reg *states.Reg) error {
 	if e.inRBTreeCallback() {
 		return e.reject(e.insnIdx, "can't res_spin_{lock,unlock} in rbtree cb")
 	}
-	allocated := reg.Type == states.PtrToBTFID && reg.Flags == states.MemAlloc
-	if reg.Type != states.PtrToMapValue && !allocated {
+	if reg.Type != states.PtrToMapValue && !isAllocObj(reg) {
 		return e.reject(e.insnIdx, "arg#%d doesn't point to map value or allocated object", i)
 	}
 	op, ok := resLockOp(name)

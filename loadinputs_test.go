@@ -115,13 +115,36 @@ func TestProgramFlags(t *testing.T) {
 }
 
 // TestProgramFlagsUnsupported checks that load flags vercheck does not
-// model are an honest "unsupported", never an accept.
+// model (a bit the kernel does not know, which it refuses with EINVAL
+// and no log) are an honest "unsupported", never an accept.
 func TestProgramFlagsUnsupported(t *testing.T) {
+	spec := progSpec("unknown_flag", asm.Instructions{asm.Mov.Imm(asm.R0, 2), asm.Return()})
+	spec.Type, spec.Flags = ebpf.XDP, 1<<8
+	res, err := VerifyProgramSpec(spec, nil, nil)
+	if res == nil || res.Verdict() != "unsupported" || err == nil {
+		t.Errorf("VerifyProgramSpec with prog_flags 0x100 = %+v, %v; want unsupported", res, err)
+	}
+}
+
+// TestProgramFlagDevBoundOnly: BPF_F_XDP_DEV_BOUND_ONLY without a
+// prog_ifindex changes nothing (the program is not device-bound), for
+// vercheck as for the kernel.
+func TestProgramFlagDevBoundOnly(t *testing.T) {
 	spec := progSpec("dev_bound", asm.Instructions{asm.Mov.Imm(asm.R0, 2), asm.Return()})
 	spec.Type, spec.Flags = ebpf.XDP, loader.FlagXDPDevBoundOnly
 	res, err := VerifyProgramSpec(spec, nil, nil)
-	if res == nil || res.Verdict() != "unsupported" || err == nil {
-		t.Errorf("VerifyProgramSpec with BPF_F_XDP_DEV_BOUND_ONLY = %+v, %v; want unsupported", res, err)
+	if err != nil || res == nil || !res.Accepted {
+		t.Fatalf("VerifyProgramSpec with BPF_F_XDP_DEV_BOUND_ONLY = %+v, %v; want accepted", res, err)
+	}
+	if kernel.Available() != nil {
+		t.Skip("kernel side:", kernel.Available())
+	}
+	kres, err := kernel.LoadCollectionSpec(&ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{spec.Name: spec}})
+	if err != nil || len(kres) != 1 || kres[0].NotLoaded {
+		t.Fatalf("kernel load: %v %+v", err, kres)
+	}
+	if k := kres[0]; !k.Accepted || k.InsnProcessed != res.Stats.InsnProcessed {
+		t.Errorf("kernel accepted %v with %d insns (%s), vercheck accepted with %d", k.Accepted, k.InsnProcessed, k.Err, res.Stats.InsnProcessed)
 	}
 }
 

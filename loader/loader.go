@@ -200,6 +200,9 @@ type Program struct {
 	// ExtTarget is what an Extension program replaces, when
 	// Options.ExtensionTarget names an object; nil otherwise.
 	ExtTarget *ExtensionTarget
+	// BTFDropped says why the program is loaded without BTF although the
+	// object has some ("" otherwise; see [Program.WithoutBTF]).
+	BTFDropped string
 	// Err is set when this program could not be prepared; the other
 	// programs of the object are still usable.
 	Err error
@@ -510,6 +513,20 @@ func (p *Program) WithInstructions(insns asm.Instructions) *Program {
 	cp.Instructions = insns
 	cp.Lines, cp.Funcs = lineAndFuncInfo(insns)
 	cp.LocalTypes = relocatedLocalTypes(p.LocalTypes, insns)
+	return &cp
+}
+
+// WithoutBTF returns a copy of p as libbpf loads it when the kernel
+// refuses the object's BTF and the object does not need it
+// (bpf_object__sanitize_and_load_btf: "BTF is optional, ignoring"): no
+// prog_btf_fd, no func_info or line_info records, and so no global
+// functions, no local type ids and no object types. Lines are kept for
+// the source lines vercheck reports; the kernel's log shows none of them
+// (reason is kept in BTFDropped).
+func (p *Program) WithoutBTF(reason string) *Program {
+	cp := *p
+	cp.Funcs, cp.LocalTypes, cp.ObjectTypes = nil, nil, nil
+	cp.BTFDropped = reason
 	return &cp
 }
 

@@ -1,7 +1,6 @@
 package verifier
 
 import (
-	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,39 +42,54 @@ func TestFuncBTFProblem(t *testing.T) {
 	}
 }
 
-// TestFuncBTFRefused: a program whose func_info names a naked function
-// with an unnamed parameter has no verdict, as the running kernel, which
-// refuses its BTF, gives none; the other programs of the object are
-// verified, and agree with the kernel.
+// TestFuncBTFRefused: an object whose BTF names a naked function with an
+// unnamed parameter, which the kernel's BTF load refuses. cilium/ebpf's
+// load of a program whose func_info names that function fails (no
+// verdict: vercheck says unsupported), and its other programs load with
+// BTF of their own. libbpf loads the whole object without BTF: every
+// program gets a verdict. Both agree with the kernel loaded each way.
 func TestFuncBTFRefused(t *testing.T) {
 	obj, err := loader.Open("testdata/btfload/naked_args.o", loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	live := kernel.Available() == nil
-	got := map[string]string{}
-	for _, prog := range obj.Programs {
-		res := Verify(obj, prog, Options{})
-		got[prog.Name] = res.Verdict()
-		if prog.Name == "bl_calls_unnamed" && (!errors.Is(res.Err, ErrUnsupported) || !strings.Contains(res.Err.Error(), "FUNC naked_unnamed_arg Invalid arg#1")) {
-			t.Errorf("%s: %v, want unsupported naming the FUNC", prog.Name, res.Err)
-		}
-		if !live {
-			continue
-		}
-		k := kernel.Options{}.LoadProgram(obj, prog)
-		switch {
-		case res.Verdict() == "unsupported":
-			if !k.NotLoaded || k.Errno != syscall.EINVAL {
-				t.Errorf("%s: kernel accepted %v, not loaded %v, errno %v: %s; want EINVAL without a verdict", prog.Name, k.Accepted, k.NotLoaded, k.Errno, k.Err)
+	for _, tt := range []struct {
+		name   string
+		mapBTF MapBTF
+		kernel kernel.MapBTF
+		want   map[string]string
+	}{
+		{"libbpf", MapBTFObject, kernel.ObjectBTF,
+			map[string]string{"bl_calls_unnamed": "accepted", "bl_calls_no_args": "accepted", "bl_extern_unnamed": "accepted"}},
+		{"cilium", MapBTFKeyValue, kernel.KeyValueBTF,
+			map[string]string{"bl_calls_unnamed": "unsupported", "bl_calls_no_args": "accepted", "bl_extern_unnamed": "accepted"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string]string{}
+			for _, prog := range obj.Programs {
+				res := Verify(obj, prog, Options{MapBTF: tt.mapBTF})
+				got[prog.Name] = res.Verdict()
+				if res.Verdict() == "unsupported" && !strings.Contains(res.Err.Error(), "FUNC naked_unnamed_arg Invalid arg#1") {
+					t.Errorf("%s: %v, want unsupported naming the FUNC", prog.Name, res.Err)
+				}
+				if !live {
+					continue
+				}
+				k := kernel.Options{MapBTF: tt.kernel}.LoadProgram(obj, prog)
+				switch {
+				case res.Verdict() == "unsupported":
+					if !k.NotLoaded || k.Errno != syscall.EINVAL {
+						t.Errorf("%s: kernel accepted %v, not loaded %v, errno %v: %s; want EINVAL without a verdict", prog.Name, k.Accepted, k.NotLoaded, k.Errno, k.Err)
+					}
+				case k.NotLoaded || k.Accepted != res.Accepted || k.InsnProcessed != res.Stats.InsnProcessed:
+					t.Errorf("%s: kernel accepted %v (%d insns), not loaded %v: %s; vercheck %s (%d insns)", prog.Name, k.Accepted, k.InsnProcessed, k.NotLoaded, k.Err, res.Verdict(), res.Stats.InsnProcessed)
+				}
 			}
-		case k.NotLoaded || k.Accepted != res.Accepted:
-			t.Errorf("%s: kernel accepted %v, not loaded %v: %s; vercheck %s", prog.Name, k.Accepted, k.NotLoaded, k.Err, res.Verdict())
-		}
-	}
-	want := map[string]string{"bl_calls_unnamed": "unsupported", "bl_calls_no_args": "accepted", "bl_extern_unnamed": "accepted"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("verdicts (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("verdicts (-want +got):\n%s", diff)
+			}
+		})
 	}
 	if !live {
 		t.Log("kernel side skipped:", kernel.Available())

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/helpers"
@@ -640,7 +641,7 @@ func (e *env) checkReleaseArg(i int, fn *helpers.Proto) error {
 
 // checkFuncArgKind checks helper argument i against its kind.
 func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
-	a := fn.Args[i]
+	a := e.argKind(i, fn, meta)
 	regno := i + 1
 	if a == helpers.ArgDontCare {
 		return nil
@@ -708,6 +709,20 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 	return refArg()
 }
 
+// argKind is the kind of helper argument i as check_func_arg checks it:
+// resolve_map_arg_type makes the value bpf_map_peek_elem writes into a
+// value it reads when the map is a bloom filter (its peek tests whether
+// the value is in the set). A sockmap's value is left to
+// sockmapValueArg.
+func (e *env) argKind(i int, fn *helpers.Proto, meta *callMeta) helpers.ArgType {
+	a := fn.Args[i]
+	if a == helpers.ArgPtrToUninitMapValue && fn.ID == int32(asm.FnMapPeekElem) &&
+		meta.mapIdx >= 0 && meta.mapIdx < len(e.maps) && e.maps[meta.mapIdx] != nil && e.maps[meta.mapIdx].Type == ebpf.BloomFilter {
+		return helpers.ArgPtrToMapValue
+	}
+	return a
+}
+
 // argTypeRefused reports whether check_reg_type refuses reg for helper
 // argument kind a, for checkFuncArgKind's order: a maybe-NULL pointer
 // where the kind takes none; a register outside the kind's types (memory,
@@ -761,7 +776,7 @@ func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool,
 // i's kind, for checkFuncArgKind: typeErr reports the type check's
 // failure, isMemArg whether the register is memory the kind takes.
 func (e *env) checkArgKind(i int, fn *helpers.Proto, meta *callMeta, reg *states.Reg, typeErr func() error, isMemArg func() bool) error {
-	a := fn.Args[i]
+	a := e.argKind(i, fn, meta)
 	regno := i + 1
 	switch a {
 	case helpers.ArgConstMapPtr, helpers.ArgConstMapPtrOrNull:

@@ -74,6 +74,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/vercheck/vercheck/insn"
@@ -415,20 +416,32 @@ func (e *env) graphRecordProblem(r *mapRecord) string {
 // (objectBTFProblems).
 func (e *env) checkObjectBTF() error {
 	if msg := e.objectBTFFinding(); msg != "" {
-		return e.unsupported(0, "%s", msg)
+		// libbpf drops a refused BTF (libbpfDropsBTF) unless the object
+		// needs it: its load fails.
+		return e.unsupported(0, "%s; the object has struct_ops maps, which need it, so libbpf's load fails", msg)
 	}
 	// The FUNCs of the program's own func_info: where the kernel refuses
-	// one, cilium/ebpf's load fails and libbpf's drops the object's BTF
-	// (a refused FUNC elsewhere in the object also makes libbpf load
-	// without BTF; that changes the verdict only through global
-	// functions, exception callbacks and local types, and is not
-	// modelled).
+	// one, cilium/ebpf's load fails (libbpf's drops the BTF: the finding
+	// above).
 	for _, f := range e.lp.Funcs {
 		if msg := funcBTFProblem(f.BTF); msg != "" {
 			return e.unsupported(0, "the program's BTF: %s", msg)
 		}
 	}
 	return nil
+}
+
+// libbpfDropsBTF returns why libbpf loads the program without BTF, ""
+// when it loads it with the object's: the kernel refuses the object's BTF
+// (objectBTFFinding) and no struct_ops map needs it (kernel_needs_btf;
+// libbpf's load fails then). libbpf then creates every map without BTF
+// and loads every program without func_info and line_info
+// (bpf_object__sanitize_and_load_btf: "BTF is optional, ignoring").
+func (e *env) libbpfDropsBTF() string {
+	if slices.ContainsFunc(e.maps, func(m *loader.Map) bool { return m != nil && m.Type == ebpf.StructOpsMap }) {
+		return ""
+	}
+	return e.objectBTFFinding()
 }
 
 // objectBTFFinding returns, once per object BTF, why the kernel refuses
@@ -474,6 +487,12 @@ var objectBTFProblems sync.Map // weak.Pointer[btf.Spec] -> string
 // "".
 func (e *env) objectBTFProblem() string {
 	for t := range e.lp.ObjectTypes.All() {
+		if fn, ok := t.(*btf.Func); ok {
+			if msg := funcBTFProblem(fn); msg != "" {
+				return "the object's BTF, which libbpf loads the program with: " + msg
+			}
+			continue
+		}
 		s, ok := t.(*btf.Struct)
 		if ok && refusesStructMeta(s) {
 			return "the object's BTF, which libbpf loads the program with: " + refusedBTFReason(s)

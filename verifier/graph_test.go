@@ -151,10 +151,12 @@ func TestGraphRecordProblems(t *testing.T) {
 	}
 }
 
-// TestObjectBTFFinding: a program loaded with its object's whole BTF
-// (libbpf's way) is refused for a struct of that BTF the kernel refuses,
-// used or not, for every program of the object, whether PrepareObject
-// made the finding first or the first program's verification did.
+// TestObjectBTFFinding: the kernel refuses an object's whole BTF for a
+// struct it cannot parse, used or not, and libbpf then loads every
+// program of the object without BTF (the programs are verified so), or
+// fails to load the object when a struct_ops map needs the BTF
+// (unsupported), whether PrepareObject made the finding first or the
+// first program's verification did.
 func TestObjectBTFFinding(t *testing.T) {
 	lock := &btf.Struct{Name: "bpf_spin_lock", Size: 4}
 	head := &btf.Struct{Name: "bpf_list_head", Size: 16}
@@ -179,22 +181,30 @@ func TestObjectBTFFinding(t *testing.T) {
 		}
 		return spec
 	}
+	const finding = "the object's BTF, which libbpf loads the program with, has struct r with a graph root without a bpf_spin_lock (the kernel refuses the BTF)"
 	tests := []struct {
-		name    string
-		types   []btf.Type
-		prepare bool
-		want    progOutcome
+		name      string
+		types     []btf.Type
+		prepare   bool
+		structOps bool
+		want      progOutcome
+		dropped   string
 	}{
-		{"root with its lock", []btf.Type{root(btf.Member{Name: "lock", Type: lock}), elem}, false, progOutcome{"accepted", ""}},
-		{"root without a lock", []btf.Type{root(), elem}, false, progOutcome{"unsupported",
-			"unsupported: the object's BTF, which libbpf loads the program with, has struct r with a graph root without a bpf_spin_lock (the kernel refuses the BTF)"}},
-		{"prepared", []btf.Type{root(), elem}, true, progOutcome{"unsupported",
-			"unsupported: the object's BTF, which libbpf loads the program with, has struct r with a graph root without a bpf_spin_lock (the kernel refuses the BTF)"}},
+		{"root with its lock", []btf.Type{root(btf.Member{Name: "lock", Type: lock}), elem}, false, false, progOutcome{"accepted", ""}, ""},
+		{"root without a lock", []btf.Type{root(), elem}, false, false, progOutcome{"accepted", ""}, finding},
+		{"prepared", []btf.Type{root(), elem}, true, false, progOutcome{"accepted", ""}, finding},
+		{"struct_ops needs the BTF", []btf.Type{root(), elem}, false, true, progOutcome{"unsupported",
+			"unsupported: " + finding + "; the object has struct_ops maps, which need it, so libbpf's load fails"}, ""},
+		{"struct_ops, prepared", []btf.Type{root(), elem}, true, true, progOutcome{"unsupported",
+			"unsupported: " + finding + "; the object has struct_ops maps, which need it, so libbpf's load fails"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := objectSpec(tt.types...)
 			obj := &loader.Object{Path: "test"}
+			if tt.structOps {
+				obj.Maps = append(obj.Maps, &loader.Map{Name: "ops", Type: ebpf.StructOpsMap})
+			}
 			for _, name := range []string{"a", "b"} {
 				obj.Programs = append(obj.Programs, &loader.Program{Name: name, Type: ebpf.SocketFilter, GPLCompatible: true,
 					ObjectTypes: spec, Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}})
@@ -211,6 +221,15 @@ func TestObjectBTFFinding(t *testing.T) {
 				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("program %s (-want +got):\n%s", p.Name, diff)
 				}
+				code, err := p.Code()
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := newEnv(obj, p, code, Options{})
+				if got := e.libbpfDropsBTF(); got != tt.dropped {
+					t.Errorf("program %s: libbpfDropsBTF = %q, want %q", p.Name, got, tt.dropped)
+				}
+				e.recyclePool()
 			}
 		})
 	}

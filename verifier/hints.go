@@ -17,7 +17,7 @@ var hints = []struct{ fragment, hint string }{
 	{"max value is outside of the allowed memory range", "the largest offset the index can take reaches past the end of the object: tighten the bound check"},
 	{"min value is outside of the allowed memory range", "the access starts outside the object: check the offset against the object's size"},
 	{"invalid access to map value", "the access reaches past the end of the map value: check offsets against the value size"},
-	{"has to have BTF in order to use", "the map was created without BTF: its definition names no value type, or the kernel refused its key or value type (map_check_btf: an array or local storage keyed by anything but a 32-bit int, a cgroup storage by another key) and the loader created it again without; use a __u32 key (or the map type's own key type)"},
+	{"has to have BTF in order to use", "the map was created without BTF: its definition names no value type, or the kernel refused its key or value type (map_check_btf: an array or local storage keyed by anything but a 32-bit int, a cgroup storage by another key) and the loader created it again without (use a __u32 key, or the map type's own key type), or the kernel refused the object's whole BTF and libbpf loaded the object without it"},
 	{"invalid bpf_context access", "this program type cannot access the context field at that offset and size (see the context struct of the program type)"},
 	{"dereference of modified ctx ptr", "read context fields through the original context pointer (r1 at entry), not through a pointer moved by arithmetic"},
 	{"At program exit the register R0", "the program's return value must be in the range its program type allows"},

@@ -29,6 +29,7 @@ package verifier
 import (
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
@@ -190,6 +191,9 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 	if r, ok := e.records[m]; ok {
 		return r
 	}
+	if e.lp != nil && e.lp.BTFDropped != "" {
+		return e.recordWithoutBTF(m)
+	}
 	r := buildRecord(m)
 	if m != nil && m.Spec != nil && containsGraphRoot(m.Spec.Value, 0) {
 		e.resolveMapGraphRoots(m, r)
@@ -206,6 +210,24 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 				r.createErr = &loader.MapCreateError{Map: m.Name, Errno: errno, Reason: reason + retryNote(m.Type, errno)}
 			}
 		}
+	}
+	if e.records == nil {
+		e.records = map[*loader.Map]*mapRecord{}
+	}
+	e.records[m] = r
+	return r
+}
+
+// recordWithoutBTF is the record of m created without BTF, as libbpf
+// creates every map of an object whose BTF the kernel refuses
+// (libbpfDropsBTF): no special field; a map type that needs its BTF
+// (local storage) is not created at all, and libbpf's load fails.
+func (e *env) recordWithoutBTF(m *loader.Map) *mapRecord {
+	r := new(mapRecord)
+	*r = emptyRecord(false)
+	if m != nil && btfRequired(m.Type) {
+		r.createErr = &loader.MapCreateError{Map: m.Name, Errno: syscall.EINVAL,
+			Reason: "created without BTF, as libbpf creates the maps of an object whose BTF the kernel refuses (" + e.lp.BTFDropped + "), and the map type requires BTF"}
 	}
 	if e.records == nil {
 		e.records = map[*loader.Map]*mapRecord{}

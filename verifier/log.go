@@ -324,6 +324,10 @@ func (l *logger) insnState(e *env) {
 // line-info record printed last or another record of the same file and
 // line (the log prints no columns, so it would only repeat itself).
 func (l *logger) lineInfo(e *env, idx int) {
+	if e.lp.BTFDropped != "" {
+		// Loaded without line_info.
+		return
+	}
 	rec := lineRecordAt(e.lp.Lines, idx)
 	if rec < 0 || rec == l.prevLine {
 		return

@@ -15,8 +15,12 @@ import (
 // helpers (bpf_xdp_load_bytes, bpf_xdp_get_buff_len...) are allowed with
 // or without it. BPF_F_TEST_REG_INVARIANTS turns the kernel's reset of
 // inconsistent bounds into a failed load (boundsSanityCheck).
+// BPF_F_XDP_DEV_BOUND_ONLY matters only to a device-bound program
+// (bpf_prog_dev_bound_init, for a load with a prog_ifindex), which
+// vercheck's never are: bpf_prog_load takes it and changes nothing.
 const modelledProgFlags = loader.FlagStrictAlignment | loader.FlagAnyAlignment | loader.FlagTestRndHi32 |
-	loader.FlagTestStateFreq | loader.FlagSleepable | loader.FlagXDPHasFrags | loader.FlagTestRegInvariants
+	loader.FlagTestStateFreq | loader.FlagSleepable | loader.FlagXDPHasFrags | loader.FlagTestRegInvariants |
+	loader.FlagXDPDevBoundOnly
 
 // progFlags returns the load flags of the program being verified.
 func (e *env) progFlags() uint32 {

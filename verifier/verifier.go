@@ -222,6 +222,10 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) (res *Result
 		return res
 	}
 	e := newEnv(obj, prog, code, opts)
+	if reason := e.libbpfDropsBTF(); reason != "" {
+		e.recyclePool()
+		e = newEnv(obj, prog.WithoutBTF(reason), code, opts)
+	}
 	if err := e.mapCreateError(); err != nil {
 		e.recyclePool()
 		res.Err = err
@@ -1084,7 +1088,7 @@ func (e *env) recyclePool() {
 // lineInfoInsns lists the instructions that carry a source line, as the
 // loader's BTF line_info records name them; nil when none does.
 func (e *env) lineInfoInsns() []int {
-	if e.lp == nil {
+	if e.lp == nil || e.lp.BTFDropped != "" {
 		return nil
 	}
 	var insns []int

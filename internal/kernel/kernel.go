@@ -152,7 +152,7 @@ func (o Options) LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error)
 func (o Options) loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
-	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && specNeedsObjectBTF(sub) {
+	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && (specNeedsObjectBTF(sub) || specDropsBTF(spec)) {
 		return o.loadThroughLoader(spec, name)
 	}
 
@@ -343,11 +343,14 @@ func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Resul
 }
 
 // specNeedsObjectBTF is needsObjectBTF for the one program of sub: a
-// bpf_core_type_id_local relocation, a map whose value holds a graph
+// bpf_core_type_id_local relocation or a call of bpf_obj_new, a map whose value holds a graph
 // root or a kptr, one with program access flags (progAccessFlagged), or
 // one whose type refuses a field of its value (fieldRefusedByType).
 func specNeedsObjectBTF(sub *ebpf.CollectionSpec) bool {
 	for _, p := range sub.Programs {
+		if callsObjNew(p.Instructions) {
+			return true
+		}
 		for i := range p.Instructions {
 			if relo := btf.CORERelocationMetadata(&p.Instructions[i]); relo != nil {
 				if _, ok := loader.LocalTypeID(relo); ok {

@@ -131,10 +131,11 @@ type loadFunc func(level ebpf.LogLevel, size uint32) (string, error)
 // depends on the map BTF (needsObjectBTF) and the options ask for
 // libbpf's, through cilium/ebpf otherwise.
 func (o Options) withLoad(obj *loader.Object, prog *loader.Program, fn func(loadFunc) error) error {
-	if o.MapBTF == ObjectBTF && needsObjectBTF(obj, prog) {
+	noBTF := o.MapBTF == ObjectBTF && libbpfDropsBTF(obj, prog)
+	if !noBTF && o.MapBTF == ObjectBTF && needsObjectBTF(obj, prog) {
 		return loadWithObjectBTF(obj, prog, fn)
 	}
-	return withSpec(obj, prog, func(spec *ebpf.ProgramSpec) error {
+	return withSpec(obj, prog, noBTF, func(spec *ebpf.ProgramSpec) error {
 		return fn(func(level ebpf.LogLevel, size uint32) (string, error) {
 			return loadSpec(spec, level, size)
 		})
@@ -142,12 +143,13 @@ func (o Options) withLoad(obj *loader.Object, prog *loader.Program, fn func(load
 }
 
 // withSpec creates prog's maps in the kernel, calls fn with the program
-// spec that refers to them, and closes the maps again.
-func withSpec(obj *loader.Object, prog *loader.Program, fn func(*ebpf.ProgramSpec) error) error {
+// spec that refers to them, and closes the maps again; with noBTF as
+// libbpf does when it drops the object's BTF (see libbpfDropsBTF).
+func withSpec(obj *loader.Object, prog *loader.Program, noBTF bool, fn func(*ebpf.ProgramSpec) error) error {
 	if prog.Err != nil {
 		return prog.Err
 	}
-	maps, err := createMaps(obj, prog)
+	maps, err := createMapsWith(obj, prog, nil, noBTF)
 	if err != nil {
 		return err
 	}
@@ -155,6 +157,9 @@ func withSpec(obj *loader.Object, prog *loader.Program, fn func(*ebpf.ProgramSpe
 	spec, err := programSpec(prog, maps)
 	if err != nil {
 		return err
+	}
+	if noBTF {
+		dropProgramBTF(spec)
 	}
 	return fn(spec)
 }
@@ -203,6 +208,8 @@ func mapIndex(ins *asm.Instruction) int {
 type liveMaps struct {
 	byIndex  map[int]*ebpf.Map
 	mappings [][]byte
+	// noBTF creates every map without BTF (libbpfDropsBTF).
+	noBTF bool
 }
 
 // close unmaps the arena and closes the maps.
@@ -213,12 +220,6 @@ func (l *liveMaps) close() {
 	for _, m := range l.byIndex {
 		m.Close()
 	}
-}
-
-// createMaps creates, in the kernel, every map prog references, keyed by
-// the object's map index, through cilium/ebpf.
-func createMaps(obj *loader.Object, prog *loader.Program) (*liveMaps, error) {
-	return createMapsWith(obj, prog, nil)
 }
 
 // mapArena gives an arena that map_extra does not place a user address,

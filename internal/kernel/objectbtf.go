@@ -48,7 +48,7 @@ func needsObjectBTF(obj *loader.Object, prog *loader.Program) bool {
 	if prog.ObjectTypes == nil || !objectBTFLoadable(prog) {
 		return false
 	}
-	if len(prog.LocalTypes) > 0 {
+	if len(prog.LocalTypes) > 0 || callsObjNew(prog.Instructions) {
 		return true
 	}
 	iter := prog.Instructions.Iterate()
@@ -63,6 +63,44 @@ func needsObjectBTF(obj *loader.Object, prog *loader.Program) bool {
 		}
 	}
 	return false
+}
+
+// callsObjNew reports whether insns call bpf_obj_new_impl or
+// bpf_percpu_obj_new_impl, whose type id argument names a type of the BTF
+// the program is loaded with: an id without a CO-RE relocation (written
+// by hand, or a mutant's) is the object's own under libbpf, which loads
+// the object's BTF as it is, where cilium/ebpf numbers the types of a
+// BTF of its own.
+func callsObjNew(insns asm.Instructions) bool {
+	for i := range insns {
+		ins := &insns[i]
+		if !ins.IsKfuncCall() || ins.Offset != 0 {
+			continue
+		}
+		name := ins.Reference()
+		if name == "" {
+			name = vmlinuxFuncName(btf.TypeID(ins.Constant))
+		}
+		if name == "bpf_obj_new_impl" || name == "bpf_percpu_obj_new_impl" {
+			return true
+		}
+	}
+	return false
+}
+
+// vmlinuxFuncName is the name of the running kernel's BTF function of id
+// id, "" when there is none.
+func vmlinuxFuncName(id btf.TypeID) string {
+	vmlinux, err := btf.LoadKernelSpec()
+	if err != nil {
+		return ""
+	}
+	if fn, err := vmlinux.TypeByID(id); err == nil {
+		if f, ok := fn.(*btf.Func); ok {
+			return f.Name
+		}
+	}
+	return ""
 }
 
 // objectBTFLoadable reports whether the object-BTF load resolves all
@@ -378,6 +416,27 @@ func (o *objectBTF) remap(t btf.Type) btf.Type {
 	return c
 }
 
+// funcType is the object's own FUNC for fn, a function of the program's
+// func_info: fn itself may be a copy of it (the loader appends an
+// exception callback from another copy of the object's types), and a
+// func_info record must name the function's own type in the loaded BTF,
+// not a second copy: the kernel finds an exception callback by name
+// (btf_find_by_name_kind, the first FUNC of that name) and then looks for
+// that id in func_info ("exception callback type id not found in
+// func_info"). fn when the object has no FUNC of its name.
+func (o *objectBTF) funcType(fn *btf.Func) *btf.Func {
+	if _, err := o.object.TypeID(fn); err == nil {
+		if c, ok := o.remap(fn).(*btf.Func); ok {
+			return c
+		}
+	}
+	var own *btf.Func
+	if err := o.types.TypeByName(fn.Name, &own); err == nil {
+		return own
+	}
+	return fn
+}
+
 // idOf is the id in the loaded BTF of the type with id oid in the
 // object's BTF.
 func (o *objectBTF) idOf(oid btf.TypeID) (btf.TypeID, error) {
@@ -581,7 +640,7 @@ func loadWithObjectBTF(obj *loader.Object, prog *loader.Program, fn func(loadFun
 	if err := ob.load(insns); err != nil {
 		return err
 	}
-	maps, err := createMapsWith(obj, prog, ob)
+	maps, err := createMapsWith(obj, prog, ob, false)
 	if err != nil {
 		return err
 	}
@@ -643,6 +702,9 @@ func objectBTFInstructions(prog *loader.Program, ob *objectBTF) (asm.Instruction
 		if isResolvedConstant(ins) {
 			*ins = loader.WithoutLinkMetadata(*ins)
 		}
+		if fn := btf.FuncMetadata(ins); fn != nil {
+			*ins = btf.WithFuncMetadata(*ins, ob.funcType(fn))
+		}
 	}
 	if err := resolveVmlinuxKfuncs(insns); err != nil {
 		return nil, fmt.Errorf("%w: %w", errObjectBTFPath, err)
@@ -653,8 +715,8 @@ func objectBTFInstructions(prog *loader.Program, ob *objectBTF) (asm.Instruction
 // createMapsWith creates, in the kernel, every map prog references, keyed
 // by the object's map index: with the object's BTF ob (when not nil) those
 // libbpf creates with it (usesObjectBTF), the others through cilium/ebpf.
-func createMapsWith(obj *loader.Object, prog *loader.Program, ob *objectBTF) (*liveMaps, error) {
-	maps := &liveMaps{byIndex: make(map[int]*ebpf.Map)}
+func createMapsWith(obj *loader.Object, prog *loader.Program, ob *objectBTF, noBTF bool) (*liveMaps, error) {
+	maps := &liveMaps{byIndex: make(map[int]*ebpf.Map), noBTF: noBTF}
 	iter := prog.Instructions.Iterate()
 	for iter.Next() {
 		if !boundMapLoad(prog, iter) {
@@ -687,6 +749,9 @@ func (l *liveMaps) createOneMap(lm *loader.Map, ob *objectBTF) (*ebpf.Map, error
 		return ob.createMap(lm)
 	}
 	ms := MapSpec(lm)
+	if l.noBTF {
+		dropMapBTF(ms)
+	}
 	m, err := ebpf.NewMapWithOptions(ms, ebpf.MapOptions{})
 	if err != nil {
 		return nil, err

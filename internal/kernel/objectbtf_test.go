@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/google/go-cmp/cmp"
 
@@ -139,6 +140,54 @@ func TestLoadWithObjectBTF(t *testing.T) {
 				}
 			}
 			t.Fatalf("no program %s", tt.prog)
+		})
+	}
+}
+
+// TestCallsObjNew: a program calling bpf_obj_new or its per-CPU form, by
+// name or by the running kernel's BTF id, is loaded libbpf's way (its
+// type id is the object's); other kfunc calls, helper calls and module
+// kfuncs are not.
+func TestCallsObjNew(t *testing.T) {
+	kfunc := func(name string, off int16) asm.Instruction {
+		ins := asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: -1, Offset: off}
+		return ins.WithReference(name)
+	}
+	byID := func(name string) asm.Instruction {
+		ins := kfunc("", 0)
+		vmlinux, err := btf.LoadKernelSpec()
+		if err != nil {
+			t.Skip("no kernel BTF:", err)
+		}
+		var fn *btf.Func
+		if err := vmlinux.TypeByName(name, &fn); err != nil {
+			t.Skip(err)
+		}
+		id, err := vmlinux.TypeID(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins.Constant = int64(id)
+		return ins
+	}
+	tests := []struct {
+		name  string
+		insns func() asm.Instructions
+		want  bool
+	}{
+		{"obj_new by name", func() asm.Instructions { return asm.Instructions{kfunc("bpf_obj_new_impl", 0), asm.Return()} }, true},
+		{"percpu_obj_new by name", func() asm.Instructions { return asm.Instructions{kfunc("bpf_percpu_obj_new_impl", 0), asm.Return()} }, true},
+		{"obj_drop", func() asm.Instructions { return asm.Instructions{kfunc("bpf_obj_drop_impl", 0), asm.Return()} }, false},
+		{"a module's", func() asm.Instructions { return asm.Instructions{kfunc("bpf_obj_new_impl", 1), asm.Return()} }, false},
+		{"helper", func() asm.Instructions { return asm.Instructions{asm.FnKtimeGetNs.Call(), asm.Return()} }, false},
+		{"obj_new by id", func() asm.Instructions { return asm.Instructions{byID("bpf_obj_new_impl"), asm.Return()} }, true},
+		{"cast by id", func() asm.Instructions { return asm.Instructions{byID("bpf_cast_to_kern_ctx"), asm.Return()} }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := callsObjNew(tt.insns()); got != tt.want {
+				t.Errorf("callsObjNew = %v, want %v", got, tt.want)
+			}
 		})
 	}
 }

@@ -2,10 +2,10 @@
 
 /* BTF the kernel's load refuses (btf_func_check: "Invalid arg#1", EINVAL
  * and no verifier log): clang leaves the parameters of a naked function
- * unnamed. A program whose func_info names such a function has no
- * verdict; a naked function without parameters, and a kfunc declared
- * with unnamed parameters (an extern FUNC, which libbpf names before the
- * load and cilium/ebpf never sends), are taken. */
+ * unnamed. Under cilium/ebpf a program whose func_info names such a
+ * function has no verdict; libbpf loads the whole object without BTF. A
+ * naked function without parameters, and a kfunc declared with unnamed
+ * parameters (libbpf names them, cilium/ebpf never sends them), pass. */
 char _license[] SEC("license") = "GPL";
 
 extern void *bpf_cast_to_kern_ctx(void *) __ksym;

@@ -524,27 +524,33 @@ func (g *CFG) computeLiveRegs() {
 	use := make([]uint16, n)
 	def := make([]uint16, n)
 	out := make([]uint16, n)
-	g.live = make([]uint16, n)
+	// Each instruction's (at most two) successors, found once: the
+	// fixed point visits every instruction several times. A missing one
+	// is n, whose live set, one past the program's, stays empty.
+	live := make([]uint16, n+1)
+	succ := make([][2]int32, n)
+	var buf []int
 	for i, in := range g.prog {
 		use[i], def[i] = g.useDef(in)
+		succ[i] = [2]int32{int32(n), int32(n)}
+		buf = successors(g.prog, buf[:0], i)
+		for k, t := range buf {
+			succ[i][k] = int32(t)
+		}
 	}
-	var succ []int
 	for changed := true; changed; {
 		changed = false
 		for _, p := range g.postorder {
 			i := int(p)
-			var newOut uint16
-			succ = successors(g.prog, succ[:0], i)
-			for _, s := range succ {
-				newOut |= g.live[s]
-			}
+			newOut := live[succ[i][0]] | live[succ[i][1]]
 			newIn := newOut&^def[i] | use[i]
-			if newOut != out[i] || newIn != g.live[i] {
-				out[i], g.live[i] = newOut, newIn
+			if newOut != out[i] || newIn != live[i] {
+				out[i], live[i] = newOut, newIn
 				changed = true
 			}
 		}
 	}
+	g.live = live[:n]
 }
 
 // computeSCC numbers the strongly connected components of the

@@ -1227,6 +1227,14 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 		meta.rawRegno = regno
 		return nil
 	}
+	if size > 0 {
+		// The live 6.18 kernel revokes the frame's fastcall patterns
+		// when a helper, kfunc or global function reads their slots
+		// (not for a zero-sized read), though neither the 6.12 nor the
+		// 7.3 text of check_stack_range_initialized checks the
+		// contract: measured, see checkFastcallContract.
+		e.checkFastcallContract(int(f.SubProg), minOff)
+	}
 	marked := -1
 	end := maxOff + size
 	for i := minOff; i < end; i++ {

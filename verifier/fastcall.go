@@ -150,10 +150,13 @@ func (e *env) markFastcallPatterns() {
 
 // checkFastcallContract is check_fastcall_stack_contract: an access at or
 // below off to the pattern slots of subprogram sp from an instruction
-// outside every pattern revokes the subprogram's patterns. The kernel
-// checks stores and loads (not helper accesses), against the subprogram
-// of the frame the pointer points into. A program without any pattern
-// has nothing to revoke.
+// outside every pattern revokes the subprogram's patterns. The kernel's
+// source checks stores and loads, against the subprogram of the frame the
+// pointer points into; the live 6.18 kernel also revokes them when a
+// helper, kfunc or global function reads a pattern slot through a memory
+// argument (checkStackRangeInit; s34_fastcall_helper_read.c shows it:
+// the frame keeps its spill slots, and a combined stack depth over 512
+// is refused). A program without any pattern has nothing to revoke.
 func (e *env) checkFastcallContract(sp, off int) {
 	fc := &e.fastcall
 	if fc.pattern == nil || sp < 0 || sp >= len(fc.stackOff) || fc.stackOff[sp] <= off || fc.pattern[e.insnIdx] {

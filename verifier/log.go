@@ -320,6 +320,10 @@ func (l *logger) insnState(e *env) {
 	l.appendState(e.cur, int(e.cur.CurFrame), false)
 }
 
+// verifierTmpLogSize is BPF_VERIFIER_TMP_LOG_SIZE, the buffer each of
+// the kernel's verbose() calls formats into.
+const verifierTmpLogSize = 1024
+
 // lineInfo is verbose_linfo: the source line of insn idx, unless it is the
 // line-info record printed last or another record of the same file and
 // line (the log prints no columns, so it would only repeat itself).
@@ -338,7 +342,14 @@ func (l *logger) lineInfo(e *env, idx int) {
 			return
 		}
 	}
-	l.printf("; %s @ %s:%d\n", strings.TrimLeft(ln.Source, " \t\n\v\f\r"), baseName(ln.File), ln.Line)
+	// verbose_linfo prints the text with a verbose() of its own, which
+	// formats into a 1024-byte buffer (BPF_VERIFIER_TMP_LOG_SIZE): at
+	// most 1023 bytes of a line show.
+	src := strings.TrimLeft(ln.Source, " \t\n\v\f\r")
+	if len(src) > verifierTmpLogSize-1 {
+		src = src[:verifierTmpLogSize-1]
+	}
+	l.printf("; %s @ %s:%d\n", src, baseName(ln.File), ln.Line)
 	l.prevLine = rec
 }
 

@@ -149,20 +149,22 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 	if !ok {
 		return nil, fmt.Errorf("struct_ops type %s: its context, field-write and helper rules are not modelled", typ)
 	}
-	if ops.refused[member] {
-		return nil, &attachRefusedError{msg: fmt.Sprintf("attach to unsupported member %s of struct %s", member, typ)}
-	}
-	for _, m := range st.Members {
+	for idx, m := range st.Members {
 		if m.Name != member {
 			continue
 		}
-		p, ok := skipModifiers(m.Type).(*btf.Pointer)
-		if !ok {
-			return nil, fmt.Errorf("struct_ops member %s of %s is not a function pointer", member, typ)
+		// btf_type_resolve_func_ptr, before bpf_struct_ops_supported and
+		// check_member.
+		p, _ := skipModifiers(m.Type).(*btf.Pointer)
+		var proto *btf.FuncProto
+		if p != nil {
+			proto, _ = skipModifiers(p.Target).(*btf.FuncProto)
 		}
-		proto, ok := skipModifiers(p.Target).(*btf.FuncProto)
-		if !ok {
-			return nil, fmt.Errorf("struct_ops member %s of %s is not a function pointer", member, typ)
+		if proto == nil {
+			return nil, &attachRefusedError{msg: fmt.Sprintf("attach to invalid member %s(@idx %d) of struct %s", member, idx, typ), errno: syscall.EINVAL}
+		}
+		if ops.refused[member] {
+			return nil, &attachRefusedError{msg: fmt.Sprintf("attach to unsupported member %s of struct %s", member, typ)}
 		}
 		params, err := structOpsParams(spec, typ, member, proto)
 		if err != nil {

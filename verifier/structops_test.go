@@ -23,7 +23,7 @@ func TestStructOpsContext(t *testing.T) {
 		{"tcp_congestion_ops:init", result{Params: 1}},
 		{"tcp_congestion_ops:cong_avoid", result{Params: 3}},
 		{"tcp_congestion_ops:get_info", result{Err: "attach to unsupported member get_info of struct tcp_congestion_ops"}},
-		{"tcp_congestion_ops:name", result{Err: "not a function pointer"}},
+		{"tcp_congestion_ops:name", result{Err: "attach to invalid member name(@idx 11) of struct tcp_congestion_ops"}},
 		{"tcp_congestion_ops:nope", result{Err: "has no member nope"}},
 		{"bpf_testmod_ops:test_1", result{Err: "not in vmlinux BTF"}},
 		{"sched_ext_ops:enqueue", result{Err: "not modelled"}},

@@ -423,7 +423,8 @@ func (o *objectBTF) remap(t btf.Type) btf.Type {
 // not a second copy: the kernel finds an exception callback by name
 // (btf_find_by_name_kind, the first FUNC of that name) and then looks for
 // that id in func_info ("exception callback type id not found in
-// func_info"). fn when the object has no FUNC of its name.
+// func_info"). A FUNC the object has in another form (a mutant's edited
+// prototype) stays what it is; so does one the object lacks.
 func (o *objectBTF) funcType(fn *btf.Func) *btf.Func {
 	if _, err := o.object.TypeID(fn); err == nil {
 		if c, ok := o.remap(fn).(*btf.Func); ok {
@@ -431,10 +432,33 @@ func (o *objectBTF) funcType(fn *btf.Func) *btf.Func {
 		}
 	}
 	var own *btf.Func
-	if err := o.types.TypeByName(fn.Name, &own); err == nil {
+	if err := o.types.TypeByName(fn.Name, &own); err == nil && sameFunc(own, fn) {
 		return own
 	}
 	return fn
+}
+
+// sameFunc reports whether a and b declare the same function: linkage,
+// tags, and a prototype whose parameters and return print alike.
+func sameFunc(a, b *btf.Func) bool {
+	if a.Name != b.Name || a.Linkage != b.Linkage || !slices.Equal(a.Tags, b.Tags) ||
+		!slices.EqualFunc(a.ParamTags, b.ParamTags, slices.Equal[[]string]) {
+		return false
+	}
+	pa, okA := a.Type.(*btf.FuncProto)
+	pb, okB := b.Type.(*btf.FuncProto)
+	if !okA || !okB {
+		return okA == okB
+	}
+	if len(pa.Params) != len(pb.Params) || fmt.Sprint(pa.Return) != fmt.Sprint(pb.Return) {
+		return false
+	}
+	for i := range pa.Params {
+		if pa.Params[i].Name != pb.Params[i].Name || fmt.Sprint(pa.Params[i].Type) != fmt.Sprint(pb.Params[i].Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // idOf is the id in the loaded BTF of the type with id oid in the

@@ -191,3 +191,39 @@ func TestCallsObjNew(t *testing.T) {
 		})
 	}
 }
+
+// TestSameFunc: a copy of a function's BTF is the same function (the
+// func_info record then names the object's own FUNC); an edited
+// prototype, linkage or parameter tag is another.
+func TestSameFunc(t *testing.T) {
+	u64 := &btf.Int{Name: "unsigned long long", Size: 8}
+	char := &btf.Int{Name: "char", Size: 1, Encoding: btf.Signed}
+	fn := &btf.Func{Name: "f", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{Return: u64,
+		Params: []btf.FuncParam{{Name: "p", Type: &btf.Pointer{Target: u64}}}}}
+	edit := func(change func(*btf.Func)) *btf.Func {
+		c := btf.Copy(fn).(*btf.Func)
+		change(c)
+		return c
+	}
+	tests := []struct {
+		name string
+		b    *btf.Func
+		want bool
+	}{
+		{"copy", edit(func(*btf.Func) {}), true},
+		{"param type", edit(func(c *btf.Func) {
+			c.Type.(*btf.FuncProto).Params[0].Type = &btf.Pointer{Target: &btf.Const{Type: char}}
+		}), false},
+		{"param name", edit(func(c *btf.Func) { c.Type.(*btf.FuncProto).Params[0].Name = "q" }), false},
+		{"return", edit(func(c *btf.Func) { c.Type.(*btf.FuncProto).Return = &btf.Void{} }), false},
+		{"linkage", edit(func(c *btf.Func) { c.Linkage = btf.StaticFunc }), false},
+		{"param tag", edit(func(c *btf.Func) { c.ParamTags = [][]string{{"arg:ctx"}} }), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sameFunc(fn, tt.b); got != tt.want {
+				t.Errorf("sameFunc = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

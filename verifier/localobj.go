@@ -157,6 +157,11 @@ func (e *env) localRecord(t btf.Type) *mapRecord {
 		r.parsed = true
 		for _, m := range s.Members {
 			f := fieldAt(m.Type, uint32(m.Offset.Bytes()))
+			if isUptrField(f) {
+				// btf_parse_struct_metas asks for no BPF_UPTR: a uptr
+				// of an allocated object is a plain pointer member.
+				continue
+			}
 			if f.kind == 0 {
 				if containsSpecial(m.Type, 0) {
 					r.unsupported = "a special field nested in a struct or array of an allocated object"

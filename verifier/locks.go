@@ -561,29 +561,43 @@ func containsSpecial(t btf.Type, depth int) bool {
 	if depth > maxFieldNesting {
 		return true
 	}
-	if classifyField(t).kind != 0 {
+	if isAllocSpecial(t) {
 		return depth > 0
 	}
 	switch v := btf.UnderlyingType(t).(type) {
 	case *btf.Struct:
 		for _, mb := range v.Members {
-			if classifyField(mb.Type).kind != 0 || containsSpecial(mb.Type, depth+1) {
+			if isAllocSpecial(mb.Type) || containsSpecial(mb.Type, depth+1) {
 				return true
 			}
 		}
 	case *btf.Union:
 		for _, mb := range v.Members {
-			if classifyField(mb.Type).kind != 0 || containsSpecial(mb.Type, depth+1) {
+			if isAllocSpecial(mb.Type) || containsSpecial(mb.Type, depth+1) {
 				return true
 			}
 		}
 	case *btf.Array:
-		if classifyField(v.Type).kind != 0 {
+		if isAllocSpecial(v.Type) {
 			return true
 		}
 		return containsSpecial(v.Type, depth+1)
 	}
 	return false
+}
+
+// isAllocSpecial reports whether t is a special field of an allocated
+// object's record: any but a uptr, which btf_parse_struct_metas does not
+// ask for.
+func isAllocSpecial(t btf.Type) bool {
+	f := classifyField(t)
+	return f.kind != 0 && !isUptrField(f)
+}
+
+// isUptrField reports whether f is a uptr (BPF_UPTR), a field of task
+// storage values only.
+func isUptrField(f mapField) bool {
+	return f.kind == fieldKptr && f.kptr != nil && f.kptr.kind == kptrUptr
 }
 
 // pointerSize is the size of a kptr field.

@@ -143,7 +143,7 @@ func (e *env) checkHelperCall(in insn.Insn) error {
 	if err := e.checkMapHelperWrite(id, meta.mapIdx); err != nil {
 		return err
 	}
-	if id == fnTailCall && (meta.mapIdx < 0 || e.maps[meta.mapIdx].Type != ebpf.ProgramArray) {
+	if id == fnTailCall && e.metaMapType(&meta) != ebpf.ProgramArray {
 		// record_func_key runs before the map compatibility check.
 		return e.reject(e.insnIdx, "expected prog array map for tail call")
 	}
@@ -703,7 +703,7 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 			return err
 		}
 	}
-	if err := e.checkArgKind(i, fn, meta, reg, typeErr, isMemArg); err != nil || !typeFailsFirst {
+	if err := e.checkArgKind(i, fn, a, meta, reg, typeErr, isMemArg); err != nil || !typeFailsFirst {
 		return err
 	}
 	return refArg()
@@ -716,11 +716,19 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 // sockmapValueArg.
 func (e *env) argKind(i int, fn *helpers.Proto, meta *callMeta) helpers.ArgType {
 	a := fn.Args[i]
-	if a == helpers.ArgPtrToUninitMapValue && fn.ID == int32(asm.FnMapPeekElem) &&
-		meta.mapIdx >= 0 && meta.mapIdx < len(e.maps) && e.maps[meta.mapIdx] != nil && e.maps[meta.mapIdx].Type == ebpf.BloomFilter {
+	if a == helpers.ArgPtrToUninitMapValue && fn.ID == int32(asm.FnMapPeekElem) && e.metaMapType(meta) == ebpf.BloomFilter {
 		return helpers.ArgPtrToMapValue
 	}
 	return a
+}
+
+// metaMapType is the type of the map argument a call has had so far,
+// ebpf.UnspecifiedMap before one.
+func (e *env) metaMapType(meta *callMeta) ebpf.MapType {
+	if meta.mapIdx < 0 {
+		return ebpf.UnspecifiedMap
+	}
+	return e.maps[meta.mapIdx].Type
 }
 
 // argTypeRefused reports whether check_reg_type refuses reg for helper
@@ -773,10 +781,9 @@ func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool,
 }
 
 // checkArgKind is the part of check_func_arg that depends on argument
-// i's kind, for checkFuncArgKind: typeErr reports the type check's
+// i's kind a (argKind), for checkFuncArgKind: typeErr reports the type check's
 // failure, isMemArg whether the register is memory the kind takes.
-func (e *env) checkArgKind(i int, fn *helpers.Proto, meta *callMeta, reg *states.Reg, typeErr func() error, isMemArg func() bool) error {
-	a := e.argKind(i, fn, meta)
+func (e *env) checkArgKind(i int, fn *helpers.Proto, a helpers.ArgType, meta *callMeta, reg *states.Reg, typeErr func() error, isMemArg func() bool) error {
 	regno := i + 1
 	switch a {
 	case helpers.ArgConstMapPtr, helpers.ArgConstMapPtrOrNull:
@@ -1561,10 +1568,7 @@ func (e *env) sockmapValueArg(a helpers.ArgType, meta *callMeta) bool {
 	default:
 		return false
 	}
-	if meta.mapIdx < 0 {
-		return false
-	}
-	mt := e.maps[meta.mapIdx].Type
+	mt := e.metaMapType(meta)
 	return mt == ebpf.SockMap || mt == ebpf.SockHash
 }
 

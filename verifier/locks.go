@@ -191,6 +191,18 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 	if r, ok := e.records[m]; ok {
 		return r
 	}
+	r := e.makeRecord(m)
+	if e.records == nil {
+		e.records = map[*loader.Map]*mapRecord{}
+	}
+	e.records[m] = r
+	return r
+}
+
+// makeRecord computes the special-field record of m as the loader
+// creates it: with its BTF, without when the kernel refuses that BTF and
+// the loader retries, or without BTF at all (recordWithoutBTF).
+func (e *env) makeRecord(m *loader.Map) *mapRecord {
 	if e.lp != nil && e.lp.BTFDropped != "" {
 		return e.recordWithoutBTF(m)
 	}
@@ -211,10 +223,6 @@ func (e *env) recordOf(m *loader.Map) *mapRecord {
 			}
 		}
 	}
-	if e.records == nil {
-		e.records = map[*loader.Map]*mapRecord{}
-	}
-	e.records[m] = r
 	return r
 }
 
@@ -229,10 +237,6 @@ func (e *env) recordWithoutBTF(m *loader.Map) *mapRecord {
 		r.createErr = &loader.MapCreateError{Map: m.Name, Errno: syscall.EINVAL,
 			Reason: "created without BTF, as libbpf creates the maps of an object whose BTF the kernel refuses (" + e.lp.BTFDropped + "), and the map type requires BTF"}
 	}
-	if e.records == nil {
-		e.records = map[*loader.Map]*mapRecord{}
-	}
-	e.records[m] = r
 	return r
 }
 

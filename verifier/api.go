@@ -25,6 +25,10 @@ const (
 	// MaxJmpSeq is BPF_COMPLEXITY_LIMIT_JMP_SEQ: the most pending branch
 	// states at once.
 	MaxJmpSeq = 8192
+	// DefaultMaxStateBytes is Options.MaxStateBytes's default. The
+	// largest programs the kernel verifies (1M processed instructions,
+	// 100k stored states) store a few hundred megabytes by this count.
+	DefaultMaxStateBytes = 1 << 30
 	// maxVarOff is BPF_MAX_VAR_OFF: the largest offset pointer
 	// arithmetic may produce.
 	maxVarOff = 1 << 29
@@ -39,6 +43,12 @@ var (
 	ErrUnsupported = errors.New("unsupported")
 	// ErrTimeout: the per-program time limit ran out.
 	ErrTimeout = errors.New("time limit reached")
+	// ErrMemoryLimit: the stored states outgrew Options.MaxStateBytes.
+	// The kernel has no such limit: it goes on until an allocation fails
+	// (ENOMEM, a load without a verdict) or its own limits stop it, which
+	// can take it minutes and tens of gigabytes of kernel memory. So
+	// this, like a timeout, is no verdict.
+	ErrMemoryLimit = errors.New("state memory limit reached")
 	// ErrKernelFault: an unsupported program the running kernel's own
 	// verifier is known to fault on (an oops, and a load that never
 	// returns): it must not be loaded to compare. It is also
@@ -62,7 +72,10 @@ type Options struct {
 	Timeout time.Duration
 	// LogLevel 0 keeps no log, 1 keeps the failing path, 2 every state.
 	LogLevel int
-	// MaxStateBytes caps the memory of stored states (0: no cap).
+	// MaxStateBytes caps the memory of the states stored over one
+	// verification, evicted ones included, as vercheck estimates it; past
+	// it, verification stops with ErrMemoryLimit, no verdict. 0 means
+	// DefaultMaxStateBytes, a negative value no cap.
 	MaxStateBytes int64
 	// MissingFixes are the 6.18.y stable fixes the target kernel lacks
 	// (package stablefix). The zero value applies every fix: the
@@ -105,6 +118,17 @@ type Options struct {
 	// packPendingAfter-th: tests check with it that the layout changes no
 	// figure.
 	packAllPending bool
+}
+
+// stateMemoryLimit is the state-memory limit in force (0: none).
+func (o *Options) stateMemoryLimit() int64 {
+	switch {
+	case o.MaxStateBytes < 0:
+		return 0
+	case o.MaxStateBytes == 0:
+		return DefaultMaxStateBytes
+	}
+	return o.MaxStateBytes
 }
 
 // MapBTF names the BTF a loader creates a map with: the kernel finds the
@@ -160,7 +184,8 @@ type Result struct {
 	Accepted bool
 	Stats    Stats
 	// Err is nil when the program was accepted; otherwise a *RejectError
-	// (errors.As) or an error wrapping ErrUnsupported/ErrInternal/ErrTimeout.
+	// (errors.As) or an error wrapping ErrUnsupported/ErrInternal/ErrTimeout/
+	// ErrMemoryLimit.
 	Err error
 	// Log is the kernel-style log when Options.LogLevel > 0.
 	Log string
@@ -175,13 +200,16 @@ type Result struct {
 
 // Verdict is "accepted", "rejected", "unsupported", "timeout" (the
 // Options.Timeout ran out: no verdict, unlike the kernel's complexity
-// limits, which are rejections) or "error".
+// limits, which are rejections), "memory" (Options.MaxStateBytes ran
+// out: no verdict either) or "error".
 func (r *Result) Verdict() string {
 	switch {
 	case r.Accepted:
 		return "accepted"
 	case errors.Is(r.Err, ErrTimeout):
 		return "timeout"
+	case errors.Is(r.Err, ErrMemoryLimit):
+		return "memory"
 	case errors.Is(r.Err, ErrUnsupported):
 		return "unsupported"
 	case errors.Is(r.Err, ErrInternal):

@@ -78,8 +78,9 @@ var einvalMessages = []string{
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return
 // for this result: 0 for an accepted program, else by the kind of check
-// that failed. Unsupported features and timeouts, where vercheck has no
-// verdict, give EOPNOTSUPP and ETIMEDOUT.
+// that failed. Unsupported features, timeouts and the state-memory limit,
+// where vercheck has no verdict, give EOPNOTSUPP, ETIMEDOUT and ENOMEM (the
+// kernel's errno when its verifier runs out of memory).
 func (r *Result) Errno() syscall.Errno {
 	switch {
 	case r.Accepted:
@@ -88,6 +89,8 @@ func (r *Result) Errno() syscall.Errno {
 		return syscall.EOPNOTSUPP
 	case errors.Is(r.Err, ErrTimeout):
 		return syscall.ETIMEDOUT
+	case errors.Is(r.Err, ErrMemoryLimit):
+		return syscall.ENOMEM
 	case r.Err == nil:
 		return 0
 	}

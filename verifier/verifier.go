@@ -148,7 +148,7 @@ type env struct {
 
 	log logger
 	// stateBytes approximates the memory of every checkpoint stored so
-	// far, for Options.MaxStateBytes.
+	// far (evicted ones included), for Options.MaxStateBytes.
 	stateBytes int64
 	// cleanMasks are the live stack slots, per frame, of the stored state
 	// being cleaned by cleanLiveStates, and aliveFn the AliveSlots answer
@@ -957,10 +957,10 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	e.maybeEnterSCC(nw)
 	e.store.Add(int32(idx), callsite, nw)
 	e.prof.Add(idx)
-	if e.opts.MaxStateBytes > 0 {
+	if limit := e.opts.stateMemoryLimit(); limit > 0 {
 		e.stateBytes += stateBytes(nw)
-		if e.stateBytes > e.opts.MaxStateBytes {
-			return false, &RejectError{Insn: idx, Msg: fmt.Sprintf("explored states use more than %d bytes (the state-memory cap)", e.opts.MaxStateBytes), kind: ErrComplexityLimit}
+		if e.stateBytes > limit {
+			return false, &RejectError{Insn: idx, Msg: fmt.Sprintf("explored states use more than %d MiB (the state-memory limit) after %d insns", limit>>20, e.insnProcessed), kind: ErrMemoryLimit}
 		}
 	}
 	cur.Parent = nw
@@ -1043,11 +1043,16 @@ var (
 	slotBytes = int64(unsafe.Sizeof(states.Slot{}))
 	stateSize = int64(unsafe.Sizeof(states.State{}))
 	frameSize = int64(unsafe.Sizeof(states.Frame{}))
+	refBytes  = int64(unsafe.Sizeof(states.Ref{}))
+	histBytes = int64(unsafe.Sizeof(states.JmpHistEntry{}))
 )
 
-// stateBytes is the approximate memory one stored state holds.
+// stateBytes is the approximate memory one stored state holds: its
+// frames, and its references and jump history, which nothing bounds but
+// the program (a loop acquiring a reference per iteration stores states
+// whose reference arrays grow with the iteration: quadratic memory).
 func stateBytes(st *states.State) int64 {
-	n := stateSize
+	n := stateSize + int64(len(st.Refs))*refBytes + int64(len(st.JmpHistory))*histBytes
 	for i := 0; i <= int(st.CurFrame); i++ {
 		f := st.Frames[i]
 		n += frameSize + int64(f.HeldRegs())*regBytes + int64(f.HeldSlots())*slotBytes

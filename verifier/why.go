@@ -66,7 +66,7 @@ func (e *env) explain(err error) *why.Explanation {
 		Lines: e.lp.Lines.Slice(),
 		Err: why.Error{
 			Insn: re.Insn, Msg: re.Msg, State: re.State,
-			Complexity:  errors.Is(re, ErrComplexityLimit) || errors.Is(re, ErrTimeout),
+			Complexity:  errors.Is(re, ErrComplexityLimit) || errors.Is(re, ErrTimeout) || errors.Is(re, ErrMemoryLimit),
 			Unsupported: errors.Is(re, ErrUnsupported),
 			KernelFault: errors.Is(re, ErrKernelFault),
 		},

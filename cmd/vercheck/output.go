@@ -17,13 +17,14 @@ import (
 	"github.com/vercheck/vercheck/why"
 )
 
-// Verdicts of a row. The first four are verifier.Result.Verdict's; a row
+// Verdicts of a row. The first six are verifier.Result.Verdict's; a row
 // for an object that could not be read says "error" too.
 const (
 	verdictAccepted    = "accepted"
 	verdictRejected    = "rejected"
 	verdictUnsupported = "unsupported"
 	verdictTimeout     = "timeout"
+	verdictMemory      = "memory"
 	verdictError       = "error"
 	// verdictNotLoaded is the kernel's side when it gave no verdict: the
 	// program never reached its verifier (a map could not be created) or
@@ -274,7 +275,7 @@ func firstLines(s string) string {
 
 // summary totals a corpus run.
 type summary struct {
-	Programs, Accepted, Rejected, Unsupported, Timeouts, Errors int
+	Programs, Accepted, Rejected, Unsupported, Timeouts, OverMemory, Errors int
 	// LoadFailures counts objects that could not be read at all.
 	LoadFailures int
 	Insns        int64
@@ -299,6 +300,8 @@ func summarize(rows []row, wall time.Duration) summary {
 			s.Unsupported++
 		case verdictTimeout:
 			s.Timeouts++
+		case verdictMemory:
+			s.OverMemory++
 		default:
 			s.Errors++
 		}
@@ -312,6 +315,9 @@ func (s summary) String() string {
 	timeouts := ""
 	if s.Timeouts > 0 {
 		timeouts = fmt.Sprintf(", %d over the time limit", s.Timeouts)
+	}
+	if s.OverMemory > 0 {
+		timeouts += fmt.Sprintf(", %d over the state-memory limit", s.OverMemory)
 	}
 	return fmt.Sprintf("%d programs: %d accepted, %d rejected, %d unsupported%s, %d errors; %d objects unreadable; insn_processed %d; verification time %s (wall %s)",
 		s.Programs, s.Accepted, s.Rejected, s.Unsupported, timeouts, s.Errors, s.LoadFailures, s.Insns,

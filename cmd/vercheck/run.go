@@ -53,7 +53,7 @@ Examples:
   vercheck compare a.csv b.csv        two runs side by side (veristat -C)
 
 Exit status: 0 every program accepted; 1 some program rejected,
-unsupported, over the time limit or unreadable in a directory; 2 bad usage,
+unsupported, over the time or state-memory limit or unreadable in a directory; 2 bad usage,
 an object named on the command line that cannot be read, or no objects
 found; 3 with --kernel, vercheck accepted a program the kernel rejects; 4
 with --expect, a verdict differs from the program's own tags.
@@ -75,6 +75,7 @@ type commonFlags struct {
 	// innerMaps is the --inner-map flag: OUTER=INNER pairs.
 	innerMaps string
 	timeout   time.Duration
+	stateMiB  int
 	jobs      int
 }
 
@@ -96,6 +97,7 @@ func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&c.progFlags, "prog-flags", "", "program load flags added to those the section implies: names (strict_alignment, any_alignment, test_state_freq, sleepable, xdp_has_frags) and numbers, comma-separated")
 	fset.StringVar(&c.license, "license", "", "license of objects without a license section, as a loader passing its own (e.g. GPL)")
 	fset.DurationVar(&c.timeout, "timeout", 60*time.Second, "time limit per program (0: none)")
+	fset.IntVar(&c.stateMiB, "state-memory", verifier.DefaultMaxStateBytes>>20, "limit, in MiB, on the memory of the states one program's verification stores (0: none); past it the program has no verdict")
 	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
 	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
 	fset.StringVar(&c.mapBTF, "map-btf", "", "loader whose map BTF to model for bpf_list_head/bpf_rb_root and kptrs in map values and globals, and to load with under --kernel: libbpf (the object's BTF, the default) or cilium (cilium/ebpf: the key and value types alone)")
@@ -149,7 +151,11 @@ func (c *commonFlags) options() (vercheck.Options, error) {
 	if !ok {
 		return vercheck.Options{}, fmt.Errorf("--map-btf: unknown loader %q (libbpf, cilium)", c.mapBTF)
 	}
-	opts.Verifier = verifier.Options{Policy: &policy, Timeout: c.timeout, MissingFixes: c.applied.Missing, MapBTF: mapBTF}
+	maxState := int64(c.stateMiB) << 20
+	if c.stateMiB <= 0 {
+		maxState = -1
+	}
+	opts.Verifier = verifier.Options{Policy: &policy, Timeout: c.timeout, MaxStateBytes: maxState, MissingFixes: c.applied.Missing, MapBTF: mapBTF}
 	if c.kconfig != "" {
 		// The other kernel's build decides which helpers it offers;
 		// said once here, not once per object.

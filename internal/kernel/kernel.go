@@ -174,10 +174,16 @@ func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uin
 			return notLoaded(res, err)
 		}
 		log = strings.Join(ve.Log, "\n")
-		if !isVerdict(log) {
+		if !isVerdict(log) || errors.Is(err, unix.ENOMEM) {
 			// The kernel refused the program before verifying it: on
 			// some builds an iterator program ends with EPERM and a log
-			// of nothing but "processed 0 insns".
+			// of nothing but "processed 0 insns". Or it ran out of
+			// memory on the way (a state's reference array past what
+			// kmalloc gives, or an order the page allocator fails under
+			// fragmentation): the log then ends with the statistics of
+			// where it stopped, after lines printed before verification
+			// ("Global function ... doesn't return scalar") that read
+			// like a message, and another machine goes further.
 			res.Log = log
 			return notLoaded(res, err)
 		}

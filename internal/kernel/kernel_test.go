@@ -123,7 +123,8 @@ func TestLoadCollectionSpecSetupFailure(t *testing.T) {
 }
 
 // TestJudgeNoVerdict: a load that fails without a verifier message is no
-// verdict, whatever its errno; a message makes it a rejection.
+// verdict, whatever its errno, and neither is one the kernel gave up for
+// want of memory; a message makes it a rejection.
 func TestJudgeNoVerdict(t *testing.T) {
 	trailer := []string{"verification time 46 usec", "stack depth 0",
 		"processed 0 insns (limit 1000000) max_states_per_insn 0 total_states 0 peak_states 0 mark_read 0"}
@@ -142,6 +143,14 @@ func TestJudgeNoVerdict(t *testing.T) {
 			name: "ESRCH without any log",
 			err:  &ebpf.VerifierError{Cause: unix.ESRCH},
 			want: Result{Program: "p", NotLoaded: true, Errno: unix.ESRCH, Err: "kernel could not load (ESRCH): no such process"},
+		},
+		{
+			// A line printed before verification reads like a message;
+			// the verifier then ran out of memory after 36,068 insns.
+			name: "ENOMEM after a prologue line",
+			err: &ebpf.VerifierError{Cause: unix.ENOMEM, Log: append([]string{
+				"Global function f() doesn't return scalar. Only those are supported."}, trailer...)},
+			want: Result{Program: "p", NotLoaded: true, Errno: unix.ENOMEM, Err: "kernel could not load (ENOMEM): cannot allocate memory"},
 		},
 		{
 			name: "map creation",

@@ -171,7 +171,7 @@ func selfCheck(o *Outcome, obj *loader.Object, prog *loader.Program, opts Option
 		level = 1
 	}
 	vres, hung := verifyWithin(obj, prog, verifier.Options{Timeout: opts.Timeout, LogLevel: level, MissingFixes: opts.MissingFixes, Policy: &policy})
-	if hung || vres.Accepted || vres.Verdict() != "rejected" || errors.Is(vres.Err, verifier.ErrComplexityLimit) || errors.Is(vres.Err, verifier.ErrTimeout) {
+	if hung || vres.Accepted || vres.Verdict() != "rejected" || errors.Is(vres.Err, verifier.ErrComplexityLimit) {
 		return
 	}
 	o.Class, o.Vercheck = PruningDiffers, vres
@@ -197,7 +197,8 @@ func compareLogs(o *Outcome, obj *loader.Object, prog *loader.Program, opts Opti
 }
 
 // verifyWithin runs vercheck and gives up waiting after hangGrace times
-// its limit; the verification then goes on in the background.
+// its limit; the verification then goes on in the background. Over its
+// time or state-memory limit, vercheck hung.
 func verifyWithin(obj *loader.Object, prog *loader.Program, opts verifier.Options) (*verifier.Result, bool) {
 	timeout := opts.Timeout
 	done := make(chan *verifier.Result, 1)
@@ -207,7 +208,7 @@ func verifyWithin(obj *loader.Object, prog *loader.Program, opts verifier.Option
 	}
 	select {
 	case r := <-done:
-		return r, errors.Is(r.Err, verifier.ErrTimeout)
+		return r, errors.Is(r.Err, verifier.ErrTimeout) || errors.Is(r.Err, verifier.ErrMemoryLimit)
 	case <-time.After(hangGrace * timeout):
 		return &verifier.Result{Program: prog.Name, Err: fmt.Errorf("no result after %v: %w", hangGrace*timeout, verifier.ErrTimeout)}, true
 	}
@@ -265,6 +266,10 @@ func kernelAsSlow(v *verifier.Result, k kernel.Result, timeout time.Duration) bo
 // classify sorts a pair of verdicts into its class.
 func classify(v *verifier.Result, k kernel.Result, hung bool) Class {
 	switch verdict := v.Verdict(); {
+	case verdict == "memory" && k.NotLoaded:
+		// Both ran out of memory (the kernel's ENOMEM), or the kernel
+		// gave no verdict anyway.
+		return KernelNoLoad
 	case hung:
 		return VercheckHang
 	case verdict == "error":

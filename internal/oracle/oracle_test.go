@@ -63,6 +63,9 @@ func TestClassify(t *testing.T) {
 		{"unsupported", failed(verifier.ErrUnsupported), kAccepted(3), false, Unsupported, "unsupported: boom N"},
 		{"internal error", failed(verifier.ErrInternal), kNoLoad, false, VercheckError, "internal error: boom N"},
 		{"hang", failed(verifier.ErrTimeout), kAccepted(3), true, VercheckHang, ""},
+		{"over the state-memory limit", failed(verifier.ErrMemoryLimit), kRejected("R0 !read_ok"), true, VercheckHang, ""},
+		{"both out of memory", failed(verifier.ErrMemoryLimit), kernel.Result{NotLoaded: true, Errno: syscall.ENOMEM, Err: "kernel could not load (ENOMEM): cannot allocate memory"}, true,
+			KernelNoLoad, "kernel could not load (ENOMEM): cannot allocate memory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -368,6 +368,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	warnings = append(warnings, numaWarnings...)
 	patched, renamed := info.renameDuplicateFuncs(patched)
 	warnings = append(warnings, renamed...)
+	patched = info.addressGlobalFuncs(patched)
 	patched, extInfo := info.repairEmptyExtInfo(patched)
 	warnings = append(warnings, extInfo...)
 	patched = info.untypeKsyms(patched)

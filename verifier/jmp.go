@@ -273,11 +273,22 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 		}
 		odst.Scalar, osrc.Scalar = ta, tb
 		dst.Scalar, src.Scalar = fa, fb
-		if in.SrcIsReg() && src.ID != 0 {
+	}
+	if !sameReg {
+		// sync_linked_regs runs for a scalar operand with an id whatever
+		// the other operand is: compared with a pointer (which refines
+		// nothing), it still hands its state, id included, to the
+		// scalars linked to it. A register that was r0 = r2; r0 += 0
+		// makes r2 "id=1+0" that way, and r2's next copy or spill then
+		// takes a fresh id (assign_scalar_id_before_mov) and leaves the
+		// link: kept linked, a later bound on r0 bounded r2's copy too
+		// (a false accept, found as a log-only difference by the fuzz
+		// run of seed 20263501).
+		if in.SrcIsReg() && src.Type == states.ScalarValue && src.ID != 0 {
 			e.syncLinkedRegs(e.cur, src, linked)
 			e.syncLinkedRegs(other, osrc, linked)
 		}
-		if dst.ID != 0 {
+		if dst.Type == states.ScalarValue && dst.ID != 0 {
 			e.syncLinkedRegs(e.cur, dst, linked)
 			e.syncLinkedRegs(other, odst, linked)
 		}

@@ -424,7 +424,9 @@ func (o *objectBTF) remap(t btf.Type) btf.Type {
 // (btf_find_by_name_kind, the first FUNC of that name) and then looks for
 // that id in func_info ("exception callback type id not found in
 // func_info"). A FUNC the object has in another form (a mutant's edited
-// prototype) stays what it is; so does one the object lacks.
+// prototype) takes the place of the object's: an object built with that
+// prototype would hold it there, the first FUNC of its name. One the
+// object lacks (or has twice) stays what it is.
 func (o *objectBTF) funcType(fn *btf.Func) *btf.Func {
 	if _, err := o.object.TypeID(fn); err == nil {
 		if c, ok := o.remap(fn).(*btf.Func); ok {
@@ -432,10 +434,16 @@ func (o *objectBTF) funcType(fn *btf.Func) *btf.Func {
 		}
 	}
 	var own *btf.Func
-	if err := o.types.TypeByName(fn.Name, &own); err == nil && sameFunc(own, fn) {
-		return own
+	if err := o.types.TypeByName(fn.Name, &own); err != nil {
+		return fn
 	}
-	return fn
+	if !sameFunc(own, fn) {
+		// The builder marshals own's fields when the BTF is loaded, so
+		// the edited prototype's types and tags go with them.
+		edited := btf.Copy(fn).(*btf.Func)
+		own.Type, own.Linkage, own.Tags, own.ParamTags = edited.Type, edited.Linkage, edited.Tags, edited.ParamTags
+	}
+	return own
 }
 
 // sameFunc reports whether a and b declare the same function: linkage,

@@ -1,7 +1,9 @@
 package kernel
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf/asm"
@@ -223,6 +225,66 @@ func TestSameFunc(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := sameFunc(fn, tt.b); got != tt.want {
 				t.Errorf("sameFunc = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFuncTypeEdited: a mutant's edited prototype takes the place of the
+// object's FUNC of that name in the loaded BTF, so that the kernel's
+// lookup by name (find_exception_cb) finds the function func_info names;
+// an unchanged copy names the object's own FUNC.
+func TestFuncTypeEdited(t *testing.T) {
+	u64 := &btf.Int{Name: "unsigned long long", Size: 8}
+	fn := &btf.Func{Name: "f", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{Return: u64,
+		Params: []btf.FuncParam{{Name: "p", Type: &btf.Pointer{Target: u64}}}}}
+	var b btf.Builder
+	if _, err := b.Add(fn); err != nil {
+		t.Fatal(err)
+	}
+	object, err := b.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		edit  func(*btf.Func)
+		param string
+	}{
+		{"copy", func(*btf.Func) {}, "Pointer"},
+		{"param type", func(c *btf.Func) { c.Type.(*btf.FuncProto).Params[0].Type = u64 }, "Int"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ob, err := newObjectBTF(object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := btf.Copy(fn).(*btf.Func)
+			tt.edit(c)
+			got := ob.funcType(c)
+			var own *btf.Func
+			if err := ob.types.TypeByName("f", &own); err != nil {
+				t.Fatal(err)
+			}
+			if got != own {
+				t.Errorf("funcType gave %v, not the object's own FUNC", got)
+			}
+			loaded, err := ob.builder.Spec()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var funcs []*btf.Func
+			for typ := range loaded.All() {
+				if f, ok := typ.(*btf.Func); ok && f.Name == "f" {
+					funcs = append(funcs, f)
+				}
+			}
+			if len(funcs) != 1 {
+				t.Fatalf("%d FUNCs named f in the loaded BTF, want 1", len(funcs))
+			}
+			p := funcs[0].Type.(*btf.FuncProto).Params[0].Type
+			if got := fmt.Sprintf("%T", p); !strings.HasSuffix(got, tt.param) {
+				t.Errorf("parameter type %s, want %s", got, tt.param)
 			}
 		})
 	}

@@ -518,7 +518,11 @@ func (e *EqualEnv) objectSafe(kind SlotType, os, cs *Slot, mode ExactMode) bool 
 	case StackIter:
 		// The depth (Range) is deliberately ignored: it only exists to
 		// keep the infinite-loop check from firing between iterations.
-		return o.Aux == c.Aux && o.Off == c.Off &&
+		// The slot's type is compared (6.18's stacksafe; 6.12 did not):
+		// an RCU-protected iterator (task, css) turns untrusted at
+		// bpf_rcu_read_unlock, and a walk resumed in a later RCU read
+		// section must not match one made in a single section.
+		return o.Aux == c.Aux && o.Off == c.Off && o.Type == c.Type && o.Flags == c.Flags &&
 			e.checkIDs(uint64(o.RefObjID), uint64(c.RefObjID))
 	case StackIRQFlag:
 		return e.checkIDs(uint64(o.RefObjID), uint64(c.RefObjID)) && o.Aux == c.Aux

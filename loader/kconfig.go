@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +32,21 @@ import (
 const (
 	kconfigKernelVersion  = "LINUX_KERNEL_VERSION"
 	kconfigSyscallWrapper = "LINUX_HAS_SYSCALL_WRAPPER"
+	kconfigBPFCookie      = "LINUX_HAS_BPF_COOKIE"
 )
+
+// bpfCookieVersion is the first release with bpf_get_attach_cookie (5.15),
+// which libbpf probes for LINUX_HAS_BPF_COOKIE (FEAT_BPF_COOKIE).
+const bpfCookieVersion = 5<<16 | 15<<8
+
+// kprobeInterfaces are where libbpf's syscall-wrapper probe
+// (probe_kern_syscall_wrapper) creates its kprobe: the kprobe PMU, or the
+// legacy kprobe_events file of tracefs or debugfs.
+var kprobeInterfaces = []string{
+	"/sys/bus/event_source/devices/kprobe/type",
+	"/sys/kernel/tracing/kprobe_events",
+	"/sys/kernel/debug/tracing/kprobe_events",
+}
 
 // Kernel configuration files, in the order libbpf and cilium/ebpf look
 // for them; %s is the kernel release.
@@ -45,6 +60,10 @@ const maxKconfigSize = 16 << 20
 type kernelTarget struct {
 	release string            // e.g. "6.18.44-fc-v769"; "" when unknown
 	config  map[string]string // CONFIG_FOO -> its value as written; nil when unknown
+	// noKprobes is set when the running kernel is the target and offers
+	// no way to create a kprobe: libbpf's probe then finds no syscall
+	// wrapper (LINUX_HAS_SYSCALL_WRAPPER 0).
+	noKprobes bool
 }
 
 // kernelTargets caches loadKernelTarget by path: a kernel's release and
@@ -79,6 +98,10 @@ func readKernelTarget(path string) (kernelTarget, error) {
 	}
 	paths := []string{path}
 	if path == "" {
+		t.noKprobes = !slices.ContainsFunc(kprobeInterfaces, func(p string) bool {
+			_, err := os.Stat(p)
+			return err == nil
+		})
 		paths = paths[:0]
 		for _, p := range kconfigPaths {
 			if strings.Contains(p, "%s") {
@@ -306,8 +329,19 @@ func fillKconfig(ds *btf.Datasec, t kernelTarget, bo binary.ByteOrder) ([]byte, 
 			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), uint64(code), bo)
 		case kconfigSyscallWrapper:
 			// Every kernel with BTF (4.18 and later) wraps syscalls on the
-			// architectures BPF tracing programs run on.
-			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), 1, bo)
+			// architectures BPF tracing programs run on; libbpf says so
+			// when its kprobe on __x64_sys_bpf can be made.
+			var wrapped uint64
+			if !t.noKprobes {
+				wrapped = 1
+			}
+			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), wrapped, bo)
+		case kconfigBPFCookie:
+			var cookie uint64 = 1
+			if code, ok := kernelVersionCode(t.release); ok && code < bpfCookieVersion {
+				cookie = 0
+			}
+			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), cookie, bo)
 		default:
 			if t.config == nil {
 				err = errors.New("kernel config unknown")
@@ -345,7 +379,10 @@ func putKconfigValue(dst []byte, typ btf.Type, value string, bo binary.ByteOrder
 			n := map[string]uint64{"n": tristateNo, "y": tristateYes, "m": tristateModule}[value]
 			return putKconfigUint(dst, n, bo)
 		case *btf.Int:
-			if typ.Encoding&btf.Char != 0 {
+			// libbpf's find_kcfg_type: a one-byte integer that is not a
+			// bool is a char (KCFG_CHAR), whatever its encoding (clang
+			// marks none as char), and takes the letter itself.
+			if typ.Encoding != btf.Bool && typ.Size == 1 {
 				dst[0] = value[0]
 				return nil
 			}

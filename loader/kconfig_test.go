@@ -40,6 +40,8 @@ func TestFillKconfig(t *testing.T) {
 	u64 := &btf.Int{Name: "unsigned long long", Size: 8}
 	boolT := &btf.Int{Name: "_Bool", Size: 1, Encoding: btf.Bool}
 	charT := &btf.Int{Name: "char", Size: 1, Encoding: btf.Char | btf.Signed}
+	// clang emits char as a signed one-byte int, no char encoding.
+	clangChar := &btf.Int{Name: "char", Size: 1, Encoding: btf.Signed}
 	tristate := &btf.Enum{Name: "libbpf_tristate", Size: 4}
 	str := &btf.Array{Type: charT, Index: u32, Nelems: 8}
 	vars := []struct {
@@ -55,6 +57,9 @@ func TestFillKconfig(t *testing.T) {
 		{"CONFIG_MISSING", u32, 4},
 		{"CONFIG_PREEMPT", charT, 1},
 		{"CONFIG_BAD", boolT, 1},
+		{"CONFIG_SMP", clangChar, 1},
+		{"LINUX_HAS_BPF_COOKIE", boolT, 1},
+		{"LINUX_HAS_SYSCALL_WRAPPER", boolT, 1},
 	}
 	ds := &btf.Datasec{Name: ".kconfig"}
 	var off uint32
@@ -71,22 +76,29 @@ CONFIG_DEFAULT_HOSTNAME="a-very-long-name"
 # CONFIG_MISSING is not set
 CONFIG_PREEMPT=y
 CONFIG_BAD=m
+CONFIG_SMP=y
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, warnings := fillKconfig(ds, kernelTarget{release: "6.18.1", config: cfg}, binary.LittleEndian)
+	old, _ := fillKconfig(ds, kernelTarget{release: "5.10.0", config: cfg, noKprobes: true}, binary.LittleEndian)
 	le := binary.LittleEndian
 	got := map[string]any{
-		"version":  le.Uint32(data[0:]),
-		"bool":     data[8],
-		"tristate": le.Uint32(data[16:]),
-		"hz":       le.Uint64(data[24:]),
-		"hostname": string(data[32:40]),
-		"missing":  le.Uint32(data[40:]),
-		"char":     data[48],
-		"bad":      data[56],
-		"warnings": len(warnings),
+		"plain char":              data[64],
+		"cookie":                  data[72],
+		"wrapper":                 data[80],
+		"cookie before 5.15":      old[72],
+		"wrapper without kprobes": old[80],
+		"version":                 le.Uint32(data[0:]),
+		"bool":                    data[8],
+		"tristate":                le.Uint32(data[16:]),
+		"hz":                      le.Uint64(data[24:]),
+		"hostname":                string(data[32:40]),
+		"missing":                 le.Uint32(data[40:]),
+		"char":                    data[48],
+		"bad":                     data[56],
+		"warnings":                len(warnings),
 	}
 	want := map[string]any{
 		"version":  uint32(6<<16 | 18<<8 | 1),
@@ -98,6 +110,12 @@ CONFIG_BAD=m
 		"char":     byte('y'),
 		"bad":      byte(0),
 		"warnings": 1,
+
+		"plain char":              byte('y'),
+		"cookie":                  byte(1),
+		"wrapper":                 byte(1),
+		"cookie before 5.15":      byte(0),
+		"wrapper without kprobes": byte(0),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fillKconfig (-want +got):\n%s", diff)

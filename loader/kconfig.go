@@ -231,15 +231,22 @@ func (info *elfInfo) bindWeakKconfigExterns(data []byte) []byte {
 // materializeKconfig makes the .kconfig map of spec an ordinary map of the
 // spec, filled as libbpf fills it, and points every extern __kconfig load
 // at it. Left virtual, cilium/ebpf fills the map itself when it loads the
-// collection and refuses a variable the kernel's configuration lacks,
-// which libbpf leaves zero when the extern is weak.
-func materializeKconfig(spec *ebpf.CollectionSpec) error {
+// collection, by rules of its own: it refuses a variable the kernel's
+// configuration lacks, which libbpf leaves zero when the extern is weak,
+// refuses a y/n/m option in a char, which libbpf stores as the letter,
+// and knows none of libbpf's own variables but LINUX_KERNEL_VERSION and
+// LINUX_HAS_SYSCALL_WRAPPER. Without the running kernel's configuration
+// the map stays virtual unless required (weak externs).
+func materializeKconfig(spec *ebpf.CollectionSpec, required bool) error {
 	var ds *btf.Datasec
 	if spec.Types == nil || spec.Types.TypeByName(kconfigMapName, &ds) != nil || ds == nil || ds.Size == 0 {
 		return nil
 	}
 	target, err := loadKernelTarget("")
 	if err != nil {
+		if !required {
+			return nil
+		}
 		return fmt.Errorf("%s: %w", kconfigMapName, err)
 	}
 	bo := spec.ByteOrder

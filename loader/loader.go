@@ -341,10 +341,8 @@ func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 	if err := info.linkFlavouredKfuncs(spec, newTargetBTF("")); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if info.weakKconfig {
-		if err := materializeKconfig(spec); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
+	if err := materializeKconfig(spec, info.weakKconfig); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return spec, warnings, nil
 }

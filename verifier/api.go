@@ -25,10 +25,11 @@ const (
 	// MaxJmpSeq is BPF_COMPLEXITY_LIMIT_JMP_SEQ: the most pending branch
 	// states at once.
 	MaxJmpSeq = 8192
-	// DefaultMaxStateBytes is Options.MaxStateBytes's default. The
-	// largest programs the kernel verifies (1M processed instructions,
-	// 100k stored states) store a few hundred megabytes by this count.
-	DefaultMaxStateBytes = 1 << 30
+	// DefaultMaxStateBytes is Options.MaxStateBytes's default. Programs
+	// the kernel verifies store up to some 300,000 states (a tracing
+	// program at 688k insns under BPF_F_TEST_STATE_FREQ: 1.3 GB of RSS,
+	// past 1 GiB by this count); the kernel holds as much itself.
+	DefaultMaxStateBytes = 4 << 30
 	// maxVarOff is BPF_MAX_VAR_OFF: the largest offset pointer
 	// arithmetic may produce.
 	maxVarOff = 1 << 29

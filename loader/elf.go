@@ -195,6 +195,34 @@ func (info *elfInfo) section(idx int) *elf.SectionHeader {
 	return info.sections[idx]
 }
 
+// elf64RelSize is the size of an Elf64_Rel.
+const elf64RelSize = 16
+
+// elfRel is one Elf64_Rel entry whose symbol is in the symbol table.
+type elfRel struct {
+	off uint64 // in the section the relocation applies to
+	typ uint32 // ELF64_R_TYPE
+	sym *elfSymbol
+}
+
+// relocations returns the entries of relocation section rs that name a
+// symbol of the table; none when rs is no SHT_REL section or lies outside
+// data.
+func (info *elfInfo) relocations(rs *elf.SectionHeader, data []byte) []elfRel {
+	if rs.Type != elf.SHT_REL || rs.Offset+rs.Size > uint64(len(data)) {
+		return nil
+	}
+	var out []elfRel
+	rels := data[rs.Offset : rs.Offset+rs.Size]
+	for i := 0; i+elf64RelSize <= len(rels); i += elf64RelSize {
+		rinfo := info.order.Uint64(rels[i+8:])
+		if sym := int(rinfo >> 32); sym >= 1 && sym <= len(info.symbols) {
+			out = append(out, elfRel{off: info.order.Uint64(rels[i:]), typ: uint32(rinfo), sym: &info.symbols[sym-1]})
+		}
+	}
+	return out
+}
+
 // isProgramSymbol reports whether s starts a function in an executable
 // section, by the same rule cilium/ebpf uses (FUNC, or NOTYPE that is not a
 // local label).

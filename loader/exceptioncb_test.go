@@ -14,12 +14,7 @@ func TestExceptionCallbacks(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	funcs := map[string][]string{}
-	for _, p := range obj.Programs {
-		for _, f := range p.Funcs {
-			funcs[p.Name] = append(funcs[p.Name], f.Name)
-		}
-	}
+	funcs := linkedFuncs(obj)
 	want := map[string][]string{
 		"p7_exc_cb_ok":       {"p7_exc_cb_ok", "p7_cb_cookie"},
 		"p7_exc_cb_bad_ret":  {"p7_exc_cb_bad_ret", "p7_cb_two"},
@@ -30,4 +25,16 @@ func TestExceptionCallbacks(t *testing.T) {
 	if diff := cmp.Diff(want, funcs); diff != "" {
 		t.Errorf("functions linked into each program (-want +got):\n%s", diff)
 	}
+}
+
+// linkedFuncs names the functions linked into each program of obj, in
+// order.
+func linkedFuncs(obj *Object) map[string][]string {
+	funcs := map[string][]string{}
+	for _, p := range obj.Programs {
+		for _, f := range p.Funcs {
+			funcs[p.Name] = append(funcs[p.Name], f.Name)
+		}
+	}
+	return funcs
 }

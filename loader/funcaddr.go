@@ -33,23 +33,15 @@ func (info *elfInfo) addressGlobalFuncs(data []byte) []byte {
 	out := data
 	for _, rs := range info.sections {
 		target := info.section(int(rs.Info))
-		if rs.Type != elf.SHT_REL || target == nil || target.Type != elf.SHT_PROGBITS || target.Flags&elf.SHF_EXECINSTR == 0 ||
-			rs.Offset+rs.Size > uint64(len(data)) || target.Offset+target.Size > uint64(len(data)) {
+		if target == nil || target.Type != elf.SHT_PROGBITS || target.Flags&elf.SHF_EXECINSTR == 0 || target.Offset+target.Size > uint64(len(data)) {
 			continue
 		}
-		rels := data[rs.Offset : rs.Offset+rs.Size]
-		for i := 0; i+elf64RelSize <= len(rels); i += elf64RelSize {
-			off := info.order.Uint64(rels[i:])
-			rinfo := info.order.Uint64(rels[i+8:])
-			sym := int(rinfo >> 32)
-			if uint32(rinfo) != rBPF64_64 || sym < 1 || sym > len(info.symbols) || off+8 > target.Size {
+		for _, r := range info.relocations(rs, data) {
+			s := r.sym
+			if r.typ != rBPF64_64 || r.off+8 > target.Size || s.typ != elf.STT_FUNC || s.bind != elf.STB_GLOBAL || s.value == 0 {
 				continue
 			}
-			s := info.symbols[sym-1]
-			if s.typ != elf.STT_FUNC || s.bind != elf.STB_GLOBAL || s.value == 0 {
-				continue
-			}
-			at := target.Offset + off
+			at := target.Offset + r.off
 			if data[at] != ldImm64Opcode {
 				continue
 			}
@@ -57,7 +49,7 @@ func (info *elfInfo) addressGlobalFuncs(data []byte) []byte {
 			if imm > math.MaxInt32 {
 				continue
 			}
-			if &out[0] == &data[0] {
+			if len(out) > 0 && &out[0] == &data[0] {
 				out = slices.Clone(data)
 			}
 			info.order.PutUint32(out[at+4:], uint32(int32(imm)))

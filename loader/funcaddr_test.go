@@ -14,12 +14,7 @@ func TestFuncAddressTargets(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	funcs := map[string][]string{}
-	for _, p := range obj.Programs {
-		for _, f := range p.Funcs {
-			funcs[p.Name] = append(funcs[p.Name], f.Name)
-		}
-	}
+	funcs := linkedFuncs(obj)
 	want := map[string][]string{
 		"s35_global_cb_addr": {"s35_global_cb_addr", "s35_global_cb"},
 		"s35_static_cb_addr": {"s35_static_cb_addr", "s35_static_cb"},

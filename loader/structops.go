@@ -96,9 +96,6 @@ func (info *elfInfo) attachLegacyStructOps(spec *ebpf.CollectionSpec, data []byt
 	}
 }
 
-// elf64RelSize is the size of an Elf64_Rel.
-const elf64RelSize = 16
-
 // legacyStructOpsRelocations returns the symbol each relocation of the
 // stand-in section names, by offset in the section.
 func (info *elfInfo) legacyStructOpsRelocations(data []byte) map[uint64]string {
@@ -107,16 +104,11 @@ func (info *elfInfo) legacyStructOpsRelocations(data []byte) map[uint64]string {
 	})
 	out := make(map[uint64]string)
 	for _, s := range info.sections {
-		if s.Type != elf.SHT_REL || int(s.Info) != target || s.Offset+s.Size > uint64(len(data)) {
+		if int(s.Info) != target {
 			continue
 		}
-		rels := data[s.Offset : s.Offset+s.Size]
-		for i := 0; i+elf64RelSize <= len(rels); i += elf64RelSize {
-			off := info.order.Uint64(rels[i:])
-			sym := int(info.order.Uint64(rels[i+8:]) >> 32)
-			if sym >= 1 && sym <= len(info.symbols) {
-				out[off] = info.symbols[sym-1].name
-			}
+		for _, r := range info.relocations(s, data) {
+			out[r.off] = r.sym.name
 		}
 	}
 	return out

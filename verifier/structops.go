@@ -140,7 +140,10 @@ func structOpsContext(spec *btf.Spec, target string) (*tracingCtx, error) {
 	}
 	var st *btf.Struct
 	if err := spec.TypeByName(typ, &st); err != nil {
-		return nil, fmt.Errorf("struct_ops type %s is not in vmlinux BTF (module types are not modelled): %w", typ, err)
+		return nil, missingTarget(err, "struct_ops type", typ, "struct_ops init_kern: struct "+typ+" is not found in kernel BTF", func(m *btf.Spec) error {
+			var inModule *btf.Struct
+			return m.TypeByName(typ, &inModule)
+		})
 	}
 	if err := checkStructOpsRegistered(spec, st, typ); err != nil {
 		return nil, err

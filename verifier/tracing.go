@@ -158,7 +158,7 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 	case ebpf.AttachTraceRawTp:
 		var td *btf.Typedef
 		if err := spec.TypeByName(btfTracePrefix+target, &td); err != nil {
-			return nil, missingTarget(err, "raw tracepoint", btfTracePrefix+target, func(m *btf.Spec) error {
+			return nil, missingTarget(err, "raw tracepoint", btfTracePrefix+target, noKernelBTFID, func(m *btf.Spec) error {
 				var inModule *btf.Typedef
 				return m.TypeByName(btfTracePrefix+target, &inModule)
 			})
@@ -175,7 +175,7 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 	case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
 		var err error
 		if proto, err = funcProto(spec, target); err != nil {
-			return nil, missingTarget(err, "function", target, func(m *btf.Spec) error {
+			return nil, missingTarget(err, "function", target, noKernelBTFID, func(m *btf.Spec) error {
 				_, err := funcProto(m, target)
 				return err
 			})
@@ -188,14 +188,19 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 	return tc, nil
 }
 
-// missingTarget is err, the failure to find a trampoline's attach target
-// name in the kernel's BTF; when no module's BTF has it either (lookup
-// fails in each), the loader cannot resolve the target (libbpf's "failed
-// to find kernel BTF type ID", ESRCH) and never submits the program: a
+// noKernelBTFID is libbpf's message for a trampoline target it cannot find
+// (libbpf_find_attach_btf_id).
+const noKernelBTFID = "failed to find kernel BTF type ID"
+
+// missingTarget is err, the failure to find an attach target (a
+// trampoline's function or tracepoint, a struct_ops type) in the kernel's
+// BTF; when no module's BTF has it either (lookup fails in each), the
+// loader cannot resolve the target (libbpf's find_ksym_btf_id fails with
+// ESRCH and the loader says loaderMsg) and never submits the program: a
 // rejection, not a gap in vercheck. A target a module has is left to err,
 // and so is any target when the modules of the kernel checked against are
 // not all known (another kernel's BTF without its modules).
-func missingTarget(err error, kind, name string, lookup func(*btf.Spec) error) error {
+func missingTarget(err error, kind, name, loaderMsg string, lookup func(*btf.Spec) error) error {
 	if !errors.Is(err, btf.ErrNotFound) || !loader.ModuleBTFsComplete() {
 		return err
 	}
@@ -209,7 +214,7 @@ func missingTarget(err error, kind, name string, lookup func(*btf.Spec) error) e
 		}
 	}
 	return &attachRefusedError{
-		msg:   fmt.Sprintf("attach target %s %q is in neither the kernel's BTF nor a module's: the loader cannot resolve it (failed to find kernel BTF type ID) and the program is never loaded", kind, name),
+		msg:   fmt.Sprintf("attach target %s %q is in neither the kernel's BTF nor a module's: the loader cannot resolve it (%s) and the program is never loaded", kind, name, loaderMsg),
 		errno: syscall.ESRCH,
 	}
 }

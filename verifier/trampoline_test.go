@@ -64,27 +64,31 @@ func TestTrampolineTargets(t *testing.T) {
 	}
 }
 
-// TestMissingAttachTarget: a trampoline or tp_btf target that neither the
-// kernel's BTF nor a module's has cannot be resolved by the loader
-// (libbpf: "failed to find kernel BTF type ID", ESRCH), so the program is
-// never loaded: a rejection saying so, not "unsupported".
+// TestMissingAttachTarget: a trampoline or tp_btf target, or a struct_ops
+// type, that neither the kernel's BTF nor a module's has cannot be
+// resolved by the loader (libbpf: "failed to find kernel BTF type ID",
+// "struct ... is not found in kernel BTF", ESRCH), so the program is never
+// loaded: a rejection saying so, not "unsupported" (sched_ext_ops on a
+// kernel built without sched_ext).
 func TestMissingAttachTarget(t *testing.T) {
 	if _, err := vmlinux(); err != nil {
 		t.Skipf("no kernel BTF: %v", err)
 	}
 	tests := []struct {
+		typ    ebpf.ProgramType
 		attach ebpf.AttachType
 		target string
 		want   string
 	}{
-		{ebpf.AttachTraceFEntry, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
-		{ebpf.AttachTraceFExit, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
-		{ebpf.AttachModifyReturn, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
-		{ebpf.AttachTraceRawTp, "vercheck_no_such_tp", `attach target raw tracepoint "btf_trace_vercheck_no_such_tp" is in neither`},
+		{ebpf.StructOps, ebpf.AttachNone, "vercheck_no_such_ops:init", `attach target struct_ops type "vercheck_no_such_ops" is in neither`},
+		{ebpf.Tracing, ebpf.AttachTraceFEntry, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
+		{ebpf.Tracing, ebpf.AttachTraceFExit, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
+		{ebpf.Tracing, ebpf.AttachModifyReturn, "vercheck_no_such_function", `attach target function "vercheck_no_such_function" is in neither`},
+		{ebpf.Tracing, ebpf.AttachTraceRawTp, "vercheck_no_such_tp", `attach target raw tracepoint "btf_trace_vercheck_no_such_tp" is in neither`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.attach.String(), func(t *testing.T) {
-			p := &loader.Program{Name: "p", Type: ebpf.Tracing, AttachType: tt.attach, AttachTo: tt.target, GPLCompatible: true,
+		t.Run(tt.typ.String()+"/"+tt.attach.String(), func(t *testing.T) {
+			p := &loader.Program{Name: "p", Type: tt.typ, AttachType: tt.attach, AttachTo: tt.target, GPLCompatible: true,
 				Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}}
 			res := Verify(&loader.Object{Path: "test"}, p, Options{})
 			var re *RejectError

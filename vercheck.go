@@ -159,14 +159,15 @@ func VerifyCollectionSpec(spec *ebpf.CollectionSpec, opts *Options) ([]*verifier
 	if err := o.useKernel(); err != nil {
 		return nil, err
 	}
+	if o.Verifier.MapBTF == verifier.MapBTFDefault {
+		// cilium/ebpf, which loads a spec, creates each map with a BTF
+		// of its key and value types alone (see verifier.MapBTF), and
+		// relocates CO-RE its own way.
+		o.Verifier.MapBTF = verifier.MapBTFKeyValue
+	}
 	obj, err := loader.FromCollectionSpec(o.Name, spec, o.loaderOptions())
 	if err != nil {
 		return nil, fmt.Errorf("vercheck: %w", err)
-	}
-	if o.Verifier.MapBTF == verifier.MapBTFDefault {
-		// cilium/ebpf, which loads a spec, creates each map with a BTF
-		// of its key and value types alone (see verifier.MapBTF).
-		o.Verifier.MapBTF = verifier.MapBTFKeyValue
 	}
 	return verifyObject(obj, o)
 }
@@ -216,7 +217,9 @@ func (o Options) useKernel() error {
 
 // loaderOptions are the loader's part of o.
 func (o Options) loaderOptions() loader.Options {
-	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps, ExtensionTarget: o.ExtensionTarget}
+	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps, ExtensionTarget: o.ExtensionTarget,
+		// The loader modelled for maps relocates CO-RE too.
+		CiliumCORE: o.Verifier.MapBTF == verifier.MapBTFKeyValue}
 }
 
 // OpenFile reads the object at path as [VerifyFile] does, for callers

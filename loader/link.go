@@ -206,7 +206,7 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 
 	insns := slices.Clone(ps.Instructions)
 	var errs []error
-	localTypes, err := applyCORE(insns, bo, target)
+	localTypes, err := applyCORE(insns, bo, target, spec.Types, opts.CiliumCORE)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("apply CO-RE relocations: %w", err))
 	}
@@ -231,10 +231,12 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 // applyCORE applies every CO-RE relocation of insns against the target BTF.
 // Relocations that cannot be satisfied poison their instruction, as libbpf
 // and cilium/ebpf do; the verifier then rejects the program only if the
-// poisoned instruction is reachable. It returns the program's own types
-// that bpf_core_type_id_local relocations turned into immediates, by the
-// id each was given.
-func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF) (map[uint32]btf.Type, error) {
+// poisoned instruction is reachable. Unless cilium is set, a relocated load
+// or store then takes libbpf's access size (libbpfMemSize; object is the
+// object's BTF). It returns the program's own types that
+// bpf_core_type_id_local relocations turned into immediates, by the id each
+// was given.
+func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF, object *btf.Spec, cilium bool) (map[uint32]btf.Type, error) {
 	var relos []*btf.CORERelocation
 	var reloInsns []*asm.Instruction
 	for i := range insns {
@@ -273,6 +275,11 @@ func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF) (
 		}
 		if err := f.Apply(reloInsns[i]); err != nil {
 			return nil, fmt.Errorf("fixup for %s: %w", relos[i], err)
+		}
+		if !cilium && object != nil {
+			if err := libbpfMemSize(reloInsns[i], relos[i], object, kernel); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return local, nil

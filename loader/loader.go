@@ -268,6 +268,11 @@ type Options struct {
 	// program the object's Extension (freplace) programs replace a
 	// function of; see [ExtensionTarget].
 	ExtensionTarget string
+	// CiliumCORE relocates CO-RE as cilium/ebpf does when it loads a
+	// spec: a load or store of a field whose kernel size differs from the
+	// object's keeps its size. Otherwise such an access is relocated as
+	// libbpf relocates it, resized or poisoned (see libbpfMemSize).
+	CiliumCORE bool
 }
 
 // InnerMap is the inner map template of a map-in-map: a map of the object,

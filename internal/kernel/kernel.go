@@ -152,7 +152,7 @@ func (o Options) LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error)
 func (o Options) loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
-	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && (specNeedsObjectBTF(sub) || specDropsBTF(spec)) {
+	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && (specNeedsObjectBTF(sub) || specDropsBTF(spec) || specResizesCORE(sub)) {
 		return o.loadThroughLoader(spec, name)
 	}
 
@@ -198,7 +198,9 @@ func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uin
 	}
 	res.Err = DecisiveLine(log)
 	// The errno of a rejection is what a loader branches on.
-	errors.As(err, &res.Errno)
+	if !errors.As(err, &res.Errno) {
+		res.Errno = maskedErrno(log, res.Err)
+	}
 	if !branchLog {
 		return res
 	}
@@ -208,6 +210,20 @@ func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uin
 		res.Log = strings.Join(ve.Log, "\n")
 	}
 	return res
+}
+
+// maskedErrno is the errno of a rejection cilium/ebpf reports without
+// one: a call of the CO-RE poison helper or of a kfunc it could not
+// resolve (EINVAL from check_helper_call), a load of the poisoned
+// ld_imm64 (EACCES from check_mem_access) become its own errors.
+func maskedErrno(log, msg string) syscall.Errno {
+	switch {
+	case strings.HasPrefix(msg, "invalid func unknown#"):
+		return syscall.EINVAL
+	case strings.Contains(log, fmt.Sprintf("r10 = 0x%x\n", btf.COREBadRelocationSentinel)) && strings.Contains(msg, "invalid mem access"):
+		return syscall.EACCES
+	}
+	return 0
 }
 
 // isVerdict reports whether the log of a failed load holds a verifier
@@ -336,7 +352,7 @@ const arenaSection = ".addr_space.1"
 // does: prepared by the loader package from the whole spec.
 func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
-	obj, err := loader.FromCollectionSpec("", spec, loader.Options{})
+	obj, err := loader.FromCollectionSpec("", spec, loader.Options{CiliumCORE: o.MapBTF == KeyValueBTF})
 	if err != nil {
 		return notLoaded(res, err)
 	}
@@ -346,6 +362,18 @@ func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Resul
 		}
 	}
 	return notLoaded(res, fmt.Errorf("program %s missing from the prepared object", name))
+}
+
+// specResizesCORE reports whether libbpf relocates a CO-RE load or store
+// of sub's program otherwise than cilium/ebpf, which would load it here
+// (see loader.LibbpfResizesCORE).
+func specResizesCORE(sub *ebpf.CollectionSpec) bool {
+	for _, p := range sub.Programs {
+		if loader.LibbpfResizesCORE(p.Instructions, sub.Types) {
+			return true
+		}
+	}
+	return false
 }
 
 // specNeedsObjectBTF is needsObjectBTF for the one program of sub: a

@@ -161,7 +161,7 @@ func KernelBTF() (*btf.Spec, error) {
 // prepareProgram links one program spec into a Program. Failures specific
 // to the program go to Program.Err.
 func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTable,
-	target *targetBTF, info *elfInfo, opts Options, guess *guesser) (prog *Program, warnings []string) {
+	target *targetBTF, info *elfInfo, opts Options, guess *guesser, core *libbpfCORE) (prog *Program, warnings []string) {
 	license := ps.License
 	if license == "" {
 		license = opts.License
@@ -206,7 +206,14 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 
 	insns := slices.Clone(ps.Instructions)
 	var errs []error
-	localTypes, err := applyCORE(insns, bo, target, spec.Types, opts.CiliumCORE)
+	if core != nil && ciliumRelocatesOtherwise(insns, bo, target, core) {
+		prog.CiliumRelocated, _ = prepareProgram(ps, spec, maps, target, info, opts, guess, nil)
+	}
+	var relos coreRelos
+	if core != nil {
+		relos = core.relos
+	}
+	localTypes, err := applyCORE(insns, bo, target, core, relos)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("apply CO-RE relocations: %w", err))
 	}
@@ -231,27 +238,54 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 // applyCORE applies every CO-RE relocation of insns against the target BTF.
 // Relocations that cannot be satisfied poison their instruction, as libbpf
 // and cilium/ebpf do; the verifier then rejects the program only if the
-// poisoned instruction is reachable. Unless cilium is set, a relocated load
-// or store then takes libbpf's access size (libbpfMemSize; object is the
-// object's BTF). It returns the program's own types that
+// poisoned instruction is reachable. With core, every relocation but
+// bpf_core_type_id_local is libbpf's (see libbpfCORE); without it, every
+// one is cilium/ebpf's. It returns the program's own types that
 // bpf_core_type_id_local relocations turned into immediates, by the id each
-// was given.
-func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF, object *btf.Spec, cilium bool) (map[uint32]btf.Type, error) {
+// was given. records caches the relocations' records (nil: none).
+func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF, core *libbpfCORE, records coreRelos) (map[uint32]btf.Type, error) {
 	var relos []*btf.CORERelocation
 	var reloInsns []*asm.Instruction
+	var libbpfInsns []int
+	var funcs []string // the function of each of libbpfInsns
+	fn := ""
 	for i := range insns {
-		if relo := btf.CORERelocationMetadata(&insns[i]); relo != nil {
-			relos = append(relos, relo)
-			reloInsns = append(reloInsns, &insns[i])
+		if sym := insns[i].Symbol(); sym != "" {
+			fn = sym
 		}
+		relo := btf.CORERelocationMetadata(&insns[i])
+		if relo == nil {
+			continue
+		}
+		if r, ok := records.get(relo); core != nil && (!ok || r.kind != coreTypeIDLocal) {
+			libbpfInsns = append(libbpfInsns, i)
+			funcs = append(funcs, fn)
+			continue
+		}
+		relos = append(relos, relo)
+		reloInsns = append(reloInsns, &insns[i])
 	}
-	if len(relos) == 0 {
+	if len(relos) == 0 && len(libbpfInsns) == 0 {
 		return nil, nil
 	}
 	kernel, err := target.get()
 	if err != nil {
 		return nil, err
 	}
+	for k, i := range libbpfInsns {
+		if err := core.relocate(&insns[i], btf.CORERelocationMetadata(&insns[i]), funcs[k], kernel, bo == binary.BigEndian); err != nil {
+			return nil, err
+		}
+	}
+	if len(relos) == 0 {
+		return nil, nil
+	}
+	return applyCiliumCORE(relos, reloInsns, kernel, bo, records)
+}
+
+// applyCiliumCORE applies relos, the relocations of the instructions
+// reloInsns, as cilium/ebpf does.
+func applyCiliumCORE(relos []*btf.CORERelocation, reloInsns []*asm.Instruction, kernel *btf.Spec, bo binary.ByteOrder, records coreRelos) (map[uint32]btf.Type, error) {
 	var b btf.Builder
 	local := map[uint32]btf.Type{}
 	addLocal := func(t btf.Type) (btf.TypeID, error) {
@@ -266,7 +300,8 @@ func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF, o
 		return nil, err
 	}
 	for i, f := range fixups {
-		if _, id, ok := typeIDRelocation(relos[i]); ok {
+		if r, ok := records.get(relos[i]); ok && (r.kind == coreTypeIDLocal || r.kind == coreTypeIDTarget) {
+			id := r.localID
 			// A type id immediate is the id the compiler gave, which
 			// a linker (bpftool gen object) renumbers with the types:
 			// libbpf does not check it (bpf_core_calc_type_relo),
@@ -275,11 +310,6 @@ func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF, o
 		}
 		if err := f.Apply(reloInsns[i]); err != nil {
 			return nil, fmt.Errorf("fixup for %s: %w", relos[i], err)
-		}
-		if !cilium && object != nil {
-			if err := libbpfMemSize(reloInsns[i], relos[i], object, kernel); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return local, nil

@@ -149,6 +149,13 @@ type Map struct {
 type Program struct {
 	// Name is the program's function symbol.
 	Name string
+	// CiliumRelocated is the program as cilium/ebpf relocates its CO-RE
+	// relocations, when that gives other instructions than the libbpf
+	// relocation the loader made (see libbpfCORE); nil otherwise, and
+	// under [Options.CiliumCORE]. The two loaders hand the kernel
+	// different programs: a verdict both can trust accepts only what
+	// both relocations make acceptable.
+	CiliumRelocated *Program
 	// Section is the ELF section the program came from.
 	Section string
 	// Type is the program type: from the section name, from
@@ -483,11 +490,16 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 
 	target := newTargetBTF(opts.TargetBTF)
 	guess := newGuesser(path, spec)
+	var core *libbpfCORE
+	if !opts.CiliumCORE && spec.Types != nil {
+		core = newLibbpfCORE(spec.Types)
+	}
 	for _, ps := range specs {
-		prog, warn := prepareProgram(ps, spec, maps, target, info, opts, guess)
+		prog, warn := prepareProgram(ps, spec, maps, target, info, opts, guess, core)
 		obj.Programs = append(obj.Programs, prog)
 		obj.Warnings = append(obj.Warnings, warn...)
 	}
+	core.markOrderSensitive(obj.Programs)
 	if err := resolveExtensionTargets(obj, opts); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

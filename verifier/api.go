@@ -248,8 +248,13 @@ type RejectError struct {
 // function's prototype, or nothing.
 func DecisiveLine(err error) string {
 	var re *RejectError
-	if errors.As(err, &re) && re.Msg == "" {
-		return re.preceding
+	if errors.As(err, &re) {
+		// A rejection wrapped with context (Verify's note that it is
+		// cilium/ebpf's relocation of the program) is still its message.
+		if re.Msg == "" {
+			return re.preceding
+		}
+		return re.Msg
 	}
 	if err == nil {
 		return ""

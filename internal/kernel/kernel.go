@@ -152,7 +152,7 @@ func (o Options) LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error)
 func (o Options) loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
-	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && (specNeedsObjectBTF(sub) || specDropsBTF(spec) || specResizesCORE(sub)) {
+	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && (specNeedsObjectBTF(sub) || specDropsBTF(spec) || specRelocatesOtherwise(sub)) {
 		return o.loadThroughLoader(spec, name)
 	}
 
@@ -364,12 +364,12 @@ func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Resul
 	return notLoaded(res, fmt.Errorf("program %s missing from the prepared object", name))
 }
 
-// specResizesCORE reports whether libbpf relocates a CO-RE load or store
-// of sub's program otherwise than cilium/ebpf, which would load it here
-// (see loader.LibbpfResizesCORE).
-func specResizesCORE(sub *ebpf.CollectionSpec) bool {
+// specRelocatesOtherwise reports whether libbpf relocates the CO-RE
+// relocations of sub's program otherwise than cilium/ebpf, which would
+// load it here (see loader.RelocatesCOREOtherwise).
+func specRelocatesOtherwise(sub *ebpf.CollectionSpec) bool {
 	for _, p := range sub.Programs {
-		if loader.LibbpfResizesCORE(p.Instructions, sub.Types) {
+		if loader.RelocatesCOREOtherwise(p.Instructions, p.ByteOrder, sub.Types) {
 			return true
 		}
 	}

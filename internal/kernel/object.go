@@ -109,6 +109,12 @@ func (o Options) ProgramLog(obj *loader.Object, prog *loader.Program, level int)
 	if level >= 2 {
 		lv = ebpf.LogLevelInstruction
 	}
+	if alt := prog.CiliumRelocated; alt != nil && o.loadRelocated(obj, prog, false).Accepted {
+		// The log of the relocation whose verdict loadProgram gives.
+		if r := o.loadRelocated(obj, alt, false); !r.Accepted && !r.NotLoaded {
+			prog = alt
+		}
+	}
 	var log string
 	err := o.withLoad(obj, prog, func(load loadFunc) error {
 		var err error
@@ -173,6 +179,20 @@ func withRelease(r Result) Result {
 }
 
 func (o Options) loadProgram(obj *loader.Object, prog *loader.Program, branchLog bool) Result {
+	res := o.loadRelocated(obj, prog, branchLog)
+	if alt := prog.CiliumRelocated; alt != nil && res.Accepted {
+		// libbpf and cilium/ebpf relocate the program differently: what
+		// one of them hands the kernel and the kernel refuses is the
+		// verdict vercheck gives too (verifier.Verify).
+		if r := o.loadRelocated(obj, alt, branchLog); !r.Accepted && !r.NotLoaded {
+			return r
+		}
+	}
+	return res
+}
+
+// loadRelocated loads prog as the loader relocated it.
+func (o Options) loadRelocated(obj *loader.Object, prog *loader.Program, branchLog bool) Result {
 	res := Result{Program: prog.Name}
 	err := o.withLoad(obj, prog, func(load loadFunc) error {
 		res = judge(res, branchLog, load)

@@ -37,9 +37,10 @@ func TestCOREMemSize(t *testing.T) {
 		return got
 	}
 	tests := []struct {
-		name string
-		opts Options
-		want map[string]string
+		name      string
+		opts      Options
+		want      map[string]string
+		otherwise []string
 	}{
 		{"libbpf", Options{}, map[string]string{
 			"s36_narrow_u16_load":   "Word",
@@ -48,7 +49,7 @@ func TestCOREMemSize(t *testing.T) {
 			"s36_same_size_signed":  "Word",
 			"s36_signed_int_load":   "poisoned",
 			"s36_unsigned_u32_load": "DWord",
-		}},
+		}, []string{"s36_narrow_u16_load", "s36_wide_u64_load", "s36_wide_u64_store", "s36_signed_int_load", "s36_unsigned_u32_load"}},
 		{"cilium", Options{CiliumCORE: true}, map[string]string{
 			"s36_narrow_u16_load":   "Half",
 			"s36_wide_u64_load":     "DWord",
@@ -56,7 +57,7 @@ func TestCOREMemSize(t *testing.T) {
 			"s36_same_size_signed":  "Word",
 			"s36_signed_int_load":   "Word",
 			"s36_unsigned_u32_load": "Word",
-		}},
+		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,22 +68,47 @@ func TestCOREMemSize(t *testing.T) {
 			if diff := cmp.Diff(tt.want, access(obj)); diff != "" {
 				t.Errorf("access sizes (-want +got):\n%s", diff)
 			}
+			// Under libbpf's relocation, a program cilium/ebpf
+			// relocates otherwise keeps cilium/ebpf's as well.
+			var other []string
+			for _, p := range obj.Programs {
+				if p.CiliumRelocated != nil {
+					other = append(other, p.Name)
+				}
+			}
+			if diff := cmp.Diff(tt.otherwise, other); diff != "" {
+				t.Errorf("programs relocated otherwise by cilium/ebpf (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
 
 // TestCOREMemSizeRefused: an access whose size is not the local field's
-// cannot be resized; libbpf refuses the object ("unexpected mem size").
+// cannot be resized; libbpf refuses the object ("unexpected mem size"),
+// and a field of no load size ("invalid new mem size").
 func TestCOREMemSizeRefused(t *testing.T) {
-	u16 := &btf.Int{Name: "__u16", Size: 2}
-	u32 := &btf.Int{Name: "__u32", Size: 4}
-	ins := asm.LoadMem(asm.R0, asm.R1, 8, asm.Byte)
-	err := adjustMemSize(&ins, &btf.CORERelocation{}, 2, 4, u16, u32)
-	if !errors.Is(err, ErrMalformed) {
-		t.Errorf("a one-byte load of a two-byte field resized: %v", err)
+	tests := []struct {
+		size     asm.Size
+		from, to int
+		want     asm.Size
+		refused  bool
+	}{
+		{asm.Byte, 2, 4, 0, true},
+		{asm.Half, 2, 4, asm.Word, false},
+		{asm.DWord, 8, 4, asm.Word, false},
+		{asm.Word, 4, 16, 0, true},
 	}
-	ins = asm.LoadMem(asm.R0, asm.R1, 8, asm.Half)
-	if err := adjustMemSize(&ins, &btf.CORERelocation{}, 2, 4, u16, u32); err != nil || ins.OpCode.Size() != asm.Word {
-		t.Errorf("a two-byte load of a __u16 against a __u32: %v, size %v", err, ins.OpCode.Size())
+	for _, tt := range tests {
+		ins := asm.LoadMem(asm.R0, asm.R1, 8, tt.size)
+		err := resizeAccess(&ins, tt.from, tt.to)
+		if tt.refused {
+			if !errors.Is(err, ErrMalformed) {
+				t.Errorf("%v access of a %d-byte field resized to %d bytes: %v", tt.size, tt.from, tt.to, err)
+			}
+			continue
+		}
+		if err != nil || ins.OpCode.Size() != tt.want {
+			t.Errorf("%v access of a %d-byte field resized to %d bytes: %v, size %v", tt.size, tt.from, tt.to, err, ins.OpCode.Size())
+		}
 	}
 }

@@ -74,6 +74,9 @@ func TestCOREMemSize(t *testing.T) {
 			for _, p := range obj.Programs {
 				if p.CiliumRelocated != nil {
 					other = append(other, p.Name)
+					if p.WithInstructions(p.Instructions).CiliumRelocated != nil {
+						t.Errorf("%s: a rewritten program keeps the original's other relocation", p.Name)
+					}
 				}
 			}
 			if diff := cmp.Diff(tt.otherwise, other); diff != "" {

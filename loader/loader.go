@@ -526,6 +526,8 @@ func hasUntypedSection(spec *ebpf.CollectionSpec) bool {
 // verifier and the kernel see the same line and function records.
 func (p *Program) WithInstructions(insns asm.Instructions) *Program {
 	cp := *p
+	// Another program: cilium/ebpf's relocation of p's is not its own.
+	cp.CiliumRelocated = nil
 	cp.Instructions = insns
 	cp.Lines, cp.Funcs = lineAndFuncInfo(insns)
 	cp.LocalTypes = relocatedLocalTypes(p.LocalTypes, insns)

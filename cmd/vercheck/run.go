@@ -100,7 +100,7 @@ func (c *commonFlags) register(fset *flag.FlagSet) {
 	fset.IntVar(&c.stateMiB, "state-memory", verifier.DefaultMaxStateBytes>>20, "limit, in MiB, on the memory of the states one program's verification stores (0: none); past it the program has no verdict")
 	fset.StringVar(&c.policy, "prune-policy", "default", "pruning policy: default, nodrop, miss>A*hit+B, free=branches|done|end (comma-combined)")
 	fset.IntVar(&c.jobs, "j", runtime.GOMAXPROCS(0), "programs verified in parallel")
-	fset.StringVar(&c.mapBTF, "map-btf", "", "loader whose map BTF to model for bpf_list_head/bpf_rb_root and kptrs in map values and globals, and to load with under --kernel: libbpf (the object's BTF, the default) or cilium (cilium/ebpf: the key and value types alone)")
+	fset.StringVar(&c.mapBTF, "map-btf", "", "loader to model: its map BTF for bpf_list_head/bpf_rb_root and kptrs in map values and globals, its CO-RE relocation, and the load under --kernel: libbpf (the object's BTF; CO-RE as libbpf relocates it, a program cilium/ebpf relocates otherwise accepted only when both are; the default) or cilium (cilium/ebpf: the key and value types alone, its own CO-RE relocation)")
 	fset.StringVar(&c.innerMaps, "inner-map", "", "inner map templates of map-in-maps whose definition leaves them to the loader: OUTER=INNER pairs, comma-separated, each naming two maps of the object (as bpf_map__set_inner_map_fd)")
 	fset.StringVar(&c.fixes, "fixes", fixesAuto, "6.18.y stable fixes to apply: auto (those of the running kernel; all where it cannot be asked), all, none, or a list ("+stablefix.Everything.String()+")")
 }

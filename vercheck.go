@@ -219,7 +219,7 @@ func (o Options) useKernel() error {
 func (o Options) loaderOptions() loader.Options {
 	return loader.Options{TargetBTF: o.TargetBTF, Kconfig: o.Kconfig, TypeOverride: o.TypeOverride, License: o.License, ProgFlags: o.ProgFlags, InnerMaps: o.InnerMaps, ExtensionTarget: o.ExtensionTarget,
 		// The loader modelled for maps relocates CO-RE too.
-		CiliumCORE: o.Verifier.MapBTF == verifier.MapBTFKeyValue}
+		CiliumLinking: o.Verifier.MapBTF == verifier.MapBTFKeyValue}
 }
 
 // OpenFile reads the object at path as [VerifyFile] does, for callers

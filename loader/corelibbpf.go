@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 )
@@ -818,18 +819,32 @@ func ciliumRelocatesOtherwise(insns asm.Instructions, bo binary.ByteOrder, targe
 	})
 }
 
-// RelocatesCOREOtherwise reports whether libbpf and cilium/ebpf relocate
-// the CO-RE relocations of insns (a program of an object whose BTF is
-// object, in byte order bo) into different instructions, against the
-// kernel BTF the loader uses. A harness that loads programs through
-// cilium/ebpf for a libbpf loader's verdict loads such a program through
-// the loader instead (see [Program.CiliumRelocated]).
-func RelocatesCOREOtherwise(insns asm.Instructions, bo binary.ByteOrder, object *btf.Spec) bool {
-	if object == nil {
+// LibbpfLinksOtherwise reports whether libbpf links program ps of spec
+// into other instructions than cilium/ebpf does: a kfunc address, or CO-RE
+// relocations libbpf relocates otherwise (against the kernel BTF the
+// loader uses). A harness that loads programs through cilium/ebpf for a
+// libbpf loader's verdict loads such a program through the loader instead
+// (see [Program.CiliumRelocated]).
+func LibbpfLinksOtherwise(spec *ebpf.CollectionSpec, ps *ebpf.ProgramSpec) bool {
+	if takesKfuncAddress(spec, ps.Instructions) {
+		return true
+	}
+	if spec.Types == nil {
 		return false
 	}
+	bo := ps.ByteOrder
 	if bo == nil {
 		bo = binary.LittleEndian
 	}
-	return ciliumRelocatesOtherwise(insns, bo, newTargetBTF(""), newLibbpfCORE(object))
+	return ciliumRelocatesOtherwise(ps.Instructions, bo, newTargetBTF(""), newLibbpfCORE(spec.Types))
+}
+
+// takesKfuncAddress reports whether insns load the address of a kfunc,
+// which libbpf links as a BTF-id load and cilium/ebpf as a number (see
+// rewriteKfuncAddress).
+func takesKfuncAddress(spec *ebpf.CollectionSpec, insns asm.Instructions) bool {
+	return slices.ContainsFunc(insns, func(ins asm.Instruction) bool {
+		ref := ins.Reference()
+		return ins.OpCode.IsDWordLoad() && ref != "" && isKfunc(spec, ref)
+	})
 }

@@ -12,7 +12,7 @@ import (
 // TestCOREMemSize: a CO-RE load or store of a field whose kernel size
 // differs from the object's declaration takes the kernel's size where both
 // are unsigned integers, and is poisoned where one is signed, as libbpf
-// relocates it; with CiliumCORE it keeps its size, as cilium/ebpf
+// relocates it; with CiliumLinking it keeps its size, as cilium/ebpf
 // relocates it.
 func TestCOREMemSize(t *testing.T) {
 	if _, err := btf.LoadKernelSpec(); err != nil {
@@ -50,7 +50,7 @@ func TestCOREMemSize(t *testing.T) {
 			"s36_signed_int_load":   "poisoned",
 			"s36_unsigned_u32_load": "DWord",
 		}, []string{"s36_narrow_u16_load", "s36_wide_u64_load", "s36_wide_u64_store", "s36_signed_int_load", "s36_unsigned_u32_load"}},
-		{"cilium", Options{CiliumCORE: true}, map[string]string{
+		{"cilium", Options{CiliumLinking: true}, map[string]string{
 			"s36_narrow_u16_load":   "Half",
 			"s36_wide_u64_load":     "DWord",
 			"s36_wide_u64_store":    "DWord",

@@ -305,7 +305,7 @@ func (info *elfInfo) linkFlavouredKfuncs(spec *ebpf.CollectionSpec, target *targ
 			case ins.IsKfuncCall():
 				err = rewriteKfuncCall(ins, ref, ksymFunc(spec, ref), target, info)
 			case ins.OpCode.IsDWordLoad():
-				err = rewriteKfuncAddress(ins, ref, ksymFunc(spec, ref), target, info)
+				err = rewriteKfuncAddress(ins, ref, ksymFunc(spec, ref), target, info, false)
 			default:
 				continue
 			}

@@ -206,7 +206,7 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 
 	insns := slices.Clone(ps.Instructions)
 	var errs []error
-	if core != nil && ciliumRelocatesOtherwise(insns, bo, target, core) {
+	if core != nil && (takesKfuncAddress(spec, insns) || ciliumRelocatesOtherwise(insns, bo, target, core)) {
 		prog.CiliumRelocated, _ = prepareProgram(ps, spec, maps, target, info, opts, guess, nil)
 	}
 	var relos coreRelos
@@ -218,7 +218,7 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 		errs = append(errs, fmt.Errorf("apply CO-RE relocations: %w", err))
 	}
 	prog.LocalTypes = localTypes
-	unbound, rerrs := rewriteReferences(insns, spec, maps, target, info)
+	unbound, rerrs := rewriteReferences(insns, spec, maps, target, info, core != nil)
 	prog.UnboundMapLoads = unbound
 	errs = append(errs, rerrs...)
 	if err := resolveCalls(insns); err != nil {
@@ -319,7 +319,7 @@ func applyCiliumCORE(relos []*btf.CORERelocation, reloInsns []*asm.Instruction, 
 // into the immediates the kernel expects. It returns the raw slots of the
 // map loads that name no map, which keep their immediate.
 func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *mapTable,
-	target *targetBTF, info *elfInfo) (unbound []int, errs []error) {
+	target *targetBTF, info *elfInfo, libbpf bool) (unbound []int, errs []error) {
 	iter := insns.Iterate()
 	for iter.Next() {
 		ins := iter.Ins
@@ -359,7 +359,7 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		case ins.OpCode.IsDWordLoad() && ref != "" && isKfunc(spec, ref):
-			if err := rewriteKfuncAddress(ins, ref, ksymFunc(spec, ref), target, info); err != nil {
+			if err := rewriteKfuncAddress(ins, ref, ksymFunc(spec, ref), target, info, libbpf); err != nil {
 				errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, err))
 			}
 		}
@@ -400,14 +400,30 @@ func rewriteKconfigLoad(ins *asm.Instruction, off uint32, maps *mapTable) error 
 	return nil
 }
 
-// rewriteKfuncAddress links the address of a kfunc (bpf_ksym_exists):
-// cilium/ebpf loads the BTF id as a constant, or zero for a missing weak
-// kfunc.
-func rewriteKfuncAddress(ins *asm.Instruction, ref string, local *btf.Func, target *targetBTF, info *elfInfo) error {
-	id, _, err := kfuncID(ref, local, target)
+// rewriteKfuncAddress links the address of a kfunc (bpf_ksym_exists), as
+// libbpf does (bpf_program__relocate, RELO_EXTERN_LD64 of a typed ksym): a
+// BTF-id load of the kernel's function, which the kernel makes read-only
+// memory of no size (check_pseudo_btf_id), or zero for a missing weak
+// kfunc. cilium/ebpf loaded the id as a plain number: a program doing
+// arithmetic on the address was verified, which the kernel refuses from
+// libbpf ("32-bit pointer arithmetic prohibited"). A module's kfunc keeps
+// its module's BTF object in the second half (libbpf's fd, here the
+// fd_array index), which the verifier does not model.
+//
+// With libbpf unset the address is linked as cilium/ebpf links it, the id
+// as a number (Program.CiliumRelocated).
+func rewriteKfuncAddress(ins *asm.Instruction, ref string, local *btf.Func, target *targetBTF, info *elfInfo, libbpf bool) error {
+	id, module, err := kfuncID(ref, local, target)
 	switch {
-	case err == nil:
+	case err == nil && !libbpf:
 		ins.Constant = int64(id)
+	case err == nil:
+		ins.Src = pseudoBTFID
+		ins.Constant = int64(uint32(id)) | int64(module)<<32
+		// The verifier looks the function's address up in kallsyms
+		// (check_pseudo_btf_id): reading the table now keeps that out
+		// of the program's verification time.
+		_, _, _ = KernelSymbol(ref)
 	case info != nil && info.weak[ref]:
 		ins.Constant, ins.Src = 0, 0
 	default:

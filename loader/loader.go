@@ -149,12 +149,13 @@ type Map struct {
 type Program struct {
 	// Name is the program's function symbol.
 	Name string
-	// CiliumRelocated is the program as cilium/ebpf relocates its CO-RE
-	// relocations, when that gives other instructions than the libbpf
-	// relocation the loader made (see libbpfCORE); nil otherwise, and
-	// under [Options.CiliumCORE]. The two loaders hand the kernel
-	// different programs: a verdict both can trust accepts only what
-	// both relocations make acceptable.
+	// CiliumRelocated is the program as cilium/ebpf links it, when that
+	// gives other instructions than the libbpf linking the loader made:
+	// CO-RE relocations (see libbpfCORE) or a kfunc's address (see
+	// rewriteKfuncAddress); nil otherwise, and under
+	// [Options.CiliumLinking]. The two loaders hand the kernel different
+	// programs: a verdict both can trust accepts only what both make
+	// acceptable.
 	CiliumRelocated *Program
 	// Section is the ELF section the program came from.
 	Section string
@@ -275,11 +276,14 @@ type Options struct {
 	// program the object's Extension (freplace) programs replace a
 	// function of; see [ExtensionTarget].
 	ExtensionTarget string
-	// CiliumCORE relocates CO-RE as cilium/ebpf does when it loads a
-	// spec: a load or store of a field whose kernel size differs from the
-	// object's keeps its size. Otherwise such an access is relocated as
-	// libbpf relocates it, resized or poisoned (see libbpfMemSize).
-	CiliumCORE bool
+	// CiliumLinking links programs as cilium/ebpf does when it loads a
+	// spec: its CO-RE relocation (a load or store of a field whose kernel
+	// size differs from the object's keeps its size...) and a kfunc's
+	// address as a number. Otherwise they are linked as libbpf links
+	// them (see libbpfCORE and rewriteKfuncAddress), and a program
+	// cilium/ebpf links otherwise keeps that linking too
+	// ([Program.CiliumRelocated]).
+	CiliumLinking bool
 }
 
 // InnerMap is the inner map template of a map-in-map: a map of the object,
@@ -491,7 +495,7 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 	target := newTargetBTF(opts.TargetBTF)
 	guess := newGuesser(path, spec)
 	var core *libbpfCORE
-	if !opts.CiliumCORE && spec.Types != nil {
+	if !opts.CiliumLinking && spec.Types != nil {
 		core = newLibbpfCORE(spec.Types)
 	}
 	for _, ps := range specs {

@@ -38,6 +38,9 @@ type ksymVar struct {
 	aux uint32
 	// size is the size of a PTR_TO_MEM.
 	size int32
+	// addr is the symbol's address, which the kernel writes into the
+	// instruction (and its log prints).
+	addr uint64
 }
 
 // percpuDatasec is the vmlinux datasec of per-CPU variables.
@@ -85,13 +88,21 @@ func (e *env) checkPseudoBTFID(i int, in insn.Insn) (ksymVar, error) {
 	if !isVar && !isFunc {
 		return ksymVar{}, &RejectError{Insn: i, Msg: fmt.Sprintf("pseudo btf_id %d in ldimm64 isn't KIND_VAR or KIND_FUNC", in.Imm)}
 	}
-	_, ok, err := kernelSymbol(t.TypeName())
+	addr, ok, err := kernelSymbol(t.TypeName())
 	if err != nil {
 		return ksymVar{}, e.unsupported(i, "ld_imm64 of kernel symbol %s: %v", t.TypeName(), err)
 	}
 	if !ok {
 		return ksymVar{}, &RejectError{Insn: i, Msg: fmt.Sprintf("ldimm64 failed to find the address for kernel symbol '%s'.", t.TypeName())}
 	}
+	k, err := ksymOfType(i, v, isFunc)
+	k.addr = addr
+	return k, err
+}
+
+// ksymOfType is what check_pseudo_btf_id makes of the kernel function
+// (isFunc) or variable v loaded at insn i.
+func ksymOfType(i int, v *btf.Var, isFunc bool) (ksymVar, error) {
 	if isFunc {
 		return ksymVar{typ: states.PtrToMem, flags: states.MemRdonly}, nil
 	}

@@ -217,7 +217,7 @@ func (l *logger) preamble(e *env) {
 				l.buf = append(l.buf, '.')
 			}
 		}
-		l.printf(" %s\n", insnText(e.prog[i]))
+		l.printf(" %s\n", e.insnText(i))
 		if e.prog[i].IsLdImm64() {
 			i++
 		}
@@ -283,15 +283,20 @@ func (l *logger) insn(e *env) {
 	}
 	l.lineInfo(e, e.insnIdx)
 	l.prevLogPos = l.pos()
-	l.printf("%s\n", logInsn(e.insnIdx, e.prog[e.insnIdx]))
+	l.printf("%d: %s\n", e.insnIdx, e.insnText(e.insnIdx))
 	l.prevInsnPrintPos = l.pos() - l.prevLogPos
 	l.prevLogPos = l.pos()
 }
 
-// logInsn is verbose_insn's line for insn idx: "idx: (op) text", kfunc
-// calls named by their BTF function.
-func logInsn(idx int, in insn.Insn) string {
-	return strconv.Itoa(idx) + ": " + insnText(in)
+// insnText is insnText of the program's instruction i as the kernel's log
+// prints it after resolve_pseudo_ldimm64: a kernel symbol's ld_imm64 holds
+// the symbol's address.
+func (e *env) insnText(i int) string {
+	in := e.prog[i]
+	if k, ok := e.ksyms[i]; ok && in.IsLdImm64() && k.addr != 0 {
+		in.Imm, in.Imm2 = int32(uint32(k.addr)), int32(uint32(k.addr>>32))
+	}
+	return insnText(in)
 }
 
 // insnText is print_bpf_insn's text of in: "(op) text", or the bare

@@ -785,7 +785,7 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 		return nil
 	}
 	if e.log.level >= 2 {
-		e.log.printf("mark_precise: frame%d: regs=%s stack=%s before %s\n", bt.frame, fmtRegMask(bt.regMask()), fmtStackMask(bt.stackMask()), logInsn(idx, in))
+		e.log.printf("mark_precise: frame%d: regs=%s stack=%s before %d: %s\n", bt.frame, fmtRegMask(bt.regMask()), fmtStackMask(bt.stackMask()), idx, e.insnText(idx))
 	}
 	bt.syncLinked(h, e.prec.scratch[:0])
 	dreg, sreg := int(in.Dst), int(in.Src)

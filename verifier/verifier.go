@@ -178,15 +178,15 @@ type env struct {
 // Verify checks one program of an object. It never panics: an internal
 // failure becomes a Result whose Err wraps ErrInternal. A program that
 // libbpf and cilium/ebpf relocate differently (loader.Program's
-// CiliumRelocated) is accepted only when both relocations are.
+// CiliumRelocated) is accepted only when both linkings are.
 func Verify(obj *loader.Object, prog *loader.Program, opts Options) *Result {
 	res := verifyRelocated(obj, prog, opts)
 	if alt := prog.CiliumRelocated; alt != nil && res.Accepted {
-		// libbpf and cilium/ebpf relocate the program's CO-RE
-		// relocations into different programs: an accept must hold
-		// for both, whichever loads it.
+		// libbpf and cilium/ebpf link the program differently (CO-RE
+		// relocations, kfunc addresses): an accept must hold for both,
+		// whichever loads it.
 		if r := verifyRelocated(obj, alt, opts); !r.Accepted {
-			r.Err = fmt.Errorf("as cilium/ebpf relocates its CO-RE relocations (libbpf's relocation is accepted): %w", r.Err)
+			r.Err = fmt.Errorf("as cilium/ebpf links the program (libbpf's linking is accepted): %w", r.Err)
 			r.Stats.Duration += res.Stats.Duration
 			return r
 		}

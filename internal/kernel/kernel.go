@@ -352,7 +352,7 @@ const arenaSection = ".addr_space.1"
 // does: prepared by the loader package from the whole spec.
 func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
-	obj, err := loader.FromCollectionSpec("", spec, loader.Options{CiliumCORE: o.MapBTF == KeyValueBTF})
+	obj, err := loader.FromCollectionSpec("", spec, loader.Options{CiliumLinking: o.MapBTF == KeyValueBTF})
 	if err != nil {
 		return notLoaded(res, err)
 	}
@@ -364,12 +364,12 @@ func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Resul
 	return notLoaded(res, fmt.Errorf("program %s missing from the prepared object", name))
 }
 
-// specRelocatesOtherwise reports whether libbpf relocates the CO-RE
-// relocations of sub's program otherwise than cilium/ebpf, which would
-// load it here (see loader.RelocatesCOREOtherwise).
+// specRelocatesOtherwise reports whether libbpf links sub's program into
+// other instructions than cilium/ebpf, which would load it here (see
+// loader.LibbpfLinksOtherwise).
 func specRelocatesOtherwise(sub *ebpf.CollectionSpec) bool {
 	for _, p := range sub.Programs {
-		if loader.RelocatesCOREOtherwise(p.Instructions, p.ByteOrder, sub.Types) {
+		if loader.LibbpfLinksOtherwise(sub, p) {
 			return true
 		}
 	}

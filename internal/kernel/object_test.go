@@ -74,7 +74,9 @@ func TestLoadObjectMatchesCollectionSpec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			obj, err := loader.Open(path, loader.Options{})
+			// Linked as cilium/ebpf links it (CO-RE, kfunc addresses),
+			// the program the spec's load hands the kernel.
+			obj, err := loader.Open(path, loader.Options{CiliumLinking: true})
 			if err != nil {
 				t.Fatal(err)
 			}

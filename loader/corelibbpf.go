@@ -45,8 +45,14 @@ import (
 // order in which the loader relocates (programs in section order, a
 // program's own instructions before its subprograms'), where libbpf goes
 // section by section: a local type whose candidates a relocation narrowed
-// while another relocation also uses it makes the program unsupported
-// (errCOREOrder), as its relocation could depend on that order.
+// while relocations in another function also use it makes the program
+// unsupported (errCOREOrder), as its relocation could depend on that order.
+//
+// Which loader will load an object is not known, and a loader trusts an
+// accept: a program that cilium/ebpf's relocation turns into other
+// instructions keeps those too (Program.CiliumRelocated, made by
+// ciliumRelocatesOtherwise), and the verifier accepts it only when both
+// programs are accepted.
 
 // coreKind is a relocation kind, as cilium/ebpf names it in its
 // description and libbpf in core_relo_kind_str.

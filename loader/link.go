@@ -242,8 +242,12 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 // bpf_core_type_id_local is libbpf's (see libbpfCORE); without it, every
 // one is cilium/ebpf's. It returns the program's own types that
 // bpf_core_type_id_local relocations turned into immediates, by the id each
-// was given. records caches the relocations' records (nil: none).
+// was given. records caches the relocations' records (nil: a cache of this
+// call's own).
 func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF, core *libbpfCORE, records coreRelos) (map[uint32]btf.Type, error) {
+	if records == nil {
+		records = coreRelos{}
+	}
 	var relos []*btf.CORERelocation
 	var reloInsns []*asm.Instruction
 	var libbpfInsns []int
@@ -257,7 +261,12 @@ func applyCORE(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF, c
 		if relo == nil {
 			continue
 		}
-		if r, ok := records.get(relo); core != nil && (!ok || r.kind != coreTypeIDLocal) {
+		if core == nil {
+			relos = append(relos, relo)
+			reloInsns = append(reloInsns, &insns[i])
+			continue
+		}
+		if r, ok := records.get(relo); !ok || r.kind != coreTypeIDLocal {
 			libbpfInsns = append(libbpfInsns, i)
 			funcs = append(funcs, fn)
 			continue

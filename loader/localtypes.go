@@ -3,8 +3,6 @@ package loader
 import (
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/cilium/ebpf/btf"
 )
@@ -12,31 +10,8 @@ import (
 // LocalTypeID is the id, in the object's own BTF, of the type a
 // bpf_core_type_id_local relocation names; false for other relocations.
 func LocalTypeID(relo *btf.CORERelocation) (btf.TypeID, bool) {
-	kind, id, ok := typeIDRelocation(relo)
-	return id, ok && kind == "local_type_id"
-}
-
-// typeIDRelocation returns the kind and the local type id of a relocation
-// that makes a type id an immediate (bpf_core_type_id_local or
-// bpf_core_type_id_kernel); false for other relocations.
-func typeIDRelocation(relo *btf.CORERelocation) (kind string, id btf.TypeID, ok bool) {
-	// cilium/ebpf keeps the kind and the local id to itself but for the
-	// relocation's description: "... (local_type_id, local_id=N)".
-	desc := relo.String()
-	open, comma := strings.IndexByte(desc, '('), strings.IndexByte(desc, ',')
-	if open < 0 || comma < open {
-		return "", 0, false
-	}
-	kind = desc[open+1 : comma]
-	at := strings.LastIndex(desc, "local_id=")
-	if kind != "local_type_id" && kind != "target_type_id" || at < 0 {
-		return "", 0, false
-	}
-	n, err := strconv.ParseUint(strings.TrimSuffix(desc[at+len("local_id="):], ")"), 10, 32)
-	if err != nil {
-		return "", 0, false
-	}
-	return kind, btf.TypeID(n), true
+	r, ok := parseCORERelo(relo)
+	return r.localID, ok && r.kind == coreTypeIDLocal
 }
 
 // WithObjectTypeIDs returns p as libbpf loads it: libbpf loads the

@@ -806,21 +806,19 @@ func resizeAccess(ins *asm.Instruction, from, to int) error {
 }
 
 // ciliumRelocatesOtherwise reports whether cilium/ebpf relocates the CO-RE
-// relocations of insns into other instructions than libbpf (core) does.
-// insns is left as it is.
-func ciliumRelocatesOtherwise(insns asm.Instructions, bo binary.ByteOrder, target *targetBTF, core *libbpfCORE) bool {
-	if !slices.ContainsFunc(insns, func(ins asm.Instruction) bool { return btf.CORERelocationMetadata(&ins) != nil }) {
+// relocations of orig into other instructions than libbpf's relocation of
+// them, relocated (with lerr its error). orig is left as it is; records
+// are the object's relocation records.
+func ciliumRelocatesOtherwise(orig, relocated asm.Instructions, lerr error, bo binary.ByteOrder, target *targetBTF, records coreRelos) bool {
+	if !slices.ContainsFunc(orig, func(ins asm.Instruction) bool { return btf.CORERelocationMetadata(&ins) != nil }) {
 		return false
 	}
-	// core keeps each relocation's result: the loader's own pass over
-	// insns, next, finds them there, and candidates are narrowed once.
-	cilium, libbpf := slices.Clone(insns), slices.Clone(insns)
-	_, cerr := applyCORE(cilium, bo, target, nil, core.relos)
-	_, lerr := applyCORE(libbpf, bo, target, core, core.relos)
+	cilium := slices.Clone(orig)
+	_, cerr := applyCORE(cilium, bo, target, nil, records)
 	if cerr != nil || lerr != nil {
 		return cerr == nil
 	}
-	return !slices.EqualFunc(cilium, libbpf, func(a, b asm.Instruction) bool {
+	return !slices.EqualFunc(cilium, relocated, func(a, b asm.Instruction) bool {
 		return a.OpCode == b.OpCode && a.Dst == b.Dst && a.Src == b.Src && a.Offset == b.Offset && a.Constant == b.Constant
 	})
 }
@@ -842,7 +840,10 @@ func LibbpfLinksOtherwise(spec *ebpf.CollectionSpec, ps *ebpf.ProgramSpec) bool 
 	if bo == nil {
 		bo = binary.LittleEndian
 	}
-	return ciliumRelocatesOtherwise(ps.Instructions, bo, newTargetBTF(""), newLibbpfCORE(spec.Types))
+	target, core := newTargetBTF(""), newLibbpfCORE(spec.Types)
+	libbpf := slices.Clone(ps.Instructions)
+	_, lerr := applyCORE(libbpf, bo, target, core, core.relos)
+	return ciliumRelocatesOtherwise(ps.Instructions, libbpf, lerr, bo, target, core.relos)
 }
 
 // takesKfuncAddress reports whether insns load the address of a kfunc,

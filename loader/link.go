@@ -206,14 +206,14 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 
 	insns := slices.Clone(ps.Instructions)
 	var errs []error
-	if core != nil && (takesKfuncAddress(spec, insns) || ciliumRelocatesOtherwise(insns, bo, target, core)) {
-		prog.CiliumRelocated, _ = prepareProgram(ps, spec, maps, target, info, opts, guess, nil)
-	}
 	var relos coreRelos
 	if core != nil {
 		relos = core.relos
 	}
 	localTypes, err := applyCORE(insns, bo, target, core, relos)
+	if core != nil && (takesKfuncAddress(spec, ps.Instructions) || ciliumRelocatesOtherwise(ps.Instructions, insns, err, bo, target, relos)) {
+		prog.CiliumRelocated, _ = prepareProgram(ps, spec, maps, target, info, opts, guess, nil)
+	}
 	if err != nil {
 		errs = append(errs, fmt.Errorf("apply CO-RE relocations: %w", err))
 	}

@@ -288,7 +288,7 @@ func (l *logger) insn(e *env) {
 	l.prevLogPos = l.pos()
 }
 
-// insnText is insnText of the program's instruction i as the kernel's log
+// insnText is the text of the program's instruction i as the kernel's log
 // prints it after resolve_pseudo_ldimm64: a kernel symbol's ld_imm64 holds
 // the symbol's address.
 func (e *env) insnText(i int) string {

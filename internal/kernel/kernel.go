@@ -152,7 +152,7 @@ func (o Options) LoadCollectionSpec(spec *ebpf.CollectionSpec) ([]Result, error)
 func (o Options) loadOne(spec *ebpf.CollectionSpec, name string) Result {
 	res := Result{Program: name}
 	sub := single(spec, name)
-	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && (specNeedsObjectBTF(sub) || specDropsBTF(spec) || specRelocatesOtherwise(sub)) {
+	if needsLoaderPath(sub) || o.MapBTF == ObjectBTF && (specNeedsObjectBTF(sub) || specDropsBTF(spec) || specLinksOtherwise(sub)) {
 		return o.loadThroughLoader(spec, name)
 	}
 
@@ -364,10 +364,10 @@ func (o Options) loadThroughLoader(spec *ebpf.CollectionSpec, name string) Resul
 	return notLoaded(res, fmt.Errorf("program %s missing from the prepared object", name))
 }
 
-// specRelocatesOtherwise reports whether libbpf links sub's program into
+// specLinksOtherwise reports whether libbpf links sub's program into
 // other instructions than cilium/ebpf, which would load it here (see
 // loader.LibbpfLinksOtherwise).
-func specRelocatesOtherwise(sub *ebpf.CollectionSpec) bool {
+func specLinksOtherwise(sub *ebpf.CollectionSpec) bool {
 	for _, p := range sub.Programs {
 		if loader.LibbpfLinksOtherwise(sub, p) {
 			return true

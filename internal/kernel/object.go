@@ -109,11 +109,9 @@ func (o Options) ProgramLog(obj *loader.Object, prog *loader.Program, level int)
 	if level >= 2 {
 		lv = ebpf.LogLevelInstruction
 	}
-	if alt := prog.CiliumRelocated; alt != nil && o.loadRelocated(obj, prog, false).Accepted {
-		// The log of the relocation whose verdict loadProgram gives.
-		if r := o.loadRelocated(obj, alt, false); !r.Accepted && !r.NotLoaded {
-			prog = alt
-		}
+	if prog.CiliumRelocated != nil {
+		// The log of the linking whose verdict loadProgram gives.
+		prog, _ = o.decidingLinking(obj, prog, false)
 	}
 	var log string
 	err := o.withLoad(obj, prog, func(load loadFunc) error {
@@ -179,16 +177,23 @@ func withRelease(r Result) Result {
 }
 
 func (o Options) loadProgram(obj *loader.Object, prog *loader.Program, branchLog bool) Result {
+	_, res := o.decidingLinking(obj, prog, branchLog)
+	return res
+}
+
+// decidingLinking loads prog and, when it is accepted and cilium/ebpf links
+// it otherwise (loader.Program.CiliumRelocated), that linking too: what
+// either loader hands the kernel and the kernel refuses is the verdict, as
+// verifier.Verify gives it. It returns the program whose load decides and
+// that load's result.
+func (o Options) decidingLinking(obj *loader.Object, prog *loader.Program, branchLog bool) (*loader.Program, Result) {
 	res := o.loadRelocated(obj, prog, branchLog)
 	if alt := prog.CiliumRelocated; alt != nil && res.Accepted {
-		// libbpf and cilium/ebpf relocate the program differently: what
-		// one of them hands the kernel and the kernel refuses is the
-		// verdict vercheck gives too (verifier.Verify).
 		if r := o.loadRelocated(obj, alt, branchLog); !r.Accepted && !r.NotLoaded {
-			return r
+			return alt, r
 		}
 	}
-	return res
+	return prog, res
 }
 
 // loadRelocated loads prog as the loader relocated it.

@@ -229,4 +229,6 @@ func BenchmarkLiveRatio(b *testing.B) {
 		b.ReportMetric(float64(ours)/float64(theirs), "kernel_ratio")
 	}
 	b.ReportMetric(float64(compared), "programs/op")
+	b.ReportMetric(ours.Seconds()/float64(b.N), "vercheck_s/op")
+	b.ReportMetric(theirs.Seconds()/float64(b.N), "kernel_s/op")
 }

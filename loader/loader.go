@@ -143,7 +143,16 @@ type Map struct {
 	Contents []byte
 	// Spec is the cilium/ebpf definition, when there is one.
 	Spec *ebpf.MapSpec
+	// Externs is where each extern variable of a .kconfig map lies in its
+	// value, as the loader placed them: in the object's declaration order,
+	// as cilium/ebpf does. libbpf sorts them (alignment, size, name) and
+	// packs the value tighter, so only an access within one extern reads
+	// the same bytes whichever loader made the map. Nil for other maps.
+	Externs []Extent
 }
+
+// Extent is the byte range [Off, Off+Size) of a map value.
+type Extent struct{ Off, Size uint32 }
 
 // Program is one program entry point, linked as the kernel would receive it.
 type Program struct {

@@ -235,6 +235,9 @@ func convertMap(name string, ms *ebpf.MapSpec) *Map {
 			m.Contents = slices.Clone(b)
 		}
 	}
+	if ds, ok := ms.Value.(*btf.Datasec); ok && name == kconfigMapName {
+		m.Externs = externExtents(ds)
+	}
 	if ms.InnerMap != nil && ms.InnerMap != ms {
 		m.Inner = convertMap(ms.InnerMap.Name, ms.InnerMap)
 	}
@@ -282,7 +285,17 @@ func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec, kconfigFile string) {
 		Flags:      bpfFRdonlyProg,
 		ReadOnly:   true,
 		Contents:   contents,
+		Externs:    externExtents(ds),
 	})
+}
+
+// externExtents is where the variables of a .kconfig section lie.
+func externExtents(ds *btf.Datasec) []Extent {
+	out := make([]Extent, 0, len(ds.Vars))
+	for _, v := range ds.Vars {
+		out = append(out, Extent{Off: v.Offset, Size: v.Size})
+	}
+	return out
 }
 
 // readTail decodes the words of a legacy map definition after the classic

@@ -1118,7 +1118,10 @@ func (e *env) checkHelperMemAccess(regno, size int, t access, zeroOK bool, meta 
 		if err := e.checkMemRegion(regno, int(reg.Off), size, int(m.ValueSize), zeroOK); err != nil {
 			return err
 		}
-		return e.checkMapFields(regno, int(reg.Off), size, false)
+		if err := e.checkMapFields(regno, int(reg.Off), size, false); err != nil {
+			return err
+		}
+		return e.checkExternLayout(regno, int(reg.Off), size)
 	case states.PtrToMem:
 		if t == accWrite && reg.Flags&states.MemRdonly != 0 {
 			return e.reject(e.insnIdx, "R%d cannot write into %s", regno, regTypeStr(reg))

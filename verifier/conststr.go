@@ -37,10 +37,12 @@ func (e *env) checkConstStrArg(regno int) error {
 	if err := e.checkMapFields(regno, int(reg.Off), size, false); err != nil {
 		return err
 	}
-	if _, ok := constString(m.Contents, int(reg.Off)+int(reg.Var.Value)); !ok {
+	str, ok := constString(m.Contents, int(reg.Off)+int(reg.Var.Value))
+	if !ok {
 		return e.reject(e.insnIdx, "string is not zero-terminated")
 	}
-	return nil
+	// The string and its NUL: the bytes the helper reads.
+	return e.checkExternLayout(regno, int(reg.Off), len(str)+1)
 }
 
 // mapFrozenReadOnly tells a map the program may only read and whose

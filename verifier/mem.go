@@ -43,6 +43,28 @@ func (e *env) checkMapAccessType(m *loader.Map, off, size int, t access) error {
 	return nil
 }
 
+// checkExternLayout refuses, as unsupported, an access of the .kconfig map
+// by register regno at off (the register's own offset included) that is
+// not within one extern variable: which bytes lie around an extern
+// depends on the loader (loader.Map.Externs), so no one verdict holds for
+// libbpf's layout and cilium/ebpf's. Code reading externs as the C types
+// it declares never meets this.
+func (e *env) checkExternLayout(regno, off, size int) error {
+	reg := &e.regs()[regno]
+	m := e.mapAt(reg)
+	if m == nil || m.Externs == nil {
+		return nil
+	}
+	lo := reg.SMin + int64(off)
+	hi := int64(reg.UMax) + int64(off) + int64(size)
+	for _, x := range m.Externs {
+		if lo >= int64(x.Off) && hi <= int64(x.Off)+int64(x.Size) {
+			return nil
+		}
+	}
+	return e.unsupported(e.insnIdx, "%s access off=%d size=%d is not within one extern variable: libbpf and cilium/ebpf lay the externs out differently", m.Name, off, size)
+}
+
 // maxPacketOff is MAX_PACKET_OFF: packet offsets beyond it are not tracked.
 const maxPacketOff = 0xffff
 
@@ -233,6 +255,9 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 			return err
 		}
 		if err := e.checkMapFields(regno, off, size, true); err != nil {
+			return err
+		}
+		if err := e.checkExternLayout(regno, off, size); err != nil {
 			return err
 		}
 		if f := e.kptrAt(reg, off); f != nil {

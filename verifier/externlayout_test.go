@@ -1,0 +1,46 @@
+package verifier
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vercheck/vercheck/loader"
+)
+
+// TestKconfigLayout: an access to the .kconfig map beyond one extern
+// variable reads bytes whose meaning is the loader's (cilium/ebpf keeps
+// the declaration order, libbpf sorts the externs and packs the value), so
+// it is unsupported; accesses within one extern, direct, at a variable
+// offset or through a helper, are verified, and an access past the value
+// is the kernel's rejection under the loader's layout.
+func TestKconfigLayout(t *testing.T) {
+	obj, err := loader.Open("../testdata/progs/s37_kconfig_layout.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"s37_kconfig_each_own_type":          "accepted",
+		"s37_kconfig_var_in_string":          "accepted",
+		"s37_kconfig_helper_reads_int":       "accepted",
+		"s37_kconfig_word_at_bool":           "unsupported",
+		"s37_kconfig_var_past_string":        "unsupported",
+		"s37_kconfig_helper_reads_past_bool": "unsupported",
+		"s37_kconfig_past_value":             "rejected",
+	}
+	got := map[string]string{}
+	for _, p := range obj.Programs {
+		res := Verify(obj, p, Options{})
+		got[p.Name] = res.Verdict()
+		if res.Verdict() == "unsupported" {
+			if !errors.Is(res.Err, ErrUnsupported) || !strings.Contains(res.Err.Error(), "is not within one extern variable") {
+				t.Errorf("%s: %v, want the extern layout's refusal", p.Name, res.Err)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}

@@ -359,7 +359,7 @@ type precision struct {
 }
 
 // walkAlways in a wants entry marks an instruction that backtrackInsn
-// must always see: calls, exits, malformed registers.
+// must always see: calls, exits, legacy packet loads, malformed registers.
 const walkAlways = 1 << 31
 
 // wantsTable computes, for each instruction, the registers of the
@@ -394,7 +394,14 @@ func instructionWants(in insn.Insn) uint32 {
 			return 0
 		}
 		return dst
-	case insn.ClassLDX, insn.ClassLD:
+	case insn.ClassLD:
+		if m := in.Mode(); m == insn.ModeABS || m == insn.ModeIND {
+			// A legacy packet load may be a subprogram's hidden exit,
+			// which moves the walk between frames.
+			return walkAlways
+		}
+		return dst
+	case insn.ClassLDX:
 		return dst
 	case insn.ClassSTX, insn.ClassST:
 		if load, ok := fetchLoadReg(in); ok {
@@ -871,11 +878,30 @@ func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtra
 	case insn.ClassJMP, insn.ClassJMP32:
 		return e.backtrackJmp(idx, subseq, in, h, bt)
 	case insn.ClassLD:
+		legacy := in.Mode() == insn.ModeABS || in.Mode() == insn.ModeIND
+		if legacy && subseq >= 0 && subseq != idx+1 {
+			// The load's hidden exit (a failed packet load in a
+			// subprogram returns 0 to the caller, check_ld_abs): the
+			// next instruction of the path is the caller's, so walking
+			// back enters the subprogram's frame, as over an exit. The
+			// caller's r0 came from the load: no precision is tracked
+			// through it (upstream "backtrack_insn(): Handle
+			// ld_{abs,ind} subprog exit edge", in the 6.18.44 builds
+			// here; without it the kernel reports its own bug).
+			if bt.isReg(0) {
+				return errBacktrack
+			}
+			if bt.frame+1 >= states.MaxCallFrames {
+				return e.backtrackBug("subprog enter from frame %d", bt.frame)
+			}
+			bt.frame++
+			return nil
+		}
 		if !bt.isReg(dreg) {
 			return nil
 		}
 		bt.clearReg(dreg)
-		if m := in.Mode(); m == insn.ModeABS || m == insn.ModeIND {
+		if legacy {
 			return errBacktrack
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -237,7 +238,7 @@ func (info *elfInfo) bindWeakKconfigExterns(data []byte) []byte {
 // and knows none of libbpf's own variables but LINUX_KERNEL_VERSION and
 // LINUX_HAS_SYSCALL_WRAPPER. Without the running kernel's configuration
 // the map stays virtual unless required (weak externs).
-func materializeKconfig(spec *ebpf.CollectionSpec, required bool) error {
+func materializeKconfig(spec *ebpf.CollectionSpec, required bool, weak map[string]bool) error {
 	var ds *btf.Datasec
 	if spec.Types == nil || spec.Types.TypeByName(kconfigMapName, &ds) != nil || ds == nil || ds.Size == 0 {
 		return nil
@@ -253,7 +254,10 @@ func materializeKconfig(spec *ebpf.CollectionSpec, required bool) error {
 	if bo == nil {
 		bo = binary.LittleEndian
 	}
-	contents, _ := fillKconfig(ds, target, bo)
+	contents, _, err := fillKconfig(ds, target, bo, weak)
+	if err != nil {
+		return fmt.Errorf("%s: %w", kconfigMapName, err)
+	}
 	spec.Maps[kconfigMapName] = &ebpf.MapSpec{
 		Name:       kconfigMapName,
 		Type:       ebpf.Array,
@@ -314,27 +318,63 @@ func KernelConfig(path string) (map[string]string, error) {
 }
 
 // fillKconfig writes the value of every variable of ds into a fresh
-// buffer. Variables the target does not define stay zero, as libbpf leaves
-// weak externs; warnings say which values were unknown or unusable.
-func fillKconfig(ds *btf.Datasec, t kernelTarget, bo binary.ByteOrder) ([]byte, []string) {
+// buffer, as libbpf does (kconfigvalue.go), and returns libbpf's refusal
+// of the object if it has one (a *KconfigError): a value the variable's
+// type cannot take, a variable libbpf does not know, or a strong one
+// nothing sets. weak names the object's weak symbols. Variables the
+// target does not define stay zero; where the kernel's configuration is
+// unknown, the CONFIG_ ones stay zero with a warning, as nothing says
+// what libbpf would find.
+func fillKconfig(ds *btf.Datasec, t kernelTarget, bo binary.ByteOrder, weak map[string]bool) ([]byte, []string, error) {
 	data := make([]byte, ds.Size)
 	var warnings []string
+	var refusal *KconfigError
+	refuse := func(r *KconfigError) {
+		if refusal == nil {
+			refusal = r
+		}
+	}
 	for _, vsi := range ds.Vars {
 		v, ok := vsi.Type.(*btf.Var)
 		if !ok || uint64(vsi.Offset)+uint64(vsi.Size) > uint64(len(data)) {
 			continue
 		}
-		dst := data[vsi.Offset : vsi.Offset+vsi.Size]
-		var err error
-		switch v.Name {
-		case kconfigKernelVersion:
+		x := &kcfgExtern{name: v.Name, dst: data[vsi.Offset : vsi.Offset+vsi.Size], bo: bo}
+		x.kt, x.signed = kcfgTypeOf(v.Type)
+		if x.kt == kcfgUnknown {
+			refuse(kconfigRefusal(syscall.EOPNOTSUPP, "extern (kcfg) '%s': type is unsupported", v.Name))
+			continue
+		}
+		set := true
+		var r *KconfigError
+		switch {
+		case strings.HasPrefix(v.Name, "CONFIG_"):
+			if t.config == nil {
+				warnings = append(warnings, fmt.Sprintf(".kconfig: %s: kernel config unknown; assumed zero", v.Name))
+				continue
+			}
+			value, ok := t.config[v.Name]
+			switch {
+			case !ok:
+				set = false
+			case value == "":
+				r = kconfigRefusal(syscall.EINVAL, "failed to parse '%s=': no value", v.Name)
+			default:
+				r = x.setConfig(value)
+			}
+			if r != nil {
+				// An error on a configuration line fails the file,
+				// and the file's failure is EINVAL.
+				r.Errno = syscall.EINVAL
+			}
+		case v.Name == kconfigKernelVersion:
 			code, ok := kernelVersionCode(t.release)
-			if !ok {
-				err = fmt.Errorf("kernel release %q unknown", t.release)
+			if !ok || code == 0 {
+				r = kconfigRefusal(syscall.EINVAL, "extern (kcfg) '%s': failed to get kernel version", v.Name)
 				break
 			}
-			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), uint64(code), bo)
-		case kconfigSyscallWrapper:
+			r = x.setNum(uint64(code))
+		case v.Name == kconfigSyscallWrapper:
 			// Every kernel with BTF (4.18 and later) wraps syscalls on the
 			// architectures BPF tracing programs run on; libbpf says so
 			// when its kprobe on __x64_sys_bpf can be made.
@@ -342,30 +382,32 @@ func fillKconfig(ds *btf.Datasec, t kernelTarget, bo binary.ByteOrder) ([]byte, 
 			if !t.noKprobes {
 				wrapped = 1
 			}
-			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), wrapped, bo)
-		case kconfigBPFCookie:
+			r = x.setNum(wrapped)
+		case v.Name == kconfigBPFCookie:
 			var cookie uint64 = 1
 			if code, ok := kernelVersionCode(t.release); ok && code < bpfCookieVersion {
 				cookie = 0
 			}
-			err = putKconfigInt(dst, btf.UnderlyingType(v.Type), cookie, bo)
+			r = x.setNum(cookie)
+		case strings.HasPrefix(v.Name, "LINUX_") && weak[v.Name]:
+			// A virtual variable libbpf does not know: zero when weak.
+			set = false
 		default:
-			if t.config == nil {
-				err = errors.New("kernel config unknown")
-				break
-			}
-			value, set := t.config[v.Name]
-			if !set {
-				continue
-			}
-			err = putKconfigValue(dst, btf.UnderlyingType(v.Type), value, bo)
+			r = kconfigRefusal(syscall.EINVAL, "extern (kcfg) '%s': unrecognized virtual extern", v.Name)
 		}
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf(".kconfig: %s: %v; assumed zero", v.Name, err))
-			clear(dst)
+		if r != nil {
+			refuse(r)
+			clear(x.dst)
+			continue
+		}
+		if !set && !weak[v.Name] {
+			refuse(kconfigRefusal(syscall.ESRCH, "extern '%s' (strong): not resolved", v.Name))
 		}
 	}
-	return data, warnings
+	if refusal != nil {
+		return data, warnings, refusal
+	}
+	return data, warnings, nil
 }
 
 // libbpf's enum libbpf_tristate values.
@@ -374,90 +416,6 @@ const (
 	tristateYes    = 1
 	tristateModule = 2
 )
-
-// putKconfigValue stores a config value into dst by the variable's type,
-// following libbpf's rules: y/n/m into bool, char or tristate enum
-// variables, quoted strings into char arrays, numbers into integers.
-func putKconfigValue(dst []byte, typ btf.Type, value string, bo binary.ByteOrder) error {
-	switch value {
-	case "y", "n", "m":
-		switch typ := typ.(type) {
-		case *btf.Enum:
-			n := map[string]uint64{"n": tristateNo, "y": tristateYes, "m": tristateModule}[value]
-			return putKconfigUint(dst, n, bo)
-		case *btf.Int:
-			// libbpf's find_kcfg_type: a one-byte integer that is not a
-			// bool is a char (KCFG_CHAR), whatever its encoding (clang
-			// marks none as char), and takes the letter itself.
-			if typ.Encoding != btf.Bool && typ.Size == 1 {
-				dst[0] = value[0]
-				return nil
-			}
-			if typ.Encoding != btf.Bool && typ.Size != 1 {
-				return fmt.Errorf("value %q for a %d-byte integer", value, typ.Size)
-			}
-			if value == "m" {
-				return errors.New("value \"m\" for a bool")
-			}
-			if value == "y" {
-				dst[0] = 1
-			}
-			return nil
-		}
-		return fmt.Errorf("value %q for type %s", value, typ)
-	}
-	if strings.HasPrefix(value, `"`) {
-		arr, ok := typ.(*btf.Array)
-		if !ok {
-			return fmt.Errorf("string value for type %s", typ)
-		}
-		s, err := strconv.Unquote(value)
-		if err != nil {
-			return fmt.Errorf("string value %s: %w", value, err)
-		}
-		n := min(len(s), int(arr.Nelems)-1, len(dst)-1)
-		if n < 0 {
-			return nil
-		}
-		copy(dst, s[:n])
-		return nil
-	}
-	n, err := strconv.ParseInt(value, 0, 64)
-	if err != nil {
-		u, uerr := strconv.ParseUint(value, 0, 64)
-		if uerr != nil {
-			return fmt.Errorf("value %q: %w", value, err)
-		}
-		n = int64(u)
-	}
-	return putKconfigInt(dst, typ, uint64(n), bo)
-}
-
-// putKconfigInt stores n into an integer (or enum) variable.
-func putKconfigInt(dst []byte, typ btf.Type, n uint64, bo binary.ByteOrder) error {
-	switch typ.(type) {
-	case *btf.Int, *btf.Enum:
-		return putKconfigUint(dst, n, bo)
-	}
-	return fmt.Errorf("integer value for type %s", typ)
-}
-
-// putKconfigUint stores n in len(dst) bytes.
-func putKconfigUint(dst []byte, n uint64, bo binary.ByteOrder) error {
-	switch len(dst) {
-	case 1:
-		dst[0] = byte(n)
-	case 2:
-		bo.PutUint16(dst, uint16(n))
-	case 4:
-		bo.PutUint32(dst, uint32(n))
-	case 8:
-		bo.PutUint64(dst, n)
-	default:
-		return fmt.Errorf("integer of %d bytes", len(dst))
-	}
-	return nil
-}
 
 // kconfigOffset reports whether cilium/ebpf marked ins as a load of an
 // extern __kconfig variable and, if so, the variable's offset in .kconfig.

@@ -2,8 +2,10 @@ package loader
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cilium/ebpf/asm"
@@ -81,8 +83,13 @@ CONFIG_SMP=y
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, warnings := fillKconfig(ds, kernelTarget{release: "6.18.1", config: cfg}, binary.LittleEndian)
-	old, _ := fillKconfig(ds, kernelTarget{release: "5.10.0", config: cfg, noKprobes: true}, binary.LittleEndian)
+	weak := map[string]bool{"CONFIG_MISSING": true}
+	data, warnings, err := fillKconfig(ds, kernelTarget{release: "6.18.1", config: cfg}, binary.LittleEndian, weak)
+	var kerr *KconfigError
+	if !errors.As(err, &kerr) || kerr.Errno != syscall.EINVAL || !strings.Contains(kerr.Msg, "'CONFIG_BAD': value 'm' implies tristate or char type") {
+		t.Errorf("fillKconfig refused with %v, want CONFIG_BAD's m for a bool (EINVAL)", err)
+	}
+	old, _, _ := fillKconfig(ds, kernelTarget{release: "5.10.0", config: cfg, noKprobes: true}, binary.LittleEndian, weak)
 	le := binary.LittleEndian
 	got := map[string]any{
 		"plain char":              data[64],
@@ -109,7 +116,7 @@ CONFIG_SMP=y
 		"missing":  uint32(0),
 		"char":     byte('y'),
 		"bad":      byte(0),
-		"warnings": 1,
+		"warnings": 0,
 
 		"plain char":              byte('y'),
 		"cookie":                  byte(1),
@@ -184,5 +191,88 @@ func TestWeakKconfigExterns(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"kconfig_weak_missing+0", "kconfig_weak_set+4"}, refs); diff != "" {
 		t.Errorf("loads of %s (-want +got):\n%s", kconfigMapName, diff)
+	}
+}
+
+// TestKconfigRefusals: the objects libbpf refuses for one __kconfig
+// variable (bpf_object__resolve_externs), each alone in its .kconfig
+// section, with the errno its load returns; nil where libbpf fills it.
+func TestKconfigRefusals(t *testing.T) {
+	boolT := &btf.Int{Name: "_Bool", Size: 1, Encoding: btf.Bool}
+	u8 := &btf.Int{Name: "unsigned char", Size: 1}
+	s8 := &btf.Int{Name: "signed char", Size: 1, Encoding: btf.Signed}
+	u16 := &btf.Int{Name: "unsigned short", Size: 2}
+	s32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	u64 := &btf.Int{Name: "unsigned long long", Size: 8}
+	str := &btf.Array{Type: s8, Index: s32, Nelems: 4}
+	otherEnum := &btf.Enum{Name: "my_tristate", Size: 4}
+	cfg := map[string]string{
+		"CONFIG_HZ": "250", "CONFIG_Y": "y", "CONFIG_M": "m", "CONFIG_STR": `"abc"`,
+		"CONFIG_BIG": "65536", "CONFIG_NEG": "-1", "CONFIG_HEX": "0x10", "CONFIG_OCT": "010",
+		"CONFIG_BAD_NUM": "12abc", "CONFIG_ONE": "1",
+	}
+	tests := []struct {
+		name string
+		typ  btf.Type
+		weak bool
+		want syscall.Errno // 0: filled, no refusal
+	}{
+		{"CONFIG_HZ", u16, false, 0},
+		{"CONFIG_HZ", boolT, false, syscall.EINVAL},  // implies integer type
+		{"CONFIG_ONE", boolT, false, syscall.EINVAL}, // numbers never go into a bool
+		{"CONFIG_Y", s32, false, syscall.EINVAL},     // implies bool, tristate, or char
+		{"CONFIG_Y", u8, false, 0},                   // a char takes the letter
+		{"CONFIG_M", boolT, false, syscall.EINVAL},
+		{"CONFIG_STR", s32, false, syscall.EINVAL},
+		{"CONFIG_STR", str, false, 0},
+		{"CONFIG_HZ", str, false, syscall.EINVAL},
+		{"CONFIG_BIG", u16, false, syscall.EINVAL}, // ERANGE, but a config line's failure is EINVAL
+		{"CONFIG_NEG", s32, false, 0},
+		{"CONFIG_NEG", u16, false, syscall.EINVAL},
+		{"CONFIG_HEX", u8, false, 0},
+		{"CONFIG_OCT", u8, false, 0},
+		{"CONFIG_BAD_NUM", s32, false, syscall.EINVAL},
+		{"CONFIG_ABSENT", s32, false, syscall.ESRCH},
+		{"CONFIG_ABSENT", s32, true, 0},
+		{"CONFIG_Y", otherEnum, false, syscall.EOPNOTSUPP},
+		{"LINUX_KERNEL_VERSION", u8, false, syscall.ERANGE},
+		{"LINUX_KERNEL_VERSION", u64, false, 0},
+		{"LINUX_HAS_BPF_COOKIE", boolT, false, 0},
+		{"LINUX_SOMETHING_NEW", s32, false, syscall.EINVAL},
+		{"LINUX_SOMETHING_NEW", s32, true, 0},
+		{"NOT_A_CONFIG", s32, true, syscall.EINVAL},
+	}
+	for _, tt := range tests {
+		size, _ := btf.Sizeof(tt.typ)
+		ds := &btf.Datasec{Name: ".kconfig", Size: uint32(size), Vars: []btf.VarSecinfo{
+			{Type: &btf.Var{Name: tt.name, Type: tt.typ}, Size: uint32(size)}}}
+		_, _, err := fillKconfig(ds, kernelTarget{release: "6.18.1", config: cfg}, binary.LittleEndian, map[string]bool{tt.name: tt.weak})
+		var got syscall.Errno
+		var kerr *KconfigError
+		if errors.As(err, &kerr) {
+			got = kerr.Errno
+		}
+		if got != tt.want {
+			t.Errorf("%s as %v (weak %v): refusal %v (%v), want errno %v", tt.name, tt.typ, tt.weak, got, err, tt.want)
+		}
+	}
+}
+
+func TestStrtoull(t *testing.T) {
+	tests := []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"250", 250, true}, {"0x3e8", 1000, true}, {"0X10", 16, true}, {"010", 8, true}, {"0", 0, true},
+		{"-1", 1<<64 - 1, true}, {"+7", 7, true}, {" 5", 5, true},
+		{"08", 0, false}, {"12abc", 0, false}, {"", 0, false}, {"0x", 0, false},
+		{"18446744073709551615", 1<<64 - 1, true}, {"18446744073709551616", 0, false}, {"1_000", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := strtoull(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("strtoull(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
 	}
 }

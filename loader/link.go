@@ -221,13 +221,22 @@ func prepareProgram(ps *ebpf.ProgramSpec, spec *ebpf.CollectionSpec, maps *mapTa
 	unbound, rerrs := rewriteReferences(insns, spec, maps, target, info, core != nil)
 	prog.UnboundMapLoads = unbound
 	errs = append(errs, rerrs...)
-	if err := resolveCalls(insns); err != nil {
+	if name, ok := unsatisfiedCall(insns); ok {
+		// libbpf refuses such an object when it opens it (no BTF for
+		// the extern), cilium/ebpf when it links the program.
+		errs = append(errs, unresolvedExtern(name))
+	} else if err := resolveCalls(insns); err != nil {
 		errs = append(errs, fmt.Errorf("link: %w", err))
 	}
 	prog.Instructions = insns
 	prog.decoded = decode(insns)
 	prog.Lines, prog.Funcs = lineAndFuncInfo(insns)
 
+	if maps.kconfigRefusal != nil {
+		// libbpf refuses the whole object, whichever program reads
+		// the variable.
+		errs = append(errs, maps.kconfigRefusal)
+	}
 	if len(errs) > 0 {
 		err := fmt.Errorf("program %s: %w", ps.Name, errors.Join(errs...))
 		prog.Err = errors.Join(prog.Err, err)
@@ -586,6 +595,26 @@ func resolveCalls(insns asm.Instructions) (err error) {
 		}
 	}()
 	return insn.Marshal(insns, io.Discard)
+}
+
+// unsatisfiedCall names the first function a bpf-to-bpf call of insns
+// refers to that insns does not define: an extern function of an object
+// whose units are not linked yet.
+func unsatisfiedCall(insns asm.Instructions) (string, bool) {
+	defined := make(map[string]bool)
+	for i := range insns {
+		if sym := insns[i].Symbol(); sym != "" {
+			defined[sym] = true
+		}
+	}
+	for i := range insns {
+		if ins := &insns[i]; ins.IsFunctionReference() || ins.IsFunctionCall() {
+			if ref := ins.Reference(); ref != "" && !defined[ref] {
+				return ref, true
+			}
+		}
+	}
+	return "", false
 }
 
 // lineAndFuncInfo extracts source lines and BTF function info, keyed by raw

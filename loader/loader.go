@@ -366,7 +366,7 @@ func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 	if err := info.linkFlavouredKfuncs(spec, newTargetBTF("")); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := materializeKconfig(spec, info.weakKconfig); err != nil {
+	if err := materializeKconfig(spec, info.weakKconfig, info.weak); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return spec, warnings, nil

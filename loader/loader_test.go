@@ -195,7 +195,7 @@ func TestFromCollectionSpecErrors(t *testing.T) {
 				insns := s.Programs["entry"].Instructions
 				s.Programs["entry"].Instructions = insns[:4]
 			},
-			want: asm.ErrUnsatisfiedProgramReference,
+			want: ErrUnresolvedExtern,
 		},
 	}
 	for _, tt := range tests {

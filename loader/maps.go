@@ -44,6 +44,9 @@ type mapTable struct {
 	// arenaData is the size of the arena's globals (arenaSection), which
 	// live in the arena map rather than in a map of their own.
 	arenaData uint32
+	// kconfigRefusal is libbpf's refusal of the object for one of its
+	// .kconfig variables (a *KconfigError), nil if it has none.
+	kconfigRefusal error
 }
 
 // newMapTable indexes the maps of spec. iproute2 says whether the object was
@@ -73,7 +76,11 @@ func newMapTable(spec *ebpf.CollectionSpec, info *elfInfo, iproute2 bool, kconfi
 		t.add(name, m)
 	}
 
-	t.addKconfig(spec, kconfigFile)
+	var weak map[string]bool
+	if info != nil {
+		weak = info.weak
+	}
+	t.addKconfig(spec, kconfigFile, weak)
 	t.resolveLegacyTails(spec, info, iproute2)
 	return t
 }
@@ -255,7 +262,7 @@ func isGlobalDataName(name string) bool {
 // the kernel configuration at kconfigFile (the running kernel's when
 // empty) and the running kernel's release. Values that cannot be found
 // are zero, with a warning.
-func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec, kconfigFile string) {
+func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec, kconfigFile string, weak map[string]bool) {
 	if spec.Types == nil {
 		return
 	}
@@ -274,8 +281,9 @@ func (t *mapTable) addKconfig(spec *ebpf.CollectionSpec, kconfigFile string) {
 	if bo == nil {
 		bo = binary.LittleEndian
 	}
-	contents, warnings := fillKconfig(ds, target, bo)
+	contents, warnings, refusal := fillKconfig(ds, target, bo, weak)
 	t.warnings = append(t.warnings, warnings...)
+	t.kconfigRefusal = refusal
 	t.add(kconfigMapName, &Map{
 		Name:       kconfigMapName,
 		Type:       ebpf.Array,

@@ -217,6 +217,19 @@ func verifyRelocated(obj *loader.Object, prog *loader.Program, opts Options) (re
 		res.Stats.Duration = time.Since(start)
 	}()
 	if prog.Err != nil {
+		var kerr *loader.KconfigError
+		if errors.As(prog.Err, &kerr) {
+			// libbpf refuses the object before the kernel sees it.
+			res.Err = &RejectError{Msg: fmt.Sprintf("%v: the loader refuses the object, as libbpf does, and never loads the program", kerr), errno: kerr.Errno}
+			return res
+		}
+		if errors.Is(prog.Err, loader.ErrUnresolvedExtern) {
+			// An extern function no unit defines: libbpf refuses the
+			// object when it opens it (ENOENT), cilium/ebpf when it
+			// links the program.
+			res.Err = &RejectError{Msg: fmt.Sprintf("%v: the loader refuses it and never loads the program", prog.Err), errno: syscall.ENOENT}
+			return res
+		}
 		res.Err = fmt.Errorf("%w: %v", ErrUnsupported, prog.Err)
 		if errors.Is(prog.Err, loader.ErrKernelSymbolMissing) && loader.ModuleBTFsComplete() {
 			// The loader gives up, as libbpf would: a rejection,

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,5 +43,32 @@ func TestKconfigLayout(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+// TestKconfigRefused: an object with a strong __kconfig variable that the
+// kernel's configuration does not set is refused by libbpf as a whole
+// (ESRCH), so every program is rejected, not only the one that reads it.
+func TestKconfigRefused(t *testing.T) {
+	if _, err := loader.KernelConfig(""); err != nil {
+		t.Skipf("the running kernel's configuration is unknown: %v", err)
+	}
+	obj, err := loader.Open("../testdata/progs/s37_kconfig_refused.o", loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range obj.Programs {
+		res := Verify(obj, p, Options{})
+		var re *RejectError
+		if !errors.As(res.Err, &re) {
+			t.Fatalf("%s: %s (%v), want a rejection", p.Name, res.Verdict(), res.Err)
+		}
+		got[p.Name] = fmt.Sprintf("%s %v", re.Msg, re.errno)
+	}
+	const msg = "extern 'CONFIG_VERCHECK_NOT_A_KERNEL_OPTION' (strong): not resolved: the loader refuses the object, as libbpf does, and never loads the program no such process"
+	want := map[string]string{"s37_kconfig_strong_missing": msg, "s37_kconfig_unread": msg}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rejections (-want +got):\n%s", diff)
 	}
 }

@@ -409,6 +409,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 		return nil, nil, nil, err
 	}
 	restoreNamedBSS(spec, bss)
+	typeLibbpfOnlySections(spec)
 	warnings = append(warnings, dropUnlinkedPrograms(spec, unlinked)...)
 	restoreNumaNodes(spec, numa)
 	if legacyStructOps {

@@ -41,6 +41,42 @@ func (g *guesser) guess(string) (ebpf.ProgramType, string, bool) {
 	return g.typ, g.reason, true
 }
 
+// libbpfOnlySections are section prefixes libbpf 1.8 gives a program type
+// that cilium/ebpf does not know: sleepable tracepoints, loaded with
+// BPF_F_SLEEPABLE, which a 6.18 kernel refuses ("Only fentry/fexit/
+// fmod_ret, lsm, iter, uprobe, and struct_ops programs can be sleepable").
+// Guessed as socket filters, they were verified as programs no loader
+// makes of them.
+var libbpfOnlySections = []struct {
+	prefix string
+	typ    ebpf.ProgramType
+	attach ebpf.AttachType
+}{
+	{"tp.s/", ebpf.TracePoint, ebpf.AttachNone},
+	{"tracepoint.s/", ebpf.TracePoint, ebpf.AttachNone},
+	{"raw_tp.s/", ebpf.RawTracepoint, ebpf.AttachNone},
+	{"raw_tracepoint.s/", ebpf.RawTracepoint, ebpf.AttachNone},
+	{"tp_btf.s/", ebpf.Tracing, ebpf.AttachTraceRawTp},
+}
+
+// typeLibbpfOnlySections gives the programs of spec in the sections of
+// libbpfOnlySections the type, expected attach type, attach target and
+// load flags libbpf 1.8 gives them.
+func typeLibbpfOnlySections(spec *ebpf.CollectionSpec) {
+	for _, ps := range spec.Programs {
+		if ps == nil || ps.Type != ebpf.UnspecifiedProgram {
+			continue
+		}
+		for _, s := range libbpfOnlySections {
+			if rest, found := strings.CutPrefix(ps.SectionName, s.prefix); found {
+				ps.Type, ps.AttachType, ps.AttachTo = s.typ, s.attach, rest
+				ps.Flags |= FlagSleepable
+				break
+			}
+		}
+	}
+}
+
 // GuessProgramType chooses a program type for an object whose sections do
 // not name one, from the object's file name and its map names. It returns
 // the type and the reason for the choice:

@@ -92,11 +92,21 @@ func (s Set) minus(o Set) Set {
 // is false for program types vercheck does not model (the caller reports
 // them as unsupported); allowed is then false too.
 func (b Build) Allowed(pt ebpf.ProgramType, at ebpf.AttachType, extra Set, id int32) (allowed bool, known bool) {
-	set, ok := allowedHelpers(pt, at)
+	set, ok := b.AllowedSet(pt, at, extra)
+	return set.Has(id), ok
+}
+
+// AllowedSet is the set Allowed tests: every helper a program of type pt
+// (attach type at) may call on a kernel of build b, with extra added. It
+// depends on the program alone, so a verifier makes it once per program
+// rather than at every call. ok is false (and the set empty) for program
+// types vercheck does not model.
+func (b Build) AllowedSet(pt ebpf.ProgramType, at ebpf.AttachType, extra Set) (set Set, ok bool) {
+	set, ok = allowedHelpers(pt, at)
 	if !ok {
-		return false, false
+		return Set{}, false
 	}
-	return b.adjust(set.Union(extra), pt).Has(id), true
+	return b.adjust(set.Union(extra), pt), true
 }
 
 // allowedHelpers returns the full set of helpers a program type may call.

@@ -313,12 +313,32 @@ func structOpsNoSockopt(target string) bool {
 // vercheck knows (helpers.Build.Allowed with the attach target's own
 // helpers); an ops type without get_func_proto allows none.
 func (e *env) helperAllowed(id int32) (allowed, known bool) {
-	if e.progType == ebpf.StructOps {
-		if ops := structOpsOf(e.attachTo()); ops != nil && ops.noFuncProto {
-			return false, true
+	c := &e.allowedHelpers
+	if !c.made || c.progType != e.progType || c.attach != e.attach {
+		// The set depends on the program alone (an extension takes its
+		// target's type before the walk): made at the first call.
+		*c = allowedHelperSet{made: true, progType: e.progType, attach: e.attach}
+		c.set, c.known = e.build.AllowedSet(e.progType, e.attach, e.targetHelpers())
+		if e.progType == ebpf.StructOps {
+			if ops := structOpsOf(e.attachTo()); ops != nil && ops.noFuncProto {
+				// An ops type without get_func_proto allows none.
+				c.set, c.known = helpers.Set{}, true
+			}
 		}
 	}
-	return e.build.Allowed(e.progType, e.attach, e.targetHelpers(), id)
+	return c.set.Has(id), c.known
+}
+
+// allowedHelperSet is the set of helpers the program may call
+// (helpers.Build.AllowedSet), made once for the program type and attach
+// type it was made for: a program calls helpers thousands of times, and
+// the set's unions cost more than the call's other checks.
+type allowedHelperSet struct {
+	made     bool
+	progType ebpf.ProgramType
+	attach   ebpf.AttachType
+	set      helpers.Set
+	known    bool
 }
 
 // helperArgCount is the argument count of a call of helper id for

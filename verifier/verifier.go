@@ -66,6 +66,9 @@ type env struct {
 	// build is the target kernel's build (Options.Kernel, the running
 	// kernel's by default): which helpers it offers.
 	build helpers.Build
+	// allowedHelpers is the set of helpers the program may call, made at
+	// its first helper call (helperAllowed).
+	allowedHelpers allowedHelperSet
 
 	pool  *states.Pool
 	store *prune.Store

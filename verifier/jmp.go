@@ -393,19 +393,36 @@ func markPtrOrNullID(st *states.State, id uint32, isNull bool, keepID func(*stat
 			}
 		}
 	}
-	forEachReg(st, func(r *states.Reg) {
-		if !r.MaybeNull() || r.ID != id {
-			return
+	// forEachReg's walk with its test inline: every NULL check of a
+	// pointer walks both branches' registers and spilled slots, and the
+	// few that match are all this changes.
+	for i := 0; i <= int(st.CurFrame); i++ {
+		f := st.Frames[i]
+		for r := range states.NumRegs {
+			// A register a packed frame left out is NotInit.
+			if reg := f.HeldReg(r); reg != nil && reg.Flags&states.MaybeNull != 0 && reg.ID == id {
+				markPtrOrNull(reg, isNull, keepID)
+			}
 		}
-		if isNull {
-			r.MarkNull()
-			return
+		for s := range f.NumSlots() {
+			if sl := f.Slot(s); sl.IsSpilledReg() && sl.Spilled.Flags&states.MaybeNull != 0 && sl.Spilled.ID == id {
+				markPtrOrNull(&sl.Spilled, isNull, keepID)
+			}
 		}
-		r.Flags &^= states.MaybeNull | states.OuterMapValue
-		if keepID == nil || !keepID(r) {
-			r.ID = 0
-		}
-	})
+	}
+}
+
+// markPtrOrNull is mark_ptr_or_null_reg for one maybe-null pointer r of
+// the id being settled (markPtrOrNullID).
+func markPtrOrNull(r *states.Reg, isNull bool, keepID func(*states.Reg) bool) {
+	if isNull {
+		r.MarkNull()
+		return
+	}
+	r.Flags &^= states.MaybeNull | states.OuterMapValue
+	if keepID == nil || !keepID(r) {
+		r.ID = 0
+	}
 }
 
 // matchPktPointers is try_match_pkt_pointers: a comparison of a packet

@@ -247,8 +247,11 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 		}
 		return nil
 	}
-	var srcVal states.Reg
+	// The immediate operand: a constant scalar, made a register only
+	// for pointer arithmetic (adjustPtrMinMax), which few ALU
+	// instructions are.
 	var src *states.Reg
+	var imm states.Scalar
 	if in.SrcIsReg() {
 		src = &regs[in.Src]
 		if src.Type != states.ScalarValue {
@@ -270,20 +273,23 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 			}
 		}
 	} else {
-		srcVal.MarkConst(uint64(int64(in.Imm)))
-		src = &srcVal
+		imm = states.ConstScalar(uint64(int64(in.Imm)))
 	}
 	if dst.Type != states.ScalarValue {
 		if in.SrcIsReg() {
 			if err := e.markChainPrecision(int(in.Src)); err != nil {
 				return err
 			}
+		} else {
+			var srcVal states.Reg
+			srcVal.MarkConst(uint64(int64(in.Imm)))
+			src = &srcVal
 		}
 		return e.adjustPtrMinMax(in, op, is64, dst, src)
 	}
-	srcScalar := src.Scalar
-	if !in.SrcIsReg() && !is64 {
-		srcScalar = states.ConstScalar(uint64(int64(in.Imm)))
+	srcScalar := &imm
+	if in.SrcIsReg() {
+		srcScalar = &src.Scalar
 	}
 	if (op == insn.ALUAnd || op == insn.ALUOr) && srcScalar.Var.IsConst() {
 		if err := e.maybeForkScalars(in, dst); err != nil {
@@ -293,7 +299,7 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 	// A 32-bit link needs the upper half of dst known zero before the
 	// operation (the result is zero-extended either way).
 	dstUMaxBefore := dst.UMax
-	res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, dst.Scalar, srcScalar)
+	res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, dst.Scalar, *srcScalar)
 	// Linked scalars: r += const and r -= const keep the link with a
 	// delta; anything else breaks it.
 	dst.ID, dst.Off = linkDelta(dst.ID, op, is64, in.SrcIsReg() && in.Src == in.Dst, srcScalar, dstUMaxBefore)
@@ -308,7 +314,7 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 // second delta, or a 32-bit operation on a register whose upper half may
 // be non-zero clears the link. sameReg is an operation of a register with
 // itself, whose source is no longer the value it had.
-func linkDelta(id uint32, op uint8, is64, sameReg bool, src states.Scalar, dstUMaxBefore uint64) (uint32, int32) {
+func linkDelta(id uint32, op uint8, is64, sameReg bool, src *states.Scalar, dstUMaxBefore uint64) (uint32, int32) {
 	if id == 0 || (op != insn.ALUAdd && op != insn.ALUSub) || sameReg {
 		return 0, 0
 	}

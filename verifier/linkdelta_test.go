@@ -40,7 +40,7 @@ func TestLinkDelta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			id, off := linkDelta(tt.id, tt.op, tt.is64, tt.sameReg, tt.src, tt.umax)
+			id, off := linkDelta(tt.id, tt.op, tt.is64, tt.sameReg, &tt.src, tt.umax)
 			if diff := cmp.Diff(tt.want, out{id, off}); diff != "" {
 				t.Errorf("linkDelta mismatch (-want +got):\n%s", diff)
 			}

@@ -470,6 +470,11 @@ func kernelOperands(in insn.Insn) []operand {
 // source that takes no atomics is refused for that, whatever the
 // destination's number.
 func (e *env) checkOperandNumbers(in insn.Insn) error {
+	if in.Dst < states.NumRegs && in.Src < states.NumRegs {
+		// Every operand kernelOperands lists is one of the two: no
+		// need to list them (the list is allocated).
+		return nil
+	}
 	ops := kernelOperands(in)
 	bad := slices.IndexFunc(ops, func(o operand) bool { return o.reg >= states.NumRegs })
 	if bad < 0 {

@@ -93,13 +93,14 @@ func (e *env) checkLoadAlign(in insn.Insn, strictOnce bool) error {
 	if err := e.checkRegWrite(in.Dst); err != nil {
 		return err
 	}
-	src := e.regs()[in.Src]
+	// The source's kind before the load, which may overwrite it.
+	src := auxPtrTypeOf(&e.regs()[in.Src])
 	if err := e.checkMemAccessAlign(int(in.Src), int(in.Off), in.SizeBytes(), accRead, int(in.Dst), in.Mode() == insn.ModeMEMSX, strictOnce); err != nil {
 		return err
 	}
 	// The kernel lets plain loads, never load-acquire (the only loads
 	// with strict alignment once), mix BTF pointers of different trust.
-	return e.saveAuxPtrType(&src, !strictOnce)
+	return e.saveAuxPtrType(src, !strictOnce)
 }
 
 // checkStore simulates STX (register) and ST (immediate) stores.
@@ -122,11 +123,11 @@ func (e *env) checkStoreAlign(in insn.Insn, strictOnce bool) error {
 	}
 	// Since 6.3 an immediate store into the context is checked like a
 	// register store: the context layout says which fields take writes.
-	dst := e.regs()[in.Dst]
+	dst := auxPtrTypeOf(&e.regs()[in.Dst])
 	if err := e.checkMemAccessAlign(int(in.Dst), int(in.Off), in.SizeBytes(), accWrite, valueReg, false, strictOnce); err != nil {
 		return err
 	}
-	return e.saveAuxPtrType(&dst, false)
+	return e.saveAuxPtrType(dst, false)
 }
 
 // auxPtrType is the kernel's insn_aux_data ptr_type: a register type with
@@ -135,6 +136,9 @@ type auxPtrType struct {
 	t     states.RegType
 	flags states.RegFlags
 }
+
+// auxPtrTypeOf is r's type with its flags.
+func auxPtrTypeOf(r *states.Reg) auxPtrType { return auxPtrType{r.Type, r.Flags} }
 
 // saveAuxPtrType is save_aux_ptr_type: one load or store insn must always
 // see the same pointer type, flags included, where the kernel rewrites the
@@ -147,8 +151,7 @@ type auxPtrType struct {
 // With stablefix.UntrustedMemMismatch, read-only untrusted memory (read
 // through a probe) mismatches any other kind too, and a merge keeps the
 // probe read when either side needs one (merge_ptr_types).
-func (e *env) saveAuxPtrType(r *states.Reg, allowTrustMismatch bool) error {
-	cur := auxPtrType{r.Type, r.Flags}
+func (e *env) saveAuxPtrType(cur auxPtrType, allowTrustMismatch bool) error {
 	prev := &e.auxPtr[e.insnIdx]
 	fixed := !e.opts.MissingFixes.Has(stablefix.UntrustedMemMismatch)
 	switch {

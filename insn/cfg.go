@@ -383,15 +383,17 @@ func (g *CFG) computePostorder() {
 		explored   uint8 = 2
 	)
 	state := make([]uint8, n)
-	stack := make([]int, 0, n)
+	// Instruction indices as int32, as the results hold them: the walks'
+	// stacks are a program's length each, allocated per verification.
+	stack := make([]int32, 0, n)
 	g.postorder = make([]int32, 0, n)
 	g.postorderStart = make([]int, 0, len(g.Subprogs)+1)
 	var succ []int
 	for _, sp := range g.Subprogs {
 		g.postorderStart = append(g.postorderStart, len(g.postorder))
-		stack = append(stack[:0], sp.Start)
+		stack = append(stack[:0], int32(sp.Start))
 		for len(stack) > 0 {
-			top := stack[len(stack)-1]
+			top := int(stack[len(stack)-1])
 			state[top] |= discovered
 			if state[top]&explored != 0 {
 				g.postorder = append(g.postorder, int32(top))
@@ -401,7 +403,7 @@ func (g *CFG) computePostorder() {
 			succ = successors(g.prog, succ[:0], top)
 			for _, s := range succ {
 				if state[s] == 0 {
-					stack = append(stack, s)
+					stack = append(stack, int32(s))
 					state[s] |= discovered
 				}
 			}
@@ -563,8 +565,8 @@ func (g *CFG) computeSCC() {
 	pre := make([]uint32, n)
 	low := make([]uint32, n)
 	g.scc = make([]uint32, n)
-	stack := make([]int, 0, n)
-	dfs := make([]int, 0, n)
+	stack := make([]int32, 0, n)
+	dfs := make([]int32, 0, n)
 	nextPre, nextSCC := uint32(1), uint32(1)
 	var succ []int
 	for root := 0; root < n; root++ {
@@ -572,19 +574,19 @@ func (g *CFG) computeSCC() {
 			continue
 		}
 		stack = stack[:0]
-		dfs = append(dfs[:0], root)
+		dfs = append(dfs[:0], int32(root))
 	walk:
 		for len(dfs) > 0 {
-			w := dfs[len(dfs)-1]
+			w := int(dfs[len(dfs)-1])
 			if pre[w] == 0 {
 				pre[w], low[w] = nextPre, nextPre
 				nextPre++
-				stack = append(stack, w)
+				stack = append(stack, int32(w))
 			}
 			succ = successors(g.prog, succ[:0], w)
 			for _, s := range succ {
 				if pre[s] == 0 {
-					dfs = append(dfs, s)
+					dfs = append(dfs, int32(s))
 					continue walk
 				}
 				low[w] = min(low[w], low[s])
@@ -593,7 +595,7 @@ func (g *CFG) computeSCC() {
 				dfs = dfs[:len(dfs)-1]
 				continue
 			}
-			assign := stack[len(stack)-1] != w
+			assign := int(stack[len(stack)-1]) != w
 			for _, s := range succ {
 				if s == w {
 					assign = true
@@ -604,7 +606,7 @@ func (g *CFG) computeSCC() {
 				assign = true
 			}
 			for {
-				t := stack[len(stack)-1]
+				t := int(stack[len(stack)-1])
 				stack = stack[:len(stack)-1]
 				low[t] = notOnStack
 				if assign {

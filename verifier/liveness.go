@@ -663,6 +663,9 @@ func (e *env) successors(i int) []int32 {
 	if l.succStart == nil {
 		n := len(e.prog)
 		l.succStart = make([]int32, n+1)
+		// Most instructions have one successor, jumps two: sized so that
+		// the list seldom grows (each growth copies it whole).
+		l.succList = make([]int32, 0, n+n/4)
 		var buf []int
 		for j := 0; j < n; j++ {
 			l.succStart[j] = int32(len(l.succList))

@@ -606,10 +606,32 @@ func TestSlotWordPredicates(t *testing.T) {
 		}
 		return true
 	}
+	kinds := func(o, c *Slot) bool {
+		for i, k := range o.Types {
+			if k != StackInvalid && k != StackMisc && k != c.Types[i] {
+				return false
+			}
+		}
+		return true
+	}
+	// Each slot is also matched against a few current slots, by
+	// kindsMatch: itself, every byte MISC, and its bytes rotated.
+	var misc, rot Slot
+	for i := range misc.Types {
+		misc.Types[i] = StackMisc
+	}
 	check := func(s *Slot) {
 		t.Helper()
 		if isPlain(s) != plain(s) || isUnread(s, true) != unread(s, true) || isUnread(s, false) != unread(s, false) {
 			t.Fatalf("word predicates disagree on %v", s.Types)
+		}
+		for i := range rot.Types {
+			rot.Types[i] = s.Types[(i+1)%SlotSize]
+		}
+		for _, c := range []*Slot{s, &misc, &rot, {}} {
+			if kindsMatch(slotWord(s), slotWord(c)) != kinds(s, c) {
+				t.Fatalf("kindsMatch(%v, %v) = %v", s.Types, c.Types, !kinds(s, c))
+			}
 		}
 	}
 	// Every slot made of the four basic kinds, then every object kind at

@@ -368,8 +368,14 @@ func (e *EqualEnv) sealedSlotSafe(old, cur *Frame, spi int, allowUninit bool) bo
 	k := old.storeIndex(spi)
 	os := &old.stack[k]
 	if spi < cur.NumSlots() {
-		w := old.sum.words[k]
 		cs := cur.Slot(spi)
+		if old.sum.looseSlots&(1<<spi) != 0 {
+			// A loose scalar spilled whole: what follows, without
+			// reading old's slot (see stackSummary).
+			cr := e.scalarForStack(cs)
+			return cr != nil && cr.Flags == 0
+		}
+		w := old.sum.words[k]
 		cw := slotWord(cs)
 		if old.sum.plain&(1<<spi) != 0 && w == cw {
 			// Identical plain slots: every byte matches itself.
@@ -590,8 +596,21 @@ func (e *EqualEnv) regsToCompare(old *Frame, insn int, mode ExactMode) uint16 {
 // failure against a sealed frame is remembered in its summary's regHint
 // (see regHintFails).
 func (e *EqualEnv) regsSafe(old, cur *Frame, todo uint16, mode ExactMode) bool {
+	loose := uint16(0)
+	if mode == NotExact {
+		loose = old.sum.looseRegs
+	}
 	for ; todo != 0; todo &= todo - 1 {
 		i := bits.TrailingZeros16(todo)
+		if loose&(1<<i) != 0 {
+			if !looseSafe(cur.Reg(i)) {
+				if old.sum.regHint != uint8(i+1) {
+					old.sum.regHint = uint8(i + 1)
+				}
+				return false
+			}
+			continue
+		}
 		if !e.regSafe(old.Reg(i), cur.Reg(i), mode) {
 			// Written only when it changes: old is a stored state,
 			// read by every comparison at its instruction.
@@ -615,10 +634,28 @@ func (e *EqualEnv) regHintFails(old, cur *Frame, todo uint16) (fails bool, check
 	if h < 0 || todo&(1<<h) == 0 {
 		return false, 0
 	}
-	if !e.regSafe(old.Reg(h), cur.Reg(h), NotExact) {
+	if old.sum.looseRegs&(1<<h) != 0 {
+		if !looseSafe(cur.Reg(h)) {
+			return true, 0
+		}
+	} else if !e.regSafe(old.Reg(h), cur.Reg(h), NotExact) {
 		return true, 0
 	}
 	return false, 1 << h
+}
+
+// isLoose reports whether r is a scalar without precision mark or flags:
+// in a NotExact comparison, such an old register subsumes exactly the
+// current registers looseSafe accepts (regSafe answers at its precision
+// test), whatever its value.
+func isLoose(r *Reg) bool {
+	return r.Type == ScalarValue && r.Flags == 0 && !r.Precise()
+}
+
+// looseSafe is regSafe in NotExact mode for an old register that isLoose,
+// without reading it: cur must be a scalar without flags too.
+func looseSafe(cur *Reg) bool {
+	return cur.Type == ScalarValue && cur.Flags == 0
 }
 
 // StatesEqual reports whether the checkpoint old subsumes cur, so that the

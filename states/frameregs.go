@@ -210,3 +210,19 @@ func newFrame() *Frame {
 	d.f.dense = &d.regs
 	return &d.f
 }
+
+// SetRegPrecise marks reg, register r of f (f.Reg(r)), a scalar, precise,
+// keeping the summary of a sealed frame current (stackSummary.looseRegs):
+// the precision walks over stored checkpoints go through it.
+func (f *Frame) SetRegPrecise(r int, reg *Reg) {
+	reg.SetPrecise(true)
+	f.sum.looseRegs &^= 1 << r
+}
+
+// SetSlotPrecise marks the scalar spilled in s, slot spi of f (f.Slot(spi)),
+// precise, keeping the summary of a sealed frame current
+// (stackSummary.looseSlots).
+func (f *Frame) SetSlotPrecise(spi int, s *Slot) {
+	s.Spilled.SetPrecise(true)
+	f.sum.looseSlots &^= 1 << spi
+}

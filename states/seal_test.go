@@ -28,21 +28,28 @@ func slotOfKinds(kinds ...SlotType) Slot {
 func TestSealSummary(t *testing.T) {
 	spilled := slotOfKinds(StackSpill)
 	spilled.Spilled.MarkConst(3)
+	precise := spilled
+	precise.Spilled.SetPrecise(true)
+	pointer := slotOfKinds(StackSpill)
+	pointer.Spilled = mapValue(1, 0)
+	sub := slotOfKinds(StackMisc, StackMisc, StackMisc, StackMisc, StackSpill)
+	sub.Spilled.MarkConst(3)
 	tests := []struct {
-		name                 string
-		stack                []Slot
-		invalid, misc, plain uint64
+		name                        string
+		stack                       []Slot
+		invalid, misc, plain, loose uint64
 	}{
-		{"empty stack", nil, 0, 0, 0},
-		{"untouched slots", []Slot{{}, {}}, 0b11, 0b11, 0b11},
-		{"all MISC", []Slot{slotOfKinds(StackMisc)}, 0, 0b1, 0b1},
-		{"MISC over INVALID", []Slot{slotOfKinds(StackInvalid, StackMisc)}, 0, 0b1, 0b1},
-		{"ZERO is read", []Slot{slotOfKinds(StackZero), {}}, 0b10, 0b10, 0b11},
-		{"MISC and ZERO", []Slot{slotOfKinds(StackMisc, StackZero)}, 0, 0, 0b1},
-		{"spill", []Slot{{}, spilled, slotOfKinds(StackMisc)}, 0b001, 0b101, 0b101},
-		{"sub-register spill", []Slot{slotOfKinds(StackMisc, StackMisc, StackMisc, StackMisc, StackSpill)}, 0, 0, 0},
-		{"dynptr", []Slot{slotOfKinds(StackDynptr)}, 0, 0, 0},
-		{"full stack", make([]Slot, maxSlots), ^uint64(0), ^uint64(0), ^uint64(0)},
+		{"empty stack", nil, 0, 0, 0, 0},
+		{"untouched slots", []Slot{{}, {}}, 0b11, 0b11, 0b11, 0},
+		{"all MISC", []Slot{slotOfKinds(StackMisc)}, 0, 0b1, 0b1, 0},
+		{"MISC over INVALID", []Slot{slotOfKinds(StackInvalid, StackMisc)}, 0, 0b1, 0b1, 0},
+		{"ZERO is read", []Slot{slotOfKinds(StackZero), {}}, 0b10, 0b10, 0b11, 0},
+		{"MISC and ZERO", []Slot{slotOfKinds(StackMisc, StackZero)}, 0, 0, 0b1, 0},
+		{"spill", []Slot{{}, spilled, slotOfKinds(StackMisc)}, 0b001, 0b101, 0b101, 0b010},
+		{"precise and pointer spills", []Slot{precise, pointer}, 0, 0, 0, 0},
+		{"sub-register spill", []Slot{sub}, 0, 0, 0, 0},
+		{"dynptr", []Slot{slotOfKinds(StackDynptr)}, 0, 0, 0, 0},
+		{"full stack", make([]Slot, maxSlots), ^uint64(0), ^uint64(0), ^uint64(0), 0},
 	}
 	for _, tt := range tests {
 		s := NewState()
@@ -57,28 +64,42 @@ func TestSealSummary(t *testing.T) {
 			words = append(words, binary.LittleEndian.Uint64(b[:]))
 		}
 		// NewState's only initialised register is the frame pointer.
-		want := stackSummary{words: words, invalid: tt.invalid, misc: tt.misc, plain: tt.plain, inited: 1 << RegFP, regsValid: true, valid: true}
+		want := stackSummary{words: words, invalid: tt.invalid, misc: tt.misc, plain: tt.plain, looseSlots: tt.loose,
+			inited: 1 << RegFP, regsValid: true, valid: true}
 		if diff := cmp.Diff(want, s.Frames[0].sum, allowFrame, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s: summary mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }
 
-// TestSealRegisters checks the summary's initialised registers: set by
-// Seal, narrowed by Clean as it resets dead registers, and what regsSafe
-// relies on to skip a checkpoint's NotInit registers.
+// TestSealRegisters checks the summary's initialised and loose registers:
+// set by Seal, narrowed by Clean as it resets dead registers and by
+// precision marks, and what regsSafe relies on to skip a checkpoint's
+// NotInit registers and not to read its loose ones.
 func TestSealRegisters(t *testing.T) {
 	s := NewState()
 	f := s.Frames[0]
 	f.Regs()[1].MarkConst(1)
 	f.Regs()[6].MarkConst(6)
+	f.Regs()[7] = konst(7, true)
+	f.Regs()[8] = mapValue(1, 0)
 	s.Seal()
-	if got, want := f.sum.inited, uint16(1<<1|1<<6|1<<RegFP); !f.sum.regsValid || got != want {
+	if got, want := f.sum.inited, uint16(1<<1|1<<6|1<<7|1<<8|1<<RegFP); !f.sum.regsValid || got != want {
 		t.Fatalf("after Seal: inited %#x (valid %v), want %#x", got, f.sum.regsValid, want)
 	}
-	s.Clean(&EqualEnv{LiveRegs: func(int) uint16 { return 1 << 6 }})
-	if got, want := f.sum.inited, uint16(1<<6|1<<RegFP); got != want {
+	if got, want := f.sum.looseRegs, uint16(1<<1|1<<6); got != want {
+		t.Fatalf("after Seal: loose %#x, want %#x", got, want)
+	}
+	s.Clean(&EqualEnv{LiveRegs: func(int) uint16 { return 1<<6 | 1<<7 }})
+	if got, want := f.sum.inited, uint16(1<<6|1<<7|1<<RegFP); got != want {
 		t.Errorf("after Clean: inited %#x, want %#x", got, want)
+	}
+	if got, want := f.sum.looseRegs, uint16(1<<6); got != want {
+		t.Errorf("after Clean: loose %#x, want %#x", got, want)
+	}
+	f.SetRegPrecise(6, f.Reg(6))
+	if f.sum.looseRegs != 0 || !f.Reg(6).Precise() {
+		t.Errorf("after SetRegPrecise: loose %#x, r6 precise %v", f.sum.looseRegs, f.Reg(6).Precise())
 	}
 	// A stack too large for the slot summary still gets the registers.
 	big := NewState()
@@ -162,9 +183,22 @@ func randomSlot(r *rand.Rand) Slot {
 	return s
 }
 
+// randomReg returns a register of a kind checkpoints commonly hold.
+func randomReg(r *rand.Rand) Reg {
+	switch r.IntN(5) {
+	case 0:
+		return absentReg
+	case 1:
+		return mapValue(uint32(r.IntN(2)), 0)
+	default:
+		return bounded(0, uint64(r.IntN(3)), 0xff, r.IntN(2) == 0, 0)
+	}
+}
+
 // TestSealedStackSafeAgrees checks the sealed comparison against the
-// byte walk on random stacks: the summary must only skip work, never
-// change an answer.
+// byte walk on random stacks and registers: the summary must only skip
+// work, never change an answer, also once precision marks reach the
+// sealed checkpoint.
 func TestSealedStackSafeAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	counts := map[bool]int{}
@@ -181,12 +215,30 @@ func TestSealedStackSafeAgrees(t *testing.T) {
 			}
 			cur.Frames[0].stack = append(cur.Frames[0].stack, s)
 		}
+		for i := 1; i <= 3; i++ {
+			old.Frames[0].Regs()[i] = randomReg(r)
+			cur.Frames[0].Regs()[i] = old.Frames[0].Regs()[i]
+			if r.IntN(3) == 0 {
+				cur.Frames[0].Regs()[i] = randomReg(r)
+			}
+		}
+		// Precision marks a stored checkpoint gets after it was sealed.
+		sealed := &State{}
+		sealed.CopyFrom(old)
+		sealed.Seal()
+		if i := 1 + r.IntN(3); r.IntN(3) == 0 && old.Frames[0].Reg(i).Type == ScalarValue {
+			old.Frames[0].Reg(i).SetPrecise(true)
+			sealed.Frames[0].SetRegPrecise(i, sealed.Frames[0].Reg(i))
+		}
+		if nOld > 0 && r.IntN(3) == 0 {
+			if spi := r.IntN(nOld); old.Frames[0].Slot(spi).IsSpilledScalarReg() {
+				old.Frames[0].Slot(spi).Spilled.SetPrecise(true)
+				sealed.Frames[0].SetSlotPrecise(spi, sealed.Frames[0].Slot(spi))
+			}
+		}
 		for _, unpriv := range []bool{false, true} {
 			env := EqualEnv{Unprivileged: unpriv}
 			want := env.StatesEqual(old, cur, NotExact)
-			sealed := &State{}
-			sealed.CopyFrom(old)
-			sealed.Seal()
 			if got := env.StatesEqual(sealed, cur, NotExact); got != want {
 				t.Fatalf("unprivileged=%v: sealed StatesEqual = %v, byte walk %v\nold %s\ncur %s",
 					unpriv, got, want, old, cur)

@@ -230,14 +230,17 @@ func (s *State) Seal() {
 // seal computes f's stack summary.
 func (f *Frame) seal() {
 	f.sum.reset()
-	var inited uint16
+	var inited, looseRegs uint16
 	mask, regs := f.heldRegs()
 	for k, m := 0, mask; m != 0; k, m = k+1, m&(m-1) {
 		if regs[k].Type != NotInit {
 			inited |= 1 << bits.TrailingZeros16(m)
 		}
+		if isLoose(&regs[k]) {
+			looseRegs |= 1 << bits.TrailingZeros16(m)
+		}
 	}
-	f.sum.inited, f.sum.regsValid = inited, true
+	f.sum.inited, f.sum.looseRegs, f.sum.regsValid = inited, looseRegs, true
 	if f.NumSlots() > 64 {
 		return
 	}
@@ -257,13 +260,17 @@ func (f *Frame) seal() {
 	}
 	// Slots a packed frame does not hold are all INVALID.
 	invalid, misc, plain := all&^held, all&^held, all&^held
+	var looseSlots uint64
 	k := 0
 	for p := held; p != 0; p &= p - 1 {
 		spi := bits.TrailingZeros64(p)
 		w := slotWord(&f.stack[k])
 		words[k] = w
-		k++
 		bit := uint64(1) << spi
+		if w == everyByteSpill && isLoose(&f.stack[k].Spilled) {
+			looseSlots |= bit
+		}
+		k++
 		if w == 0 {
 			invalid |= bit
 			misc |= bit
@@ -277,7 +284,8 @@ func (f *Frame) seal() {
 			plain |= bit
 		}
 	}
-	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, inited: inited, regsValid: true, valid: true}
+	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, looseSlots: looseSlots,
+		inited: inited, looseRegs: looseRegs, regsValid: true, valid: true}
 }
 
 // invalidateSlots makes every allocated slot of f named in dead
@@ -309,6 +317,7 @@ func (f *Frame) invalidateSlots(dead uint64) {
 			f.sum.invalid |= bit
 			f.sum.misc |= bit
 			f.sum.plain |= bit
+			f.sum.looseSlots &^= bit
 		}
 	}
 }
@@ -322,6 +331,10 @@ func (f *Frame) invalidateSlots(dead uint64) {
 func (s *State) setScalarsPrecise(precise bool) {
 	for i := 0; i <= int(s.CurFrame); i++ {
 		f := s.Frames[i]
+		if precise {
+			// No scalar is loose any more.
+			f.sum.looseRegs, f.sum.looseSlots = 0, 0
+		}
 		mask, regs := f.heldRegs()
 		k := 0
 		for m := mask &^ (1 << RegFP); m != 0; m &= m - 1 {
@@ -383,6 +396,7 @@ func (s *State) Clean(env *EqualEnv) {
 					reg.MarkNotInit()
 				}
 				f.sum.inited &^= 1 << r
+				f.sum.looseRegs &^= 1 << r
 			}
 		}
 		if env == nil || env.AliveSlots == nil {

@@ -273,10 +273,22 @@ type Frame struct {
 // NotInit register of a checkpoint subsumes anything in a NotExact
 // comparison, so regsSafe skips those registers without reading them: a
 // cleaned checkpoint has many.
+//
+// looseRegs has bit i set when register i is a loose scalar (isLoose: no
+// precision mark, no flags), looseSlots bit spi when slot spi holds one
+// spilled whole (every byte StackSpill). In a NotExact comparison such an
+// old register or slot subsumes exactly what cur reads as a scalar without
+// flags (regsafe answers at its precision test), so the comparison does not
+// read the cold register at all: most spilled registers of the corpus's
+// checkpoints are such scalars. A bit is only ever cleared after seal:
+// marking the register precise (Frame.SetRegPrecise, Frame.SetSlotPrecise,
+// MarkAllScalarsPrecise) or cleaning it clears it, and nothing else writes
+// a stored state's registers.
 type stackSummary struct {
 	words                []uint64
 	invalid, misc, plain uint64
-	inited               uint16
+	looseSlots           uint64
+	inited, looseRegs    uint16
 	regsValid            bool
 	valid                bool
 	// hint is one more than the slot where the last NotExact comparison

@@ -609,7 +609,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 					r := bits.TrailingZeros16(m)
 					bt.clearReg(r)
 					if reg := st.Frames[0].Reg(r); reg.Type == states.ScalarValue {
-						reg.SetPrecise(true)
+						st.Frames[0].SetRegPrecise(r, reg)
 						setChanged(changed)
 					}
 				}
@@ -724,7 +724,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 					bt.clearFrameReg(fr, r)
 					continue
 				}
-				reg.SetPrecise(true)
+				f.SetRegPrecise(r, reg)
 				setChanged(changed)
 			}
 			for m := bt.stack[fr]; m != 0; m &= m - 1 {
@@ -741,7 +741,7 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 					bt.clearFrameSlot(fr, spi)
 					continue
 				}
-				s.Spilled.SetPrecise(true)
+				f.SetSlotPrecise(spi, s)
 				setChanged(changed)
 			}
 		}

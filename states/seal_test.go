@@ -332,3 +332,59 @@ func TestStatesEqualRegHint(t *testing.T) {
 		{curWith(1, 101), false, 5},
 	})
 }
+
+// TestPreciseScalars checks PreciseScalars against a walk of every
+// register and slot, on dense, packed and sealed frames, also after
+// precision marks reach a sealed one.
+func TestPreciseScalars(t *testing.T) {
+	naive := func(f *Frame) (regs uint16, slots uint64) {
+		for r := 0; r < RegFP; r++ {
+			if f.Reg(r).Type == ScalarValue && f.Reg(r).Precise() {
+				regs |= 1 << r
+			}
+		}
+		for spi := range f.NumSlots() {
+			if s := f.Slot(spi); s.IsSpilledScalarReg() && s.Spilled.Precise() {
+				slots |= 1 << spi
+			}
+		}
+		return regs, slots
+	}
+	check := func(what string, f *Frame) {
+		t.Helper()
+		wr, ws := naive(f)
+		if gr, gs := f.PreciseScalars(); gr != wr || gs != ws {
+			t.Fatalf("%s: PreciseScalars = %#x, %#x; want %#x, %#x", what, gr, gs, wr, ws)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var p Pool
+	for n := 0; n < 2000; n++ {
+		s := NewState()
+		f := s.Frames[0]
+		for i := r.IntN(maxSlots + 1); i > 0; i-- {
+			f.stack = append(f.stack, randomSlot(r))
+		}
+		for i := range RegFP {
+			if r.IntN(2) == 0 {
+				f.Regs()[i] = randomReg(r)
+			}
+		}
+		check("dense", f)
+		packed := p.ClonePacked(s)
+		check("packed", packed.Frames[0])
+		packed.Seal()
+		check("sealed", packed.Frames[0])
+		pf := packed.Frames[0]
+		if i := r.IntN(RegFP); pf.Reg(i).Type == ScalarValue {
+			pf.SetRegPrecise(i, pf.Reg(i))
+		}
+		if ns := pf.NumSlots(); ns > 0 {
+			if spi := r.IntN(ns); pf.Slot(spi).IsSpilledScalarReg() {
+				pf.SetSlotPrecise(spi, pf.Slot(spi))
+			}
+		}
+		check("sealed, then marked", pf)
+		p.Put(packed)
+	}
+}

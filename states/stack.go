@@ -223,3 +223,49 @@ func (s *Slot) Invalidate() {
 
 // IsValid reports whether any byte of the slot has been written.
 func (s *Slot) IsValid() bool { return s.Types != [SlotSize]SlotType{} }
+
+// PreciseScalars returns the registers r0..r9 of f that hold precise
+// scalars (bit i for ri) and the slots holding a spilled precise scalar
+// (the last byte a spill: bit spi for slot spi), what propagate_precision
+// carries from the checkpoint that pruned a path. It visits only what f
+// holds, in order, and of a sealed frame neither its loose registers and
+// slots nor the slots whose summary word says they hold no spill: at a
+// pruning hit the checkpoint is cold, and a lookup per slot (Slot) read
+// every one of them.
+func (f *Frame) PreciseScalars() (regs uint16, slots uint64) {
+	mask, rs := f.heldRegs()
+	k := 0
+	for m := mask &^ (1 << RegFP); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros16(m)
+		if r := &rs[k]; f.sum.looseRegs&(1<<i) == 0 && r.Type == ScalarValue && r.Precise() {
+			regs |= 1 << i
+		}
+		k++
+	}
+	held := ^uint64(0)
+	if n := f.NumSlots(); n < maxSlots {
+		held = 1<<n - 1
+	}
+	if f.packed {
+		held = f.present
+	}
+	words := f.sum.words
+	if !f.sum.valid {
+		words = nil
+	}
+	k = 0
+	for p := held; p != 0; p &= p - 1 {
+		spi := bits.TrailingZeros64(p)
+		bit := uint64(1) << spi
+		switch {
+		case f.sum.looseSlots&bit != 0:
+		case words != nil && SlotType(words[k]>>(8*lastByte)) != StackSpill:
+		default:
+			if s := &f.stack[k]; s.IsSpilledScalarReg() && s.Spilled.Precise() {
+				slots |= bit
+			}
+		}
+		k++
+	}
+	return regs, slots
+}

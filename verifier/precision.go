@@ -495,17 +495,15 @@ func (e *env) propagatePrecision(old, cur *states.State, changed *bool) {
 		return false
 	}
 	for fr := int(old.CurFrame); fr >= 0; fr-- {
-		f := old.Frames[fr]
 		first := true
-		for r := 0; r < states.RegFP; r++ {
-			if f.Reg(r).Type == states.ScalarValue && f.Reg(r).Precise() {
-				first = logged(fr, first, "r", r)
-				bt.setFrameReg(fr, r)
-			}
+		regs, slots := old.Frames[fr].PreciseScalars()
+		for ; regs != 0; regs &= regs - 1 {
+			r := bits.TrailingZeros16(regs)
+			first = logged(fr, first, "r", r)
+			bt.setFrameReg(fr, r)
 		}
-		for spi := range f.NumSlots() {
-			s := f.Slot(spi)
-			if spi <= histSpiMask && s.IsSpilledReg() && s.Spilled.Type == states.ScalarValue && s.Spilled.Precise() {
+		for ; slots != 0; slots &= slots - 1 {
+			if spi := bits.TrailingZeros64(slots); spi <= histSpiMask {
 				first = logged(fr, first, "fp", states.SlotOffset(spi))
 				bt.setFrameSlot(fr, spi)
 			}

@@ -202,11 +202,18 @@ const MaxCallFrames = 8
 
 // Frame is the state of one call frame.
 //
-// Its pointer fields come first: the garbage collector scans an object
-// only up to its last pointer. A working frame's registers live in an
-// array allocated with it (Pool.Frame, Frame.Regs), a packed frame's in a
-// slice as long as the registers it holds (Frame.Reg): a held state keeps
-// a kilobyte less per frame than the eleven registers would take.
+// A working frame's registers live in an array allocated with it
+// (Pool.Frame, Frame.Regs), a packed frame's in a slice as long as the
+// registers it holds (Frame.Reg): a held state keeps a kilobyte less per
+// frame than the eleven registers would take.
+//
+// The fields are laid out for comparisons against stored checkpoints,
+// which read a frame cold: the first 64 bytes hold what locating a packed
+// frame's slots and registers needs, the next 64 the summary (stackSummary,
+// 64 bytes), and the rest what a comparison reads last or not at all. The
+// frame is 192 bytes, a size class whose objects start on a cache line, so
+// that these are two lines where the 168-byte order of before spread them
+// over three; TestSizeof guards it.
 type Frame struct {
 	// stack holds the allocated slots. A working frame is dense:
 	// stack[spi] covers bytes [fp-8*(spi+1), fp-8*spi) and its length is
@@ -214,16 +221,10 @@ type Frame struct {
 	// Pool.ClonePacked) holds only the slots named in present, in
 	// index order; read either through Slot and NumSlots.
 	stack []Slot
-	// dense holds a working frame's registers, r0..r10; a packed frame
-	// has none (nil) and keeps its registers in pregs.
-	dense *[NumRegs]Reg
 	// pregs holds a packed frame's registers named in regPresent, in
 	// index order; every other register is the canonical NotInit one
 	// (see Frame.Reg).
 	pregs []Reg
-	// sum caches, for a sealed checkpoint, which registers regsSafe and
-	// which slots stackSafe can skip (see State.Seal).
-	sum stackSummary
 	// present names, for a packed frame, the slots stack holds (bit spi
 	// for slot spi); every other slot below nslots is StackInvalid.
 	present uint64
@@ -235,6 +236,12 @@ type Frame struct {
 	// packed tells which of the two layouts stack and the registers
 	// have.
 	packed bool
+	// sum caches, for a sealed checkpoint, which registers regsSafe and
+	// which slots stackSafe can skip (see State.Seal).
+	sum stackSummary
+	// dense holds a working frame's registers, r0..r10; a packed frame
+	// has none (nil) and keeps its registers in pregs.
+	dense *[NumRegs]Reg
 
 	// CallSite is the instruction index of the call that created this
 	// frame, or -1 for the main program.
@@ -255,6 +262,9 @@ type Frame struct {
 	// program, one more at each bpf_timer_set_callback. It tells a loop
 	// from a callback that registers itself again.
 	AsyncEntryCnt int32
+	// _ makes the frame 192 bytes, the size class that keeps frames
+	// aligned on cache lines (see above).
+	_ [24]byte
 }
 
 // stackSummary describes a sealed frame's stack compactly, so that a

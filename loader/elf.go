@@ -281,6 +281,34 @@ func (info *elfInfo) position(section, name string) symPos {
 	return symPos{section: math.MaxInt, offset: math.MaxUint64}
 }
 
+// emptyProgram refuses an object with a program symbol of size 0 that
+// starts where another program symbol of its section does: an empty
+// function (clang's, for a body that is all undefined behaviour), which
+// libbpf refuses as a corrupted program. Old objects whose symbols are all
+// unsized (fillZeroSizes) have no two at one offset.
+func (info *elfInfo) emptyProgram() error {
+	type at struct {
+		section int
+		value   uint64
+	}
+	count := make(map[at]int)
+	for _, s := range info.symbols {
+		if info.isProgramSymbol(s) {
+			count[at{s.section, s.value}]++
+		}
+	}
+	for _, s := range info.symbols {
+		if info.isProgramSymbol(s) && s.size == 0 && count[at{s.section, s.value}] > 1 {
+			name := ""
+			if sec := info.section(s.section); sec != nil {
+				name = sec.Name
+			}
+			return fmt.Errorf("%w: sec '%s': corrupted program '%s', offset %d, size 0", ErrMalformed, name, s.name, s.value)
+		}
+	}
+	return nil
+}
+
 // fillZeroSizes returns data with the size of every zero-sized program or
 // legacy map symbol set to its extent: up to the next such symbol in the
 // same section, or to the end of the section. Old clang and iproute2 objects

@@ -381,6 +381,9 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := info.emptyProgram(); err != nil {
+		return nil, nil, nil, err
+	}
 	patched, warnings := info.fillZeroSizes(data)
 	patched, bound := info.bindDefinedWeakObjects(patched)
 	warnings = append(warnings, bound...)

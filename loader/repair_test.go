@@ -371,3 +371,14 @@ func TestUnlinkedExternObject(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyProgramRefused: a program symbol of size 0 at another
+// program's offset (an empty function) makes the object malformed, as
+// libbpf refuses it, where cilium/ebpf gave the next program's func_info
+// to the function after it.
+func TestEmptyProgramRefused(t *testing.T) {
+	_, err := Open(filepath.Join("testdata", "empty_prog.o"), Options{})
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "corrupted program 'a_empty', offset 0, size 0") {
+		t.Errorf("Open: %v, want the corrupted program a_empty", err)
+	}
+}

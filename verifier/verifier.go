@@ -220,24 +220,10 @@ func verifyRelocated(obj *loader.Object, prog *loader.Program, opts Options) (re
 		res.Stats.Duration = time.Since(start)
 	}()
 	if prog.Err != nil {
-		var kerr *loader.KconfigError
-		if errors.As(prog.Err, &kerr) {
-			// libbpf refuses the object before the kernel sees it.
-			res.Err = &RejectError{Msg: fmt.Sprintf("%v: the loader refuses the object, as libbpf does, and never loads the program", kerr), errno: kerr.Errno}
-			return res
-		}
-		if errors.Is(prog.Err, loader.ErrUnresolvedExtern) {
-			// An extern function no unit defines: libbpf refuses the
-			// object when it opens it (ENOENT), cilium/ebpf when it
-			// links the program.
-			res.Err = &RejectError{Msg: fmt.Sprintf("%v: the loader refuses it and never loads the program", prog.Err), errno: syscall.ENOENT}
-			return res
-		}
-		res.Err = fmt.Errorf("%w: %v", ErrUnsupported, prog.Err)
-		if errors.Is(prog.Err, loader.ErrKernelSymbolMissing) && loader.ModuleBTFsComplete() {
-			// The loader gives up, as libbpf would: a rejection,
-			// not a gap in vercheck's model.
-			res.Err = &RejectError{Msg: fmt.Sprintf("%v: the loader cannot resolve it and never loads the program", prog.Err), errno: syscall.ESRCH}
+		if re := loaderRefusal(prog.Err); re != nil {
+			res.Err = re
+		} else {
+			res.Err = fmt.Errorf("%w: %v", ErrUnsupported, prog.Err)
 		}
 		return res
 	}
@@ -1012,6 +998,28 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 func otherAsyncEntry(old, cur *states.State) bool {
 	fo := old.Cur()
 	return fo.InAsyncCallbackFn && fo.AsyncEntryCnt != cur.Cur().AsyncEntryCnt
+}
+
+// loaderRefusal is the rejection for a program the loader never hands the
+// kernel, as libbpf would not (err is the program's preparation error), or
+// nil when err is a gap in vercheck's model instead.
+func loaderRefusal(err error) *RejectError {
+	var kerr *loader.KconfigError
+	switch {
+	case errors.As(err, &kerr):
+		// libbpf refuses the object before the kernel sees it.
+		return &RejectError{Msg: fmt.Sprintf("%v: the loader refuses the object, as libbpf does, and never loads the program", kerr), errno: kerr.Errno}
+	case errors.Is(err, loader.ErrUnresolvedExtern):
+		// An extern function no unit defines: libbpf refuses the object
+		// when it opens it (ENOENT), cilium/ebpf when it links the
+		// program.
+		return &RejectError{Msg: fmt.Sprintf("%v: the loader refuses it and never loads the program", err), errno: syscall.ENOENT}
+	case errors.Is(err, loader.ErrKernelSymbolMissing) && loader.ModuleBTFsComplete():
+		// The loader gives up, as libbpf would: a rejection, not a gap
+		// in vercheck's model.
+		return &RejectError{Msg: fmt.Sprintf("%v: the loader cannot resolve it and never loads the program", err), errno: syscall.ESRCH}
+	}
+	return nil
 }
 
 // reject builds a rejection at insn with a kernel-style message.

@@ -607,6 +607,13 @@ func isUptrField(f mapField) bool {
 // pointerSize is the size of a kptr field.
 const pointerSize = 8
 
+// accessRange is the byte range [lo, hi) of a map value that an access of
+// size bytes at off by pointer reg may touch, over the pointer's variable
+// offset.
+func accessRange(reg *states.Reg, off, size int) (lo, hi int64) {
+	return reg.SMin + int64(off), int64(reg.UMax) + int64(off) + int64(size)
+}
+
 // checkMapFields is the special-field part of check_map_access: no byte
 // of the access [smin+off, umax+off+size) may touch a special field, but
 // for a load or store (direct) of exactly a kptr.
@@ -619,8 +626,7 @@ func (e *env) checkMapFields(regno, off, size int, direct bool) error {
 	if rec.unsupported != "" {
 		return e.unsupported(e.insnIdx, "map value access: %s", rec.unsupported)
 	}
-	lo := reg.SMin + int64(off)
-	hi := int64(reg.UMax) + int64(off) + int64(size)
+	lo, hi := accessRange(reg, off, size)
 	for i := range rec.fields {
 		f := &rec.fields[i]
 		if lo >= int64(f.off)+int64(f.size) || int64(f.off) >= hi {

@@ -55,8 +55,7 @@ func (e *env) checkExternLayout(regno, off, size int) error {
 	if m == nil || m.Externs == nil {
 		return nil
 	}
-	lo := reg.SMin + int64(off)
-	hi := int64(reg.UMax) + int64(off) + int64(size)
+	lo, hi := accessRange(reg, off, size)
 	for _, x := range m.Externs {
 		if lo >= int64(x.Off) && hi <= int64(x.Off)+int64(x.Size) {
 			return nil

@@ -311,10 +311,12 @@ func (s *Store) BranchesDone(st *states.State) {
 
 // Add stores st as a new checkpoint at the head of the bucket of (insn,
 // callsite) and returns its entry. The store owns st from now on and seals
-// it (states.State.Seal): its stack must not change any more except
-// through Clean.
+// it (states.State.Seal) unless it is sealed already (states.Pool.Checkpoint):
+// its stack must not change any more except through Clean.
 func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
-	st.Seal()
+	if !st.Sealed() {
+		st.Seal()
+	}
 	idx := s.allocSlot()
 	e := s.at(idx)
 	*e = Entry{State: st, Insn: insn, Cleaned: st.Cleaned, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}

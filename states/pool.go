@@ -24,6 +24,9 @@ type Pool struct {
 	// are carved from (see slab).
 	slots slab[Slot]
 	regs  slab[Reg]
+	// words are the blocks a sealed packed frame's summary words are
+	// carved from.
+	words slab[uint64]
 }
 
 // Packed stacks and registers are carved from blocks of these many
@@ -37,6 +40,7 @@ type Pool struct {
 const (
 	slabSlots = 1024
 	slabRegs  = 1024
+	slabWords = 8192
 )
 
 // keptBlocks is how many blocks of each kind a pool keeps from one
@@ -134,6 +138,22 @@ func (p *Pool) ClonePacked(src *State) *State {
 	for i := 0; i <= int(src.CurFrame); i++ {
 		s.Frames[i] = p.packedFrame()
 		s.Frames[i].packFrom(src.Frames[i], p)
+	}
+	return s
+}
+
+// Checkpoint is ClonePacked for a state the explored-state store will
+// hold: the copy is also sealed (State.Seal), its summary words carved
+// from the pool's blocks like its slots, where sealing allocated them (a
+// checkpoint's frame was one more allocation for the collector).
+func (p *Pool) Checkpoint(src *State) *State {
+	s := p.ClonePacked(src)
+	for i := 0; i <= int(s.CurFrame); i++ {
+		f := s.Frames[i]
+		if n := len(f.stack); cap(f.sum.words) < n {
+			f.sum.words = p.words.carve(n, slabWords)[:0]
+		}
+		f.seal()
 	}
 	return s
 }
@@ -275,7 +295,7 @@ func (p *Pool) Trim(max int) {
 	// verification carves again: every packed frame's, and those a
 	// working frame inherited from its packed past.
 	for _, f := range p.packedFrames {
-		f.stack, f.pregs = nil, nil
+		f.stack, f.pregs, f.sum.words = nil, nil, nil
 	}
 	for _, f := range p.frames {
 		if p.slots.holds(f.stack) {
@@ -284,9 +304,13 @@ func (p *Pool) Trim(max int) {
 		if p.regs.holds(f.pregs) {
 			f.pregs = nil
 		}
+		if p.words.holds(f.sum.words) {
+			f.sum.words = nil
+		}
 	}
 	p.slots.recycle(keptBlocks)
 	p.regs.recycle(keptBlocks)
+	p.words.recycle(keptBlocks)
 }
 
 // trimFrames drops the frames of *list beyond max.

@@ -227,6 +227,19 @@ func (s *State) Seal() {
 	}
 }
 
+// Sealed reports whether every frame of s has its summary (Seal, or
+// Pool.Checkpoint, which seals the copy it makes). Every writer of a
+// sealed frame keeps its summary current, so a sealed state need not be
+// sealed again.
+func (s *State) Sealed() bool {
+	for i := 0; i <= int(s.CurFrame) && i < MaxCallFrames; i++ {
+		if f := s.Frames[i]; f != nil && !(f.sum.valid && f.sum.regsValid) {
+			return false
+		}
+	}
+	return true
+}
+
 // seal computes f's stack summary.
 func (f *Frame) seal() {
 	f.sum.reset()

@@ -972,7 +972,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	e.prevJmps = e.jmpsProcessed
 	e.prevInsns = e.insnProcessed
 	e.markAllScalarsImprecise(cur)
-	nw := e.pool.ClonePacked(cur)
+	nw := e.pool.Checkpoint(cur)
 	nw.InsnIdx = int32(idx)
 	e.maybeEnterSCC(nw)
 	e.store.Add(int32(idx), callsite, nw)

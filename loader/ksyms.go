@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -143,6 +142,36 @@ func kernelKind(t btf.Type) int {
 	return 0
 }
 
+// typeString names t as C declares it, libbpf's "struct rq" rather than
+// the whole type: pointers and arrays by what they hold, qualifiers and
+// typedefs by name.
+func typeString(t btf.Type) string {
+	switch t := t.(type) {
+	case *btf.Pointer:
+		return typeString(t.Target) + " *"
+	case *btf.Array:
+		return fmt.Sprintf("%s[%d]", typeString(t.Type), t.Nelems)
+	case *btf.Const:
+		return "const " + typeString(t.Type)
+	case *btf.Volatile:
+		return "volatile " + typeString(t.Type)
+	case *btf.Struct:
+		return "struct " + t.Name
+	case *btf.Union:
+		return "union " + t.Name
+	case *btf.Enum:
+		return "enum " + t.Name
+	case *btf.Void:
+		return "void"
+	case *btf.FuncProto:
+		return "a function prototype"
+	}
+	if name := t.TypeName(); name != "" {
+		return name
+	}
+	return fmt.Sprintf("an anonymous %T", t)
+}
+
 // errKsym is the error of a typed ksym libbpf cannot link.
 var errKsym = errors.New("extern (var ksym)")
 
@@ -166,7 +195,7 @@ func rewriteTypedKsymLoad(ins *asm.Instruction, name string, k ksymDecl, target 
 		return fmt.Errorf("%w '%s': not found in kernel BTF", errKsym, name)
 	}
 	if !slices.Equal(k.shape, kernelShape(v.Type)) {
-		return fmt.Errorf("%w '%s': incompatible types, kernel has %s", errKsym, name, strings.TrimSpace(fmt.Sprint(v.Type)))
+		return fmt.Errorf("%w '%s': %w: the kernel has %s", errKsym, name, ErrExternIncompatible, typeString(v.Type))
 	}
 	id, err := kernel.TypeID(v)
 	if err != nil {
@@ -283,11 +312,25 @@ func (info *elfInfo) linkTypedKsyms(spec *ebpf.CollectionSpec, target *targetBTF
 	return errors.Join(errs...)
 }
 
+// unresolvedWeakKfunc reports whether ref is a weak kfunc declaration that
+// no kernel function resolves (kfuncID: none of its name, or one whose
+// prototype is incompatible).
+func (info *elfInfo) unresolvedWeakKfunc(spec *ebpf.CollectionSpec, ref string, target *targetBTF) bool {
+	if info == nil || !info.weak[ref] {
+		return false
+	}
+	_, _, err := kfuncID(ref, ksymFunc(spec, ref), target)
+	return err != nil
+}
+
 // linkFlavouredKfuncs links, as prepareProgram does (kfuncID), the kfunc
 // calls and kfunc address loads of every program of spec whose extern name
-// carries a flavour ("name___flavour"), for callers that hand the spec
-// itself to cilium/ebpf: cilium/ebpf looks such a name up as it is, where
-// libbpf looks up the name without its flavour, and the instructions lose
+// carries a flavour ("name___flavour"), or that is weak and does not
+// resolve, for callers that hand the spec itself to cilium/ebpf:
+// cilium/ebpf looks such a name up as it is, where libbpf looks up the
+// name without its flavour, and refuses a weak kfunc whose prototype
+// differs from the kernel's, which libbpf leaves unresolved (address 0,
+// calls poisoned); the instructions lose
 // cilium/ebpf's kfunc metadata so that it leaves them as linked. A module
 // kfunc is left to cilium/ebpf, which builds the fd_array naming it.
 func (info *elfInfo) linkFlavouredKfuncs(spec *ebpf.CollectionSpec, target *targetBTF) error {
@@ -297,7 +340,10 @@ func (info *elfInfo) linkFlavouredKfuncs(spec *ebpf.CollectionSpec, target *targ
 		for iter.Next() {
 			ins := iter.Ins
 			ref := ins.Reference()
-			if ref == "" || EssentialName(ref) == ref || !isKfunc(spec, ref) {
+			if ref == "" || !isKfunc(spec, ref) {
+				continue
+			}
+			if EssentialName(ref) == ref && !info.unresolvedWeakKfunc(spec, ref, target) {
 				continue
 			}
 			var err error

@@ -510,9 +510,14 @@ func kfuncID(name string, local *btf.Func, target *targetBTF) (btf.TypeID, int16
 	return id, module, nil
 }
 
-// errIncompatibleKfunc means the kernel's function and the object's
-// declaration of it have incompatible prototypes.
-var errIncompatibleKfunc = errors.New("incompatible with the declaration")
+// ErrExternIncompatible is an extern the kernel has with a type
+// incompatible with the object's declaration (bpf_core_types_are_compat):
+// a strong kfunc whose prototype differs, or a typed ksym variable, weak or
+// strong, whose type differs. libbpf refuses to load the object (EINVAL,
+// "extern (func ksym) ...: func_proto ... incompatible with vmlinux",
+// "extern (var ksym) ...: incompatible types") before the kernel sees it; a
+// weak kfunc stays unresolved instead, its calls poisoned.
+var ErrExternIncompatible = errors.New("incompatible with the declaration")
 
 // checkKfuncCompat compares the declaration local with the function at
 // id in spec (bpf_core_types_are_compat).
@@ -529,7 +534,7 @@ func checkKfuncCompat(local *btf.Func, spec *btf.Spec, id btf.TypeID) error {
 		return fmt.Errorf("type %d is no function", id)
 	}
 	if err := btf.CheckTypeCompatibility(local.Type, fn.Type); err != nil {
-		return fmt.Errorf("%w: %w", errIncompatibleKfunc, err)
+		return fmt.Errorf("%w: %w", ErrExternIncompatible, err)
 	}
 	return nil
 }

@@ -53,22 +53,34 @@ func TestKconfigRefused(t *testing.T) {
 	if _, err := loader.KernelConfig(""); err != nil {
 		t.Skipf("the running kernel's configuration is unknown: %v", err)
 	}
-	obj, err := loader.Open("../testdata/progs/s37_kconfig_refused.o", loader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]string{}
-	for _, p := range obj.Programs {
-		res := Verify(obj, p, Options{})
-		var re *RejectError
-		if !errors.As(res.Err, &re) {
-			t.Fatalf("%s: %s (%v), want a rejection", p.Name, res.Verdict(), res.Err)
-		}
-		got[p.Name] = fmt.Sprintf("%s %v", re.Msg, re.errno)
+	for name, re := range loaderRejections(t, "../testdata/progs/s37_kconfig_refused.o") {
+		got[name] = fmt.Sprintf("%s %v", re.Msg, re.errno)
 	}
 	const msg = "extern 'CONFIG_VERCHECK_NOT_A_KERNEL_OPTION' (strong): not resolved: the loader refuses the object, as libbpf does, and never loads the program no such process"
 	want := map[string]string{"s37_kconfig_strong_missing": msg, "s37_kconfig_unread": msg}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rejections (-want +got):\n%s", diff)
 	}
+}
+
+// loaderRejections verifies every program of the object at path and
+// returns each one's rejection, failing t for a program that is not
+// rejected or is unsupported: the refusals of a loader.
+func loaderRejections(t *testing.T, path string) map[string]*RejectError {
+	t.Helper()
+	obj, err := loader.Open(path, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := map[string]*RejectError{}
+	for _, p := range obj.Programs {
+		r := Verify(obj, p, Options{})
+		var re *RejectError
+		if !errors.As(r.Err, &re) || re.kind != nil {
+			t.Fatalf("%s: %s (%v), want a rejection", p.Name, r.Verdict(), r.Err)
+		}
+		res[p.Name] = re
+	}
+	return res
 }

@@ -53,3 +53,24 @@ func TestKsymTyping(t *testing.T) {
 		t.Errorf("programs (-want +got):\n%s", diff)
 	}
 }
+
+// TestExternIncompatible checks testdata/progs/s38_extern_incompatible.c:
+// a strong kfunc and a typed ksym the running kernel has with another type
+// than the object declares are the loader's refusal with libbpf's errno
+// (EINVAL), not a gap in vercheck's model.
+func TestExternIncompatible(t *testing.T) {
+	got := map[string]string{}
+	for name, re := range loaderRejections(t, "../testdata/progs/s38_extern_incompatible.o") {
+		if !strings.Contains(re.Msg, loader.ErrExternIncompatible.Error()) {
+			t.Errorf("%s: %q, want the loader's incompatible extern", name, re.Msg)
+		}
+		got[name] = re.errno.Error()
+	}
+	want := map[string]string{
+		"s38_kfunc_incompatible": "invalid argument",
+		"s38_ksym_incompatible":  "invalid argument",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errnos (-want +got):\n%s", diff)
+	}
+}

@@ -1014,6 +1014,10 @@ func loaderRefusal(err error) *RejectError {
 		// when it opens it (ENOENT), cilium/ebpf when it links the
 		// program.
 		return &RejectError{Msg: fmt.Sprintf("%v: the loader refuses it and never loads the program", err), errno: syscall.ENOENT}
+	case errors.Is(err, loader.ErrExternIncompatible):
+		// libbpf finds the kernel's symbol, compares its type with the
+		// declaration and refuses the object.
+		return &RejectError{Msg: fmt.Sprintf("%v: the loader refuses the object, as libbpf does, and never loads the program", err), errno: syscall.EINVAL}
 	case errors.Is(err, loader.ErrKernelSymbolMissing) && loader.ModuleBTFsComplete():
 		// The loader gives up, as libbpf would: a rejection, not a gap
 		// in vercheck's model.

@@ -109,7 +109,7 @@ func collect(dir string, stderr io.Writer, verbose bool) ([]progtest.Golden, err
 	var gs []progtest.Golden
 	for _, obj := range objs {
 		spec, _, err := loader.LoadCollectionSpec(obj)
-		if errors.Is(err, loader.ErrKconfigRefused) {
+		if errors.Is(err, loader.ErrKconfigRefused) || errors.Is(err, loader.ErrExternIncompatible) {
 			// The loader refuses the object, as libbpf does: the
 			// kernel never sees its programs.
 			continue

@@ -74,6 +74,9 @@ func TestLoadObjectMatchesCollectionSpec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if refusesIncompatibleKfunc(want) {
+				t.Skip("cilium/ebpf refuses a weak kfunc whose prototype differs from the kernel's, libbpf and the loader leave it unresolved")
+			}
 			// Linked as cilium/ebpf links it (CO-RE, kfunc addresses),
 			// the program the spec's load hands the kernel.
 			obj, err := loader.Open(path, loader.Options{CiliumLinking: true})
@@ -177,6 +180,17 @@ func hasStaticHiddenFunc(spec *ebpf.CollectionSpec, obj *loader.Object) bool {
 func typedByLoaderOnly(spec *ebpf.CollectionSpec, obj *loader.Object) bool {
 	for _, p := range obj.Programs {
 		if ps := spec.Programs[p.Name]; ps != nil && ps.Type == ebpf.UnspecifiedProgram && p.Type != ebpf.UnspecifiedProgram {
+			return true
+		}
+	}
+	return false
+}
+
+// refusesIncompatibleKfunc reports whether cilium/ebpf refused to link a
+// program of rs for a kfunc whose prototype differs from the kernel's.
+func refusesIncompatibleKfunc(rs []Result) bool {
+	for _, r := range rs {
+		if r.NotLoaded && strings.Contains(r.Err, "incompatible") {
 			return true
 		}
 	}

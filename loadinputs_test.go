@@ -1,7 +1,9 @@
 package vercheck
 
 import (
+	"errors"
 	"fmt"
+	"syscall"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -233,6 +235,66 @@ func TestDefaultAttachType(t *testing.T) {
 			}
 			if kres[0].Err != tt.want {
 				t.Errorf("kernel: %q, want %q", kres[0].Err, tt.want)
+			}
+		})
+	}
+}
+
+// TestLoadAttachType checks bpf_prog_load_check_attach: a program type
+// whose hook decides its context takes only its own expected attach
+// types, which a loader's ProgramSpec (or --type) may leave unset. The
+// kernel refuses the others with EINVAL before verifying.
+func TestLoadAttachType(t *testing.T) {
+	tests := []struct {
+		name   string
+		typ    ebpf.ProgramType
+		attach ebpf.AttachType
+		accept bool
+	}{
+		{"sock_addr without attach type", ebpf.CGroupSockAddr, 0, false},
+		{"sock_addr connect4", ebpf.CGroupSockAddr, ebpf.AttachCGroupInet4Connect, true},
+		{"sock_addr unix sendmsg", ebpf.CGroupSockAddr, ebpf.AttachCgroupUnixSendmsg, true},
+		{"sock_addr ingress", ebpf.CGroupSockAddr, ebpf.AttachCGroupInetEgress, false},
+		{"sockopt without attach type", ebpf.CGroupSockopt, 0, false},
+		{"sockopt getsockopt", ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt, true},
+		{"sk_lookup without attach type", ebpf.SkLookup, 0, false},
+		{"sk_lookup", ebpf.SkLookup, ebpf.AttachSkLookup, true},
+		{"cgroup_skb without attach type (ingress)", ebpf.CGroupSKB, 0, true},
+		{"cgroup_skb connect4", ebpf.CGroupSKB, ebpf.AttachCGroupInet4Connect, false},
+		{"cgroup_sock without attach type (sock_create)", ebpf.CGroupSock, 0, true},
+		{"cgroup_sock connect4", ebpf.CGroupSock, ebpf.AttachCGroupInet4Connect, false},
+		{"netfilter without attach type", ebpf.Netfilter, 0, false},
+		{"socket filter with any attach type", ebpf.SocketFilter, ebpf.AttachCGroupInet4Connect, true},
+	}
+	live := kernel.Available() == nil
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := progSpec("attach", asm.Instructions{asm.Mov.Imm(asm.R0, 1), asm.Return()})
+			spec.Type, spec.AttachType = tt.typ, tt.attach
+			res, err := VerifyProgramSpec(spec, nil, nil)
+			var perr *ProgramError
+			if res == nil || (err != nil && !errors.As(err, &perr)) {
+				t.Fatal(err)
+			}
+			if res.Accepted != tt.accept {
+				t.Fatalf("accepted = %v (%v), want %v", res.Accepted, res.Err, tt.accept)
+			}
+			if !tt.accept && res.Errno() != syscall.EINVAL {
+				t.Errorf("errno %v, want EINVAL", res.Errno())
+			}
+			if !live {
+				return
+			}
+			kres, err := kernel.LoadCollectionSpec(&ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{spec.Name: spec}})
+			if err != nil || len(kres) != 1 {
+				t.Fatalf("kernel load: %v %+v", err, kres)
+			}
+			k := kres[0]
+			if tt.accept && !k.Accepted {
+				t.Errorf("the kernel did not accept it: %s", k.Err)
+			}
+			if !tt.accept && (!k.NotLoaded || k.Errno != syscall.EINVAL) {
+				t.Errorf("the kernel: accepted %v, not loaded %v, errno %v (%s); want a refused load (EINVAL)", k.Accepted, k.NotLoaded, k.Errno, k.Err)
 			}
 		})
 	}

@@ -392,6 +392,9 @@ func (e *env) run() error {
 		// The kernel refuses such a program before verifying it (E2BIG).
 		return &RejectError{Msg: fmt.Sprintf("program has %d instructions, more than the %d a program may have", len(e.prog), MaxProcessedInsns), kind: ErrComplexityLimit}
 	}
+	if err := e.checkLoadAttachType(); err != nil {
+		return err
+	}
 	if err := e.checkKfuncDecls(); err != nil {
 		return err
 	}

@@ -190,6 +190,10 @@ type Result struct {
 	Err error
 	// Log is the kernel-style log when Options.LogLevel > 0.
 	Log string
+	// LogTruncated says that Log is only the last 16 MiB of a longer log,
+	// as the kernel's rotating log keeps a buffer's worth: its first line
+	// may start mid-line.
+	LogTruncated bool
 	// Profile is the search's profile when Options.Profile is set and the
 	// program got as far as being walked (nil when it was refused before:
 	// an invalid instruction, an unsupported program type...).

@@ -77,6 +77,9 @@ func (l *logger) String() string {
 	return string(l.buf)
 }
 
+// truncated reports whether String leaves out the head of the log.
+func (l *logger) truncated() bool { return l.start > 0 || len(l.buf) > logKeep }
+
 // roll drops the head of a log that has grown past twice logKeep, so that
 // keeping the tail costs a copy per logKeep bytes written.
 func (l *logger) roll() {

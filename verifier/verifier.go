@@ -277,6 +277,7 @@ func verifyRelocated(obj *loader.Object, prog *loader.Program, opts Options) (re
 	e.log.rejected(err)
 	e.log.stats(time.Since(start), res.Stats.StackDepth, e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
 	res.Log = e.log.String()
+	res.LogTruncated = e.log.truncated()
 	res.Profile = e.buildProfile()
 	if err != nil {
 		var re *RejectError

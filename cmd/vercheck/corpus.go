@@ -88,7 +88,7 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 					}
 					if cfg.kernelLogLevel >= 2 && r.Kernel.Log != "" {
 						r.Kernel.LogsCompared = true
-						r.Kernel.LogDivergence = logDivergence(res.Log, r.Kernel.Log)
+						r.Kernel.LogDivergence = logDivergence(res, r.Kernel.Log)
 					}
 				}
 				*t.out = r

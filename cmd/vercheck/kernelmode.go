@@ -3,14 +3,15 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"github.com/vercheck/vercheck/internal/logdiff"
 	"io"
 	"math"
 	"slices"
 	"text/tabwriter"
 	"time"
 
+	"github.com/vercheck/vercheck/internal/logdiff"
 	"github.com/vercheck/vercheck/internal/oracle"
+	"github.com/vercheck/vercheck/verifier"
 )
 
 // Figures of the kernel comparison summary.
@@ -106,12 +107,22 @@ type kernelSummary struct {
 }
 
 // logDivergence compares a program's level-2 logs state by state and
-// describes where they first part, or returns "".
-func logDivergence(vercheckLog, kernelLog string) string {
-	if d := logdiff.Compare(vercheckLog, kernelLog); d != nil {
+// describes where they first part, or returns "". A vercheck log that
+// keeps only its last 16 MiB is compared with the same part of the
+// kernel's (logdiff.CompareTail).
+func logDivergence(res *verifier.Result, kernelLog string) string {
+	if d := logDiff(res, kernelLog); d != nil {
 		return d.String()
 	}
 	return ""
+}
+
+// logDiff is logdiff.Compare, or CompareTail for a truncated log.
+func logDiff(res *verifier.Result, kernelLog string) *logdiff.Divergence {
+	if res.LogTruncated {
+		return logdiff.CompareTail(res.Log, kernelLog)
+	}
+	return logdiff.Compare(res.Log, kernelLog)
 }
 
 func summarizeKernel(rows []row, release string) kernelSummary {

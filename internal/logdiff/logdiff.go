@@ -194,8 +194,56 @@ func firstStateDifference(v, k string) (name, vv, kv string, ok bool) {
 // kernel's log of the same program at the same level, or nil when they
 // agree on every instruction, branch, message and printed state.
 func Compare(vercheck, kernel string) *Divergence {
+	return compare(parse(vercheck), parse(kernel), 0, 0)
+}
+
+// tailAnchor is how many instructions, branches and messages of a kept
+// tail must match the kernel's log in a row to place the tail there.
+const tailAnchor = 64
+
+// CompareTail is Compare for a vercheck log that is only the tail of a
+// longer one (verifier.Result.LogTruncated): its first line, which may
+// start mid-line, is dropped, the rest is placed where its first
+// instructions, branches and messages follow each other in the kernel's
+// log, and compared from there to the end. A tail found nowhere in the
+// kernel's log is an Event divergence at its first line.
+func CompareTail(vercheck, kernel string) *Divergence {
+	if i := strings.IndexByte(vercheck, '\n'); i >= 0 {
+		// An empty first line keeps the line numbers the log's.
+		vercheck = vercheck[i:]
+	}
 	a, b := parse(vercheck), parse(kernel)
-	i, j := 0, 0
+	i := skipStates(a, 0)
+	if i == len(a) {
+		return nil
+	}
+	for j := range b {
+		if anchored(a, b, i, j) {
+			return compare(a, b, i, j)
+		}
+	}
+	return &Divergence{Kind: Event, Line: a[i].line, Vercheck: a[i].text, Kernel: "(vercheck's kept tail of its log matches no part of the kernel's)"}
+}
+
+// anchored reports whether the events of a from i and of b from j agree
+// on their first tailAnchor instructions, branches and messages (states
+// left out), or on all of a's when it has fewer.
+func anchored(a, b []event, i, j int) bool {
+	for n := 0; n < tailAnchor && i < len(a); n++ {
+		i, j = skipStates(a, i), skipStates(b, j)
+		if i == len(a) {
+			return true
+		}
+		if j == len(b) || a[i].kind != b[j].kind || a[i].text != b[j].text {
+			return false
+		}
+		i, j = i+1, j+1
+	}
+	return true
+}
+
+// compare is Compare of the events of a from i and of b from j.
+func compare(a, b []event, i, j int) *Divergence {
 	lastInsn := ""
 	for i < len(a) && j < len(b) {
 		x, y := a[i], b[j]

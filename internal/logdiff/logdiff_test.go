@@ -86,3 +86,29 @@ func replace(s, old, new string) string {
 	}
 	return strings.Replace(s, old, new, 1)
 }
+
+// TestCompareTail checks the comparison of a vercheck log that keeps only
+// its tail (its first line cut mid-line) with the kernel's whole log.
+func TestCompareTail(t *testing.T) {
+	// tail cuts vercheckLog in the middle of the line of instruction 3.
+	tail := vercheckLog[strings.Index(vercheckLog, "bpf_map_lookup_elem#1"):]
+	tests := []struct {
+		name     string
+		vercheck string
+		want     *Divergence
+	}{
+		{"the kernel's log ends the same way", tail, nil},
+		{"a state differs after the cut", replace(tail, "R0=0 R1=map_ptr", "R0=1 R1=map_ptr"),
+			&Divergence{Kind: State, Line: 6, KernelLine: 17, Insn: "6: (95) exit", Name: "R0", Vercheck: "1", Kernel: "0"}},
+		{"a tail the kernel's log does not hold", replace(tail, "if r0 == 0x0", "if r0 != 0x0"),
+			&Divergence{Kind: Event, Line: 2, Vercheck: "4: (15) if r0 != 0x0 goto pc+1", Kernel: "(vercheck's kept tail of its log matches no part of the kernel's)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := CompareTail(tt.vercheck, kernelLog)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("CompareTail (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

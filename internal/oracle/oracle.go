@@ -189,7 +189,11 @@ func compareLogs(o *Outcome, obj *loader.Object, prog *loader.Program, opts Opti
 	if err != nil || klog == "" {
 		return
 	}
-	if d := logdiff.Compare(vres.Log, klog); d != nil {
+	compare := logdiff.Compare
+	if vres.LogTruncated {
+		compare = logdiff.CompareTail
+	}
+	if d := compare(vres.Log, klog); d != nil {
 		o.Class, o.Divergence = LogDiffers, d
 		o.Vercheck = vres
 		o.Kernel.Log = klog

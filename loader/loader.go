@@ -24,8 +24,6 @@ var (
 	// ErrMalformed means the ELF structure is damaged (truncated, bad
 	// offsets, inconsistent tables) so the object cannot be read.
 	ErrMalformed = errors.New("malformed BPF object")
-	// ErrNoPrograms means the object parsed but holds no program entry point.
-	ErrNoPrograms = errors.New("no programs found")
 	// ErrUnknownProgramType means a program's section names no program type
 	// and none could be guessed or was given in [Options.TypeOverride].
 	ErrUnknownProgramType = errors.New("unknown program type")
@@ -502,7 +500,10 @@ func fromSpec(path string, spec *ebpf.CollectionSpec, opts Options, info *elfInf
 			obj.Warnings = append(obj.Warnings, "the object holds no code: no programs to verify")
 			return obj, nil
 		}
-		return nil, fmt.Errorf("%s: %w (functions only in .text are not programs unless a program type is given for them)", path, ErrNoPrograms)
+		// libbpf opens it too: .text functions are subprograms, and an
+		// object of subprograms alone has no program to load.
+		obj.Warnings = append(obj.Warnings, "every function lives in .text: subprograms, no programs to verify (give a program type, --type, to verify the global functions as programs)")
+		return obj, nil
 	}
 
 	target := newTargetBTF(opts.TargetBTF)

@@ -32,6 +32,9 @@ type runConfig struct {
 	expect bool
 	// progress, when set, receives a progress line (terminals only).
 	progress io.Writer
+	// warnings, when set, receives the loader's warnings about an object
+	// without programs, which has no row to carry them.
+	warnings io.Writer
 }
 
 // task is one program to verify; out is where its row goes.
@@ -115,6 +118,9 @@ func verifyAll(files []string, cfg runConfig) ([]row, []string) {
 		}
 		warnings[i] = obj.Warnings
 		if len(obj.Programs) == 0 {
+			if cfg.warnings != nil {
+				writeWarnings(cfg.warnings, []row{{File: f, Warnings: obj.Warnings}})
+			}
 			<-open
 			prog.done(f)
 			continue

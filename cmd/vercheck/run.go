@@ -329,6 +329,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts.Verifier.Profile = *prof || *profOut != "" || *htmlOut != ""
 	opts.Verifier.Why = *explain
 	cfg := runConfig{opts: opts, jobs: common.jobs, withKernel: *withKernel, expect: *withExpect}
+	if !*quiet {
+		cfg.warnings = stderr
+	}
 	if *logDir != "" || logLevel == 2 {
 		// The kernel's own log goes beside vercheck's; at level 2 the
 		// two are also compared state by state (logDivergence).

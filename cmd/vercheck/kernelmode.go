@@ -111,18 +111,10 @@ type kernelSummary struct {
 // keeps only its last 16 MiB is compared with the same part of the
 // kernel's (logdiff.CompareTail).
 func logDivergence(res *verifier.Result, kernelLog string) string {
-	if d := logDiff(res, kernelLog); d != nil {
+	if d := logdiff.CompareKept(res.Log, res.LogTruncated, kernelLog); d != nil {
 		return d.String()
 	}
 	return ""
-}
-
-// logDiff is logdiff.Compare, or CompareTail for a truncated log.
-func logDiff(res *verifier.Result, kernelLog string) *logdiff.Divergence {
-	if res.LogTruncated {
-		return logdiff.CompareTail(res.Log, kernelLog)
-	}
-	return logdiff.Compare(res.Log, kernelLog)
 }
 
 func summarizeKernel(rows []row, release string) kernelSummary {

@@ -197,6 +197,15 @@ func Compare(vercheck, kernel string) *Divergence {
 	return compare(parse(vercheck), parse(kernel), 0, 0)
 }
 
+// CompareKept is Compare, or CompareTail when vercheck's log is only the
+// tail of a longer one (truncated: verifier.Result.LogTruncated).
+func CompareKept(vercheck string, truncated bool, kernel string) *Divergence {
+	if truncated {
+		return CompareTail(vercheck, kernel)
+	}
+	return Compare(vercheck, kernel)
+}
+
 // tailAnchor is how many instructions, branches and messages of a kept
 // tail must match the kernel's log in a row to place the tail there.
 const tailAnchor = 64

@@ -189,11 +189,7 @@ func compareLogs(o *Outcome, obj *loader.Object, prog *loader.Program, opts Opti
 	if err != nil || klog == "" {
 		return
 	}
-	compare := logdiff.Compare
-	if vres.LogTruncated {
-		compare = logdiff.CompareTail
-	}
-	if d := compare(vres.Log, klog); d != nil {
+	if d := logdiff.CompareKept(vres.Log, vres.LogTruncated, klog); d != nil {
 		o.Class, o.Divergence = LogDiffers, d
 		o.Vercheck = vres
 		o.Kernel.Log = klog

@@ -312,28 +312,28 @@ func (info *elfInfo) linkTypedKsyms(spec *ebpf.CollectionSpec, target *targetBTF
 	return errors.Join(errs...)
 }
 
-// unresolvedWeakKfunc reports whether ref is a weak kfunc declaration that
-// no kernel function resolves (kfuncID: none of its name, or one whose
-// prototype is incompatible).
-func (info *elfInfo) unresolvedWeakKfunc(spec *ebpf.CollectionSpec, ref string, target *targetBTF) bool {
+// unresolvedWeakKfunc reports whether ref, declared as local, is a weak
+// kfunc that no kernel function resolves (kfuncID: none of its name, or
+// one whose prototype is incompatible).
+func (info *elfInfo) unresolvedWeakKfunc(ref string, local *btf.Func, target *targetBTF) bool {
 	if info == nil || !info.weak[ref] {
 		return false
 	}
-	_, _, err := kfuncID(ref, ksymFunc(spec, ref), target)
+	_, _, err := kfuncID(ref, local, target)
 	return err != nil
 }
 
-// linkFlavouredKfuncs links, as prepareProgram does (kfuncID), the kfunc
-// calls and kfunc address loads of every program of spec whose extern name
-// carries a flavour ("name___flavour"), or that is weak and does not
-// resolve, for callers that hand the spec itself to cilium/ebpf:
-// cilium/ebpf looks such a name up as it is, where libbpf looks up the
-// name without its flavour, and refuses a weak kfunc whose prototype
-// differs from the kernel's, which libbpf leaves unresolved (address 0,
-// calls poisoned); the instructions lose
-// cilium/ebpf's kfunc metadata so that it leaves them as linked. A module
-// kfunc is left to cilium/ebpf, which builds the fd_array naming it.
-func (info *elfInfo) linkFlavouredKfuncs(spec *ebpf.CollectionSpec, target *targetBTF) error {
+// linkKfuncsAsLibbpf links, as prepareProgram does (kfuncID), the kfunc
+// calls and kfunc address loads that cilium/ebpf would link otherwise than
+// libbpf, for callers that hand the spec itself to cilium/ebpf: an extern
+// name with a flavour ("name___flavour"), which cilium/ebpf looks up as it
+// is where libbpf drops the flavour, and a weak kfunc that does not
+// resolve, which cilium/ebpf refuses when its prototype differs from the
+// kernel's where libbpf leaves it unresolved (address 0, calls poisoned).
+// The instructions lose cilium/ebpf's kfunc metadata so that it leaves
+// them as linked. A module kfunc is left to cilium/ebpf, which builds the
+// fd_array naming it.
+func (info *elfInfo) linkKfuncsAsLibbpf(spec *ebpf.CollectionSpec, target *targetBTF) error {
 	var errs []error
 	for _, ps := range spec.Programs {
 		iter := ps.Instructions.Iterate()
@@ -343,15 +343,16 @@ func (info *elfInfo) linkFlavouredKfuncs(spec *ebpf.CollectionSpec, target *targ
 			if ref == "" || !isKfunc(spec, ref) {
 				continue
 			}
-			if EssentialName(ref) == ref && !info.unresolvedWeakKfunc(spec, ref, target) {
+			local := ksymFunc(spec, ref)
+			if EssentialName(ref) == ref && !info.unresolvedWeakKfunc(ref, local, target) {
 				continue
 			}
 			var err error
 			switch {
 			case ins.IsKfuncCall():
-				err = rewriteKfuncCall(ins, ref, ksymFunc(spec, ref), target, info)
+				err = rewriteKfuncCall(ins, ref, local, target, info)
 			case ins.OpCode.IsDWordLoad():
-				err = rewriteKfuncAddress(ins, ref, ksymFunc(spec, ref), target, info, false)
+				err = rewriteKfuncAddress(ins, ref, local, target, info, false)
 			default:
 				continue
 			}

@@ -361,7 +361,7 @@ func LoadCollectionSpec(path string) (*ebpf.CollectionSpec, []string, error) {
 	if err := info.linkTypedKsyms(spec, newTargetBTF("")); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := info.linkFlavouredKfuncs(spec, newTargetBTF("")); err != nil {
+	if err := info.linkKfuncsAsLibbpf(spec, newTargetBTF("")); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := materializeKconfig(spec, info.weakKconfig, info.weak); err != nil {

@@ -41,23 +41,45 @@ func (g *guesser) guess(string) (ebpf.ProgramType, string, bool) {
 	return g.typ, g.reason, true
 }
 
-// libbpfOnlySections are section prefixes libbpf 1.8 gives a program type
-// that cilium/ebpf does not know: sleepable tracepoints, loaded with
-// BPF_F_SLEEPABLE, which a 6.18 kernel refuses ("Only fentry/fexit/
-// fmod_ret, lsm, iter, uprobe, and struct_ops programs can be sleepable").
-// Guessed as socket filters, they were verified as programs no loader
-// makes of them.
+// libbpfOnlySections are the sections libbpf 1.8 gives a program type that
+// cilium/ebpf does not know; guessed as socket filters, they were verified
+// as programs no loader makes of them. Sleepable tracepoints are loaded
+// with BPF_F_SLEEPABLE, which a 6.18 kernel refuses ("Only fentry/fexit/
+// fmod_ret, lsm, iter, uprobe, and struct_ops programs can be sleepable");
+// the multi-function trampolines are tracing programs of attach types 6.18
+// does not have, loaded without an attach BTF id (their name is a pattern
+// libbpf matches at attach time), which it refuses ("Tracing programs must
+// provide btf_id"). Each name matches libbpf's "type+" form: the name
+// itself or the name, a '/' and the target.
 var libbpfOnlySections = []struct {
-	prefix string
-	typ    ebpf.ProgramType
-	attach ebpf.AttachType
+	name      string
+	typ       ebpf.ProgramType
+	attach    ebpf.AttachType
+	sleepable bool
+	// target is whether the text after the '/' is the attach target
+	// (libbpf's SEC_ATTACH_BTF or a tracepoint name).
+	target bool
 }{
-	{"tp.s/", ebpf.TracePoint, ebpf.AttachNone},
-	{"tracepoint.s/", ebpf.TracePoint, ebpf.AttachNone},
-	{"raw_tp.s/", ebpf.RawTracepoint, ebpf.AttachNone},
-	{"raw_tracepoint.s/", ebpf.RawTracepoint, ebpf.AttachNone},
-	{"tp_btf.s/", ebpf.Tracing, ebpf.AttachTraceRawTp},
+	{"tp.s", ebpf.TracePoint, ebpf.AttachNone, true, true},
+	{"tracepoint.s", ebpf.TracePoint, ebpf.AttachNone, true, true},
+	{"raw_tp.s", ebpf.RawTracepoint, ebpf.AttachNone, true, true},
+	{"raw_tracepoint.s", ebpf.RawTracepoint, ebpf.AttachNone, true, true},
+	{"tp_btf.s", ebpf.Tracing, ebpf.AttachTraceRawTp, true, true},
+	{"fentry.multi", ebpf.Tracing, AttachTraceFEntryMulti, false, false},
+	{"fexit.multi", ebpf.Tracing, AttachTraceFExitMulti, false, false},
+	{"fsession.multi", ebpf.Tracing, AttachTraceFSessionMulti, false, false},
+	{"fentry.multi.s", ebpf.Tracing, AttachTraceFEntryMulti, true, false},
+	{"fexit.multi.s", ebpf.Tracing, AttachTraceFExitMulti, true, false},
+	{"fsession.multi.s", ebpf.Tracing, AttachTraceFSessionMulti, true, false},
 }
+
+// Attach types of libbpf 1.8's UAPI header that cilium/ebpf v0.22 and the
+// 6.18 kernel do not have (BPF_TRACE_FSESSION, 58, cilium/ebpf has).
+const (
+	AttachTraceFEntryMulti   ebpf.AttachType = 59 // BPF_TRACE_FENTRY_MULTI
+	AttachTraceFExitMulti    ebpf.AttachType = 60 // BPF_TRACE_FEXIT_MULTI
+	AttachTraceFSessionMulti ebpf.AttachType = 61 // BPF_TRACE_FSESSION_MULTI
+)
 
 // typeLibbpfOnlySections gives the programs of spec in the sections of
 // libbpfOnlySections the type, expected attach type, attach target and
@@ -68,11 +90,18 @@ func typeLibbpfOnlySections(spec *ebpf.CollectionSpec) {
 			continue
 		}
 		for _, s := range libbpfOnlySections {
-			if rest, found := strings.CutPrefix(ps.SectionName, s.prefix); found {
-				ps.Type, ps.AttachType, ps.AttachTo = s.typ, s.attach, rest
-				ps.Flags |= FlagSleepable
-				break
+			rest, found := strings.CutPrefix(ps.SectionName, s.name)
+			if !found || (rest != "" && rest[0] != '/') {
+				continue
 			}
+			ps.Type, ps.AttachType, ps.AttachTo = s.typ, s.attach, ""
+			if s.target {
+				ps.AttachTo = strings.TrimPrefix(rest, "/")
+			}
+			if s.sleepable {
+				ps.Flags |= FlagSleepable
+			}
+			break
 		}
 	}
 }

@@ -242,6 +242,9 @@ type RejectError struct {
 	// last line its log holds at every level before it (see
 	// DecisiveLine).
 	preceding string
+	// hint, when set, is Hint's answer: the explanation of a rejection
+	// whose message (often none) cannot carry it.
+	hint string
 }
 
 // DecisiveLine is what the kernel's log shows as the reason for err (see

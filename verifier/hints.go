@@ -50,6 +50,9 @@ func (e *RejectError) Hint() string {
 	if e.kind == ErrKernelFault {
 		return kernelFaultHint
 	}
+	if e.hint != "" {
+		return e.hint
+	}
 	return hintFor(e.Msg)
 }
 

@@ -5,6 +5,8 @@ import (
 	"syscall"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/loader"
 )
 
 // checkLoadAttachType is bpf_prog_load_check_attach's test of the expected
@@ -67,8 +69,17 @@ func validLoadAttachType(pt ebpf.ProgramType, at ebpf.AttachType) bool {
 // attachTypeString names at, or says there is none: cilium/ebpf names the
 // attach type 0 after the cgroup ingress hook it also is.
 func attachTypeString(at ebpf.AttachType) string {
-	if at == 0 {
+	switch at {
+	case 0:
 		return "no attach type (0)"
+	case ebpf.AttachType(58):
+		return "BPF_TRACE_FSESSION (58)"
+	case loader.AttachTraceFEntryMulti:
+		return "BPF_TRACE_FENTRY_MULTI (59)"
+	case loader.AttachTraceFExitMulti:
+		return "BPF_TRACE_FEXIT_MULTI (60)"
+	case loader.AttachTraceFSessionMulti:
+		return "BPF_TRACE_FSESSION_MULTI (61)"
 	}
 	return at.String()
 }

@@ -174,11 +174,8 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 		tc.trusted = true
 	case ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn:
 		var err error
-		if proto, err = funcProto(spec, target); err != nil {
-			return nil, missingTarget(err, "function", target, noKernelBTFID, func(m *btf.Spec) error {
-				_, err := funcProto(m, target)
-				return err
-			})
+		if proto, err = attachFuncProto(spec, target); err != nil {
+			return nil, err
 		}
 		tc.params = proto.Params
 	default:
@@ -186,6 +183,19 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 	}
 	tc.all, tc.ret = proto.Params, proto.Return
 	return tc, nil
+}
+
+// attachFuncProto is funcProto for a trampoline's target, one no BTF has
+// being the loader's refusal (missingTarget).
+func attachFuncProto(spec *btf.Spec, target string) (*btf.FuncProto, error) {
+	proto, err := funcProto(spec, target)
+	if err != nil {
+		return nil, missingTarget(err, "function", target, noKernelBTFID, func(m *btf.Spec) error {
+			_, err := funcProto(m, target)
+			return err
+		})
+	}
+	return proto, nil
 }
 
 // noKernelBTFID is libbpf's message for a trampoline target it cannot find
@@ -419,21 +429,15 @@ func (e *env) tracingCtxLayout() (ctxaccess.Func, int, error) {
 		switch e.attach {
 		case ebpf.AttachTraceRawTp, ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn, ebpf.AttachTraceIter:
 		default:
-			return nil, 0, e.unsupported(0, "program type %s attach type %s", e.progType, e.attach)
+			return nil, 0, e.otherTracingAttach()
 		}
 	}
 	if err := e.checkAttachRules(); err != nil {
 		return nil, 0, err
 	}
 	tc, err := e.attachTarget()
-	var refused *attachRefusedError
-	if errors.As(err, &refused) {
-		re := e.reject(0, "%s", refused.msg).(*RejectError)
-		re.errno = refused.errno
-		return nil, 0, re
-	}
 	if err != nil {
-		return nil, 0, e.unsupported(0, "attach target of %s/%s: %v", e.progType, e.attach, err)
+		return nil, 0, e.attachTargetError(err)
 	}
 	if err := e.checkTargetRules(tc); err != nil {
 		return nil, 0, err
@@ -468,6 +472,48 @@ func (e *env) tracingCtxLayout() (ctxaccess.Func, int, error) {
 		return ctxaccess.ScalarAccess, true
 	}
 	return check, maxBPFFuncArgSlots * sizeU64, nil
+}
+
+// attachTargetError is the verdict on a failure to resolve the program's
+// attach target: the loader's or the kernel's refusal where it is one
+// (attachRefusedError), a gap in vercheck otherwise.
+func (e *env) attachTargetError(err error) error {
+	var refused *attachRefusedError
+	if errors.As(err, &refused) {
+		re := e.reject(0, "%s", refused.msg).(*RejectError)
+		re.errno = refused.errno
+		return re
+	}
+	return e.unsupported(0, "attach target of %s/%s: %v", e.progType, e.attach, err)
+}
+
+// otherTracingAttach is bpf_check_attach_target for a tracing program whose
+// expected attach type is none of the trampoline, raw tracepoint and
+// iterator types 6.18 knows: those libbpf 1.8 gives fsession and the
+// fentry/fexit/fsession.multi sections (BPF_TRACE_FSESSION and later, which
+// 6.18 has not), or one a loader set by hand. Without an attach BTF id
+// (the multi sections resolve none) the kernel says so; with one it fails
+// the switch's default case, EINVAL without a message. The loader resolves
+// a named target before that, and a target no BTF has never reaches the
+// kernel.
+func (e *env) otherTracingAttach() error {
+	target := e.attachTo()
+	if target == "" {
+		re := e.reject(0, "Tracing programs must provide btf_id").(*RejectError)
+		re.errno = syscall.EINVAL
+		return re
+	}
+	spec, err := vmlinux()
+	if err != nil {
+		return e.unsupported(0, "attach target of %s/%s: %v", e.progType, e.attach, err)
+	}
+	if _, err := attachFuncProto(spec, target); err != nil {
+		return e.attachTargetError(err)
+	}
+	re := e.reject(0, "").(*RejectError)
+	re.errno = syscall.EINVAL
+	re.hint = fmt.Sprintf("the 6.18 kernel has no tracing attach type %s: bpf_check_attach_target refuses it with EINVAL and logs nothing (a newer kernel may load it)", attachTypeString(e.attach))
+	return re
 }
 
 // checkAttachRules checks what the kernel checks of a program's license

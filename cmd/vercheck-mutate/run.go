@@ -224,6 +224,9 @@ func loadSeeds(cfg config, stdout io.Writer) ([]*seed, error) {
 	}
 	fmt.Fprintf(stdout, "%d seeds (%d with edge accesses) of %d programs; left out: %d longer than %d instructions, %d %s, %d the kernel could not load; %d unreadable objects\n",
 		len(seeds), withEdges, len(cands), st.tooLarge, cfg.maxSeedInsns, st.notAccepted, notAlike, st.kernelNoLoad, st.unreadable)
+	for _, d := range st.differing {
+		fmt.Fprintf(stdout, "  seed judged differently: %s\n", d)
+	}
 	if st.pruningDiffers > 0 {
 		fmt.Fprintf(stdout, "%d programs vercheck accepts only with pruning (seeds left out: run vercheck with --prune-policy checkpoint=2147483647/2147483647,loop=2147483647/2147483647 on them)\n", st.pruningDiffers)
 	}

@@ -54,6 +54,10 @@ type seedStats struct {
 	// pruningDiffers counts the programs vercheck accepts only with
 	// pruning (-self-check): findings among the seeds themselves.
 	pruningDiffers int
+	// differing names the seeds the two verifiers judged differently
+	// (false accepts and rejects, other messages), with the class: the
+	// seed pass's own findings, which a run reports rather than drops.
+	differing []string
 }
 
 // candidates lists the programs of the objects under paths, then n
@@ -91,6 +95,7 @@ func candidates(paths []string, n int, genSeed uint64, st *seedStats) ([]candida
 // seedVerdict is the judgement of one candidate.
 type seedVerdict struct {
 	seed  *seed
+	name  string
 	class oracle.Class
 	large bool
 }
@@ -112,7 +117,7 @@ func judgeCandidate(c candidate, maxInsns int, rejected bool, judging oracle.Opt
 	alike := o.Class == oracle.BothAccept || o.Class == oracle.InsnsDiffer || rejected && o.Class == oracle.BothReject ||
 		judging.SelfCheck && o.Class == oracle.KernelNoLoad && o.Vercheck.Accepted
 	if !alike {
-		return seedVerdict{class: o.Class}
+		return seedVerdict{name: c.name, class: o.Class}
 	}
 	s := &seed{name: c.name, obj: c.obj, prog: c.prog, code: code, asmIndex: asmIndexes(c.prog.Instructions, len(code))}
 	s.env = mutate.Env{ValueSizes: valueSizes(c.obj), Maps: mapInfos(c.obj), Kfuncs: kfuncCalls(c.obj), ProgArrays: progArrays(c.obj),
@@ -185,6 +190,9 @@ func (st *seedStats) count(v seedVerdict) {
 		st.pruningDiffers++
 	default:
 		st.notAccepted++
+		if v.class != oracle.BothReject {
+			st.differing = append(st.differing, fmt.Sprintf("%s (%s)", v.name, v.class))
+		}
 	}
 }
 

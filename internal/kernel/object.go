@@ -211,7 +211,7 @@ func (o Options) loadRelocated(obj *loader.Object, prog *loader.Program, branchL
 
 // loadSpec loads one program and returns its verifier log.
 func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
-	if needsOwnEncoding(spec) {
+	if needsOwnEncoding(spec) || targetUnresolvedByCilium(spec) {
 		return loadOwnEncoding(spec, level, size)
 	}
 	p, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size})
@@ -221,6 +221,22 @@ func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string,
 	}
 	defer p.Close()
 	return strings.TrimSpace(p.VerifierLog), nil
+}
+
+// targetUnresolvedByCilium reports a tracing program of an attach type
+// cilium/ebpf's loader resolves no target for and loads without one
+// (BPF_TRACE_FSESSION, libbpf 1.8's multi-function types), where libbpf
+// resolves a named target as it resolves fentry's: the own encoding does
+// as libbpf (vmlinuxAttachID).
+func targetUnresolvedByCilium(spec *ebpf.ProgramSpec) bool {
+	if spec.Type != ebpf.Tracing {
+		return false
+	}
+	switch spec.AttachType {
+	case ebpf.AttachTraceRawTp, ebpf.AttachTraceFEntry, ebpf.AttachTraceFExit, ebpf.AttachModifyReturn, ebpf.AttachTraceIter:
+		return false
+	}
+	return true
 }
 
 // mapIndex returns the object map index a map-load instruction carries.

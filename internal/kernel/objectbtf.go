@@ -824,6 +824,12 @@ func vmlinuxAttachID(typ ebpf.ProgramType, at ebpf.AttachType, to string) (uint3
 	if typ != ebpf.Tracing && typ != ebpf.LSM {
 		return 0, nil
 	}
+	switch at {
+	case loader.AttachTraceFEntryMulti, loader.AttachTraceFExitMulti, loader.AttachTraceFSessionMulti:
+		// libbpf 1.8's multi-function sections name a pattern it
+		// matches at attach time and load with no target id.
+		return 0, nil
+	}
 	vmlinux, err := btf.LoadKernelSpec()
 	if err != nil {
 		return 0, err

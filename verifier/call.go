@@ -697,7 +697,8 @@ func (e *env) checkFuncArgKind(i int, fn *helpers.Proto, meta *callMeta) error {
 		meta.argRefObjID = reg.RefObjID
 		return nil
 	}
-	typeFailsFirst := e.argTypeRefused(a, reg, orNullMem, meta)
+	typeFailsFirst := e.argTypeRefused(a, reg, orNullMem, meta) ||
+		!(reg.IsNull() && argMayBeNull(a)) && argOffRefused(reg, regno, int(fn.ReleaseArg) == regno)
 	if !typeFailsFirst {
 		if err := refArg(); err != nil {
 			return err
@@ -737,8 +738,9 @@ func (e *env) metaMapType(meta *callMeta) ebpf.MapType {
 // sockets, the context, sizes, map pointers, callbacks, stack, map
 // values; the kinds of BTF pointers, which a referenced pointer may pass,
 // are left to their own checks); a trusted BTF pointer where the helper
-// may write (refused as memory the program cannot write). A sockmap's value is a socket
-// (resolve_map_arg_type), checked by checkSockmapValueArg.
+// may write (refused as memory the program cannot write). A sockmap's
+// value is a socket (resolve_map_arg_type), whose checks
+// (checkSockmapValueArg) are all type checks, so they always come first.
 func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool, meta *callMeta) bool {
 	if reg.MaybeNull() && !argMayBeNull(a) {
 		return true
@@ -749,8 +751,13 @@ func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool,
 	switch a {
 	case helpers.ArgPtrToMapValue, helpers.ArgPtrToUninitMapValue, helpers.ArgPtrToMapValueOrNull:
 		if e.sockmapValueArg(a, meta) {
-			return false
+			// ARG_PTR_TO_BTF_ID_SOCK_COMMON, whose checks
+			// (checkSockmapValueArg) are all check_reg_type's: they
+			// come first whatever the register.
+			return true
 		}
+	case helpers.ArgPtrToDynptr:
+		return reg.Type != states.PtrToStack && reg.Type != states.ConstPtrToDynptr
 	case helpers.ArgPtrToSocket, helpers.ArgPtrToSocketOrNull:
 		return reg.Type != states.PtrToSocket
 	case helpers.ArgPtrToSockCommon:
@@ -778,6 +785,17 @@ func (e *env) argTypeRefused(a helpers.ArgType, reg *states.Reg, orNullMem bool,
 		}
 	}
 	return true
+}
+
+// argOffRefused reports whether check_func_arg_reg_off refuses reg as
+// helper argument regno (release: the argument the helper releases, whose
+// fixed offset must be 0), which the kernel checks after the type and
+// before it counts the argument's reference.
+func argOffRefused(reg *states.Reg, regno int, release bool) bool {
+	if release {
+		return reg.Off != 0 || ptrOffRegMsg(reg, regno, false) != ""
+	}
+	return argRegOffMsg(reg, regno) != ""
 }
 
 // checkArgKind is the part of check_func_arg that depends on argument

@@ -67,13 +67,13 @@ var iterTargets = map[string][]ctxArgInfo{
 
 // iterContext resolves an iterator target.
 func iterContext(spec *btf.Spec, target string) (*tracingCtx, error) {
+	proto, err := attachFunc(spec, "iterator", iterFuncPrefix+target)
+	if err != nil {
+		return nil, err
+	}
 	info, ok := iterTargets[target]
 	if !ok {
 		return nil, fmt.Errorf("iterator target %q", target)
-	}
-	proto, err := funcProto(spec, iterFuncPrefix+target)
-	if err != nil {
-		return nil, err
 	}
 	return &tracingCtx{
 		name:    iterFuncPrefix + target,

@@ -119,7 +119,7 @@ func lsmContext(spec *btf.Spec, at ebpf.AttachType, hook string) (*tracingCtx, e
 	if hook == "" || lsmNonHooks[hook] {
 		return nil, fmt.Errorf("%q is not an LSM hook", hook)
 	}
-	proto, err := funcProto(spec, lsmStubPrefix+hook)
+	proto, err := attachFunc(spec, "LSM hook", lsmStubPrefix+hook)
 	if err != nil {
 		return nil, err
 	}

@@ -112,6 +112,9 @@ func btfContext(pt ebpf.ProgramType, at ebpf.AttachType, target string) (*tracin
 	if v, ok := tracingCtxCache.Load(key); ok {
 		return v.(*tracingCtx), nil
 	}
+	if target == "" {
+		return nil, noAttachTarget(pt)
+	}
 	spec, err := vmlinux()
 	if err != nil {
 		return nil, err
@@ -185,13 +188,36 @@ func trampolineContext(spec *btf.Spec, at ebpf.AttachType, target string) (*trac
 	return tc, nil
 }
 
+// noAttachTarget is the loader's refusal of a program of type pt that
+// names no attach target (a bare SEC("fentry"), SEC("lsm"), SEC("iter"),
+// a struct_ops program no struct_ops map references): libbpf needs the
+// target's BTF id for the load and fails it with EINVAL, so the kernel
+// never sees the program.
+func noAttachTarget(pt ebpf.ProgramType) error {
+	msg := "no BTF-based attach target is specified, use bpf_program__set_attach_target()"
+	if pt == ebpf.StructOps {
+		msg = `SEC("struct_ops") program isn't referenced anywhere, did you forget to use it?`
+	}
+	return &attachRefusedError{
+		msg:   fmt.Sprintf("the program names no attach target: the loader refuses it and never loads it (libbpf: %s)", msg),
+		errno: syscall.EINVAL,
+	}
+}
+
 // attachFuncProto is funcProto for a trampoline's target, one no BTF has
 // being the loader's refusal (missingTarget).
 func attachFuncProto(spec *btf.Spec, target string) (*btf.FuncProto, error) {
-	proto, err := funcProto(spec, target)
+	return attachFunc(spec, "function", target)
+}
+
+// attachFunc is funcProto for the function name an attach target of kind
+// (an LSM hook's stub, an iterator's bpf_iter_ function) resolves to, one
+// no BTF has being the loader's refusal (missingTarget).
+func attachFunc(spec *btf.Spec, kind, name string) (*btf.FuncProto, error) {
+	proto, err := funcProto(spec, name)
 	if err != nil {
-		return nil, missingTarget(err, "function", target, noKernelBTFID, func(m *btf.Spec) error {
-			_, err := funcProto(m, target)
+		return nil, missingTarget(err, kind, name, noKernelBTFID, func(m *btf.Spec) error {
+			_, err := funcProto(m, name)
 			return err
 		})
 	}

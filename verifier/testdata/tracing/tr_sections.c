@@ -1,5 +1,6 @@
-/* Tracing sections whose attach types the 6.18 kernel lacks
- * (tracing_test.go): fsession (BPF_TRACE_FSESSION, which cilium/ebpf v0.22
+/* Tracing sections whose attach types the 6.18 kernel lacks, and sections
+ * that name no attach target or one no BTF has
+ * (tracingsections_test.go): fsession (BPF_TRACE_FSESSION, which cilium/ebpf v0.22
  * types) and libbpf 1.8's multi-function trampolines (fentry.multi,
  * fexit.multi, fsession.multi and their sleepable forms), which libbpf
  * types and cilium/ebpf does not. Built with:
@@ -47,6 +48,40 @@ int tr_fsession_multi(void *ctx)
 /* Sleepable: can_be_sleepable refuses the attach type first. */
 SEC("fentry.multi.s/bpf_fentry_test*")
 int tr_fentry_multi_sleepable(void *ctx)
+{
+	return 0;
+}
+
+/* Sections that name no target: libbpf cannot resolve one and refuses
+ * the program (EINVAL), as it refuses a struct_ops program no
+ * struct_ops map references. */
+SEC("fentry")
+int tr_fentry_bare(void *ctx)
+{
+	return 0;
+}
+
+SEC("lsm")
+int tr_lsm_bare(void *ctx)
+{
+	return 0;
+}
+
+SEC("struct_ops/tr_unreferenced")
+int tr_struct_ops_unreferenced(void *ctx)
+{
+	return 0;
+}
+
+/* Targets no BTF has: libbpf's ESRCH, before any load. */
+SEC("lsm/vercheck_no_such_hook")
+int tr_lsm_missing(void *ctx)
+{
+	return 0;
+}
+
+SEC("iter/vercheck_no_such_iter")
+int tr_iter_missing(void *ctx)
 {
 	return 0;
 }

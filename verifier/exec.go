@@ -199,18 +199,6 @@ func (e *env) checkLdAbs(in insn.Insn) error {
 	if err := e.checkPtrOffReg(&regs[6], 6, false); err != nil {
 		return err
 	}
-	// A failed load returns from the current function; in a callback's
-	// own frame that return would go to the helper that called it. The
-	// live 6.18 kernel refuses such programs (its precision walk hits its
-	// own "callback unexpected regs" bug; newer kernels say why); vercheck
-	// rejects them with the newer message rather than modelling it, after
-	// the checks of R6 and the source register that 6.18 makes first (a
-	// callback's R6 is seldom even initialised). A subprogram the
-	// callback calls returns to the callback, which 6.18 takes (7.x
-	// refuses that too, in its stack walk).
-	if f := e.cur.Frames[e.cur.CurFrame]; f.InCallbackFn || f.InAsyncCallbackFn {
-		return e.reject(e.insnIdx, "cannot use BPF_LD_[ABS|IND] within callback")
-	}
 	// r0-r5 are checked as written (check_reg_arg, DST_OP_NO_MARK),
 	// which marks them scratched: the log shows r0 after the load.
 	for r := uint8(0); r <= 5; r++ {

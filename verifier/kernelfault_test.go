@@ -26,7 +26,7 @@ func TestKernelFault(t *testing.T) {
 	if _, err := vmlinux(); err != nil {
 		t.Skipf("kernel BTF: %v", err)
 	}
-	for _, path := range []string{"testdata/kernelfault/wq_oops.o", "testdata/kernelfault/tw_oops.o", "testdata/kernelfault/scc_throw.o", "testdata/kernelfault/vb_xchg_null.o", "testdata/kernelfault/vb_maygoto_cb.o", "testdata/kernelfault/dead_callback.o", "testdata/kernelfault/kptr_after_unlock.o", "testdata/kernelfault/bt_freed_parent.o", "testdata/kernelfault/async_cb_backtrack.o", "testdata/kernelfault/maygoto_first_call.o", "testdata/kernelfault/dynptr_stale_ref.o", "testdata/kernelfault/refcount_no_record.o", "testdata/kernelfault/xchg_rcu_obj.o", "testdata/kernelfault/throw_dead_callback.o", "testdata/kernelfault/flex_empty.o"} {
+	for _, path := range []string{"testdata/kernelfault/wq_oops.o", "testdata/kernelfault/tw_oops.o", "testdata/kernelfault/scc_throw.o", "testdata/kernelfault/vb_xchg_null.o", "testdata/kernelfault/vb_maygoto_cb.o", "testdata/kernelfault/dead_callback.o", "testdata/kernelfault/kptr_after_unlock.o", "testdata/kernelfault/bt_freed_parent.o", "testdata/kernelfault/async_cb_backtrack.o", "testdata/kernelfault/maygoto_first_call.o", "testdata/kernelfault/dynptr_stale_ref.o", "testdata/kernelfault/refcount_no_record.o", "testdata/kernelfault/xchg_rcu_obj.o", "testdata/kernelfault/throw_dead_callback.o", "testdata/kernelfault/flex_empty.o", "testdata/kernelfault/ld_abs_callback.o"} {
 		obj, err := loader.Open(path, loader.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -11,10 +11,10 @@ import (
 	"github.com/vercheck/vercheck/verifier"
 )
 
-// TestLdAbsInCallback: a failed LD_ABS returns from the current function,
-// which inside a bpf_loop callback would return into the helper; such a
-// program is rejected. The 6.18 kernel checks R6 first, which a callback
-// has not initialised (s7_ld_abs_ctx_off.c has the live kernel's verdict).
+// TestLdAbsInCallback: an LD_ABS in a bpf_loop callback reads the skb in
+// R6, which the 6.18 kernel checks first and which a callback has not
+// initialised (s7_ld_abs_ctx_off.c has the live kernel's verdict; with R6
+// set, s39_ld_abs_callback.c).
 func TestLdAbsInCallback(t *testing.T) {
 	const bpfLoop = 181
 	insns := asm.Instructions{
@@ -36,7 +36,7 @@ func TestLdAbsInCallback(t *testing.T) {
 		Funcs: []loader.Func{{Start: 0, Name: "main"}, {Start: 9, Name: "cb"}}}
 	res := verifier.Verify(obj, prog, verifier.Options{})
 	if res.Accepted {
-		t.Fatal("accepted an LD_ABS inside a bpf_loop callback")
+		t.Fatal("accepted an LD_ABS through an uninitialised R6 inside a bpf_loop callback")
 	}
 	if !strings.Contains(res.Err.Error(), "R6 !read_ok") {
 		t.Errorf("unexpected rejection %q", res.Err)

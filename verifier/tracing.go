@@ -530,10 +530,10 @@ func (e *env) otherTracingAttach() error {
 		return re
 	}
 	spec, err := vmlinux()
-	if err != nil {
-		return e.unsupported(0, "attach target of %s/%s: %v", e.progType, e.attach, err)
+	if err == nil {
+		_, err = attachFuncProto(spec, target)
 	}
-	if _, err := attachFuncProto(spec, target); err != nil {
+	if err != nil {
 		return e.attachTargetError(err)
 	}
 	re := e.reject(0, "").(*RejectError)

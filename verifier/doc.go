@@ -128,8 +128,10 @@
 //
 // Features vercheck does not model yet (sleepable fentry/fexit where the
 // kernel's error-injection list cannot be read, load flags other than those
-// above, BPF_F_TEST_RND_HI32 and BPF_F_XDP_HAS_FRAGS, kfuncs outside its
-// table, struct_ops types other than tcp_congestion_ops, writes to LSM
+// above and BPF_F_TEST_RND_HI32, BPF_F_XDP_HAS_FRAGS and
+// BPF_F_XDP_DEV_BOUND_ONLY (which change no check), kfuncs outside its
+// table, struct_ops types other than tcp_congestion_ops, bpf_dummy_ops and
+// sched_ext_ops (hid_bpf_ops, Qdisc_ops), writes to LSM
 // contexts, moving objects of the program's own structs into kptrs
 // without a loader model, uptrs to kernel structs (the kernel refuses
 // the map), graph roots in map values without

@@ -252,7 +252,7 @@ func signExtend32(s Scalar, size int) Scalar {
 // with this source (is_safe_to_compute_dst_reg_range): always for the
 // additive, multiplicative and bitwise operations and END, for shifts only
 // by a constant smaller than the width, never for div and mod.
-func rangeComputable(op ALUOp, src Scalar) bool {
+func rangeComputable(op ALUOp, src *Scalar) bool {
 	bitness := uint64(subregBits)
 	srcConst := src.IsConst32() && src.S32Min == src.S32Max && src.U32Min == src.U32Max
 	if op.Is64 {
@@ -270,89 +270,104 @@ func rangeComputable(op ALUOp, src Scalar) bool {
 }
 
 // ScalarALU applies op to dst with src as the kernel's
-// adjust_scalar_min_max_vals does for two scalars (src is the constant
-// operand for BPF_K, the immediate sign-extended to 64 bits). For NEG and
-// END src is ignored (the kernel passes dst for both). The result of an
-// ALU32 operation other than END is zero-extended, and every result is
-// synced (reg_bounds_sync). Operations whose range the kernel does not
-// track (div, mod, shifts by a non-constant or out-of-range amount, MOV)
-// give an unknown scalar, with no zero extension even for ALU32, as in the
-// kernel. END follows the Linux 6.18.y stable kernel, which tracks byte
-// swaps through the tnum (scalar_byte_swap).
+// adjust_scalar_min_max_vals does for two scalars; see ApplyALU, the form
+// the verifier uses, which changes a register's scalar in place.
 func ScalarALU(op ALUOp, dst, src Scalar) Scalar {
-	if op.Op == aluNeg || op.Op == aluEnd {
-		src = dst
+	dst.ApplyALU(op, &src)
+	return dst
+}
+
+// ApplyALU sets s to s op src as the kernel's adjust_scalar_min_max_vals
+// does for two scalars (src is the constant operand for BPF_K, the
+// immediate sign-extended to 64 bits). For NEG and END src is ignored (the
+// kernel passes dst for both). The result of an ALU32 operation other than
+// END is zero-extended, and every result is synced (reg_bounds_sync).
+// Operations whose range the kernel does not track (div, mod, shifts by a
+// non-constant or out-of-range amount, MOV) give an unknown scalar, with
+// no zero extension even for ALU32, as in the kernel. END follows the
+// Linux 6.18.y stable kernel, which tracks byte swaps through the tnum
+// (scalar_byte_swap).
+//
+// Both operands are pointers because this runs for every ALU instruction
+// of every path: passing the two 64-byte scalars and the result by value
+// cost more than most operations themselves. src may be s (r1 += r1, and
+// NEG and END read s as their source): the steps below read the source
+// after they start writing s, so such a source is copied first.
+func (s *Scalar) ApplyALU(op ALUOp, src *Scalar) {
+	if op.Op == aluNeg || op.Op == aluEnd || src == s {
+		c := *s
+		src = &c
 	}
 	if !rangeComputable(op, src) {
-		return UnknownScalar()
+		*s = unknownScalar
+		return
 	}
-	d32, s32 := dst.get32(), src.get32()
-	d64, s64 := dst.get64(), src.get64()
 	switch op.Op {
 	case aluAdd:
-		dst.addUnsynced(src)
+		s.addUnsynced(src)
 	case aluSub:
-		d32.sub(s32)
-		d64.sub(s64)
-		dst.set32(d32)
-		dst.set64(d64)
-		dst.Var = dst.Var.Sub(src.Var)
+		d32, d64 := s.get32(), s.get64()
+		d32.sub(src.get32())
+		d64.sub(src.get64())
+		s.set32(d32)
+		s.set64(d64)
+		s.Var = s.Var.Sub(src.Var)
 	case aluNeg:
 		z32, z64 := constIval[int32](uint32(0)), constIval[int64](uint64(0))
-		z32.sub(s32)
-		z64.sub(s64)
-		dst.set32(z32)
-		dst.set64(z64)
-		dst.Var = src.Var.Neg()
+		z32.sub(src.get32())
+		z64.sub(src.get64())
+		s.set32(z32)
+		s.set64(z64)
+		s.Var = src.Var.Neg()
 	case aluMul:
-		dst.Var = dst.Var.Mul(src.Var)
-		d32.mul(s32)
-		d64.mul(s64)
-		dst.set32(d32)
-		dst.set64(d64)
+		d32, d64 := s.get32(), s.get64()
+		s.Var = s.Var.Mul(src.Var)
+		d32.mul(src.get32())
+		d64.mul(src.get64())
+		s.set32(d32)
+		s.set64(d64)
 	case aluAnd:
-		dst.Var = dst.Var.And(src.Var)
-		dst.bitop(bitAnd, src)
+		s.Var = s.Var.And(src.Var)
+		s.bitop(bitAnd, src)
 	case aluOr:
-		dst.Var = dst.Var.Or(src.Var)
-		dst.bitop(bitOr, src)
+		s.Var = s.Var.Or(src.Var)
+		s.bitop(bitOr, src)
 	case aluXor:
-		dst.Var = dst.Var.Xor(src.Var)
-		dst.bitop(bitXor, src)
+		s.Var = s.Var.Xor(src.Var)
+		s.bitop(bitXor, src)
 	case aluLsh:
 		if op.Is64 {
-			dst.lsh64(src)
+			s.lsh64(src)
 		} else {
-			dst.lsh32(src)
+			s.lsh32(src)
 		}
 	case aluRsh:
 		if op.Is64 {
-			dst.rsh64(src)
+			s.rsh64(src)
 		} else {
-			dst.rsh32(src)
+			s.rsh32(src)
 		}
 	case aluArsh:
 		if op.Is64 {
-			dst.arsh64(src)
+			s.arsh64(src)
 		} else {
-			dst.arsh32(src)
+			s.arsh32(src)
 		}
 	case aluEnd:
-		dst.byteSwap(op)
+		s.byteSwap(op)
 	}
 	// END truncates by itself; a 64-bit END of the 32-bit class must not
 	// be zero-extended.
 	if !op.Is64 && op.Op != aluEnd {
-		dst.zext()
+		s.zext()
 	}
-	dst.Sync()
-	return dst
+	s.Sync()
 }
 
 // bitop applies the bounds of and/or/xor to both widths once dst.Var holds
 // the result's tnum. The 64-bit step also narrows both widths by the new
 // tnum, as the kernel's 64-bit helpers end with __update_reg_bounds.
-func (s *Scalar) bitop(kind bitwise, src Scalar) {
+func (s *Scalar) bitop(kind bitwise, src *Scalar) {
 	sub := s.Var.Subreg()
 	b32 := s.get32()
 	b32.bitop(kind, src.get32(), uint32(sub.Value), uint32(sub.Mask), src.IsConst32(), s.IsConst32())
@@ -381,7 +396,7 @@ func (s *Scalar) lshBits32(umin, umax uint64) {
 }
 
 // lsh32 is scalar32_min_max_lsh.
-func (s *Scalar) lsh32(src Scalar) {
+func (s *Scalar) lsh32(src *Scalar) {
 	sub := s.Var.Subreg()
 	s.lshBits32(uint64(src.U32Min), uint64(src.U32Max))
 	s.Var = sub.Lsh(uint8(src.U32Min)).Subreg()
@@ -395,7 +410,7 @@ const lshByHalf = subregBits
 
 // lsh64 is scalar_min_max_lsh. The 64-bit step reads the unshifted
 // subregister bounds, so it runs first.
-func (s *Scalar) lsh64(src Scalar) {
+func (s *Scalar) lsh64(src *Scalar) {
 	umin, umax := src.UMin, src.UMax
 	// Moving the subregister into the upper half keeps its signed order,
 	// negative bounds included (the 6.18 stable kernels dropped the old
@@ -420,7 +435,7 @@ func (s *Scalar) lsh64(src Scalar) {
 
 // rsh32 is scalar32_min_max_rsh: a logical shift keeps the unsigned range
 // (shifted) and loses the signed one, which the tnum then recovers.
-func (s *Scalar) rsh32(src Scalar) {
+func (s *Scalar) rsh32(src *Scalar) {
 	sub := s.Var.Subreg()
 	umin, umax := src.U32Min, src.U32Max
 	s.S32Min, s.S32Max = minS32, maxS32
@@ -433,7 +448,7 @@ func (s *Scalar) rsh32(src Scalar) {
 
 // rsh64 is scalar_min_max_rsh; the subregister depends on the bits shifted
 // in from above, so it is recomputed from the tnum.
-func (s *Scalar) rsh64(src Scalar) {
+func (s *Scalar) rsh64(src *Scalar) {
 	umin, umax := src.UMin, src.UMax
 	s.SMin, s.SMax = fullIval[int64, uint64]().smin, fullIval[int64, uint64]().smax
 	s.Var = s.Var.Rsh(uint8(umin))
@@ -445,7 +460,7 @@ func (s *Scalar) rsh64(src Scalar) {
 
 // arsh32 is scalar32_min_max_arsh (the shift is a known constant): the
 // signed range shifts, the unsigned one is recovered from the tnum.
-func (s *Scalar) arsh32(src Scalar) {
+func (s *Scalar) arsh32(src *Scalar) {
 	shift := src.U32Min
 	s.S32Min >>= shift
 	s.S32Max >>= shift
@@ -456,7 +471,7 @@ func (s *Scalar) arsh32(src Scalar) {
 }
 
 // arsh64 is scalar_min_max_arsh.
-func (s *Scalar) arsh64(src Scalar) {
+func (s *Scalar) arsh64(src *Scalar) {
 	shift := src.UMin
 	s.SMin >>= shift
 	s.SMax >>= shift
@@ -507,7 +522,8 @@ func (s *Scalar) byteSwap(op ALUOp) {
 // would learn 32-bit bounds from the unextended sum that the kernel never
 // learns, and decide a later branch the kernel explores.
 func LinkedAdd(known Scalar, delta uint64, zext bool) Scalar {
-	known.addUnsynced(ConstScalar(delta))
+	d := ConstScalar(delta)
+	known.addUnsynced(&d)
 	if zext {
 		known.zext()
 	}
@@ -517,7 +533,7 @@ func LinkedAdd(known Scalar, delta uint64, zext bool) Scalar {
 
 // addUnsynced is BPF_ADD's range and tnum arithmetic (scalar32_min_max_add,
 // scalar_min_max_add, tnum_add) without the reg_bounds_sync that follows.
-func (s *Scalar) addUnsynced(src Scalar) {
+func (s *Scalar) addUnsynced(src *Scalar) {
 	d32, d64 := s.get32(), s.get64()
 	d32.add(src.get32())
 	d64.add(src.get64())

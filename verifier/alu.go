@@ -98,7 +98,7 @@ func (e *env) checkALU(in insn.Insn) error {
 		if op == insn.ALUNeg || states.EndChangesValue(aluOp) {
 			d.ID, d.Off = 0, 0
 		}
-		d.Scalar = states.ScalarALU(aluOp, d.Scalar, states.ConstScalar(0))
+		d.Scalar.ApplyALU(aluOp, &d.Scalar)
 		return nil
 	case insn.ALUMov:
 		return e.checkMov(in, is64)
@@ -296,14 +296,12 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 			return err
 		}
 	}
-	// A 32-bit link needs the upper half of dst known zero before the
-	// operation (the result is zero-extended either way).
-	dstUMaxBefore := dst.UMax
-	res := states.ScalarALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, dst.Scalar, *srcScalar)
 	// Linked scalars: r += const and r -= const keep the link with a
-	// delta; anything else breaks it.
-	dst.ID, dst.Off = linkDelta(dst.ID, op, is64, in.SrcIsReg() && in.Src == in.Dst, srcScalar, dstUMaxBefore)
-	dst.Scalar = res
+	// delta; anything else breaks it. The delta, and the upper half of
+	// dst that a 32-bit link needs known zero, are read before the
+	// operation changes dst in place.
+	dst.ID, dst.Off = linkDelta(dst.ID, op, is64, in.SrcIsReg() && in.Src == in.Dst, srcScalar, dst.UMax)
+	dst.Scalar.ApplyALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, srcScalar)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/stablefix"
@@ -59,16 +60,10 @@ func (e *env) assignScalarIDBeforeMov(r *states.Reg) {
 	}
 }
 
-// regWidth is the number of significant bits of a scalar's value.
-func regWidth(r *states.Reg) int {
-	v := r.UMax
-	n := 0
-	for v != 0 {
-		n++
-		v >>= 1
-	}
-	return n
-}
+// regWidth is the number of significant bits of a scalar's value (the
+// kernel's fls64 of umax_value): one instruction, where a loop over the
+// bits cost up to 64 steps on every 32-bit mov and spill.
+func regWidth(r *states.Reg) int { return bits.Len64(r.UMax) }
 
 // checkALU simulates one ALU or ALU64 instruction.
 func (e *env) checkALU(in insn.Insn) error {

@@ -52,8 +52,11 @@ type liveInstance struct {
 	callsites []int32
 	mayRead   [][]uint64 // [frame][insn-base]
 	mustWrite [][]uint64 // [frame][insn-base]; valid when visited
-	visited   []bool
-	live      [][]uint64 // [frame][insn-base]: live before insn
+	// visited holds, per insn, insnVisited once its marks were first
+	// committed, with insnMustWrites while some frame's must-write mask
+	// there may be non-zero.
+	visited []uint8
+	live    [][]uint64 // [frame][insn-base]: live before insn
 	// writeAcc, for the outer frames only (f < depth), holds the slots
 	// written by insn i or by every path from it to the subprogram's
 	// exit (must_write_acc); at the entry it is what the call writes.
@@ -81,6 +84,14 @@ type liveInstance struct {
 	// kernelLog is kept at log level 2 only (see logUpdateInstance).
 	kernelLog *liveLog
 }
+
+// Bits of liveInstance.visited. A visited insn without must-write marks,
+// most of them, commits nothing (an intersection with an empty mask stays
+// empty), so commitStackWrites skips its frames without reading them.
+const (
+	insnVisited    uint8 = 1 << iota // the insn's marks were committed once
+	insnMustWrites                   // some frame's must-write mask may be non-zero
+)
 
 // liveLog is the kernel's own copy of an instance's solution, which
 // update_instance logs the changes of at level 2: solveInstance skips
@@ -189,7 +200,7 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	}
 	sp := e.cfg.Subprogs[st.Frames[depth].SubProg]
 	n := sp.End - sp.Start
-	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, callsites: append([]int32(nil), cs[:depth+1]...), owner: l, visited: make([]bool, n), pending: make([]uint64, (n+63)/64)}
+	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, callsites: append([]int32(nil), cs[:depth+1]...), owner: l, visited: make([]uint8, n), pending: make([]uint64, (n+63)/64)}
 	for f := 0; f <= depth; f++ {
 		inst.mayRead = append(inst.mayRead, make([]uint64, n))
 		inst.mustWrite = append(inst.mustWrite, make([]uint64, n))
@@ -278,23 +289,24 @@ func (e *env) commitStackWrites(insnIdx int) {
 	l.curInst = nil
 	if inst != nil && inst.covers(insnIdx) {
 		j := insnIdx - inst.base
-		visited := inst.visited[j]
-		for f := 0; f <= inst.depth; f++ {
-			w, must := l.curWrites[f], &inst.mustWrite[f][j]
-			if !visited {
-				*must = w
-				if w != 0 {
-					inst.updated = true
+		if v := inst.visited[j]; v&insnMustWrites != 0 {
+			for f := 0; f <= inst.depth; f++ {
+				if must := &inst.mustWrite[f][j]; *must&^l.curWrites[f] != 0 {
+					*must &= l.curWrites[f]
+					inst.updated, inst.writeDropped = true, true
+					inst.setPending(insnIdx)
+					l.dirty = true
 				}
-			} else if *must&^w != 0 {
-				*must &= w
-				inst.updated, inst.writeDropped = true, true
-				inst.setPending(insnIdx)
-				l.dirty = true
 			}
-		}
-		if !visited {
-			inst.visited[j] = true
+		} else if v == 0 {
+			for f := 0; f <= inst.depth; f++ {
+				if w := l.curWrites[f]; w != 0 {
+					inst.mustWrite[f][j] = w
+					inst.updated = true
+					inst.visited[j] |= insnMustWrites
+				}
+			}
+			inst.visited[j] |= insnVisited
 			inst.setPending(insnIdx)
 			l.dirty = true
 		}
@@ -462,7 +474,7 @@ func (e *env) propagateToCaller(inst *liveInstance) {
 	}
 	entry := e.cfg.Subprogs[inst.subprog].Start - inst.base
 	j := cs - caller.base
-	first := !caller.visited[j]
+	first := caller.visited[j]&insnVisited == 0
 	changed := false
 	for f := 0; f < inst.depth; f++ {
 		if add := inst.live[f][entry] &^ caller.mayRead[f][j]; add != 0 {
@@ -484,8 +496,11 @@ func (e *env) propagateToCaller(inst *liveInstance) {
 			caller.updated = true
 			changed = true
 		}
+		if *must != 0 {
+			caller.visited[j] |= insnMustWrites
+		}
 	}
-	caller.visited[j] = true
+	caller.visited[j] |= insnVisited
 	if changed {
 		caller.setPending(cs)
 		e.stackLive.dirty = true

@@ -253,17 +253,16 @@ func signExtend32(s Scalar, size int) Scalar {
 // additive, multiplicative and bitwise operations and END, for shifts only
 // by a constant smaller than the width, never for div and mod.
 func rangeComputable(op ALUOp, src *Scalar) bool {
-	bitness := uint64(subregBits)
-	srcConst := src.IsConst32() && src.S32Min == src.S32Max && src.U32Min == src.U32Max
-	if op.Is64 {
-		bitness = regBits
-		srcConst = src.IsConst() && src.SMin == src.SMax && src.UMin == src.UMax
-	}
 	switch op.Op {
 	case aluAdd, aluSub, aluNeg, aluAnd, aluXor, aluOr, aluMul, aluEnd:
 		return true
 	case aluLsh, aluRsh, aluArsh:
-		return srcConst && src.UMax < bitness
+		// The source is a constant of the operation's width, and the
+		// amount (its 64-bit umax, in both widths) is below the width.
+		if op.Is64 {
+			return src.IsConst() && src.SMin == src.SMax && src.UMin == src.UMax && src.UMax < regBits
+		}
+		return src.IsConst32() && src.S32Min == src.S32Max && src.U32Min == src.U32Max && src.UMax < subregBits
 	default:
 		return false
 	}

@@ -19,26 +19,50 @@ func (e *env) regs() *[states.NumRegs]states.Reg {
 
 // checkRegRead is check_reg_arg(SRC_OP): the register must be initialised.
 func (e *env) checkRegRead(r uint8) error {
-	if r >= states.NumRegs {
-		return e.reject(e.insnIdx, "R%d is invalid", r)
-	}
-	e.log.markRegScratched(r)
-	if e.regs()[r].Type == states.NotInit {
-		return e.reject(e.insnIdx, "R%d !read_ok", r)
+	if !e.regReadable(e.regs(), r) {
+		return e.regReadError(r)
 	}
 	return nil
 }
 
-// checkRegWrite is check_reg_arg(DST_OP_NO_MARK): r10 is read only.
-func (e *env) checkRegWrite(r uint8) error {
+// regReadable is checkRegRead's passing case for callers that hold the
+// current frame's registers: r is a valid, initialised register, now
+// scratched. It runs for nearly every operand of every insn, and inlines;
+// a false answer is followed by regReadError.
+func (e *env) regReadable(regs *[states.NumRegs]states.Reg, r uint8) bool {
+	if r < states.NumRegs && regs[r].Type != states.NotInit {
+		e.log.scratchedRegs |= 1 << r // markRegScratched, r being valid
+		return true
+	}
+	return false
+}
+
+// regReadError is checkRegRead's rejection of r.
+func (e *env) regReadError(r uint8) error {
 	if r >= states.NumRegs {
 		return e.reject(e.insnIdx, "R%d is invalid", r)
 	}
 	e.log.markRegScratched(r)
-	if r == states.RegFP {
-		return e.reject(e.insnIdx, "frame pointer is read only")
+	return e.reject(e.insnIdx, "R%d !read_ok", r)
+}
+
+// checkRegWrite is check_reg_arg(DST_OP_NO_MARK): r10 is read only. As
+// checkRegRead, the passing case inlines.
+func (e *env) checkRegWrite(r uint8) error {
+	if r < states.RegFP {
+		e.log.scratchedRegs |= 1 << r // markRegScratched, r being valid
+		return nil
 	}
-	return nil
+	return e.regWriteError(r)
+}
+
+// regWriteError is checkRegWrite's rejection of r, r10 or beyond.
+func (e *env) regWriteError(r uint8) error {
+	if r >= states.NumRegs {
+		return e.reject(e.insnIdx, "R%d is invalid", r)
+	}
+	e.log.markRegScratched(r)
+	return e.reject(e.insnIdx, "frame pointer is read only")
 }
 
 // markUnknown makes r an unknown, imprecise scalar.
@@ -98,13 +122,11 @@ func (e *env) checkALU(in insn.Insn) error {
 	case insn.ALUMov:
 		return e.checkMov(in, is64)
 	}
-	if in.SrcIsReg() {
-		if err := e.checkRegRead(in.Src); err != nil {
-			return err
-		}
+	if in.SrcIsReg() && !e.regReadable(regs, in.Src) {
+		return e.regReadError(in.Src)
 	}
-	if err := e.checkRegRead(in.Dst); err != nil {
-		return err
+	if !e.regReadable(regs, in.Dst) {
+		return e.regReadError(in.Dst)
 	}
 	if (op == insn.ALUMod || op == insn.ALUDiv) && !in.SrcIsReg() && in.Imm == 0 {
 		return e.reject(e.insnIdx, "div by zero")
@@ -138,8 +160,8 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 		}
 		return nil
 	}
-	if err := e.checkRegRead(in.Src); err != nil {
-		return err
+	if !e.regReadable(regs, in.Src) {
+		return e.regReadError(in.Src)
 	}
 	if err := e.checkRegWrite(in.Dst); err != nil {
 		return err
@@ -295,7 +317,11 @@ func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
 	// delta; anything else breaks it. The delta, and the upper half of
 	// dst that a 32-bit link needs known zero, are read before the
 	// operation changes dst in place.
-	dst.ID, dst.Off = linkDelta(dst.ID, op, is64, in.SrcIsReg() && in.Src == in.Dst, srcScalar, dst.UMax)
+	if dst.ID != 0 {
+		dst.ID, dst.Off = linkDelta(dst.ID, op, is64, in.SrcIsReg() && in.Src == in.Dst, srcScalar, dst.UMax)
+	} else {
+		dst.Off = 0 // linkDelta's answer for an unlinked scalar, without the call
+	}
 	dst.Scalar.ApplyALU(states.ALUOp{Op: op, Is64: is64, Off: in.Off, Imm: in.Imm, SrcX: in.SrcIsReg()}, srcScalar)
 	return nil
 }

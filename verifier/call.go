@@ -1326,6 +1326,7 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 	}
 	st.CurFrame++
 	st.Frames[st.CurFrame] = callee
+	e.stackLive.chainMayChange()
 	for r := 0; r <= 5; r++ {
 		caller.Regs()[r].MarkNotInit()
 	}
@@ -1337,7 +1338,7 @@ func (e *env) checkFuncCall(in insn.Insn) error {
 	// The call instruction commits no write marks to the caller's
 	// instance (bpf_reset_live_stack_callchain): what it writes is what
 	// the callee writes on every path, which propagation sets.
-	e.stackLive.curInst = nil
+	e.stackLive.recording = false
 	return nil
 }
 
@@ -1379,6 +1380,7 @@ func (e *env) processExit() (bool, error) {
 		e.insnIdx = int(callee.CallSite) + 1
 		st.Frames[st.CurFrame] = nil
 		st.CurFrame--
+		e.stackLive.chainMayChange()
 		e.pool.PutFrame(callee)
 		e.log.returnedTo(e)
 		e.log.printState = true

@@ -318,6 +318,7 @@ func (e *env) pushCallbackCall(sp int, setup calleeSetup) error {
 	callee.CallbackRetMin, callee.CallbackRetMax = callbackRetMin, callbackRetMax
 	st.CurFrame++
 	st.Frames[st.CurFrame] = callee
+	e.stackLive.chainMayChange()
 	st.CallbackUnrollDepth++
 	caller.CallbackDepth++
 	e.cur.Frames[e.cur.CurFrame].CallbackDepth = 0
@@ -347,6 +348,7 @@ func (e *env) returnFromCallback() error {
 	e.log.returned(e, callSite)
 	st.Frames[st.CurFrame] = nil
 	st.CurFrame--
+	e.stackLive.chainMayChange()
 	e.pool.PutFrame(callee)
 	e.log.returnedTo(e)
 	if prev := e.prevLoopEntry(st, callSite); prev != nil {

@@ -156,14 +156,26 @@ type stackLiveness struct {
 	// last is the instance instanceFor returned last, checked first.
 	last  *liveInstance
 	dirty bool
+	// chain is the instance of the current state's call chain while
+	// chainKnown. The chain changes only where a frame is pushed or
+	// popped, when the walk switches paths and when it starts, which
+	// clear chainKnown (chainMayChange): the insns between take chain as
+	// it is, where comparing the chain with the state's frames at every
+	// insn showed in profiles.
+	chain      *liveInstance
+	chainKnown bool
 	// curWrites are the whole slots written by the insn being simulated,
 	// per frame, committed as must-write marks when it completes.
 	curWrites [states.MaxCallFrames]uint64
 	// wrote says curWrites may hold a mark: most insns write no slot,
 	// and clearing the array at each one showed in profiles.
-	wrote   bool
-	curInst *liveInstance
-	keyBuf  []byte
+	wrote bool
+	// recording says the insn being simulated records its marks in
+	// chain's instance (beginInsn to commitStackWrites; a call insn
+	// stops it). A flag, not a pointer set and cleared at every insn,
+	// whose write barriers kept beginInsn from inlining.
+	recording bool
+	keyBuf    []byte
 	// succStart/succList hold every insn's successors (CSR form), and
 	// predStart/predList every insn's predecessors.
 	succStart []int32
@@ -257,8 +269,11 @@ func (e *env) markStackRead(frame, spi int) {
 	if spi < 0 || spi >= 64 {
 		return
 	}
-	inst := e.stackLive.curInst
-	if inst == nil || frame > inst.depth || !inst.covers(e.insnIdx) {
+	if !e.stackLive.recording {
+		return
+	}
+	inst := e.stackLive.chain
+	if frame > inst.depth || !inst.covers(e.insnIdx) {
 		return
 	}
 	if i := e.insnIdx - inst.base; inst.mayRead[frame][i]&(1<<spi) == 0 {
@@ -283,11 +298,26 @@ func (e *env) markStackWrite(frame, spi int) {
 
 // commitStackWrites ends the simulation of insn insnIdx: its whole-slot
 // writes narrow the insn's must-write marks (an intersection over visits).
+// It runs after every insn: at a visited insn without must-write marks,
+// most insns, and with no write to clear, it only ends the recording;
+// commitMarks does the rest.
 func (e *env) commitStackWrites(insnIdx int) {
 	l := &e.stackLive
-	inst := l.curInst
-	l.curInst = nil
-	if inst != nil && inst.covers(insnIdx) {
+	if l.recording && !l.wrote {
+		inst := l.chain
+		if j := insnIdx - inst.base; j >= 0 && j < len(inst.visited) && inst.visited[j] == insnVisited {
+			l.recording = false
+			return
+		}
+	}
+	e.commitMarks(insnIdx)
+}
+
+// commitMarks is commitStackWrites for an insn not yet visited, with
+// must-write marks or with writes to clear.
+func (e *env) commitMarks(insnIdx int) {
+	l := &e.stackLive
+	if inst := l.chain; l.recording && inst.covers(insnIdx) {
 		j := insnIdx - inst.base
 		if v := inst.visited[j]; v&insnMustWrites != 0 {
 			for f := 0; f <= inst.depth; f++ {
@@ -311,6 +341,7 @@ func (e *env) commitStackWrites(insnIdx int) {
 			l.dirty = true
 		}
 	}
+	l.recording = false
 	l.clearWrites()
 }
 
@@ -322,19 +353,34 @@ func (l *stackLiveness) clearWrites() {
 	}
 }
 
-// beginInsn notes the instance of the insn about to be simulated. The
-// instance of the last insn is checked inline first: the chain changes
-// only at calls, returns and path switches.
+// beginInsn notes the instance of the insn about to be simulated: the
+// current chain's, looked up again only after chainMayChange. It runs
+// before every insn and inlines (beginInsnSlow does the lookup).
 func (e *env) beginInsn() {
 	l := &e.stackLive
-	st, depth := e.cur, int(e.cur.CurFrame)
-	inst := l.last
-	if inst == nil || inst.depth != depth || !sameChain(inst.callsites, st) {
-		inst = e.instanceFor(st, depth)
+	if !l.chainKnown || l.wrote {
+		e.beginInsnSlow()
 	}
-	l.curInst = inst
+	l.recording = true
+}
+
+// beginInsnSlow is beginInsn's lookup of the chain's instance, and the
+// clearing of writes a rejected insn left.
+func (e *env) beginInsnSlow() {
+	l := &e.stackLive
+	if !l.chainKnown {
+		l.chain = e.instanceFor(e.cur, int(e.cur.CurFrame))
+		l.chainKnown = true
+	}
 	l.clearWrites()
 }
+
+// chainMayChange says the current state's call chain may change before
+// the next insn. Its callers are every place that changes the current
+// state's frames: a call entering a function or a callback, a return from
+// one (an exit, or the hidden exit of a failed LD_ABS or tail call in a
+// subprogram), a path switch, the start of a walk.
+func (l *stackLiveness) chainMayChange() { l.chainKnown = false }
 
 // updateStackLiveness is bpf_update_live_stack: the instances of the
 // current state's call chain, innermost first, are solved where their

@@ -689,6 +689,7 @@ func (e *env) doCheck() error {
 // doCheckFrom is doCheck from a given entry state and instruction.
 func (e *env) doCheckFrom(entry *states.State, start int) error {
 	e.cur = entry
+	e.stackLive.chainMayChange()
 	e.insnIdx = start
 	e.prevIdx = -1
 	e.path.truncate(0)
@@ -821,6 +822,7 @@ func (e *env) popStack() bool {
 	// The pushed copy becomes the current state; nothing else points at
 	// either.
 	e.cur = e.pool.Resume(e.cur, p.st)
+	e.stackLive.chainMayChange()
 	e.insnIdx = p.insn
 	e.prevIdx = p.prevInsn
 	e.path.truncate(p.pathLen)

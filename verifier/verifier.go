@@ -706,7 +706,10 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		if e.insnProcessed > MaxProcessedInsns {
 			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("BPF program is too large. Processed %d insn", e.insnProcessed), kind: ErrComplexityLimit}
 		}
-		if e.insnProcessed%timeCheckEvery == 1 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
+		// A mask, not %: the count is positive and timeCheckEvery a
+		// power of two, and a signed remainder costs a few instructions
+		// more on every insn.
+		if e.insnProcessed&(timeCheckEvery-1) == 1 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
 			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("verification time limit %s reached after %d insns", e.opts.Timeout, e.insnProcessed), kind: ErrTimeout}
 		}
 		e.cur.LastInsnIdx = int32(e.prevIdx)
@@ -729,7 +732,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			if e.cfg.JmpPoint(e.insnIdx) {
 				e.pushJmpHistory(0)
 			}
-			e.log.insn(e)
+			if e.log.on() { // no call at all when nothing is logged
+				e.log.insn(e)
+			}
 			if e.opts.Observe != nil {
 				e.opts.Observe(e.insnIdx, e.cur)
 			}

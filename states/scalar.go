@@ -89,9 +89,16 @@ func (s *Scalar) zext() {
 // the kernel's zext_32_to_64 followed by reg_bounds_sync, which every
 // kernel caller pairs. Do not Sync the result again.
 func ZeroExtend32(s Scalar) Scalar {
+	s.ZeroExtend32()
+	return s
+}
+
+// ZeroExtend32 sets s to the function ZeroExtend32's result, in place: a
+// 32-bit mov does it at every visit, where the copies of the value form
+// showed in profiles.
+func (s *Scalar) ZeroExtend32() {
 	s.zext()
 	s.Sync()
-	return s
 }
 
 // Truncate keeps the low size bytes (1, 2 or 4) of s, as a zero-extending

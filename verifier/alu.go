@@ -198,7 +198,7 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 		// A privileged loader may copy the low half of a pointer: an
 		// unknown scalar, zero-extended like any 32-bit result.
 		e.markUnknown(dst)
-		dst.Scalar = states.ZeroExtend32(dst.Scalar)
+		dst.Scalar.ZeroExtend32()
 		return nil
 	}
 	if in.Off == 0 {
@@ -212,7 +212,7 @@ func (e *env) checkMov(in insn.Insn, is64 bool) error {
 			dst.ID, dst.Off = 0, 0
 		}
 		// Zero extension syncs the bounds.
-		dst.Scalar = states.ZeroExtend32(dst.Scalar)
+		dst.Scalar.ZeroExtend32()
 		return nil
 	}
 	e.movSignExtended(dst, src, in.Off, false)

@@ -476,7 +476,9 @@ func (s Scalar) Valid() bool { return s.Violation() == "" }
 
 // Violation names the first check of reg_bounds_sanity_check that s
 // fails, in the kernel's words, or is "" when its bounds are consistent.
-func (s Scalar) Violation() string {
+// Every conditional jump asks it of up to four scalars: s is a pointer,
+// not a 64-byte copy.
+func (s *Scalar) Violation() string {
 	switch {
 	case !s.get64().ordered() || !s.get32().ordered():
 		return "range bounds violation"

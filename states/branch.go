@@ -101,7 +101,7 @@ type cmpView struct {
 	smin, smax int64
 }
 
-func viewOf(s Scalar, is32 bool) cmpView {
+func viewOf(s *Scalar, is32 bool) cmpView {
 	if is32 {
 		return cmpView{t: s.Var.Subreg(), umin: uint64(s.U32Min), umax: uint64(s.U32Max),
 			smin: int64(s.S32Min), smax: int64(s.S32Max)}
@@ -110,7 +110,7 @@ func viewOf(s Scalar, is32 bool) cmpView {
 }
 
 // disjoint32 reports whether the subregister ranges of a and b cannot meet.
-func disjoint32(a, b Scalar) bool {
+func disjoint32(a, b *Scalar) bool {
 	return a.U32Min > b.U32Max || a.U32Max < b.U32Min ||
 		a.S32Min > b.S32Max || a.S32Max < b.S32Min
 }
@@ -119,8 +119,10 @@ func disjoint32(a, b Scalar) bool {
 // (BranchAlways), for none (BranchNever), or is undecided (BranchUnknown),
 // as the kernel's is_scalar_branch_taken decides it from tnums and ranges.
 // With is32 the comparison is on the subregisters (JMP32). op is a jump
-// operation, or NegateJmp(JSET).
-func BranchTaken(op uint8, a, b Scalar, is32 bool) int {
+// operation, or NegateJmp(JSET). The operands are pointers: every
+// conditional jump on scalars asks, and copies of the two 64-byte scalars
+// cost more than most answers.
+func BranchTaken(op uint8, a, b *Scalar, is32 bool) int {
 	v1, v2 := viewOf(a, is32), viewOf(b, is32)
 	switch op {
 	case jmpJEQ, jmpJNE:
@@ -205,10 +207,18 @@ func constAt(s *Scalar, is32 bool) (uint64, bool) {
 // reg_bounds_sanity_check, which happens when the edge is infeasible; the
 // 6.18 kernel then goes on with that register's Unbounded() bounds.
 func Refine(op uint8, a, b Scalar, is32 bool) (Scalar, Scalar, bool) {
-	refineOperands(op, &a, &b, is32)
+	RefineInPlace(op, &a, &b, is32)
+	return a, b, a.Valid() && b.Valid()
+}
+
+// RefineInPlace is Refine on two distinct scalars in place (the registers
+// of one edge), without the sanity check, which the caller makes: each
+// conditional jump refines two pairs, and the value form copied four
+// 64-byte scalars in and out.
+func RefineInPlace(op uint8, a, b *Scalar, is32 bool) {
+	refineOperands(op, a, b, is32)
 	a.Sync()
 	b.Sync()
-	return a, b, a.Valid() && b.Valid()
 }
 
 // RefineSame is Refine for a register compared with itself ("if r4 s> r4").

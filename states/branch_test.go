@@ -16,7 +16,7 @@ var allJmpOps = []uint8{jmpJEQ, jmpJNE, jmpJSET, jmpJNotSet, jmpJGT, jmpJGE, jmp
 func checkBranch(t *testing.T, op uint8, a, b Scalar, x, y uint64, is32 bool) {
 	t.Helper()
 	holds := evalCond(op, x, y, is32)
-	switch BranchTaken(op, a, b, is32) {
+	switch BranchTaken(op, &a, &b, is32) {
 	case BranchAlways:
 		if !holds {
 			t.Fatalf("BranchTaken(%#x, %+v, %+v, %v) = always, but %#x, %#x fail", op, a, b, is32, x, y)
@@ -95,7 +95,7 @@ func TestBranchTaken(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := BranchTaken(tt.op, tt.a, tt.b, tt.is32); got != tt.want {
+			if got := BranchTaken(tt.op, &tt.a, &tt.b, tt.is32); got != tt.want {
 				t.Errorf("BranchTaken = %d, want %d", got, tt.want)
 			}
 		})

@@ -96,7 +96,7 @@ func isBranchTaken(a, b *states.Reg, op uint8, is32 bool, missing stablefix.Set)
 		}
 		return -1
 	}
-	return states.BranchTaken(op, a.Scalar, b.Scalar, is32)
+	return states.BranchTaken(op, &a.Scalar, &b.Scalar, is32)
 }
 
 func regConst(r *states.Reg, is32 bool) bool {
@@ -266,13 +266,12 @@ func (e *env) checkCondJmp(in insn.Insn) error {
 			e.syncLinkedRegs(other, odst, linked)
 		}
 	} else if dst.Type == states.ScalarValue && src.Type == states.ScalarValue {
-		ta, tb, _ := states.Refine(op, odst.Scalar, osrc.Scalar, is32)
-		fa, fb, _ := states.Refine(states.NegateJmp(op), dst.Scalar, src.Scalar, is32)
-		if err := e.boundsSanityCheck(refined{trueReg1, &ta}, refined{trueReg2, &tb}, refined{falseReg1, &fa}, refined{falseReg2, &fb}); err != nil {
+		states.RefineInPlace(op, &odst.Scalar, &osrc.Scalar, is32)
+		states.RefineInPlace(states.NegateJmp(op), &dst.Scalar, &src.Scalar, is32)
+		if err := e.boundsSanityCheck(refined{trueReg1, &odst.Scalar}, refined{trueReg2, &osrc.Scalar},
+			refined{falseReg1, &dst.Scalar}, refined{falseReg2, &src.Scalar}); err != nil {
 			return err
 		}
-		odst.Scalar, osrc.Scalar = ta, tb
-		dst.Scalar, src.Scalar = fa, fb
 	}
 	if !sameReg {
 		// sync_linked_regs runs for a scalar operand with an id whatever

@@ -35,9 +35,18 @@ const allRegsLive uint16 = 1<<NumRegs - 1
 // initial precision: the kernel starts scalars precise only for unprivileged
 // loaders, so a privileged verifier passes false.
 func (r *Reg) MarkUnknown(precise bool) {
-	*r = Reg{Scalar: UnknownScalar(), Type: ScalarValue}
+	*r = unknownReg
 	r.SetPrecise(precise)
 }
+
+// unknownReg and notInitReg are the values MarkUnknown and MarkNotInit
+// store, built once: every helper call resets six registers, and building
+// the 88-byte value (zeroing it, then writing the unknown scalar into it)
+// at each reset cost twice its copy.
+var (
+	unknownReg = Reg{Scalar: unknownScalar, Type: ScalarValue}
+	notInitReg = Reg{Scalar: unknownScalar}
+)
 
 // MarkConst makes r an imprecise scalar known to hold v, with no id (what
 // the kernel produces for "r = imm": __mark_reg_unknown then
@@ -72,7 +81,7 @@ func (r *Reg) MarkKnown(v uint64) {
 // __mark_reg_not_init). Its bounds are left unknown, as in the kernel, so
 // that every NotInit register compares equal to every other one.
 func (r *Reg) MarkNotInit() {
-	*r = Reg{Scalar: UnknownScalar()}
+	*r = notInitReg
 }
 
 // MarkNull makes a maybe-NULL pointer found NULL the scalar 0, as the

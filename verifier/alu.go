@@ -89,8 +89,13 @@ func (e *env) assignScalarIDBeforeMov(r *states.Reg) {
 // bits cost up to 64 steps on every 32-bit mov and spill.
 func regWidth(r *states.Reg) int { return bits.Len64(r.UMax) }
 
-// checkALU simulates one ALU or ALU64 instruction.
-func (e *env) checkALU(in insn.Insn) error {
+// checkALU simulates one ALU or ALU64 instruction. It and the functions
+// it calls take the instruction by pointer (into e.prog): passed by value,
+// its eight fields arrived in registers, were stored to the stack one by
+// one and read back as one 16-byte value by the first method call, a
+// store-forwarding stall that profiles put at 3% of the scale programs'
+// time, on two lines that executed five instructions.
+func (e *env) checkALU(in *insn.Insn) error {
 	op := in.ALUOp()
 	is64 := in.Class() == insn.ClassALU64
 	regs := e.regs()
@@ -147,7 +152,7 @@ func (e *env) checkALU(in insn.Insn) error {
 }
 
 // checkMov simulates BPF_MOV in all its forms (plain, 32-bit, movsx).
-func (e *env) checkMov(in insn.Insn, is64 bool) error {
+func (e *env) checkMov(in *insn.Insn, is64 bool) error {
 	regs := e.regs()
 	if !in.SrcIsReg() {
 		if err := e.checkRegWrite(in.Dst); err != nil {
@@ -250,7 +255,7 @@ func (e *env) signExtend(s states.Scalar, size int, is64 bool) states.Scalar {
 
 // adjustRegMinMax is adjust_reg_min_max_vals: dispatch between pointer
 // arithmetic and scalar arithmetic.
-func (e *env) adjustRegMinMax(in insn.Insn, op uint8, is64 bool) error {
+func (e *env) adjustRegMinMax(in *insn.Insn, op uint8, is64 bool) error {
 	regs := e.regs()
 	dst := &regs[in.Dst]
 	if dst.Type == states.PtrToArena || in.SrcIsReg() && regs[in.Src].Type == states.PtrToArena {
@@ -426,7 +431,7 @@ const (
 
 // adjustPtrMinMax is adjust_ptr_min_max_vals: pointer plus or minus a
 // scalar. ptr and off are the operands; the result goes to the insn's dst.
-func (e *env) adjustPtrMinMax(in insn.Insn, op uint8, is64 bool, ptr, off *states.Reg) error {
+func (e *env) adjustPtrMinMax(in *insn.Insn, op uint8, is64 bool, ptr, off *states.Reg) error {
 	regs := e.regs()
 	dst := &regs[in.Dst]
 	dstNo := in.Dst
@@ -592,7 +597,7 @@ func subOK(a, b int64) (int64, bool) {
 // conditional masks) and is ANDed or ORed with a constant, the two values
 // are explored separately, so each gives an exact result. The pushed path
 // re-runs this insn with dst = 0; this one goes on with dst = -1.
-func (e *env) maybeForkScalars(in insn.Insn, dst *states.Reg) error {
+func (e *env) maybeForkScalars(in *insn.Insn, dst *states.Reg) error {
 	var alu32 bool
 	switch {
 	case dst.SMin == -1 && dst.SMax == 0:

@@ -35,7 +35,7 @@ func (e *env) step() (exit bool, err error) {
 	}
 	switch in.Class() {
 	case insn.ClassALU, insn.ClassALU64:
-		if err := e.checkALU(in); err != nil {
+		if err := e.checkALU(&e.prog[e.insnIdx]); err != nil {
 			return false, err
 		}
 	case insn.ClassLDX:

@@ -16,7 +16,10 @@ var sprintf = fmt.Sprintf
 // step simulates the instruction at e.insnIdx and advances e.insnIdx. exit
 // is true when the path ended (program exit).
 func (e *env) step() (exit bool, err error) {
-	in := e.prog[e.insnIdx]
+	// The simulation of loads, stores, ALU insns and conditional jumps
+	// takes the insn by pointer (see checkALU).
+	ip := &e.prog[e.insnIdx]
+	in := *ip
 	if in.Filler {
 		return false, e.reject(e.insnIdx, "invalid insn idx %d: second half of ld_imm64", e.insnIdx)
 	}
@@ -35,11 +38,11 @@ func (e *env) step() (exit bool, err error) {
 	}
 	switch in.Class() {
 	case insn.ClassALU, insn.ClassALU64:
-		if err := e.checkALU(&e.prog[e.insnIdx]); err != nil {
+		if err := e.checkALU(ip); err != nil {
 			return false, err
 		}
 	case insn.ClassLDX:
-		if err := e.checkLoad(in); err != nil {
+		if err := e.checkLoad(ip); err != nil {
 			return false, err
 		}
 	case insn.ClassSTX:
@@ -49,11 +52,11 @@ func (e *env) step() (exit bool, err error) {
 			}
 			break
 		}
-		if err := e.checkStore(in); err != nil {
+		if err := e.checkStore(ip); err != nil {
 			return false, err
 		}
 	case insn.ClassST:
-		if err := e.checkStore(in); err != nil {
+		if err := e.checkStore(ip); err != nil {
 			return false, err
 		}
 	case insn.ClassJMP, insn.ClassJMP32:
@@ -96,7 +99,7 @@ func (e *env) step() (exit bool, err error) {
 		case insn.JmpJCOND:
 			return false, e.checkMayGoto(int(in.Off))
 		default:
-			return false, e.checkCondJmp(in)
+			return false, e.checkCondJmp(ip)
 		}
 	case insn.ClassLD:
 		if in.IsLdImm64() {
@@ -278,7 +281,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 				return err
 			}
 		}
-		if err := e.checkLoadAlign(in, true); err != nil {
+		if err := e.checkLoadAlign(&in, true); err != nil {
 			return err
 		}
 		if !srcFirst {
@@ -286,7 +289,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 		}
 		return nil
 	}
-	if err := e.checkStoreAlign(in, true); err != nil {
+	if err := e.checkStoreAlign(&in, true); err != nil {
 		return err
 	}
 	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r, in, e.opts.MissingFixes) {

@@ -163,7 +163,7 @@ func forEachReg(st *states.State, fn func(r *states.Reg)) {
 
 // checkCondJmp is check_cond_jmp_op: decide or split the branch, refine
 // both edges.
-func (e *env) checkCondJmp(in insn.Insn) error {
+func (e *env) checkCondJmp(in *insn.Insn) error {
 	op := in.JmpOp()
 	if err := e.checkRegRead(in.Dst); err != nil {
 		return err
@@ -426,7 +426,7 @@ func markPtrOrNull(r *states.Reg, isNull bool, keepID func(*states.Reg) bool) {
 
 // matchPktPointers is try_match_pkt_pointers: a comparison of a packet
 // pointer with pkt_end (or meta with data) grows the checked range.
-func (e *env) matchPktPointers(in insn.Insn, op uint8, dst, src *states.Reg, this, other *states.State) bool {
+func (e *env) matchPktPointers(in *insn.Insn, op uint8, dst, src *states.Reg, this, other *states.State) bool {
 	if !in.SrcIsReg() || in.Class() == insn.ClassJMP32 {
 		return false
 	}

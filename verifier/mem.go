@@ -79,13 +79,13 @@ func (e *env) frameOf(r *states.Reg) *states.Frame {
 }
 
 // checkLoad simulates LDX (and LDX MEMSX).
-func (e *env) checkLoad(in insn.Insn) error {
+func (e *env) checkLoad(in *insn.Insn) error {
 	return e.checkLoadAlign(in, false)
 }
 
 // checkLoadAlign is checkLoad; strictOnce demands natural alignment of this
 // access whatever the program's alignment mode (load-acquire does).
-func (e *env) checkLoadAlign(in insn.Insn, strictOnce bool) error {
+func (e *env) checkLoadAlign(in *insn.Insn, strictOnce bool) error {
 	if err := e.checkRegRead(in.Src); err != nil {
 		return err
 	}
@@ -103,13 +103,13 @@ func (e *env) checkLoadAlign(in insn.Insn, strictOnce bool) error {
 }
 
 // checkStore simulates STX (register) and ST (immediate) stores.
-func (e *env) checkStore(in insn.Insn) error {
+func (e *env) checkStore(in *insn.Insn) error {
 	return e.checkStoreAlign(in, false)
 }
 
 // checkStoreAlign is checkStore; strictOnce demands natural alignment of
 // this access whatever the program's alignment mode (store-release does).
-func (e *env) checkStoreAlign(in insn.Insn, strictOnce bool) error {
+func (e *env) checkStoreAlign(in *insn.Insn, strictOnce bool) error {
 	valueReg := -1
 	if in.Class() == insn.ClassSTX {
 		if err := e.checkRegRead(in.Src); err != nil {

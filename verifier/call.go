@@ -91,7 +91,7 @@ func (e *env) helperMightSleep(fn *helpers.Proto) bool {
 }
 
 // checkHelperCall is check_helper_call.
-func (e *env) checkHelperCall(in insn.Insn) error {
+func (e *env) checkHelperCall(in *insn.Insn) error {
 	id := in.Imm
 	fn, ok := helpers.For(e.progType, e.attach, id)
 	if !ok && id == 0 {
@@ -1302,7 +1302,7 @@ func (e *env) checkStackRangeInit(regno, off, size int, zeroOK bool, t access, m
 
 // checkFuncCall is check_func_call for a bpf-to-bpf call of a static
 // subprogram: a new frame, arguments r1-r5 copied.
-func (e *env) checkFuncCall(in insn.Insn) error {
+func (e *env) checkFuncCall(in *insn.Insn) error {
 	st := e.cur
 	target := e.insnIdx + int(in.Imm) + 1
 	sp := e.cfg.SubprogOf(target)

@@ -16,10 +16,10 @@ var sprintf = fmt.Sprintf
 // step simulates the instruction at e.insnIdx and advances e.insnIdx. exit
 // is true when the path ended (program exit).
 func (e *env) step() (exit bool, err error) {
-	// The simulation of loads, stores, ALU insns and conditional jumps
-	// takes the insn by pointer (see checkALU).
-	ip := &e.prog[e.insnIdx]
-	in := *ip
+	// Every simulation takes the insn by pointer into e.prog (see
+	// checkALU): a copy passed by value is spilled field by field and
+	// read back whole, a store-forwarding stall at every call.
+	in := &e.prog[e.insnIdx]
 	if in.Filler {
 		return false, e.reject(e.insnIdx, "invalid insn idx %d: second half of ld_imm64", e.insnIdx)
 	}
@@ -31,18 +31,18 @@ func (e *env) step() (exit bool, err error) {
 		}
 	}
 	if !e.encodingOK.has(e.insnIdx) {
-		if err := e.checkEncoding(in); err != nil {
+		if err := e.checkEncoding(*in); err != nil {
 			return false, err
 		}
 		e.encodingOK.set(e.insnIdx)
 	}
 	switch in.Class() {
 	case insn.ClassALU, insn.ClassALU64:
-		if err := e.checkALU(ip); err != nil {
+		if err := e.checkALU(in); err != nil {
 			return false, err
 		}
 	case insn.ClassLDX:
-		if err := e.checkLoad(ip); err != nil {
+		if err := e.checkLoad(in); err != nil {
 			return false, err
 		}
 	case insn.ClassSTX:
@@ -52,11 +52,11 @@ func (e *env) step() (exit bool, err error) {
 			}
 			break
 		}
-		if err := e.checkStore(ip); err != nil {
+		if err := e.checkStore(in); err != nil {
 			return false, err
 		}
 	case insn.ClassST:
-		if err := e.checkStore(ip); err != nil {
+		if err := e.checkStore(in); err != nil {
 			return false, err
 		}
 	case insn.ClassJMP, insn.ClassJMP32:
@@ -78,7 +78,7 @@ func (e *env) step() (exit bool, err error) {
 			if err != nil {
 				return false, err
 			}
-			if in.Src == insn.PseudoKfuncCall && isThrowCall(in) {
+			if in.Src == insn.PseudoKfuncCall && isThrowCall(*in) {
 				return e.processThrow()
 			}
 			// Whatever the call, r0 shows in the log after it
@@ -99,7 +99,7 @@ func (e *env) step() (exit bool, err error) {
 		case insn.JmpJCOND:
 			return false, e.checkMayGoto(int(in.Off))
 		default:
-			return false, e.checkCondJmp(ip)
+			return false, e.checkCondJmp(in)
 		}
 	case insn.ClassLD:
 		if in.IsLdImm64() {
@@ -121,7 +121,7 @@ func (e *env) step() (exit bool, err error) {
 
 // checkLdImm simulates ld_imm64: a constant, a map pointer, a pointer into
 // a map's value, a subprogram address, or a kernel object's address.
-func (e *env) checkLdImm(in insn.Insn) error {
+func (e *env) checkLdImm(in *insn.Insn) error {
 	if err := e.checkRegWrite(in.Dst); err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (e *env) checkLdAbsProgType() error {
 }
 
 // checkLdAbs simulates the legacy packet loads LD_ABS and LD_IND.
-func (e *env) checkLdAbs(in insn.Insn) error {
+func (e *env) checkLdAbs(in *insn.Insn) error {
 	if err := e.checkLdAbsProgType(); err != nil {
 		return err
 	}
@@ -252,14 +252,14 @@ func (e *env) ldAbsSubprogExit() error {
 // pointers a plain load reads through a fault-handling probe (a bare BTF
 // pointer, anything untrusted: is_load_acq_unsafe), since the JIT emits it
 // as a plain load.
-func atomicPtrTypeOK(r *states.Reg, in insn.Insn, missing stablefix.Set) bool {
+func atomicPtrTypeOK(r *states.Reg, in *insn.Insn, missing stablefix.Set) bool {
 	switch r.Type {
 	case states.PtrToCtx, states.PtrToPacket, states.PtrToPacketMeta, states.PtrToFlowKeys:
 		return false
 	case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
 		return r.Flags != 0
 	case states.PtrToArena:
-		return jitSupportsArenaAtomic(in)
+		return jitSupportsArenaAtomic(*in)
 	}
 	if in.Imm == insn.AtomicLoadAcq && !missing.Has(stablefix.LoadAcqProbeMem) &&
 		((r.Type == states.PtrToBTFID && r.Flags == 0) || r.Flags&states.PtrUntrusted != 0) {
@@ -273,7 +273,7 @@ func atomicPtrTypeOK(r *states.Reg, in insn.Insn, missing stablefix.Set) bool {
 // is tested after it (the kernel's order, which decides the message), but
 // for a load-acquire on a kernel with AtomicLoadSrcFirst, which tests its
 // source before the load.
-func (e *env) checkAtomicLoadStore(in insn.Insn) error {
+func (e *env) checkAtomicLoadStore(in *insn.Insn) error {
 	if in.Imm == insn.AtomicLoadAcq {
 		srcFirst := !e.opts.MissingFixes.Has(stablefix.AtomicLoadSrcFirst)
 		if srcFirst {
@@ -281,7 +281,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 				return err
 			}
 		}
-		if err := e.checkLoadAlign(&in, true); err != nil {
+		if err := e.checkLoadAlign(in, true); err != nil {
 			return err
 		}
 		if !srcFirst {
@@ -289,7 +289,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 		}
 		return nil
 	}
-	if err := e.checkStoreAlign(&in, true); err != nil {
+	if err := e.checkStoreAlign(in, true); err != nil {
 		return err
 	}
 	if r := &e.regs()[in.Dst]; !atomicPtrTypeOK(r, in, e.opts.MissingFixes) {
@@ -301,7 +301,7 @@ func (e *env) checkAtomicLoadStore(in insn.Insn) error {
 // checkAtomicLoadSrc is the head of check_atomic_load on a kernel with
 // AtomicLoadSrcFirst: the source must be readable, and a pointer that
 // takes atomics.
-func (e *env) checkAtomicLoadSrc(in insn.Insn) error {
+func (e *env) checkAtomicLoadSrc(in *insn.Insn) error {
 	if err := e.checkRegRead(in.Src); err != nil {
 		return err
 	}
@@ -310,7 +310,7 @@ func (e *env) checkAtomicLoadSrc(in insn.Insn) error {
 
 // checkAtomicLoadSrcType refuses a load-acquire through a pointer that
 // takes no atomics.
-func (e *env) checkAtomicLoadSrcType(in insn.Insn) error {
+func (e *env) checkAtomicLoadSrcType(in *insn.Insn) error {
 	if r := &e.regs()[in.Src]; !atomicPtrTypeOK(r, in, e.opts.MissingFixes) {
 		return e.reject(e.insnIdx, "BPF_ATOMIC loads from R%d %s is not allowed", in.Src, regTypeStr(r))
 	}
@@ -318,7 +318,7 @@ func (e *env) checkAtomicLoadSrcType(in insn.Insn) error {
 }
 
 // checkAtomic simulates the atomic instructions.
-func (e *env) checkAtomic(in insn.Insn) error {
+func (e *env) checkAtomic(in *insn.Insn) error {
 	if in.Imm == insn.AtomicLoadAcq || in.Imm == insn.AtomicStoreRel {
 		return e.checkAtomicLoadStore(in)
 	}
@@ -479,7 +479,7 @@ func (e *env) checkOperandNumbers(in insn.Insn) error {
 		}
 	}
 	if in.Class() == insn.ClassSTX && in.Mode() == insn.ModeATOMIC && in.Imm == insn.AtomicLoadAcq && in.Src < states.NumRegs && !e.opts.MissingFixes.Has(stablefix.AtomicLoadSrcFirst) {
-		if err := e.checkAtomicLoadSrcType(in); err != nil {
+		if err := e.checkAtomicLoadSrcType(&in); err != nil {
 			return err
 		}
 	}

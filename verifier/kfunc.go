@@ -391,14 +391,14 @@ func (e *env) checkZeroKfuncCalls() error {
 }
 
 // checkKfuncCall is check_kfunc_call.
-func (e *env) checkKfuncCall(in insn.Insn) error {
+func (e *env) checkKfuncCall(in *insn.Insn) error {
 	if in.Imm == 0 {
 		// check_kfunc_call returns at once for BTF id 0: the call
 		// changes no register, and checkZeroKfuncCalls refuses it
 		// after the walk.
 		return nil
 	}
-	info, err := kfuncCallee(in)
+	info, err := kfuncCallee(*in)
 	if err != nil {
 		return e.unsupported(e.insnIdx, "kfunc call (BTF id %d): %v", in.Imm, err)
 	}

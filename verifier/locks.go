@@ -914,7 +914,7 @@ const fnKptrXchg = 194
 // numeric iterator and resilient lock kfuncs of vmlinux (a module's kfunc,
 // insn.Off != 0, never): 7.x adds the arena and stream kfuncs, which the
 // live 6.18 kernel refuses under a lock (m13_lock_kfuncs.c).
-func (e *env) checkCallUnderLock(in insn.Insn) error {
+func (e *env) checkCallUnderLock(in *insn.Insn) error {
 	if e.cur.ActiveLocks == 0 {
 		return nil
 	}
@@ -922,10 +922,10 @@ func (e *env) checkCallUnderLock(in insn.Insn) error {
 	case insn.PseudoCall:
 		return nil
 	case insn.PseudoKfuncCall:
-		if isGraphCallUnderLockAllowed(in) {
+		if isGraphCallUnderLockAllowed(*in) {
 			return nil
 		}
-		if name := kfuncCallName(in); in.Off == 0 && (isResLockKfunc(name) || strings.HasPrefix(name, kfuncIterNumPrefix)) {
+		if name := kfuncCallName(*in); in.Off == 0 && (isResLockKfunc(name) || strings.HasPrefix(name, kfuncIterNumPrefix)) {
 			// Resilient locks nest (reslock.go); a numeric iterator
 			// needs nothing a lock forbids.
 			return nil

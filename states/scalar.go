@@ -54,6 +54,17 @@ func ConstScalar(v uint64) Scalar {
 	}
 }
 
+// SetConst makes s the constant v: ConstScalar(v) written field by field
+// into s. Assigning ConstScalar's result builds it in a temporary with
+// 8- and 4-byte stores and copies it with 16-byte loads, which the CPU
+// cannot forward from those stores (a store-forwarding stall on every
+// ALU insn with an immediate, see the verifier's adjustRegMinMax).
+func (s *Scalar) SetConst(v uint64) {
+	s.Var.Value, s.Var.Mask = v, 0
+	s.SMin, s.SMax, s.UMin, s.UMax = int64(v), int64(v), v, v
+	s.S32Min, s.S32Max, s.U32Min, s.U32Max = int32(v), int32(v), uint32(v), uint32(v)
+}
+
 // IsConst reports whether s holds a single known value.
 func (s Scalar) IsConst() bool { return s.Var.IsConst() }
 

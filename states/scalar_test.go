@@ -419,3 +419,15 @@ func TestScalarEqual(t *testing.T) {
 		})
 	}
 }
+
+// TestSetConst checks that SetConst, ConstScalar written in place, leaves
+// the same scalar as ConstScalar, whatever s held before.
+func TestSetConst(t *testing.T) {
+	for _, v := range []uint64{0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 1 << 32, math.MaxInt64, 1 << 63, math.MaxUint64, ^uint64(4)} {
+		s := UnknownScalar()
+		s.SetConst(v)
+		if want := ConstScalar(v); s != want {
+			t.Errorf("SetConst(%#x) = %+v, want %+v", v, s, want)
+		}
+	}
+}

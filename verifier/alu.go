@@ -295,7 +295,7 @@ func (e *env) adjustRegMinMax(in *insn.Insn, op uint8, is64 bool) error {
 			}
 		}
 	} else {
-		imm = states.ConstScalar(uint64(int64(in.Imm)))
+		imm.SetConst(uint64(int64(in.Imm))) // in place: see SetConst
 	}
 	if dst.Type != states.ScalarValue {
 		if in.SrcIsReg() {

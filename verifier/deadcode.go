@@ -302,8 +302,17 @@ func (p *fixupProg) insertBefore(off, n int) {
 }
 
 // markSeen records that a path reached instruction i, both slots of an
-// ld_imm64 (do_check marks the second one after check_ld_imm).
+// ld_imm64 (do_check marks the second one after check_ld_imm). It runs at
+// every insn the walk simulates: an insn already seen, almost all of
+// them, costs one test (markSeen inlines; seen[i] is set only here).
 func (e *env) markSeen(i int) {
+	if !e.seen[i] {
+		e.markSeenFirst(i)
+	}
+}
+
+// markSeenFirst is markSeen for an insn not seen yet.
+func (e *env) markSeenFirst(i int) {
 	e.seen[i] = true
 	if e.prog[i].IsLdImm64() && i+1 < len(e.seen) {
 		e.seen[i+1] = true

@@ -23,14 +23,18 @@ func (e *env) step() (exit bool, err error) {
 	if in.Filler {
 		return false, e.reject(e.insnIdx, "invalid insn idx %d: second half of ld_imm64", e.insnIdx)
 	}
-	// Reserved fields are checked when the walk reaches the insn; a
-	// conditional jump reads its dst register first.
-	if in.IsJmpClass() && in.JmpOp() != insn.JmpJA && in.JmpOp() != insn.JmpCall && in.JmpOp() != insn.JmpExit && in.JmpOp() != insn.JmpJCOND {
-		if err := e.checkRegRead(in.Dst); err != nil {
-			return false, err
-		}
-	}
+	// Reserved fields are checked when the walk first reaches the insn; a
+	// conditional jump reads its dst register first. On later visits
+	// the read waits for the jump's case below, where the class is
+	// known: the test is not paid by every insn.
+	dstRead := false
 	if !e.encodingOK.has(e.insnIdx) {
+		if jmpReadsDst(in) {
+			if err := e.checkRegRead(in.Dst); err != nil {
+				return false, err
+			}
+			dstRead = true
+		}
 		if err := e.checkEncoding(*in); err != nil {
 			return false, err
 		}
@@ -60,6 +64,11 @@ func (e *env) step() (exit bool, err error) {
 			return false, err
 		}
 	case insn.ClassJMP, insn.ClassJMP32:
+		if !dstRead && jmpReadsDst(in) {
+			if err := e.checkRegRead(in.Dst); err != nil {
+				return false, err
+			}
+		}
 		e.jmpsProcessed++
 		switch in.JmpOp() {
 		case insn.JmpCall:
@@ -117,6 +126,14 @@ func (e *env) step() (exit bool, err error) {
 	}
 	e.insnIdx++
 	return false, nil
+}
+
+// jmpReadsDst reports whether in is a jump that reads its dst register first
+// (a conditional jump of either class: not ja, call, exit or may_goto;
+// isCondJump answers another question, for dead-branch fixups).
+func jmpReadsDst(in *insn.Insn) bool {
+	op := in.JmpOp()
+	return in.IsJmpClass() && op != insn.JmpJA && op != insn.JmpCall && op != insn.JmpExit && op != insn.JmpJCOND
 }
 
 // checkLdImm simulates ld_imm64: a constant, a map pointer, a pointer into

@@ -107,29 +107,35 @@ type Insn struct {
 	Imm2   int32 // ld_imm64 only: the high 32 bits (the second slot's imm)
 }
 
+// The accessors below (and those in ops.go) have pointer receivers: the
+// verifier holds a pointer into the program at every insn, and a value
+// receiver called through a pointer copies all 16 bytes first (inlined,
+// but two more instructions at each of the hundreds of millions of calls
+// a large verification makes). On a variable they read it in place.
+
 // Class returns the instruction class.
-func (i Insn) Class() uint8 { return i.Op & 0x07 }
+func (i *Insn) Class() uint8 { return i.Op & 0x07 }
 
 // IsLdImm64 reports whether i is the first slot of a 16-byte ld_imm64.
-func (i Insn) IsLdImm64() bool { return i.Op == ClassLD|ModeIMM|SizeDW }
+func (i *Insn) IsLdImm64() bool { return i.Op == ClassLD|ModeIMM|SizeDW }
 
 // Imm64 returns the 64-bit immediate of an ld_imm64.
-func (i Insn) Imm64() uint64 { return uint64(uint32(i.Imm)) | uint64(uint32(i.Imm2))<<32 }
+func (i *Insn) Imm64() uint64 { return uint64(uint32(i.Imm)) | uint64(uint32(i.Imm2))<<32 }
 
 // ALUOp returns the ALU operation bits of an ALU or ALU64 instruction.
-func (i Insn) ALUOp() uint8 { return i.Op & 0xf0 }
+func (i *Insn) ALUOp() uint8 { return i.Op & 0xf0 }
 
 // JmpOp returns the jump operation bits of a JMP or JMP32 instruction.
-func (i Insn) JmpOp() uint8 { return i.Op & 0xf0 }
+func (i *Insn) JmpOp() uint8 { return i.Op & 0xf0 }
 
 // SrcIsReg reports whether the ALU/JMP source operand is a register.
-func (i Insn) SrcIsReg() bool { return i.Op&0x08 == SrcX }
+func (i *Insn) SrcIsReg() bool { return i.Op&0x08 == SrcX }
 
 // Mode returns the memory mode bits of a load or store.
-func (i Insn) Mode() uint8 { return i.Op & 0xe0 }
+func (i *Insn) Mode() uint8 { return i.Op & 0xe0 }
 
 // SizeBytes returns the access width in bytes of a load or store.
-func (i Insn) SizeBytes() int {
+func (i *Insn) SizeBytes() int {
 	switch i.Op & 0x18 {
 	case SizeW:
 		return 4
@@ -143,4 +149,4 @@ func (i Insn) SizeBytes() int {
 }
 
 // IsJmpClass reports whether i belongs to the JMP or JMP32 class.
-func (i Insn) IsJmpClass() bool { c := i.Class(); return c == ClassJMP || c == ClassJMP32 }
+func (i *Insn) IsJmpClass() bool { c := i.Class(); return c == ClassJMP || c == ClassJMP32 }

@@ -92,35 +92,35 @@ const Slot = 8
 
 // IsPseudoCall reports whether i is a bpf-to-bpf call (Imm is the relative
 // offset of the callee).
-func (i Insn) IsPseudoCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == PseudoCall }
+func (i *Insn) IsPseudoCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == PseudoCall }
 
 // IsHelperCall reports whether i calls a helper function by id.
-func (i Insn) IsHelperCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == 0 }
+func (i *Insn) IsHelperCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == 0 }
 
 // IsTailCall reports whether i calls the bpf_tail_call helper.
-func (i Insn) IsTailCall() bool { return i.IsHelperCall() && i.Imm == HelperTailCall }
+func (i *Insn) IsTailCall() bool { return i.IsHelperCall() && i.Imm == HelperTailCall }
 
 // IsLdAbsOrInd reports whether i is a legacy packet load (LD_ABS or
 // LD_IND), which ends its subprogram when the load fails.
-func (i Insn) IsLdAbsOrInd() bool {
+func (i *Insn) IsLdAbsOrInd() bool {
 	return i.Class() == ClassLD && (i.Mode() == ModeABS || i.Mode() == ModeIND)
 }
 
 // IsKfuncCall reports whether i calls a kernel function by BTF id.
-func (i Insn) IsKfuncCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == PseudoKfuncCall }
+func (i *Insn) IsKfuncCall() bool { return i.Op == ClassJMP|JmpCall && i.Src == PseudoKfuncCall }
 
 // IsPseudoFunc reports whether i is an ld_imm64 of a subprogram address
 // (Imm is the relative offset of the subprogram).
-func (i Insn) IsPseudoFunc() bool { return i.IsLdImm64() && i.Src == PseudoFunc }
+func (i *Insn) IsPseudoFunc() bool { return i.IsLdImm64() && i.Src == PseudoFunc }
 
 // IsMayGoto reports whether i is a may_goto: JMP|JCOND with the may_goto
 // src marker. A JCOND with another src is no may_goto (it is rejected when
 // checked, and gets no forced checkpoint before that).
-func (i Insn) IsMayGoto() bool { return i.Op == ClassJMP|JmpJCOND && i.Src == MayGotoSrc }
+func (i *Insn) IsMayGoto() bool { return i.Op == ClassJMP|JmpJCOND && i.Src == MayGotoSrc }
 
 // JumpOffset returns the relative jump distance of a JMP/JMP32 instruction:
 // the imm of a JMP32|JA ("gotol"), the off field otherwise.
-func (i Insn) JumpOffset() int32 {
+func (i *Insn) JumpOffset() int32 {
 	if i.Op == ClassJMP32|JmpJA {
 		return i.Imm
 	}
@@ -128,7 +128,7 @@ func (i Insn) JumpOffset() int32 {
 }
 
 // Width returns the number of slots i occupies: 2 for an ld_imm64, else 1.
-func (i Insn) Width() int {
+func (i *Insn) Width() int {
 	if i.IsLdImm64() {
 		return 2
 	}
@@ -137,7 +137,7 @@ func (i Insn) Width() int {
 
 // IsConditional reports a conditional jump: a JMP or JMP32 that is not
 // ja, call, exit or may_goto.
-func (i Insn) IsConditional() bool {
+func (i *Insn) IsConditional() bool {
 	if !i.IsJmpClass() {
 		return false
 	}
@@ -152,7 +152,7 @@ func (i Insn) IsConditional() bool {
 // instruction after it: a jump (conditional, goto, gotol, may_goto), a
 // bpf-to-bpf call or an ld_imm64 of a function address. Helper and kfunc
 // calls, exits and the second slot of an ld_imm64 have none.
-func (i Insn) Relative() (int32, bool) {
+func (i *Insn) Relative() (int32, bool) {
 	switch {
 	case i.Filler:
 		return 0, false

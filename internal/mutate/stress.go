@@ -157,7 +157,7 @@ type slotPlace struct {
 func slotPlaces() []slotPlace {
 	out := []slotPlace{{insn.SizeDW, 0}, {insn.SizeW, 2}}
 	for _, size := range []uint8{insn.SizeB, insn.SizeH, insn.SizeW} {
-		w := insn.Insn{Op: size}.SizeBytes()
+		w := (&insn.Insn{Op: size}).SizeBytes()
 		out = append(out, slotPlace{size, 0}, slotPlace{size, int16(stackSlotSize - w)})
 	}
 	return out
@@ -207,7 +207,7 @@ func varStackAccess(prog []insn.Insn, i int) []edit {
 	for x := insn.R1; x <= insn.R9; x++ {
 		for _, mask := range varStackMasks {
 			for _, size := range []uint8{insn.SizeB, insn.SizeDW} {
-				w := int32(insn.Insn{Op: size}.SizeBytes())
+				w := int32((&insn.Insn{Op: size}).SizeBytes())
 				for _, down := range []int32{mask + w, mask + w - 1, -roundTripSlot, -roundTripSlot + 1} {
 					for _, access := range varStackAccesses(size) {
 						out = append(out, insertion(i,

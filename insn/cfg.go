@@ -91,7 +91,9 @@ func (g *CFG) has(i int, f uint8) bool { return i >= 0 && i < len(g.flags) && g.
 func (g *CFG) PrunePoint(i int) bool { return g.has(i, flagPrune) }
 
 // JmpPoint reports whether reaching insn i is recorded in the jump history
-// (it has a predecessor other than i-1).
+// (it has a predecessor other than i-1). Every JmpPoint is also a
+// PrunePoint (flagJmp is only ever set with flagPrune): the verifier's
+// walk asks JmpPoint only at prune points.
 func (g *CFG) JmpPoint(i int) bool { return g.has(i, flagJmp) }
 
 // JumpTarget reports whether insn i is the target of a jump (conditional,

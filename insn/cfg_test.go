@@ -80,6 +80,12 @@ func TestFlags(t *testing.T) {
 			if diff := cmp.Diff(tc.want, collectFlags(g)); diff != "" {
 				t.Errorf("flags mismatch (-want +got):\n%s", diff)
 			}
+			// The verifier's walk asks JmpPoint only at prune points.
+			for i := range tc.prog {
+				if g.JmpPoint(i) && !g.PrunePoint(i) {
+					t.Errorf("insn %d: a JmpPoint that is no PrunePoint", i)
+				}
+			}
 		})
 	}
 }

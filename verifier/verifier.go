@@ -715,7 +715,10 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		e.cur.LastInsnIdx = int32(e.prevIdx)
 		e.cur.InsnIdx = int32(e.insnIdx)
 		exit := false
-		if e.cfg.PrunePoint(e.insnIdx) {
+		// Every JmpPoint is a PrunePoint (insn.CFG): the insns that are
+		// neither, most of them, pay one lookup.
+		point := e.cfg.PrunePoint(e.insnIdx)
+		if point {
 			pruned, err := e.isStateVisited(e.insnIdx)
 			if err == nil {
 				err = e.takePrecisionFault()
@@ -729,7 +732,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			}
 		}
 		if !exit {
-			if e.cfg.JmpPoint(e.insnIdx) {
+			if point && e.cfg.JmpPoint(e.insnIdx) {
 				e.pushJmpHistory(0)
 			}
 			if e.log.on() { // no call at all when nothing is logged

@@ -86,6 +86,10 @@ type env struct {
 	deadline time.Time
 
 	insnProcessed int
+	// limitCheckAt is the next value of insnProcessed at which the
+	// complexity limit or the clock may stop the walk (see
+	// checkWalkLimits): below it the walk skips both tests.
+	limitCheckAt  int
 	jmpsProcessed int
 	// seen marks the instructions a path reached (the kernel's
 	// insn_aux_data.seen, sanitize_mark_insn_seen): the others are dead
@@ -692,6 +696,7 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 	e.stackLive.chainMayChange()
 	e.insnIdx = start
 	e.prevIdx = -1
+	e.limitCheckAt = e.insnProcessed + 1
 	e.path.truncate(0)
 	e.log.beginCheck()
 	for {
@@ -703,14 +708,10 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 		if e.path != nil {
 			e.path.visit(e.insnIdx, e.cur)
 		}
-		if e.insnProcessed > MaxProcessedInsns {
-			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("BPF program is too large. Processed %d insn", e.insnProcessed), kind: ErrComplexityLimit}
-		}
-		// A mask, not %: the count is positive and timeCheckEvery a
-		// power of two, and a signed remainder costs a few instructions
-		// more on every insn.
-		if e.insnProcessed&(timeCheckEvery-1) == 1 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
-			return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("verification time limit %s reached after %d insns", e.opts.Timeout, e.insnProcessed), kind: ErrTimeout}
+		if e.insnProcessed >= e.limitCheckAt {
+			if err := e.checkWalkLimits(); err != nil {
+				return err
+			}
 		}
 		e.cur.LastInsnIdx = int32(e.prevIdx)
 		e.cur.InsnIdx = int32(e.insnIdx)
@@ -774,6 +775,29 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			return nil
 		}
 	}
+}
+
+// checkWalkLimits stops the walk when it has processed more than
+// MaxProcessedInsns insns, or, at the first insn and every
+// timeCheckEvery-th after it, when the deadline has passed; then it sets
+// limitCheckAt to the next count at which either test can fire, so that
+// the walk pays one comparison per insn instead of both tests.
+func (e *env) checkWalkLimits() error {
+	n := e.insnProcessed
+	if n > MaxProcessedInsns {
+		return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("BPF program is too large. Processed %d insn", n), kind: ErrComplexityLimit}
+	}
+	// A mask, not %: the count is positive and timeCheckEvery a power
+	// of two.
+	if n&(timeCheckEvery-1) == 1 && !e.deadline.IsZero() && time.Now().After(e.deadline) {
+		return &RejectError{Insn: e.insnIdx, Msg: fmt.Sprintf("verification time limit %s reached after %d insns", e.opts.Timeout, n), kind: ErrTimeout}
+	}
+	next := n&^(timeCheckEvery-1) + 1 // the next count ≡ 1 mod timeCheckEvery
+	if next <= n {
+		next += timeCheckEvery
+	}
+	e.limitCheckAt = min(next, MaxProcessedInsns+1)
+	return nil
 }
 
 // pushJmpHistory records the current instruction in the path's history

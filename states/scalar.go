@@ -42,20 +42,18 @@ var unknownScalar = func() Scalar {
 	return s
 }()
 
-// ConstScalar returns the scalar holding exactly v (__mark_reg_known).
-//
-// It is written out field by field, so that the compiler inlines it: the
-// interpreter makes a constant at most instructions.
+// ConstScalar returns the scalar holding exactly v (__mark_reg_known):
+// SetConst on a new scalar, which the compiler inlines (the interpreter
+// makes a constant at most instructions).
 func ConstScalar(v uint64) Scalar {
-	return Scalar{
-		Var:  Tnum{Value: v},
-		SMin: int64(v), SMax: int64(v), UMin: v, UMax: v,
-		S32Min: int32(v), S32Max: int32(v), U32Min: uint32(v), U32Max: uint32(v),
-	}
+	var s Scalar
+	s.SetConst(v)
+	return s
 }
 
-// SetConst makes s the constant v: ConstScalar(v) written field by field
-// into s. Assigning ConstScalar's result builds it in a temporary with
+// SetConst makes s the constant v, field by field, every field of s
+// written (so ConstScalar is built with it). Assigning ConstScalar's
+// result to a scalar in place builds it in a temporary with
 // 8- and 4-byte stores and copies it with 16-byte loads, which the CPU
 // cannot forward from those stores (a store-forwarding stall on every
 // ALU insn with an immediate, see the verifier's adjustRegMinMax).

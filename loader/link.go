@@ -349,6 +349,8 @@ func rewriteReferences(insns asm.Instructions, spec *ebpf.CollectionSpec, maps *
 			continue
 		}
 		switch {
+		case ins.IsLoadFromMap() && ref == jumpTablesStandIn:
+			errs = append(errs, fmt.Errorf("insn %d: %w", iter.Offset, ErrJumpTable))
 		case ins.IsLoadFromMap():
 			if ref == "" {
 				if ins.Map() != nil {

@@ -397,6 +397,8 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	warnings = append(warnings, extInfo...)
 	patched = info.untypeKsyms(patched)
 	patched, bss := info.renameNamedBSS(patched)
+	patched, percpu := info.renamePercpuSections(patched)
+	patched, jumpTables := info.renameJumpTables(patched)
 	patched, legacyStructOps := info.renameLegacyStructOps(patched)
 	patched, misplaced := info.hideMisplacedDataVars(patched)
 	warnings = append(warnings, misplaced...)
@@ -410,6 +412,8 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 		return nil, nil, nil, err
 	}
 	restoreNamedBSS(spec, bss)
+	warnings = append(warnings, unbindPercpuLoads(spec, percpu)...)
+	dropJumpTablesMap(spec, jumpTables)
 	typeLibbpfOnlySections(spec)
 	warnings = append(warnings, dropUnlinkedPrograms(spec, unlinked)...)
 	restoreNumaNodes(spec, numa)

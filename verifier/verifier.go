@@ -1052,6 +1052,9 @@ func loaderRefusal(err error) *RejectError {
 		// when it opens it (ENOENT), cilium/ebpf when it links the
 		// program.
 		return &RejectError{Msg: fmt.Sprintf("%v: the loader refuses it and never loads the program", err), errno: syscall.ENOENT}
+	case errors.Is(err, loader.ErrJumpTable):
+		// libbpf fails to create the table's map at relocation time.
+		return &RejectError{Msg: fmt.Sprintf("%v: the loader refuses it, as libbpf does, and never loads the program", err), errno: syscall.EINVAL}
 	case errors.Is(err, loader.ErrExternIncompatible):
 		// libbpf finds the kernel's symbol, compares its type with the
 		// declaration and refuses the object.

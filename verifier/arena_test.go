@@ -53,7 +53,7 @@ func TestArenaValueOffset(t *testing.T) {
 		{2*page + 1, true},
 	}
 	for _, tt := range tests {
-		msg := directValueError(m, tt.off)
+		msg, _ := directValueError(m, tt.off)
 		if got := msg != ""; got != tt.reject {
 			t.Errorf("directValueError(%d) = %q, want a rejection: %v", tt.off, msg, tt.reject)
 		}

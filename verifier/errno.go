@@ -75,6 +75,16 @@ var einvalMessages = []string{
 	"*has no valid bpf_timer", "*is more than the allocator serves", "*has to have BTF in order to use",
 	"*the kernel denies tracing this function", "The function ", "*() is not modifiable",
 	"Attaching fexit/fmod_ret to __noreturn functions is rejected.",
+	// Static checks of the instruction stream (do_check's reserved
+	// fields, check_atomic, check_cond_jmp_op, check_alu_op,
+	// resolve_pseudo_ldimm64, add_subprog, add_kfunc_call, check_cfg,
+	// check_btf_line): an audit of every opcode against the live kernel.
+	"BPF_ATOMIC uses invalid atomic opcode", "invalid atomic operand size", "BPF_JMP/JMP32 uses reserved fields",
+	"BPF_JA uses reserved fields", "BPF_CALL uses reserved fields", "BPF_EXIT uses reserved fields",
+	"invalid may_goto imm", "div by zero", "no direct value access support for this map type",
+	"unrecognized bpf_ld_imm64 insn", "direct value offset of", "failed to find BTF for kernel function",
+	"kernel btf_id ", "call to invalid destination", "Invalid insn code at line_info[",
+	"jump into the middle of ldimm64 insn", "invalid module BTF object FD specified.",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

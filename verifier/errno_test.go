@@ -3,6 +3,10 @@ package verifier
 import (
 	"syscall"
 	"testing"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/loader"
 )
 
 func TestMessageErrno(t *testing.T) {
@@ -23,10 +27,50 @@ func TestMessageErrno(t *testing.T) {
 		{"R is invalid", syscall.EACCES},
 		{"BPF_LD_IMM64 uses reserved fields", syscall.EINVAL},
 		{"invalid kernel function call not eliminated in verifier pass", syscall.EINVAL},
+		// Static checks measured against the live kernel (session 40's
+		// audit of every opcode byte).
+		{"BPF_ATOMIC uses invalid atomic opcode 07", syscall.EINVAL},
+		{"invalid atomic operand size", syscall.EINVAL},
+		{"BPF_JMP/JMP32 uses reserved fields", syscall.EINVAL},
+		{"BPF_JA uses reserved fields", syscall.EINVAL},
+		{"BPF_CALL uses reserved fields", syscall.EINVAL},
+		{"BPF_EXIT uses reserved fields", syscall.EINVAL},
+		{"invalid may_goto imm 1", syscall.EINVAL},
+		{"div by zero", syscall.EINVAL},
+		{"no direct value access support for this map type", syscall.EINVAL},
+		{"unrecognized bpf_ld_imm64 insn", syscall.EINVAL},
+		{"direct value offset of 536870912 is not allowed", syscall.EINVAL},
+		{"failed to find BTF for kernel function", syscall.EINVAL},
+		{"kernel btf_id 1 is not a function", syscall.EINVAL},
+		{"call to invalid destination", syscall.EINVAL},
+		{"Invalid insn code at line_info[0].insn_off", syscall.EINVAL},
+		{"jump into the middle of ldimm64 insn 2", syscall.EINVAL},
 	}
 	for _, tt := range tests {
 		if got := messageErrno(tt.msg); got != tt.want {
 			t.Errorf("messageErrno(%q) = %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
+
+// TestDirectValueErrno checks resolve_pseudo_ldimm64's errnos for a map
+// value address the map cannot give, which depend on the map, not the
+// message (array_map_direct_value_addr, arena_map_direct_value_addr).
+func TestDirectValueErrno(t *testing.T) {
+	tests := []struct {
+		m    loader.Map
+		off  uint32
+		want syscall.Errno
+	}{
+		{loader.Map{Type: ebpf.Array, MaxEntries: 1, ValueSize: 8}, 4, 0},
+		{loader.Map{Type: ebpf.Array, MaxEntries: 1, ValueSize: 8}, 8, syscall.EINVAL},
+		{loader.Map{Type: ebpf.Array, MaxEntries: 4, ValueSize: 8}, 0, errnoENOTSUPP},
+		{loader.Map{Type: ebpf.Hash, MaxEntries: 1, ValueSize: 8}, 0, syscall.EINVAL},
+		{loader.Map{Type: ebpf.Arena, MaxEntries: 1}, arenaPageSize + 1, syscall.ERANGE},
+	}
+	for _, tt := range tests {
+		if _, got := directValueError(&tt.m, tt.off); got != tt.want {
+			t.Errorf("directValueError(%v, %d) = %v, want %v", tt.m.Type, tt.off, got, tt.want)
 		}
 	}
 }

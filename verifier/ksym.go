@@ -21,6 +21,7 @@ package verifier
 import (
 	"fmt"
 	"sync"
+	"syscall"
 
 	"github.com/cilium/ebpf/btf"
 
@@ -71,6 +72,10 @@ var percpuVars = sync.OnceValue(func() map[btf.Type]bool {
 // checkPseudoBTFID is check_pseudo_btf_id for the ld_imm64 at insn i: what
 // the load gives, or the reason the kernel refuses the program.
 func (e *env) checkPseudoBTFID(i int, in insn.Insn) (ksymVar, error) {
+	if in.Imm2 < 0 {
+		// btf_get_by_fd: no process has a negative descriptor.
+		return ksymVar{}, &RejectError{Insn: i, Msg: "invalid module BTF object FD specified.", errno: syscall.EINVAL}
+	}
 	if in.Imm2 != 0 {
 		// The loader links every typed ksym against vmlinux.
 		return ksymVar{}, e.unsupported(i, "ld_imm64 of a kernel module's BTF object")

@@ -395,7 +395,7 @@ func (e *env) release() {
 func (e *env) run() error {
 	if len(e.prog) > MaxProcessedInsns {
 		// The kernel refuses such a program before verifying it (E2BIG).
-		return &RejectError{Msg: fmt.Sprintf("program has %d instructions, more than the %d a program may have", len(e.prog), MaxProcessedInsns), kind: ErrComplexityLimit}
+		return &RejectError{Msg: fmt.Sprintf("program has %d instructions, more than the %d a program may have", len(e.prog), MaxProcessedInsns), kind: ErrComplexityLimit, errno: syscall.E2BIG}
 	}
 	if err := e.checkLoadAttachType(); err != nil {
 		return err
@@ -539,7 +539,13 @@ func (e *env) resolveLdImm64(i int) error {
 			// An immediate no relocation rewrote is a file descriptor
 			// of the loading process (add_used_map's fdget); vercheck
 			// has none to offer.
-			return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm)}
+			// __bpf_map_get: EBADF where the descriptor is closed (always
+			// for a negative one), EINVAL where it is open but no map.
+			errno := syscall.EINVAL
+			if in.Imm < 0 {
+				errno = syscall.EBADF
+			}
+			return &RejectError{Insn: i, Msg: fmt.Sprintf("fd %d is not pointing to valid bpf_map", in.Imm), errno: errno}
 		}
 		if err := e.addUsedMap(i, e.maps[in.Imm]); err != nil {
 			return err
@@ -557,8 +563,8 @@ func (e *env) resolveLdImm64(i int) error {
 			return insnReject(err)
 		}
 		if in.Src == insn.PseudoMapValue {
-			if msg := directValueError(e.maps[in.Imm], uint32(in.Imm2)); msg != "" {
-				return &RejectError{Insn: i, Msg: msg}
+			if msg, errno := directValueError(e.maps[in.Imm], uint32(in.Imm2)); msg != "" {
+				return &RejectError{Insn: i, Msg: msg, errno: errno}
 			}
 		}
 	case insn.PseudoMapIdx, insn.PseudoMapIdxValue:
@@ -602,25 +608,30 @@ func (e *env) addUsedMap(i int, m *loader.Map) error {
 // arenaPageSize is the page size an arena's max_entries count.
 const arenaPageSize = 4096
 
-// directValueError returns resolve_pseudo_ldimm64's message when map m
-// gives no address of its value at offset off, or "". Only maps with a
-// map_direct_value_addr operation have one: an array of exactly one
-// element, up to its value size (array_map_direct_value_addr), and an
-// arena, up to the end of its user range (arena_map_direct_value_addr).
-func directValueError(m *loader.Map, off uint32) string {
+// directValueError returns resolve_pseudo_ldimm64's message and errno
+// when map m gives no address of its value at offset off, or "". Only maps
+// with a map_direct_value_addr operation have one: an array of exactly one
+// element, up to its value size (array_map_direct_value_addr: ENOTSUPP for
+// more elements, EINVAL past the value), and an arena, up to the end of its
+// user range (arena_map_direct_value_addr: ERANGE past it).
+func directValueError(m *loader.Map, off uint32) (string, syscall.Errno) {
+	errno := syscall.EINVAL
 	switch m.Type {
 	case ebpf.Array:
-		if m.MaxEntries == 1 && off < m.ValueSize {
-			return ""
+		if m.MaxEntries != 1 {
+			errno = errnoENOTSUPP
+		} else if off < m.ValueSize {
+			return "", 0
 		}
 	case ebpf.Arena:
 		if uint64(off) <= uint64(m.MaxEntries)*arenaPageSize {
-			return ""
+			return "", 0
 		}
+		errno = syscall.ERANGE
 	default:
-		return "no direct value access support for this map type"
+		return "no direct value access support for this map type", syscall.EINVAL
 	}
-	return fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, off)
+	return fmt.Sprintf("invalid access to map value pointer, value_size=%d off=%d", m.ValueSize, off), errno
 }
 
 // isTracingProgType reports the program types that run in any context

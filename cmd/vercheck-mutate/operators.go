@@ -47,7 +47,7 @@ func kernelVerdict(c oracle.Class) (judged, accepted bool) {
 	switch c {
 	case oracle.BothAccept, oracle.InsnsDiffer, oracle.FalseReject:
 		return true, true
-	case oracle.BothReject, oracle.MessageDiffers, oracle.FalseAccept:
+	case oracle.BothReject, oracle.MessageDiffers, oracle.ErrnoDiffers, oracle.FalseAccept:
 		return true, false
 	}
 	return false, false

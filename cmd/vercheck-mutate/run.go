@@ -398,7 +398,7 @@ func (f *fuzzer) judgeMutant(label string, s *seed, m mutate.Mutant) trial {
 // past the instruction vercheck rejected (mutate.PastError): the first
 // error hides every later check, and a false accept behind it.
 func followUp(t trial, r *rand.Rand) (mutate.Mutant, bool) {
-	if t.err != nil || (t.outcome.Class != oracle.BothReject && t.outcome.Class != oracle.MessageDiffers) {
+	if t.err != nil || (t.outcome.Class != oracle.BothReject && t.outcome.Class != oracle.MessageDiffers && t.outcome.Class != oracle.ErrnoDiffers) {
 		return mutate.Mutant{}, false
 	}
 	var rej *verifier.RejectError

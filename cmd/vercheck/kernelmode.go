@@ -86,8 +86,10 @@ type kernelSummary struct {
 	// kernel could not load it, vercheck unsupported or in error).
 	NotCompared int
 	// BothRejected counts programs both sides rejected; SameMessage those
-	// rejected with the kernel's decisive message.
-	BothRejected, SameMessage int
+	// rejected with the kernel's decisive message, SameErrno those of them
+	// with its errno too (or an errno of the loading process's, which no
+	// verifier can know: oracle.ProcessErrno).
+	BothRejected, SameMessage, SameErrno int
 	// Ratios are vercheck/kernel insn_processed over programs with the
 	// same verdict, sorted; Exact counts the equal ones.
 	Ratios []float64
@@ -146,6 +148,9 @@ func summarizeKernel(rows []row, release string) kernelSummary {
 				s.BothRejected++
 				if sameMessage(r) {
 					s.SameMessage++
+					if r.Errno == r.Kernel.Errno || oracle.ProcessErrno(r.Kernel.Error) {
+						s.SameErrno++
+					}
 				}
 			}
 		case isFalseAccept(r):
@@ -273,8 +278,8 @@ func writeKernelSummary(w io.Writer, s kernelSummary) {
 		fmt.Fprintf(w, "    %s: %s: %s\n", r.File, r.Program, r.Kernel.Error)
 	}
 	fmt.Fprintf(w, "  false rejects (vercheck rejects, kernel accepts): %d\n", len(s.FalseRejects))
-	fmt.Fprintf(w, "  rejected by both with the kernel's message: %d/%d (%.1f%%)\n",
-		s.SameMessage, s.BothRejected, percent(s.SameMessage, s.BothRejected))
+	fmt.Fprintf(w, "  rejected by both with the kernel's message: %d/%d (%.1f%%), with its errno too: %d\n",
+		s.SameMessage, s.BothRejected, percent(s.SameMessage, s.BothRejected), s.SameErrno)
 	fmt.Fprintf(w, "  insn_processed vercheck/kernel over %d programs with the same verdict: median %s, p90 %s, exact %d (%.1f%%)\n",
 		len(s.Ratios), fmtRatio(quantile(s.Ratios, 0.5)), fmtRatio(quantile(s.Ratios, p90)), s.Exact, percent(s.Exact, len(s.Ratios)))
 	fmt.Fprintf(w, "  verification time vercheck/kernel: median %s, p90 %s; summed %s / %s = %s\n",

@@ -30,14 +30,25 @@ func TestSummarizeKernel(t *testing.T) {
 		kRow("unsupported", verdictUnsupported, 0, verdictAccepted, 10),
 		{File: "bad.o", Verdict: verdictError},
 	}
+	// Three rejections with the kernel's message: one with its errno, one
+	// with another, one whose errno is the loading process's.
+	sameMsg := func(prog, errno, kerrno, msg string) row {
+		r := kRow(prog, verdictRejected, 1, verdictRejected, 1)
+		r.decisive, r.Errno, r.Kernel.Errno, r.Kernel.Error = msg, errno, kerrno, msg
+		return r
+	}
+	rows = append(rows,
+		sameMsg("errno", "EINVAL", "EINVAL", "div by zero"),
+		sameMsg("other errno", "EACCES", "EINVAL", "div by zero"),
+		sameMsg("descriptor", "EINVAL", "EBADF", "fd 9 is not pointing to valid bpf_map"))
 	rows[0].Kernel.LogsCompared = true
 	rows[1].Kernel.LogsCompared, rows[1].Kernel.LogDivergence = true, "after 3: (07) r1 += 8 state: ..."
 	got := summarizeKernel(rows, "6.18")
 	want := kernelSummary{
-		Release: "6.18", Compared: 5, Agree: 3, NotCompared: 2, NotLoaded: rows[5:6],
+		Release: "6.18", Compared: 8, Agree: 6, NotCompared: 2, NotLoaded: rows[5:6],
 		FalseAccepts: rows[3:4], FalseRejects: rows[4:5],
-		BothRejected: 1, SameMessage: 0,
-		Ratios: []float64{0.5, 1, 2}, Exact: 1,
+		BothRejected: 4, SameMessage: 3, SameErrno: 2,
+		Ratios: []float64{0.5, 1, 1, 1, 1, 2}, Exact: 4,
 		Worst:        []row{rows[1], rows[2]},
 		LogsCompared: 2, LogsDiverge: rows[1:2],
 	}

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/verifier"
@@ -56,6 +58,9 @@ type row struct {
 	StackDepth  int    `json:"stack_depth"`
 	StackDepths []int  `json:"stack_depths,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Errno is the error number bpf(BPF_PROG_LOAD) answers the rejection
+	// with (verifier.Result.Errno, by name), which loaders branch on.
+	Errno string `json:"errno,omitempty"`
 	// decisive is what the kernel's log would show as the reason for
 	// Error (verifier.DecisiveLine), which --kernel compares.
 	decisive string
@@ -88,7 +93,9 @@ type kernelRow struct {
 	Peak      int    `json:"peak_states"`
 	Duration  int64  `json:"duration_us"`
 	Error     string `json:"error,omitempty"`
-	Log       string `json:"-"`
+	// Errno is the error number of a rejection or refused load, by name.
+	Errno string `json:"errno,omitempty"`
+	Log   string `json:"-"`
 	// LogDivergence is, with -vv, where vercheck's level-2 log first
 	// parts from the kernel's (package logdiff): "" when they agree
 	// state by state.
@@ -123,6 +130,9 @@ func toRow(res *verifier.Result) row {
 	if res.Err != nil {
 		r.Error = res.Err.Error()
 		r.decisive = verifier.DecisiveLine(res.Err)
+		if errno := res.Errno(); errno != 0 {
+			r.Errno = unix.ErrnoName(errno)
+		}
 		var re *verifier.RejectError
 		if errors.As(res.Err, &re) {
 			r.Insn = re.Insn
@@ -142,6 +152,9 @@ func toKernelRow(k kernel.Result) *kernelRow {
 		Duration:  k.VerificationTime.Microseconds(),
 		Error:     k.Err,
 		Log:       k.Log,
+	}
+	if k.Errno != 0 {
+		kr.Errno = unix.ErrnoName(k.Errno)
 	}
 	switch {
 	case k.Accepted:

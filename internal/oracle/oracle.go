@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/internal/logdiff"
 	"github.com/vercheck/vercheck/loader"
@@ -58,6 +60,10 @@ const (
 	FalseReject
 	// MessageDiffers: both reject, with different messages.
 	MessageDiffers
+	// ErrnoDiffers: both reject with the same message, but bpf() would
+	// return another error number than vercheck's Result.Errno, which a
+	// loader branches on.
+	ErrnoDiffers
 	// InsnsDiffer: both accept, with different insn_processed.
 	InsnsDiffer
 	// LogDiffers: both verifiers judge alike (the same verdict, figures
@@ -71,7 +77,7 @@ const (
 var classNames = [numClasses]string{
 	BothAccept: "both-accept", BothReject: "both-reject", KernelNoLoad: "kernel-no-load",
 	Unsupported: "unsupported", BothSlow: "both-slow", FalseAccept: "false-accept", PruningDiffers: "pruning-differs", VercheckError: "vercheck-error",
-	VercheckHang: "vercheck-hang", FalseReject: "false-reject", MessageDiffers: "message-differs",
+	VercheckHang: "vercheck-hang", FalseReject: "false-reject", MessageDiffers: "message-differs", ErrnoDiffers: "errno-differs",
 	InsnsDiffer: "insns-differ", LogDiffers: "log-differs",
 }
 
@@ -294,10 +300,21 @@ func classify(v *verifier.Result, k kernel.Result, hung bool) Class {
 	case v.Accepted:
 		return BothAccept
 	case SameMessage(verifier.DecisiveLine(v.Err), k.Err):
+		if k.Errno != 0 && v.Errno() != k.Errno && !ProcessErrno(k.Err) {
+			return ErrnoDiffers
+		}
 		return BothReject
 	default:
 		return MessageDiffers
 	}
+}
+
+// ProcessErrno reports whether the errno of the rejection with message
+// msg depends on the loading process rather than the program: a map
+// descriptor that is no map is EINVAL where the descriptor is open and
+// EBADF where it is closed (__bpf_map_get), which vercheck cannot see.
+func ProcessErrno(msg string) bool {
+	return strings.HasPrefix(msg, "fd ") && strings.HasSuffix(msg, "is not pointing to valid bpf_map")
 }
 
 // SameMessage reports whether vercheck's rejection message agrees with
@@ -332,6 +349,8 @@ func (o Outcome) Reason() string {
 		r = lastLine(o.Vercheck.Err.Error())
 	case MessageDiffers:
 		r = lastLine(o.Vercheck.Err.Error()) + "  <->  " + o.Kernel.Err
+	case ErrnoDiffers:
+		r = fmt.Sprintf("%s: %s  <->  %s", o.Kernel.Err, unix.ErrnoName(o.Vercheck.Errno()), unix.ErrnoName(o.Kernel.Errno))
 	case VercheckError, Unsupported:
 		r = firstLine(o.Vercheck.Err.Error())
 	case KernelNoLoad:

@@ -51,7 +51,7 @@ func (t *Tally) Count(c Class) int { return t.counts[c] }
 // most common reasons of each class with any.
 func (t *Tally) Print(w io.Writer) {
 	bothAcc := t.counts[BothAccept] + t.counts[InsnsDiffer] + t.logDiffersAccepted
-	bothRej := t.counts[BothReject] + t.counts[MessageDiffers] + t.counts[LogDiffers] - t.logDiffersAccepted
+	bothRej := t.counts[BothReject] + t.counts[MessageDiffers] + t.counts[ErrnoDiffers] + t.counts[LogDiffers] - t.logDiffersAccepted
 	kAcc := bothAcc + t.counts[FalseReject]
 	kRej := bothRej + t.counts[FalseAccept]
 	fmt.Fprintf(w, "%-32s %8s %8s\n", "", "kernel+", "kernel-")

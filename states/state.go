@@ -109,6 +109,7 @@ func (s *State) copyAllButFrames(src *State) {
 	hist := s.JmpHistory
 	*s = *src
 	s.StoreEntry = 0
+	s.SCCVisit = 0
 	s.Freed = false
 	s.Frames = frames
 	s.Refs = append(refs[:0], src.Refs...)

@@ -399,7 +399,15 @@ type State struct {
 	// store writes it (the kernel finds the list node around a state with
 	// container_of; a field spares a map lookup per checkpoint). A copy
 	// of a stored state is not stored.
-	StoreEntry   int32
+	StoreEntry int32
+	// SCCVisit is, for a checkpoint inside a loop (an SCC of the
+	// control-flow graph), the index plus one of the verifier's visit of
+	// that loop for the checkpoint's call chain; 0 otherwise. The
+	// verifier sets it when it stores the checkpoint, so that asking
+	// whether the loop still has back-edges to propagate (asked for every
+	// checkpoint a prune point compares) does not hash the call chain. A
+	// copy of a state is no checkpoint and has none.
+	SCCVisit     int32
 	InsnIdx      int32
 	FirstInsnIdx int32
 	LastInsnIdx  int32

@@ -351,8 +351,11 @@ type precision struct {
 	// histStamp is e.insnProcessed when the last jump-history entry was
 	// pushed: a second push during the same instruction merges into it.
 	histStamp int
-	// visits are the open SCC visits (scc.go).
+	// visits are the open SCC visits (scc.go), by key and in the order
+	// they were made: a checkpoint's states.State.SCCVisit indexes
+	// visitList.
 	visits      map[sccKey]*sccVisit
+	visitList   []*sccVisit
 	pendingHook bool
 	// fault is the first backtracking walk the kernel reports as its own
 	// bug (backtrackBug), for the main loop to end the verification with.

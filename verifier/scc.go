@@ -56,6 +56,8 @@ type sccVisit struct {
 	// visit; nil when no visit is open.
 	entry     *states.State
 	backedges []backedge
+	// index is the visit's place in precision.visitList, plus one.
+	index int32
 }
 
 // sccCallchain computes st's visit key: the first frame (outermost first)
@@ -81,15 +83,6 @@ func (e *env) sccCallchain(st *states.State) (sccKey, bool) {
 	return k, false
 }
 
-// sccVisitOf returns st's visit, or nil.
-func (e *env) sccVisitOf(st *states.State) *sccVisit {
-	k, ok := e.sccCallchain(st)
-	if !ok {
-		return nil
-	}
-	return e.prec.visits[k]
-}
-
 // initPrecision installs the store's pending-back-edge check; it runs
 // before the first checkpoint of a verification.
 func (e *env) initPrecision() {
@@ -101,8 +94,10 @@ func (e *env) initPrecision() {
 }
 
 // maybeEnterSCC opens st's visit with st as its entry if st, a new
-// checkpoint, is inside an SCC and no visit is open for its call chain.
+// checkpoint, is inside an SCC and no visit is open for its call chain. It
+// records the visit in st (states.State.SCCVisit).
 func (e *env) maybeEnterSCC(st *states.State) {
+	st.SCCVisit = 0
 	k, ok := e.sccCallchain(st)
 	if !ok {
 		return
@@ -114,7 +109,10 @@ func (e *env) maybeEnterSCC(st *states.State) {
 	if v == nil {
 		v = &sccVisit{}
 		e.prec.visits[k] = v
+		e.prec.visitList = append(e.prec.visitList, v)
+		v.index = int32(len(e.prec.visitList))
 	}
+	st.SCCVisit = v.index
 	if v.entry == nil {
 		v.entry = st
 		if e.log.level >= 2 {
@@ -199,17 +197,16 @@ func (e *env) addSCCBackedge(be backedge) error {
 	return nil
 }
 
-// incompleteReadMarks reports whether st is inside an SCC whose visit
-// still has back-edges to propagate: its precision marks may be missing
-// requirements from paths not yet explored.
+// incompleteReadMarks reports whether st, a checkpoint, is inside an SCC
+// whose visit still has back-edges to propagate: its precision marks may
+// be missing requirements from paths not yet explored. The checkpoint
+// names its visit (maybeEnterSCC), which spares hashing its call chain
+// for every checkpoint a walk compares.
 func (e *env) incompleteReadMarks(st *states.State) bool {
-	if e.store.PendingBackedges() == 0 {
-		// No visit holds a back-edge: spare the call chain's lookup,
-		// asked for every checkpoint a walk compares.
+	if e.store.PendingBackedges() == 0 || st.SCCVisit == 0 {
 		return false
 	}
-	v := e.sccVisitOf(st)
-	return v != nil && len(v.backedges) > 0
+	return len(e.prec.visitList[st.SCCVisit-1].backedges) > 0
 }
 
 // propagateBackedges re-propagates the precision every back-edge's matched

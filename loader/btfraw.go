@@ -280,3 +280,31 @@ func (info *elfInfo) resolveValuesTypedefs(data []byte) ([]byte, []string) {
 	}
 	return out, []string{fmt.Sprintf("BTF: map definitions declare their values through a typedef, resolved as libbpf does: %s", strings.Join(fixed, ", "))}
 }
+
+// externMap returns, of the map definitions an unlinked unit declares
+// extern (a variable of the .maps datasec whose symbol is undefined, left
+// for the linker to find in another unit), the first by name.
+func (info *elfInfo) externMap(data []byte) (string, bool) {
+	b := info.parseRawBTF(data)
+	if b == nil {
+		return "", false
+	}
+	vars := b.datasecVars(btfMapsSection)
+	if len(vars) == 0 {
+		return "", false
+	}
+	names := make(map[string]bool, len(vars))
+	for _, v := range vars {
+		names[b.name(v)] = true
+	}
+	var externs []string
+	for _, s := range info.symbols {
+		if s.section == int(elf.SHN_UNDEF) && s.bind != elf.STB_LOCAL && names[s.name] {
+			externs = append(externs, s.name)
+		}
+	}
+	if len(externs) == 0 {
+		return "", false
+	}
+	return slices.Min(externs), true
+}

@@ -382,6 +382,11 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	if err := info.emptyProgram(); err != nil {
 		return nil, nil, nil, err
 	}
+	if name, ok := info.externMap(data); ok {
+		// libbpf: "unrecognized extern section '.maps'" (EOPNOTSUPP);
+		// cilium/ebpf counts the section's symbols against its Vars.
+		return nil, nil, nil, fmt.Errorf("%w map %s: no unit of this object defines it (link the object's units first, as bpftool gen object does)", ErrUnresolvedExtern, name)
+	}
 	patched, warnings := info.fillZeroSizes(data)
 	patched, bound := info.bindDefinedWeakObjects(patched)
 	warnings = append(warnings, bound...)

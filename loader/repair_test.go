@@ -372,6 +372,20 @@ func TestUnlinkedExternObject(t *testing.T) {
 	}
 }
 
+// TestExternMapObject opens one unit of a program built from two whose
+// map definitions are partly extern (testdata/extern_map.c): the error
+// names the first such map and what to do, as libbpf refuses the unit,
+// not cilium/ebpf's count of the .maps section's symbols.
+func TestExternMapObject(t *testing.T) {
+	_, err := Open(filepath.Join("testdata", "extern_map.o"), Options{})
+	if !errors.Is(err, ErrUnresolvedExtern) || errors.Is(err, ErrMalformed) {
+		t.Fatalf("Open: %v, want %v and no %v", err, ErrUnresolvedExtern, ErrMalformed)
+	}
+	if !strings.Contains(err.Error(), "extern map map_b:") {
+		t.Errorf("Open: %v, want map_b named", err)
+	}
+}
+
 // TestEmptyProgramRefused: a program symbol of size 0 at another
 // program's offset (an empty function) makes the object malformed, as
 // libbpf refuses it, where cilium/ebpf gave the next program's func_info

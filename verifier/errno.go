@@ -85,6 +85,9 @@ var einvalMessages = []string{
 	"unrecognized bpf_ld_imm64 insn", "direct value offset of", "failed to find BTF for kernel function",
 	"kernel btf_id ", "call to invalid destination", "Invalid insn code at line_info[",
 	"jump into the middle of ldimm64 insn", "invalid module BTF object FD specified.",
+	// Measured over the 6.12 selftests' rejections.
+	"string is not zero-terminated", "release kernel function ", "struct ops programs must have a GPL compatible license",
+	"LSM programs must have a GPL compatible license", "*doesn't return scalar. Only those are supported.",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return
@@ -106,8 +109,11 @@ func (r *Result) Errno() syscall.Errno {
 		return 0
 	}
 	var re *RejectError
-	if errors.As(r.Err, &re) && re.errno != 0 {
-		return re.errno
+	if errors.As(r.Err, &re) {
+		// The rejection's own message: a wrapping (Verify's note that
+		// it is cilium/ebpf's relocation of the program) is no part of
+		// what the kernel logs.
+		return re.errnoOrMessage()
 	}
 	return messageErrno(lastLine(r.Err.Error()))
 }

@@ -656,7 +656,11 @@ func (e *env) checkPacketAccess(regno, off, size int, zeroOK bool) error {
 	}
 	if reg.Range < 0 || !memOK(int64(off), size, int(reg.Range), zeroOK) {
 		if reg.Range < 0 {
-			return e.reject(e.insnIdx, "R%d offset is outside of the packet", regno)
+			// A pointer compared past pkt_end: check_packet_access's
+			// own EINVAL, not __check_mem_access's EACCES.
+			err := e.reject(e.insnIdx, "R%d offset is outside of the packet", regno)
+			err.(*RejectError).errno = syscall.EINVAL
+			return err
 		}
 		return e.reject(e.insnIdx, "%s\nR%d offset is outside of the packet", e.memAccessMsg(regno, off, size, int(reg.Range)), regno)
 	}
@@ -691,11 +695,12 @@ func (e *env) checkStackAccessWithinBounds(regno, off, size int, t access) error
 		} else {
 			err = e.reject(e.insnIdx, "invalid variable-offset%s stack R%d var_off=%s off=%d size=%d", extra, regno, reg.Var.String(), off, size)
 		}
-		if !startBad {
-			// check_stack_slot_within_bounds passed the start (its
-			// EACCES); the end above the frame or a negative size is
-			// check_stack_access_within_bounds's EINVAL.
-			err.(*RejectError).errno = syscall.EINVAL
+		// A start below the frame is check_stack_slot_within_bounds's
+		// EACCES; with the start inside, the end above the frame or a
+		// negative size is check_stack_access_within_bounds's EINVAL.
+		err.(*RejectError).errno = syscall.EINVAL
+		if startBad {
+			err.(*RejectError).errno = syscall.EACCES
 		}
 		return err
 	}

@@ -88,6 +88,8 @@ var einvalMessages = []string{
 	// Measured over the 6.12 selftests' rejections.
 	"string is not zero-terminated", "release kernel function ", "struct ops programs must have a GPL compatible license",
 	"LSM programs must have a GPL compatible license", "*doesn't return scalar. Only those are supported.",
+	"Cannot access kernel '", "cannot call kernel function from non-GPL compatible program",
+	"*expected pointer to an iterator on stack",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return
@@ -152,6 +154,14 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.EEXIST
 	case strings.HasPrefix(msg, "Only one arena per program"), strings.HasPrefix(msg, "only one cgroup storage of each type is allowed"):
 		return syscall.EBUSY
+	case strings.HasSuffix(msg, " is not supported for this attach type"), strings.HasSuffix(msg, "type tag is not supported in static functions"):
+		// check_attach_btf_id's >8-byte return, btf_prepare_func_args.
+		return syscall.EOPNOTSUPP
+	case strings.HasPrefix(msg, "kernel function ") && strings.HasSuffix(msg, " is not supported"),
+		strings.HasPrefix(msg, "Arg#") && strings.HasSuffix(msg, " is not supported yet."):
+		// check_kfunc_args' and check_kfunc_call's pointer types,
+		// btf_prepare_func_args' argument types.
+		return syscall.EINVAL
 	case isInvalidRegNumber(msg):
 		// check_reg_arg: a register number past r10.
 		return syscall.EINVAL

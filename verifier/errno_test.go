@@ -45,6 +45,17 @@ func TestMessageErrno(t *testing.T) {
 		{"call to invalid destination", syscall.EINVAL},
 		{"Invalid insn code at line_info[0].insn_off", syscall.EINVAL},
 		{"jump into the middle of ldimm64 insn 2", syscall.EINVAL},
+		// Measured over the 6.12 and 7.3 selftests and the fuzzer's seeds.
+		{"string is not zero-terminated", syscall.EINVAL},
+		{"release kernel function bpf_task_release expects refcounted PTR_TO_BTF_ID", syscall.EINVAL},
+		{"struct ops programs must have a GPL compatible license", syscall.EINVAL},
+		{"Global function cb() doesn't return scalar. Only those are supported.", syscall.EINVAL},
+		{"Cannot access kernel 'struct pt_regs' from non-GPL compatible program", syscall.EINVAL},
+		{"kernel function bpf_dynptr_slice args#2 pointer type UNKNOWN  is not supported", syscall.EINVAL},
+		{"arg#0 expected pointer to an iterator on stack", syscall.EINVAL},
+		{"Arg#0 type UNION in f() is not supported yet.", syscall.EINVAL},
+		{"arg#0 type tag is not supported in static functions", syscall.EOPNOTSUPP},
+		{"invalid variable-offset read from stack R2 var_off=(0x0; 0x4) off=0 size=8", syscall.EINVAL},
 	}
 	for _, tt := range tests {
 		if got := messageErrno(tt.msg); got != tt.want {

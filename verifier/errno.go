@@ -89,7 +89,7 @@ var einvalMessages = []string{
 	"string is not zero-terminated", "release kernel function ", "struct ops programs must have a GPL compatible license",
 	"LSM programs must have a GPL compatible license", "*doesn't return scalar. Only those are supported.",
 	"Cannot access kernel '", "cannot call kernel function from non-GPL compatible program",
-	"*expected pointer to an iterator on stack",
+	"*expected pointer to an iterator on stack", "invalid shift ",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

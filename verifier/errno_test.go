@@ -53,6 +53,7 @@ func TestMessageErrno(t *testing.T) {
 		{"Cannot access kernel 'struct pt_regs' from non-GPL compatible program", syscall.EINVAL},
 		{"kernel function bpf_dynptr_slice args#2 pointer type UNKNOWN  is not supported", syscall.EINVAL},
 		{"arg#0 expected pointer to an iterator on stack", syscall.EINVAL},
+		{"invalid shift 64", syscall.EINVAL},
 		{"Arg#0 type UNION in f() is not supported yet.", syscall.EINVAL},
 		{"arg#0 type tag is not supported in static functions", syscall.EOPNOTSUPP},
 		{"invalid variable-offset read from stack R2 var_off=(0x0; 0x4) off=0 size=8", syscall.EINVAL},

@@ -2,8 +2,11 @@ package verifier
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Error numbers the kernel answers a rejection with. Most of do_check's
@@ -13,6 +16,19 @@ import (
 const (
 	errnoENOTSUPP = syscall.Errno(524) // the kernel-internal ENOTSUPP
 )
+
+// ErrnoName names errno as the kernel's headers do ("EINVAL"), including
+// the kernel-internal ENOTSUPP (524), which userspace headers lack and
+// bpf() returns for some refusals; an errno without a name is "errno N".
+func ErrnoName(errno syscall.Errno) string {
+	if errno == errnoENOTSUPP {
+		return "ENOTSUPP"
+	}
+	if name := unix.ErrnoName(errno); name != "" {
+		return name
+	}
+	return fmt.Sprintf("errno %d", int(errno))
+}
 
 // einvalMessages are the starts (or, with a leading "*", pieces) of
 // messages whose check returns EINVAL.
@@ -33,7 +49,7 @@ var einvalMessages = []string{
 	"*pointer offset", "*pointer be out of bounds",
 	"the prog does not allow writes to packet data", "missing btf func_info", "callback function not static",
 	"number of funcs in func_info doesn't match number of subprogs", "func_info BTF section doesn't match subprog layout",
-	"unreachable insn", "back-edge from insn", "jump out of range", "invalid insn idx", "unknown opcode",
+	"unreachable insn", "back-edge from insn", "jump out of range", "unknown opcode",
 	"last insn is not an exit or jmp", "invalid BPF_LD_IMM insn", "BPF_LD_IMM64 uses reserved fields",
 	"invalid kernel function call not eliminated in verifier pass", "BPF_LDX uses reserved fields",
 	"BPF_STX uses reserved fields", "BPF_ST uses reserved fields", "BPF_ALU uses reserved fields",
@@ -131,8 +147,12 @@ func (re *RejectError) errnoOrMessage() syscall.Errno {
 // messageErrno maps a rejection's decisive message to its errno.
 func messageErrno(msg string) syscall.Errno {
 	switch {
-	case strings.HasPrefix(msg, "BPF program is too large"), strings.HasPrefix(msg, "the call stack of"):
+	case strings.HasPrefix(msg, "BPF program is too large"), strings.HasPrefix(msg, "the call stack of"),
+		strings.HasPrefix(msg, "too many subprograms"):
 		return syscall.E2BIG
+	case strings.HasPrefix(msg, "invalid insn idx"):
+		// do_check's sanity check of the walk's index.
+		return syscall.EFAULT
 	case strings.HasPrefix(msg, "The sequence of"), strings.HasPrefix(msg, "verifier bug"):
 		return syscall.EFAULT
 	case strings.Contains(msg, "not supported for program type"), strings.HasPrefix(msg, "attach to unsupported member"),

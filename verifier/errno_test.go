@@ -54,6 +54,8 @@ func TestMessageErrno(t *testing.T) {
 		{"kernel function bpf_dynptr_slice args#2 pointer type UNKNOWN  is not supported", syscall.EINVAL},
 		{"arg#0 expected pointer to an iterator on stack", syscall.EINVAL},
 		{"invalid shift 64", syscall.EINVAL},
+		{"too many subprograms", syscall.E2BIG},
+		{"invalid insn idx 12 insn_cnt 12", syscall.EFAULT},
 		{"Arg#0 type UNION in f() is not supported yet.", syscall.EINVAL},
 		{"arg#0 type tag is not supported in static functions", syscall.EOPNOTSUPP},
 		{"invalid variable-offset read from stack R2 var_off=(0x0; 0x4) off=0 size=8", syscall.EINVAL},
@@ -83,6 +85,16 @@ func TestDirectValueErrno(t *testing.T) {
 	for _, tt := range tests {
 		if _, got := directValueError(&tt.m, tt.off); got != tt.want {
 			t.Errorf("directValueError(%v, %d) = %v, want %v", tt.m.Type, tt.off, got, tt.want)
+		}
+	}
+}
+
+// TestErrnoName: ENOTSUPP, which bpf() returns and userspace headers do
+// not name, has its kernel name.
+func TestErrnoName(t *testing.T) {
+	for errno, want := range map[syscall.Errno]string{syscall.EINVAL: "EINVAL", errnoENOTSUPP: "ENOTSUPP", syscall.Errno(4095): "errno 4095"} {
+		if got := ErrnoName(errno); got != want {
+			t.Errorf("ErrnoName(%d) = %q, want %q", int(errno), got, want)
 		}
 	}
 }

@@ -651,7 +651,7 @@ func prepareFuncArgs(fn *btf.Func, sp int, pt ebpf.ProgramType, at ebpf.AttachTy
 				case "untrusted":
 					tags |= tagUntrusted
 				default:
-					return &globalProto{msg: fmt.Sprintf("arg#%d has unsupported set of tags", i)}
+					return &globalProto{msg: fmt.Sprintf("arg#%d has unsupported set of tags", i), errno: syscall.EOPNOTSUPP}
 				}
 			}
 		}

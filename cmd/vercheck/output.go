@@ -11,8 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/profile"
 	"github.com/vercheck/vercheck/verifier"
@@ -131,7 +129,7 @@ func toRow(res *verifier.Result) row {
 		r.Error = res.Err.Error()
 		r.decisive = verifier.DecisiveLine(res.Err)
 		if errno := res.Errno(); errno != 0 {
-			r.Errno = unix.ErrnoName(errno)
+			r.Errno = verifier.ErrnoName(errno)
 		}
 		var re *verifier.RejectError
 		if errors.As(res.Err, &re) {
@@ -154,7 +152,7 @@ func toKernelRow(k kernel.Result) *kernelRow {
 		Log:       k.Log,
 	}
 	if k.Errno != 0 {
-		kr.Errno = unix.ErrnoName(k.Errno)
+		kr.Errno = verifier.ErrnoName(k.Errno)
 	}
 	switch {
 	case k.Accepted:

@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/internal/logdiff"
 	"github.com/vercheck/vercheck/loader"
@@ -350,7 +348,7 @@ func (o Outcome) Reason() string {
 	case MessageDiffers:
 		r = lastLine(o.Vercheck.Err.Error()) + "  <->  " + o.Kernel.Err
 	case ErrnoDiffers:
-		r = fmt.Sprintf("%s: %s  <->  %s", o.Kernel.Err, unix.ErrnoName(o.Vercheck.Errno()), unix.ErrnoName(o.Kernel.Errno))
+		r = fmt.Sprintf("%s: %s  <->  %s", o.Kernel.Err, verifier.ErrnoName(o.Vercheck.Errno()), verifier.ErrnoName(o.Kernel.Errno))
 	case VercheckError, Unsupported:
 		r = firstLine(o.Vercheck.Err.Error())
 	case KernelNoLoad:

@@ -182,7 +182,15 @@ type stackLiveness struct {
 	succList  []int32
 	predStart []int32
 	predList  []int32
+	// single holds, for an insn with exactly one successor and exactly
+	// one predecessor (straight-line code, most insns), the two; for any
+	// other insn, succ is -1. The solver reads it first: one load in
+	// place of two lists.
+	single []singleLink
 }
+
+// singleLink is an insn's only successor and only predecessor.
+type singleLink struct{ succ, pred int32 }
 
 func chainKey(buf []byte, callsites []int32) []byte {
 	buf = buf[:0]
@@ -573,7 +581,7 @@ func (e *env) solveInstance(inst *liveInstance) {
 	l := &e.stackLive
 	succStart, succList := l.succStart, l.succList
 	predStart, predList := l.predStart, l.predList
-	prog := e.prog
+	single := l.single
 	pending := inst.pending
 	base := inst.base
 	if inst.writeDropped && inst.depth > 0 {
@@ -585,46 +593,98 @@ func (e *env) solveInstance(inst *liveInstance) {
 		}
 		inst.dirty = false
 	}
-	for prevPending(pending, sp.End-1-base, 0) >= 0 {
-		for j := prevPending(pending, sp.End-1-base, 0); j >= 0; j = prevPending(pending, j-1, 0) {
+	// An insn whose equation changed makes its predecessors pending.
+	// They are insns of the subprogram (successors stay inside it), so
+	// their bits are set here directly; the instance joins its owner's
+	// dirty list once, after the sweeps, where the first setPending of
+	// a predecessor would have put it (marked clean below, it is then
+	// passed over there, as before).
+	requeue := false
+	// Frame 0's masks, the only ones of most instances (depth 0), are
+	// kept at hand; the other frames' are evaluated by solveOtherFrames.
+	live0, reads0, writes0 := inst.live[0], inst.mayRead[0], inst.mustWrite[0]
+	top := sp.End - 1 - base
+	for prevPending(pending, top, 0) >= 0 {
+		for j := prevPending(pending, top, 0); j >= 0; j = prevPending(pending, j-1, 0) {
 			pending[j>>6] &^= 1 << (j & 63)
+			// The second slot of an ld_imm64 has no successors, no
+			// predecessors and no marks (it is never simulated): its
+			// live mask stays 0, and it needs no test of its own.
 			i := j + base
-			if prog[i].Filler {
+			if one := single[i]; one.succ >= 0 && inst.depth == 0 {
+				// Straight-line code in an instance of one frame.
+				s, p := int(one.succ)-base, int(one.pred)-base
+				if before := reads0[j] | live0[s]&^writes0[j]; before != live0[j] {
+					live0[j] = before
+					if k := uint(p); k < uint(len(inst.visited)) {
+						pending[k>>6] |= 1 << (k & 63)
+						requeue = true
+					}
+				}
 				continue
 			}
 			succ := succList[succStart[i]:succStart[i+1]]
+			var after uint64
+			for _, s := range succ {
+				after |= live0[int(s)-base]
+			}
 			changed := false
-			for f := 0; f <= inst.depth; f++ {
-				live := inst.live[f]
-				var after uint64
-				for _, s := range succ {
-					after |= live[int(s)-base]
-				}
-				before := inst.mayRead[f][j] | after&^inst.mustWrite[f][j]
-				if before != live[j] {
-					live[j] = before
-					changed = true
-				}
-				if f < inst.depth && len(succ) > 0 {
-					acc := inst.writeAcc[f]
-					w := ^uint64(0)
-					for _, s := range succ {
-						w &= acc[int(s)-base]
-					}
-					if w |= inst.mustWrite[f][j]; w != acc[j] {
-						acc[j] = w
-						changed = true
-					}
-				}
+			if before := reads0[j] | after&^writes0[j]; before != live0[j] {
+				live0[j] = before
+				changed = true
+			}
+			if inst.depth > 0 && solveOtherFrames(inst, j, succ) {
+				changed = true
 			}
 			if changed {
 				for _, p := range predList[predStart[i]:predStart[i+1]] {
-					inst.setPending(int(p))
+					if k := uint(int(p) - base); k < uint(len(inst.visited)) {
+						pending[k>>6] |= 1 << (k & 63)
+						requeue = true
+					}
 				}
 			}
 		}
 	}
+	if requeue && !inst.dirty {
+		inst.owner.dirtyList = append(inst.owner.dirtyList, inst)
+	}
 	inst.dirty = false
+}
+
+// solveOtherFrames evaluates, for an instance of more than one frame, the
+// equations of insn base+j that solveInstance leaves: the live masks of
+// frames 1..depth, and the write masks (writeAcc) of frames 0..depth-1
+// where the insn has successors. It reports whether one changed.
+func solveOtherFrames(inst *liveInstance, j int, succ []int32) bool {
+	base := inst.base
+	changed := false
+	for f := 1; f <= inst.depth; f++ {
+		live := inst.live[f]
+		var after uint64
+		for _, s := range succ {
+			after |= live[int(s)-base]
+		}
+		if before := inst.mayRead[f][j] | after&^inst.mustWrite[f][j]; before != live[j] {
+			live[j] = before
+			changed = true
+		}
+	}
+	if len(succ) == 0 {
+		return changed
+	}
+	for f := 0; f < inst.depth; f++ {
+		acc := inst.writeAcc[f]
+		w := ^uint64(0)
+		for _, s := range succ {
+			w &= acc[int(s)-base]
+		}
+		if w |= inst.mustWrite[f][j]; w != acc[j] {
+			acc[j] = w
+			changed = true
+		}
+	}
+	return changed
 }
 
 // cleanLiveStates is clean_live_states: completed checkpoints at insn
@@ -758,6 +818,13 @@ func (e *env) successors(i int) []int32 {
 			}
 		}
 		l.predStart = l.predStart[:n+1]
+		l.single = make([]singleLink, n)
+		for j := 0; j < n; j++ {
+			l.single[j].succ = -1
+			if succ, pred := l.succStart[j:j+2], l.predStart[j:j+2]; succ[1]-succ[0] == 1 && pred[1]-pred[0] == 1 {
+				l.single[j] = singleLink{succ: l.succList[succ[0]], pred: l.predList[pred[0]]}
+			}
+		}
 	}
 	return l.succList[l.succStart[i]:l.succStart[i+1]]
 }

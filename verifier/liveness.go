@@ -164,6 +164,10 @@ type stackLiveness struct {
 	// insn showed in profiles.
 	chain      *liveInstance
 	chainKnown bool
+	// chainBase and chainVisited are chain's base and visited array,
+	// copied when chain is looked up, for commitStackWrites' test.
+	chainBase    int
+	chainVisited []uint8
 	// curWrites are the whole slots written by the insn being simulated,
 	// per frame, committed as must-write marks when it completes.
 	curWrites [states.MaxCallFrames]uint64
@@ -306,24 +310,9 @@ func (e *env) markStackWrite(frame, spi int) {
 
 // commitStackWrites ends the simulation of insn insnIdx: its whole-slot
 // writes narrow the insn's must-write marks (an intersection over visits).
-// It runs after every insn: at a visited insn without must-write marks,
-// most insns, and with no write to clear, it only ends the recording;
-// commitMarks does the rest.
+// It runs after every insn but those endInsnQuick ends: an insn not yet
+// visited, with must-write marks, or with writes to clear.
 func (e *env) commitStackWrites(insnIdx int) {
-	l := &e.stackLive
-	if l.recording && !l.wrote {
-		inst := l.chain
-		if j := insnIdx - inst.base; j >= 0 && j < len(inst.visited) && inst.visited[j] == insnVisited {
-			l.recording = false
-			return
-		}
-	}
-	e.commitMarks(insnIdx)
-}
-
-// commitMarks is commitStackWrites for an insn not yet visited, with
-// must-write marks or with writes to clear.
-func (e *env) commitMarks(insnIdx int) {
 	l := &e.stackLive
 	if inst := l.chain; l.recording && inst.covers(insnIdx) {
 		j := insnIdx - inst.base
@@ -353,6 +342,22 @@ func (e *env) commitMarks(insnIdx int) {
 	l.clearWrites()
 }
 
+// endInsnQuick ends the recording of insn insnIdx and reports true when
+// commitStackWrites has nothing else to do: the insn wrote no slot and is
+// a visited insn of the chain's instance without must-write marks (most
+// insns). An insn that stopped the recording (a call) is ended the same
+// way, as commitStackWrites would. It runs after every insn and inlines
+// into the main loop: it reads chain's base and visited array from the
+// copies in stackLiveness (commitStackWrites, called at every insn, cost
+// some 25 instructions per insn).
+func (l *stackLiveness) endInsnQuick(insnIdx int) bool {
+	if j := uint(insnIdx - l.chainBase); !l.wrote && j < uint(len(l.chainVisited)) && l.chainVisited[j] == insnVisited {
+		l.recording = false
+		return true
+	}
+	return false
+}
+
 // clearWrites empties curWrites, writing it only when it may hold a mark.
 func (l *stackLiveness) clearWrites() {
 	if l.wrote {
@@ -379,6 +384,7 @@ func (e *env) beginInsnSlow() {
 	if !l.chainKnown {
 		l.chain = e.instanceFor(e.cur, int(e.cur.CurFrame))
 		l.chainKnown = true
+		l.chainBase, l.chainVisited = l.chain.base, l.chain.visited
 	}
 	l.clearWrites()
 }

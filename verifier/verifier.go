@@ -758,7 +758,9 @@ func (e *env) doCheckFrom(entry *states.State, start int) error {
 			e.beginInsn()
 			var err error
 			exit, err = e.step()
-			e.commitStackWrites(e.prevIdx)
+			if !e.stackLive.endInsnQuick(e.prevIdx) {
+				e.commitStackWrites(e.prevIdx)
+			}
 			if err == nil {
 				err = e.takePrecisionFault()
 			}

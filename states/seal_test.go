@@ -38,18 +38,20 @@ func TestSealSummary(t *testing.T) {
 		name                        string
 		stack                       []Slot
 		invalid, misc, plain, loose uint64
+		spills                      uint64
 	}{
-		{"empty stack", nil, 0, 0, 0, 0},
-		{"untouched slots", []Slot{{}, {}}, 0b11, 0b11, 0b11, 0},
-		{"all MISC", []Slot{slotOfKinds(StackMisc)}, 0, 0b1, 0b1, 0},
-		{"MISC over INVALID", []Slot{slotOfKinds(StackInvalid, StackMisc)}, 0, 0b1, 0b1, 0},
-		{"ZERO is read", []Slot{slotOfKinds(StackZero), {}}, 0b10, 0b10, 0b11, 0},
-		{"MISC and ZERO", []Slot{slotOfKinds(StackMisc, StackZero)}, 0, 0, 0b1, 0},
-		{"spill", []Slot{{}, spilled, slotOfKinds(StackMisc)}, 0b001, 0b101, 0b101, 0b010},
-		{"precise and pointer spills", []Slot{precise, pointer}, 0, 0, 0, 0},
-		{"sub-register spill", []Slot{sub}, 0, 0, 0, 0},
-		{"dynptr", []Slot{slotOfKinds(StackDynptr)}, 0, 0, 0, 0},
-		{"full stack", make([]Slot, maxSlots), ^uint64(0), ^uint64(0), ^uint64(0), 0},
+		{"empty stack", nil, 0, 0, 0, 0, 0},
+		{"untouched slots", []Slot{{}, {}}, 0b11, 0b11, 0b11, 0, 0},
+		{"all MISC", []Slot{slotOfKinds(StackMisc)}, 0, 0b1, 0b1, 0, 0},
+		{"MISC over INVALID", []Slot{slotOfKinds(StackInvalid, StackMisc)}, 0, 0b1, 0b1, 0, 0},
+		{"ZERO is read", []Slot{slotOfKinds(StackZero), {}}, 0b10, 0b10, 0b11, 0, 0},
+		{"MISC and ZERO", []Slot{slotOfKinds(StackMisc, StackZero)}, 0, 0, 0b1, 0, 0},
+		{"spill", []Slot{{}, spilled, slotOfKinds(StackMisc)}, 0b001, 0b101, 0b101, 0b010, 0b010},
+		{"precise and pointer spills", []Slot{precise, pointer}, 0, 0, 0, 0, 0b11},
+		// The last byte is MISC: no register is spilled whole.
+		{"sub-register spill", []Slot{sub}, 0, 0, 0, 0, 0},
+		{"dynptr", []Slot{slotOfKinds(StackDynptr)}, 0, 0, 0, 0, 0},
+		{"full stack", make([]Slot, maxSlots), ^uint64(0), ^uint64(0), ^uint64(0), 0, 0},
 	}
 	for _, tt := range tests {
 		s := NewState()
@@ -68,6 +70,9 @@ func TestSealSummary(t *testing.T) {
 			inited: 1 << RegFP, regsValid: true, valid: true}
 		if diff := cmp.Diff(want, s.Frames[0].sum, allowFrame, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s: summary mismatch (-want +got):\n%s", tt.name, diff)
+		}
+		if got := s.Frames[0].sealedSpills(); got != tt.spills {
+			t.Errorf("%s: sealedSpills = %#b, want %#b", tt.name, got, tt.spills)
 		}
 	}
 }

@@ -224,13 +224,35 @@ func (s *Slot) Invalidate() {
 // IsValid reports whether any byte of the slot has been written.
 func (s *Slot) IsValid() bool { return s.Types != [SlotSize]SlotType{} }
 
+// sealedSpills returns the slots of a sealed frame whose last byte is
+// StackSpill, from its summary words.
+func (f *Frame) sealedSpills() uint64 {
+	held := ^uint64(0)
+	if n := f.NumSlots(); n < maxSlots {
+		held = 1<<n - 1
+	}
+	if f.packed {
+		held = f.present
+	}
+	// words[k] is the k-th held slot's: p's lowest bit names its slot.
+	var spills uint64
+	p := held
+	for _, w := range f.sum.words {
+		if SlotType(w>>(8*lastByte)) == StackSpill {
+			spills |= p & -p
+		}
+		p &= p - 1
+	}
+	return spills
+}
+
 // PreciseScalars returns the registers r0..r9 of f that hold precise
 // scalars (bit i for ri) and the slots holding a spilled precise scalar
 // (the last byte a spill: bit spi for slot spi), what propagate_precision
 // carries from the checkpoint that pruned a path. It visits only what f
-// holds, in order, and of a sealed frame neither its loose registers and
-// slots nor the slots whose summary word says they hold no spill: at a
-// pruning hit the checkpoint is cold, and a lookup per slot (Slot) read
+// holds, in order, and of a sealed frame only the registers that are not
+// loose and the slots its summary says hold a spill that is not loose: at
+// a pruning hit the checkpoint is cold, and a lookup per slot (Slot) read
 // every one of them.
 func (f *Frame) PreciseScalars() (regs uint16, slots uint64) {
 	mask, rs := f.heldRegs()
@@ -242,6 +264,23 @@ func (f *Frame) PreciseScalars() (regs uint16, slots uint64) {
 		}
 		k++
 	}
+	if f.sum.valid {
+		// The summary names the slots holding a spill, found in its
+		// words at the first call (a checkpoint that prunes once
+		// prunes again: loops): only those that are not loose
+		// (imprecise) are read.
+		if !f.sum.spillsKnown {
+			f.sum.spills = f.sealedSpills()
+			f.sum.spillsKnown = true
+		}
+		for p := f.sum.spills &^ f.sum.looseSlots; p != 0; p &= p - 1 {
+			spi := bits.TrailingZeros64(p)
+			if s := &f.stack[f.storeIndex(spi)]; s.Spilled.Type == ScalarValue && s.Spilled.Precise() {
+				slots |= 1 << spi
+			}
+		}
+		return regs, slots
+	}
 	held := ^uint64(0)
 	if n := f.NumSlots(); n < maxSlots {
 		held = 1<<n - 1
@@ -249,21 +288,12 @@ func (f *Frame) PreciseScalars() (regs uint16, slots uint64) {
 	if f.packed {
 		held = f.present
 	}
-	words := f.sum.words
-	if !f.sum.valid {
-		words = nil
-	}
 	k = 0
 	for p := held; p != 0; p &= p - 1 {
 		spi := bits.TrailingZeros64(p)
 		bit := uint64(1) << spi
-		switch {
-		case f.sum.looseSlots&bit != 0:
-		case words != nil && SlotType(words[k]>>(8*lastByte)) != StackSpill:
-		default:
-			if s := &f.stack[k]; s.IsSpilledScalarReg() && s.Spilled.Precise() {
-				slots |= bit
-			}
+		if s := &f.stack[k]; s.IsSpilledScalarReg() && s.Spilled.Precise() {
+			slots |= bit
 		}
 		k++
 	}

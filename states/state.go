@@ -332,6 +332,7 @@ func (f *Frame) invalidateSlots(dead uint64) {
 			f.sum.misc |= bit
 			f.sum.plain |= bit
 			f.sum.looseSlots &^= bit
+			f.sum.spills &^= bit
 		}
 	}
 }

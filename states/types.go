@@ -264,7 +264,7 @@ type Frame struct {
 	AsyncEntryCnt int32
 	// _ makes the frame 192 bytes, the size class that keeps frames
 	// aligned on cache lines (see above).
-	_ [24]byte
+	_ [8]byte
 }
 
 // stackSummary describes a sealed frame's stack compactly, so that a
@@ -273,7 +273,9 @@ type Frame struct {
 // frame, the k-th present slot of a packed one); bit spi of invalid is set
 // when every byte of slot spi is StackInvalid, of misc when every byte is
 // StackInvalid or StackMisc, of plain when every byte is INVALID, MISC or ZERO
-// (isPlain). It is only meaningful when valid is set, which only
+// (isPlain), of spills when the slot's last byte is StackSpill (it holds a
+// spilled register, IsSpilledReg; computed from words by the first
+// PreciseScalars, which sets spillsKnown). It is only meaningful when valid is set, which only
 // State.Seal and State.Clean do; every copy and reset clears it, keeping
 // the capacity of words for the next seal.
 //
@@ -298,9 +300,11 @@ type stackSummary struct {
 	words                []uint64
 	invalid, misc, plain uint64
 	looseSlots           uint64
+	spills               uint64
 	inited, looseRegs    uint16
 	regsValid            bool
 	valid                bool
+	spillsKnown          bool
 	// hint is one more than the slot where the last NotExact comparison
 	// against this frame failed (0: none): the next comparison tests it
 	// first (hintFails).

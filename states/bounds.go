@@ -3,6 +3,7 @@ package states
 import (
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 
 	"golang.org/x/exp/constraints"
 )
@@ -394,20 +395,38 @@ var syncMemo [1 << syncMemoBits]atomic.Pointer[syncResult]
 // syncMemoBits sizes syncMemo: 1024 slots.
 const syncMemoBits = 10
 
-// memoIndex hashes the ten fields of s to a slot of syncMemo: each word is
-// rotated in and added, and a multiply mixes the sum into the top bits.
+// memoIndex hashes the ten fields of s to a slot of syncMemo: each of its
+// eight words (scalarWords) is rotated in and added, and a multiply mixes
+// the sum into the top bits.
 func (s *Scalar) memoIndex() uint {
 	const r = 23
-	h := s.Var.Value
-	h = bits.RotateLeft64(h, r) + s.Var.Mask
-	h = bits.RotateLeft64(h, r) + s.UMin
-	h = bits.RotateLeft64(h, r) + s.UMax
-	h = bits.RotateLeft64(h, r) + uint64(s.SMin)
-	h = bits.RotateLeft64(h, r) + uint64(s.SMax)
-	h = bits.RotateLeft64(h, r) + (uint64(s.U32Min)<<32 | uint64(s.U32Max))
-	h = bits.RotateLeft64(h, r) + (uint64(uint32(s.S32Min))<<32 | uint64(uint32(s.S32Max)))
+	w := scalarWords(s)
+	h := w[0]
+	h = bits.RotateLeft64(h, r) + w[1]
+	h = bits.RotateLeft64(h, r) + w[2]
+	h = bits.RotateLeft64(h, r) + w[3]
+	h = bits.RotateLeft64(h, r) + w[4]
+	h = bits.RotateLeft64(h, r) + w[5]
+	h = bits.RotateLeft64(h, r) + w[6]
+	h = bits.RotateLeft64(h, r) + w[7]
 	return uint((h * 0x9e3779b97f4a7c15) >> (64 - syncMemoBits))
 }
+
+// scalarWords views s as eight 64-bit words: the tnum, the four 64-bit
+// bounds and the four 32-bit bounds two to a word. A Scalar is 64 bytes
+// of fields without padding (the array types below fail to compile
+// otherwise), so the view covers every field and nothing else, in
+// whichever byte order: the memo's hash reads it, where combining two
+// 32-bit fields into one word by hand cost four instructions more per
+// word. (Equal compared word by word, without its early exit on the tnum,
+// cost more: +15M instructions on the corpus.)
+func scalarWords(s *Scalar) *[8]uint64 { return (*[8]uint64)(unsafe.Pointer(s)) }
+
+// Scalar must be exactly eight words for scalarWords.
+var (
+	_ [unsafe.Sizeof(Scalar{}) - 64]struct{}
+	_ [64 - unsafe.Sizeof(Scalar{})]struct{}
+)
 
 // syncFixpoint reports whether s is a scalar Sync leaves as it is and
 // that is cheap to recognise: a constant with all eight bounds on it, or

@@ -671,14 +671,35 @@ func (e *env) backtrackChain(start *states.State, changed *bool) {
 				fallback()
 				return
 			}
-			if verbose || i == histAt {
+			if verbose {
 				continue
 			}
-			// Most steps pass an instruction without history that
-			// wants nothing (the test above): run over those in a loop
-			// of their own, which keeps the mask in a register.
+			// Most steps pass an instruction that wants nothing (the
+			// test above), with or without a history entry that
+			// leaves bt as it is: run over those in a loop of its own,
+			// which keeps the mask in a register, and leave the rest
+			// to the loop above. Each step is one of the loop above.
 			mask := uint32(bt.regs[bt.frame]) | walkAlways
-			for i != histAt && wants[i]&mask == 0 {
+			for wants[i]&mask == 0 {
+				if i == histAt {
+					h := &st.JmpHistory[hist-1]
+					if !bt.passes(h) {
+						break
+					}
+					subseq = i
+					if i == firstIdx && hist == 1 {
+						break walk
+					}
+					i = int(h.PrevIdx)
+					hist--
+					histAt = lastHistIdx(st, hist)
+					if i < 0 || i >= len(e.prog) {
+						e.backtrackIdxBug(i)
+						fallback()
+						return
+					}
+					continue
+				}
 				subseq = i
 				if i == firstIdx && hist == 0 {
 					break walk

@@ -612,6 +612,7 @@ func (e *env) solveInstance(inst *liveInstance) {
 	top := sp.End - 1 - base
 	for prevPending(pending, top, 0) >= 0 {
 		for j := prevPending(pending, top, 0); j >= 0; j = prevPending(pending, j-1, 0) {
+		next:
 			pending[j>>6] &^= 1 << (j & 63)
 			// The second slot of an ld_imm64 has no successors, no
 			// predecessors and no marks (it is never simulated): its
@@ -623,8 +624,15 @@ func (e *env) solveInstance(inst *liveInstance) {
 				if before := reads0[j] | live0[s]&^writes0[j]; before != live0[j] {
 					live0[j] = before
 					if k := uint(p); k < uint(len(inst.visited)) {
-						pending[k>>6] |= 1 << (k & 63)
 						requeue = true
+						if p == j-1 {
+							// The sweep's next insn: evaluated
+							// at once, where marking it would
+							// only have it found next.
+							j = p
+							goto next
+						}
+						pending[k>>6] |= 1 << (k & 63)
 					}
 				}
 				continue

@@ -65,7 +65,7 @@ func TestPrepareFuncArgs(t *testing.T) {
 		{"tag on scalar", fn(intT, [][]string{{"arg:nonnull"}}, intT), ebpf.SocketFilter,
 			globalProto{msg: "arg#0 has pointer tag, but is not a pointer type"}},
 		{"unknown tag", fn(intT, [][]string{{"arg:bogus"}}, ptr(pair)), ebpf.SocketFilter,
-			globalProto{msg: "arg#0 has unsupported set of tags"}},
+			globalProto{msg: "arg#0 has unsupported set of tags", errno: syscall.EOPNOTSUPP}},
 		{"ctx with other tags", fn(intT, [][]string{{"arg:ctx", "arg:nonnull"}}, ptr(skb)), ebpf.SocketFilter,
 			globalProto{msg: "arg#0 has invalid combination of tags"}},
 		{"trusted to a struct vmlinux lacks", fn(intT, [][]string{{"arg:trusted"}}, ptr(pair)), ebpf.SocketFilter,

@@ -289,25 +289,55 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode, done uint64) bool 
 	if mode == NotExact && old.sum.valid {
 		return e.stackSafeSealed(old, cur, allowUninit, done)
 	}
+	if mode == RangeWithin && e.LoopUnreadSafe && old.sum.valid {
+		// What old never relied on is skipped as in NotExact: the
+		// summary names the slots to visit.
+		for todo := old.sum.unread(old.NumSlots(), allowUninit) &^ done; todo != 0; todo &= todo - 1 {
+			spi := bits.TrailingZeros64(todo)
+			if !e.anySlotSafe(old, cur, spi, mode, allowUninit) {
+				if old.sum.hint != uint8(spi+1) {
+					old.sum.hint = uint8(spi + 1)
+				}
+				return false
+			}
+		}
+		return true
+	}
 	for spi := range old.NumSlots() {
-		os := old.Slot(spi)
 		// Most slots of a cleaned checkpoint are never read: test that
 		// first, on the packed word.
-		if mode == NotExact && isUnread(os, allowUninit) {
+		if mode == NotExact && isUnread(old.Slot(spi), allowUninit) {
 			continue
 		}
-		if spi < cur.NumSlots() && os.Types == cur.Slot(spi).Types && isPlain(os) &&
-			(mode != RangeWithin || !os.IsAllMisc(allowUninit)) {
-			// Every byte matches itself and none holds an object. (In
-			// RangeWithin mode an all-MISC pair still records scalar ids,
-			// so it takes the slow path.)
-			continue
-		}
-		if !e.slotSafe(os, cur, spi, mode, allowUninit) {
+		if !e.anySlotSafe(old, cur, spi, mode, allowUninit) {
 			return false
 		}
 	}
 	return true
+}
+
+// anySlotSafe is stackSafe's test of old's slot spi in any mode.
+func (e *EqualEnv) anySlotSafe(old, cur *Frame, spi int, mode ExactMode, allowUninit bool) bool {
+	os := old.Slot(spi)
+	if spi < cur.NumSlots() && os.Types == cur.Slot(spi).Types && isPlain(os) &&
+		(mode != RangeWithin || !os.IsAllMisc(allowUninit)) {
+		// Every byte matches itself and none holds an object. (In
+		// RangeWithin mode an all-MISC pair still records scalar ids,
+		// so it takes the slow path.)
+		return true
+	}
+	return e.slotSafe(os, cur, spi, mode, allowUninit)
+}
+
+// skipsUnread reports whether a comparison in mode ignores what old never
+// relied on (NotInit registers, INVALID stack bytes, MISC ones where
+// uninitialised reads are allowed), so that a sealed old frame's summary
+// (inited registers, unread slots, the hints) serves it: NotExact, and
+// RangeWithin with LoopUnreadSafe. Comparisons against the checkpoints of
+// a loop whose back-edges are pending are RangeWithin, and on
+// states-heavy programs (falco's sendmmsg_x) they are most comparisons.
+func (e *EqualEnv) skipsUnread(mode ExactMode) bool {
+	return mode == NotExact || mode == RangeWithin && e.LoopUnreadSafe
 }
 
 // stackSafeSealed is stackSafe in NotExact mode for a sealed old frame: the
@@ -348,13 +378,18 @@ func (m *stackSummary) unread(n int, allowUninit bool) uint64 {
 // and the rest of the stack turns such a miss into one slot's test. The
 // answer of states_equal is a conjunction whose id pairs must form a
 // bijection whatever the order they are met in, so testing a slot early
-// changes no answer.
-func (e *EqualEnv) hintFails(old, cur *Frame, allowUninit bool) (fails bool, checked uint64) {
+// changes no answer. mode is NotExact or RangeWithin with LoopUnreadSafe
+// (skipsUnread): the modes whose comparisons skip old's unread slots.
+func (e *EqualEnv) hintFails(old, cur *Frame, mode ExactMode, allowUninit bool) (fails bool, checked uint64) {
 	h := int(old.sum.hint) - 1
 	if h < 0 || !old.sum.valid || old.sum.unread(old.NumSlots(), allowUninit)&(1<<h) == 0 {
 		return false, 0
 	}
-	if !e.sealedSlotSafe(old, cur, h, allowUninit) {
+	if mode == NotExact {
+		if !e.sealedSlotSafe(old, cur, h, allowUninit) {
+			return true, 0
+		}
+	} else if !e.anySlotSafe(old, cur, h, mode, allowUninit) {
 		return true, 0
 	}
 	return false, 1 << h
@@ -576,9 +611,10 @@ func (e *EqualEnv) refSafe(old, cur *State) bool {
 }
 
 // regsToCompare is the set of registers of old's frame, live at insn,
-// that a comparison in mode must visit (bit i for ri): a NotExact
-// comparison against a sealed frame skips its NotInit registers.
-func (e *EqualEnv) regsToCompare(old *Frame, insn int, mode ExactMode) uint16 {
+// that a comparison must visit (bit i for ri): one that skips what old
+// never relied on (skipUnread, see skipsUnread) skips the NotInit
+// registers of a sealed frame.
+func (e *EqualEnv) regsToCompare(old *Frame, insn int, skipUnread bool) uint16 {
 	live := allRegsLive
 	if e.LiveRegs != nil {
 		// Only r0-r10 are compared: an instruction naming a register
@@ -586,7 +622,7 @@ func (e *EqualEnv) regsToCompare(old *Frame, insn int, mode ExactMode) uint16 {
 		// may set a higher bit in its liveness.
 		live = e.LiveRegs(insn) & allRegsLive
 	}
-	if mode == NotExact && old.sum.regsValid {
+	if skipUnread && old.sum.regsValid {
 		live &= old.sum.inited
 	}
 	return live
@@ -614,7 +650,7 @@ func (e *EqualEnv) regsSafe(old, cur *Frame, todo uint16, mode ExactMode) bool {
 		if !e.regSafe(old.Reg(i), cur.Reg(i), mode) {
 			// Written only when it changes: old is a stored state,
 			// read by every comparison at its instruction.
-			if mode == NotExact && old.sum.regsValid && old.sum.regHint != uint8(i+1) {
+			if mode != Exact && old.sum.regsValid && old.sum.regHint != uint8(i+1) {
 				old.sum.regHint = uint8(i + 1)
 			}
 			return false
@@ -629,16 +665,16 @@ func (e *EqualEnv) regsSafe(old, cur *Frame, todo uint16, mode ExactMode) bool {
 // found safe. On the kernel's scale programs two thirds of the comparisons
 // fail at a register, mostly the same one per checkpoint: testing it first
 // spares reading the registers before it in both states.
-func (e *EqualEnv) regHintFails(old, cur *Frame, todo uint16) (fails bool, checked uint16) {
+func (e *EqualEnv) regHintFails(old, cur *Frame, todo uint16, mode ExactMode) (fails bool, checked uint16) {
 	h := int(old.sum.regHint) - 1
 	if h < 0 || todo&(1<<h) == 0 {
 		return false, 0
 	}
-	if old.sum.looseRegs&(1<<h) != 0 {
+	if mode == NotExact && old.sum.looseRegs&(1<<h) != 0 {
 		if !looseSafe(cur.Reg(h)) {
 			return true, 0
 		}
-	} else if !e.regSafe(old.Reg(h), cur.Reg(h), NotExact) {
+	} else if !e.regSafe(old.Reg(h), cur.Reg(h), mode) {
 		return true, 0
 	}
 	return false, 1 << h
@@ -688,9 +724,10 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 	// the rest of the stacks.
 	n := int(old.CurFrame)
 	var checked [MaxCallFrames]uint64
-	if mode == NotExact {
+	hinted := e.skipsUnread(mode)
+	if hinted {
 		for i := 0; i <= n; i++ {
-			fails, c := e.hintFails(old.Frames[i], cur.Frames[i], !e.Unprivileged)
+			fails, c := e.hintFails(old.Frames[i], cur.Frames[i], mode, !e.Unprivileged)
 			if fails {
 				return false
 			}
@@ -699,11 +736,11 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 	}
 	var regs [MaxCallFrames]uint16
 	for i := 0; i <= n; i++ {
-		regs[i] = e.regsToCompare(old.Frames[i], old.FrameInsnIdx(i), mode)
-		if mode != NotExact {
+		regs[i] = e.regsToCompare(old.Frames[i], old.FrameInsnIdx(i), hinted)
+		if !hinted {
 			continue
 		}
-		fails, r := e.regHintFails(old.Frames[i], cur.Frames[i], regs[i])
+		fails, r := e.regHintFails(old.Frames[i], cur.Frames[i], regs[i], mode)
 		if fails {
 			return false
 		}

@@ -305,13 +305,13 @@ type stackSummary struct {
 	regsValid            bool
 	valid                bool
 	spillsKnown          bool
-	// hint is one more than the slot where the last NotExact comparison
-	// against this frame failed (0: none): the next comparison tests it
-	// first (hintFails).
+	// hint is one more than the slot where the last NotExact or
+	// RangeWithin comparison against this frame failed (0: none): the
+	// next comparison tests it first (hintFails).
 	hint uint8
-	// regHint is one more than the register where the last NotExact
-	// comparison against this frame failed (0: none), tested first the
-	// same way (regHintFails).
+	// regHint is one more than the register where the last NotExact or
+	// RangeWithin comparison against this frame failed (0: none), tested
+	// first the same way (regHintFails).
 	regHint uint8
 }
 

@@ -18,7 +18,7 @@ func TestSizeof(t *testing.T) {
 	}{
 		{Reg{}, 96},
 		{Slot{}, 104},
-		{State{}, 192},
+		{State{}, 184},
 		{Frame{}, 192},
 	}
 	for _, tt := range tests {

@@ -30,6 +30,7 @@ package verifier
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -56,8 +57,9 @@ type sccVisit struct {
 	// visit; nil when no visit is open.
 	entry     *states.State
 	backedges []backedge
-	// index is the visit's place in precision.visitList, plus one.
-	index int32
+	// index is the visit's place in precision.visitList, plus one; 0
+	// when the list was full (states.State.SCCVisit is an int16).
+	index int16
 }
 
 // sccCallchain computes st's visit key: the first frame (outermost first)
@@ -97,9 +99,9 @@ func (e *env) initPrecision() {
 // checkpoint, is inside an SCC and no visit is open for its call chain. It
 // records the visit in st (states.State.SCCVisit).
 func (e *env) maybeEnterSCC(st *states.State) {
-	st.SCCVisit = 0
 	k, ok := e.sccCallchain(st)
 	if !ok {
+		st.SCCVisit = -1
 		return
 	}
 	if e.prec.visits == nil {
@@ -109,8 +111,10 @@ func (e *env) maybeEnterSCC(st *states.State) {
 	if v == nil {
 		v = &sccVisit{}
 		e.prec.visits[k] = v
-		e.prec.visitList = append(e.prec.visitList, v)
-		v.index = int32(len(e.prec.visitList))
+		if len(e.prec.visitList) < math.MaxInt16 {
+			e.prec.visitList = append(e.prec.visitList, v)
+			v.index = int16(len(e.prec.visitList))
+		}
 	}
 	st.SCCVisit = v.index
 	if v.entry == nil {
@@ -203,10 +207,16 @@ func (e *env) addSCCBackedge(be backedge) error {
 // names its visit (maybeEnterSCC), which spares hashing its call chain
 // for every checkpoint a walk compares.
 func (e *env) incompleteReadMarks(st *states.State) bool {
-	if e.store.PendingBackedges() == 0 || st.SCCVisit == 0 {
+	if e.store.PendingBackedges() == 0 || st.SCCVisit < 0 {
 		return false
 	}
-	return len(e.prec.visitList[st.SCCVisit-1].backedges) > 0
+	var v *sccVisit
+	if st.SCCVisit > 0 {
+		v = e.prec.visitList[st.SCCVisit-1]
+	} else if k, ok := e.sccCallchain(st); ok {
+		v = e.prec.visits[k]
+	}
+	return v != nil && len(v.backedges) > 0
 }
 
 // propagateBackedges re-propagates the precision every back-edge's matched

@@ -105,7 +105,8 @@ var einvalMessages = []string{
 	"string is not zero-terminated", "release kernel function ", "struct ops programs must have a GPL compatible license",
 	"LSM programs must have a GPL compatible license", "*doesn't return scalar. Only those are supported.",
 	"Cannot access kernel '", "cannot call kernel function from non-GPL compatible program",
-	"*expected pointer to an iterator on stack", "invalid shift ",
+	"*expected pointer to an iterator on stack", "invalid shift ", "*has no valid bpf_task_work",
+	"missing bpf_line_info for func#",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

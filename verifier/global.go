@@ -169,6 +169,9 @@ func (e *env) checkProgram() error {
 			if err := e.checkMaxStackDepth(); err != nil {
 				return err
 			}
+			if err := e.checkTailCallPokes(); err != nil {
+				return err
+			}
 			return e.checkInterpreterCalls()
 		}
 	}

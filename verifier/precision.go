@@ -1080,9 +1080,14 @@ func (e *env) recordTailCallKey(mapIdx int) error {
 	const indexReg = 3
 	r := &e.regs()[indexReg]
 	if r.Type != states.ScalarValue || !r.Var.IsConst() || r.Var.Value >= uint64(e.maps[mapIdx].MaxEntries) {
+		e.tailCalls.record(e.insnIdx, mapIdx, 0, false)
 		return nil
 	}
-	return e.markChainPrecision(indexReg)
+	if err := e.markChainPrecision(indexReg); err != nil {
+		return err
+	}
+	e.tailCalls.record(e.insnIdx, mapIdx, r.Var.Value, true)
+	return nil
 }
 
 // fmtRegMask renders a register set as the kernel's log does ("r0,r2").

@@ -125,6 +125,9 @@ type env struct {
 	// loopInline is the bpf_loop inlining verdict of each bpf_loop call
 	// instruction seen (callback.go).
 	loopInline map[int]loopInlineState
+	// tailCalls is what every tail call instruction was reached with
+	// (tailcall.go).
+	tailCalls tailCallAux
 	// encodingOK holds the instructions whose encoding (fields, register
 	// numbers) step has already checked.
 	encodingOK insnSet

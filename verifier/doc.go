@@ -138,4 +138,13 @@
 // a loader model, ksyms of kernel modules, stores through BTF pointers where a
 // program type allows some) are rejected with an error wrapping ErrUnsupported whose message
 // starts with "unsupported:". They are never accepted.
+//
+// One refusal of the kernel's is known and not modelled, so vercheck
+// accepts what it refuses: after an accepted walk, in a program longer than
+// 32,767 instructions, a rewrite of the fixup passes (a converted context
+// load, division by a register, an inlined helper, may_goto, LD_ABS) whose
+// growth would push a jump crossing it past a 16-bit offset ("insn N cannot
+// be patched due to 16-bit range", ENOMEM). Modelling it needs the length
+// of every 6.18 rewrite; real programs that long (falco's dump_task_file,
+// 42,083 instructions; pyperf600) have no such jump.
 package verifier

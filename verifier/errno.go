@@ -156,7 +156,8 @@ func messageErrno(msg string) syscall.Errno {
 		return syscall.EFAULT
 	case strings.HasPrefix(msg, "The sequence of"), strings.HasPrefix(msg, "verifier bug"):
 		return syscall.EFAULT
-	case strings.Contains(msg, "not supported for program type"), strings.HasPrefix(msg, "attach to unsupported member"),
+	case strings.Contains(msg, "not supported for program type"), strings.HasSuffix(msg, "supported only for fentry/fexit/fmod_ret programs"),
+		strings.HasPrefix(msg, "attach to unsupported member"),
 		strings.HasPrefix(msg, "attach_btf_id ") && strings.HasSuffix(msg, " is not a supported struct"):
 		// check_struct_ops_btf_id passes check_member's -ENOTSUPP on, and
 		// gives its own for an ops type no descriptor was registered for.

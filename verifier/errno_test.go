@@ -20,6 +20,7 @@ func TestMessageErrno(t *testing.T) {
 		{"fd 0 is not pointing to valid bpf_map", syscall.EINVAL},
 		{"expected an initialized iter_num as arg #0", syscall.EINVAL},
 		{"func bpf_get_func_ip#173 not supported for program type 5", errnoENOTSUPP},
+		{"func bpf_get_func_ip#173 supported only for fentry/fexit/fmod_ret programs", errnoENOTSUPP},
 		{"expected an RCU CS when using bpf_iter_task_next", syscall.EPROTO},
 		{"kernel func bpf_copy_from_user_str is sleepable within rcu_read_lock region", syscall.EACCES},
 		{"same insn cannot be used with different pointers", syscall.EINVAL},

@@ -106,7 +106,8 @@ var einvalMessages = []string{
 	"LSM programs must have a GPL compatible license", "*doesn't return scalar. Only those are supported.",
 	"Cannot access kernel '", "cannot call kernel function from non-GPL compatible program",
 	"*expected pointer to an iterator on stack", "invalid shift ", "*has no valid bpf_task_work",
-	"missing bpf_line_info for func#",
+	"missing bpf_line_info for func#", "*has pointer tag, but is not a pointer type", "*has invalid combination of tags",
+	"*cannot be combined with any other tags", "*but only struct or primitive types are allowed",
 }
 
 // Errno is the error number the kernel's bpf(BPF_PROG_LOAD) would return

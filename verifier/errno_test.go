@@ -58,6 +58,7 @@ func TestMessageErrno(t *testing.T) {
 		{"too many subprograms", syscall.E2BIG},
 		{"map 'm' has no valid bpf_task_work", syscall.EINVAL},
 		{"missing bpf_line_info for func#1", syscall.EINVAL},
+		{"arg#0 has pointer tag, but is not a pointer type", syscall.EINVAL},
 		{"invalid insn idx 12 insn_cnt 12", syscall.EFAULT},
 		{"Arg#0 type UNION in f() is not supported yet.", syscall.EINVAL},
 		{"arg#0 type tag is not supported in static functions", syscall.EOPNOTSUPP},

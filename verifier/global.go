@@ -411,6 +411,12 @@ func (e *env) checkGlobalArgs(sp int) error {
 				return err
 			}
 			if err := e.checkMemReg(regno, a.memSize); err != nil {
+				// btf_check_func_arg_match answers any failure of
+				// check_mem_reg with EINVAL, whatever its check's own.
+				var re *RejectError
+				if errors.As(err, &re) {
+					re.errno = syscall.EINVAL
+				}
 				return err
 			}
 			if !a.nullable && (reg.MaybeNull() || reg.IsNull() && !e.opts.MissingFixes.Has(stablefix.GlobalNonNullZero)) {

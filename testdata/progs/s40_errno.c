@@ -88,3 +88,11 @@ SEC("socket") __naked int s40_stack_above_frame(void)
 // vercheck: reject "R2 offset is outside of the packet"
 SEC("xdp") __naked int s40_pkt_past_end(void)
 { asm volatile ("r2 = *(u32 *)(r1 + 0); r3 = *(u32 *)(r1 + 4); if r2 > r3 goto 1f; r0 = 0; exit; 1: r0 = *(u8 *)(r2 + 0); r0 = 0; exit;" ::: __clobber_all); }
+
+/* btf_check_func_arg_match: a global function's memory argument the
+ * caller's stack does not hold is EINVAL, whatever check_mem_reg's own
+ * errno (here the stack bounds' EACCES) */
+__attribute__((noinline)) int s40_g_read_int(int *p) { return p ? *p : 0; }
+// vercheck: reject "Caller passes invalid args into func#1 ('s40_g_read_int')"
+SEC("socket") __naked int s40_global_mem_fp(void)
+{ asm volatile ("r1 = r10; call s40_g_read_int; r0 = 0; exit;" ::: __clobber_all); }

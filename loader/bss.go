@@ -23,7 +23,8 @@ import (
 //
 // The globals of the arena's address space (__arena, the section
 // ".addr_space.1") are renamed the same way; maps.go then points their
-// loads at the arena map, where libbpf places them.
+// loads at the arena map, where libbpf places them. So are libbpf's
+// per-CPU data sections (".percpu*"), whose maps percpu.go then drops.
 
 // namedBSSPrefix starts the names of named .bss sections.
 const namedBSSPrefix = ".bss."
@@ -44,6 +45,10 @@ func dataStandIn(name string) (string, bool) {
 	}
 	if rest, ok := strings.CutPrefix(name, namedBSSPrefix); ok {
 		return namedBSSStandIn + rest, true
+	}
+	if isPercpuSection(name) {
+		// percpu.go drops the map once it has its name back.
+		return percpuStandIn + strings.TrimPrefix(name, percpuSection), true
 	}
 	return "", false
 }

@@ -74,13 +74,7 @@ func (info *elfInfo) renameJumpTables(data []byte) ([]byte, bool) {
 // table section; the loads that name it stay, for rewriteReferences to
 // refuse.
 func dropJumpTablesMap(spec *ebpf.CollectionSpec, renamed bool) {
-	if !renamed {
-		return
-	}
-	delete(spec.Maps, jumpTablesStandIn)
-	for name, v := range spec.Variables {
-		if v.SectionName == jumpTablesStandIn {
-			delete(spec.Variables, name)
-		}
+	if renamed {
+		dropDataMap(spec, jumpTablesStandIn)
 	}
 }

@@ -402,7 +402,6 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 	warnings = append(warnings, extInfo...)
 	patched = info.untypeKsyms(patched)
 	patched, bss := info.renameNamedBSS(patched)
-	patched, percpu := info.renamePercpuSections(patched)
 	patched, jumpTables := info.renameJumpTables(patched)
 	patched, legacyStructOps := info.renameLegacyStructOps(patched)
 	patched, misplaced := info.hideMisplacedDataVars(patched)
@@ -417,7 +416,7 @@ func repairAndLoad(data []byte, textPrograms bool) (*elfInfo, *ebpf.CollectionSp
 		return nil, nil, nil, err
 	}
 	restoreNamedBSS(spec, bss)
-	warnings = append(warnings, unbindPercpuLoads(spec, percpu)...)
+	warnings = append(warnings, unbindPercpuLoads(spec)...)
 	dropJumpTablesMap(spec, jumpTables)
 	typeLibbpfOnlySections(spec)
 	warnings = append(warnings, dropUnlinkedPrograms(spec, unlinked)...)

@@ -1356,9 +1356,8 @@ func (e *env) processExit() (bool, error) {
 		callee := st.Frames[st.CurFrame]
 		r0 := callee.Regs()[0]
 		if r0.Type == states.PtrToStack {
-			err := e.reject(e.insnIdx, "cannot return stack pointer to the caller")
-			err.(*RejectError).errno = syscall.EINVAL // prepare_func_exit
-			return false, err
+			// prepare_func_exit's EINVAL.
+			return false, e.rejectErrno(syscall.EINVAL, e.insnIdx, "cannot return stack pointer to the caller")
 		}
 		// A callback's r0 must be a scalar before anything of its frame
 		// ends: a slice over its own stack is "not a scalar value".

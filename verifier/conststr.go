@@ -72,9 +72,7 @@ func (e *env) checkSnprintfCall() error {
 	fmtReg, lenReg := &regs[3], &regs[5]
 	if lenReg.Var.Value%printfArgSize != 0 {
 		// The kernel refuses this with -EINVAL and prints nothing.
-		err := e.reject(e.insnIdx, "")
-		err.(*RejectError).errno = syscall.EINVAL
-		return err
+		return e.rejectErrno(syscall.EINVAL, e.insnIdx, "")
 	}
 	numArgs := int(lenReg.Var.Value / printfArgSize)
 	m := e.mapAt(fmtReg)

@@ -109,9 +109,7 @@ func reliablePrototype(p *globalProto, global bool) bool {
 
 // rejectEINVAL is a rejection bpf_check_attach_target returns -EINVAL for.
 func (e *env) rejectEINVAL(msg string) error {
-	err := e.reject(0, "%s", msg)
-	err.(*RejectError).errno = syscall.EINVAL
-	return err
+	return e.rejectErrno(syscall.EINVAL, 0, "%s", msg)
 }
 
 // checkExtensionEffects refuses what the kernel decides from the target

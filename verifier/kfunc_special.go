@@ -168,9 +168,7 @@ func (e *env) setDynptrSliceReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		flags = states.MemRdonly
 	} else if !e.opts.MissingFixes.Has(stablefix.NoDynptrSliceRdwr) {
 		// The build's refusal fails the load with EPERM.
-		err := e.reject(e.insnIdx, "%s() is not allowed", info.name)
-		err.(*RejectError).errno = syscall.EPERM
-		return err
+		return e.rejectErrno(syscall.EPERM, e.insnIdx, "%s() is not allowed", info.name)
 	} else if !e.mayWritePacket() {
 		return e.reject(e.insnIdx, "the prog does not allow writes to packet data")
 	}

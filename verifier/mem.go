@@ -658,9 +658,7 @@ func (e *env) checkPacketAccess(regno, off, size int, zeroOK bool) error {
 		if reg.Range < 0 {
 			// A pointer compared past pkt_end: check_packet_access's
 			// own EINVAL, not __check_mem_access's EACCES.
-			err := e.reject(e.insnIdx, "R%d offset is outside of the packet", regno)
-			err.(*RejectError).errno = syscall.EINVAL
-			return err
+			return e.rejectErrno(syscall.EINVAL, e.insnIdx, "R%d offset is outside of the packet", regno)
 		}
 		return e.reject(e.insnIdx, "%s\nR%d offset is outside of the packet", e.memAccessMsg(regno, off, size, int(reg.Range)), regno)
 	}
@@ -689,20 +687,17 @@ func (e *env) checkStackAccessWithinBounds(regno, off, size int, t access) error
 	}
 	startBad := minOff < -states.MaxStack || minOff > -1
 	if startBad || maxOff > 0 || size < 0 {
-		var err error
-		if reg.Var.IsConst() {
-			err = e.reject(e.insnIdx, "invalid%s stack R%d off=%d size=%d", extra, regno, off, size)
-		} else {
-			err = e.reject(e.insnIdx, "invalid variable-offset%s stack R%d var_off=%s off=%d size=%d", extra, regno, reg.Var.String(), off, size)
-		}
 		// A start below the frame is check_stack_slot_within_bounds's
 		// EACCES; with the start inside, the end above the frame or a
 		// negative size is check_stack_access_within_bounds's EINVAL.
-		err.(*RejectError).errno = syscall.EINVAL
+		errno := syscall.EINVAL
 		if startBad {
-			err.(*RejectError).errno = syscall.EACCES
+			errno = syscall.EACCES
 		}
-		return err
+		if reg.Var.IsConst() {
+			return e.rejectErrno(errno, e.insnIdx, "invalid%s stack R%d off=%d size=%d", extra, regno, off, size)
+		}
+		return e.rejectErrno(errno, e.insnIdx, "invalid variable-offset%s stack R%d var_off=%s off=%d size=%d", extra, regno, reg.Var.String(), off, size)
 	}
 	e.growStack(f, int(-minOff))
 	return nil

@@ -1083,6 +1083,14 @@ func loaderRefusal(err error) *RejectError {
 	return nil
 }
 
+// rejectErrno is reject for a check whose error number is its own, not
+// the one its message maps to (see Result.Errno).
+func (e *env) rejectErrno(errno syscall.Errno, insnIdx int, format string, args ...any) error {
+	err := e.reject(insnIdx, format, args...)
+	err.(*RejectError).errno = errno
+	return err
+}
+
 // reject builds a rejection at insn with a kernel-style message.
 func (e *env) reject(insnIdx int, format string, args ...any) error {
 	re := &RejectError{Insn: insnIdx, Msg: fmt.Sprintf(format, args...)}

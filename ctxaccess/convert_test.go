@@ -16,7 +16,7 @@ type rewriteResult struct {
 // TestRewriteLen checks lengths counted from the 6.18 callbacks by hand:
 // the callback's instructions, plus the mask (and shift) of a narrow load
 // of a wider kernel field, plus the move of a sign-extending load.
-func TestRewriteLen(t *testing.T) {
+func TestCtxRewriteLen(t *testing.T) {
 	unmodelled := rewriteResult{}
 	len1, len2, len3 := rewriteResult{1, true}, rewriteResult{2, true}, rewriteResult{3, true}
 	tests := []struct {
@@ -97,7 +97,7 @@ func TestRewriteLen(t *testing.T) {
 	}
 }
 
-func TestSockRewriteLen(t *testing.T) {
+func TestCtxSockRewriteLen(t *testing.T) {
 	len1 := rewriteResult{1, true}
 	tests := []struct {
 		name string
@@ -128,7 +128,7 @@ func TestSockRewriteLen(t *testing.T) {
 	}
 }
 
-func TestPrologueLen(t *testing.T) {
+func TestCtxPrologueLen(t *testing.T) {
 	tests := []struct {
 		pt          ebpf.ProgramType
 		directWrite bool

@@ -215,14 +215,14 @@ type sockProbe struct {
 	pre   func(t *testing.T) asm.Instructions
 }
 
-// TestSockConvertLiveKernel compares SockRewriteLen with the running
+// TestCtxSockConvertLiveKernel compares SockRewriteLen with the running
 // kernel for every load the socket structs allow. The pointer comes from
 // skb->sk (PTR_TO_SOCK_COMMON), bpf_sk_fullsock (PTR_TO_SOCKET),
 // bpf_tcp_sock (PTR_TO_TCP_SOCK) in a tc program and from an XSKMAP
 // lookup (PTR_TO_XDP_SOCK) in an XDP program. Each program is measured
 // twice, with the load and with a one-instruction stand-in for it, so
 // the difference plus one is the load's rewrite whatever the rest became.
-func TestSockConvertLiveKernel(t *testing.T) {
+func TestCtxSockConvertLiveKernel(t *testing.T) {
 	skipIfNoBPF(t)
 	tc := liveProgramType{ebpf.SchedCLS, 0}
 	skbSk := asm.LoadMem(asm.R2, asm.R1, 168, asm.DWord)
@@ -297,12 +297,12 @@ func TestSockConvertLiveKernel(t *testing.T) {
 	}
 }
 
-// TestPrologueLiveKernel compares PrologueLen with the running kernel: a
+// TestCtxPrologueLiveKernel compares PrologueLen with the running kernel: a
 // program that checks one byte of packet and stores to it, against the
 // same program storing to the stack instead. The store through a packet
 // pointer sets seen_direct_write, and the prologue replaces instruction 0
 // by PrologueLen instructions.
-func TestPrologueLiveKernel(t *testing.T) {
+func TestCtxPrologueLiveKernel(t *testing.T) {
 	skipIfNoBPF(t)
 	types := []liveProgramType{
 		{ebpf.SchedCLS, 0}, {ebpf.SchedACT, 0}, {ebpf.LWTXmit, 0}, {ebpf.SkSKB, 0}, {ebpf.XDP, 0}, {ebpf.SkMsg, 0},

@@ -171,7 +171,11 @@ type Stats struct {
 	// and with the hidden default exception callback of a program that
 	// may throw.
 	StackDepth []int
-	Duration   time.Duration
+	// XlatedInsns is the length of the program after the kernel's
+	// rewrites of an accepted program (bpf_prog_info's xlated_prog_len in
+	// instructions): 0 when a rewrite's length is not modelled.
+	XlatedInsns int
+	Duration    time.Duration
 	// Hits and Misses count prune-point lookups; Evicted the states dropped.
 	Hits, Misses, Evicted int
 }

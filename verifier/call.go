@@ -152,6 +152,9 @@ func (e *env) checkHelperCall(in *insn.Insn) error {
 			return err
 		}
 	}
+	if id == fnMapLookupElem {
+		e.recordMapCall(meta.mapIdx)
+	}
 	if meta.rawMode {
 		for i := 0; i < meta.accessSize; i++ {
 			if err := e.checkMemAccess(meta.rawRegno, i, 1, accWrite, -1, false); err != nil {
@@ -219,6 +222,14 @@ func (e *env) checkHelperCall(in *insn.Insn) error {
 		var err error
 		if percpuAlloc, err = e.percpuAllocArg(&regs[1]); err != nil {
 			return err
+		}
+		if percpuAlloc {
+			// call_with_percpu_alloc_ptr: do_misc_fixups loads the
+			// object's per-CPU pointer before the call.
+			if e.percpuAllocCalls == nil {
+				e.percpuAllocCalls = map[int]bool{}
+			}
+			e.percpuAllocCalls[e.insnIdx] = true
 		}
 	}
 	for r := 1; r <= 5; r++ {

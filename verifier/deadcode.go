@@ -62,6 +62,13 @@ type fixupInsn struct {
 	// may_goto prologue, its offset left as it was.
 	movedByPrologue bool
 	seen            bool
+	// jump16: a jump whose offset is the 16-bit off field (any jump but
+	// gotol, calls and exits), which bpf_adj_branches may find out of
+	// range (rewrite.go).
+	jump16 bool
+	// primary: the instruction as loaded, not one a rewrite inserted;
+	// the passes patch only these.
+	primary bool
 }
 
 // fixupProg is the program under the kernel's dead-code passes: its
@@ -72,25 +79,11 @@ type fixupProg struct {
 	starts []int
 }
 
-// checkJitFunctionTargets is the dead-code rewrite and jit_subprogs'
-// lookup for an accepted program whose reached instructions are seen.
-func (e *env) checkJitFunctionTargets() error {
-	if len(e.cfg.Subprogs) <= 1 {
-		// A single function stays one through the rewrite (dead code
-		// removal only drops functions): jit_subprogs has nothing to
-		// split, and the rewrite, an array the size of the program, need
-		// not be built.
-		return nil
-	}
-	p := e.fixupProgram()
-	p.hardWireDeadBranches()
-	p.removeDeadCode()
-	p.removeNops()
-	if e.excCb == 0 && e.seenThrow() {
-		p.appendHiddenExceptionCallback()
-	}
-	p.insertMayGotoPrologues()
-	if len(p.starts)-1 <= 1 {
+// checkJitFunctionTargets is jit_subprogs' lookup over p, the accepted
+// program after the kernel's rewrites (rewrite.go): every bpf-to-bpf call
+// and function address must point at a function's start.
+func (e *env) checkJitFunctionTargets(p *fixupProg) error {
+	if p == nil || len(p.starts)-1 <= 1 {
 		// jit_subprogs has nothing to split: a single function.
 		return nil
 	}
@@ -112,8 +105,9 @@ func (e *env) checkJitFunctionTargets() error {
 func (e *env) fixupProgram() *fixupProg {
 	p := &fixupProg{insns: make([]fixupInsn, len(e.prog))}
 	for i, in := range e.prog {
-		f := fixupInsn{orig: i, target: -1, seen: e.seen[i]}
+		f := fixupInsn{orig: i, target: -1, seen: e.seen[i], primary: true}
 		if rel, ok := in.Relative(); ok {
+			f.jump16 = in.IsJmpClass() && !in.IsPseudoCall() && in.Op != insn.ClassJMP32|insn.JmpJA
 			f.target = i + int(rel) + 1
 			f.funcRef = in.IsPseudoCall() || in.IsPseudoFunc()
 			bare := in.Dst == 0 && in.Src == 0 && in.Imm == 0
@@ -264,13 +258,22 @@ const mayGotoPrologueInsns = mayGotoStackBytes / 8
 
 // insertMayGotoPrologues is the end of do_misc_fixups: each function that
 // holds a may_goto, in order, gets its prologue (see above).
-func (p *fixupProg) insertMayGotoPrologues() {
+//
+// It returns the index of the first function start whose patch
+// bpf_adj_branches refuses (a jump to the start, from far enough past
+// it, leaving 16 bits), -1 for none.
+func (p *fixupProg) insertMayGotoPrologues() int {
 	for k := 0; k < len(p.starts)-1; k++ {
 		start, end := p.starts[k], p.starts[k+1]
 		if slices.ContainsFunc(p.insns[start:end], func(f fixupInsn) bool { return f.mayGotoShape }) {
+			n := mayGotoPrologueInsns + 1 // with the first instruction
+			if j, _ := p.firstOverflow([]rewritePatch{{pos: start, lo: n, hi: n}}, false); j >= 0 {
+				return start
+			}
 			p.insertBefore(start, mayGotoPrologueInsns)
 		}
 	}
+	return -1
 }
 
 // insertBefore is bpf_patch_insn_data with a patch of n instructions

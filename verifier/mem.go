@@ -488,7 +488,13 @@ func readConst(b []byte, off, size int, signExt bool) (uint64, bool) {
 }
 
 // mayWritePacket is may_access_direct_pkt_data for a direct write.
-func (e *env) mayWritePacket() bool { return e.mayAccessPkt(accWrite) }
+// A write it allows is the kernel's seen_direct_write, which makes some
+// program types' gen_prologue unclone the packet first (rewrite.go).
+func (e *env) mayWritePacket() bool {
+	ok := e.mayAccessPkt(accWrite)
+	e.seenDirectWrite = e.seenDirectWrite || ok
+	return ok
+}
 
 // mayAccessPkt is may_access_direct_pkt_data: which program types may read
 // or write packet data directly.

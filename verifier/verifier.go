@@ -128,6 +128,18 @@ type env struct {
 	// tailCalls is what every tail call instruction was reached with
 	// (tailcall.go).
 	tailCalls tailCallAux
+	// mapCalls is the map each bpf_map_lookup_elem call was reached
+	// with, percpuAllocCalls the bpf_per_cpu_ptr/bpf_this_cpu_ptr calls
+	// given a per-CPU object, and seenDirectWrite whether the program
+	// writes packet data directly: what the rewrites after the walk
+	// depend on (rewritelen.go).
+	mapCalls         map[int]mapCallState
+	percpuAllocCalls map[int]bool
+	seenDirectWrite  bool
+	// xlated is the rewritten program's length (Stats.XlatedInsns), and
+	// lastFixup the rewritten program (rewrite.go).
+	xlated    int
+	lastFixup *fixupProg
 	// encodingOK holds the instructions whose encoding (fields, register
 	// numbers) step has already checked.
 	encodingOK insnSet
@@ -280,6 +292,7 @@ func verifyRelocated(obj *loader.Object, prog *loader.Program, opts Options) (re
 	res.Why = e.explain(err)
 	e.release()
 	res.Stats.StackDepth = e.statsStackDepths(err == nil)
+	res.Stats.XlatedInsns = e.xlated
 	res.Stats.Hits, res.Stats.Misses, res.Stats.Evicted = e.hits, e.misses, e.evicted
 	e.log.rejected(err)
 	e.log.stats(time.Since(start), res.Stats.StackDepth, e.insnProcessed, statsFigures{res.Stats.MaxStatesPerInsn, res.Stats.TotalStates, res.Stats.PeakStates})
@@ -474,7 +487,7 @@ func (e *env) run() error {
 	if err := e.checkZeroKfuncCalls(); err != nil {
 		return err
 	}
-	return e.checkJitFunctionTargets()
+	return e.rewriteProgram()
 }
 
 // noteCgroupStorage is __add_used_map's bpf_cgroup_storage_assign: a

@@ -174,7 +174,7 @@ func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uin
 			return notLoaded(res, err)
 		}
 		log = strings.Join(ve.Log, "\n")
-		if !isVerdict(log) || errors.Is(err, unix.ENOMEM) {
+		if !isVerdict(log) || errors.Is(err, unix.ENOMEM) && !isPatchRangeRefusal(log) {
 			// The kernel refused the program before verifying it: on
 			// some builds an iterator program ends with EPERM and a log
 			// of nothing but "processed 0 insns". Or it ran out of
@@ -210,6 +210,13 @@ func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uin
 		res.Log = strings.Join(ve.Log, "\n")
 	}
 	return res
+}
+
+// isPatchRangeRefusal reports the one ENOMEM that is a verdict: a rewrite
+// after the walk that would push a jump offset past 16 bits
+// (bpf_patch_insn_data), which every machine refuses alike.
+func isPatchRangeRefusal(log string) bool {
+	return strings.HasSuffix(DecisiveLine(log), "cannot be patched due to 16-bit range")
 }
 
 // maskedErrno is the errno of a rejection cilium/ebpf reports without

@@ -404,11 +404,14 @@ func keepLocalTypeID(ins *asm.Instruction, relo *btf.CORERelocation) bool {
 }
 
 // withLostLog recovers the log cilium/ebpf drops when the kernel answers
-// EFAULT (see rawLoadLog): when a raw reload at the load's log level gives
-// a verdict, err becomes a verifier error carrying that log.
+// EFAULT (see rawLoadLog), or ENOSPC after the walk (more than 1,024
+// direct tail calls: "adding tail call poke descriptor failed"), which
+// cilium/ebpf takes for a log buffer too small and retries until it gives
+// up: when a raw reload at the load's log level gives a verdict, err
+// becomes a verifier error carrying that log.
 func withLostLog(spec *ebpf.ProgramSpec, err error, level ebpf.LogLevel, size uint32) error {
 	var ve *ebpf.VerifierError
-	if !errors.Is(err, unix.EFAULT) || errors.As(err, &ve) && len(ve.Log) > 0 {
+	if !errors.Is(err, unix.EFAULT) && !errors.Is(err, unix.ENOSPC) || errors.As(err, &ve) && len(ve.Log) > 0 {
 		return err
 	}
 	log, rerr := rawLoadLog(spec, level, size)

@@ -1,0 +1,270 @@
+package verifier
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/states"
+)
+
+// The lengths of the kernel's rewrites (see rewrite.go), per instruction,
+// from what the walk recorded: the pointer each load and store went
+// through (insn_aux_data ptr_type), the map each lookup named
+// (map_ptr_state), the bpf_loop calls fit for inlining, the direct packet
+// writes (seen_direct_write). The figures are those of the 6.18 kernel on
+// x86-64 with its JIT, loaded by root: no speculation sanitizing, no
+// constant blinding, the maps created by a privileged user
+// (bypass_spec_v1), per-CPU instructions supported.
+
+// Helpers do_misc_fixups rewrites, other than those named elsewhere.
+const (
+	fnSkStorageGet     = 107
+	fnInodeStorageGet  = 145
+	fnTaskStorageGet   = 156
+	fnCgrpStorageGet   = 210
+	fnJiffies64        = 118
+	fnGetBranchSnap    = 176
+	fnGetFuncArg       = 183
+	fnGetFuncRet       = 184
+	fnGetFuncArgCnt    = 185
+	innerMapFlag       = 1 << 12 // BPF_F_INNER_MAP
+	mapLookupArrayLen  = 7       // array_map_gen_lookup, bypass_spec_v1
+	mapLookupPcpuArray = 9       // percpu_array_map_gen_lookup
+	mapLookupArrOfMaps = 9       // array_of_map_gen_lookup
+)
+
+// mapLookupLen is map_gen_lookup's length per map type (a map type absent
+// keeps its call).
+var mapLookupLen = map[ebpf.MapType]int{
+	ebpf.Array:       mapLookupArrayLen,
+	ebpf.PerCPUArray: mapLookupPcpuArray,
+	ebpf.ArrayOfMaps: mapLookupArrOfMaps,
+	ebpf.Hash:        3, // htab_map_gen_lookup
+	ebpf.LRUHash:     6, // htab_lru_map_gen_lookup
+	ebpf.PerCPUHash:  5, // htab_percpu_map_gen_lookup
+	ebpf.HashOfMaps:  4, // htab_of_map_gen_lookup
+}
+
+// mapCallState is a map helper call's map over the paths that reached
+// it (the kernel's map_ptr_state): poisoned when they named different
+// maps, and then the call is not inlined.
+type mapCallState struct {
+	mapIdx   int
+	poisoned bool
+}
+
+// recordMapCall is record_func_map for a bpf_map_lookup_elem call.
+func (e *env) recordMapCall(mapIdx int) {
+	if mapIdx < 0 {
+		return
+	}
+	if e.mapCalls == nil {
+		e.mapCalls = map[int]mapCallState{}
+	}
+	st, ok := e.mapCalls[e.insnIdx]
+	if !ok {
+		st = mapCallState{mapIdx: mapIdx}
+	} else if st.mapIdx != mapIdx {
+		st.poisoned = true
+	}
+	e.mapCalls[e.insnIdx] = st
+}
+
+// rewriteLengths gathers the patch length of every instruction the
+// passes rewrite.
+func (e *env) rewriteLengths() *rewriteLens {
+	l := &rewriteLens{ctx: map[int][2]int{}, fixups: map[int][2]int{}}
+	for i, st := range e.loopInline {
+		if st.fit && e.seen[i] && st.callback > 0 && st.callback < len(e.cfg.Subprogs) {
+			if l.inline == nil {
+				l.inline = map[int]int{}
+			}
+			l.inline[i] = e.cfg.Subprogs[st.callback].Start
+		}
+	}
+	if n, ok := e.prologueLen(); ok {
+		l.prologue = n
+	} else {
+		l.bound("the prologue of a %s program", e.progType)
+		l.prologue = 1
+	}
+	for i, in := range e.prog {
+		if !e.seen[i] || in.Filler {
+			continue
+		}
+		if lo, hi, why := e.ctxPatchLen(i, in); hi > 1 {
+			l.ctx[i] = [2]int{lo, hi}
+			if why != "" {
+				l.bound("%s", why)
+			}
+		}
+		if lo, hi, why := e.fixupPatchLen(i, in); hi > 1 {
+			l.fixups[i] = [2]int{lo, hi}
+			if why != "" {
+				l.bound("%s", why)
+			}
+		}
+	}
+	return l
+}
+
+// bound notes a length only bounded.
+func (l *rewriteLens) bound(format string, args ...any) {
+	if !l.unknown {
+		l.unknown, l.unknownWhy = true, "the rewrite of "+fmt.Sprintf(format, args...)+" is not modelled"
+	}
+}
+
+// ctxPatchLen is convert_ctx_accesses' length for instruction i: loads
+// and stores through the context or a socket pointer, by the pointer type
+// the walk recorded for the instruction. why is set when the length is
+// only bounded.
+func (e *env) ctxPatchLen(i int, in insn.Insn) (lo, hi int, why string) {
+	cls := in.Class()
+	mode := in.Mode()
+	var op ctxOp
+	switch {
+	case cls == insn.ClassLDX && (mode == insn.ModeMEM || mode == insn.ModeMEMSX):
+		op = ctxOp{signExt: mode == insn.ModeMEMSX}
+	case (cls == insn.ClassSTX || cls == insn.ClassST) && mode == insn.ModeMEM:
+		op = ctxOp{store: true, imm: cls == insn.ClassST}
+	default:
+		return 1, 1, ""
+	}
+	op.off, op.size = int(in.Off), in.SizeBytes()
+	p := e.auxPtr[i]
+	if p.flags != 0 {
+		return 1, 1, ""
+	}
+	n, ok := 1, true
+	switch p.t {
+	case states.PtrToCtx:
+		n, ok = e.ctxConvertLen(op, in.Dst, in.Src)
+	case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
+		n, ok = sockConvertLen(p.t, op, in.Dst, in.Src)
+	}
+	if !ok {
+		return 1, insnBufSize + 2, fmt.Sprintf("a %d-byte access at offset %d of a %s", op.size, op.off, p.t)
+	}
+	return n, n, ""
+}
+
+// ctxOp is one context access as convert_ctx_accesses sees it.
+type ctxOp struct {
+	off, size           int
+	store, imm, signExt bool
+}
+
+// fixupPatchLen is do_misc_fixups' length for instruction i.
+func (e *env) fixupPatchLen(i int, in insn.Insn) (lo, hi int, why string) {
+	known := func(n int) (int, int, string) { return n, n, "" }
+	switch cls := in.Class(); {
+	case cls == insn.ClassALU || cls == insn.ClassALU64:
+		op := in.Op & 0xf0
+		if (op != insn.ALUDiv && op != insn.ALUMod) || in.Op&insn.SrcX == 0 {
+			// By a constant: sdiv/smod by -1 is one instruction too.
+			return known(1)
+		}
+		is64 := cls == insn.ClassALU64
+		switch {
+		case op == insn.ALUDiv && in.Off == 1:
+			return known(8)
+		case op == insn.ALUMod && in.Off == 1 && is64:
+			return known(7)
+		case op == insn.ALUMod && in.Off == 1:
+			return known(9)
+		case op == insn.ALUDiv:
+			return known(4)
+		case is64:
+			return known(2)
+		default:
+			return known(4)
+		}
+	case cls == insn.ClassLD && (in.Mode() == insn.ModeABS || in.Mode() == insn.ModeIND):
+		// bpf_gen_ld_abs: the offset (plus a register), the context,
+		// the load helper, and a test returning 0 on failure.
+		if in.Mode() == insn.ModeIND && in.Imm != 0 {
+			return known(7)
+		}
+		return known(6)
+	case cls == insn.ClassJMP && in.Op == insn.ClassJMP|insn.JmpJCOND && in.Src == 0:
+		return known(7) // the timed may_goto of x86-64
+	case in.IsHelperCall():
+		return e.helperPatchLen(i, in.Imm)
+	case in.IsKfuncCall() && in.Off == 0:
+		info, err := kfuncCallee(in)
+		if err != nil || info.proto == nil {
+			return 1, insnBufSize, fmt.Sprintf("a call of kfunc %d", in.Imm)
+		}
+		switch info.name {
+		case kfuncObjNew, kfuncPercpuObjNew, kfuncListPushFront, kfuncListPushBack, kfuncRBAdd:
+			return known(4)
+		case kfuncObjDrop, kfuncPercpuObjDrop, kfuncRefcountAcquire, kfuncWqSetCallback:
+			return known(3)
+		case kfuncSessionCookie, "bpf_session_is_return":
+			return 1, insnBufSize, "a call of " + info.name
+		}
+		if taskWorkKfuncs[info.name] {
+			return 1, insnBufSize, "a call of " + info.name
+		}
+	}
+	return known(1)
+}
+
+// helperPatchLen is do_misc_fixups' length for a call of helper id.
+func (e *env) helperPatchLen(i int, id int32) (lo, hi int, why string) {
+	known := func(n int) (int, int, string) { return n, n, "" }
+	tracing := e.progType == ebpf.Tracing
+	switch id {
+	case fnTimerSetCallback:
+		return known(3)
+	case fnSkStorageGet, fnInodeStorageGet, fnTaskStorageGet, fnCgrpStorageGet:
+		return known(2)
+	case fnPerCPUPtr, fnThisCPUPtr:
+		if e.percpuAllocCalls[i] {
+			return known(2)
+		}
+	case fnMapLookupElem:
+		st, ok := e.mapCalls[i]
+		if !ok || st.poisoned {
+			return known(1)
+		}
+		m := e.maps[st.mapIdx]
+		n, inlined := mapLookupLen[m.Type]
+		if !inlined {
+			return known(1)
+		}
+		if m.Flags&innerMapFlag != 0 && (m.Type == ebpf.Array || m.Type == ebpf.PerCPUArray || m.Type == ebpf.ArrayOfMaps) {
+			return known(1)
+		}
+		return known(n)
+	case fnJiffies64, fnGetSmpProcessorID:
+		return known(3)
+	case fnGetBranchSnap:
+		return known(11)
+	case fnKptrXchg:
+		return known(2)
+	case fnGetFuncArg:
+		if tracing {
+			return known(9)
+		}
+	case fnGetFuncRet:
+		if tracing {
+			if e.attach == ebpf.AttachTraceFExit || e.attach == ebpf.AttachModifyReturn {
+				return known(6)
+			}
+			return known(1)
+		}
+	}
+	if e.progType == ebpf.Extension {
+		// resolve_prog_type: the target's type decides the tracing
+		// inlines.
+		switch id {
+		case fnGetFuncArg, fnGetFuncRet:
+			return 1, insnBufSize, "a tracing helper in an Extension program"
+		}
+	}
+	return known(1)
+}

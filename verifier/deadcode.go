@@ -117,6 +117,17 @@ func (e *env) fixupProgram() *fixupProg {
 		}
 		p.insns[i] = f
 	}
+	// remove_fastcall_spills_fills: the spills and fills around each
+	// fastcall pattern's call become nops, which opt_remove_nops drops.
+	for i, n := range e.fastcall.spills {
+		for j := 1; j <= int(n); j++ {
+			for _, k := range [2]int{i - j, i + j} {
+				if k >= 0 && k < len(p.insns) {
+					p.insns[k].target, p.insns[k].gotoShape, p.insns[k].jump16 = k+1, true, true
+				}
+			}
+		}
+	}
 	for _, sp := range e.cfg.Subprogs {
 		p.starts = append(p.starts, sp.Start)
 	}

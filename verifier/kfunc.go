@@ -465,6 +465,11 @@ func (e *env) checkKfuncCall(in *insn.Insn) error {
 	if movesPacket {
 		d := e.dynptrState(&regs[1])
 		movesPacket = d != nil && dynptrType(d.Aux).writeMovesPacket()
+		if movesPacket {
+			// The write is a direct packet write to the rewrites: a
+			// tc program's gets the unclone prologue (measured).
+			e.mayWritePacket()
+		}
 	}
 	if meta.releaseReg > 0 {
 		if err := e.releaseCallReference(regs[meta.releaseReg].RefObjID, fmt.Sprintf("kfunc %s#%d", info.name, in.Imm)); err != nil {

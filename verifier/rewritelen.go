@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cilium/ebpf"
 
@@ -45,6 +46,7 @@ var mapLookupLen = map[ebpf.MapType]int{
 	ebpf.LRUHash:     6, // htab_lru_map_gen_lookup
 	ebpf.PerCPUHash:  5, // htab_percpu_map_gen_lookup
 	ebpf.HashOfMaps:  4, // htab_of_map_gen_lookup
+	ebpf.XSKMap:      8, // xsk_map_gen_lookup
 }
 
 // mapCallState is a map helper call's map over the paths that reached
@@ -201,13 +203,16 @@ func (e *env) fixupPatchLen(i int, in insn.Insn) (lo, hi int, why string) {
 		switch info.name {
 		case kfuncObjNew, kfuncPercpuObjNew, kfuncListPushFront, kfuncListPushBack, kfuncRBAdd:
 			return known(4)
-		case kfuncObjDrop, kfuncPercpuObjDrop, kfuncRefcountAcquire, kfuncWqSetCallback:
+		case kfuncObjDrop, kfuncPercpuObjDrop, kfuncRefcountAcquire:
 			return known(3)
-		case kfuncSessionCookie, "bpf_session_is_return":
-			return 1, insnBufSize, "a call of " + info.name
 		}
-		if taskWorkKfuncs[info.name] {
-			return 1, insnBufSize, "a call of " + info.name
+		for _, p := range info.proto.Params {
+			if strings.HasSuffix(p.Name, "__prog") {
+				// The program's aux passed in the __prog argument
+				// (bpf_wq_set_callback_impl, bpf_task_work_schedule_*,
+				// bpf_stream_vprintk): an ld_imm64 before the call.
+				return known(3)
+			}
 		}
 	}
 	return known(1)

@@ -94,6 +94,11 @@ type kernelSummary struct {
 	// same verdict, sorted; Exact counts the equal ones.
 	Ratios []float64
 	Exact  int
+	// XlatedCompared counts the programs both accepted whose rewritten
+	// length both sides know, XlatedSame those where it is equal, and
+	// XlatedDiffer the others.
+	XlatedCompared, XlatedSame int
+	XlatedDiffer               []row
 	// TimeRatios are vercheck/kernel verification times, sorted.
 	TimeRatios []float64
 	// TimeSum and KernelTimeSum are the summed verification times of the
@@ -160,6 +165,14 @@ func summarizeKernel(rows []row, release string) kernelSummary {
 		}
 	}
 	for _, r := range same {
+		if r.Xlated > 0 && r.Kernel.Xlated > 0 {
+			s.XlatedCompared++
+			if r.Xlated == r.Kernel.Xlated {
+				s.XlatedSame++
+			} else {
+				s.XlatedDiffer = append(s.XlatedDiffer, r)
+			}
+		}
 		q := ratio(float64(r.Insns), float64(r.Kernel.Insns))
 		if math.IsNaN(q) {
 			continue
@@ -282,6 +295,13 @@ func writeKernelSummary(w io.Writer, s kernelSummary) {
 		s.SameMessage, s.BothRejected, percent(s.SameMessage, s.BothRejected), s.SameErrno)
 	fmt.Fprintf(w, "  insn_processed vercheck/kernel over %d programs with the same verdict: median %s, p90 %s, exact %d (%.1f%%)\n",
 		len(s.Ratios), fmtRatio(quantile(s.Ratios, 0.5)), fmtRatio(quantile(s.Ratios, p90)), s.Exact, percent(s.Exact, len(s.Ratios)))
+	if s.XlatedCompared > 0 {
+		fmt.Fprintf(w, "  rewritten length (xlated insns) the kernel's: %d/%d (%.1f%%)\n",
+			s.XlatedSame, s.XlatedCompared, percent(s.XlatedSame, s.XlatedCompared))
+		for _, r := range s.XlatedDiffer[:min(worstShown, len(s.XlatedDiffer))] {
+			fmt.Fprintf(w, "    %s: %s: %d vs %d\n", r.File, r.Program, r.Xlated, r.Kernel.Xlated)
+		}
+	}
 	fmt.Fprintf(w, "  verification time vercheck/kernel: median %s, p90 %s; summed %s / %s = %s\n",
 		fmtRatio(quantile(s.TimeRatios, 0.5)), fmtRatio(quantile(s.TimeRatios, p90)),
 		s.TimeSum.Round(time.Millisecond), s.KernelTimeSum.Round(time.Millisecond),

@@ -55,7 +55,10 @@ type row struct {
 	Evictions   int    `json:"evictions"`
 	StackDepth  int    `json:"stack_depth"`
 	StackDepths []int  `json:"stack_depths,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// Xlated is an accepted program's length after the kernel's rewrites
+	// (bpftool's xlated length in instructions), 0 when not modelled.
+	Xlated int    `json:"xlated_insns,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Errno is the error number bpf(BPF_PROG_LOAD) answers the rejection
 	// with (verifier.Result.Errno, by name), which loaders branch on.
 	Errno string `json:"errno,omitempty"`
@@ -90,6 +93,7 @@ type kernelRow struct {
 	States    int    `json:"total_states"`
 	Peak      int    `json:"peak_states"`
 	Duration  int64  `json:"duration_us"`
+	Xlated    int    `json:"xlated_insns,omitempty"`
 	Error     string `json:"error,omitempty"`
 	// Errno is the error number of a rejection or refused load, by name.
 	Errno string `json:"errno,omitempty"`
@@ -125,6 +129,7 @@ func toRow(res *verifier.Result) row {
 		r.StackDepth += d
 	}
 	r.StackDepths = res.Stats.StackDepth
+	r.Xlated = res.Stats.XlatedInsns
 	if res.Err != nil {
 		r.Error = res.Err.Error()
 		r.decisive = verifier.DecisiveLine(res.Err)
@@ -148,6 +153,7 @@ func toKernelRow(k kernel.Result) *kernelRow {
 		States:    k.TotalStates,
 		Peak:      k.PeakStates,
 		Duration:  k.VerificationTime.Microseconds(),
+		Xlated:    k.XlatedInsns,
 		Error:     k.Err,
 		Log:       k.Log,
 	}

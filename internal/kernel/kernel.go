@@ -74,6 +74,9 @@ type Result struct {
 	InsnProcessed, MaxStatesPerInsn, TotalStates, PeakStates int
 	// VerificationTime is the kernel's own timing of the check.
 	VerificationTime time.Duration
+	// XlatedInsns is an accepted program's length after the kernel's
+	// rewrites (xlated_prog_len in instructions), 0 when unknown.
+	XlatedInsns int
 	// StackDepth is the kernel's "stack depth" line, one figure per
 	// subprogram joined by "+".
 	StackDepth string
@@ -156,7 +159,7 @@ func (o Options) loadOne(spec *ebpf.CollectionSpec, name string) Result {
 		return o.loadThroughLoader(spec, name)
 	}
 
-	return judge(res, !o.VerdictOnly, func(level ebpf.LogLevel, size uint32) (string, error) {
+	return judge(res, !o.VerdictOnly, func(level ebpf.LogLevel, size uint32) (loaded, error) {
 		return load(sub, name, level, size)
 	})
 }
@@ -166,8 +169,9 @@ func (o Options) loadOne(spec *ebpf.CollectionSpec, name string) Result {
 // loaded once more at the branch level for its full log. A failure that
 // carries no verifier message is no verdict: the program was not loaded
 // (see [Result.NotLoaded]).
-func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uint32) (string, error)) Result {
-	log, err := loadAt(ebpf.LogLevelStats, statsLogSize)
+func judge(res Result, branchLog bool, loadAt loadFunc) Result {
+	out, err := loadAt(ebpf.LogLevelStats, statsLogSize)
+	log := out.log
 	if err != nil {
 		var ve *ebpf.VerifierError
 		if !errors.As(err, &ve) {
@@ -194,6 +198,7 @@ func judge(res Result, branchLog bool, loadAt func(level ebpf.LogLevel, size uin
 	res.Log = log
 	if err == nil {
 		res.Accepted = true
+		res.XlatedInsns = out.xlated
 		return res
 	}
 	res.Err = DecisiveLine(log)
@@ -284,19 +289,37 @@ func fillStats(res *Result, log string) error {
 // given log level and returns the verifier log of a successful load. A failed
 // load returns the loader's error, which wraps an [ebpf.VerifierError] when
 // the kernel produced a log.
-func load(sub *ebpf.CollectionSpec, name string, level ebpf.LogLevel, size uint32) (string, error) {
+func load(sub *ebpf.CollectionSpec, name string, level ebpf.LogLevel, size uint32) (loaded, error) {
 	coll, err := ebpf.NewCollectionWithOptions(sub, ebpf.CollectionOptions{
 		Programs: ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size},
 	})
 	if err != nil {
-		return "", fmt.Errorf("load %s: %w", name, withLostLog(sub.Programs[name], err, level, size))
+		return loaded{}, fmt.Errorf("load %s: %w", name, withLostLog(sub.Programs[name], err, level, size))
 	}
 	defer coll.Close()
 	prog, ok := coll.Programs[name]
 	if !ok {
-		return "", fmt.Errorf("load %s: program missing from collection", name)
+		return loaded{}, fmt.Errorf("load %s: program missing from collection", name)
 	}
-	return strings.TrimSpace(prog.VerifierLog), nil
+	return loadedProgram(prog), nil
+}
+
+// loaded is what an accepted load gives: the verifier log and the
+// rewritten program's length.
+type loaded struct {
+	log    string
+	xlated int
+}
+
+// loadedProgram reads an accepted program's log and xlated length.
+func loadedProgram(p *ebpf.Program) loaded {
+	out := loaded{log: strings.TrimSpace(p.VerifierLog)}
+	if info, err := p.Info(); err == nil {
+		if n, err := info.TranslatedSize(); err == nil {
+			out.xlated = n / asm.InstructionSize
+		}
+	}
+	return out
 }
 
 // single returns a copy of spec holding only program name, the maps it

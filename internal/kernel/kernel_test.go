@@ -165,7 +165,7 @@ func TestJudgeNoVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := judge(Result{Program: "p"}, false, func(ebpf.LogLevel, uint32) (string, error) { return "", tt.err })
+			got := judge(Result{Program: "p"}, false, func(ebpf.LogLevel, uint32) (loaded, error) { return loaded{}, tt.err })
 			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Result{}, "Log")); diff != "" {
 				t.Errorf("judge mismatch (-want +got):\n%s", diff)
 			}

@@ -116,7 +116,9 @@ func (o Options) ProgramLog(obj *loader.Object, prog *loader.Program, level int)
 	var log string
 	err := o.withLoad(obj, prog, func(load loadFunc) error {
 		var err error
-		log, err = load(lv|ebpf.LogLevelStats, branchLogSize)
+		var out loaded
+		out, err = load(lv|ebpf.LogLevelStats, branchLogSize)
+		log = out.log
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
 			log, err = strings.Join(ve.Log, "\n"), nil
@@ -128,7 +130,7 @@ func (o Options) ProgramLog(obj *loader.Object, prog *loader.Program, level int)
 
 // loadFunc loads a prepared program at a log level, with a log buffer of
 // size bytes at first, and returns its log (see loadSpec).
-type loadFunc func(level ebpf.LogLevel, size uint32) (string, error)
+type loadFunc func(level ebpf.LogLevel, size uint32) (loaded, error)
 
 // withLoad prepares prog for the kernel, its maps created, and calls fn
 // with the function that loads it: as libbpf does when the verdict
@@ -140,7 +142,7 @@ func (o Options) withLoad(obj *loader.Object, prog *loader.Program, fn func(load
 		return loadWithObjectBTF(obj, prog, fn)
 	}
 	return withSpec(obj, prog, noBTF, func(spec *ebpf.ProgramSpec) error {
-		return fn(func(level ebpf.LogLevel, size uint32) (string, error) {
+		return fn(func(level ebpf.LogLevel, size uint32) (loaded, error) {
 			return loadSpec(spec, level, size)
 		})
 	})
@@ -210,17 +212,17 @@ func (o Options) loadRelocated(obj *loader.Object, prog *loader.Program, branchL
 }
 
 // loadSpec loads one program and returns its verifier log.
-func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
+func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (loaded, error) {
 	if needsOwnEncoding(spec) || targetUnresolvedByCilium(spec) {
 		return loadOwnEncoding(spec, level, size)
 	}
 	p, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size})
 	if err != nil {
 		err = withLostLog(spec, err, level, size)
-		return "", fmt.Errorf("load %s: %w", spec.Name, err)
+		return loaded{}, fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	defer p.Close()
-	return strings.TrimSpace(p.VerifierLog), nil
+	return loadedProgram(p), nil
 }
 
 // targetUnresolvedByCilium reports a tracing program of an attach type

@@ -693,7 +693,7 @@ func loadWithObjectBTF(obj *loader.Object, prog *loader.Program, fn func(loadFun
 		spec.KernelVersion = prog.Spec.KernelVersion
 	}
 	p := rawProgram{code: code, btfFD: ob.handle.FD(), withBTF: true, funcInfo: ob.funcInfo, lineInfo: ob.lineInfo, attachBTFID: attachID}
-	return fn(func(level ebpf.LogLevel, size uint32) (string, error) {
+	return fn(func(level ebpf.LogLevel, size uint32) (loaded, error) {
 		return rawLoad(spec, p, level, size)
 	})
 }

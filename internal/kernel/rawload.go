@@ -90,7 +90,7 @@ type rawProgram struct {
 // progLoad runs BPF_PROG_LOAD for spec encoded as p, with a log of
 // logSize bytes at level, and returns the log and the errno (0 when the
 // kernel accepted the program, whose fd is closed again).
-func progLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, logSize int) (string, unix.Errno) {
+func progLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, logSize int) (loaded, unix.Errno) {
 	license := append([]byte(spec.License), 0)
 	logBuf := make([]byte, logSize)
 	attr := progLoadAttr{
@@ -128,10 +128,16 @@ func progLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, logSize
 	}
 	defer pin.Unpin()
 	fd, errno := sysProgLoad(&attr)
+	out := loaded{log: logString(logBuf)}
 	if errno == 0 {
-		unix.Close(int(fd))
+		if prog, err := ebpf.NewProgramFromFD(int(fd)); err == nil {
+			out.xlated = loadedProgram(prog).xlated
+			prog.Close()
+		} else {
+			unix.Close(int(fd))
+		}
 	}
-	return logString(logBuf), errno
+	return out, errno
 }
 
 // sysProgLoad runs BPF_PROG_LOAD until the verifier finishes. The
@@ -202,8 +208,8 @@ func rawLoadLog(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (strin
 		return "", fmt.Errorf("raw reload: %w", err)
 	}
 	defer release()
-	log, _ := progLoad(spec, p, level|ebpf.LogLevelStats, max(rawLogSize, int(size)))
-	return log, nil
+	out, _ := progLoad(spec, p, level|ebpf.LogLevelStats, max(rawLogSize, int(size)))
+	return out.log, nil
 }
 
 // resolveVmlinuxKfuncs makes every kfunc call of insns name a function of
@@ -319,10 +325,10 @@ func needsOwnEncoding(spec *ebpf.ProgramSpec) bool {
 // error wrapping an [ebpf.VerifierError] with the log of a rejection. The
 // spec's CO-RE relocations must be applied already; of the attach targets,
 // only those in vmlinux are resolved (ownEncodingAttachID).
-func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (string, error) {
+func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (loaded, error) {
 	attachID, member, err := ownEncodingAttachID(spec)
 	if err != nil {
-		return "", fmt.Errorf("load %s: %w", spec.Name, err)
+		return loaded{}, fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	if spec.Type == ebpf.StructOps {
 		// The member a struct_ops program implements is its expected
@@ -332,12 +338,12 @@ func loadOwnEncoding(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (
 	}
 	for i := range spec.Instructions {
 		if btf.CORERelocationMetadata(&spec.Instructions[i]) != nil {
-			return "", fmt.Errorf("load %s: %w", spec.Name, errOwnEncodingCORE)
+			return loaded{}, fmt.Errorf("load %s: %w", spec.Name, errOwnEncodingCORE)
 		}
 	}
 	p, release, err := rawProgramWithInfo(spec)
 	if err != nil {
-		return "", fmt.Errorf("load %s: %w", spec.Name, err)
+		return loaded{}, fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	defer release()
 	p.attachBTFID = attachID
@@ -368,12 +374,13 @@ func ownEncodingAttachID(spec *ebpf.ProgramSpec) (uint32, int, error) {
 // first, grown on ENOSPC, and returns the log as loadSpec does: an
 // accepted program's, or an error wrapping an [ebpf.VerifierError] with
 // the log of a rejection.
-func rawLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, size uint32) (string, error) {
+func rawLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, size uint32) (loaded, error) {
 	for logSize := int(size); ; logSize *= 2 {
-		log, errno := progLoad(spec, p, level, logSize)
+		out, errno := progLoad(spec, p, level, logSize)
+		log := out.log
 		switch {
 		case errno == 0:
-			return log, nil
+			return out, nil
 		case errno == unix.ENOSPC && logSize < maxRawLogSize:
 			continue
 		}
@@ -381,7 +388,7 @@ func rawLoad(spec *ebpf.ProgramSpec, p rawProgram, level ebpf.LogLevel, size uin
 		if log == "" {
 			lines = nil
 		}
-		return "", fmt.Errorf("load %s: %w", spec.Name, &ebpf.VerifierError{Cause: errno, Log: lines})
+		return loaded{}, fmt.Errorf("load %s: %w", spec.Name, &ebpf.VerifierError{Cause: errno, Log: lines})
 	}
 }
 

@@ -157,7 +157,8 @@ func TestRawLoadKeepsArgTags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		log, errno := progLoad(spec, p, ebpf.LogLevelStats, rawLogSize)
+		out, errno := progLoad(spec, p, ebpf.LogLevelStats, rawLogSize)
+		log := out.log
 		release()
 		if (errno != 0) != tt.wantErrno || !strings.Contains(log, tt.wantLog) {
 			t.Errorf("%s: raw load = %v, log %q; want an error %v and %q in the log", tt.name, errno, log, tt.wantErrno, tt.wantLog)
@@ -197,7 +198,8 @@ func TestRawLoadOutlastsSignals(t *testing.T) {
 	}()
 	const want = "processed 20003 insns"
 	for i := 0; ; i++ {
-		log, errno := progLoad(spec, p, ebpf.LogLevelStats, rawLogSize)
+		out, errno := progLoad(spec, p, ebpf.LogLevelStats, rawLogSize)
+		log := out.log
 		if errno != 0 || !strings.Contains(log, want) {
 			t.Fatalf("load %d: errno %v, log %q; want the program accepted, %q", i, errno, log, want)
 		}

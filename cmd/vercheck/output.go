@@ -50,11 +50,11 @@ type row struct {
 	// pruned, that did not, and stored states dropped; StackDepth is the
 	// sum of the subprograms' stack depths (veristat's stack_depth) and
 	// StackDepths each one's.
-	Hits        int    `json:"hits"`
-	Misses      int    `json:"misses"`
-	Evictions   int    `json:"evictions"`
-	StackDepth  int    `json:"stack_depth"`
-	StackDepths []int  `json:"stack_depths,omitempty"`
+	Hits        int   `json:"hits"`
+	Misses      int   `json:"misses"`
+	Evictions   int   `json:"evictions"`
+	StackDepth  int   `json:"stack_depth"`
+	StackDepths []int `json:"stack_depths,omitempty"`
 	// Xlated is an accepted program's length after the kernel's rewrites
 	// (bpftool's xlated length in instructions), 0 when not modelled.
 	Xlated int    `json:"xlated_insns,omitempty"`

@@ -139,12 +139,15 @@
 // program type allows some) are rejected with an error wrapping ErrUnsupported whose message
 // starts with "unsupported:". They are never accepted.
 //
-// One refusal of the kernel's is known and not modelled, so vercheck
-// accepts what it refuses: after an accepted walk, in a program longer than
-// 32,767 instructions, a rewrite of the fixup passes (a converted context
-// load, division by a register, an inlined helper, may_goto, LD_ABS) whose
-// growth would push a jump crossing it past a 16-bit offset ("insn N cannot
-// be patched due to 16-bit range", ENOMEM). Modelling it needs the length
-// of every 6.18 rewrite; real programs that long (falco's dump_task_file,
-// 42,083 instructions; pyperf600) have no such jump.
+// The kernel refuses some programs after an accepted walk, in the passes
+// that rewrite it for the JIT; vercheck replays them on lengths
+// (rewrite.go): a rewrite (a converted context load, a division by a
+// register, an inlined helper or map lookup, may_goto, LD_ABS, an inlined
+// bpf_loop) whose growth would push a jump crossing it past a 16-bit
+// offset, once the program is longer than 32,767 instructions ("insn N
+// cannot be patched due to 16-bit range", ENOMEM), and more than 1,024
+// direct tail calls (tailcall.go). Where a rewrite's length is not
+// modelled and could decide the refusal, the program is unsupported. The
+// replay gives the rewritten length too (Stats.XlatedInsns), which --kernel
+// compares with the kernel's xlated_prog_len.
 package verifier

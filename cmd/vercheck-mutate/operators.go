@@ -45,7 +45,7 @@ func (s opStats) add(ops []string, o oracle.Outcome) {
 // mutant of class c, and whether it accepted.
 func kernelVerdict(c oracle.Class) (judged, accepted bool) {
 	switch c {
-	case oracle.BothAccept, oracle.InsnsDiffer, oracle.FalseReject:
+	case oracle.BothAccept, oracle.InsnsDiffer, oracle.XlatedDiffers, oracle.FalseReject:
 		return true, true
 	case oracle.BothReject, oracle.MessageDiffers, oracle.ErrnoDiffers, oracle.FalseAccept:
 		return true, false

@@ -555,7 +555,7 @@ func (f *fuzzer) replay(rp replayed) int {
 // ones a fix starts from.
 func minimisable(c oracle.Class) bool {
 	switch c {
-	case oracle.FalseAccept, oracle.PruningDiffers, oracle.FalseReject, oracle.InsnsDiffer, oracle.VercheckError, oracle.LogDiffers:
+	case oracle.FalseAccept, oracle.PruningDiffers, oracle.FalseReject, oracle.InsnsDiffer, oracle.XlatedDiffers, oracle.VercheckError, oracle.LogDiffers:
 		return true
 	}
 	return false
@@ -573,7 +573,7 @@ func (f *fuzzer) minimise(t trial) (mutate.Mutant, *loader.Program) {
 			return false
 		}
 		o := oracle.Judge(t.seed.object(m), prog, f.cfg.judging(false))
-		if o.Class != class || (class != oracle.InsnsDiffer && o.Reason() != reason) {
+		if o.Class != class || (class != oracle.InsnsDiffer && class != oracle.XlatedDiffers && o.Reason() != reason) {
 			return false
 		}
 		last = prog

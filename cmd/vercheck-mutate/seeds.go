@@ -114,7 +114,7 @@ func judgeCandidate(c candidate, maxInsns int, rejected bool, judging oracle.Opt
 		return seedVerdict{large: true}
 	}
 	o := oracle.Judge(c.obj, c.prog, judging)
-	alike := o.Class == oracle.BothAccept || o.Class == oracle.InsnsDiffer || rejected && o.Class == oracle.BothReject ||
+	alike := o.Class == oracle.BothAccept || o.Class == oracle.InsnsDiffer || o.Class == oracle.XlatedDiffers || rejected && o.Class == oracle.BothReject ||
 		judging.SelfCheck && o.Class == oracle.KernelNoLoad && o.Vercheck.Accepted
 	if !alike {
 		return seedVerdict{name: c.name, class: o.Class}

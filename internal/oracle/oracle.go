@@ -64,6 +64,11 @@ const (
 	ErrnoDiffers
 	// InsnsDiffer: both accept, with different insn_processed.
 	InsnsDiffer
+	// XlatedDiffers: both accept alike, but the program the kernel's
+	// rewrites leave (xlated_prog_len) is not as long as vercheck's
+	// replay of them says (Stats.XlatedInsns): a rewrite length modelled
+	// wrong, which decides the 16-bit jump range refusal of long programs.
+	XlatedDiffers
 	// LogDiffers: both verifiers judge alike (the same verdict, figures
 	// and message), but their level-2 logs show a different state or
 	// search (Options.CompareLogs): a divergence of the abstract domain
@@ -76,7 +81,7 @@ var classNames = [numClasses]string{
 	BothAccept: "both-accept", BothReject: "both-reject", KernelNoLoad: "kernel-no-load",
 	Unsupported: "unsupported", BothSlow: "both-slow", FalseAccept: "false-accept", PruningDiffers: "pruning-differs", VercheckError: "vercheck-error",
 	VercheckHang: "vercheck-hang", FalseReject: "false-reject", MessageDiffers: "message-differs", ErrnoDiffers: "errno-differs",
-	InsnsDiffer: "insns-differ", LogDiffers: "log-differs",
+	InsnsDiffer: "insns-differ", XlatedDiffers: "xlated-differs", LogDiffers: "log-differs",
 }
 
 // String returns the class's name, also used as a directory name.
@@ -295,6 +300,8 @@ func classify(v *verifier.Result, k kernel.Result, hung bool) Class {
 		return FalseReject
 	case v.Accepted && v.Stats.InsnProcessed != k.InsnProcessed:
 		return InsnsDiffer
+	case v.Accepted && v.Stats.XlatedInsns > 0 && k.XlatedInsns > 0 && v.Stats.XlatedInsns != k.XlatedInsns:
+		return XlatedDiffers
 	case v.Accepted:
 		return BothAccept
 	case SameMessage(verifier.DecisiveLine(v.Err), k.Err):
@@ -355,6 +362,8 @@ func (o Outcome) Reason() string {
 		r = o.Kernel.Err
 	case InsnsDiffer:
 		return fmt.Sprintf("%+d", o.Vercheck.Stats.InsnProcessed-o.Kernel.InsnProcessed)
+	case XlatedDiffers:
+		return fmt.Sprintf("%+d", o.Vercheck.Stats.XlatedInsns-o.Kernel.XlatedInsns)
 	case LogDiffers:
 		return divergenceReason(o.Divergence)
 	}

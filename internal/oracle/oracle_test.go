@@ -47,6 +47,8 @@ func TestClassify(t *testing.T) {
 	}{
 		{"both accept", accepted(7), kAccepted(7), false, BothAccept, ""},
 		{"insns differ", accepted(9), kAccepted(7), false, InsnsDiffer, "+2"},
+		{"rewritten lengths differ", xlated(accepted(7), 12), xlatedK(kAccepted(7), 10), false, XlatedDiffers, "+2"},
+		{"rewritten length unknown", accepted(7), xlatedK(kAccepted(7), 10), false, BothAccept, ""},
 		{"both reject", rejected("R0 !read_ok"), kRejected("R0 !read_ok"), false, BothReject, ""},
 		{"two-line message", rejected("invalid access to packet, off=0 size=1\nR1 offset is outside of the packet"),
 			kRejected("R1 offset is outside of the packet"), false, BothReject, ""},
@@ -178,3 +180,9 @@ func TestKernelHung(t *testing.T) {
 		}
 	}
 }
+
+// xlated sets vercheck's rewritten length.
+func xlated(r *verifier.Result, n int) *verifier.Result { r.Stats.XlatedInsns = n; return r }
+
+// xlatedK sets the kernel's rewritten length.
+func xlatedK(r kernel.Result, n int) kernel.Result { r.XlatedInsns = n; return r }

@@ -50,7 +50,7 @@ func (t *Tally) Count(c Class) int { return t.counts[c] }
 // Print writes the agreement table, the count of every class, and the
 // most common reasons of each class with any.
 func (t *Tally) Print(w io.Writer) {
-	bothAcc := t.counts[BothAccept] + t.counts[InsnsDiffer] + t.logDiffersAccepted
+	bothAcc := t.counts[BothAccept] + t.counts[InsnsDiffer] + t.counts[XlatedDiffers] + t.logDiffersAccepted
 	bothRej := t.counts[BothReject] + t.counts[MessageDiffers] + t.counts[ErrnoDiffers] + t.counts[LogDiffers] - t.logDiffersAccepted
 	kAcc := bothAcc + t.counts[FalseReject]
 	kRej := bothRej + t.counts[FalseAccept]

@@ -64,6 +64,9 @@ type rewritePatch struct {
 	// patch's second instruction, aimed at the same instruction; its
 	// offset grows by the patch's length minus two on the way.
 	mayGoto bool
+	// keepsLast: the patch ends with the instruction it replaces (a
+	// prologue), which the pass goes on to rewrite as any other.
+	keepsLast bool
 	// funcRefAt, when positive, is the patch's slot holding a bpf-to-bpf
 	// call to funcTarget (an index in the program the pass found): the
 	// inlined bpf_loop's call of its callback.
@@ -162,7 +165,7 @@ func (e *env) replayRewrites(lens *rewriteLens, hi bool) rewriteOutcome {
 	p.removeDeadCode()
 	p.removeNops()
 	if n := lens.prologue; n > 1 {
-		if !apply(phaseCtxPrologue, []rewritePatch{{pos: 0, lo: n, hi: n}}) {
+		if !apply(phaseCtxPrologue, []rewritePatch{{pos: 0, lo: n, hi: n, keepsLast: true}}) {
 			return out
 		}
 		p.keepTarget(0, n-1)
@@ -329,6 +332,8 @@ func (p *fixupProg) applyPatches(patches []rewritePatch, hi bool) {
 		for j := range pt.length(hi) {
 			slot := fixupInsn{orig: f.orig, target: -1, seen: true}
 			switch {
+			case pt.keepsLast && j == pt.length(hi)-1:
+				slot = f
 			case pt.mayGoto && j == 1:
 				// The may_goto's jump, now a conditional jump on the
 				// loop budget (still a may_goto to opt_remove_nops and

@@ -137,6 +137,12 @@ var rewriteCases = []rewriteCase{
 		insns: lookupIn(), xlated: 9},
 	{name: "inner-map array lookup", lt: liveProgramType{ebpf.SocketFilter, 0}, maps: []*loader.Map{{Name: "a", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: innerMapFlag}},
 		insns: lookupIn(), xlated: 9},
+	// A direct packet write: the unclone prologue, before the first
+	// instruction, itself a context load the pass goes on to rewrite.
+	{name: "tc prologue then ctx load", lt: liveProgramType{ebpf.SchedCLS, 0}, insns: asm.Instructions{
+		asm.LoadMem(asm.R2, asm.R1, 80, asm.Word), asm.LoadMem(asm.R3, asm.R1, 76, asm.Word),
+		asm.Mov.Reg(asm.R4, asm.R3), asm.Add.Imm(asm.R4, 1), {OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.RegSource), Dst: asm.R4, Src: asm.R2, Offset: 2},
+		asm.Mov.Imm(asm.R5, 0), asm.StoreMem(asm.R3, 0, asm.R5, asm.Byte), asm.Mov.Imm(asm.R0, 0), asm.Return()}, xlated: 19},
 	{name: "may_goto loop", lt: liveProgramType{ebpf.SocketFilter, 0}, insns: asm.Instructions{
 		asm.Mov.Imm(asm.R0, 0), {OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JumpOp(0xe0)), Offset: 2},
 		asm.Add.Imm(asm.R0, 1), {OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Ja), Offset: -3}, asm.Mov.Imm(asm.R0, 0), asm.Return()}},

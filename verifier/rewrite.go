@@ -135,6 +135,7 @@ const (
 	phaseCtx
 	phaseFixups
 	phaseMayGotoPrologue
+	phaseSubreg
 )
 
 // replayRewrites runs the passes with every unknown length at its
@@ -181,6 +182,9 @@ func (e *env) replayRewrites(lens *rewriteLens, hi bool) rewriteOutcome {
 	}
 	if k := p.insertMayGotoPrologues(); k >= 0 {
 		out.fail = &patchFailure{phase: phaseMayGotoPrologue, patch: k, orig: p.insns[k].orig}
+		return out
+	}
+	if !apply(phaseSubreg, lens.patches(p, lens.subreg)) {
 		return out
 	}
 	out.xlated = len(p.insns)
@@ -371,10 +375,11 @@ type rewriteLens struct {
 	// prologue is gen_prologue's length with the original first
 	// instruction (0 for none).
 	prologue int
-	// ctx and fixups are the patch lengths of convert_ctx_accesses and
-	// do_misc_fixups, per original instruction ([lo, hi]); instructions
-	// not patched are absent.
-	ctx, fixups map[int][2]int
+	// ctx, fixups and subreg are the patch lengths of
+	// convert_ctx_accesses, do_misc_fixups and
+	// opt_subreg_zext_lo32_rnd_hi32, per original instruction ([lo, hi]);
+	// instructions not patched are absent.
+	ctx, fixups, subreg map[int][2]int
 	// unknown says some length is only bounded, unknownWhy which.
 	unknown    bool
 	unknownWhy string

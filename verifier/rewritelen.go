@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/vercheck/vercheck/insn"
+	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -77,7 +78,7 @@ func (e *env) recordMapCall(mapIdx int) {
 // rewriteLengths gathers the patch length of every instruction the
 // passes rewrite.
 func (e *env) rewriteLengths() *rewriteLens {
-	l := &rewriteLens{ctx: map[int][2]int{}, fixups: map[int][2]int{}}
+	l := &rewriteLens{ctx: map[int][2]int{}, fixups: map[int][2]int{}, subreg: map[int][2]int{}}
 	for i, st := range e.loopInline {
 		if st.fit && e.seen[i] && st.callback > 0 && st.callback < len(e.cfg.Subprogs) {
 			if l.inline == nil {
@@ -107,6 +108,10 @@ func (e *env) rewriteLengths() *rewriteLens {
 			if why != "" {
 				l.bound("%s", why)
 			}
+		}
+		if lo, hi, why := e.subregPatchLen(i, in); hi > 1 {
+			l.subreg[i] = [2]int{lo, hi}
+			l.bound("%s", why)
 		}
 	}
 	return l
@@ -157,6 +162,42 @@ func (e *env) ctxPatchLen(i int, in insn.Insn) (lo, hi int, why string) {
 type ctxOp struct {
 	off, size           int
 	store, imm, signExt bool
+}
+
+// subregPatchLen is opt_subreg_zext_lo32_rnd_hi32's length for
+// instruction i, only bounded: x86-64's JIT zero-extends 32-bit results
+// itself, but a 32-bit cmpxchg whose r0 is later read in 64 bits
+// (insn_aux_data zext_dst, which vercheck does not track) gets an
+// explicit zero extension, and under BPF_F_TEST_RND_HI32 every 32-bit
+// result not so read gets its upper half randomised (3 more
+// instructions).
+func (e *env) subregPatchLen(i int, in insn.Insn) (lo, hi int, why string) {
+	cls := in.Class()
+	w := in.Op&0x18 == insn.SizeW
+	if cls == insn.ClassSTX && in.Mode() == insn.ModeATOMIC && w && in.Imm == insn.AtomicCmpXchg {
+		if e.progFlags()&loader.FlagTestRndHi32 != 0 {
+			return 1, 4, "a 32-bit cmpxchg under BPF_F_TEST_RND_HI32"
+		}
+		return 1, 2, "a 32-bit cmpxchg (its zero extension)"
+	}
+	if e.progFlags()&loader.FlagTestRndHi32 == 0 {
+		return 1, 1, ""
+	}
+	def32 := false
+	switch {
+	case cls == insn.ClassALU:
+		def32 = !(in.Op&0xf0 == insn.ALUEnd && in.Imm == 64)
+	case cls == insn.ClassLDX && in.Mode() == insn.ModeMEM:
+		def32 = in.Op&0x18 != insn.SizeDW && e.auxPtr[i].t != states.PtrToCtx
+	case cls == insn.ClassSTX && in.Mode() == insn.ModeATOMIC:
+		def32 = w && in.Imm&insn.AtomicFetch != 0
+	case in.IsKfuncCall():
+		def32 = true
+	}
+	if def32 {
+		return 1, 4, "a 32-bit result under BPF_F_TEST_RND_HI32"
+	}
+	return 1, 1, ""
 }
 
 // fixupPatchLen is do_misc_fixups' length for instruction i.

@@ -225,6 +225,15 @@ func (p *fixupProg) firstOverflow(patches []rewritePatch, hi bool) (int, string)
 		}
 	}
 	first := -1
+	// truncAt is the first patch that leaves a may_goto's rewritten jump
+	// beyond 16 bits: the kernel truncates the offset there (the patch
+	// is built with it, not fixed up), and what follows is not modelled.
+	truncAt, truncWhy := -1, ""
+	truncate := func(k int, why string) {
+		if truncAt < 0 || k < truncAt {
+			truncAt, truncWhy = k, why
+		}
+	}
 	note := func(k int) {
 		if k >= 0 && (first < 0 || k < first) {
 			first = k
@@ -254,7 +263,8 @@ func (p *fixupProg) firstOverflow(patches []rewritePatch, hi bool) (int, string)
 				// after it: the new jump starts at off+n-2.
 				off += n - 2
 				if off > jumpOffMax {
-					return -1, fmt.Sprintf("a may_goto whose rewritten jump (offset %d) no longer fits 16 bits, which the kernel truncates", off)
+					truncate(k, fmt.Sprintf("a may_goto whose rewritten jump (offset %d) no longer fits 16 bits, which the kernel truncates", off))
+					continue
 				}
 				a := sort.SearchInts(pos, s+1)
 				b := sort.SearchInts(pos, t)
@@ -264,9 +274,10 @@ func (p *fixupProg) firstOverflow(patches []rewritePatch, hi bool) (int, string)
 			// Backward: the patches from the target up to the may_goto
 			// come first, then the jump moves one slot down.
 			a := sort.SearchInts(pos, t)
-			note(overflowIn(a, k, off-jumpOffMin))
-			if off-(cum[k]-cum[a])-1 < jumpOffMin {
-				return -1, "a backward may_goto whose rewritten jump no longer fits 16 bits, which the kernel truncates"
+			if j := overflowIn(a, k, off-jumpOffMin); j >= 0 {
+				note(j)
+			} else if off-(cum[k]-cum[a])-1 < jumpOffMin {
+				truncate(k, "a backward may_goto whose rewritten jump no longer fits 16 bits, which the kernel truncates")
 			}
 			continue
 		}
@@ -279,6 +290,9 @@ func (p *fixupProg) firstOverflow(patches []rewritePatch, hi bool) (int, string)
 			b := sort.SearchInts(pos, s)
 			note(overflowIn(a, b, off-jumpOffMin))
 		}
+	}
+	if truncAt >= 0 && (first < 0 || truncAt < first) {
+		return -1, truncWhy
 	}
 	return first, ""
 }

@@ -2,6 +2,8 @@ package mutate
 
 import (
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/vercheck/vercheck/insn"
 )
@@ -85,6 +87,7 @@ var operators = []operator{
 	{"path split", local(pathSplit)},
 	{"loaded pointer argument", loadedPointerArg},
 	{"goto +0", local(insertGotoZero)},
+	{"jump stretch", local(jumpStretch)},
 	{"insert", local(insertCopy)},
 	{"delete", local(deleteInsn)},
 	{"bit flip", rewrites(bitFlip)},
@@ -509,6 +512,45 @@ func insertGotoZero(prog []insn.Insn, i int) []edit {
 	}
 	return []edit{insertion(i, gotoInsn(0))}
 }
+
+// jumpStretch stretches the jump at i to the edge of its 16-bit offset:
+// inert fillers inserted inside its span (after a forward jump, before a
+// backward one) leave it a few instructions short of S16_MAX (S16_MIN),
+// so that the kernel's rewrites of the instructions it spans after the
+// walk (context loads, divisions, inlined helpers and map lookups) take
+// it to the limit or past it, where bpf_patch_insn_single refuses the
+// patch ("insn N cannot be patched due to 16-bit range"). Only a program
+// over 32,767 instructions meets that refusal; no seed is that long. The
+// filler, "if r10 == 0 goto +0", changes no register, and unlike "goto
+// +0" opt_remove_nops keeps it, so the span stays as long after the
+// dead-code passes.
+func jumpStretch(prog []insn.Insn, i int) []edit {
+	in := prog[i]
+	rel, ok := in.Relative()
+	if !ok || !in.IsJmpClass() || in.IsPseudoCall() || in.Op == insn.ClassJMP32|insn.JmpJA || rel == 0 || rel == -1 {
+		return nil
+	}
+	limit, at := math.MaxInt16-int(rel), i+1
+	if rel < 0 {
+		limit, at = -math.MinInt16+int(rel), i
+	}
+	var out []edit
+	for _, short := range stretchShorts {
+		if n := limit - short; n > 0 {
+			out = append(out, insertion(at, inertFillers()[:n]...))
+		}
+	}
+	return out
+}
+
+// stretchShorts are how far short of the limit jumpStretch leaves a jump.
+var stretchShorts = []int{0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64}
+
+// inertFillers is jumpStretch's filler, as many as a jump may span; the
+// edits share it (an insertion copies what it inserts).
+var inertFillers = sync.OnceValue(func() []insn.Insn {
+	return slices.Repeat([]insn.Insn{{Op: insn.ClassJMP | insn.JmpJEQ | insn.SrcK, Dst: insn.R10}}, -math.MinInt16)
+})
 
 // insertCopy inserts before instruction i a copy of each of its nearest
 // straight-line neighbours: a repeated store, load or computation that

@@ -275,3 +275,49 @@ func TestOtherOpcode(t *testing.T) {
 		t.Errorf("ld_imm64 variants %v, want none", got)
 	}
 }
+
+// TestJumpStretch checks that each stretched jump ends the promised
+// distance short of its 16-bit limit, forward and backward, and that the
+// span holds only inert fillers besides what it held.
+func TestJumpStretch(t *testing.T) {
+	tests := []struct {
+		name  string
+		p     []insn.Insn
+		at    int
+		limit int
+	}{
+		{"forward", prog(jeq(1, 0, 2), mov(0, 1), mov(0, 2), exit()), 0, math.MaxInt16},
+		{"backward", prog(mov(0, 0), mov(1, 1), jeq(1, 0, -3), exit()), 2, -math.MinInt16},
+	}
+	for _, tt := range tests {
+		eds := jumpStretch(tt.p, tt.at)
+		if len(eds) != len(stretchShorts) {
+			t.Fatalf("%s: %d edits, want %d", tt.name, len(eds), len(stretchShorts))
+		}
+		for k, e := range eds {
+			m, err := Identity(tt.p).apply(e, "stretch")
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			j := tt.at
+			if tt.name == "backward" {
+				j += len(e.repl)
+			}
+			off, _ := m.Insns[j].Relative()
+			if got, want := int(off), tt.limit-stretchShorts[k]; abs(got) != want {
+				t.Errorf("%s, %d short: offset %d, want %d", tt.name, stretchShorts[k], off, want)
+			}
+		}
+	}
+	if eds := jumpStretch(prog(exit()), 0); eds != nil {
+		t.Errorf("an exit stretched: %d edits", len(eds))
+	}
+}
+
+// abs is |x|.
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

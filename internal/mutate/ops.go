@@ -513,9 +513,9 @@ func insertGotoZero(prog []insn.Insn, i int) []edit {
 	return []edit{insertion(i, gotoInsn(0))}
 }
 
-// jumpStretch stretches the jump at i to the edge of its 16-bit offset:
-// inert fillers inserted inside its span (after a forward jump, before a
-// backward one) leave it a few instructions short of S16_MAX (S16_MIN),
+// jumpStretch stretches the forward jump at i to the edge of its 16-bit
+// offset: inert fillers inserted right after it leave it a few
+// instructions short of S16_MAX,
 // so that the kernel's rewrites of the instructions it spans after the
 // walk (context loads, divisions, inlined helpers and map lookups) take
 // it to the limit or past it, where bpf_patch_insn_single refuses the
@@ -523,17 +523,17 @@ func insertGotoZero(prog []insn.Insn, i int) []edit {
 // over 32,767 instructions meets that refusal; no seed is that long. The
 // filler, "if r10 == 0 goto +0", changes no register, and unlike "goto
 // +0" opt_remove_nops keeps it, so the span stays as long after the
-// dead-code passes.
+// dead-code passes. Every path through the fillers walks them all, and a
+// program whose paths walk a million instructions is refused for that:
+// only forward jumps among the first stretchWithin instructions, which
+// few paths reach yet, are stretched, and the fillers go after them.
 func jumpStretch(prog []insn.Insn, i int) []edit {
 	in := prog[i]
 	rel, ok := in.Relative()
-	if !ok || !in.IsJmpClass() || in.IsPseudoCall() || in.Op == insn.ClassJMP32|insn.JmpJA || rel == 0 || rel == -1 {
+	if i >= stretchWithin || !ok || !in.IsJmpClass() || in.IsPseudoCall() || in.Op == insn.ClassJMP32|insn.JmpJA || rel <= 0 {
 		return nil
 	}
 	limit, at := math.MaxInt16-int(rel), i+1
-	if rel < 0 {
-		limit, at = -math.MinInt16+int(rel), i
-	}
 	var out []edit
 	for _, short := range stretchShorts {
 		if n := limit - short; n > 0 {
@@ -542,6 +542,9 @@ func jumpStretch(prog []insn.Insn, i int) []edit {
 	}
 	return out
 }
+
+// stretchWithin bounds where jumpStretch finds its jumps.
+const stretchWithin = 32
 
 // stretchShorts are how far short of the limit jumpStretch leaves a jump.
 var stretchShorts = []int{0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64}

@@ -342,13 +342,13 @@ var numberRE = regexp.MustCompile(`-?[0-9]+`)
 
 // Reason returns what the outcome's class turns on, with numbers
 // blanked so that similar outcomes share it: the kernel's message for a
-// false accept, vercheck's for a false reject (for a pruning difference,
+// false accept or a rejection both make, vercheck's for a false reject (for a pruning difference,
 // its rejection without checkpoints), both for differing messages, vercheck's error or unsupported feature, the kernel's setup
 // error.
 func (o Outcome) Reason() string {
 	var r string
 	switch o.Class {
-	case FalseAccept:
+	case FalseAccept, BothReject:
 		r = o.Kernel.Err
 	case FalseReject, PruningDiffers:
 		r = lastLine(o.Vercheck.Err.Error())

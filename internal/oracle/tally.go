@@ -35,7 +35,7 @@ func (t *Tally) Add(o Outcome) {
 	if o.Class == KernelNoLoad && o.Vercheck != nil && o.Vercheck.Accepted {
 		t.noVerdictAccepted++
 	}
-	if !o.Class.Finding() && o.Class != KernelNoLoad && o.Class != Unsupported {
+	if !o.Class.Finding() && o.Class != KernelNoLoad && o.Class != Unsupported && o.Class != BothReject {
 		return
 	}
 	if t.reasons[o.Class] == nil {

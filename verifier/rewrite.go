@@ -95,6 +95,10 @@ type rewriteOutcome struct {
 // (checkJitFunctionTargets) and the rewritten length.
 func (e *env) rewriteProgram() error {
 	lens := e.rewriteLengths()
+	if e.rewritesNothing(lens) {
+		e.xlated = len(e.prog)
+		return nil
+	}
 	lo := e.replayRewrites(lens, false)
 	out := lo
 	if lens.unknown {
@@ -118,6 +122,15 @@ func (e *env) rewriteProgram() error {
 		return &RejectError{Insn: f.orig, Msg: fmt.Sprintf("insn %d cannot be patched due to 16-bit range", f.orig), errno: syscall.ENOMEM}
 	}
 	return e.checkJitFunctionTargets(e.lastFixup)
+}
+
+// rewritesNothing reports a program the passes leave as it is, most
+// small ones: a single function, every instruction reached, no nop, no
+// patch, no hidden exception callback. Its rewritten length is its own,
+// no jump moves, and jit_subprogs has nothing to look up.
+func (e *env) rewritesNothing(l *rewriteLens) bool {
+	return len(e.cfg.Subprogs) == 1 && len(l.inline) == 0 && l.prologue <= 1 && l.count == [numPasses]int{} &&
+		e.fastcall.spills == nil && !l.throws && !l.removes
 }
 
 // samePatchFailure reports whether two replays end alike.
@@ -171,20 +184,20 @@ func (e *env) replayRewrites(lens *rewriteLens, hi bool) rewriteOutcome {
 		}
 		p.keepTarget(0, n-1)
 	}
-	if !apply(phaseCtx, lens.patches(p, lens.ctx)) {
+	if !apply(phaseCtx, lens.patches(p, passCtx)) {
 		return out
 	}
-	if e.excCb == 0 && e.seenThrow() {
+	if e.excCb == 0 && lens.throws {
 		p.appendHiddenExceptionCallback()
 	}
-	if !apply(phaseFixups, lens.patches(p, lens.fixups)) {
+	if !apply(phaseFixups, lens.patches(p, passFixups)) {
 		return out
 	}
 	if k := p.insertMayGotoPrologues(); k >= 0 {
 		out.fail = &patchFailure{phase: phaseMayGotoPrologue, patch: k, orig: p.insns[k].orig}
 		return out
 	}
-	if !apply(phaseSubreg, lens.patches(p, lens.subreg)) {
+	if !apply(phaseSubreg, lens.patches(p, passSubreg)) {
 		return out
 	}
 	out.xlated = len(p.insns)
@@ -389,11 +402,16 @@ type rewriteLens struct {
 	// prologue is gen_prologue's length with the original first
 	// instruction (0 for none).
 	prologue int
-	// ctx, fixups and subreg are the patch lengths of
+	// byInsn holds, per instruction as loaded, the patch lengths of
 	// convert_ctx_accesses, do_misc_fixups and
-	// opt_subreg_zext_lo32_rnd_hi32, per original instruction ([lo, hi]);
-	// instructions not patched are absent.
-	ctx, fixups, subreg map[int][2]int
+	// opt_subreg_zext_lo32_rnd_hi32 (passCtx...), and count how many
+	// instructions each pass patches.
+	byInsn [][numPasses]patchLen
+	count  [numPasses]int
+	// throws: some path calls bpf_throw (env.seenThrow); removes: the
+	// dead-code passes remove something (an instruction no path reached,
+	// or a goto +0).
+	throws, removes bool
 	// unknown says some length is only bounded, unknownWhy which.
 	unknown    bool
 	unknownWhy string
@@ -417,21 +435,34 @@ func (l *rewriteLens) loopInline(p *fixupProg) []rewritePatch {
 }
 
 // patches lists a pass's patches over p: each instruction as loaded
-// (not one a pass inserted) with a length in byOrig.
-func (l *rewriteLens) patches(p *fixupProg, byOrig map[int][2]int) []rewritePatch {
-	if len(byOrig) == 0 {
+// (not one a pass inserted) that pass rewrites.
+func (l *rewriteLens) patches(p *fixupProg, pass int) []rewritePatch {
+	if l.count[pass] == 0 {
 		return nil
 	}
-	var out []rewritePatch
+	out := make([]rewritePatch, 0, l.count[pass])
 	for i, f := range p.insns {
 		if !f.primary {
 			continue
 		}
-		n, ok := byOrig[f.orig]
-		if !ok || n[1] <= 1 {
+		n := l.byInsn[f.orig][pass]
+		if n.hi <= 1 {
 			continue
 		}
-		out = append(out, rewritePatch{pos: i, lo: n[0], hi: n[1], mayGoto: f.mayGotoShape})
+		out = append(out, rewritePatch{pos: i, lo: int(n.lo), hi: int(n.hi), mayGoto: f.mayGotoShape})
 	}
 	return out
 }
+
+// Per-instruction passes, indexes of patchLens.
+const (
+	passCtx = iota
+	passFixups
+	passSubreg
+	numPasses
+)
+
+// patchLen is one pass's patch length for an instruction: lo..hi
+// instructions (no patch: 0 or 1). No patch is longer than insnBufSize
+// plus the narrow-load and sign-extension instructions.
+type patchLen struct{ lo, hi uint8 }

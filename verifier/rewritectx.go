@@ -21,13 +21,13 @@ const skbTstampTypeOff = 180
 // context is typed by BTF (tracing, LSM, struct_ops) have no
 // convert_ctx_access: their accesses stay as they are. An Extension's
 // rewrites are its target's (resolve_prog_type), not modelled.
-func (e *env) ctxConvertLen(op ctxOp, dst, src uint8) (int, bool) {
+func (e *env) ctxConvertLen(op ctxOp, dst, src uint8, tstampType bool) (int, bool) {
 	if check, _ := ctxaccess.Layout(e.progType); check == nil {
 		return 1, e.progType != ebpf.Extension
 	}
 	return ctxaccess.RewriteLen(e.progType, e.attach, ctxaccess.Op{
 		Off: op.off, Size: op.size, Store: op.store, Imm: op.imm, SignExt: op.signExt,
-		SameReg: !op.store && dst == src, TstampTypeAccess: e.readsTstampType(),
+		SameReg: !op.store && dst == src, TstampTypeAccess: tstampType,
 	})
 }
 

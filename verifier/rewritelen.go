@@ -50,35 +50,33 @@ var mapLookupLen = map[ebpf.MapType]int{
 	ebpf.XSKMap:      8, // xsk_map_gen_lookup
 }
 
-// mapCallState is a map helper call's map over the paths that reached
-// it (the kernel's map_ptr_state): poisoned when they named different
-// maps, and then the call is not inlined.
-type mapCallState struct {
-	mapIdx   int
-	poisoned bool
-}
+// mapCallPoisoned marks, in env.mapCalls, a map helper call whose paths
+// named different maps (the kernel's BPF_MAP_PTR_POISON in
+// map_ptr_state): the call is not inlined.
+const mapCallPoisoned = -1
 
-// recordMapCall is record_func_map for a bpf_map_lookup_elem call.
+// recordMapCall is record_func_map for a bpf_map_lookup_elem call: the
+// map of the call's first visit plus one, or mapCallPoisoned. It runs at
+// every visit, so it costs a slice store.
 func (e *env) recordMapCall(mapIdx int) {
 	if mapIdx < 0 {
 		return
 	}
 	if e.mapCalls == nil {
-		e.mapCalls = map[int]mapCallState{}
+		e.mapCalls = make([]int32, len(e.prog))
 	}
-	st, ok := e.mapCalls[e.insnIdx]
-	if !ok {
-		st = mapCallState{mapIdx: mapIdx}
-	} else if st.mapIdx != mapIdx {
-		st.poisoned = true
+	switch st := &e.mapCalls[e.insnIdx]; {
+	case *st == 0:
+		*st = int32(mapIdx) + 1
+	case *st != int32(mapIdx)+1:
+		*st = mapCallPoisoned
 	}
-	e.mapCalls[e.insnIdx] = st
 }
 
 // rewriteLengths gathers the patch length of every instruction the
 // passes rewrite.
 func (e *env) rewriteLengths() *rewriteLens {
-	l := &rewriteLens{ctx: map[int][2]int{}, fixups: map[int][2]int{}, subreg: map[int][2]int{}}
+	l := &rewriteLens{byInsn: make([][numPasses]patchLen, len(e.prog))}
 	for i, st := range e.loopInline {
 		if st.fit && e.seen[i] && st.callback > 0 && st.callback < len(e.cfg.Subprogs) {
 			if l.inline == nil {
@@ -93,28 +91,39 @@ func (e *env) rewriteLengths() *rewriteLens {
 		l.bound("the prologue of a %s program", e.progType)
 		l.prologue = 1
 	}
+	tstampType := e.readsTstampType()
 	for i, in := range e.prog {
-		if !e.seen[i] || in.Filler {
+		if !e.seen[i] {
+			l.removes = true
 			continue
 		}
-		if lo, hi, why := e.ctxPatchLen(i, in); hi > 1 {
-			l.ctx[i] = [2]int{lo, hi}
-			if why != "" {
-				l.bound("%s", why)
-			}
+		if in.Filler {
+			continue
 		}
-		if lo, hi, why := e.fixupPatchLen(i, in); hi > 1 {
-			l.fixups[i] = [2]int{lo, hi}
-			if why != "" {
-				l.bound("%s", why)
-			}
+		if in.Op == insn.ClassJMP|insn.JmpJA && in.Off == 0 && in.Imm == 0 {
+			l.removes = true
 		}
-		if lo, hi, why := e.subregPatchLen(i, in); hi > 1 {
-			l.subreg[i] = [2]int{lo, hi}
+		l.throws = l.throws || in.IsKfuncCall() && isThrowCall(in)
+		l.set(i, passCtx)(e.ctxPatchLen(i, in, tstampType))
+		l.set(i, passFixups)(e.fixupPatchLen(i, in))
+		l.set(i, passSubreg)(e.subregPatchLen(i, in))
+	}
+	return l
+}
+
+// set returns the function recording instruction i's patch length in
+// pass: lo..hi, why set when only bounded.
+func (l *rewriteLens) set(i, pass int) func(lo, hi int, why string) {
+	return func(lo, hi int, why string) {
+		if hi <= 1 {
+			return
+		}
+		l.byInsn[i][pass] = patchLen{uint8(lo), uint8(hi)}
+		l.count[pass]++
+		if why != "" {
 			l.bound("%s", why)
 		}
 	}
-	return l
 }
 
 // bound notes a length only bounded.
@@ -128,7 +137,7 @@ func (l *rewriteLens) bound(format string, args ...any) {
 // and stores through the context or a socket pointer, by the pointer type
 // the walk recorded for the instruction. why is set when the length is
 // only bounded.
-func (e *env) ctxPatchLen(i int, in insn.Insn) (lo, hi int, why string) {
+func (e *env) ctxPatchLen(i int, in insn.Insn, tstampType bool) (lo, hi int, why string) {
 	cls := in.Class()
 	mode := in.Mode()
 	var op ctxOp
@@ -148,7 +157,7 @@ func (e *env) ctxPatchLen(i int, in insn.Insn) (lo, hi int, why string) {
 	n, ok := 1, true
 	switch p.t {
 	case states.PtrToCtx:
-		n, ok = e.ctxConvertLen(op, in.Dst, in.Src)
+		n, ok = e.ctxConvertLen(op, in.Dst, in.Src, tstampType)
 	case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
 		n, ok = sockConvertLen(p.t, op, in.Dst, in.Src)
 	}
@@ -273,11 +282,10 @@ func (e *env) helperPatchLen(i int, id int32) (lo, hi int, why string) {
 			return known(2)
 		}
 	case fnMapLookupElem:
-		st, ok := e.mapCalls[i]
-		if !ok || st.poisoned {
+		if e.mapCalls == nil || e.mapCalls[i] <= 0 {
 			return known(1)
 		}
-		m := e.maps[st.mapIdx]
+		m := e.maps[e.mapCalls[i]-1]
 		n, inlined := mapLookupLen[m.Type]
 		if !inlined {
 			return known(1)

@@ -133,7 +133,7 @@ type env struct {
 	// given a per-CPU object, and seenDirectWrite whether the program
 	// writes packet data directly: what the rewrites after the walk
 	// depend on (rewritelen.go).
-	mapCalls         map[int]mapCallState
+	mapCalls         []int32
 	percpuAllocCalls map[int]bool
 	seenDirectWrite  bool
 	// xlated is the rewritten program's length (Stats.XlatedInsns), and

@@ -521,9 +521,11 @@ func insertGotoZero(prog []insn.Insn, i int) []edit {
 // it to the limit or past it, where bpf_patch_insn_single refuses the
 // patch ("insn N cannot be patched due to 16-bit range"). Only a program
 // over 32,767 instructions meets that refusal; no seed is that long. The
-// filler, "if r10 == 0 goto +0", changes no register, and unlike "goto
-// +0" opt_remove_nops keeps it, so the span stays as long after the
-// dead-code passes. Every path through the fillers walks them all, and a
+// filler, "gotol +0", changes nothing, and unlike "goto +0"
+// opt_remove_nops keeps it, so the span stays as long after the dead-code
+// passes (a conditional filler such as "if r10 == 0 goto +0" is not
+// decided by the verifier: each would push a branch, and 8,192 of them
+// are "The sequence of 8193 jumps is too complex"). Every path through the fillers walks them all, and a
 // program whose paths walk a million instructions is refused for that:
 // only forward jumps among the first stretchWithin instructions, which
 // few paths reach yet, are stretched, and the fillers go after them.
@@ -552,7 +554,7 @@ var stretchShorts = []int{0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64}
 // inertFillers is jumpStretch's filler, as many as a jump may span; the
 // edits share it (an insertion copies what it inserts).
 var inertFillers = sync.OnceValue(func() []insn.Insn {
-	return slices.Repeat([]insn.Insn{{Op: insn.ClassJMP | insn.JmpJEQ | insn.SrcK, Dst: insn.R10}}, -math.MinInt16)
+	return slices.Repeat([]insn.Insn{{Op: insn.ClassJMP32 | insn.JmpJA}}, -math.MinInt16)
 })
 
 // insertCopy inserts before instruction i a copy of each of its nearest

@@ -142,6 +142,25 @@ func (p *Pool) ClonePacked(src *State) *State {
 	return s
 }
 
+// Backedge returns a copy of src without its frames (every entry of
+// Frames nil), for a loop back-edge: the current state kept, when it
+// matched a checkpoint of a loop still being explored, until the loop's
+// precision is propagated again (the kernel's bpf_scc_backedge). That
+// propagation walks back from the copy through its history and then its
+// ancestors (propagate_precision, __mark_chain_precision), and of the copy
+// itself reads only its position (InsnIdx, FirstInsnIdx), its history, its
+// number of frames and its parent: the registers and stack it is asked
+// for are those of the ancestors, and the fallback that makes every scalar
+// precise skips the copy itself. The kernel copies the whole state, which
+// decides nothing; a packed copy of the frames was two fifths of the
+// copies a loop-heavy program makes (falco's bpf_probe.o). The copy must
+// not be read as a state otherwise; Put takes it back.
+func (p *Pool) Backedge(src *State) *State {
+	s := p.state()
+	s.copyAllButFrames(src)
+	return s
+}
+
 // Checkpoint is ClonePacked for a state the explored-state store will
 // hold: the copy is also sealed (State.Seal), its summary words carved
 // from the pool's blocks like its slots, where sealing allocated them (a

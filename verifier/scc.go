@@ -45,7 +45,8 @@ type sccKey struct {
 }
 
 // backedge is a current state that matched a checkpoint whose marks were
-// still incomplete.
+// still incomplete. st is a copy without frames (states.Pool.Backedge):
+// the precision walks from it read its history and its ancestors only.
 type backedge struct {
 	st    *states.State
 	equal *states.State

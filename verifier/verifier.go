@@ -1023,7 +1023,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 		}
 		e.propagatePrecision(hit.State, cur, nil)
 		if loop {
-			be := e.pool.ClonePacked(cur)
+			be := e.pool.Backedge(cur)
 			be.InsnIdx = int32(idx)
 			if err := e.addSCCBackedge(backedge{st: be, equal: hit.State}); err != nil {
 				return false, err

@@ -64,7 +64,7 @@ func TestLoadCollectionSpecLive(t *testing.T) {
 	want := []Result{
 		{Program: "no_r0", Errno: unix.EACCES, Err: "R0 !read_ok", InsnProcessed: 1, StackDepth: "0", Release: release},
 		{Program: "null_deref", Errno: unix.EACCES, Err: "R0 invalid mem access 'map_value_or_null'", InsnProcessed: 7, StackDepth: "8", Release: release},
-		{Program: "ok", Accepted: true, InsnProcessed: 2, StackDepth: "0", Release: release},
+		{Program: "ok", Accepted: true, InsnProcessed: 2, XlatedInsns: 2, StackDepth: "0", Release: release},
 	}
 	opts := cmpopts.IgnoreFields(Result{}, "Log", "VerificationTime")
 	if diff := cmp.Diff(want, got, opts); diff != "" {

@@ -99,6 +99,10 @@ func (e *env) rewriteProgram() error {
 		e.xlated = len(e.prog)
 		return nil
 	}
+	if n, ok := e.xlatedSingleFunction(lens); ok {
+		e.xlated = n
+		return nil
+	}
 	lo := e.replayRewrites(lens, false)
 	out := lo
 	if lens.unknown {
@@ -408,6 +412,15 @@ type rewriteLens struct {
 	// instructions each pass patches.
 	byInsn [][numPasses]patchLen
 	count  [numPasses]int
+	// growHi is how much the per-instruction passes could grow the
+	// program at most: every patch, at its largest, less the
+	// instruction it replaces.
+	growHi int
+	// unseen counts the instructions no path reached; jumps lists the
+	// others that point somewhere (insn.Relative), patched those some
+	// pass patches: what the count of xlatedSingleFunction looks at.
+	unseen         int
+	jumps, patched []int32
 	// throws: some path calls bpf_throw (env.seenThrow); removes: the
 	// dead-code passes remove something (an instruction no path reached,
 	// or a goto +0).

@@ -92,23 +92,116 @@ func (e *env) rewriteLengths() *rewriteLens {
 		l.prologue = 1
 	}
 	tstampType := e.readsTstampType()
-	for i, in := range e.prog {
+	rndHi32 := e.progFlags()&loader.FlagTestRndHi32 != 0
+	for i := range e.prog {
 		if !e.seen[i] {
 			l.removes = true
+			l.unseen++
 			continue
 		}
-		if in.Filler {
+		in := &e.prog[i]
+		kind := rewriteKinds[in.Op]
+		if kind == 0 && !rndHi32 || in.Filler {
+			// Most instructions: none of the tests below passes.
 			continue
 		}
-		if in.Op == insn.ClassJMP|insn.JmpJA && in.Off == 0 && in.Imm == 0 {
-			l.removes = true
+		// Only the instructions the length functions may give more
+		// than one instruction go on to them (ctxPatchLen: loads and
+		// stores through a context or socket pointer; fixupPatchLen:
+		// divisions by a register, LD_ABS/LD_IND, may_goto, calls;
+		// subregPatchLen: atomics, or anything under
+		// BPF_F_TEST_RND_HI32): a few instructions each where the
+		// three calls cost about a hundred.
+		ctx := kind&kindMem != 0 && rewritesPtr(e.auxPtr[i].t)
+		fixups := kind&kindFixups != 0
+		subreg := rndHi32 || kind&kindAtomic != 0
+		if kind&kindJump != 0 && (in.Op != insn.ClassJMP|insn.JmpCall || in.IsPseudoCall()) ||
+			kind&kindLdImm64 != 0 && in.IsPseudoFunc() {
+			l.jumps = append(l.jumps, int32(i))
 		}
-		l.throws = l.throws || in.IsKfuncCall() && isThrowCall(in)
-		l.set(i, passCtx)(e.ctxPatchLen(i, in, tstampType))
-		l.set(i, passFixups)(e.fixupPatchLen(i, in))
-		l.set(i, passSubreg)(e.subregPatchLen(i, in))
+		switch in.Op {
+		case insn.ClassJMP | insn.JmpJA:
+			if in.Off == 0 && in.Imm == 0 {
+				l.removes = true
+			}
+		case insn.ClassJMP | insn.JmpCall:
+			l.throws = l.throws || in.IsKfuncCall() && isThrowCall(*in)
+		}
+		if ctx {
+			l.set(i, passCtx)(e.ctxPatchLen(i, *in, tstampType))
+		}
+		if fixups {
+			l.set(i, passFixups)(e.fixupPatchLen(i, *in))
+		}
+		if subreg {
+			l.set(i, passSubreg)(e.subregPatchLen(i, *in))
+		}
 	}
 	return l
+}
+
+// Kinds of opcode for rewriteLengths, bits of rewriteKinds.
+const (
+	// kindMem: a load or store (LDX, ST, STX), which convert_ctx_accesses
+	// may rewrite.
+	kindMem = 1 << iota
+	// kindAtomic: an atomic (STX|ATOMIC), which
+	// opt_subreg_zext_lo32_rnd_hi32 may patch.
+	kindAtomic
+	// kindFixups: what do_misc_fixups may patch: a division or modulo
+	// by a register, LD_ABS/LD_IND, may_goto, a call.
+	kindFixups
+	// kindJump: a jump with a relative target (insn.Relative), or a
+	// call (a bpf-to-bpf call has one).
+	kindJump
+	// kindLdImm64: an ld_imm64 (a function address has a target).
+	kindLdImm64
+)
+
+// rewriteKinds is each opcode's kinds.
+var rewriteKinds = func() (k [256]uint8) {
+	for op := range 256 {
+		in := insn.Insn{Op: uint8(op)}
+		cls, mode, alu := in.Class(), in.Mode(), in.Op&0xf0
+		switch cls {
+		case insn.ClassLDX, insn.ClassST:
+			k[op] |= kindMem
+		case insn.ClassSTX:
+			k[op] |= kindMem
+			if mode == insn.ModeATOMIC {
+				k[op] |= kindAtomic
+			}
+		case insn.ClassALU, insn.ClassALU64:
+			if in.Op&insn.SrcX != 0 && (alu == insn.ALUDiv || alu == insn.ALUMod) {
+				k[op] |= kindFixups
+			}
+		case insn.ClassLD:
+			if mode == insn.ModeABS || mode == insn.ModeIND {
+				k[op] |= kindFixups
+			}
+			if in.IsLdImm64() {
+				k[op] |= kindLdImm64
+			}
+		case insn.ClassJMP, insn.ClassJMP32:
+			switch {
+			case in.Op == insn.ClassJMP|insn.JmpJCOND, in.Op == insn.ClassJMP|insn.JmpCall:
+				k[op] |= kindFixups | kindJump
+			case alu != insn.JmpCall && alu != insn.JmpExit:
+				k[op] |= kindJump
+			}
+		}
+	}
+	return k
+}()
+
+// rewritesPtr reports the pointer types whose loads and stores
+// convert_ctx_accesses may rewrite (ctxPatchLen).
+func rewritesPtr(t states.RegType) bool {
+	switch t {
+	case states.PtrToCtx, states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
+		return true
+	}
+	return false
 }
 
 // set returns the function recording instruction i's patch length in
@@ -118,8 +211,12 @@ func (l *rewriteLens) set(i, pass int) func(lo, hi int, why string) {
 		if hi <= 1 {
 			return
 		}
+		if l.byInsn[i] == [numPasses]patchLen{} {
+			l.patched = append(l.patched, int32(i))
+		}
 		l.byInsn[i][pass] = patchLen{uint8(lo), uint8(hi)}
 		l.count[pass]++
+		l.growHi += hi - 1
 		if why != "" {
 			l.bound("%s", why)
 		}

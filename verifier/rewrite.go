@@ -63,7 +63,11 @@ type rewritePatch struct {
 	// mayGoto: the patch replaces a may_goto, whose jump moves to the
 	// patch's second instruction, aimed at the same instruction; its
 	// offset grows by the patch's length minus two on the way.
-	mayGoto bool
+	// longMayGoto: that offset would not fit 16 bits, and the 6.18
+	// kernel jumps over a gotol instead, one instruction more
+	// (measured: "if ax != 0 goto +1; gotol"), whose 32-bit offset no
+	// patch can push out of range.
+	mayGoto, longMayGoto bool
 	// keepsLast: the patch ends with the instruction it replaces (a
 	// prologue), which the pass goes on to rewrite as any other.
 	keepsLast bool
@@ -278,11 +282,10 @@ func (p *fixupProg) firstOverflow(patches []rewritePatch, hi bool) (int, string)
 			if t > s {
 				// Patches between the may_goto and its target come
 				// after it: the new jump starts at off+n-2.
-				off += n - 2
-				if off > jumpOffMax {
-					truncate(k, fmt.Sprintf("a may_goto whose rewritten jump (offset %d) no longer fits 16 bits, which the kernel truncates", off))
-					continue
+				if patches[k].longMayGoto {
+					continue // its jump is a gotol: 32 bits
 				}
+				off += n - 2
 				a := sort.SearchInts(pos, s+1)
 				b := sort.SearchInts(pos, t)
 				note(overflowIn(a, b, jumpOffMax-off))
@@ -369,6 +372,12 @@ func (p *fixupProg) applyPatches(patches []rewritePatch, hi bool) {
 			switch {
 			case pt.keepsLast && j == pt.length(hi)-1:
 				slot = f
+			case pt.longMayGoto && j == 1:
+				// The test on the loop budget, jumping over the gotol;
+				// still a may_goto to the prologue pass.
+				slot.mayGotoShape = true
+			case pt.longMayGoto && j == 2:
+				slot.target = f.target // a gotol: no 16-bit range
 			case pt.mayGoto && j == 1:
 				// The may_goto's jump, now a conditional jump on the
 				// loop budget (still a may_goto to opt_remove_nops and
@@ -462,7 +471,11 @@ func (l *rewriteLens) patches(p *fixupProg, pass int) []rewritePatch {
 		if n.hi <= 1 {
 			continue
 		}
-		out = append(out, rewritePatch{pos: i, lo: int(n.lo), hi: int(n.hi), mayGoto: f.mayGotoShape})
+		pt := rewritePatch{pos: i, lo: int(n.lo), hi: int(n.hi), mayGoto: f.mayGotoShape}
+		if pt.mayGoto && f.target > i && f.target-i-1+pt.hi-2 > jumpOffMax {
+			pt.lo, pt.hi, pt.longMayGoto = pt.lo+1, pt.hi+1, true
+		}
+		out = append(out, pt)
 	}
 	return out
 }

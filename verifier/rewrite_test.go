@@ -76,6 +76,20 @@ func lookupIn() asm.Instructions {
 	}
 }
 
+// mayGotoOver is "before times r2 = 0; r0 = 0; may_goto +span; span
+// times r2 = 0; exit".
+func mayGotoOver(before, span int) asm.Instructions {
+	var insns asm.Instructions
+	for range before {
+		insns = append(insns, asm.Mov.Imm(asm.R2, 0))
+	}
+	insns = append(insns, asm.Mov.Imm(asm.R0, 0), asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JumpOp(0xe0)), Offset: int16(span)})
+	for range span {
+		insns = append(insns, asm.Mov.Imm(asm.R2, 0))
+	}
+	return append(insns, asm.Return())
+}
+
 // divBy is "r0 = rand; r1 = rand | 1; r0 <op>= r1; exit" (or w0, w1).
 func divBy(op asm.Instruction) asm.Instructions {
 	return asm.Instructions{
@@ -143,6 +157,10 @@ var rewriteCases = []rewriteCase{
 		asm.LoadMem(asm.R2, asm.R1, 80, asm.Word), asm.LoadMem(asm.R3, asm.R1, 76, asm.Word),
 		asm.Mov.Reg(asm.R4, asm.R3), asm.Add.Imm(asm.R4, 1), {OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JGT).SetSource(asm.RegSource), Dst: asm.R4, Src: asm.R2, Offset: 2},
 		asm.Mov.Imm(asm.R5, 0), asm.StoreMem(asm.R3, 0, asm.R5, asm.Byte), asm.Mov.Imm(asm.R0, 0), asm.Return()}, xlated: 19},
+	// A may_goto over 32,763 instructions: its rewritten jump's offset,
+	// 32,768, is truncated to -32,768, and the kernel accepts a program
+	// whose jump lands 32,766 instructions before it.
+	{name: "may_goto truncated", lt: liveProgramType{ebpf.SocketFilter, 0}, insns: mayGotoOver(32800, 32763), xlated: 65575},
 	{name: "may_goto loop", lt: liveProgramType{ebpf.SocketFilter, 0}, insns: asm.Instructions{
 		asm.Mov.Imm(asm.R0, 0), {OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.JumpOp(0xe0)), Offset: 2},
 		asm.Add.Imm(asm.R0, 1), {OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Ja), Offset: -3}, asm.Mov.Imm(asm.R0, 0), asm.Return()}},

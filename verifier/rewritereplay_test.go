@@ -23,6 +23,9 @@ func naiveFirstOverflow(p *fixupProg, patches []rewritePatch) int {
 		delta := pt.lo - 1
 		for j := range jumps {
 			src, t := jumps[j].src, jumps[j].target
+			if src < 0 {
+				continue
+			}
 			if src == q && pt.mayGoto {
 				continue // replaced, checked below
 			}
@@ -38,8 +41,18 @@ func naiveFirstOverflow(p *fixupProg, patches []rewritePatch) int {
 			}
 		}
 		for j := range jumps {
+			if jumps[j].src == q && pt.longMayGoto {
+				jumps[j].src = -1 // now a gotol, 32 bits: never out of range
+				continue
+			}
 			if jumps[j].src == q && pt.mayGoto {
-				jumps[j].src = q + 1
+				// The rewritten jump, its offset truncated to 16 bits.
+				off := jumps[j].target - q - 1 - 1
+				if jumps[j].target > q {
+					off += delta
+				}
+				jumps[j].src, jumps[j].target = q+1, q+2+int(int16(off))
+				continue
 			} else if jumps[j].src > q {
 				jumps[j].src += delta
 			}
@@ -69,9 +82,7 @@ func TestFirstOverflowMatchesPatchByPatch(t *testing.T) {
 			var s, tgt int
 			span := jumpOffMax - rng.IntN(600)
 			mayGoto := rng.IntN(5) == 0
-			if mayGoto {
-				span -= 10 // the rewritten jump must still fit
-			}
+
 			if rng.IntN(2) == 0 {
 				s = rng.IntN(n - span - 1)
 				tgt = s + 1 + span
@@ -95,7 +106,11 @@ func TestFirstOverflowMatchesPatchByPatch(t *testing.T) {
 			if mg {
 				l = 7
 			}
-			patches = append(patches, rewritePatch{pos: pos, lo: l, hi: l, mayGoto: mg})
+			pt := rewritePatch{pos: pos, lo: l, hi: l, mayGoto: mg}
+			if t := p.insns[pos].target; mg && t > pos && t-pos-1+l-2 > jumpOffMax {
+				pt.lo, pt.hi, pt.longMayGoto = l+1, l+1, true // as rewriteLens.patches
+			}
+			patches = append(patches, pt)
 		}
 		got, why := p.firstOverflow(patches, false)
 		if why != "" {

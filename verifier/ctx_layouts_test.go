@@ -22,19 +22,7 @@ func TestCtxLayoutLiveKernel(t *testing.T) {
 	// maxProbeOff bounds the offsets tried for large contexts
 	// (tracepoint records).
 	const maxProbeOff = 256
-	types := []liveProgramType{
-		{ebpf.SocketFilter, 0}, {ebpf.SchedCLS, 0}, {ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress}, {ebpf.LWTIn, 0},
-		{ebpf.SkSKB, 0}, {ebpf.FlowDissector, 0}, {ebpf.XDP, 0}, {ebpf.XDP, ebpf.AttachXDPDevMap}, {ebpf.Kprobe, 0},
-		{ebpf.TracePoint, 0}, {ebpf.RawTracepoint, 0}, {ebpf.PerfEvent, 0},
-		{ebpf.CGroupSock, ebpf.AttachCGroupInetSockCreate}, {ebpf.CGroupSock, ebpf.AttachCGroupInet6PostBind},
-		{ebpf.CGroupSockAddr, ebpf.AttachCGroupInet4Connect}, {ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP6Sendmsg},
-		{ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Recvmsg}, {ebpf.SockOps, 0}, {ebpf.SkMsg, 0},
-		{ebpf.SkLookup, ebpf.AttachSkLookup}, {ebpf.CGroupSysctl, ebpf.AttachCGroupSysctl},
-		{ebpf.CGroupDevice, ebpf.AttachCGroupDevice}, {ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt},
-		{ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt}, {ebpf.SkReuseport, ebpf.AttachSkReuseportSelect},
-		{ebpf.SkReuseport, ebpf.AttachSkReuseportSelectOrMigrate}, {ebpf.RawTracepointWritable, 0},
-		{ebpf.Netfilter, ebpf.AttachNetfilter}, {ebpf.Syscall, 0},
-	}
+	types := ctxLiveTypes
 	for _, lt := range types {
 		check, csize := ctxaccess.Layout(lt.pt)
 		exit := int32(0)
@@ -63,4 +51,21 @@ func TestCtxLayoutLiveKernel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ctxLiveTypes are the program types, with an attach type where it
+// decides the layout, whose contexts the live tests of layouts,
+// operations and rewrites load programs of.
+var ctxLiveTypes = []liveProgramType{
+	{ebpf.SocketFilter, 0}, {ebpf.SchedCLS, 0}, {ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress}, {ebpf.LWTIn, 0},
+	{ebpf.SkSKB, 0}, {ebpf.FlowDissector, 0}, {ebpf.XDP, 0}, {ebpf.XDP, ebpf.AttachXDPDevMap}, {ebpf.Kprobe, 0},
+	{ebpf.TracePoint, 0}, {ebpf.RawTracepoint, 0}, {ebpf.PerfEvent, 0},
+	{ebpf.CGroupSock, ebpf.AttachCGroupInetSockCreate}, {ebpf.CGroupSock, ebpf.AttachCGroupInet6PostBind},
+	{ebpf.CGroupSockAddr, ebpf.AttachCGroupInet4Connect}, {ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP6Sendmsg},
+	{ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Recvmsg}, {ebpf.SockOps, 0}, {ebpf.SkMsg, 0},
+	{ebpf.SkLookup, ebpf.AttachSkLookup}, {ebpf.CGroupSysctl, ebpf.AttachCGroupSysctl},
+	{ebpf.CGroupDevice, ebpf.AttachCGroupDevice}, {ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt},
+	{ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt}, {ebpf.SkReuseport, ebpf.AttachSkReuseportSelect},
+	{ebpf.SkReuseport, ebpf.AttachSkReuseportSelectOrMigrate}, {ebpf.RawTracepointWritable, 0},
+	{ebpf.Netfilter, ebpf.AttachNetfilter}, {ebpf.Syscall, 0},
 }

@@ -94,19 +94,7 @@ func (c ctxConvertCounts) String() string {
 func TestCtxConvertLiveKernel(t *testing.T) {
 	skipIfNoBPF(t)
 	const maxProbeOff = 256
-	types := []liveProgramType{
-		{ebpf.SocketFilter, 0}, {ebpf.SchedCLS, 0}, {ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress}, {ebpf.LWTIn, 0},
-		{ebpf.SkSKB, 0}, {ebpf.FlowDissector, 0}, {ebpf.XDP, 0}, {ebpf.XDP, ebpf.AttachXDPDevMap}, {ebpf.Kprobe, 0},
-		{ebpf.TracePoint, 0}, {ebpf.RawTracepoint, 0}, {ebpf.PerfEvent, 0},
-		{ebpf.CGroupSock, ebpf.AttachCGroupInetSockCreate}, {ebpf.CGroupSock, ebpf.AttachCGroupInet6PostBind},
-		{ebpf.CGroupSockAddr, ebpf.AttachCGroupInet4Connect}, {ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP6Sendmsg},
-		{ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Recvmsg}, {ebpf.SockOps, 0}, {ebpf.SkMsg, 0},
-		{ebpf.SkLookup, ebpf.AttachSkLookup}, {ebpf.CGroupSysctl, ebpf.AttachCGroupSysctl},
-		{ebpf.CGroupDevice, ebpf.AttachCGroupDevice}, {ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt},
-		{ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt}, {ebpf.SkReuseport, ebpf.AttachSkReuseportSelect},
-		{ebpf.SkReuseport, ebpf.AttachSkReuseportSelectOrMigrate}, {ebpf.RawTracepointWritable, 0},
-		{ebpf.Netfilter, ebpf.AttachNetfilter}, {ebpf.Syscall, 0},
-	}
+	types := ctxLiveTypes
 	dump := ctxConvertDump(t)
 	for _, lt := range types {
 		check, csize := ctxaccess.Layout(lt.pt)

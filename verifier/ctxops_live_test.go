@@ -6,7 +6,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/vercheck/vercheck/ctxaccess"
@@ -28,19 +27,7 @@ import (
 func TestCtxOpsLiveKernel(t *testing.T) {
 	_, missing := liveKernelBTF(t)
 	const maxProbeOff = 256
-	types := []liveProgramType{
-		{ebpf.SocketFilter, 0}, {ebpf.SchedCLS, 0}, {ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress}, {ebpf.LWTIn, 0},
-		{ebpf.SkSKB, 0}, {ebpf.FlowDissector, 0}, {ebpf.XDP, 0}, {ebpf.XDP, ebpf.AttachXDPDevMap}, {ebpf.Kprobe, 0},
-		{ebpf.TracePoint, 0}, {ebpf.RawTracepoint, 0}, {ebpf.PerfEvent, 0},
-		{ebpf.CGroupSock, ebpf.AttachCGroupInetSockCreate}, {ebpf.CGroupSock, ebpf.AttachCGroupInet6PostBind},
-		{ebpf.CGroupSockAddr, ebpf.AttachCGroupInet4Connect}, {ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP6Sendmsg},
-		{ebpf.CGroupSockAddr, ebpf.AttachCGroupUDP4Recvmsg}, {ebpf.SockOps, 0}, {ebpf.SkMsg, 0},
-		{ebpf.SkLookup, ebpf.AttachSkLookup}, {ebpf.CGroupSysctl, ebpf.AttachCGroupSysctl},
-		{ebpf.CGroupDevice, ebpf.AttachCGroupDevice}, {ebpf.CGroupSockopt, ebpf.AttachCGroupGetsockopt},
-		{ebpf.CGroupSockopt, ebpf.AttachCGroupSetsockopt}, {ebpf.SkReuseport, ebpf.AttachSkReuseportSelect},
-		{ebpf.SkReuseport, ebpf.AttachSkReuseportSelectOrMigrate}, {ebpf.RawTracepointWritable, 0},
-		{ebpf.Netfilter, ebpf.AttachNetfilter},
-	}
+	types := ctxLiveTypes
 	type access struct {
 		name string
 		make func(off int16) asm.Instructions

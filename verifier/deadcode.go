@@ -104,35 +104,36 @@ func (e *env) checkJitFunctionTargets(p *fixupProg) error {
 // fixupProgram returns the verified program as the dead-code passes see it.
 func (e *env) fixupProgram() *fixupProg {
 	p := &fixupProg{insns: make([]fixupInsn, len(e.prog))}
-	for i, in := range e.prog {
-		f := fixupInsn{orig: i, target: -1, seen: e.seen[i], primary: true}
-		if rel, ok := in.Relative(); ok {
-			f.jump16 = in.IsJmpClass() && !in.IsPseudoCall() && in.Op != insn.ClassJMP32|insn.JmpJA
-			f.target = i + int(rel) + 1
-			f.funcRef = in.IsPseudoCall() || in.IsPseudoFunc()
-			bare := in.Dst == 0 && in.Src == 0 && in.Imm == 0
-			f.gotoShape = in.Op == insn.ClassJMP|insn.JmpJA && bare
-			f.mayGotoShape = in.Op == insn.ClassJMP|insn.JmpJCOND && bare
-			f.cond = isCondJump(in)
-		}
-		p.insns[i] = f
-	}
-	// remove_fastcall_spills_fills: the spills and fills around each
-	// fastcall pattern's call become nops, which opt_remove_nops drops.
-	for i, n := range e.fastcall.spills {
-		for j := 1; j <= int(n); j++ {
-			for _, k := range [2]int{i - j, i + j} {
-				if k >= 0 && k < len(p.insns) {
-					p.insns[k].target, p.insns[k].gotoShape, p.insns[k].jump16 = k+1, true, true
-				}
-			}
-		}
+	nops := e.fastcallNops()
+	for i := range e.prog {
+		p.insns[i] = e.fixupInsnAt(i, nops)
 	}
 	for _, sp := range e.cfg.Subprogs {
 		p.starts = append(p.starts, sp.Start)
 	}
 	p.starts = append(p.starts, len(e.prog))
 	return p
+}
+
+// fixupInsnAt is instruction i as the dead-code passes find it. nops
+// marks the fastcall spills and fills remove_fastcall_spills_fills has
+// made "goto +0" (fastcallNops), nil for none.
+func (e *env) fixupInsnAt(i int, nops []bool) fixupInsn {
+	in := &e.prog[i]
+	f := fixupInsn{orig: i, target: -1, seen: e.seen[i], primary: true}
+	if rel, ok := in.Relative(); ok {
+		f.jump16 = in.IsJmpClass() && !in.IsPseudoCall() && in.Op != insn.ClassJMP32|insn.JmpJA
+		f.target = i + int(rel) + 1
+		f.funcRef = in.IsPseudoCall() || in.IsPseudoFunc()
+		bare := in.Dst == 0 && in.Src == 0 && in.Imm == 0
+		f.gotoShape = in.Op == insn.ClassJMP|insn.JmpJA && bare
+		f.mayGotoShape = in.Op == insn.ClassJMP|insn.JmpJCOND && bare
+		f.cond = isCondJump(*in)
+	}
+	if nops != nil && nops[i] {
+		f.target, f.gotoShape, f.jump16 = i+1, true, true
+	}
+	return f
 }
 
 // isCondJump is the kernel's insn_is_cond_jump: any jump of the JMP32
@@ -153,20 +154,26 @@ func isCondJump(in insn.Insn) bool {
 // conditional jump whose fall-through no path reached becomes a goto to
 // its target, one whose target no path reached a goto +0 (a nop).
 func (p *fixupProg) hardWireDeadBranches() {
+	seen := func(k int) bool { return p.insns[k].seen }
 	for i := range p.insns {
-		f := &p.insns[i]
-		if !f.cond || i+1 >= len(p.insns) {
-			continue
-		}
-		switch {
-		case !p.insns[i+1].seen:
-		case f.target >= 0 && f.target < len(p.insns) && !p.insns[f.target].seen:
-			f.target = i + 1
-		default:
-			continue
-		}
-		f.cond, f.gotoShape, f.mayGotoShape = false, true, false
+		p.insns[i].hardWire(i, len(p.insns), seen)
 	}
+}
+
+// hardWire is opt_hard_wire_dead_code_branches for f, instruction i of
+// an n-instruction program whose reached instructions seen tells.
+func (f *fixupInsn) hardWire(i, n int, seen func(int) bool) {
+	if !f.cond || i+1 >= n {
+		return
+	}
+	switch {
+	case !seen(i + 1):
+	case f.target >= 0 && f.target < n && !seen(f.target):
+		f.target = i + 1
+	default:
+		return
+	}
+	f.cond, f.gotoShape, f.mayGotoShape = false, true, false
 }
 
 // removeDeadCode is opt_remove_dead_code: every maximal run of

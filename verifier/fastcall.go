@@ -168,6 +168,28 @@ func (e *env) checkFastcallContract(sp, off int) {
 	}
 }
 
+// fastcallNops marks the spills and fills remove_fastcall_spills_fills
+// turns into "goto +0" (NOP), which opt_remove_nops then drops: the
+// instructions around each fastcall pattern's call; nil when no pattern
+// is left.
+func (e *env) fastcallNops() []bool {
+	fc := &e.fastcall
+	if fc.spills == nil {
+		return nil
+	}
+	nops := make([]bool, len(e.prog))
+	for i, n := range fc.spills {
+		for j := 1; j <= int(n); j++ {
+			for _, k := range [2]int{i - j, i + j} {
+				if k >= 0 && k < len(nops) {
+					nops[k] = true
+				}
+			}
+		}
+	}
+	return nops
+}
+
 // removeFastcallSpillsFills is the stack part of
 // remove_fastcall_spills_fills: a subprogram that keeps a fastcall pattern
 // to drop, and no pattern around a call that is not fastcall, has the

@@ -87,11 +87,13 @@ type patchFailure struct {
 type rewriteOutcome struct {
 	fail *patchFailure
 	// unmodelled says why the replay could not follow the kernel (a
-	// may_goto whose rewritten jump no longer fits its offset field, which
-	// the kernel truncates), "" otherwise.
+	// backward may_goto whose rewritten jump no longer fits its offset
+	// field, whose form 6.18 takes then is not measured), "" otherwise.
 	unmodelled string
-	// xlated is the rewritten program's length.
+	// xlated is the rewritten program's length, prog the program the
+	// passes leave (when none refuses it).
 	xlated int
+	prog   *fixupProg
 }
 
 // rewriteProgram replays the kernel's rewrites of the accepted program:
@@ -99,10 +101,6 @@ type rewriteOutcome struct {
 // (checkJitFunctionTargets) and the rewritten length.
 func (e *env) rewriteProgram() error {
 	lens := e.rewriteLengths()
-	if e.rewritesNothing(lens) {
-		e.xlated = len(e.prog)
-		return nil
-	}
 	if n, ok := e.xlatedSingleFunction(lens); ok {
 		e.xlated = n
 		return nil
@@ -129,16 +127,7 @@ func (e *env) rewriteProgram() error {
 	if f := out.fail; f != nil {
 		return &RejectError{Insn: f.orig, Msg: fmt.Sprintf("insn %d cannot be patched due to 16-bit range", f.orig), errno: syscall.ENOMEM}
 	}
-	return e.checkJitFunctionTargets(e.lastFixup)
-}
-
-// rewritesNothing reports a program the passes leave as it is, most
-// small ones: a single function, every instruction reached, no nop, no
-// patch, no hidden exception callback. Its rewritten length is its own,
-// no jump moves, and jit_subprogs has nothing to look up.
-func (e *env) rewritesNothing(l *rewriteLens) bool {
-	return len(e.cfg.Subprogs) == 1 && len(l.inline) == 0 && l.prologue <= 1 && l.count == [numPasses]int{} &&
-		e.fastcall.spills == nil && !l.throws && !l.removes
+	return e.checkJitFunctionTargets(out.prog)
 }
 
 // samePatchFailure reports whether two replays end alike.
@@ -208,10 +197,7 @@ func (e *env) replayRewrites(lens *rewriteLens, hi bool) rewriteOutcome {
 	if !apply(phaseSubreg, lens.patches(p, passSubreg)) {
 		return out
 	}
-	out.xlated = len(p.insns)
-	if !hi {
-		e.lastFixup = p
-	}
+	out.xlated, out.prog = len(p.insns), p
 	return out
 }
 
@@ -430,10 +416,8 @@ type rewriteLens struct {
 	// pass patches: what the count of xlatedSingleFunction looks at.
 	unseen         int
 	jumps, patched []int32
-	// throws: some path calls bpf_throw (env.seenThrow); removes: the
-	// dead-code passes remove something (an instruction no path reached,
-	// or a goto +0).
-	throws, removes bool
+	// throws: some path calls bpf_throw (env.seenThrow).
+	throws bool
 	// unknown says some length is only bounded, unknownWhy which.
 	unknown    bool
 	unknownWhy string

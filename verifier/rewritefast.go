@@ -1,7 +1,5 @@
 package verifier
 
-import "github.com/vercheck/vercheck/insn"
-
 // The rewritten length of a single function, without the replay.
 //
 // The replay (rewrite.go) builds the program as each pass leaves it, for
@@ -97,16 +95,7 @@ func (e *env) xlatedSingleFunction(l *rewriteLens) (xlated int, ok bool) {
 		}
 	} else {
 		// The fastcall spills and fills become nops too.
-		fastcallNop := make([]bool, n)
-		for i, k := range e.fastcall.spills {
-			for j := 1; j <= k; j++ {
-				for _, m := range [2]int{i - j, i + j} {
-					if m >= 0 && m < n {
-						fastcallNop[m] = true
-					}
-				}
-			}
-		}
+		fastcallNop := e.fastcallNops()
 		for i := range e.prog {
 			if e.seen[i] && !visit(i, fastcallNop) {
 				return 0, false
@@ -145,31 +134,11 @@ func (l *rewriteLens) firstPatchLen(i int) int {
 // when its target is neither a reached instruction nor the end, where
 // deleting the dead code may not keep what it points at.
 func (e *env) singleFunctionShape(i int, fastcallNop []bool) (fixupInsn, bool) {
-	in := &e.prog[i]
-	f := fixupInsn{target: -1}
+	f := e.fixupInsnAt(i, fastcallNop)
 	n := len(e.prog)
-	if rel, ok := in.Relative(); ok {
-		f.target = i + int(rel) + 1
-		bare := in.Dst == 0 && in.Src == 0 && in.Imm == 0
-		f.gotoShape = in.Op == insn.ClassJMP|insn.JmpJA && bare
-		f.mayGotoShape = in.Op == insn.ClassJMP|insn.JmpJCOND && bare
-		f.cond = isCondJump(*in)
-		if f.target < 0 {
-			return f, false
-		}
+	if _, ok := e.prog[i].Relative(); ok && f.target < 0 {
+		return f, false
 	}
-	if fastcallNop != nil && fastcallNop[i] {
-		f.target, f.gotoShape = i+1, true
-	}
-	if f.cond && i+1 < n {
-		switch {
-		case !e.seen[i+1]:
-		case f.target >= 0 && f.target < n && !e.seen[f.target]:
-			f.target = i + 1
-		default:
-			return f, f.target <= n && (f.target == n || e.seen[f.target])
-		}
-		f.cond, f.gotoShape, f.mayGotoShape = false, true, false
-	}
+	f.hardWire(i, n, func(k int) bool { return e.seen[k] })
 	return f, f.target < 0 || f.target == n || f.target < n && e.seen[f.target]
 }

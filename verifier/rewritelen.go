@@ -95,7 +95,6 @@ func (e *env) rewriteLengths() *rewriteLens {
 	rndHi32 := e.progFlags()&loader.FlagTestRndHi32 != 0
 	for i := range e.prog {
 		if !e.seen[i] {
-			l.removes = true
 			l.unseen++
 			continue
 		}
@@ -119,12 +118,7 @@ func (e *env) rewriteLengths() *rewriteLens {
 			kind&kindLdImm64 != 0 && in.IsPseudoFunc() {
 			l.jumps = append(l.jumps, int32(i))
 		}
-		switch in.Op {
-		case insn.ClassJMP | insn.JmpJA:
-			if in.Off == 0 && in.Imm == 0 {
-				l.removes = true
-			}
-		case insn.ClassJMP | insn.JmpCall:
+		if in.Op == insn.ClassJMP|insn.JmpCall {
 			l.throws = l.throws || in.IsKfuncCall() && isThrowCall(*in)
 		}
 		if ctx {

@@ -136,10 +136,9 @@ type env struct {
 	mapCalls         []int32
 	percpuAllocCalls map[int]bool
 	seenDirectWrite  bool
-	// xlated is the rewritten program's length (Stats.XlatedInsns), and
-	// lastFixup the rewritten program (rewrite.go).
-	xlated    int
-	lastFixup *fixupProg
+	// xlated is the rewritten program's length (Stats.XlatedInsns,
+	// rewrite.go).
+	xlated int
 	// encodingOK holds the instructions whose encoding (fields, register
 	// numbers) step has already checked.
 	encodingOK insnSet

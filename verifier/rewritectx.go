@@ -21,14 +21,11 @@ const skbTstampTypeOff = 180
 // context is typed by BTF (tracing, LSM, struct_ops) have no
 // convert_ctx_access: their accesses stay as they are. An Extension's
 // rewrites are its target's (resolve_prog_type), not modelled.
-func (e *env) ctxConvertLen(op ctxOp, dst, src uint8, tstampType bool) (int, bool) {
+func (e *env) ctxConvertLen(op ctxaccess.Op) (int, bool) {
 	if check, _ := ctxaccess.Layout(e.progType); check == nil {
 		return 1, e.progType != ebpf.Extension
 	}
-	return ctxaccess.RewriteLen(e.progType, e.attach, ctxaccess.Op{
-		Off: op.off, Size: op.size, Store: op.store, Imm: op.imm, SignExt: op.signExt,
-		SameReg: !op.store && dst == src, TstampTypeAccess: tstampType,
-	})
+	return ctxaccess.RewriteLen(e.progType, e.attach, op)
 }
 
 // readsTstampType is prog->tstamp_type_access: some access a path reached
@@ -60,11 +57,4 @@ var sockKinds = map[states.RegType]ctxaccess.SockKind{
 	states.PtrToSockCommon: ctxaccess.SockCommonPtr,
 	states.PtrToTCPSock:    ctxaccess.TCPSock,
 	states.PtrToXDPSock:    ctxaccess.XDPSock,
-}
-
-// sockConvertLen is the length of a socket struct access's rewrite.
-func sockConvertLen(t states.RegType, op ctxOp, dst, src uint8) (int, bool) {
-	return ctxaccess.SockRewriteLen(sockKinds[t], ctxaccess.Op{
-		Off: op.off, Size: op.size, Store: op.store, Imm: op.imm, SignExt: op.signExt, SameReg: !op.store && dst == src,
-	})
 }

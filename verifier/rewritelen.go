@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf"
 
+	"github.com/vercheck/vercheck/ctxaccess"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/states"
@@ -231,16 +232,16 @@ func (l *rewriteLens) bound(format string, args ...any) {
 func (e *env) ctxPatchLen(i int, in insn.Insn, tstampType bool) (lo, hi int, why string) {
 	cls := in.Class()
 	mode := in.Mode()
-	var op ctxOp
+	var op ctxaccess.Op
 	switch {
 	case cls == insn.ClassLDX && (mode == insn.ModeMEM || mode == insn.ModeMEMSX):
-		op = ctxOp{signExt: mode == insn.ModeMEMSX}
+		op = ctxaccess.Op{SignExt: mode == insn.ModeMEMSX, SameReg: in.Dst == in.Src}
 	case (cls == insn.ClassSTX || cls == insn.ClassST) && mode == insn.ModeMEM:
-		op = ctxOp{store: true, imm: cls == insn.ClassST}
+		op = ctxaccess.Op{Store: true, Imm: cls == insn.ClassST}
 	default:
 		return 1, 1, ""
 	}
-	op.off, op.size = int(in.Off), in.SizeBytes()
+	op.Off, op.Size = int(in.Off), in.SizeBytes()
 	p := e.auxPtr[i]
 	if p.flags != 0 {
 		return 1, 1, ""
@@ -248,20 +249,15 @@ func (e *env) ctxPatchLen(i int, in insn.Insn, tstampType bool) (lo, hi int, why
 	n, ok := 1, true
 	switch p.t {
 	case states.PtrToCtx:
-		n, ok = e.ctxConvertLen(op, in.Dst, in.Src, tstampType)
+		op.TstampTypeAccess = tstampType
+		n, ok = e.ctxConvertLen(op)
 	case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
-		n, ok = sockConvertLen(p.t, op, in.Dst, in.Src)
+		n, ok = ctxaccess.SockRewriteLen(sockKinds[p.t], op)
 	}
 	if !ok {
-		return 1, insnBufSize + 2, fmt.Sprintf("a %d-byte access at offset %d of a %s", op.size, op.off, p.t)
+		return 1, insnBufSize + 2, fmt.Sprintf("a %d-byte access at offset %d of a %s", op.Size, op.Off, p.t)
 	}
 	return n, n, ""
-}
-
-// ctxOp is one context access as convert_ctx_accesses sees it.
-type ctxOp struct {
-	off, size           int
-	store, imm, signExt bool
 }
 
 // subregPatchLen is opt_subreg_zext_lo32_rnd_hi32's length for

@@ -113,6 +113,29 @@ func TestTally(t *testing.T) {
 	}
 }
 
+// TestTallyBigPrograms: programs both verifiers took past BigInsns
+// instructions are timed against the kernel; smaller ones are not.
+func TestTallyBigPrograms(t *testing.T) {
+	timed := func(insns int, v, k time.Duration) Outcome {
+		r := accepted(insns)
+		r.Stats.Duration = v
+		kr := kAccepted(insns)
+		kr.VerificationTime = k
+		return Outcome{Class: BothAccept, Vercheck: r, Kernel: kr}
+	}
+	var tl Tally
+	tl.Add(timed(BigInsns, 10*time.Millisecond, 40*time.Millisecond))
+	tl.Add(timed(BigInsns+5, 30*time.Millisecond, 10*time.Millisecond))
+	tl.Add(timed(BigInsns*2, 10*time.Millisecond, 20*time.Millisecond))
+	tl.Add(timed(BigInsns-1, time.Second, time.Millisecond))
+	var b bytes.Buffer
+	tl.Print(&b)
+	want := fmt.Sprintf("programs both verified past %d insns: 3; vercheck/kernel time median 0.50, max 3.00, over 2x: 1", BigInsns)
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+}
+
 func TestClassNames(t *testing.T) {
 	for c := range numClasses {
 		if classNames[c] == "" {

@@ -23,7 +23,19 @@ type Tally struct {
 	// accepted: with Options.SelfCheck, those it checked against itself
 	// (PruningDiffers are the ones that failed).
 	noVerdictAccepted int
+	// bigRatios holds vercheck's time over the kernel's for every
+	// program both verified to at least BigInsns processed instructions
+	// (accepted, or stopped at the complexity limit): the programs where
+	// a slow search shows.
+	bigRatios []float64
 }
+
+// BigInsns is the insn_processed, on both sides, from which Tally times
+// a program against the kernel.
+const BigInsns = 100_000
+
+// slowRatio is the time ratio to the kernel no program may exceed.
+const slowRatio = 2
 
 // Add counts one outcome.
 func (t *Tally) Add(o Outcome) {
@@ -34,6 +46,9 @@ func (t *Tally) Add(o Outcome) {
 	}
 	if o.Class == KernelNoLoad && o.Vercheck != nil && o.Vercheck.Accepted {
 		t.noVerdictAccepted++
+	}
+	if v, k := o.Vercheck, o.Kernel; v != nil && !k.NotLoaded && v.Stats.InsnProcessed >= BigInsns && k.InsnProcessed >= BigInsns && k.VerificationTime > 0 {
+		t.bigRatios = append(t.bigRatios, float64(v.Stats.Duration)/float64(k.VerificationTime))
 	}
 	if !o.Class.Finding() && o.Class != KernelNoLoad && o.Class != Unsupported && o.Class != BothReject {
 		return
@@ -66,9 +81,28 @@ func (t *Tally) Print(w io.Writer) {
 	for c := range numClasses {
 		fmt.Fprintf(w, "  %-16s %8d\n", c, t.counts[c])
 	}
+	t.printBig(w)
 	for c := range numClasses {
 		t.printTop(w, c)
 	}
+}
+
+// printBig summarises the time ratios of the programs both verifiers
+// took past BigInsns instructions.
+func (t *Tally) printBig(w io.Writer) {
+	n := len(t.bigRatios)
+	if n == 0 {
+		return
+	}
+	r := slices.Sorted(slices.Values(t.bigRatios))
+	over := 0
+	for _, x := range r {
+		if x > slowRatio {
+			over++
+		}
+	}
+	fmt.Fprintf(w, "programs both verified past %d insns: %d; vercheck/kernel time median %.2f, max %.2f, over %dx: %d\n",
+		BigInsns, n, r[n/2], r[n-1], slowRatio, over)
 }
 
 // printTop lists the most common reasons of class c.

@@ -319,12 +319,21 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode, done uint64) bool 
 // anySlotSafe is stackSafe's test of old's slot spi in any mode.
 func (e *EqualEnv) anySlotSafe(old, cur *Frame, spi int, mode ExactMode, allowUninit bool) bool {
 	os := old.Slot(spi)
-	if spi < cur.NumSlots() && os.Types == cur.Slot(spi).Types && isPlain(os) &&
-		(mode != RangeWithin || !os.IsAllMisc(allowUninit)) {
-		// Every byte matches itself and none holds an object. (In
-		// RangeWithin mode an all-MISC pair still records scalar ids,
-		// so it takes the slow path.)
-		return true
+	if spi < cur.NumSlots() {
+		cs := cur.Slot(spi)
+		w, cw := slotWord(os), slotWord(cs)
+		if w == everyByteSpill && cw == everyByteSpill {
+			// A 64-bit spill on both sides: every byte's kind matches in
+			// any mode, and slotSafe's walk ends comparing the spilled
+			// registers, as scalars or at the last byte.
+			return e.regSafe(&os.Spilled, &cs.Spilled, mode)
+		}
+		if w == cw && isPlainWord(w) && (mode != RangeWithin || !os.IsAllMisc(allowUninit)) {
+			// Every byte matches itself and none holds an object. (In
+			// RangeWithin mode an all-MISC pair still records scalar
+			// ids, so it takes the slow path.)
+			return true
+		}
 	}
 	return e.slotSafe(os, cur, spi, mode, allowUninit)
 }
@@ -710,18 +719,16 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 	if old.InSleepable != cur.InSleepable {
 		return false
 	}
-	if !e.refSafe(old, cur) {
-		return false
-	}
 	// The answer is a conjunction, and the id correspondence it builds
 	// is a set of pairs that must be one to one whatever the order they
 	// are met in (each register and slot compared once), so the checks
 	// run in the order most likely to fail early for the least memory
 	// read of the (cold) old state: the slot and the register where the
 	// last comparison against old failed (hintFails, regHintFails), the
-	// other live registers, then the call chain and callback depths (they
-	// live in another cache line of the frame and rarely differ), then
-	// the rest of the stacks.
+	// references and locks (the kernel's refsafe, first there, rarely
+	// decides), the other live registers, then the call chain and
+	// callback depths (they live in another cache line of the frame and
+	// rarely differ), then the rest of the stacks.
 	n := int(old.CurFrame)
 	var checked [MaxCallFrames]uint64
 	hinted := e.skipsUnread(mode)
@@ -745,6 +752,9 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 			return false
 		}
 		regs[i] &^= r
+	}
+	if !e.refSafe(old, cur) {
+		return false
 	}
 	for i := 0; i <= n; i++ {
 		if !e.regsSafe(old.Frames[i], cur.Frames[i], regs[i], mode) {

@@ -40,11 +40,11 @@ func (e *env) checkMayGoto(off int) error {
 	return nil
 }
 
-// mayGotoLoopHit is the may_goto part of isStateVisited's loop branch: at
-// a may_goto, cur is another iteration (a different depth) whose state is
-// within its ancestor old's.
-func (e *env) mayGotoLoopHit(idx int, old, cur *states.State) bool {
-	return e.prog[idx].IsMayGoto() && old.MayGotoDepth != cur.MayGotoDepth &&
+// mayGotoLoopHit is the may_goto part of isStateVisited's loop branch,
+// asked at a may_goto: cur is another iteration (a different depth) whose
+// state is within its ancestor old's.
+func (e *env) mayGotoLoopHit(old, cur *states.State) bool {
+	return old.MayGotoDepth != cur.MayGotoDepth &&
 		e.eq.StatesEqual(old, cur, states.RangeWithin)
 }
 

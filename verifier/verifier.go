@@ -932,6 +932,8 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	// Whether idx calls an iterator's next kfunc depends on idx alone:
 	// asked once, not for each stored state.
 	iterNext := e.isIterNextInsn(idx)
+	// So do whether it is a may_goto and whether it calls a callback.
+	mayGoto, callsCallback := e.prog[idx].IsMayGoto(), e.cfg.CallsCallback(idx)
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
 		statesCnt++
 		// The entry's copy of the insn spares a visit to the states of
@@ -957,11 +959,11 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 					hit = sl
 					return false
 				}
-			case e.mayGotoLoopHit(idx, old, cur):
+			case mayGoto && e.mayGotoLoopHit(old, cur):
 				loop = true
 				hit = sl
 				return false
-			case e.cfg.CallsCallback(idx):
+			case callsCallback:
 				if e.eq.StatesEqual(old, cur, states.RangeWithin) {
 					// With stablefix.CallbackLoopSCC the match is a
 					// back-edge of the call's SCC: the callback's

@@ -917,7 +917,8 @@ func (e *env) updateBranchCounts(st *states.State) error {
 func (e *env) isStateVisited(idx int) (bool, error) {
 	e.initPrecision()
 	cur := e.cur
-	force := e.testStateFreq() || e.cfg.ForceCheckpoint(idx) || len(cur.JmpHistory) > maxJmpHistory
+	forceCheckpoint := e.cfg.ForceCheckpoint(idx)
+	force := e.testStateFreq() || forceCheckpoint || len(cur.JmpHistory) > maxJmpHistory
 	addNew := force || e.policy.WantCheckpoint(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns), false)
 	callsite := cur.Frames[cur.CurFrame].CallSite
 	e.cleanLiveStates(idx, cur)
@@ -934,12 +935,14 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	iterNext := e.isIterNextInsn(idx)
 	// So do whether it is a may_goto and whether it calls a callback.
 	mayGoto, callsCallback := e.prog[idx].IsMayGoto(), e.cfg.CallsCallback(idx)
-	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
+	bucket := e.store.Bucket(int32(idx), callsite)
+walk:
+	for sl := bucket.Next(); sl != nil; sl = bucket.Next() {
 		statesCnt++
 		// The entry's copy of the insn spares a visit to the states of
 		// colliding instructions.
 		if int(sl.Insn) != idx {
-			return true
+			continue
 		}
 		old := sl.State
 		if old.Branches > 0 {
@@ -957,12 +960,12 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 				if e.iterNextLoopHit(old, cur) {
 					loop = true
 					hit = sl
-					return false
+					break walk
 				}
 			case mayGoto && e.mayGotoLoopHit(old, cur):
 				loop = true
 				hit = sl
-				return false
+				break walk
 			case callsCallback:
 				if e.eq.StatesEqual(old, cur, states.RangeWithin) {
 					// With stablefix.CallbackLoopSCC the match is a
@@ -971,7 +974,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 					// explored.
 					loop = loop || !e.opts.MissingFixes.Has(stablefix.CallbackLoopSCC)
 					hit = sl
-					return false
+					break walk
 				}
 			case states.MaybeLooping(old, cur) && e.eq.StatesEqual(old, cur, states.Exact) &&
 				!iterActiveDepthsDiffer(old, cur) &&
@@ -984,7 +987,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 					e.log.printf("old state:")
 					e.log.appendState(old, int(cur.CurFrame), true)
 				}
-				return false
+				break walk
 			}
 			if !force && e.policy.LoopSuppress(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns)) {
 				addNew = false
@@ -997,7 +1000,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 			}
 			if e.eq.StatesEqual(old, cur, mode) {
 				hit = sl
-				return false
+				break walk
 			}
 		}
 		e.misses++
@@ -1005,13 +1008,12 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 			e.profileMiss(idx, old, cur, loop)
 		}
 		if addNew {
-			if e.store.Miss(sl, e.cfg.ForceCheckpoint(idx)) {
+			if e.store.Miss(sl, forceCheckpoint) {
 				e.evicted++
 				e.prof.Evict(idx)
 			}
 		}
-		return true
-	})
+	}
 	if loopErr != nil {
 		return false, loopErr
 	}

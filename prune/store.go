@@ -44,6 +44,10 @@ type Entry struct {
 	// kept here so that bucket walks can skip the entries of colliding
 	// instructions without touching their states.
 	Insn int32
+	// Quick answers comparisons against State that fail at a spilled
+	// constant without reading the state (states.QuickMiss); the
+	// verifier sets it after a miss, and cleaning the state drops it.
+	Quick states.QuickMiss
 
 	// prev and next link the entry into its bucket or the free list, and
 	// next links free slots; noEntry ends a list.
@@ -232,6 +236,9 @@ func (s *Store) MarkCleaned(e *Entry) {
 	if e.State == nil {
 		return // a released slot
 	}
+	// Cleaning turns dead slots INVALID: the slot the answer names may
+	// no longer be compared.
+	e.Quick = states.QuickMiss{}
 	if e.Cleaned || e.bucket == onFreeList {
 		e.Cleaned = true
 		return

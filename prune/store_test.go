@@ -381,9 +381,11 @@ func TestRecycleLeavesChunksZeroed(t *testing.T) {
 	}
 }
 
-// TestEntrySize guards the size of Entry, touched on every bucket walk.
+// TestEntrySize guards the size of Entry, touched on every bucket walk:
+// 40 bytes of links, counters and copies of the state's insn and cleaned
+// flag, and the 16 of the quick answer, which spares reading the state.
 func TestEntrySize(t *testing.T) {
-	const want = 40
+	const want = 56
 	if got := unsafe.Sizeof(Entry{}); got != want {
 		t.Errorf("sizeof(Entry) = %d, want %d", got, want)
 	}
@@ -522,5 +524,63 @@ func TestAddSeals(t *testing.T) {
 	cur.Frames[0].Slot(1).Types[5] = states.StackMisc // ZERO lost
 	if env.StatesEqual(st, cur, states.NotExact) {
 		t.Errorf("a sealed state subsumes a copy that lost a known zero")
+	}
+}
+
+// TestMarkCleanedDropsQuickMiss: cleaning a stored state may turn the slot
+// its entry's quick answer names INVALID, no longer compared, so the
+// answer goes with it.
+func TestMarkCleanedDropsQuickMiss(t *testing.T) {
+	spilled := func(v uint64) *states.State {
+		st := states.NewState()
+		f := st.Frames[0]
+		f.GrowStack(states.SlotSize)
+		s := f.Slot(0)
+		for i := range s.Types {
+			s.Types[i] = states.StackSpill
+		}
+		s.Spilled.MarkConst(v)
+		s.Spilled.SetPrecise(true)
+		return st
+	}
+	s := NewStore(8, DefaultPolicy(), &recorder{})
+	old := spilled(1)
+	e := s.Add(0, MainCallSite, old)
+	var env states.EqualEnv
+	// The first miss leaves the hint at the slot, the second the answer.
+	for range 2 {
+		if env.StatesEqual(old, spilled(2), states.NotExact) {
+			t.Fatal("different constants matched")
+		}
+	}
+	env.UpdateQuickMiss(&e.Quick, old)
+	if !e.Quick.Fails(spilled(3), states.NotExact) {
+		t.Fatal("no quick answer for a spilled constant")
+	}
+	s.MarkCleaned(e)
+	if e.Quick.Valid() {
+		t.Error("the answer survived cleaning")
+	}
+}
+
+// TestBucketWalksAsWalk: Bucket visits what Walk visits, in its order,
+// and lets the caller evict the entry it was given.
+func TestBucketWalksAsWalk(t *testing.T) {
+	s := NewStore(4, DefaultPolicy(), &recorder{})
+	for _, insn := range []int32{0, 4, 0, 8} { // one bucket
+		s.Add(insn, MainCallSite, newState(insn, 0))
+	}
+	var walked, bucketed []int32
+	s.Walk(0, MainCallSite, func(e *Entry) bool { walked = append(walked, e.Insn); return true })
+	b := s.Bucket(0, MainCallSite)
+	for e := b.Next(); e != nil; e = b.Next() {
+		bucketed = append(bucketed, e.Insn)
+		s.evict(e)
+	}
+	if diff := cmp.Diff(walked, bucketed); diff != "" {
+		t.Errorf("Bucket's order (-Walk +Bucket):\n%s", diff)
+	}
+	if n := s.Walk(0, MainCallSite, func(*Entry) bool { return true }); n != 0 {
+		t.Errorf("%d entries left after evicting each as it was given", n)
 	}
 }

@@ -109,6 +109,10 @@ type EqualEnv struct {
 
 	ids   []idPair
 	tmpID uint64
+	// missState, missFrame and missSpi name the hinted slot the last
+	// StatesEqual failed at (noteHintMiss), for UpdateQuickMiss.
+	missState          *State
+	missFrame, missSpi int8
 }
 
 // resetIDMap empties the id correspondence (reset_idmap_scratch). The
@@ -712,6 +716,7 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 		return false
 	}
 	e.resetIDMap()
+	e.missSpi = noMiss
 	// A state from a speculative path must never prune a real one.
 	if old.Speculative && !cur.Speculative {
 		return false
@@ -736,6 +741,7 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 		for i := 0; i <= n; i++ {
 			fails, c := e.hintFails(old.Frames[i], cur.Frames[i], mode, !e.Unprivileged)
 			if fails {
+				e.noteHintMiss(old, i, int(old.Frames[i].sum.hint)-1)
 				return false
 			}
 			checked[i] = c

@@ -967,7 +967,7 @@ walk:
 				hit = sl
 				break walk
 			case callsCallback:
-				if e.eq.StatesEqual(old, cur, states.RangeWithin) {
+				if !sl.Quick.Fails(cur, states.RangeWithin) && e.eq.StatesEqual(old, cur, states.RangeWithin) {
 					// With stablefix.CallbackLoopSCC the match is a
 					// back-edge of the call's SCC: the callback's
 					// checkpoints stay incomplete until the loop is
@@ -998,11 +998,12 @@ walk:
 			if loop {
 				mode = states.RangeWithin
 			}
-			if e.eq.StatesEqual(old, cur, mode) {
+			if !sl.Quick.Fails(cur, mode) && e.eq.StatesEqual(old, cur, mode) {
 				hit = sl
 				break walk
 			}
 		}
+		e.eq.UpdateQuickMiss(&sl.Quick, old)
 		e.misses++
 		if e.prof != nil {
 			e.profileMiss(idx, old, cur, loop)

@@ -158,6 +158,7 @@ type Program struct {
 // recorded.
 func Build(r *Recorder, p Program) *Profile {
 	b := builder{r: r, p: p, lineOf: lineIndex(p.Lines, len(r.insns))}
+	r.flushUnsampled()
 	b.reasonsByInsn()
 	prof := &Profile{}
 	prof.Insns = b.insns()

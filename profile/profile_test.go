@@ -54,7 +54,7 @@ func recordLoop(r *Recorder) {
 			r.Add(1)
 		} else {
 			m := states.Mismatch{Kind: states.MismatchRange, Frame: 0, Reg: 0, Slot: -1, Old: counter(0), Cur: counter(i - 1)}
-			r.Miss(1, m, 0, true)
+			r.Classify(1, m, 0, true, r.CountMiss(1))
 			r.ListLen(1, 1)
 		}
 		r.Visit(2, 1)
@@ -142,7 +142,7 @@ func TestNilRecorder(t *testing.T) {
 	var r *Recorder
 	r.Visit(0, -1)
 	r.Hit(0)
-	r.Miss(0, states.Mismatch{}, 0, false)
+	r.Classify(0, states.Mismatch{}, 0, false, r.CountMiss(0))
 	r.Evict(0)
 	r.Add(0)
 	r.ListLen(0, 3)
@@ -214,5 +214,50 @@ func TestBudget(t *testing.T) {
 	}
 	if got := (&Profile{}).Budget(); got != nil {
 		t.Errorf("Budget of an empty profile = %q, want nothing", got)
+	}
+}
+
+// TestCountMissSamples: every miss is counted; the first FullMisses at an
+// instruction are classified one by one, then about one in SampleEvery,
+// scattered, weighing the misses since the previous sample: over a run of
+// misses alternating between two reasons each keeps about half the
+// weight, and once the profile is built the reasons add up to the misses.
+func TestCountMissSamples(t *testing.T) {
+	cfg, prog := loopProgram(t)
+	r := NewRecorder(cfg)
+	const past = 80_000
+	even := states.Mismatch{Kind: states.MismatchRange, Reg: 1}
+	odd := states.Mismatch{Kind: states.MismatchRange, Reg: 2}
+	var byParity [2]int
+	sampledMisses := 0
+	for i := range FullMisses + past {
+		m := even
+		if i%2 == 1 {
+			m = odd
+		}
+		w := r.CountMiss(1)
+		if w > 0 && i >= FullMisses {
+			sampledMisses++
+		}
+		byParity[i%2] += w
+		r.Classify(1, m, 0, false, w)
+	}
+	if lo, hi := past/SampleEvery*9/10, past/SampleEvery*11/10; sampledMisses < lo || sampledMisses > hi {
+		t.Errorf("%d of %d misses sampled, want about %d", sampledMisses, past, past/SampleEvery)
+	}
+	for p, w := range byParity {
+		if half := (FullMisses + past) / 2; w < half*9/10 || w > half*11/10 {
+			t.Errorf("misses of parity %d weigh %d, want about %d", p, w, half)
+		}
+	}
+	sum, misses := 0, 0
+	for _, in := range Build(r, prog).Insns {
+		misses += in.Misses
+		for _, reason := range in.MissReasons {
+			sum += reason.Count
+		}
+	}
+	if sum != FullMisses+past || misses != FullMisses+past {
+		t.Errorf("reasons add up to %d of %d misses, want %d", sum, misses, FullMisses+past)
 	}
 }

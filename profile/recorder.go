@@ -20,6 +20,11 @@ type Recorder struct {
 	// from outside and from inside the loop.
 	entries, iterations []int
 	reasons             map[reasonKey]*reasonAcc
+	// unsampled counts, per instruction past FullMisses misses, the
+	// misses since its last sample; lastReason is the reason its last
+	// classified miss had (CountMiss, flushUnsampled).
+	unsampled  map[int32]int
+	lastReason map[int32]*reasonAcc
 }
 
 // reasonKey groups the misses at one instruction that have the same
@@ -94,28 +99,91 @@ func (r *Recorder) Hit(insnIdx int) {
 	r.insns[insnIdx].Hits++
 }
 
-// Miss counts a stored state at insnIdx that did not prune the current
-// path, for reason m; curFrame is the compared states' innermost frame,
-// ancestor says the stored state is an ancestor of the current path.
-func (r *Recorder) Miss(insnIdx int, m states.Mismatch, curFrame int, ancestor bool) {
+// Misses at one instruction past FullMisses are classified about one in
+// SampleEvery, each for the misses since the one before: a program at the complexity
+// limit compares up to a hundred stored states per prune point, and its
+// budget explanation (verified again with a profile) spent five times
+// the verification's own time classifying every miss. Percentages of
+// reasons are then estimates; miss counts stay exact.
+const (
+	FullMisses  = 10_000
+	SampleEvery = 8
+)
+
+// CountMiss counts a stored state at insnIdx that did not prune the
+// current path and returns the weight of its reason: 1 for each of the
+// instruction's first FullMisses; past them, about one miss in SampleEvery
+// is sampled and weighs itself and the misses since the previous sample,
+// the others weigh 0 and their reasons are not asked for (Classify). The
+// misses after an instruction's last sample go to its last reason when the
+// profile is built, so that reasons always add up to misses.
+func (r *Recorder) CountMiss(insnIdx int) int {
 	if r == nil {
-		return
+		return 0
 	}
-	r.miss(insnIdx, m, curFrame, ancestor)
+	n := r.insns[insnIdx].Misses
+	r.insns[insnIdx].Misses++
+	if n < FullMisses {
+		return 1
+	}
+	if r.unsampled == nil {
+		r.unsampled = make(map[int32]int)
+	}
+	w := r.unsampled[int32(insnIdx)] + 1
+	if !sampled(uint64(n)) {
+		r.unsampled[int32(insnIdx)] = w
+		return 0
+	}
+	delete(r.unsampled, int32(insnIdx))
+	return w
 }
 
-// miss is Miss's work, out of line for the same reason as visit.
+// sampled picks one miss number in SampleEvery, scattered by a
+// multiplicative hash: a fixed stride would alias with the period of the
+// loop whose misses are counted (a stride of 8 over a loop whose
+// iterations alternate between two reasons sees one of them only).
+func sampled(n uint64) bool {
+	return (n*0x9e3779b97f4a7c15)>>61 == 0
+}
+
+// Classify records reason m for weight misses at insnIdx (CountMiss's
+// answer); curFrame is the compared states' innermost frame, ancestor
+// says the stored state is an ancestor of the current path.
+func (r *Recorder) Classify(insnIdx int, m states.Mismatch, curFrame int, ancestor bool, weight int) {
+	if r == nil || weight == 0 {
+		return
+	}
+	r.classify(insnIdx, m, curFrame, ancestor, weight)
+}
+
+// classify is Classify's work, out of line for the same reason as visit.
 //
 //go:noinline
-func (r *Recorder) miss(insnIdx int, m states.Mismatch, curFrame int, ancestor bool) {
-	r.insns[insnIdx].Misses++
+func (r *Recorder) classify(insnIdx int, m states.Mismatch, curFrame int, ancestor bool, weight int) {
 	k := reasonKey{insn: int32(insnIdx), kind: m.Kind, frame: m.Frame, reg: m.Reg, slot: m.Slot, curFrame: int8(curFrame), ancestor: ancestor}
 	acc := r.reasons[k]
 	if acc == nil {
 		acc = &reasonAcc{example: m}
 		r.reasons[k] = acc
 	}
-	acc.count++
+	acc.count += weight
+	if r.unsampled != nil {
+		if r.lastReason == nil {
+			r.lastReason = make(map[int32]*reasonAcc)
+		}
+		r.lastReason[int32(insnIdx)] = acc
+	}
+}
+
+// flushUnsampled gives the misses after each instruction's last sample to
+// that instruction's last reason.
+func (r *Recorder) flushUnsampled() {
+	for insn, n := range r.unsampled {
+		if acc := r.lastReason[insn]; acc != nil {
+			acc.count += n
+		}
+	}
+	clear(r.unsampled)
 }
 
 // Evict counts a stored state at insnIdx dropped for missing too often.

@@ -11,13 +11,19 @@ import (
 // callback loop in RangeWithin mode, any other ancestor the way the
 // infinite-loop check does (Exact), and a finished state in RangeWithin
 // mode when its loop's marks are incomplete (loop), NotExact otherwise.
+// Past profile.FullMisses misses at idx, only the sampled ones are
+// compared again (profile.Recorder.CountMiss).
 func (e *env) profileMiss(idx int, old, cur *states.State, loop bool) {
+	weight := e.prof.CountMiss(idx)
+	if weight == 0 {
+		return // a miss whose reason is not sampled
+	}
 	ancestor := old.Branches > 0
 	iterNext := e.isIterNextInsn(idx)
 	if ancestor && iterNext && !iterActiveAtNext(cur) {
 		// iterNextLoopHit compared nothing.
 		m := states.Mismatch{Kind: states.MismatchIterInactive, Frame: -1, Reg: -1, Slot: -1}
-		e.prof.Miss(idx, m, int(cur.CurFrame), ancestor)
+		e.prof.Classify(idx, m, int(cur.CurFrame), ancestor, weight)
 		return
 	}
 	mode := states.NotExact
@@ -30,7 +36,7 @@ func (e *env) profileMiss(idx int, old, cur *states.State, loop bool) {
 	case loop:
 		mode = states.RangeWithin
 	}
-	e.prof.Miss(idx, e.eq.Mismatch(old, cur, mode), int(cur.CurFrame), ancestor)
+	e.prof.Classify(idx, e.eq.Mismatch(old, cur, mode), int(cur.CurFrame), ancestor, weight)
 }
 
 // buildProfile makes the profile of the verification, nil when it was not

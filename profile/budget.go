@@ -33,6 +33,13 @@ func (p *Profile) Budget() []string {
 		return append(out, apartLine("in the loop", l.Misses, l.MissReasons)...)
 	}
 	out := []string{"no loop holds the budget; the hottest places are " + p.hottestPlaces()}
+	if sp, ok := p.budgetSubprog(); ok {
+		// A callback verified again at every call (bpf_loop's, whose
+		// iterations are no loop of the graph) or a function called
+		// from many places.
+		out = []string{fmt.Sprintf("no loop holds the budget; it went to the function %s: %s of %s insns, entered %s; the hottest places are %s",
+			p.subprogPlace(sp), p.share(sp.Visits), group(p.InsnProcessed), count(p.visitsAt(sp.Start), "time", "times"), p.hottestPlaces())}
+	}
 	var reasons [][]Reason
 	for _, in := range p.Insns {
 		reasons = append(reasons, in.MissReasons)
@@ -48,6 +55,42 @@ func (p *Profile) budgetLoop() (Loop, bool) {
 		return Loop{}, false
 	}
 	return loops[0], true
+}
+
+// budgetSubprog returns the function other than the main program with
+// the most visits if it holds more than loopBudgetShare of them.
+func (p *Profile) budgetSubprog() (Subprog, bool) {
+	var best Subprog
+	for _, sp := range p.Subprogs {
+		if sp.Index > 0 && sp.Visits > best.Visits {
+			best = sp
+		}
+	}
+	if float64(best.Visits) <= loopBudgetShare*float64(p.InsnProcessed) {
+		return Subprog{}, false
+	}
+	return best, true
+}
+
+// visitsAt returns the visits of instruction idx.
+func (p *Profile) visitsAt(idx int) int {
+	for _, in := range p.Insns {
+		if in.Insn == idx {
+			return in.Visits
+		}
+	}
+	return 0
+}
+
+// subprogPlace names a function with its first instruction's source line
+// where there is one.
+func (p *Profile) subprogPlace(sp Subprog) string {
+	for _, in := range p.Insns {
+		if in.Insn == sp.Start && in.Line != 0 {
+			return fmt.Sprintf("%s (%s)", sp.Name, where(in.File, in.Line))
+		}
+	}
+	return sp.Name
 }
 
 // loopPlace names a loop by its header's source line, or its header

@@ -212,6 +212,22 @@ func TestBudget(t *testing.T) {
 	if diff := cmp.Diff(want, p.Budget()); diff != "" {
 		t.Errorf("Budget without a loop mismatch (-want +got):\n%s", diff)
 	}
+
+	// A function other than the main program holding the budget (a
+	// bpf_loop callback verified again at every call) is named, with
+	// its entries.
+	p.Subprogs = []Subprog{
+		{Index: 0, Name: "main", Start: 4, End: 5, Counters: Counters{Visits: 2}},
+		{Index: 1, Name: "cb", Start: 0, End: 4, Counters: Counters{Visits: 6}},
+	}
+	want[0] = "no loop holds the budget; it went to the function cb (loop.c:1): 75.0% of 8 insns, entered 1 time; " + want[0][len("no loop holds the budget; "):]
+	if diff := cmp.Diff(want, p.Budget()); diff != "" {
+		t.Errorf("Budget in a function mismatch (-want +got):\n%s", diff)
+	}
+	p.Subprogs[1].Visits = 4 // half: not named
+	if got := p.Budget()[0]; got != want[0][:len("no loop holds the budget; ")]+"the hottest places are"+want[0][strings.Index(want[0], " loop.c:2 (`x++;`) 37.5%"):] {
+		t.Errorf("Budget with a function at half the budget: %q", got)
+	}
 	if got := (&Profile{}).Budget(); got != nil {
 		t.Errorf("Budget of an empty profile = %q, want nothing", got)
 	}

@@ -38,7 +38,7 @@ func (p *Profile) Budget() []string {
 		// iterations are no loop of the graph) or a function called
 		// from many places.
 		out = []string{fmt.Sprintf("no loop holds the budget; it went to the function %s: %s of %s insns, entered %s; the hottest places are %s",
-			p.subprogPlace(sp), p.share(sp.Visits), group(p.InsnProcessed), count(p.visitsAt(sp.Start), "time", "times"), p.hottestPlaces())}
+			p.subprogPlace(sp), p.share(sp.Visits), group(p.InsnProcessed), count(p.insnAt(sp.Start).Visits, "time", "times"), p.hottestPlaces())}
 	}
 	var reasons [][]Reason
 	for _, in := range p.Insns {
@@ -72,23 +72,22 @@ func (p *Profile) budgetSubprog() (Subprog, bool) {
 	return best, true
 }
 
-// visitsAt returns the visits of instruction idx.
-func (p *Profile) visitsAt(idx int) int {
+// insnAt returns the profile of instruction idx (zero when it was never
+// visited).
+func (p *Profile) insnAt(idx int) Insn {
 	for _, in := range p.Insns {
 		if in.Insn == idx {
-			return in.Visits
+			return in
 		}
 	}
-	return 0
+	return Insn{}
 }
 
 // subprogPlace names a function with its first instruction's source line
 // where there is one.
 func (p *Profile) subprogPlace(sp Subprog) string {
-	for _, in := range p.Insns {
-		if in.Insn == sp.Start && in.Line != 0 {
-			return fmt.Sprintf("%s (%s)", sp.Name, where(in.File, in.Line))
-		}
+	if in := p.insnAt(sp.Start); in.Line != 0 {
+		return fmt.Sprintf("%s (%s)", sp.Name, where(in.File, in.Line))
 	}
 	return sp.Name
 }

@@ -167,7 +167,8 @@ func (r *Recorder) classify(insnIdx int, m states.Mismatch, curFrame int, ancest
 		r.reasons[k] = acc
 	}
 	acc.count += weight
-	if r.unsampled != nil {
+	if r.insns[insnIdx].Misses > FullMisses {
+		// Sampled: the misses after the last sample go to this reason.
 		if r.lastReason == nil {
 			r.lastReason = make(map[int32]*reasonAcc)
 		}

@@ -17,7 +17,7 @@ package states
 //
 // A stored state changes after it is stored only by cleaning (slots
 // become INVALID and are no longer compared: the store drops the answer,
-// Entry.MarkCleaned) and by precision marks, which only ever set bits: an
+// prune.Store.MarkCleaned) and by precision marks, which only ever set bits: an
 // answer taken while the spill was imprecise serves only the modes that
 // compare imprecise scalars (not NotExact) and stays right when the mark
 // comes later.
@@ -72,11 +72,17 @@ func (e *EqualEnv) quickMissOf(old *State) QuickMiss {
 		return q
 	}
 	s := old.Frames[e.missFrame].Slot(int(e.missSpi))
-	if slotWord(s) != everyByteSpill || s.Spilled.Type != ScalarValue || !s.Spilled.Var.IsConst() {
-		return q
+	if v, ok := spilledConst(s); ok {
+		q.val, q.valid, q.precise = v, true, s.Spilled.Precise()
 	}
-	q.val, q.valid, q.precise = s.Spilled.Var.Value, true, s.Spilled.Precise()
 	return q
+}
+
+// spilledConst returns the constant a 64-bit scalar spill in s holds, if
+// s is one: the only slots a quick answer is made of and compared with.
+func spilledConst(s *Slot) (uint64, bool) {
+	ok := slotWord(s) == everyByteSpill && s.Spilled.Type == ScalarValue && s.Spilled.Var.IsConst()
+	return s.Spilled.Var.Value, ok
 }
 
 // Fails reports whether StatesEqual(old, cur, mode) is false for the old
@@ -96,9 +102,8 @@ func (q *QuickMiss) fails(cur *State, mode ExactMode) bool {
 	if int(q.spi) >= f.NumSlots() {
 		return false
 	}
-	s := f.Slot(int(q.spi))
-	return slotWord(s) == everyByteSpill && s.Spilled.Type == ScalarValue &&
-		s.Spilled.Var.IsConst() && s.Spilled.Var.Value != q.val
+	v, ok := spilledConst(f.Slot(int(q.spi)))
+	return ok && v != q.val
 }
 
 // Valid reports whether q holds an answer.

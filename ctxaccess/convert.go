@@ -49,6 +49,10 @@ type Op struct {
 	// is): such a program handles delivery times itself, and its tstamp
 	// accesses skip the ingress check.
 	TstampTypeAccess bool
+	// RttMinUnchecked marks an access on a build without
+	// stablefix.SockOpsRttMinFullsock, whose sock_ops callback reads
+	// rtt_min without the is_fullsock check.
+	RttMinUnchecked bool
 }
 
 // SockKind names the socket structs reached through socket pointers.
@@ -371,8 +375,10 @@ var sockAddrRewrites = rewriteTable{
 }
 
 // sockOpsRewrites is sock_ops_convert_ctx_access. The tcp_sock fields
-// are read only from full sockets (SOCK_OPS_GET_FIELD); on 6.18 rtt_min
-// is read like the sock_common fields, without that check.
+// are read only from full sockets (SOCK_OPS_GET_FIELD), rtt_min among them
+// where the build carries stablefix.SockOpsRttMinFullsock; 6.18.0 reads
+// rtt_min like the sock_common fields, without that check
+// (sockOpsRttMinUnchecked, Op.RttMinUnchecked).
 var sockOpsRewrites = func() rewriteTable {
 	t := rewriteTable{
 		{f: ctxField{0, sizeU32}, load: 1}, // op
@@ -386,7 +392,6 @@ var sockOpsRewrites = func() rewriteTable {
 		{f: ctxField{68, sizeU32}, load: nestedLoad},             // local_port
 		{f: ctxField{72, sizeU32}, load: 1},                      // is_fullsock
 		{f: ctxField{88, sizeU32}, load: nestedLoad},             // state
-		{f: ctxField{92, sizeU32}, load: nestedLoad},             // rtt_min
 		{f: ctxField{soSkTxhash, sizeU32}, load: sockOpsFullsockGet, loadSame: sockOpsFullsockGetSame, store: sockOpsSet},
 		{f: ctxField{soSk, sizeU64}, load: sockOpsGetSk, loadSame: sockOpsGetSkSame},
 		{f: ctxField{soSkbData, sizeU64}, load: nullCheckedLoad},
@@ -398,19 +403,27 @@ var sockOpsRewrites = func() rewriteTable {
 		// the load.
 		{f: soSkbHwtstamp, load: 1 + 1 + shinfoAccess + 1},
 	}
-	// snd_cwnd, srtt_us, bpf_sock_ops_cb_flags, then snd_ssthresh through
-	// sacked_out, then the two 64-bit counters: SOCK_OPS_GET_FIELD.
+	// snd_cwnd, srtt_us, bpf_sock_ops_cb_flags, then rtt_min and
+	// snd_ssthresh through sacked_out, then the two 64-bit counters:
+	// SOCK_OPS_GET_FIELD.
 	fullsock := func(off, size int) fieldRewrite {
 		return fieldRewrite{f: ctxField{off, size}, load: sockOpsFullsockGet, loadSame: sockOpsFullsockGetSame}
 	}
 	for off := 76; off <= 84; off += sizeU32 {
 		t = append(t, fullsock(off, sizeU32))
 	}
-	for off := 96; off <= 160; off += sizeU32 {
+	for off := soRttMin; off <= 160; off += sizeU32 {
 		t = append(t, fullsock(off, sizeU32))
 	}
 	return append(t, fullsock(soBytesCounters.off, sizeU64), fullsock(soBytesCounters.off+sizeU64, sizeU64))
 }()
+
+// soRttMin is offsetof(struct bpf_sock_ops, rtt_min).
+const soRttMin = 92
+
+// sockOpsRttMinUnchecked is the 6.18.0 read of rtt_min: the socket
+// pointer, then the field, with no is_fullsock check.
+var sockOpsRttMinUnchecked = fieldRewrite{f: ctxField{soRttMin, sizeU32}, load: nestedLoad}
 
 // skMsgRewrites is sk_msg_convert_ctx_access.
 var skMsgRewrites = rewriteTable{
@@ -549,6 +562,9 @@ func RewriteLen(pt ebpf.ProgramType, at ebpf.AttachType, op Op) (n int, ok bool)
 	if (pt == ebpf.SchedCLS || pt == ebpf.SchedACT) && op.TstampTypeAccess && op.Off == skbTstamp.off {
 		// A program reading tstamp_type accesses tstamp as it is.
 		return fieldRewrite{f: skbTstamp, load: 1, store: 1}.length(op)
+	}
+	if pt == ebpf.SockOps && op.RttMinUnchecked && sockOpsRttMinUnchecked.matches(op) {
+		return sockOpsRttMinUnchecked.length(op)
 	}
 	return t.length(op)
 }

@@ -156,6 +156,9 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	GlobalCallMayThrow:       globalCallMayThrowProbe,
 	SpinUnlockUntrustsRCU:    spinUnlockUntrustsRCUProbe,
 	HiddenExitLiveness:       hiddenExitLivenessProbe,
+	XDPNoAdjustMeta:          fixed(xdpAdjustMetaProbe),
+	VMAIterUntrusted:         vmaIterUntrustedProbe,
+	SockOpsRttMinFullsock:    fixed(sockOpsRttMinProbe),
 }
 
 // ProbeMessage returns, for a fix that changes a message and not a
@@ -189,7 +192,7 @@ func ProbeMasked(f Fix) Set {
 	if f < numFixes {
 		return probeMasks[f]
 	}
-	return 0
+	return Set{}
 }
 
 // probeMasks: the AsyncCbSession probe schedules a task_work callback,
@@ -232,6 +235,25 @@ var probeInsns = [numFixes]int{
 	LoopUnreadSafe: 22,
 }
 
+// ProbeXlated returns, for a fix that changes only how the kernel rewrites
+// a program, the rewritten length (xlated_prog_len in instructions) of
+// its probe on a kernel with the fix (every build accepts it); 0 for the
+// others.
+func ProbeXlated(f Fix) int {
+	if f < numFixes {
+		return probeXlated[f]
+	}
+	return 0
+}
+
+// probeXlated are, for the fixes that change only a rewrite, the probe's
+// rewritten length on a kernel with the fix.
+var probeXlated = [numFixes]int{
+	// SOCK_OPS_GET_FIELD's 4 instructions, the move and the exit (the
+	// unchecked read is 2: 4 in all).
+	SockOpsRttMinFullsock: 6,
+}
+
 // probeTargets make a probe another kind of program than XDP.
 var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	LsmSleepableHooks:  sleepableLSM(ebpf.AttachLSMMac, "task_to_inode"),
@@ -267,6 +289,8 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	AsyncCbCgroupStorage:     func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
 	GlobalCallMayThrow:       func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 	SpinUnlockUntrustsRCU:    func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
+	VMAIterUntrusted:         taskIterator,
+	SockOpsRttMinFullsock:    func(p *ebpf.ProgramSpec) { p.Type = ebpf.SockOps },
 }
 
 // testStateFreqFlag is BPF_F_TEST_STATE_FREQ: a checkpoint at every
@@ -682,6 +706,57 @@ func iterFP0Probe() (asm.Instructions, error) {
 	}, nil
 }
 
+// xdpAdjustMetaProbe calls bpf_xdp_adjust_meta(ctx, 0) from XDP.
+var xdpAdjustMetaProbe = asm.Instructions{
+	asm.Mov.Imm(asm.R2, 0),
+	asm.FnXdpAdjustMeta.Call(),
+	asm.Mov.Imm(asm.R0, 0),
+	asm.Return(),
+}
+
+// sockOpsRttMinProbe reads rtt_min (offset 92 of struct bpf_sock_ops)
+// into another register than the context's.
+var sockOpsRttMinProbe = asm.Instructions{
+	asm.LoadMem(asm.R2, asm.R1, 92, asm.Word),
+	asm.Mov.Imm(asm.R0, 1),
+	asm.Return(),
+}
+
+// vmaIterUntrustedProbe walks the task's VMAs and passes the first one
+// as bpf_ringbuf_output's data: memory a helper may read is a trusted BTF
+// pointer, never an untrusted one ("R2 type=untrusted_ptr_ expected=...").
+func vmaIterUntrustedProbe() (asm.Instructions, error) {
+	ids, err := kfuncIDs("bpf_iter_task_vma_new", "bpf_iter_task_vma_next", "bpf_iter_task_vma_destroy")
+	if err != nil {
+		return nil, err
+	}
+	iter := func() asm.Instructions {
+		return asm.Instructions{asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -8)}
+	}
+	var out asm.Instructions
+	out = append(out,
+		asm.LoadMem(asm.R2, asm.R1, iterTaskOff, asm.DWord),
+		asm.JEq.Imm(asm.R2, 0, "out"),
+	)
+	out = append(out, iter()...)
+	out = append(out, asm.Mov.Imm(asm.R3, 0), kfuncCall(ids[0]))
+	out = append(out, iter()...)
+	out = append(out, kfuncCall(ids[1]), asm.JEq.Imm(asm.R0, 0, "destroy"),
+		asm.Mov.Reg(asm.R2, asm.R0),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(probeRingbuf),
+		asm.Mov.Imm(asm.R3, 8),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnRingbufOutput.Call(),
+	)
+	out = append(out, iter()...)
+	out[len(out)-2] = out[len(out)-2].WithSymbol("destroy")
+	out = append(out, kfuncCall(ids[2]),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
+		asm.Return(),
+	)
+	return out, nil
+}
+
 // skbArgBTFIDProbe is a netfilter program that passes a stack pointer as
 // bpf_dynptr_from_skb's struct __sk_buff.
 func skbArgBTFIDProbe() (asm.Instructions, error) {
@@ -1071,16 +1146,16 @@ func Probe() (Set, error) {
 	for _, f := range All() {
 		spec, err := ProbeProgram(f)
 		if err != nil {
-			return 0, err
+			return Set{}, err
 		}
 		// The verdict and the statistics line are all a probe needs: no
 		// branch-level log.
 		rs, err := kernel.Options{MapBTF: kernel.KeyValueBTF, VerdictOnly: true}.LoadCollectionSpec(spec)
 		if err != nil {
-			return 0, fmt.Errorf("probe %s: %w", f, err)
+			return Set{}, fmt.Errorf("probe %s: %w", f, err)
 		}
 		if len(rs) != 1 {
-			return 0, fmt.Errorf("probe %s: %w", f, ErrNoVerdict)
+			return Set{}, fmt.Errorf("probe %s: %w", f, ErrNoVerdict)
 		}
 		if rs[0].NotLoaded {
 			reason = fmt.Sprintf("probe %s: %s", f, rs[0].Err)
@@ -1089,28 +1164,34 @@ func Probe() (Set, error) {
 		verdicts++
 		if n := probeInsns[f]; n != 0 {
 			if !rs[0].Accepted || rs[0].InsnProcessed != n {
-				missing |= Of(f)
+				missing = missing.Union(Of(f))
 			}
 			continue
 		}
 		if errno := probeErrnos[f]; errno != 0 {
 			if rs[0].Accepted || rs[0].Errno != errno {
-				missing |= Of(f)
+				missing = missing.Union(Of(f))
+			}
+			continue
+		}
+		if n := probeXlated[f]; n != 0 {
+			if !rs[0].Accepted || rs[0].XlatedInsns != n {
+				missing = missing.Union(Of(f))
 			}
 			continue
 		}
 		if msg := probeMessages[f]; msg != "" {
 			if rs[0].Accepted || !strings.Contains(rs[0].Err, msg) {
-				missing |= Of(f)
+				missing = missing.Union(Of(f))
 			}
 			continue
 		}
 		if rs[0].Accepted {
-			missing |= Of(f)
+			missing = missing.Union(Of(f))
 		}
 	}
 	if verdicts == 0 {
-		return 0, fmt.Errorf("%w: %s", ErrNoVerdict, reason)
+		return Set{}, fmt.Errorf("%w: %s", ErrNoVerdict, reason)
 	}
 	return missing, nil
 }

@@ -697,6 +697,29 @@ const (
 	// keeps is accepted. Found on the 6.18.44-fc-v1252 build through
 	// the 7.3 selftests (verifier_live_stack.c).
 	HiddenExitLiveness
+	// XDPNoAdjustMeta: XDP programs may not call bpf_xdp_adjust_meta
+	// (xdp_func_proto offers no prototype: "program of this type cannot
+	// use helper bpf_xdp_adjust_meta#54"), whatever the attach type.
+	// Without the rule the helper moves data_meta as in upstream 6.18.
+	// Not in upstream 6.18 or 7.x; found on the 6.18.44-fc-v1300 build by
+	// the live helper tables (TestHelperAllowedLiveKernel).
+	XDPNoAdjustMeta
+	// VMAIterUntrusted: the element bpf_iter_task_vma_next returns is an
+	// untrusted pointer (untrusted_ptr_vm_area_struct), not a trusted
+	// one: the iterator no longer holds the mmap lock while the program
+	// runs, so the VMA may change under it. Its fields are still read
+	// (as PROBE_MEM loads), but it may not be passed where a trusted
+	// pointer is required. Found on the 6.18.44-fc-v1300 build as a log
+	// difference of testdata/progs/kf_iter.c.
+	VMAIterUntrusted
+	// SockOpsRttMinFullsock: a sock_ops program's read of rtt_min checks
+	// is_fullsock first, as the other tcp_sock fields do
+	// (SOCK_OPS_GET_FIELD: 4 instructions, 9 when the destination is the
+	// context register), where 6.18.0 reads it through the socket pointer
+	// unchecked (2). No verdict changes; the rewritten length does, and
+	// with it how far a jump over the read reaches. Found on the
+	// 6.18.44-fc-v1300 build by TestCtxConvertLiveKernel.
+	SockOpsRttMinFullsock
 	numFixes
 )
 
@@ -764,6 +787,9 @@ var names = [numFixes]string{
 	GlobalCallMayThrow:       "global-call-may-throw",
 	SpinUnlockUntrustsRCU:    "spin-unlock-untrusts-rcu",
 	HiddenExitLiveness:       "hidden-exit-liveness",
+	XDPNoAdjustMeta:          "xdp-no-adjust-meta",
+	VMAIterUntrusted:         "vma-iter-untrusted",
+	SockOpsRttMinFullsock:    "sockops-rtt-min-fullsock",
 }
 
 // String returns the fix's name.
@@ -785,22 +811,47 @@ func All() []Fix {
 
 // Set is a set of fixes. As a verifier option it holds the fixes the
 // target kernel lacks, so that its zero value is the strictest semantics.
-type Set uint64
+// It is comparable: two sets are equal when they hold the same fixes.
+type Set struct {
+	words [setWords]uint64
+}
+
+// setWords is the number of 64-bit words a Set needs for every fix.
+const setWords = (int(numFixes) + 63) / 64
 
 // Of returns the set holding fixes.
 func Of(fixes ...Fix) Set {
 	var s Set
 	for _, f := range fixes {
-		s |= 1 << f
+		s.words[f/64] |= 1 << (f % 64)
 	}
 	return s
 }
 
 // Everything is the set of every fix.
-const Everything Set = 1<<numFixes - 1
+var Everything = Of(All()...)
 
 // Has reports whether f is in s.
-func (s Set) Has(f Fix) bool { return s&(1<<f) != 0 }
+func (s Set) Has(f Fix) bool { return f < numFixes && s.words[f/64]&(1<<(f%64)) != 0 }
+
+// Empty reports whether s holds no fix.
+func (s Set) Empty() bool { return s == Set{} }
+
+// Union returns the fixes in s or in o.
+func (s Set) Union(o Set) Set {
+	for i := range s.words {
+		s.words[i] |= o.words[i]
+	}
+	return s
+}
+
+// Minus returns the fixes in s and not in o.
+func (s Set) Minus(o Set) Set {
+	for i := range s.words {
+		s.words[i] &^= o.words[i]
+	}
+	return s
+}
 
 // Fixes lists the fixes in s, in order.
 func (s Set) Fixes() []Fix {
@@ -816,7 +867,7 @@ func (s Set) Fixes() []Fix {
 // String lists the fixes of s by name, comma-separated; "none" for the
 // empty set.
 func (s Set) String() string {
-	if s == 0 {
+	if s.Empty() {
 		return "none"
 	}
 	var parts []string
@@ -834,7 +885,7 @@ var ErrUnknownFix = errors.New("unknown stable fix")
 func Parse(s string) (Set, error) {
 	switch s {
 	case "", "none":
-		return 0, nil
+		return Set{}, nil
 	case "all":
 		return Everything, nil
 	}
@@ -842,9 +893,9 @@ func Parse(s string) (Set, error) {
 	for name := range strings.SplitSeq(s, ",") {
 		f, ok := byName(strings.TrimSpace(name))
 		if !ok {
-			return 0, fmt.Errorf("%q: %w (known: %s)", name, ErrUnknownFix, Everything)
+			return Set{}, fmt.Errorf("%q: %w (known: %s)", name, ErrUnknownFix, Everything)
 		}
-		out |= Of(f)
+		out = out.Union(Of(f))
 	}
 	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // Where the running kernel says its lockdown level.
@@ -46,6 +47,14 @@ var RunningBuild = sync.OnceValue(func() helpers.Build {
 	}
 	return b
 })
+
+// BuildLacking returns the build b as a kernel lacking the stable fixes
+// missing runs it: the fixes that take a helper away from a program type
+// are facts of the build's helper tables too.
+func BuildLacking(b helpers.Build, missing stablefix.Set) helpers.Build {
+	b.NoXDPAdjustMeta = !missing.Has(stablefix.XDPNoAdjustMeta)
+	return b
+}
 
 // BuildFromConfig returns the build facts of a kernel configured with cfg
 // (CONFIG_NAME to its value) running at the given lockdown level, with the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vercheck/vercheck/ctxaccess"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // liveTranslatedLen loads a program into the running kernel and returns the
@@ -96,6 +97,7 @@ func TestCtxConvertLiveKernel(t *testing.T) {
 	const maxProbeOff = 256
 	types := ctxLiveTypes
 	dump := ctxConvertDump(t)
+	rttMinUnchecked := liveMissing(t).Has(stablefix.SockOpsRttMinFullsock)
 	for _, lt := range types {
 		check, csize := ctxaccess.Layout(lt.pt)
 		exit := int32(0)
@@ -107,6 +109,7 @@ func TestCtxConvertLiveKernel(t *testing.T) {
 			for size, asmSize := range ctxAccessSizes {
 				for _, k := range ctxConvertOps {
 					op := k.op(off, size)
+					op.RttMinUnchecked = rttMinUnchecked
 					if _, valid := check(off, size, op.Store, lt.at); !valid || (op.SignExt && size == sizeU64) {
 						continue
 					}

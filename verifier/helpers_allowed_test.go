@@ -12,6 +12,7 @@ import (
 
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 func TestHelperAllowed(t *testing.T) {
@@ -114,6 +115,28 @@ func skipIfNoBPF(t *testing.T) {
 	}
 }
 
+// probeRunning asks the running kernel once which stable fixes it lacks.
+var probeRunning = sync.OnceValues(stablefix.Probe)
+
+// liveMissing returns the stable fixes the running kernel lacks, and skips
+// the test where it cannot be probed.
+func liveMissing(t *testing.T) stablefix.Set {
+	t.Helper()
+	missing, err := probeRunning()
+	if err != nil {
+		t.Skipf("cannot probe the running kernel: %v", err)
+	}
+	return missing
+}
+
+// liveBuild is the running kernel's build as the verifier runs it: its
+// configuration, lockdown level and the helper tables of the stable fixes
+// it carries.
+func liveBuild(t *testing.T) helpers.Build {
+	t.Helper()
+	return BuildLacking(RunningBuild(), liveMissing(t))
+}
+
 // liveLoad loads a program into the running kernel and returns the
 // verifier's log on rejection.
 func liveLoad(lt liveProgramType, insns asm.Instructions) (string, error) {
@@ -135,7 +158,7 @@ func liveLoad(lt liveProgramType, insns asm.Instructions) (string, error) {
 }
 
 // TestHelperAllowedLiveKernel compares the running kernel's build
-// (RunningBuild: its configuration and lockdown level) with the running
+// (liveBuild: its configuration, lockdown level and stable fixes) with the running
 // kernel for every helper and every program type it can load without a
 // BTF target. The sets describe 6.18, so a different release may
 // disagree.
@@ -162,13 +185,14 @@ func TestHelperAllowedLiveKernel(t *testing.T) {
 		{ebpf.SkSKB, ebpf.AttachSkSKBStreamParser}, {ebpf.Kprobe, ebpf.AttachTraceKprobeMulti},
 		{ebpf.Kprobe, ebpf.AttachTraceUprobeMulti}, {ebpf.SockOps, ebpf.AttachCGroupSockOps},
 	}
+	build := liveBuild(t)
 	for _, lt := range types {
 		for id := int32(1); id <= helpers.MaxID; id++ {
 			insns := asm.Instructions{asm.BuiltinFunc(id).Call(), asm.Mov.Imm(asm.R0, 0), asm.Return()}
 			log, err := liveLoad(lt, insns)
 			live := err == nil || !(strings.Contains(log, "cannot use helper") ||
 				strings.Contains(log, "unknown func") || strings.Contains(log, "invalid func"))
-			got, known := RunningBuild().Allowed(lt.pt, lt.at, helpers.Set{}, id)
+			got, known := build.Allowed(lt.pt, lt.at, helpers.Set{}, id)
 			if !known {
 				t.Errorf("%v/%v: program type not modelled", lt.pt, lt.at)
 				break
@@ -190,6 +214,7 @@ func TestHelperAllowedLiveKernelBTF(t *testing.T) {
 		{pt: ebpf.Tracing, at: ebpf.AttachTraceRawTp, attachTo: "sched_switch"},
 		{pt: ebpf.Tracing, at: ebpf.AttachTraceIter, attachTo: "task"},
 	}
+	build := liveBuild(t)
 	for _, lt := range types {
 		for id := int32(1); id <= helpers.MaxID; id++ {
 			insns := asm.Instructions{asm.BuiltinFunc(id).Call(), asm.Mov.Imm(asm.R0, 0), asm.Return()}
@@ -200,7 +225,7 @@ func TestHelperAllowedLiveKernelBTF(t *testing.T) {
 			}
 			live := !strings.Contains(kerr, "cannot use helper") && !strings.Contains(kerr, "unknown func") &&
 				!strings.Contains(kerr, "invalid func")
-			got, known := RunningBuild().Allowed(lt.pt, lt.at, helpers.Set{}, id)
+			got, known := build.Allowed(lt.pt, lt.at, helpers.Set{}, id)
 			if !known {
 				t.Errorf("%v: program type not modelled", lt)
 				break

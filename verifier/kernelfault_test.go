@@ -36,7 +36,7 @@ func TestKernelFault(t *testing.T) {
 			if !errors.Is(res.Err, ErrKernelFault) || !errors.Is(res.Err, ErrUnsupported) {
 				t.Errorf("%s: Verify = %v, want ErrKernelFault (and so ErrUnsupported)", prog.Name, res.Err)
 			}
-			if faultsWithout[prog.Name] != 0 {
+			if !faultsWithout[prog.Name].Empty() {
 				if res := Verify(obj, prog, Options{}); errors.Is(res.Err, ErrKernelFault) {
 					t.Errorf("%s: a fault with every fix applied too: %v", prog.Name, res.Err)
 				}

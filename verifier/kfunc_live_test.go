@@ -88,9 +88,5 @@ func liveKernelBTF(t *testing.T) (*btf.Spec, stablefix.Set) {
 	if err != nil {
 		t.Skipf("no kernel BTF: %v", err)
 	}
-	missing, err := stablefix.Probe()
-	if err != nil {
-		t.Skipf("cannot probe the running kernel: %v", err)
-	}
-	return spec, missing
+	return spec, liveMissing(t)
 }

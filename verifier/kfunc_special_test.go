@@ -126,30 +126,30 @@ func TestKfuncDynptrs(t *testing.T) {
 		{"tc writes through a writable slice", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(sliceRW, 16), writeSlice, exit)),
 			progOutcome{"accepted", ""}, rdwrAllowed},
 		{"writable slice refused", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(sliceRW, 16), writeSlice, exit)),
-			progOutcome{"rejected", "bpf_dynptr_slice_rdwr() is not allowed"}, 0},
+			progOutcome{"rejected", "bpf_dynptr_slice_rdwr() is not allowed"}, stablefix.Set{}},
 		{"lwt_in: the refusal comes first", prog(ebpf.LWTIn, concat(build(fromSKB), takeSlice(sliceRW, 16), exit)),
-			progOutcome{"rejected", "bpf_dynptr_slice_rdwr() is not allowed"}, 0},
+			progOutcome{"rejected", "bpf_dynptr_slice_rdwr() is not allowed"}, stablefix.Set{}},
 		{"read-only slice", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(slice, 16),
 			[]asm.Instruction{skipIfNull(asm.R0, 2), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 0, asm.R1, asm.Word)}, exit)),
-			progOutcome{"rejected", "R0 cannot write into rdonly_mem"}, 0},
+			progOutcome{"rejected", "R0 cannot write into rdonly_mem"}, stablefix.Set{}},
 		{"slice read past its size", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(slice, 16),
 			[]asm.Instruction{skipIfNull(asm.R0, 1), asm.LoadMem(asm.R1, asm.R0, 2, asm.Word)}, exit)),
-			progOutcome{"rejected", "invalid access to memory, mem_size=4 off=2 size=4\nR0 min value is outside of the allowed memory range"}, 0},
+			progOutcome{"rejected", "invalid access to memory, mem_size=4 off=2 size=4\nR0 min value is outside of the allowed memory range"}, stablefix.Set{}},
 		{"lwt_in may not write packets", prog(ebpf.LWTIn, concat(build(fromSKB), takeSlice(sliceRW, 16), exit)),
 			progOutcome{"rejected", "the prog does not allow writes to packet data"}, rdwrAllowed},
 		{"skb slice killed by a write into its dynptr", prog(ebpf.SchedCLS, concat(build(fromSKB), takeSlice(slice, 16),
 			[]asm.Instruction{skipIfNull(asm.R0, 13), asm.Mov.Reg(asm.R6, asm.R0)}, writeByte,
 			[]asm.Instruction{asm.LoadMem(asm.R0, asm.R6, 0, asm.Word), asm.Return()}, exit)),
-			progOutcome{"rejected", "R6 invalid mem access 'scalar'"}, 0},
+			progOutcome{"rejected", "R6 invalid mem access 'scalar'"}, stablefix.Set{}},
 		{"xdp slice survives a write into its dynptr", prog(ebpf.XDP, concat(build(fromXDP), takeSlice(slice, 16),
 			[]asm.Instruction{skipIfNull(asm.R0, 14), asm.Mov.Reg(asm.R6, asm.R0)}, writeByte,
 			[]asm.Instruction{asm.LoadMem(asm.R0, asm.R6, 0, asm.Word), asm.And.Imm(asm.R0, 1), asm.Return()}, exit)),
-			progOutcome{"accepted", ""}, 0},
+			progOutcome{"accepted", ""}, stablefix.Set{}},
 		{"clone of an skb dynptr is an skb dynptr", prog(ebpf.SchedCLS, concat(build(fromSKB), stackPtr(asm.R1, -16),
 			stackPtr(asm.R2, -32), []asm.Instruction{clone}, takeSlice(slice, 32),
 			[]asm.Instruction{skipIfNull(asm.R0, 13), asm.Mov.Reg(asm.R6, asm.R0)}, writeByte,
 			[]asm.Instruction{asm.LoadMem(asm.R0, asm.R6, 0, asm.Word), asm.Return()}, exit)),
-			progOutcome{"rejected", "R6 invalid mem access 'scalar'"}, 0},
+			progOutcome{"rejected", "R6 invalid mem access 'scalar'"}, stablefix.Set{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,8 +164,14 @@ func TestKfuncDynptrs(t *testing.T) {
 // first path that reaches it with an r0 pick accepts.
 func regAfter(t *testing.T, p *loader.Program, idx int, pick func(*states.Reg) bool) *states.Reg {
 	t.Helper()
+	return regAfterLacking(t, p, idx, pick, stablefix.Set{})
+}
+
+// regAfterLacking is regAfter on a kernel lacking the stable fixes missing.
+func regAfterLacking(t *testing.T, p *loader.Program, idx int, pick func(*states.Reg) bool, missing stablefix.Set) *states.Reg {
+	t.Helper()
 	var got *states.Reg
-	opts := Options{Observe: func(i int, st *states.State) {
+	opts := Options{MissingFixes: missing, Observe: func(i int, st *states.State) {
 		r := st.Cur().Regs()[0]
 		if i == idx && got == nil && pick(&r) {
 			got = &r
@@ -202,20 +208,22 @@ func TestIterNextPointerTrust(t *testing.T) {
 		return p
 	}
 	nonNull := func(r *states.Reg) bool { return r.Type == states.PtrToBTFID }
+	vmaLoop := loop(ebpf.Tracing, []asm.Instruction{asm.FnGetCurrentTaskBtf.Call(), asm.Mov.Reg(asm.R2, asm.R0)}, vmaNew, vmaNext, vmaDestroy)
 	tests := []struct {
-		name string
-		prog *loader.Program
-		idx  int
-		want states.RegFlags
+		name    string
+		prog    *loader.Program
+		idx     int
+		missing stablefix.Set
+		want    states.RegFlags
 	}{
 		{"task iterator (RCU protected)", loop(ebpf.SocketFilter, []asm.Instruction{asm.Mov.Imm(asm.R2, 0)}, taskNew, taskNext, taskDestroy),
-			8, states.MemRCU},
-		{"vma iterator", loop(ebpf.Tracing, []asm.Instruction{asm.FnGetCurrentTaskBtf.Call(), asm.Mov.Reg(asm.R2, asm.R0)}, vmaNew, vmaNext, vmaDestroy),
-			9, states.PtrTrusted},
+			8, stablefix.Set{}, states.MemRCU},
+		{"vma iterator", vmaLoop, 9, stablefix.Set{}, states.PtrUntrusted},
+		{"vma iterator holding the mmap lock", vmaLoop, 9, stablefix.Of(stablefix.VMAIterUntrusted), states.PtrTrusted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := regAfter(t, tt.prog, tt.idx, nonNull)
+			r := regAfterLacking(t, tt.prog, tt.idx, nonNull, tt.missing)
 			if diff := cmp.Diff(tt.want, r.Flags); diff != "" {
 				t.Errorf("element flags mismatch (-want +got):\n%s", diff)
 			}

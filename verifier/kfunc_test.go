@@ -53,7 +53,7 @@ type progOutcome struct {
 
 func verifyInsns(t *testing.T, p *loader.Program) progOutcome {
 	t.Helper()
-	return verifyInsnsLacking(t, p, 0)
+	return verifyInsnsLacking(t, p, stablefix.Set{})
 }
 
 // verifyInsnsLacking verifies p for a kernel lacking the stable fixes

@@ -139,12 +139,12 @@ func TestLSMSleepableFixes(t *testing.T) {
 		missing stablefix.Set
 		want    string
 	}{
-		{ebpf.AttachLSMMac, "task_to_inode", 0, "bpf_lsm_task_to_inode is not sleepable"},
-		{ebpf.AttachLSMMac, "inet_conn_established", 0, "bpf_lsm_inet_conn_established is not sleepable"},
+		{ebpf.AttachLSMMac, "task_to_inode", stablefix.Set{}, "bpf_lsm_task_to_inode is not sleepable"},
+		{ebpf.AttachLSMMac, "inet_conn_established", stablefix.Set{}, "bpf_lsm_inet_conn_established is not sleepable"},
 		{ebpf.AttachLSMMac, "task_to_inode", stablefix.Of(stablefix.LsmSleepableHooks), ""},
 		{ebpf.AttachLSMMac, "inet_conn_established", stablefix.Of(stablefix.LsmSleepableHooks), ""},
-		{ebpf.AttachLSMMac, "file_open", 0, ""},
-		{ebpf.AttachLSMCgroup, "file_open", 0, cgroupRefused},
+		{ebpf.AttachLSMMac, "file_open", stablefix.Set{}, ""},
+		{ebpf.AttachLSMCgroup, "file_open", stablefix.Set{}, cgroupRefused},
 		{ebpf.AttachLSMCgroup, "file_open", stablefix.Of(stablefix.LsmCgroupSleepable), ""},
 		{ebpf.AttachLSMCgroup, "task_to_inode", stablefix.Of(stablefix.LsmCgroupSleepable), "bpf_lsm_task_to_inode is not sleepable"},
 	}

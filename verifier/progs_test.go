@@ -55,9 +55,9 @@ func TestProgs(t *testing.T) {
 			}
 			// The verdict with every stable fix, and without each fix
 			// the program's verdict depends on.
-			sets := []stablefix.Set{0}
+			sets := []stablefix.Set{stablefix.Set{}}
 			for _, v := range c.Variants {
-				sets = append(sets, stablefix.Of(v.Without))
+				sets = append(sets, v.Without)
 			}
 			for _, missing := range sets {
 				want := c.On(missing)

@@ -14,6 +14,7 @@ import (
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/internal/kernel"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 )
 
 // protoProbeSetup is one way of filling r1-r5 before a helper call in the
@@ -128,6 +129,7 @@ var protoLiveTypes = []protoLiveType{
 // message or verdict.
 func TestHelperProtoLiveKernel(t *testing.T) {
 	skipIfNoBPF(t)
+	missing := liveMissing(t)
 	lm := &loader.Map{Name: "m", Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: 4}
 	obj := &loader.Object{Path: "probe", Maps: []*loader.Map{lm}}
 	m, err := ebpf.NewMap(kernel.MapSpec(lm))
@@ -142,7 +144,7 @@ func TestHelperProtoLiveKernel(t *testing.T) {
 		for _, lt := range protoLiveTypes {
 			t.Run(lt.String(), func(t *testing.T) {
 				t.Parallel()
-				c, u := compareHelperProtos(t, lt, obj, m)
+				c, u := compareHelperProtos(t, lt, obj, m, missing)
 				compared.Add(c)
 				unsupported.Add(u)
 			})
@@ -152,15 +154,17 @@ func TestHelperProtoLiveKernel(t *testing.T) {
 }
 
 // compareHelperProtos runs every probe of every helper program type lt may
-// call through vercheck and the kernel; it returns how many were compared
-// and how many vercheck does not support.
-func compareHelperProtos(t *testing.T, lt protoLiveType, obj *loader.Object, m *ebpf.Map) (compared, unsupported int64) {
+// call through vercheck, run as a kernel lacking the stable fixes missing,
+// and the kernel; it returns how many were compared and how many vercheck
+// does not support.
+func compareHelperProtos(t *testing.T, lt protoLiveType, obj *loader.Object, m *ebpf.Map, missing stablefix.Set) (compared, unsupported int64) {
+	build := BuildLacking(RunningBuild(), missing)
 	exit := int32(0)
 	if lo, _, ok := retRange(lt.pt, lt.at); ok {
 		exit = int32(lo)
 	}
 	for id := int32(1); id <= helpers.MaxID; id++ {
-		if ok, known := RunningBuild().Allowed(lt.pt, lt.at, helpers.Set{}, id); !ok || !known {
+		if ok, known := build.Allowed(lt.pt, lt.at, helpers.Set{}, id); !ok || !known {
 			continue
 		}
 		for _, s := range protoProbeSetups {
@@ -176,7 +180,7 @@ func compareHelperProtos(t *testing.T, lt protoLiveType, obj *loader.Object, m *
 			}
 			prog := &loader.Program{Name: "probe", Type: lt.pt, AttachType: lt.at, AttachTo: lt.attachTo,
 				License: license, GPLCompatible: !s.nonGPL, Instructions: insns}
-			res := Verify(obj, prog, Options{})
+			res := Verify(obj, prog, Options{MissingFixes: missing})
 			name := fmt.Sprintf("%v(%d) %s", asm.BuiltinFunc(id), id, s.name)
 			if errors.Is(res.Err, ErrUnsupported) {
 				unsupported++

@@ -9,6 +9,7 @@ import (
 	"github.com/vercheck/vercheck/ctxaccess"
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/loader"
+	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -250,6 +251,7 @@ func (e *env) ctxPatchLen(i int, in insn.Insn, tstampType bool) (lo, hi int, why
 	switch p.t {
 	case states.PtrToCtx:
 		op.TstampTypeAccess = tstampType
+		op.RttMinUnchecked = e.opts.MissingFixes.Has(stablefix.SockOpsRttMinFullsock)
 		n, ok = e.ctxConvertLen(op)
 	case states.PtrToSocket, states.PtrToSockCommon, states.PtrToTCPSock, states.PtrToXDPSock:
 		n, ok = ctxaccess.SockRewriteLen(sockKinds[p.t], op)

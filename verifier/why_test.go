@@ -39,30 +39,30 @@ func TestWhyOrigins(t *testing.T) {
 		register        string
 		missing         stablefix.Set
 	}{
-		{"map_lookup_unchecked.o", "map_lookup_unchecked", why.NullUnchecked, 6, "R0", 0},
-		{"ctxp_checks.o", "ctxp_ringbuf_output_maybe_null", why.NullUnchecked, 6, "R2", 0},
-		{"btfprog_iter.o", "btfprog_iter_task_unchecked", why.NullUnchecked, 0, "R2", 0},
-		{"dynptr.o", "dynptr_slice_after_submit", why.ReferenceReleased, 17, "R6", 0},
-		{"iter.o", "iter_num_use_after_destroy", why.ReferenceReleased, 12, "R6", 0},
-		{"ptr_neg_swap.o", "", why.PointerLost, 9, "R6", 0},
-		{"btfprog_structops.o", "btfprog_ops_set_state", why.ScalarAsPointer, 0, "R2", 0},
-		{"xdp_no_bounds.o", "xdp_no_bounds", why.PacketUnchecked, 0, "R1", 0},
-		{"ctxp_reuseport.o", "ctxp_reuseport_packet_write", why.Static, -1, "R1", 0},
-		{"pktrange_regsafe.o", "beyond_covers_at_end", why.PacketRangeShort, 11, "R8", 0},
-		{"cgroup_skb_ret.o", "cgroup_skb_ret", why.OutOfRange, 0, "R0", 0},
-		{"ctxp_netfilter.o", "ctxp_nf_past_end", why.ContextField, -1, "R1", 0},
-		{"ctxp_rawtp_w.o", "ctxp_rawtp_w_negative", why.PointerOffset, 1, "R2", 0},
-		{"exit_no_r0.o", "exit_no_r0", why.UninitRegister, -1, "R0", 0},
-		{"iter.o", "iter_num_clobbered", why.StackObject, 5, "fp-8", 0},
-		{"dynptr.o", "dynptr_uninit_read", why.UninitStack, -1, "fp-32", 0},
-		{"spinlock.o", "spin_lock_call_helper", why.LockHeld, 12, "", 0},
-		{"fr_varoff_stack.o", "fr_varoff_over_iter", why.StackObject, 4, "fp-8", 0},
+		{"map_lookup_unchecked.o", "map_lookup_unchecked", why.NullUnchecked, 6, "R0", stablefix.Set{}},
+		{"ctxp_checks.o", "ctxp_ringbuf_output_maybe_null", why.NullUnchecked, 6, "R2", stablefix.Set{}},
+		{"btfprog_iter.o", "btfprog_iter_task_unchecked", why.NullUnchecked, 0, "R2", stablefix.Set{}},
+		{"dynptr.o", "dynptr_slice_after_submit", why.ReferenceReleased, 17, "R6", stablefix.Set{}},
+		{"iter.o", "iter_num_use_after_destroy", why.ReferenceReleased, 12, "R6", stablefix.Set{}},
+		{"ptr_neg_swap.o", "", why.PointerLost, 9, "R6", stablefix.Set{}},
+		{"btfprog_structops.o", "btfprog_ops_set_state", why.ScalarAsPointer, 0, "R2", stablefix.Set{}},
+		{"xdp_no_bounds.o", "xdp_no_bounds", why.PacketUnchecked, 0, "R1", stablefix.Set{}},
+		{"ctxp_reuseport.o", "ctxp_reuseport_packet_write", why.Static, -1, "R1", stablefix.Set{}},
+		{"pktrange_regsafe.o", "beyond_covers_at_end", why.PacketRangeShort, 11, "R8", stablefix.Set{}},
+		{"cgroup_skb_ret.o", "cgroup_skb_ret", why.OutOfRange, 0, "R0", stablefix.Set{}},
+		{"ctxp_netfilter.o", "ctxp_nf_past_end", why.ContextField, -1, "R1", stablefix.Set{}},
+		{"ctxp_rawtp_w.o", "ctxp_rawtp_w_negative", why.PointerOffset, 1, "R2", stablefix.Set{}},
+		{"exit_no_r0.o", "exit_no_r0", why.UninitRegister, -1, "R0", stablefix.Set{}},
+		{"iter.o", "iter_num_clobbered", why.StackObject, 5, "fp-8", stablefix.Set{}},
+		{"dynptr.o", "dynptr_uninit_read", why.UninitStack, -1, "fp-32", stablefix.Set{}},
+		{"spinlock.o", "spin_lock_call_helper", why.LockHeld, 12, "", stablefix.Set{}},
+		{"fr_varoff_stack.o", "fr_varoff_over_iter", why.StackObject, 4, "fp-8", stablefix.Set{}},
 		// A kernel that scrubs the slot loses the iterator, not its
 		// reference.
 		{"fr_varoff_stack.o", "fr_varoff_over_iter", why.UnreleasedReference, 4, "", stablefix.Of(stablefix.VarWriteKeepsSpill)},
-		{"infinite_loop.o", "infinite_loop", why.InfiniteLoop, 1, "", 0},
-		{"find_vma.o", "task_storage_scalar_task", why.ScalarAsPointer, 0, "R2", 0},
-		{"ctxp_gpl.o", "ctxp_gpl_func_ip_kprobe", why.Static, -1, "", 0},
+		{"infinite_loop.o", "infinite_loop", why.InfiniteLoop, 1, "", stablefix.Set{}},
+		{"find_vma.o", "task_storage_scalar_task", why.ScalarAsPointer, 0, "R2", stablefix.Set{}},
+		{"ctxp_gpl.o", "ctxp_gpl_func_ip_kprobe", why.Static, -1, "", stablefix.Set{}},
 	}
 	for _, tt := range tests {
 		name := tt.program
@@ -100,7 +100,7 @@ func firstRejected(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	for _, c := range cases {
-		if c.ObjectPath == path && !c.On(0).Accept {
+		if c.ObjectPath == path && !c.On(stablefix.Set{}).Accept {
 			return c.Program
 		}
 	}
@@ -120,7 +120,7 @@ func TestWhyEveryRejection(t *testing.T) {
 	objs := map[string]*loader.Object{}
 	counts := map[why.Cause]int{}
 	for _, c := range cases {
-		if c.On(0).Accept {
+		if c.On(stablefix.Set{}).Accept {
 			continue
 		}
 		obj, ok := objs[c.ObjectPath]

@@ -31,14 +31,14 @@ func resolveFixes(spec string) (fixSemantics, error) {
 		if err != nil {
 			return fixSemantics{}, fmt.Errorf("--fixes: %w", err)
 		}
-		missing := stablefix.Everything &^ present
+		missing := stablefix.Everything.Minus(present)
 		return fixSemantics{Missing: missing, Note: "stable fixes applied: " + present.String() + " (--fixes)"}, nil
 	}
 	missing, err := probed()
 	if err != nil {
 		return fixSemantics{Note: fmt.Sprintf("stable fixes: all applied (the running kernel could not be probed: %v)", err)}, nil
 	}
-	if missing == 0 {
+	if missing.Empty() {
 		return fixSemantics{Note: "stable fixes: all applied, as by the running kernel"}, nil
 	}
 	return fixSemantics{Missing: missing, Note: "stable fixes: the running kernel lacks " + missing.String() + ", and so does this run (--fixes all for the strictest semantics)"}, nil

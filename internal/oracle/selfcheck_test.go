@@ -56,8 +56,8 @@ func TestSelfCheck(t *testing.T) {
 		reason   string
 	}{
 		{"unsound pruning (pkt-regsafe missing)", probe, stablefix.Of(stablefix.PktRegsafe), true, PruningDiffers, "RN offset is outside of the packet"},
-		{"sound pruning (pkt-regsafe applied)", probe, 0, false, KernelNoLoad, kNoLoad.Err},
-		{"complexity limit without checkpoints", diamonds(24), 0, true, KernelNoLoad, kNoLoad.Err},
+		{"sound pruning (pkt-regsafe applied)", probe, stablefix.Set{}, false, KernelNoLoad, kNoLoad.Err},
+		{"complexity limit without checkpoints", diamonds(24), stablefix.Set{}, true, KernelNoLoad, kNoLoad.Err},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,7 +57,7 @@ type Golden struct {
 func (g Golden) Missing() (stablefix.Set, error) {
 	set, err := stablefix.Parse(g.MissingFixes)
 	if err != nil {
-		return 0, fmt.Errorf("golden %s: %s: %w", g.File, g.Program, err)
+		return stablefix.Set{}, fmt.Errorf("golden %s: %s: %w", g.File, g.Program, err)
 	}
 	return set, nil
 }

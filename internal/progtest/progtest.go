@@ -15,6 +15,9 @@
 //	// vercheck: reject "R9 offset is outside of the packet"
 //	// vercheck: accept without pkt-range-arith
 //
+// A variant may name several fixes, comma-separated: its verdict is that of
+// a kernel lacking all of them (a fix that makes another one's rule moot).
+//
 // A rejection's message is a substring of the kernel's
 // decisive log line (see [kernel.DecisiveLine]). Adding a program therefore
 // needs no Go change.
@@ -55,8 +58,8 @@ type Expectation struct {
 
 // Variant is the verdict of a kernel that lacks one stable fix.
 type Variant struct {
-	// Without is the fix the kernel lacks.
-	Without stablefix.Fix
+	// Without are the fixes the kernel lacks (all of them).
+	Without stablefix.Set
 	// Accept and Msg are the verdict, as in [Expectation].
 	Accept bool
 	Msg    string
@@ -81,10 +84,10 @@ func (e Expectation) HiddenKernelSymbol() (string, bool) {
 }
 
 // On returns the expectation for a kernel that lacks the fixes missing:
-// the first variant whose fix is missing, else e itself.
+// the first variant whose fixes are all missing, else e itself.
 func (e Expectation) On(missing stablefix.Set) Expectation {
 	for _, v := range e.Variants {
-		if missing.Has(v.Without) {
+		if v.Without.Minus(missing).Empty() {
 			e.Accept, e.Msg = v.Accept, v.Msg
 			break
 		}
@@ -198,12 +201,12 @@ func LoadFile(path string) ([]Expectation, error) {
 	return out, nil
 }
 
-// withoutWord introduces the fix a variant verdict is for.
+// withoutWord introduces the fixes a variant verdict is for.
 const withoutWord = "without "
 
 // parseExpectation parses the text after "// vercheck:": a verdict and,
-// for a variant, the fix the kernel lacks (nil otherwise).
-func parseExpectation(s string) (Expectation, *stablefix.Fix, error) {
+// for a variant, the fixes the kernel lacks (nil otherwise).
+func parseExpectation(s string) (Expectation, *stablefix.Set, error) {
 	verb, arg, _ := strings.Cut(s, " ")
 	arg = strings.TrimSpace(arg)
 	var e Expectation
@@ -230,12 +233,12 @@ func parseExpectation(s string) (Expectation, *stablefix.Fix, error) {
 	if !ok {
 		return Expectation{}, nil, fmt.Errorf("unexpected %q after the verdict (want %q and a stable fix): %w", arg, withoutWord, ErrSyntax)
 	}
-	set, err := stablefix.Parse(strings.TrimSpace(name))
-	fixes := set.Fixes()
-	if err != nil || len(fixes) != 1 {
-		return Expectation{}, nil, fmt.Errorf("%q names no single stable fix (%v): %w", name, err, ErrSyntax)
+	name = strings.TrimSpace(name)
+	set, err := stablefix.Parse(name)
+	if err != nil || set.Empty() || set == stablefix.Everything {
+		return Expectation{}, nil, fmt.Errorf("%q names no stable fixes (%v): %w", name, err, ErrSyntax)
 	}
-	return e, &fixes[0], nil
+	return e, &set, nil
 }
 
 // definedFunc returns the name of the function whose definition starts on

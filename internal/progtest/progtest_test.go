@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vercheck/vercheck/stablefix"
 )
@@ -22,6 +23,9 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	}
 	return dir
 }
+
+// equateSets compares stable fix sets with ==.
+var equateSets = cmpopts.EquateComparable(stablefix.Set{})
 
 func TestLoad(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
@@ -48,6 +52,7 @@ int only(void)
 		"c.c": `// vercheck: reject "R9 offset is outside of the packet"
 // vercheck: accept without pkt-range-arith
 // vercheck: reject "other" without jmp32-ptr-null
+// vercheck: accept without iter-fp0, pkt-regsafe
 SEC("xdp") int fixed(struct xdp_md *ctx) { return 2; }
 `,
 		"notes.txt": "// vercheck: accept\n",
@@ -61,31 +66,36 @@ SEC("xdp") int fixed(struct xdp_md *ctx) { return 2; }
 		{File: "b.c", Program: "first", Accept: true},
 		{File: "b.c", Program: "second", Msg: "R0 invalid mem access 'map_value_or_null'"},
 		{File: "c.c", Program: "fixed", Msg: "R9 offset is outside of the packet", Variants: []Variant{
-			{Without: stablefix.PktRangeArith, Accept: true},
-			{Without: stablefix.Jmp32PtrNull, Msg: "other"},
+			{Without: stablefix.Of(stablefix.PktRangeArith), Accept: true},
+			{Without: stablefix.Of(stablefix.Jmp32PtrNull), Msg: "other"},
+			{Without: stablefix.Of(stablefix.IterFP0, stablefix.PktRegsafe), Accept: true},
 		}},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, equateSets); diff != "" {
 		t.Errorf("Load mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestExpectationOn(t *testing.T) {
 	e := Expectation{File: "c.c", Program: "p", Msg: "strict", Variants: []Variant{
-		{Without: stablefix.PktRangeArith, Accept: true},
-		{Without: stablefix.Jmp32PtrNull, Msg: "lax"},
+		{Without: stablefix.Of(stablefix.PktRangeArith), Accept: true},
+		{Without: stablefix.Of(stablefix.Jmp32PtrNull), Msg: "lax"},
+		{Without: stablefix.Of(stablefix.IterFP0, stablefix.PktRegsafe), Msg: "both"},
 	}}
 	tests := []struct {
 		missing stablefix.Set
 		want    Expectation
 	}{
-		{0, Expectation{File: "c.c", Program: "p", Msg: "strict"}},
+		{stablefix.Set{}, Expectation{File: "c.c", Program: "p", Msg: "strict"}},
 		{stablefix.Of(stablefix.PktRangeArith), Expectation{File: "c.c", Program: "p", Accept: true}},
 		{stablefix.Of(stablefix.Jmp32PtrNull), Expectation{File: "c.c", Program: "p", Msg: "lax"}},
+		// A variant of two fixes applies only where both are missing.
+		{stablefix.Of(stablefix.IterFP0), Expectation{File: "c.c", Program: "p", Msg: "strict"}},
+		{stablefix.Of(stablefix.IterFP0, stablefix.PktRegsafe), Expectation{File: "c.c", Program: "p", Msg: "both"}},
 		{stablefix.Everything, Expectation{File: "c.c", Program: "p", Accept: true}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, e.On(tt.missing)); diff != "" {
+		if diff := cmp.Diff(tt.want, e.On(tt.missing), equateSets); diff != "" {
 			t.Errorf("On(%v) mismatch (-want +got):\n%s", tt.missing, diff)
 		}
 	}
@@ -101,6 +111,8 @@ func TestLoadErrors(t *testing.T) {
 		"two in a row":        "// vercheck: accept\n// vercheck: accept\nint f(void) {}\n",
 		"variant first":       "// vercheck: accept without pkt-range-arith\nint f(void) {}\n",
 		"unknown fix":         "// vercheck: accept\n// vercheck: accept without nothing\nint f(void) {}\n",
+		"no fix":              "// vercheck: accept\n// vercheck: accept without none\nint f(void) {}\n",
+		"one unknown of two":  "// vercheck: accept\n// vercheck: accept without iter-fp0,nothing\nint f(void) {}\n",
 		"junk after verdict":  "// vercheck: reject \"x\" please\nint f(void) {}\n",
 	}
 	for name, src := range tests {

@@ -157,7 +157,7 @@ var probes = [numFixes]func() (asm.Instructions, error){
 	SpinUnlockUntrustsRCU:    spinUnlockUntrustsRCUProbe,
 	HiddenExitLiveness:       hiddenExitLivenessProbe,
 	XDPNoAdjustMeta:          fixed(xdpAdjustMetaProbe),
-	VMAIterUntrusted:         vmaIterUntrustedProbe,
+	IterNextUntrusted:        iterNextUntrustedProbe,
 	SockOpsRttMinFullsock:    fixed(sockOpsRttMinProbe),
 }
 
@@ -289,7 +289,7 @@ var probeTargets = [numFixes]func(*ebpf.ProgramSpec){
 	AsyncCbCgroupStorage:     func(p *ebpf.ProgramSpec) { p.Type, p.AttachType = ebpf.CGroupSKB, ebpf.AttachCGroupInetIngress },
 	GlobalCallMayThrow:       func(p *ebpf.ProgramSpec) { p.Type = ebpf.SchedCLS },
 	SpinUnlockUntrustsRCU:    func(p *ebpf.ProgramSpec) { p.Type, p.Flags = ebpf.Syscall, sleepableFlag },
-	VMAIterUntrusted:         taskIterator,
+	IterNextUntrusted:        taskIterator,
 	SockOpsRttMinFullsock:    func(p *ebpf.ProgramSpec) { p.Type = ebpf.SockOps },
 }
 
@@ -722,10 +722,10 @@ var sockOpsRttMinProbe = asm.Instructions{
 	asm.Return(),
 }
 
-// vmaIterUntrustedProbe walks the task's VMAs and passes the first one
+// iterNextUntrustedProbe walks the task's VMAs and passes the first one
 // as bpf_ringbuf_output's data: memory a helper may read is a trusted BTF
 // pointer, never an untrusted one ("R2 type=untrusted_ptr_ expected=...").
-func vmaIterUntrustedProbe() (asm.Instructions, error) {
+func iterNextUntrustedProbe() (asm.Instructions, error) {
 	ids, err := kfuncIDs("bpf_iter_task_vma_new", "bpf_iter_task_vma_next", "bpf_iter_task_vma_destroy")
 	if err != nil {
 		return nil, err

@@ -704,14 +704,17 @@ const (
 	// Not in upstream 6.18 or 7.x; found on the 6.18.44-fc-v1300 build by
 	// the live helper tables (TestHelperAllowedLiveKernel).
 	XDPNoAdjustMeta
-	// VMAIterUntrusted: the element bpf_iter_task_vma_next returns is an
-	// untrusted pointer (untrusted_ptr_vm_area_struct), not a trusted
-	// one: the iterator no longer holds the mmap lock while the program
-	// runs, so the VMA may change under it. Its fields are still read
-	// (as PROBE_MEM loads), but it may not be passed where a trusted
-	// pointer is required. Found on the 6.18.44-fc-v1300 build as a log
-	// difference of testdata/progs/kf_iter.c.
-	VMAIterUntrusted
+	// IterNextUntrusted: the element an iterator's next kfunc returns is
+	// an untrusted pointer where the iterator is not RCU protected
+	// (task_vma, css_task, kmem_cache, dmabuf: untrusted_ptr_vm_area_struct
+	// where 6.18.0 has trusted_ptr_); an RCU-protected iterator's element
+	// stays rcu_ptr_. Its fields are still read (as PROBE_MEM loads), but
+	// it may not be passed where a trusted pointer is required, and it is
+	// not known to be non-NULL (a NULL test explores both branches).
+	// Found on the 6.18.44-fc-v1300 build as a log difference of
+	// testdata/progs/kf_iter.c (vm_area_struct) and iters_css_task.c of
+	// the 6.12 selftests (task_struct), then kmem_cache by hand.
+	IterNextUntrusted
 	// SockOpsRttMinFullsock: a sock_ops program's read of rtt_min checks
 	// is_fullsock first, as the other tcp_sock fields do
 	// (SOCK_OPS_GET_FIELD: 4 instructions, 9 when the destination is the
@@ -788,7 +791,7 @@ var names = [numFixes]string{
 	SpinUnlockUntrustsRCU:    "spin-unlock-untrusts-rcu",
 	HiddenExitLiveness:       "hidden-exit-liveness",
 	XDPNoAdjustMeta:          "xdp-no-adjust-meta",
-	VMAIterUntrusted:         "vma-iter-untrusted",
+	IterNextUntrusted:        "iter-next-untrusted",
 	SockOpsRttMinFullsock:    "sockops-rtt-min-fullsock",
 }
 

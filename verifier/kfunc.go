@@ -33,10 +33,6 @@ import (
 // kfuncSessionCookie returns a kprobe session's writable cookie.
 const kfuncSessionCookie = "bpf_session_cookie"
 
-// kfuncIterTaskVMANext is the task_vma iterator's next function, whose
-// element some builds leave untrusted (stablefix.VMAIterUntrusted).
-const kfuncIterTaskVMANext = "bpf_iter_task_vma_next"
-
 // kfuncChangesPktData is is_kfunc_pkt_changing: the kfunc may move the
 // packet data, which invalidates every packet pointer.
 func kfuncChangesPktData(name string) bool {
@@ -1215,20 +1211,19 @@ func (e *env) setKfuncReturn(info *kfuncInfo, meta *kfuncMeta) error {
 		}
 		if meta.flags&kfuncs.IterNext != 0 {
 			// The element of an RCU-protected iterator is an RCU
-			// pointer; any other iterator's is trusted, but a VMA
-			// where the build's task_vma iterator holds no lock
-			// (stablefix.VMAIterUntrusted).
+			// pointer; any other iterator's is trusted, or untrusted
+			// where the build says so (stablefix.IterNextUntrusted).
 			it := iterSlotOf(e.cur, meta.iter)
 			if it == nil {
 				return e.internal(e.insnIdx, "iterator next call without an iterator")
 			}
 			switch {
-			case info.name == kfuncIterTaskVMANext && !e.opts.MissingFixes.Has(stablefix.VMAIterUntrusted):
-				flags |= states.PtrUntrusted
 			case it.Spilled.Flags&states.MemRCU != 0:
 				flags |= states.MemRCU
-			default:
+			case e.opts.MissingFixes.Has(stablefix.IterNextUntrusted):
 				flags |= states.PtrTrusted
+			default:
+				flags |= states.PtrUntrusted
 			}
 		}
 		r0.MarkPtr(states.PtrToBTFID, flags)

@@ -219,7 +219,7 @@ func TestIterNextPointerTrust(t *testing.T) {
 		{"task iterator (RCU protected)", loop(ebpf.SocketFilter, []asm.Instruction{asm.Mov.Imm(asm.R2, 0)}, taskNew, taskNext, taskDestroy),
 			8, stablefix.Set{}, states.MemRCU},
 		{"vma iterator", vmaLoop, 9, stablefix.Set{}, states.PtrUntrusted},
-		{"vma iterator holding the mmap lock", vmaLoop, 9, stablefix.Of(stablefix.VMAIterUntrusted), states.PtrTrusted},
+		{"vma iterator holding the mmap lock", vmaLoop, 9, stablefix.Of(stablefix.IterNextUntrusted), states.PtrTrusted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

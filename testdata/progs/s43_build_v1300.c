@@ -2,8 +2,9 @@
 
 /* Three rules of the 6.18.44-fc-v1300 build, each a stable fix vercheck
  * probes (package stablefix): XDP programs may not call
- * bpf_xdp_adjust_meta (xdp-no-adjust-meta); the VMA a task_vma iterator
- * returns is untrusted (vma-iter-untrusted); sock_ops reads rtt_min
+ * bpf_xdp_adjust_meta (xdp-no-adjust-meta); the element an iterator
+ * that is not RCU protected returns, a task_vma iterator's VMA here, is
+ * untrusted (iter-next-untrusted); sock_ops reads rtt_min
  * only from full sockets (sockops-rtt-min-fullsock, a rewrite of 4
  * instructions instead of 2 and no verdict). */
 
@@ -50,7 +51,7 @@ int s43_adjust_meta(struct xdp_md *ctx)
 /* A helper reads memory through a trusted pointer, never an untrusted
  * one: the VMA itself as bpf_ringbuf_output's data. */
 // vercheck: reject "R2 type=untrusted_ptr_ expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_"
-// vercheck: accept without vma-iter-untrusted
+// vercheck: accept without iter-next-untrusted
 SEC("tp_btf/task_newtask")
 int s43_vma_output(void *ctx)
 {

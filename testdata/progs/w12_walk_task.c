@@ -199,10 +199,10 @@ int w12_vma_file(struct bpf_iter__task_vma *ctx)
 }
 
 /* The vma of an open-coded vma iterator is trusted (untrusted on builds
- * with vma-iter-untrusted); this kernel's BTF lists no vm_area_struct
+ * with iter-next-untrusted); this kernel's BTF lists no vm_area_struct
  * field as safe, so its file is untrusted too. */
 // vercheck: reject "R1 type=untrusted_ptr_ expected=ptr_, trusted_ptr_, rcu_ptr_"
-// vercheck: accept without walk-untrusted,vma-iter-untrusted
+// vercheck: accept without walk-untrusted,iter-next-untrusted
 SEC("iter/task")
 int w12_iter_vma_file(struct bpf_iter__task *ctx)
 {

@@ -40,6 +40,10 @@ type Entry struct {
 	// states to clean can skip cleaned ones without touching the state:
 	// it is copied at Add and set by MarkCleaned.
 	Cleaned bool
+	// done records that the state had no open branch any more (Branches
+	// 0, at Add or reported by BranchesDone), which made an uncleaned
+	// entry count in its bucket's cleanable.
+	done bool
 	// Insn is the instruction the checkpoint was added at (Add's insn),
 	// kept here so that bucket walks can skip the entries of colliding
 	// instructions without touching their states.
@@ -69,9 +73,10 @@ const (
 )
 
 // bucket is one list of the table: its first entry, and how many of its
-// entries are not cleaned (kept together: a prune point reads both).
+// entries may be cleaned: not cleaned yet, and done (no open branch below
+// them). Both are kept together: a prune point reads both.
 type bucket struct {
-	head, uncleaned int32
+	head, cleanable int32
 }
 
 // Stats are the store's counters.
@@ -223,11 +228,14 @@ func (s *Store) BucketLen(insn, callsite int32) int {
 	return n
 }
 
-// HasUncleaned reports whether the bucket of (insn, callsite) holds an
-// entry whose Cleaned is false. Without one, a walk looking for states to
-// clean has nothing to find.
-func (s *Store) HasUncleaned(insn, callsite int32) bool {
-	return s.buckets[BucketIndex(insn, callsite, len(s.buckets))].uncleaned != 0
+// HasCleanable reports whether the bucket of (insn, callsite) holds an
+// entry whose Cleaned is false and whose state has no open branch
+// (Branches 0, which BranchesDone reports). Without one, a walk looking
+// for states to clean has nothing to find: the states of a loop still
+// being explored, its open ancestors, are never cleaned, and a bucket of
+// them was walked at every visit.
+func (s *Store) HasCleanable(insn, callsite int32) bool {
+	return s.buckets[BucketIndex(insn, callsite, len(s.buckets))].cleanable != 0
 }
 
 // MarkCleaned records that e's state was cleaned (e.State.Cleaned is now
@@ -244,7 +252,9 @@ func (s *Store) MarkCleaned(e *Entry) {
 		return
 	}
 	e.Cleaned = true
-	s.buckets[e.bucket].uncleaned--
+	if e.done {
+		s.buckets[e.bucket].cleanable--
+	}
 }
 
 // NoteBucketLen records the length of a bucket walk that did not prune, for
@@ -289,8 +299,8 @@ func (s *Store) Miss(e *Entry, forceCheckpoint bool) bool {
 // as the policy says.
 func (s *Store) evict(e *Entry) {
 	idx := s.unlink(e)
-	if !e.Cleaned {
-		s.buckets[e.bucket].uncleaned--
+	if !e.Cleaned && e.done {
+		s.buckets[e.bucket].cleanable--
 	}
 	s.stats.Explored--
 	s.stats.Evicted++
@@ -324,20 +334,28 @@ func (s *Store) maybeFree(idx int32, e *Entry) {
 	s.release(idx, e)
 }
 
-// BranchesDone tells the store that st.Branches reached 0. Under
-// FreeBranches an evicted st is released now unless its loop has pending
-// back-edges; the verifier must read st.Parent before calling it, and call
-// it after its own loop-exit processing for st. It does nothing for a state
-// the store does not hold.
+// BranchesDone tells the store that st.Branches reached 0: st may be
+// cleaned from now on (HasCleanable), and under FreeBranches an evicted st
+// is released now unless its loop has pending back-edges. The verifier
+// must read st.Parent before calling it, and call it after its own
+// loop-exit processing for st. It does nothing for a state the store does
+// not hold.
 func (s *Store) BranchesDone(st *states.State) {
-	if s.policy.Freeing != FreeBranches {
-		return
-	}
 	if st.StoreEntry == 0 {
 		return
 	}
 	idx := st.StoreEntry - 1
-	s.maybeFree(idx, s.at(idx))
+	e := s.at(idx)
+	if e.State == st && !e.done {
+		e.done = true
+		if !e.Cleaned && e.bucket != onFreeList {
+			s.buckets[e.bucket].cleanable++
+		}
+	}
+	if s.policy.Freeing != FreeBranches {
+		return
+	}
+	s.maybeFree(idx, e)
 }
 
 // Add stores st as a new checkpoint at the head of the bucket of (insn,
@@ -350,10 +368,10 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 	}
 	idx := s.allocSlot()
 	e := s.at(idx)
-	*e = Entry{State: st, Insn: insn, Cleaned: st.Cleaned, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}
+	*e = Entry{State: st, Insn: insn, Cleaned: st.Cleaned, done: st.Branches == 0, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}
 	s.pushFront(&s.buckets[e.bucket].head, idx, e)
-	if !e.Cleaned {
-		s.buckets[e.bucket].uncleaned++
+	if !e.Cleaned && e.done {
+		s.buckets[e.bucket].cleanable++
 	}
 	st.StoreEntry = idx + 1
 	s.stats.TotalStates++

@@ -452,23 +452,28 @@ func TestWithStatesPool(t *testing.T) {
 	}
 }
 
-// TestUncleanedTracking follows the per-bucket count of uncleaned entries
-// through adds, cleaning, eviction and release, in a 3-slot table where
-// insns 0 and 3 of the main frame share a bucket.
-func TestUncleanedTracking(t *testing.T) {
+// TestCleanableTracking follows the per-bucket count of entries that may
+// be cleaned (not cleaned, no open branch) through adds, the end of their
+// branches, cleaning, eviction and release, in a 3-slot table where insns
+// 0 and 3 of the main frame share a bucket.
+func TestCleanableTracking(t *testing.T) {
 	s := NewStore(3, DefaultPolicy(), nil)
 	type view struct {
 		Has0, Has1 bool
 		Insns      []int32
 	}
 	snap := func() view {
-		v := view{Has0: s.HasUncleaned(0, MainCallSite), Has1: s.HasUncleaned(1, MainCallSite)}
+		v := view{Has0: s.HasCleanable(0, MainCallSite), Has1: s.HasCleanable(1, MainCallSite)}
 		s.Walk(0, MainCallSite, func(e *Entry) bool { v.Insns = append(v.Insns, e.Insn); return true })
 		return v
 	}
+	done := func(e *Entry) {
+		e.State.Branches = 0
+		s.BranchesDone(e.State)
+	}
 	var got []view
 	got = append(got, snap())
-	a := s.Add(0, MainCallSite, newState(0, 0))
+	a := s.Add(0, MainCallSite, newState(0, 1)) // open: an ancestor of the path
 	cleaned := newState(3, 0)
 	cleaned.Cleaned = true
 	b := s.Add(3, MainCallSite, cleaned) // same bucket as insn 0, already cleaned
@@ -476,30 +481,40 @@ func TestUncleanedTracking(t *testing.T) {
 	if !b.Cleaned || a.Cleaned {
 		t.Errorf("Cleaned not copied from the states: a %v, b %v", a.Cleaned, b.Cleaned)
 	}
+	done(a)
+	got = append(got, snap())
 	s.MarkCleaned(a)
 	s.MarkCleaned(a) // twice is once
 	got = append(got, snap())
-	c := s.Add(0, MainCallSite, newState(0, 1)) // open: stays on the free list
+	c := s.Add(0, MainCallSite, newState(0, 1))
+	done(c)
 	got = append(got, snap())
-	s.evict(c) // an uncleaned entry leaves the bucket
+	s.evict(c) // a cleanable entry leaves the bucket
 	got = append(got, snap())
 	s.MarkCleaned(c) // on the free list: no count to drop
+	// Added with no open branch: cleanable at once.
 	d := s.Add(0, MainCallSite, newState(0, 0))
 	got = append(got, snap())
-	_ = d
+	done(d) // told again: still one entry to clean
+	got = append(got, snap())
+	s.MarkCleaned(d)
+	got = append(got, snap())
 	s.Release()
 	got = append(got, snap())
 	want := []view{
 		{},
+		{Insns: []int32{3, 0}},
 		{Has0: true, Insns: []int32{3, 0}},
 		{Insns: []int32{3, 0}},
 		{Has0: true, Insns: []int32{0, 3, 0}},
 		{Insns: []int32{3, 0}},
 		{Has0: true, Insns: []int32{0, 3, 0}},
+		{Has0: true, Insns: []int32{0, 3, 0}},
+		{Insns: []int32{0, 3, 0}},
 		{},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("uncleaned tracking mismatch (-want +got):\n%s", diff)
+		t.Errorf("cleanable tracking mismatch (-want +got):\n%s", diff)
 	}
 }
 

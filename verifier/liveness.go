@@ -706,7 +706,7 @@ func solveOtherFrames(inst *liveInstance, j int, succ []int32) bool {
 // reset, once.
 func (e *env) cleanLiveStates(idx int, cur *states.State) {
 	callsite := cur.Frames[cur.CurFrame].CallSite
-	if !e.store.HasUncleaned(int32(idx), callsite) {
+	if !e.store.HasCleanable(int32(idx), callsite) {
 		return
 	}
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {

@@ -43,12 +43,6 @@ type Build struct {
 	// 6.18.44-fc-v1252 build) refuses the calls ("program of this type
 	// cannot use helper"); the zero value is that stricter answer.
 	Seg6BPF bool
-	// NoXDPAdjustMeta is a build whose xdp_func_proto offers no
-	// bpf_xdp_adjust_meta (the 6.18.44-fc-v1300 build): XDP programs
-	// may not call it ("program of this type cannot use helper"). It is
-	// probed as a stable fix (stablefix.XDPNoAdjustMeta), which decides
-	// it when the verifier runs.
-	NoXDPAdjustMeta bool
 }
 
 // Lockdown is a kernel lockdown level (the lockdown LSM's modes).
@@ -115,9 +109,6 @@ func (b Build) adjust(s Set, pt ebpf.ProgramType) Set {
 	}
 	if !b.Seg6BPF && pt == ebpf.LWTSeg6Local {
 		s = s.minus(helpersLwtSeg6Local)
-	}
-	if b.NoXDPAdjustMeta && pt == ebpf.XDP {
-		s = s.minus(NewSet(asm.FnXdpAdjustMeta))
 	}
 	switch b.Lockdown {
 	case LockdownNone:

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
 	"github.com/vercheck/vercheck/helpers"
 	"github.com/vercheck/vercheck/loader"
 	"github.com/vercheck/vercheck/stablefix"
@@ -48,12 +51,17 @@ var RunningBuild = sync.OnceValue(func() helpers.Build {
 	return b
 })
 
-// BuildLacking returns the build b as a kernel lacking the stable fixes
-// missing runs it: the fixes that take a helper away from a program type
-// are facts of the build's helper tables too.
-func BuildLacking(b helpers.Build, missing stablefix.Set) helpers.Build {
-	b.NoXDPAdjustMeta = !missing.Has(stablefix.XDPNoAdjustMeta)
-	return b
+// refusedByBuild reports whether a kernel lacking the stable fixes missing
+// refuses a call of helper id that a program of type pt may otherwise
+// make, with the message of a helper the type does not offer ("program of
+// this type cannot use helper"): bpf_xdp_adjust_meta from XDP where the
+// build has stablefix.XDPNoAdjustMeta. The refusal is the call's alone:
+// the build's call summary still knows the helper's two arguments (the
+// level-2 log's live registers before an unreached call show r1 and r2
+// alive, not r1-r5), so the helper stays in the type's set
+// (helpers.Build.Allowed) for the liveness analysis.
+func refusedByBuild(pt ebpf.ProgramType, id int32, missing stablefix.Set) bool {
+	return pt == ebpf.XDP && id == int32(asm.FnXdpAdjustMeta) && !missing.Has(stablefix.XDPNoAdjustMeta)
 }
 
 // BuildFromConfig returns the build facts of a kernel configured with cfg

@@ -106,7 +106,7 @@ func (e *env) checkHelperCall(in *insn.Insn) error {
 	if !known {
 		return e.unsupported(e.insnIdx, "helper %s#%d in a %s program", fn.Name, id, e.progType)
 	}
-	if !allowed {
+	if !allowed || refusedByBuild(e.progType, id, e.opts.MissingFixes) {
 		return e.reject(e.insnIdx, "program of this type cannot use helper %s#%d", fn.Name, id)
 	}
 	if fn.GPLOnly && !e.lp.GPLCompatible {

@@ -156,15 +156,15 @@ func TestHelperProtoLiveKernel(t *testing.T) {
 // compareHelperProtos runs every probe of every helper program type lt may
 // call through vercheck, run as a kernel lacking the stable fixes missing,
 // and the kernel; it returns how many were compared and how many vercheck
-// does not support.
+// does not support. A helper a stable fix refuses (refusedByBuild) is
+// compared too: both refuse every probe of it.
 func compareHelperProtos(t *testing.T, lt protoLiveType, obj *loader.Object, m *ebpf.Map, missing stablefix.Set) (compared, unsupported int64) {
-	build := BuildLacking(RunningBuild(), missing)
 	exit := int32(0)
 	if lo, _, ok := retRange(lt.pt, lt.at); ok {
 		exit = int32(lo)
 	}
 	for id := int32(1); id <= helpers.MaxID; id++ {
-		if ok, known := build.Allowed(lt.pt, lt.at, helpers.Set{}, id); !ok || !known {
+		if ok, known := RunningBuild().Allowed(lt.pt, lt.at, helpers.Set{}, id); !ok || !known {
 			continue
 		}
 		for _, s := range protoProbeSetups {

@@ -353,7 +353,6 @@ func newEnv(obj *loader.Object, prog *loader.Program, code []insn.Insn, opts Opt
 	} else {
 		e.build = RunningBuild()
 	}
-	e.build = BuildLacking(e.build, opts.MissingFixes)
 	e.encodingOK = newInsnSet(len(code))
 	e.mayGotoSeen = newInsnSet(len(code))
 	e.log.level = opts.LogLevel

@@ -730,31 +730,30 @@ func iterNextUntrustedProbe() (asm.Instructions, error) {
 	if err != nil {
 		return nil, err
 	}
-	iter := func() asm.Instructions {
-		return asm.Instructions{asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -8)}
-	}
-	var out asm.Instructions
-	out = append(out,
+	return asm.Instructions{
 		asm.LoadMem(asm.R2, asm.R1, iterTaskOff, asm.DWord),
 		asm.JEq.Imm(asm.R2, 0, "out"),
-	)
-	out = append(out, iter()...)
-	out = append(out, asm.Mov.Imm(asm.R3, 0), kfuncCall(ids[0]))
-	out = append(out, iter()...)
-	out = append(out, kfuncCall(ids[1]), asm.JEq.Imm(asm.R0, 0, "destroy"),
+		// bpf_iter_task_vma_new(fp-8, task, 0)
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -8),
+		asm.Mov.Imm(asm.R3, 0),
+		kfuncCall(ids[0]),
+		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Add.Imm(asm.R1, -8),
+		kfuncCall(ids[1]),
+		asm.JEq.Imm(asm.R0, 0, "destroy"),
+		// bpf_ringbuf_output(ringbuf, vma, 8, 0)
 		asm.Mov.Reg(asm.R2, asm.R0),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(probeRingbuf),
 		asm.Mov.Imm(asm.R3, 8),
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnRingbufOutput.Call(),
-	)
-	out = append(out, iter()...)
-	out[len(out)-2] = out[len(out)-2].WithSymbol("destroy")
-	out = append(out, kfuncCall(ids[2]),
+		asm.Mov.Reg(asm.R1, asm.RFP).WithSymbol("destroy"),
+		asm.Add.Imm(asm.R1, -8),
+		kfuncCall(ids[2]),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
-	)
-	return out, nil
+	}, nil
 }
 
 // skbArgBTFIDProbe is a netfilter program that passes a stack pointer as

@@ -706,9 +706,10 @@ const (
 	XDPNoAdjustMeta
 	// IterNextUntrusted: the element an iterator's next kfunc returns is
 	// an untrusted pointer where the iterator is not RCU protected
-	// (task_vma, css_task, kmem_cache, dmabuf: untrusted_ptr_vm_area_struct
-	// where 6.18.0 has trusted_ptr_); an RCU-protected iterator's element
-	// stays rcu_ptr_. Its fields are still read (as PROBE_MEM loads), but
+	// (untrusted_ptr_vm_area_struct where 6.18.0 has trusted_ptr_; seen
+	// for task_vma, css_task and kmem_cache, and applied to every such
+	// iterator, dmabuf's too); an RCU-protected iterator's element stays
+	// rcu_ptr_. Its fields are still read (as PROBE_MEM loads), but
 	// it may not be passed where a trusted pointer is required, and it is
 	// not known to be non-NULL (a NULL test explores both branches).
 	// Found on the 6.18.44-fc-v1300 build as a log difference of

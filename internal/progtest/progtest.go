@@ -56,7 +56,7 @@ type Expectation struct {
 	Variants []Variant
 }
 
-// Variant is the verdict of a kernel that lacks one stable fix.
+// Variant is the verdict of a kernel that lacks some stable fixes.
 type Variant struct {
 	// Without are the fixes the kernel lacks (all of them).
 	Without stablefix.Set

@@ -784,16 +784,34 @@ func (e *EqualEnv) StatesEqual(old, cur *State, mode ExactMode) bool {
 // MaybeLooping reports whether cur's top frame registers are identical to
 // old's, ids included (states_maybe_looping): the cheap pre-check before
 // an Exact comparison declares an infinite loop.
+//
+// It runs against every ancestor a loop's arrival meets in its bucket, and
+// successive arrivals mostly differ from an ancestor in the same register
+// (the loop's counter): the register that differed the last time against
+// a stored frame (its summary's loopHint) is tested first. The answer is
+// a conjunction of tests without effects, so their order changes nothing.
 func MaybeLooping(old, cur *State) bool {
 	if old.CurFrame != cur.CurFrame {
 		return false
 	}
 	fo, fc := old.Cur(), cur.Cur()
+	h := int(fo.sum.loopHint) - 1
+	if h >= 0 && !sameLoopReg(fo.Reg(h), fc.Reg(h)) {
+		return false
+	}
 	for i := range NumRegs {
-		o, c := fo.Reg(i), fc.Reg(i)
-		if !sameValue(o, c) || o.ID != c.ID || o.RefObjID != c.RefObjID {
+		if i != h && !sameLoopReg(fo.Reg(i), fc.Reg(i)) {
+			if fo.sum.regsValid {
+				fo.sum.loopHint = uint8(i + 1)
+			}
 			return false
 		}
 	}
 	return true
+}
+
+// sameLoopReg is MaybeLooping's test of one register: the same value and
+// the same ids.
+func sameLoopReg(o, c *Reg) bool {
+	return sameValue(o, c) && o.ID == c.ID && o.RefObjID == c.RefObjID
 }

@@ -1,6 +1,7 @@
 package states
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -586,6 +587,50 @@ func TestMaybeLooping(t *testing.T) {
 	cur.Frames[0].Regs()[6].MarkConst(3)
 	if !MaybeLooping(old, cur) {
 		t.Errorf("a difference below the top frame blocks MaybeLooping")
+	}
+}
+
+// TestMaybeLoopingHint: against a stored (sealed, packed) checkpoint, the
+// register tested first after a difference (loopHint) never changes the
+// answer: each of a run of arrivals, differing from the checkpoint in
+// random registers, gets the answer of a plain register-by-register walk.
+func TestMaybeLoopingHint(t *testing.T) {
+	r := rand.New(rand.NewPCG(44, 1))
+	var pool Pool
+	plain := func(old, cur *State) bool {
+		for i := range NumRegs {
+			if !sameLoopReg(old.Cur().Reg(i), cur.Cur().Reg(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	hinted, same := 0, 0
+	for range 500 {
+		base := NewState()
+		for i := range 10 {
+			base.Frames[0].Regs()[i] = konst(uint64(r.IntN(3)), false)
+		}
+		old := pool.Checkpoint(base)
+		for range 20 {
+			cur := pool.Clone(base)
+			for range r.IntN(3) {
+				cur.Frames[0].Regs()[r.IntN(10)] = konst(uint64(r.IntN(3)), false)
+			}
+			if old.Cur().sum.loopHint != 0 {
+				hinted++
+			}
+			want := plain(old, cur)
+			if want {
+				same++
+			}
+			if got := MaybeLooping(old, cur); got != want {
+				t.Fatalf("MaybeLooping = %v with loopHint %d, a plain walk says %v", got, old.Cur().sum.loopHint, want)
+			}
+		}
+	}
+	if hinted == 0 || same == 0 {
+		t.Fatalf("the test never exercised both answers with a hint: %d hinted, %d equal", hinted, same)
 	}
 }
 

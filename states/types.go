@@ -313,6 +313,9 @@ type stackSummary struct {
 	// RangeWithin comparison against this frame failed (0: none), tested
 	// first the same way (regHintFails).
 	regHint uint8
+	// loopHint is one more than the register where the last
+	// MaybeLooping test against this frame found a difference (0: none).
+	loopHint uint8
 }
 
 // reset empties the summary, keeping the memory of words.

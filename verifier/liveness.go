@@ -224,15 +224,22 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	}
 	sp := e.cfg.Subprogs[st.Frames[depth].SubProg]
 	n := sp.End - sp.Start
-	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, callsites: append([]int32(nil), cs[:depth+1]...), owner: l, visited: make([]uint8, n), pending: make([]uint64, (n+63)/64)}
-	for f := 0; f <= depth; f++ {
-		inst.mayRead = append(inst.mayRead, make([]uint64, n))
-		inst.mustWrite = append(inst.mustWrite, make([]uint64, n))
-		inst.live = append(inst.live, make([]uint64, n))
-		if f < depth {
-			inst.writeAcc = append(inst.writeAcc, make([]uint64, n))
-		}
+	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, callsites: append([]int32(nil), cs[:depth+1]...), owner: l, visited: make([]uint8, n)}
+	// Every per-frame mask array of the instance is a row of one block,
+	// with pending after them: programs with many call chains (one
+	// instance each) made four allocations per frame.
+	frames := depth + 1
+	rows := 3*frames + depth
+	block := make([]uint64, rows*n+(n+63)/64)
+	masks := make([][]uint64, rows)
+	for i := range masks {
+		masks[i] = block[i*n : (i+1)*n : (i+1)*n]
 	}
+	inst.mayRead = masks[:frames:frames]
+	inst.mustWrite = masks[frames : 2*frames : 2*frames]
+	inst.live = masks[2*frames : 3*frames : 3*frames]
+	inst.writeAcc = masks[3*frames:]
+	inst.pending = block[rows*n:]
 	if e.log.level >= 2 {
 		inst.kernelLog = &liveLog{}
 		for f := 0; f <= depth; f++ {

@@ -412,7 +412,7 @@ func instructionWants(in insn.Insn) uint32 {
 	case insn.ClassLDX:
 		return dst
 	case insn.ClassSTX, insn.ClassST:
-		if load, ok := fetchLoadReg(in); ok {
+		if load, ok := fetchLoadReg(&in); ok {
 			return dst | 1<<load
 		}
 		return dst
@@ -813,7 +813,7 @@ func lastHistIdx(st *states.State, n int) int {
 // (backtrack_insn). subseq is the instruction walked just before (the one
 // that runs after idx), h the history entry recorded at idx, if any.
 func (e *env) backtrackInsn(idx, subseq int, h *states.JmpHistEntry, bt *backtrack) error {
-	in := e.prog[idx]
+	in := &e.prog[idx]
 	if in.Op == 0 {
 		// The second slot of an ld_imm64.
 		return nil
@@ -954,7 +954,7 @@ func (e *env) subprogExitBug(kind string, bt *backtrack) error {
 
 // backtrackJmp is backtrackInsn for the jump class: calls and exits move
 // the walk between frames, conditional jumps want both operands.
-func (e *env) backtrackJmp(idx, subseq int, in insn.Insn, h *states.JmpHistEntry, bt *backtrack) error {
+func (e *env) backtrackJmp(idx, subseq int, in *insn.Insn, h *states.JmpHistEntry, bt *backtrack) error {
 	dreg, sreg := int(in.Dst), int(in.Src)
 	switch {
 	case in.IsPseudoCall():
@@ -1117,7 +1117,7 @@ func fmtStackMask(m uint64) string {
 // fetchLoadReg is the register a fetching atomic loads the old value
 // into (BPF_FETCH: the source register; BPF_CMPXCHG: r0); ok is false for
 // any other instruction.
-func fetchLoadReg(in insn.Insn) (reg int, ok bool) {
+func fetchLoadReg(in *insn.Insn) (reg int, ok bool) {
 	const fetch, cmpxchg = 0x01, 0xf1
 	if in.Class() != insn.ClassSTX || in.Mode() != insn.ModeATOMIC || in.Imm&fetch == 0 || in.Imm == insn.AtomicLoadAcq {
 		return 0, false

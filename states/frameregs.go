@@ -182,7 +182,7 @@ func (f *Frame) ensureDense() {
 func (f *Frame) packRegsFrom(src *Frame, p *Pool) {
 	if src.packed {
 		if cap(f.pregs) < len(src.pregs) {
-			f.pregs = p.regs.carve(len(src.pregs), slabRegs)
+			f.pregs = p.regs.carve(len(src.pregs))
 		}
 		f.pregs = append(f.pregs[:0], src.pregs...)
 		f.regPresent = src.regPresent
@@ -197,7 +197,7 @@ func (f *Frame) packRegsFrom(src *Frame, p *Pool) {
 	n := bits.OnesCount16(present)
 	pregs := f.pregs
 	if cap(pregs) < n {
-		pregs = p.regs.carve(n, slabRegs)
+		pregs = p.regs.carve(n)
 	}
 	pregs = pregs[:n]
 	k := 0

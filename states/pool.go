@@ -29,50 +29,45 @@ type Pool struct {
 	words slab[uint64]
 }
 
-// Packed stacks and registers are carved from blocks of these many
-// elements (~100 KB each). A checkpoint needs a few of each, exactly as
-// many as it holds, and most live until the end of the verification:
+// Packed stacks and registers are carved from blocks of blockBytes
+// (~100 KB each; see arena.go). A checkpoint needs a few of each, exactly
+// as many as it holds, and most live until the end of the verification:
 // carving them from large blocks costs a slice header where an allocation
 // of its own cost a trip through the allocator (a fifth of a corpus run's
 // verification time went to packing, more than half of it allocation).
 // No packed frame holds more than 64 slots or 11 registers, so a block's
 // unused tail is at most 6% of it.
-const (
-	slabSlots = 1024
-	slabRegs  = 1024
-	slabWords = 8192
-)
 
-// keptBlocks is how many blocks of each kind a pool keeps from one
-// verification for the next (~13 MB in all): a fresh block costs the
-// allocator's zeroing of 100 KB and its share of the collections a large
-// allocation brings forward, which was a twentieth of a corpus run. What
-// is kept is at most what one verification used.
-const keptBlocks = 64
-
-// A slab hands out slices carved from large blocks, and keeps the blocks
-// of a finished verification for the next one. Every carved slice is
-// written whole before it is read (packFrom, packRegsFrom), so a block
-// is reused as it is, without zeroing.
+// A slab hands out slices carved from large blocks, mapped outside the Go
+// heap (arena), which go back to the arena's free list when the
+// verification ends (recycle). Every carved slice is written whole before
+// it is read (packFrom, packRegsFrom), so a block is reused as it is,
+// without zeroing.
 type slab[T any] struct {
 	// cur is the block being carved, its length what is handed out.
 	cur []T
 	// used are the blocks carved from since the last recycle, cur's
-	// included; free those kept for reuse.
-	used, free [][]T
+	// included; mapped are those of them that came from the arena.
+	used   [][]T
+	mapped []unsafe.Pointer
 }
 
 // carve returns a slice of n elements cut from the slab, with no capacity
 // beyond n (an append to it reallocates instead of writing into its
-// neighbour), starting a new block of size elements, a kept one if any,
-// when the current one has less than n left.
-func (s *slab[T]) carve(n, size int) []T {
+// neighbour), starting a new block when the current one has less than n
+// left: one from the arena, or from the heap if the arena has none to
+// give or n is larger than a block.
+func (s *slab[T]) carve(n int) []T {
 	if cap(s.cur)-len(s.cur) < n {
-		if k := len(s.free); k > 0 && n <= size {
-			s.cur = s.free[k-1][:0]
-			s.free[k-1] = nil
-			s.free = s.free[:k-1]
-		} else {
+		s.cur = nil
+		size := blockBytes / int(unsafe.Sizeof(*new(T)))
+		if n <= size {
+			if b := arena.get(); b != nil {
+				s.cur = unsafe.Slice((*T)(b), size)[:0]
+				s.mapped = append(s.mapped, b)
+			}
+		}
+		if s.cur == nil {
 			s.cur = make([]T, 0, max(size, n))
 		}
 		s.used = append(s.used, s.cur)
@@ -98,12 +93,13 @@ func (s *slab[T]) holds(x []T) bool {
 	return false
 }
 
-// recycle makes the blocks in use free for the next verification, at
-// most keep of them. Nothing may hold a slice carved from them any more.
-func (s *slab[T]) recycle(keep int) {
-	s.free = append(s.free, s.used[:min(len(s.used), max(keep-len(s.free), 0))]...)
+// recycle gives the blocks in use back to the arena (those of the heap to
+// the collector). Nothing may hold a slice carved from them any more.
+func (s *slab[T]) recycle() {
+	arena.put(s.mapped)
+	clear(s.mapped)
 	clear(s.used)
-	s.used, s.cur = s.used[:0], nil
+	s.used, s.mapped, s.cur = s.used[:0], s.mapped[:0], nil
 }
 
 // Get returns a state in the condition NewState returns one: the main
@@ -170,7 +166,7 @@ func (p *Pool) Checkpoint(src *State) *State {
 	for i := 0; i <= int(s.CurFrame); i++ {
 		f := s.Frames[i]
 		if n := len(f.stack); cap(f.sum.words) < n {
-			f.sum.words = p.words.carve(n, slabWords)[:0]
+			f.sum.words = p.words.carve(n)[:0]
 		}
 		f.seal()
 	}
@@ -327,9 +323,19 @@ func (p *Pool) Trim(max int) {
 			f.sum.words = nil
 		}
 	}
-	p.slots.recycle(keptBlocks)
-	p.regs.recycle(keptBlocks)
-	p.words.recycle(keptBlocks)
+	p.slots.recycle()
+	p.regs.recycle()
+	p.words.recycle()
+}
+
+// Abandon gives the blocks of p back to the arena after a verification
+// that cannot end normally (a panic): p, and every state and frame it
+// made, must not be used again. It touches neither states nor frames,
+// which may be inconsistent.
+func (p *Pool) Abandon() {
+	p.slots.recycle()
+	p.regs.recycle()
+	p.words.recycle()
 }
 
 // trimFrames drops the frames of *list beyond max.

@@ -1,7 +1,11 @@
 package states
 
 import (
+	"reflect"
+	"slices"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -65,9 +69,10 @@ func TestPoolSteadyStateAllocs(t *testing.T) {
 }
 
 // TestPoolKeepsBlocks: the blocks one verification carved packed stacks
-// and registers from serve the next (Trim) without a fresh allocation,
-// and a frame kept in the pool lets go of whatever it holds of them, so
-// the next verification's checkpoints cannot alias a kept frame's memory.
+// and registers from go back to the arena at Trim and serve the next
+// verification without a fresh allocation, and a frame kept in the pool
+// lets go of whatever it holds of them, so the next verification's
+// checkpoints cannot alias a kept frame's memory.
 func TestPoolKeepsBlocks(t *testing.T) {
 	var p Pool
 	src := realisticState(3, 64)
@@ -88,32 +93,86 @@ func TestPoolKeepsBlocks(t *testing.T) {
 		t.Fatalf("a recycled packed frame's stack is not carved")
 	}
 	p.PutFrame(w)
-	used := len(p.slots.used)
+	used := slices.Clone(p.slots.used)
+	mapped := len(p.slots.mapped)
 	p.Trim(256)
 	for _, f := range append(p.frames, p.packedFrames...) {
-		if f.stack != nil && cap(f.stack) > 0 && sliceIn(f.stack, p.slots.free) {
-			t.Fatalf("a kept frame still holds a slice of a kept block")
+		if f.stack != nil && cap(f.stack) > 0 && sliceIn(f.stack, used) {
+			t.Fatalf("a kept frame still holds a slice of a recycled block")
 		}
 	}
-	if len(p.slots.free) != used || len(p.slots.used) != 0 {
-		t.Fatalf("Trim kept %d of %d slot blocks, %d still in use", len(p.slots.free), used, len(p.slots.used))
+	if mapped == 0 || len(p.slots.used) != 0 || len(p.slots.mapped) != 0 {
+		t.Fatalf("Trim left %d slot blocks in use (%d mapped before)", len(p.slots.used), mapped)
 	}
 	allocs := testing.AllocsPerRun(1, func() {
-		p.slots.carve(8, slabSlots)
+		p.slots.carve(8)
 	})
 	if allocs != 0 {
-		t.Errorf("carving after Trim allocated %v times, want 0 (a kept block)", allocs)
+		t.Errorf("carving after Trim allocated %v times, want 0 (a block from the arena)", allocs)
 	}
-	// The kept blocks hold the last verification's slots: a new packed
+	// Recycled blocks hold the last verification's slots: a new packed
 	// state reads as its own source all the same.
 	other := realisticState(2, 40)
 	for range 40 {
 		packed := p.ClonePacked(other)
 		if diff := cmp.Diff(slotsOf(other), slotsOf(packed), allowReg); diff != "" {
-			t.Fatalf("packed copy in a kept block reads differently (-src +packed):\n%s", diff)
+			t.Fatalf("packed copy in a recycled block reads differently (-src +packed):\n%s", diff)
 		}
 		if diff := cmp.Diff(regsOf(other), regsOf(packed), allowReg); diff != "" {
-			t.Fatalf("packed copy's registers in a kept block read differently (-src +packed):\n%s", diff)
+			t.Fatalf("packed copy's registers in a recycled block read differently (-src +packed):\n%s", diff)
+		}
+	}
+	p.Trim(256)
+}
+
+// TestArenaRelease: the arena hands a block back out before mapping a new
+// one, and unmaps its free blocks only when none was asked for during the
+// idle period.
+func TestArenaRelease(t *testing.T) {
+	var a blockArena
+	b := a.get()
+	if b == nil {
+		t.Skip("mmap refused: blocks come from the heap")
+	}
+	unsafe.Slice((*byte)(b), blockBytes)[blockBytes-1] = 7
+	a.put([]unsafe.Pointer{b})
+	if got := a.get(); got != b {
+		t.Fatalf("get after put mapped a new block")
+	}
+	a.put([]unsafe.Pointer{b})
+	if n := a.release(time.Hour); n != 0 {
+		t.Fatalf("release unmapped %d blocks while the arena was in use", n)
+	}
+	if n := a.release(0); n != 1 || a.mapped != 0 || len(a.free) != 0 {
+		t.Fatalf("release unmapped %d blocks, %d still mapped, %d free; want 1, 0, 0", n, a.mapped, len(a.free))
+	}
+}
+
+// TestBlockTypesPointerFree: what the arena's blocks hold must not hide a
+// pointer from the collector (the package's init refuses to start
+// otherwise); pointerFree itself tells pointers apart.
+func TestBlockTypesPointerFree(t *testing.T) {
+	type withPtr struct {
+		a int
+		b *int
+	}
+	type withSlice struct{ s []int }
+	tests := []struct {
+		t    reflect.Type
+		want bool
+	}{
+		{reflect.TypeFor[Slot](), true},
+		{reflect.TypeFor[Reg](), true},
+		{reflect.TypeFor[uint64](), true},
+		{reflect.TypeFor[[4]Scalar](), true},
+		{reflect.TypeFor[withPtr](), false},
+		{reflect.TypeFor[withSlice](), false},
+		{reflect.TypeFor[[2]string](), false},
+		{reflect.TypeFor[map[int]int](), false},
+	}
+	for _, tt := range tests {
+		if got := pointerFree(tt.t); got != tt.want {
+			t.Errorf("pointerFree(%v) = %v, want %v", tt.t, got, tt.want)
 		}
 	}
 }

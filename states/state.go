@@ -160,7 +160,7 @@ func (f *Frame) packFrom(src *Frame, p *Pool) {
 	if src.packed {
 		sum, stack := f.sum, f.stack
 		if cap(stack) < len(src.stack) {
-			stack = p.slots.carve(len(src.stack), slabSlots)
+			stack = p.slots.carve(len(src.stack))
 		}
 		*f = *src
 		f.stack = append(stack[:0], src.stack...)
@@ -178,7 +178,7 @@ func (f *Frame) packFrom(src *Frame, p *Pool) {
 	n := bits.OnesCount64(present)
 	stack := f.stack
 	if cap(stack) < n {
-		stack = p.slots.carve(n, slabSlots)
+		stack = p.slots.carve(n)
 	}
 	stack = stack[:n]
 	sum := f.sum

@@ -219,10 +219,17 @@ func Verify(obj *loader.Object, prog *loader.Program, opts Options) *Result {
 func verifyRelocated(obj *loader.Object, prog *loader.Program, opts Options) (res *Result) {
 	start := time.Now()
 	res = &Result{Object: obj.Path, Program: prog.Name, Section: prog.Section, Type: prog.Type}
+	var e *env
 	defer func() {
 		if p := recover(); p != nil {
 			res.Accepted = false
 			res.Err = fmt.Errorf("%w: panic: %v\n%s", ErrInternal, p, debug.Stack())
+			if e != nil && e.pool != nil {
+				// The pool's blocks live outside the Go heap: give
+				// them back, and the pool to the collector.
+				e.pool.Abandon()
+				e.pool = nil
+			}
 		}
 		if !states.AbsentSlotIntact() {
 			// Some write went through a packed state's unstored slot:
@@ -259,7 +266,7 @@ func verifyRelocated(obj *loader.Object, prog *loader.Program, opts Options) (re
 		}
 		return res
 	}
-	e := newEnv(obj, prog, code, opts)
+	e = newEnv(obj, prog, code, opts)
 	if reason := e.libbpfDropsBTF(); reason != "" {
 		e.recyclePool()
 		e = newEnv(obj, prog.WithoutBTF(reason), code, opts)

@@ -206,10 +206,11 @@ func benchPrograms(b *testing.B) []corpusProgram {
 // The loads are made by a child process (kernelSide), on the same CPUs:
 // loading through cilium/ebpf allocates several times what vercheck does
 // (map and program specs copied, instructions and BTF marshalled), and in
-// this process that garbage would make the collector run inside vercheck's
-// timed verifications (0.61-0.65 s a corpus pass against 0.75-0.87 s,
-// measured with a collection before each verification), a cost no
-// vercheck run alone pays.
+// this process the collector would collect that garbage inside vercheck's
+// timed verifications, a cost no vercheck run alone pays. What is left of
+// the difference with BenchmarkCorpus (0.60 s of CPU a corpus pass there,
+// 0.66-0.72 s here, session 44) is vercheck starting each program with
+// caches the kernel's load has just filled.
 func BenchmarkLiveRatio(b *testing.B) {
 	if err := kernel.Available(); err != nil {
 		b.Skipf("no kernel to compare with: %v", err)

@@ -14,7 +14,10 @@ import "unsafe"
 // the next working copy would need fresh memory for what it took.
 //
 // A Pool is not safe for concurrent use. A state must not be Put while
-// another state still points at it through Parent.
+// another state still points at it through Parent. Packed stacks and
+// registers live in blocks outside the Go heap (arena.go) that Trim and
+// Abandon give back: no state or frame the pool made may be read after
+// them, but those Trim keeps for reuse, which it empties first.
 type Pool struct {
 	states []*State
 	frames []*Frame

@@ -334,6 +334,11 @@ func (s *Store) maybeFree(idx int32, e *Entry) {
 	s.release(idx, e)
 }
 
+// Done reports whether e's state has no open branch any more (Branches
+// 0): what a bucket walk asks of every entry, answered without reading
+// the state. A state whose last branch closed never gets another.
+func (e *Entry) Done() bool { return e.done }
+
 // BranchesDone tells the store that st.Branches reached 0: st may be
 // cleaned from now on (HasCleanable), and under FreeBranches an evicted st
 // is released now unless its loop has pending back-edges. The verifier

@@ -952,9 +952,15 @@ walk:
 			continue
 		}
 		old := sl.State
-		if old.Branches > 0 {
+		if !sl.Done() {
 			// old is an ancestor of cur on the current path: a loop.
 			switch {
+			case callsCallback && !iterNext && !mayGoto && sl.Quick.Fails(cur, states.RangeWithin):
+				// The comparison below would fail: whether this is
+				// another async entry or not, nothing is decided here.
+				// Tested first because it reads the entry only, where
+				// otherAsyncEntry reads two cold lines of old (a bpf_loop
+				// callback's entry holds dozens of open iterations).
 			case otherAsyncEntry(old, cur):
 				// Another entry into an async callback (one that
 				// registered itself again): not a loop, and old has

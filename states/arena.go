@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 	"unsafe"
 )
@@ -67,14 +66,13 @@ func (a *blockArena) get() unsafe.Pointer {
 	}
 	a.mapped++
 	a.mu.Unlock()
-	m, err := syscall.Mmap(-1, 0, blockBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
+	b := mapBlock()
+	if b == nil {
 		a.mu.Lock()
 		a.mapped--
 		a.mu.Unlock()
-		return nil
 	}
-	return unsafe.Pointer(unsafe.SliceData(m))
+	return b
 }
 
 // put takes blocks back. Nothing may use them afterwards.
@@ -97,7 +95,7 @@ func (a *blockArena) release(idle time.Duration) int {
 	}
 	n := len(a.free)
 	for i, b := range a.free {
-		_ = syscall.Munmap(unsafe.Slice((*byte)(b), blockBytes))
+		unmapBlock(b)
 		a.free[i] = nil
 	}
 	a.free = a.free[:0]

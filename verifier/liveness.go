@@ -1,7 +1,6 @@
 package verifier
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -147,7 +146,7 @@ func prevPending(pending []uint64, i, lo int) int {
 
 // stackLiveness holds every instance of one verification.
 type stackLiveness struct {
-	instances map[string]*liveInstance
+	instances map[chainID]*liveInstance
 	// dirtyList holds the instances whose marks changed since their last
 	// solve: only the current chain's in practice (see
 	// updateStackLiveness), never every instance, of which a program of
@@ -179,7 +178,6 @@ type stackLiveness struct {
 	// stops it). A flag, not a pointer set and cleared at every insn,
 	// whose write barriers kept beginInsn from inlining.
 	recording bool
-	keyBuf    []byte
 	// succStart/succList hold every insn's successors (CSR form), and
 	// predStart/predList every insn's predecessors.
 	succStart []int32
@@ -196,12 +194,20 @@ type stackLiveness struct {
 // singleLink is an insn's only successor and only predecessor.
 type singleLink struct{ succ, pred int32 }
 
-func chainKey(buf []byte, callsites []int32) []byte {
-	buf = buf[:0]
-	for _, c := range callsites {
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(c))
-	}
-	return buf
+// chainID names a call chain in stackLiveness.instances: its links
+// (chainLink) and how many there are. A fixed-size key hashes and
+// compares without the string a variable-length one was built into (and
+// allocated anew for every instance stored).
+type chainID struct {
+	n     int32
+	links [states.MaxCallFrames]int32
+}
+
+// chainIDOf is the key of the chain callsites.
+func chainIDOf(callsites []int32) chainID {
+	id := chainID{n: int32(len(callsites))}
+	copy(id.links[:], callsites)
+	return id
 }
 
 // instanceFor returns the instance of the chain of frames 0..depth of st.
@@ -211,14 +217,14 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 		return inst
 	}
 	if l.instances == nil {
-		l.instances = map[string]*liveInstance{}
+		l.instances = map[chainID]*liveInstance{}
 	}
-	var cs [states.MaxCallFrames]int32
+	key := chainID{n: int32(depth + 1)}
 	for i := 0; i <= depth; i++ {
-		cs[i] = chainLink(st.Frames[i])
+		key.links[i] = chainLink(st.Frames[i])
 	}
-	l.keyBuf = chainKey(l.keyBuf, cs[:depth+1])
-	if inst, ok := l.instances[string(l.keyBuf)]; ok {
+	cs := key.links
+	if inst, ok := l.instances[key]; ok {
 		l.last = inst
 		return inst
 	}
@@ -247,7 +253,7 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 			inst.kernelLog.acc = append(inst.kernelLog.acc, make([]uint64, n))
 		}
 	}
-	l.instances[string(l.keyBuf)] = inst
+	l.instances[key] = inst
 	l.last = inst
 	return inst
 }
@@ -532,7 +538,7 @@ func (e *env) propagateToCaller(inst *liveInstance) {
 	}
 	caller := inst.caller
 	if caller == nil {
-		caller = e.stackLive.instances[string(chainKey(nil, inst.callsites[:inst.depth]))]
+		caller = e.stackLive.instances[chainIDOf(inst.callsites[:inst.depth])]
 		inst.caller = caller
 	}
 	cs := int(inst.callsites[inst.depth])

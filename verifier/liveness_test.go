@@ -128,7 +128,7 @@ func ourLive(path, name string) (map[int][]int, error) {
 			return nil, err
 		}
 		e.updateStackLiveness()
-		inst := e.stackLive.instances[string(chainKey(nil, []int32{-1}))]
+		inst := e.stackLive.instances[chainIDOf([]int32{-1})]
 		out := map[int][]int{}
 		if inst == nil {
 			return out, nil

@@ -22,18 +22,19 @@ import (
 // collector's pacing doubles: a directory run's peak RSS grew past the
 // 1.2 times its largest object that issue 13 allows. Outside the heap,
 // a kept block is reused by the next verification at its own size, and
-// the collector never sees it: one corpus pass with the collector on,
-// -5.7% instructions measured when no block was ever given back.
+// the collector never sees it: a corpus pass allocates 74 MB instead of
+// 169 and takes 5.5% less CPU; falco's largest object peaks at 358 MB
+// instead of 595.
 //
 // The blocks hold no pointers (Slot, Reg and uint64: pointerFree checks
 // it), so the collector need not scan them. A block is handed out as it
 // was left: mapped memory is zero, and a carved slice is written whole
 // before it is read (slab).
 //
-// Blocks go back to the system only when the process has not asked for
-// one since the last collection and a second has passed (the runtime
-// collects at least every two minutes), so that a sweep keeps its blocks
-// between programs and a loader that verified once does not keep them.
+// Free blocks go back to the system at a collection that comes a second
+// or more after the last block was asked for (the runtime collects at
+// least every two minutes), so that a sweep keeps its blocks between
+// programs and a loader that verified once does not keep them.
 
 // blockBytes is the size of a block: 1,024 stack slots, 1,117 registers
 // or 12,288 summary words (24 pages).

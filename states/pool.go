@@ -326,6 +326,11 @@ func (p *Pool) Trim(max int) {
 			f.sum.words = nil
 		}
 	}
+	p.recycleBlocks()
+}
+
+// recycleBlocks gives the blocks of every slab back to the arena.
+func (p *Pool) recycleBlocks() {
 	p.slots.recycle()
 	p.regs.recycle()
 	p.words.recycle()
@@ -336,9 +341,7 @@ func (p *Pool) Trim(max int) {
 // made, must not be used again. It touches neither states nor frames,
 // which may be inconsistent.
 func (p *Pool) Abandon() {
-	p.slots.recycle()
-	p.regs.recycle()
-	p.words.recycle()
+	p.recycleBlocks()
 }
 
 // trimFrames drops the frames of *list beyond max.

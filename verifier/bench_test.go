@@ -53,10 +53,10 @@ func loadCorpusPrograms(tb testing.TB) []corpusProgram {
 		if v := r[col["verdict"]]; v != "accepted" && v != "rejected" {
 			continue
 		}
-		path := r[col["object"]]
+		path := filepath.Join(corpusDir, r[col["object"]])
 		obj, ok := objs[path]
 		if !ok {
-			obj, err = loader.Open(filepath.Join(corpusDir, path), loader.Options{})
+			obj, err = loader.Open(path, loader.Options{})
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func loadCorpusPrograms(tb testing.TB) []corpusProgram {
 		us, _ := strconv.ParseFloat(r[col["verification_time_usec"]], 64)
 		for _, p := range obj.Programs {
 			if p.Name == r[col["program"]] {
-				out = append(out, corpusProgram{filepath.Join(corpusDir, path), obj, p, us})
+				out = append(out, corpusProgram{path, obj, p, us})
 			}
 		}
 	}

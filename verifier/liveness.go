@@ -223,14 +223,13 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	for i := 0; i <= depth; i++ {
 		key.links[i] = chainLink(st.Frames[i])
 	}
-	cs := key.links
 	if inst, ok := l.instances[key]; ok {
 		l.last = inst
 		return inst
 	}
 	sp := e.cfg.Subprogs[st.Frames[depth].SubProg]
 	n := sp.End - sp.Start
-	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, callsites: append([]int32(nil), cs[:depth+1]...), owner: l, visited: make([]uint8, n)}
+	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, callsites: append([]int32(nil), key.links[:depth+1]...), owner: l, visited: make([]uint8, n)}
 	// Every per-frame mask array of the instance is a row of one block,
 	// with pending after them: programs with many call chains (one
 	// instance each) made four allocations per frame.

@@ -367,14 +367,23 @@ func (s *Scalar) Sync() {
 	if s.syncFixpoint() {
 		return
 	}
-	slot := &syncMemo[s.memoIndex()]
+	h := s.memoHash()
+	i := h >> (64 - syncMemoBits)
+	slot := &syncMemo[i]
 	if m := slot.Load(); m != nil && m.in.Equal(s) {
 		*s = m.out
 		return
 	}
-	in := *s
+	if seen := &syncSeen[i]; seen.Load() != h {
+		seen.Store(h)
+		s.sync()
+		return
+	}
+	r := new(syncResult)
+	r.in = *s
 	s.sync()
-	slot.Store(&syncResult{in: in, out: *s})
+	r.out = *s
+	slot.Store(r)
 }
 
 // syncResult is one remembered application of the sync sequence: out is
@@ -392,13 +401,22 @@ type syncResult struct{ in, out Scalar }
 // and a collision only costs a recomputation.
 var syncMemo [1 << syncMemoBits]atomic.Pointer[syncResult]
 
+// syncSeen admits inputs to syncMemo: per slot, the hash of the last input
+// that missed there and was not stored. An input is stored the second time
+// it misses in a row at its slot. A loop whose counter grows syncs a new
+// scalar at every iteration (short_loop1: 482k misses against 115k hits
+// when every miss was stored): each stored miss was an allocation, and the
+// collections and write barriers they brought cost more than the sequence
+// (255 -> 224 ms for that program). The corpus, 99% hits, does not notice.
+var syncSeen [1 << syncMemoBits]atomic.Uint64
+
 // syncMemoBits sizes syncMemo: 1024 slots.
 const syncMemoBits = 10
 
-// memoIndex hashes the ten fields of s to a slot of syncMemo: each of its
-// eight words (scalarWords) is rotated in and added, and a multiply mixes
-// the sum into the top bits.
-func (s *Scalar) memoIndex() uint {
+// memoHash hashes the ten fields of s: each of its eight words
+// (scalarWords) is rotated in and added, and a multiply mixes the sum into
+// the top bits, which index syncMemo.
+func (s *Scalar) memoHash() uint64 {
 	const r = 23
 	w := scalarWords(s)
 	h := w[0]
@@ -409,7 +427,7 @@ func (s *Scalar) memoIndex() uint {
 	h = bits.RotateLeft64(h, r) + w[5]
 	h = bits.RotateLeft64(h, r) + w[6]
 	h = bits.RotateLeft64(h, r) + w[7]
-	return uint((h * 0x9e3779b97f4a7c15) >> (64 - syncMemoBits))
+	return h * 0x9e3779b97f4a7c15
 }
 
 // scalarWords views s as eight 64-bit words: the tnum, the four 64-bit

@@ -364,7 +364,8 @@ func TestSyncFixpoint(t *testing.T) {
 // TestSyncMemo: Sync gives what the full sequence gives whether or not
 // syncMemo holds its input, for inputs met again (hits) and for inputs
 // sharing a slot with another (a collision must recompute, never return
-// the other's result).
+// the other's result). An input is stored at its second miss in a row
+// (syncSeen), and then hits.
 func TestSyncMemo(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 17))
 	var inputs []Scalar
@@ -373,16 +374,34 @@ func TestSyncMemo(t *testing.T) {
 		s.UMin = max(s.UMin, r.Uint64()>>r.IntN(64)) // unsynced bounds
 		inputs = append(inputs, s, urange(r.Uint64()>>8, r.Uint64()>>1|1<<63))
 	}
+	stored := 0
 	for round := range 3 {
 		for _, s := range inputs {
 			want := s
 			want.sync()
-			got := s
-			got.Sync()
-			if got != want {
-				t.Fatalf("round %d: Sync(%v) = %v, the full sequence gives %v", round, s, got, want)
+			// Round 0 syncs each input three times in a row: miss,
+			// stored, hit. The later rounds meet inputs in turn.
+			times := 1
+			if round == 0 {
+				times = 3
+			}
+			for range times {
+				got := s
+				got.Sync()
+				if got != want {
+					t.Fatalf("round %d: Sync(%v) = %v, the full sequence gives %v", round, s, got, want)
+				}
+			}
+			if round == 0 && !s.syncFixpoint() {
+				if m := syncMemo[s.memoHash()>>(64-syncMemoBits)].Load(); m == nil || !m.in.Equal(&s) {
+					t.Fatalf("Sync(%v) three times in a row: not in the memo", s)
+				}
+				stored++
 			}
 		}
+	}
+	if stored == 0 {
+		t.Fatal("no input went through the memo")
 	}
 }
 

@@ -26,8 +26,8 @@ import (
 // 169 and takes 5.5% less CPU; falco's largest object peaks at 358 MB
 // instead of 595.
 //
-// The blocks hold no pointers (Slot, Reg and uint64: pointerFree checks
-// it), so the collector need not scan them. A block is handed out as it
+// The blocks hold no pointers (Slot, Reg, uint64 and JmpHistEntry:
+// pointerFree checks it), so the collector need not scan them. A block is handed out as it
 // was left: mapped memory is zero, and a carved slice is written whole
 // before it is read (slab).
 //
@@ -36,8 +36,8 @@ import (
 // least every two minutes), so that a sweep keeps its blocks between
 // programs and a loader that verified once does not keep them.
 
-// blockBytes is the size of a block: 1,024 stack slots, 1,117 registers
-// or 12,288 summary words (24 pages).
+// blockBytes is the size of a block: 1,024 stack slots, 1,117 registers,
+// 12,288 summary words or 4,096 history entries (24 pages).
 const blockBytes = 96 << 10
 
 // blockArena is the process-wide free list of mapped blocks.
@@ -119,7 +119,7 @@ func armReleaseAfterGC() {
 }
 
 func init() {
-	for _, t := range []reflect.Type{reflect.TypeFor[Slot](), reflect.TypeFor[Reg](), reflect.TypeFor[uint64]()} {
+	for _, t := range []reflect.Type{reflect.TypeFor[Slot](), reflect.TypeFor[Reg](), reflect.TypeFor[uint64](), reflect.TypeFor[JmpHistEntry]()} {
 		if !pointerFree(t) {
 			// Memory the collector does not scan must hold no pointer.
 			panic("states: " + t.String() + " holds pointers and cannot live in mapped blocks")

@@ -1,11 +1,18 @@
 package states
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // Pool recycles states and frames so that the verifier's push/pop and
 // checkpoint traffic does not allocate in steady state. A recycled State
 // keeps the capacity of its Refs and JmpHistory; a recycled Frame keeps the
-// capacity of its stack.
+// capacity of its stack. A packed copy's history is carved from the pool's
+// blocks, and a working copy's comes from the heap with room to grow: a
+// state recycled into a packed copy hands its heap history on to the next
+// working copy (histBufs), so that checkpoints do not keep what working
+// states need.
 //
 // Frames that were packed are kept apart from the others: their stacks
 // are as small as the written slots of a checkpoint, where a working
@@ -30,7 +37,17 @@ type Pool struct {
 	// words are the blocks a sealed packed frame's summary words are
 	// carved from.
 	words slab[uint64]
+	// hist are the blocks the jump histories of packed copies are carved
+	// from; histBufs are spare histories of the heap, with room for
+	// workingHistCap entries, for working copies.
+	hist     slab[JmpHistEntry]
+	histBufs [][]JmpHistEntry
 }
+
+// workingHistCap is the room a working copy's jump history gets: a path
+// is checkpointed soon after its history passes 40 entries (the
+// verifier's maxJmpHistory), so it seldom grows further.
+const workingHistCap = 64
 
 // Packed stacks and registers are carved from blocks of blockBytes
 // (~100 KB each; see arena.go). A checkpoint needs a few of each, exactly
@@ -118,6 +135,9 @@ func (p *Pool) Get() *State {
 // Clone returns a deep copy of src built from recycled memory.
 func (p *Pool) Clone(src *State) *State {
 	s := p.state()
+	if cap(s.JmpHistory) < max(len(src.JmpHistory), workingHistCap) {
+		s.JmpHistory = p.workingHist(len(src.JmpHistory))
+	}
 	for i := 0; i <= int(src.CurFrame); i++ {
 		s.Frames[i] = p.frame() // CopyFrom overwrites every field
 	}
@@ -133,6 +153,7 @@ func (p *Pool) Clone(src *State) *State {
 // of a branch just pushed); anything that grows its stack unpacks it.
 func (p *Pool) ClonePacked(src *State) *State {
 	s := p.state()
+	p.fitHistory(s, src)
 	s.copyAllButFrames(src)
 	for i := 0; i <= int(src.CurFrame); i++ {
 		s.Frames[i] = p.packedFrame()
@@ -156,8 +177,39 @@ func (p *Pool) ClonePacked(src *State) *State {
 // not be read as a state otherwise; Put takes it back.
 func (p *Pool) Backedge(src *State) *State {
 	s := p.state()
+	p.fitHistory(s, src)
 	s.copyAllButFrames(src)
 	return s
+}
+
+// fitHistory gives s, about to become a packed copy of src, room for
+// src's jump history: carved from the pool's blocks when its own is too
+// small. A packed copy's history is never appended to (a packed pending
+// branch resumes into the current state's memory), and a checkpoint's
+// lives as long as the checkpoint: allocated, the histories were a third
+// of the bytes a bpf_loop-heavy program allocated, and the collections
+// they brought marked every stored state.
+func (p *Pool) fitHistory(s, src *State) {
+	if cap(s.JmpHistory) >= workingHistCap {
+		// A working copy's: kept for the next one.
+		p.histBufs = append(p.histBufs, s.JmpHistory[:0])
+		s.JmpHistory = nil
+	}
+	if n := len(src.JmpHistory); cap(s.JmpHistory) < n {
+		s.JmpHistory = p.hist.carve(n)[:0]
+	}
+}
+
+// workingHist returns an empty history with room for n entries and at
+// least workingHistCap, a spare one if it has room.
+func (p *Pool) workingHist(n int) []JmpHistEntry {
+	if k := len(p.histBufs); k > 0 && cap(p.histBufs[k-1]) >= n {
+		h := p.histBufs[k-1]
+		p.histBufs[k-1] = nil
+		p.histBufs = p.histBufs[:k-1]
+		return h
+	}
+	return make([]JmpHistEntry, 0, max(n, workingHistCap))
 }
 
 // Checkpoint is ClonePacked for a state the explored-state store will
@@ -315,6 +367,17 @@ func (p *Pool) Trim(max int) {
 	for _, f := range p.packedFrames {
 		f.stack, f.pregs, f.sum.words = nil, nil, nil
 	}
+	for _, s := range p.states {
+		if p.hist.holds(s.JmpHistory) {
+			s.JmpHistory = nil
+		}
+	}
+	for i, h := range p.histBufs {
+		if i >= max || p.hist.holds(h) {
+			p.histBufs[i] = nil
+		}
+	}
+	p.histBufs = slices.DeleteFunc(p.histBufs, func(h []JmpHistEntry) bool { return h == nil })
 	for _, f := range p.frames {
 		if p.slots.holds(f.stack) {
 			f.stack = nil
@@ -334,6 +397,7 @@ func (p *Pool) recycleBlocks() {
 	p.slots.recycle()
 	p.regs.recycle()
 	p.words.recycle()
+	p.hist.recycle()
 }
 
 // Abandon gives the blocks of p back to the arena after a verification

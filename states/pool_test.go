@@ -125,6 +125,54 @@ func TestPoolKeepsBlocks(t *testing.T) {
 	p.Trim(256)
 }
 
+// TestPoolHistories: a packed copy's jump history is carved from the
+// pool's blocks to its exact length, a working copy's comes from the heap
+// with room to grow, and the heap ones circulate: a state recycled into a
+// packed copy hands its history to the next working copy, so a push, a
+// checkpoint and a pop allocate nothing in steady state. Trim leaves no
+// kept state or spare history holding a carved one.
+func TestPoolHistories(t *testing.T) {
+	var p Pool
+	src := realisticState(2, 8)
+	for i := range 30 {
+		src.JmpHistory = append(src.JmpHistory, JmpHistEntry{Idx: int32(100 + i), PrevIdx: int32(99 + i)})
+	}
+	packed := p.Checkpoint(src)
+	if !p.hist.holds(packed.JmpHistory) || cap(packed.JmpHistory) != len(src.JmpHistory) {
+		t.Errorf("a checkpoint's history is not carved to its length (cap %d, len %d)", cap(packed.JmpHistory), len(src.JmpHistory))
+	}
+	work := p.Clone(src)
+	if p.hist.holds(work.JmpHistory) || cap(work.JmpHistory) < workingHistCap {
+		t.Errorf("a working copy's history is carved or has room for %d entries, want %d on the heap", cap(work.JmpHistory), workingHistCap)
+	}
+	for _, c := range []*State{packed, work} {
+		if diff := cmp.Diff(src.JmpHistory, c.JmpHistory); diff != "" {
+			t.Errorf("copied history differs (-src +copy):\n%s", diff)
+		}
+	}
+	p.Put(work)
+	p.Put(packed)
+	// A path ends (its working state goes back), a checkpoint takes that
+	// state, and a push needs a working copy again.
+	allocs := testing.AllocsPerRun(20, func() {
+		p.Put(p.Clone(src))
+		p.Put(p.ClonePacked(src))
+	})
+	if allocs != 0 {
+		t.Errorf("Clone+Put+ClonePacked+Put allocated %v times, want 0", allocs)
+	}
+	p.Put(p.ClonePacked(src)) // a state holding a carved history, kept
+	p.Trim(256)
+	for _, s := range p.states {
+		if s.JmpHistory != nil && p.hist.holds(s.JmpHistory) {
+			t.Fatalf("a kept state holds a carved history")
+		}
+	}
+	if len(p.hist.used) != 0 {
+		t.Fatalf("Trim left %d history blocks in use", len(p.hist.used))
+	}
+}
+
 // TestArenaRelease: the arena hands a block back out before mapping a new
 // one, and unmaps its free blocks only when none was asked for during the
 // idle period.
@@ -164,6 +212,7 @@ func TestBlockTypesPointerFree(t *testing.T) {
 		{reflect.TypeFor[Slot](), true},
 		{reflect.TypeFor[Reg](), true},
 		{reflect.TypeFor[uint64](), true},
+		{reflect.TypeFor[JmpHistEntry](), true},
 		{reflect.TypeFor[[4]Scalar](), true},
 		{reflect.TypeFor[withPtr](), false},
 		{reflect.TypeFor[withSlice](), false},

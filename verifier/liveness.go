@@ -49,17 +49,16 @@ type liveInstance struct {
 	depth     int
 	base      int
 	callsites []int32
-	mayRead   [][]uint64 // [frame][insn-base]
-	mustWrite [][]uint64 // [frame][insn-base]; valid when visited
+	// block holds the instance's per-frame mask arrays, one row of
+	// len(visited) words each: mayRead(f), mustWrite(f), live(f) and
+	// writeAcc(f), then pending. One block where slices of rows were
+	// 24 bytes of pointers per row for the collector to scan
+	// (verifier_liveness_exp: a fifth of the bytes it allocated).
+	block []uint64
 	// visited holds, per insn, insnVisited once its marks were first
 	// committed, with insnMustWrites while some frame's must-write mask
 	// there may be non-zero.
 	visited []uint8
-	live    [][]uint64 // [frame][insn-base]: live before insn
-	// writeAcc, for the outer frames only (f < depth), holds the slots
-	// written by insn i or by every path from it to the subprogram's
-	// exit (must_write_acc); at the entry it is what the call writes.
-	writeAcc [][]uint64 // [frame][insn-base]
 	// updated is the kernel's flag of the same name: a mark changed the
 	// equations since the last solve (a read not yet live, a must-write
 	// mask set or narrowed). Only an updated instance transfers to its
@@ -68,6 +67,8 @@ type liveInstance struct {
 	// writeDropped says a must-write mask narrowed since the last solve:
 	// writeAcc, a least fixed point, is then recomputed from zero.
 	writeDropped bool
+	// key is the instance's chain; callsites are its links.
+	key chainID
 	// caller is the instance of the chain without its last call (nil for
 	// depth 0), looked up once.
 	caller *liveInstance
@@ -147,6 +148,8 @@ func prevPending(pending []uint64, i, lo int) int {
 // stackLiveness holds every instance of one verification.
 type stackLiveness struct {
 	instances map[chainID]*liveInstance
+	// mem holds the instances and their arrays.
+	mem liveMemory
 	// dirtyList holds the instances whose marks changed since their last
 	// solve: only the current chain's in practice (see
 	// updateStackLiveness), never every instance, of which a program of
@@ -229,32 +232,75 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	}
 	sp := e.cfg.Subprogs[st.Frames[depth].SubProg]
 	n := sp.End - sp.Start
-	inst := &liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, callsites: append([]int32(nil), key.links[:depth+1]...), owner: l, visited: make([]uint8, n)}
-	// Every per-frame mask array of the instance is a row of one block,
-	// with pending after them: programs with many call chains (one
-	// instance each) made four allocations per frame.
-	frames := depth + 1
-	rows := 3*frames + depth
-	block := make([]uint64, rows*n+(n+63)/64)
-	masks := make([][]uint64, rows)
-	for i := range masks {
-		masks[i] = block[i*n : (i+1)*n : (i+1)*n]
-	}
-	inst.mayRead = masks[:frames:frames]
-	inst.mustWrite = masks[frames : 2*frames : 2*frames]
-	inst.live = masks[2*frames : 3*frames : 3*frames]
-	inst.writeAcc = masks[3*frames:]
-	inst.pending = block[rows*n:]
+	in := &carve(&l.mem.insts, 1, &l.mem.instsLen)[0]
+	*in = liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, owner: l}
+	in.key = key
+	in.callsites = in.key.links[: depth+1 : depth+1]
+	in.visited = carve(&l.mem.bytes, n, &l.mem.bytesLen)
+	// The instance and its arrays are carved from the verification's
+	// chunks: programs with many call chains (one instance each) made
+	// four allocations per frame, then four per instance
+	// (verifier_liveness_exp: hundreds of thousands of instances, a third
+	// of its time).
+	rows := 4*depth + 3
+	in.block = carve(&l.mem.words, rows*n+(n+63)/64, &l.mem.wordsLen)
+	in.pending = in.block[rows*n:]
 	if e.log.level >= 2 {
-		inst.kernelLog = &liveLog{}
+		in.kernelLog = &liveLog{}
 		for f := 0; f <= depth; f++ {
-			inst.kernelLog.live = append(inst.kernelLog.live, make([]uint64, n))
-			inst.kernelLog.acc = append(inst.kernelLog.acc, make([]uint64, n))
+			in.kernelLog.live = append(in.kernelLog.live, make([]uint64, n))
+			in.kernelLog.acc = append(in.kernelLog.acc, make([]uint64, n))
 		}
 	}
-	l.instances[key] = inst
-	l.last = inst
-	return inst
+	l.instances[key] = in
+	l.last = in
+	return in
+}
+
+// row returns row r of inst's block.
+func (inst *liveInstance) row(r int) []uint64 {
+	n := len(inst.visited)
+	return inst.block[r*n : (r+1)*n : (r+1)*n]
+}
+
+// mayRead returns frame f's may-read marks, per insn-base.
+func (inst *liveInstance) mayRead(f int) []uint64 { return inst.row(f) }
+
+// mustWrite returns frame f's must-write marks, per insn-base; an insn's
+// are valid when it is visited.
+func (inst *liveInstance) mustWrite(f int) []uint64 { return inst.row(inst.depth + 1 + f) }
+
+// live returns the slots of frame f live before each insn.
+func (inst *liveInstance) live(f int) []uint64 { return inst.row(2*(inst.depth+1) + f) }
+
+// writeAcc returns, for an outer frame (f < depth), the slots written by
+// insn i or by every path from it to the subprogram's exit
+// (must_write_acc); at the entry it is what the call writes.
+func (inst *liveInstance) writeAcc(f int) []uint64 { return inst.row(3*(inst.depth+1) + f) }
+
+// liveMemory holds the chunks a verification's liveness instances and
+// their arrays are carved from (carve). Instances live as long as the
+// verification, so nothing is given back before it ends.
+type liveMemory struct {
+	insts                        []liveInstance
+	words                        []uint64
+	bytes                        []uint8
+	instsLen, wordsLen, bytesLen int
+}
+
+// carve returns n zeroed elements cut from *chunk, with no capacity beyond
+// n, starting a new chunk when it has too little left. Chunks double from
+// 64 elements up to 64k (*size is the next chunk's length), so that a
+// program of a few instances allocates little and one of many allocates
+// rarely.
+func carve[T any](chunk *[]T, n int, size *int) []T {
+	if cap(*chunk)-len(*chunk) < n {
+		*size = min(max(2**size, 64), 1<<16)
+		*chunk = make([]T, 0, max(*size, n))
+	}
+	l := len(*chunk)
+	*chunk = (*chunk)[:l+n]
+	return (*chunk)[l : l+n : l+n]
 }
 
 // sameChain reports whether callsites are the chain links of st's frames
@@ -300,9 +346,9 @@ func (e *env) markStackRead(frame, spi int) {
 	if frame > inst.depth || !inst.covers(e.insnIdx) {
 		return
 	}
-	if i := e.insnIdx - inst.base; inst.mayRead[frame][i]&(1<<spi) == 0 {
-		inst.mayRead[frame][i] |= 1 << spi
-		if inst.live[frame][i]&(1<<spi) == 0 {
+	if i := e.insnIdx - inst.base; inst.mayRead(frame)[i]&(1<<spi) == 0 {
+		inst.mayRead(frame)[i] |= 1 << spi
+		if inst.live(frame)[i]&(1<<spi) == 0 {
 			inst.updated = true
 		}
 		inst.setPending(e.insnIdx)
@@ -330,7 +376,7 @@ func (e *env) commitStackWrites(insnIdx int) {
 		j := insnIdx - inst.base
 		if v := inst.visited[j]; v&insnMustWrites != 0 {
 			for f := 0; f <= inst.depth; f++ {
-				if must := &inst.mustWrite[f][j]; *must&^l.curWrites[f] != 0 {
+				if must := &inst.mustWrite(f)[j]; *must&^l.curWrites[f] != 0 {
 					*must &= l.curWrites[f]
 					inst.updated, inst.writeDropped = true, true
 					inst.setPending(insnIdx)
@@ -340,7 +386,7 @@ func (e *env) commitStackWrites(insnIdx int) {
 		} else if v == 0 {
 			for f := 0; f <= inst.depth; f++ {
 				if w := l.curWrites[f]; w != 0 {
-					inst.mustWrite[f][j] = w
+					inst.mustWrite(f)[j] = w
 					inst.updated = true
 					inst.visited[j] |= insnMustWrites
 				}
@@ -501,7 +547,7 @@ func (e *env) logUpdateInsn(inst *liveInstance, chain string, f, i, start int) b
 		after |= kl.live[f][int(s)-inst.base]
 		acc &= kl.acc[f][int(s)-inst.base]
 	}
-	read, write := inst.mayRead[f][j], inst.mustWrite[f][j]
+	read, write := inst.mayRead(f)[j], inst.mustWrite(f)[j]
 	acc |= write
 	before := after&^write | read
 	if read != 0 || write != 0 || i == start || e.cfg.PrunePoint(i) {
@@ -549,14 +595,14 @@ func (e *env) propagateToCaller(inst *liveInstance) {
 	first := caller.visited[j]&insnVisited == 0
 	changed := false
 	for f := 0; f < inst.depth; f++ {
-		if add := inst.live[f][entry] &^ caller.mayRead[f][j]; add != 0 {
-			caller.mayRead[f][j] |= add
-			if add&^caller.live[f][j] != 0 {
+		if add := inst.live(f)[entry] &^ caller.mayRead(f)[j]; add != 0 {
+			caller.mayRead(f)[j] |= add
+			if add&^caller.live(f)[j] != 0 {
 				caller.updated = true
 			}
 			changed = true
 		}
-		w, must := inst.writeAcc[f][entry], &caller.mustWrite[f][j]
+		w, must := inst.writeAcc(f)[entry], &caller.mustWrite(f)[j]
 		if !first {
 			w &= *must
 		}
@@ -603,8 +649,8 @@ func (e *env) solveInstance(inst *liveInstance) {
 	pending := inst.pending
 	base := inst.base
 	if inst.writeDropped && inst.depth > 0 {
-		for f := range inst.writeAcc {
-			clear(inst.writeAcc[f])
+		for f := range inst.depth {
+			clear(inst.writeAcc(f))
 		}
 		for i := sp.Start; i < sp.End; i++ {
 			inst.setPending(i)
@@ -620,7 +666,7 @@ func (e *env) solveInstance(inst *liveInstance) {
 	requeue := false
 	// Frame 0's masks, the only ones of most instances (depth 0), are
 	// kept at hand; the other frames' are evaluated by solveOtherFrames.
-	live0, reads0, writes0 := inst.live[0], inst.mayRead[0], inst.mustWrite[0]
+	live0, reads0, writes0 := inst.live(0), inst.mayRead(0), inst.mustWrite(0)
 	top := sp.End - 1 - base
 	for prevPending(pending, top, 0) >= 0 {
 		for j := prevPending(pending, top, 0); j >= 0; j = prevPending(pending, j-1, 0) {
@@ -686,12 +732,12 @@ func solveOtherFrames(inst *liveInstance, j int, succ []int32) bool {
 	base := inst.base
 	changed := false
 	for f := 1; f <= inst.depth; f++ {
-		live := inst.live[f]
+		live := inst.live(f)
 		var after uint64
 		for _, s := range succ {
 			after |= live[int(s)-base]
 		}
-		if before := inst.mayRead[f][j] | after&^inst.mustWrite[f][j]; before != live[j] {
+		if before := inst.mayRead(f)[j] | after&^inst.mustWrite(f)[j]; before != live[j] {
 			live[j] = before
 			changed = true
 		}
@@ -700,12 +746,12 @@ func solveOtherFrames(inst *liveInstance, j int, succ []int32) bool {
 		return changed
 	}
 	for f := 0; f < inst.depth; f++ {
-		acc := inst.writeAcc[f]
+		acc := inst.writeAcc(f)
 		w := ^uint64(0)
 		for _, s := range succ {
 			w &= acc[int(s)-base]
 		}
-		if w |= inst.mustWrite[f][j]; w != acc[j] {
+		if w |= inst.mustWrite(f)[j]; w != acc[j] {
 			acc[j] = w
 			changed = true
 		}
@@ -774,7 +820,7 @@ func (e *env) aliveMasks(st *states.State, masks []uint64) []uint64 {
 			continue
 		}
 		for f := 0; f <= k; f++ {
-			masks[f] |= inst.live[f][pos-inst.base]
+			masks[f] |= inst.live(f)[pos-inst.base]
 		}
 	}
 	return masks

@@ -133,7 +133,7 @@ func ourLive(path, name string) (map[int][]int, error) {
 		if inst == nil {
 			return out, nil
 		}
-		for i, mask := range inst.live[0] {
+		for i, mask := range inst.live(0) {
 			for spi := 0; spi < 64; spi++ {
 				if mask&(1<<spi) != 0 {
 					out[i] = append(out[i], -8*(spi+1))

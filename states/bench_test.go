@@ -102,3 +102,25 @@ func BenchmarkRegString(b *testing.B) {
 		buf = p.AppendReg(buf[:0], &r, 0)
 	}
 }
+
+// BenchmarkCheckpoint is what storing a checkpoint costs: a packed,
+// sealed copy, given back once stored states are dropped.
+func BenchmarkCheckpoint(b *testing.B) {
+	src := realisticState(benchFrames, benchSlots)
+	var p Pool
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Put(p.Checkpoint(src))
+	}
+}
+
+// BenchmarkClonePacked is the copy a pushed branch or a checkpoint
+// starts with.
+func BenchmarkClonePacked(b *testing.B) {
+	src := realisticState(benchFrames, benchSlots)
+	var p Pool
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Put(p.ClonePacked(src))
+	}
+}

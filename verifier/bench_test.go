@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -171,9 +172,15 @@ func BenchmarkObjects(b *testing.B) {
 }
 
 // benchPrograms returns every program of the objects named by the
-// space-separated globs in $VERCHECK_BENCH.
+// space-separated globs in $VERCHECK_BENCH whose name matches the regular
+// expression $VERCHECK_BENCH_PROGS (every program when it is unset), so
+// that one program of an object can be timed and profiled alone.
 func benchPrograms(b *testing.B) []corpusProgram {
 	var progs []corpusProgram
+	match, err := regexp.Compile(os.Getenv("VERCHECK_BENCH_PROGS"))
+	if err != nil {
+		b.Fatalf("VERCHECK_BENCH_PROGS: %v", err)
+	}
 	for _, glob := range strings.Fields(os.Getenv("VERCHECK_BENCH")) {
 		paths, err := filepath.Glob(glob)
 		if err != nil {
@@ -185,7 +192,9 @@ func benchPrograms(b *testing.B) []corpusProgram {
 				b.Fatal(err)
 			}
 			for _, p := range obj.Programs {
-				progs = append(progs, corpusProgram{path: path, obj: obj, prog: p})
+				if match.MatchString(p.Name) {
+					progs = append(progs, corpusProgram{path: path, obj: obj, prog: p})
+				}
 			}
 		}
 	}

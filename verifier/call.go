@@ -1570,15 +1570,19 @@ func (e *env) checkResourceLeak(exceptionExit, checkLock bool, what string) erro
 		if e.progType == ebpf.StructOps && !exceptionExit && e.structOpsTakesRef() {
 			handedBack = e.regs()[0].RefObjID
 		}
-		var b strings.Builder
-		for _, r := range e.ptrRefs() {
-			if handedBack != 0 && r.ID == handedBack {
-				continue
-			}
-			// check_reference_leak names every reference left.
-			fmt.Fprintf(&b, "Unreleased reference id=%d alloc_insn=%d\n", r.ID, r.InsnIdx)
+		// check_reference_leak names every reference left. The
+		// message is built only then: every path's exit comes here,
+		// and a builder escapes to the heap.
+		leaked := func(r states.Ref) bool {
+			return r.Kind == states.RefKindPtr && (handedBack == 0 || r.ID != handedBack)
 		}
-		if b.Len() > 0 {
+		if slices.ContainsFunc(st.Refs, leaked) {
+			var b strings.Builder
+			for _, r := range st.Refs {
+				if leaked(r) {
+					fmt.Fprintf(&b, "Unreleased reference id=%d alloc_insn=%d\n", r.ID, r.InsnIdx)
+				}
+			}
 			return e.reject(e.insnIdx, "%s%s would lead to reference leak", b.String(), what)
 		}
 	}

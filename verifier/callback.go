@@ -169,7 +169,8 @@ type loopInlineState struct {
 // relies on it. That mark is part of the states pruning compares; once a
 // visit finds the call unfit, later visits no longer look at r4.
 func (e *env) updateLoopInlineState(callback int) error {
-	st := e.loopInline[e.insnIdx]
+	prev := e.loopInline[e.insnIdx]
+	st := prev
 	if st.initialized && !st.fit {
 		return nil
 	}
@@ -181,6 +182,10 @@ func (e *env) updateLoopInlineState(callback int) error {
 		st = loopInlineState{initialized: true, fit: zero, callback: callback}
 	} else {
 		st.fit = zero && st.callback == callback
+	}
+	if st == prev {
+		// Every iteration of a loop calls again: store only a change.
+		return nil
 	}
 	if e.loopInline == nil {
 		e.loopInline = make(map[int]loopInlineState)

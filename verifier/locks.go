@@ -865,18 +865,6 @@ func (e *env) findLockOfKind(kind uint8, id, ptr uint32) int {
 	return -1
 }
 
-// ptrRefs counts the acquired pointer references of the current path
-// (locks excluded), the ones a leak check reports.
-func (e *env) ptrRefs() []states.Ref {
-	var out []states.Ref
-	for _, r := range e.cur.Refs {
-		if r.Kind == states.RefKindPtr {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // kernelMapNameLen is BPF_OBJ_NAME_LEN minus the terminating NUL: the
 // kernel keeps at most this many bytes of a map's name.
 const kernelMapNameLen = 15

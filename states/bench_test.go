@@ -20,12 +20,16 @@ func BenchmarkStateCopy(b *testing.B) {
 	}
 }
 
-func BenchmarkStateClone(b *testing.B) {
+func BenchmarkStateClone(b *testing.B) { benchPoolCopy(b, (*Pool).Clone) }
+
+// benchPoolCopy times a copy the pool makes of the realistic state, given
+// back at once.
+func benchPoolCopy(b *testing.B, copyOf func(*Pool, *State) *State) {
 	src := realisticState(benchFrames, benchSlots)
 	var p Pool
 	b.ReportAllocs()
 	for b.Loop() {
-		p.Put(p.Clone(src))
+		p.Put(copyOf(&p, src))
 	}
 }
 
@@ -104,23 +108,9 @@ func BenchmarkRegString(b *testing.B) {
 }
 
 // BenchmarkCheckpoint is what storing a checkpoint costs: a packed,
-// sealed copy, given back once stored states are dropped.
-func BenchmarkCheckpoint(b *testing.B) {
-	src := realisticState(benchFrames, benchSlots)
-	var p Pool
-	b.ReportAllocs()
-	for b.Loop() {
-		p.Put(p.Checkpoint(src))
-	}
-}
+// sealed copy.
+func BenchmarkCheckpoint(b *testing.B) { benchPoolCopy(b, (*Pool).Checkpoint) }
 
 // BenchmarkClonePacked is the copy a pushed branch or a checkpoint
 // starts with.
-func BenchmarkClonePacked(b *testing.B) {
-	src := realisticState(benchFrames, benchSlots)
-	var p Pool
-	b.ReportAllocs()
-	for b.Loop() {
-		p.Put(p.ClonePacked(src))
-	}
-}
+func BenchmarkClonePacked(b *testing.B) { benchPoolCopy(b, (*Pool).ClonePacked) }

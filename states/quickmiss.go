@@ -87,23 +87,51 @@ func spilledConst(s *Slot) (uint64, bool) {
 
 // Fails reports whether StatesEqual(old, cur, mode) is false for the old
 // state q was taken from, without reading it: cur spills another constant
-// in the same slot. false means "compare".
+// in the same slot. false means "compare". A bucket walk asks through a
+// QuickProbe, which reads cur's slot once for all the entries.
 func (q *QuickMiss) Fails(cur *State, mode ExactMode) bool {
-	return q.valid && q.fails(cur, mode)
+	p := NewQuickProbe(cur)
+	return p.Fails(q, mode)
+}
+
+// QuickProbe answers QuickMiss.Fails for one current state over a bucket
+// walk: the entries of a loop head's bucket hold answers at the same slot
+// (the loop's counter), and cur's constant there is read once instead of
+// once per entry (bpf_loop's callback entry meets dozens of stored
+// iterations at every arrival). cur must not change while the probe is
+// used.
+type QuickProbe struct {
+	cur *State
+	// val and ok are cur's spilled constant at (frame, spi), once known.
+	val        uint64
+	frame, spi int8
+	ok, known  bool
+}
+
+// NewQuickProbe returns a probe of cur.
+func NewQuickProbe(cur *State) QuickProbe { return QuickProbe{cur: cur} }
+
+// Fails is q.Fails(p's state, mode).
+func (p *QuickProbe) Fails(q *QuickMiss, mode ExactMode) bool {
+	return q.valid && p.fails(q, mode)
 }
 
 // fails is Fails for a valid answer, out of line so that Fails inlines
 // to the test of valid.
-func (q *QuickMiss) fails(cur *State, mode ExactMode) bool {
-	if (mode == NotExact && !q.precise) || int(q.frame) > int(cur.CurFrame) {
+func (p *QuickProbe) fails(q *QuickMiss, mode ExactMode) bool {
+	if mode == NotExact && !q.precise {
 		return false
 	}
-	f := cur.Frames[q.frame]
-	if int(q.spi) >= f.NumSlots() {
-		return false
+	if !p.known || p.frame != q.frame || p.spi != q.spi {
+		p.frame, p.spi, p.known = q.frame, q.spi, true
+		p.val, p.ok = 0, false
+		if cur := p.cur; int(q.frame) <= int(cur.CurFrame) {
+			if f := cur.Frames[q.frame]; int(q.spi) < f.NumSlots() {
+				p.val, p.ok = spilledConst(f.Slot(int(q.spi)))
+			}
+		}
 	}
-	v, ok := spilledConst(f.Slot(int(q.spi)))
-	return ok && v != q.val
+	return p.ok && p.val != q.val
 }
 
 // Valid reports whether q holds an answer.

@@ -149,3 +149,33 @@ func TestQuickMiss(t *testing.T) {
 		})
 	}
 }
+
+// TestQuickProbeWalk: a probe kept over a walk answers each entry as a
+// probe made for that entry alone does, whatever slot, frame, validity
+// and precision the entries' answers name in turn (the probe keeps cur's
+// constant of the last slot asked).
+func TestQuickProbeWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	modes := []ExactMode{NotExact, RangeWithin, Exact}
+	fails := 0
+	for range 500 {
+		cur := quickState(r)
+		probe := NewQuickProbe(cur)
+		for range 40 {
+			q := QuickMiss{val: uint64(r.IntN(3)), frame: int8(r.IntN(3)), spi: int8(r.IntN(4)),
+				valid: r.IntN(4) != 0, precise: r.IntN(2) == 0, named: true}
+			mode := modes[r.IntN(len(modes))]
+			alone := NewQuickProbe(cur)
+			want := alone.Fails(&q, mode)
+			if got := probe.Fails(&q, mode); got != want {
+				t.Fatalf("probe over a walk says %v for %+v in mode %v, a probe of its own %v", got, q, mode, want)
+			}
+			if want {
+				fails++
+			}
+		}
+	}
+	if fails == 0 {
+		t.Fatal("no answer failed a state: the test proves nothing")
+	}
+}

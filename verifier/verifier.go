@@ -943,6 +943,7 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	// So do whether it is a may_goto and whether it calls a callback.
 	mayGoto, callsCallback := e.prog[idx].IsMayGoto(), e.cfg.CallsCallback(idx)
 	bucket := e.store.Bucket(int32(idx), callsite)
+	quick := states.NewQuickProbe(cur)
 walk:
 	for sl := bucket.Next(); sl != nil; sl = bucket.Next() {
 		statesCnt++
@@ -955,7 +956,7 @@ walk:
 		if !sl.Done() {
 			// old is an ancestor of cur on the current path: a loop.
 			switch {
-			case callsCallback && !iterNext && !mayGoto && sl.Quick.Fails(cur, states.RangeWithin):
+			case callsCallback && !iterNext && !mayGoto && quick.Fails(&sl.Quick, states.RangeWithin):
 				// The comparison below would fail: whether this is
 				// another async entry or not, nothing is decided here.
 				// Tested first because it reads the entry only, where
@@ -980,7 +981,7 @@ walk:
 				hit = sl
 				break walk
 			case callsCallback:
-				if !sl.Quick.Fails(cur, states.RangeWithin) && e.eq.StatesEqual(old, cur, states.RangeWithin) {
+				if !quick.Fails(&sl.Quick, states.RangeWithin) && e.eq.StatesEqual(old, cur, states.RangeWithin) {
 					// With stablefix.CallbackLoopSCC the match is a
 					// back-edge of the call's SCC: the callback's
 					// checkpoints stay incomplete until the loop is
@@ -1011,7 +1012,7 @@ walk:
 			if loop {
 				mode = states.RangeWithin
 			}
-			if !sl.Quick.Fails(cur, mode) && e.eq.StatesEqual(old, cur, mode) {
+			if !quick.Fails(&sl.Quick, mode) && e.eq.StatesEqual(old, cur, mode) {
 				hit = sl
 				break walk
 			}

@@ -48,6 +48,12 @@ type Entry struct {
 	// kept here so that bucket walks can skip the entries of colliding
 	// instructions without touching their states.
 	Insn int32
+	// Chain is the state's call-chain key (states.State.ChainKey), kept
+	// here for the same reason: a bucket holds the checkpoints of every
+	// chain whose last call site is the same, and a program whose
+	// functions are called from many chains compares only states of other
+	// chains at most of its arrivals (verifier_liveness_exp: all 725k).
+	Chain uint64
 	// Quick answers comparisons against State that fail at a spilled
 	// constant without reading the state (states.QuickMiss); the
 	// verifier sets it after a miss, and cleaning the state drops it.
@@ -373,7 +379,7 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 	}
 	idx := s.allocSlot()
 	e := s.at(idx)
-	*e = Entry{State: st, Insn: insn, Cleaned: st.Cleaned, done: st.Branches == 0, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}
+	*e = Entry{State: st, Insn: insn, Chain: st.ChainKey(), Cleaned: st.Cleaned, done: st.Branches == 0, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}
 	s.pushFront(&s.buckets[e.bucket].head, idx, e)
 	if !e.Cleaned && e.done {
 		s.buckets[e.bucket].cleanable++

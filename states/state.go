@@ -59,6 +59,21 @@ func (s *State) FrameInsnIdx(i int) int {
 	return int(s.Frames[i+1].CallSite)
 }
 
+// ChainKey hashes s's call chain (its depth and every frame's call
+// site): states whose keys differ have different chains (SameCallsites is
+// false), so that a bucket walk can pass over a stored state of another
+// chain without reading it. Equal keys say nothing.
+func (s *State) ChainKey() uint64 {
+	h := uint64(s.CurFrame)
+	for i := 0; i <= int(s.CurFrame); i++ {
+		h = bits.RotateLeft64(h, 23)
+		if f := s.Frames[i]; f != nil { // as Seal, for a state without frames
+			h += uint64(uint32(f.CallSite))
+		}
+	}
+	return h * 0x9e3779b97f4a7c15
+}
+
 // SameCallsites reports whether s and o have the same call chain: the same
 // depth and the same call instruction for every frame.
 func (s *State) SameCallsites(o *State) bool {

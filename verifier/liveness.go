@@ -761,16 +761,16 @@ func solveOtherFrames(inst *liveInstance, j int, succ []int32) bool {
 
 // cleanLiveStates is clean_live_states: completed checkpoints at insn
 // with the current call chain get their dead registers and stack slots
-// reset, once.
-func (e *env) cleanLiveStates(idx int, cur *states.State) {
+// reset, once. chain is cur.ChainKey().
+func (e *env) cleanLiveStates(idx int, cur *states.State, chain uint64) {
 	callsite := cur.Frames[cur.CurFrame].CallSite
 	if !e.store.HasCleanable(int32(idx), callsite) {
 		return
 	}
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
-		// The entry's copies of the insn and of the cleaned flag spare
-		// a visit to most states.
-		if sl.Cleaned || sl.Insn != int32(idx) {
+		// The entry's copies of the insn, the call chain and the
+		// cleaned flag spare a visit to most states.
+		if sl.Cleaned || sl.Insn != int32(idx) || sl.Chain != chain {
 			return true
 		}
 		st := sl.State

@@ -928,7 +928,8 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	force := e.testStateFreq() || forceCheckpoint || len(cur.JmpHistory) > maxJmpHistory
 	addNew := force || e.policy.WantCheckpoint(int32(e.jmpsProcessed-e.prevJmps), int32(e.insnProcessed-e.prevInsns), false)
 	callsite := cur.Frames[cur.CurFrame].CallSite
-	e.cleanLiveStates(idx, cur)
+	chain := cur.ChainKey()
+	e.cleanLiveStates(idx, cur, chain)
 	statesCnt := 0
 	var hit *prune.Entry
 	var loopErr error
@@ -956,6 +957,9 @@ walk:
 		if !sl.Done() {
 			// old is an ancestor of cur on the current path: a loop.
 			switch {
+			case sl.Chain != chain:
+				// Another call chain: every comparison below
+				// fails, and nothing else is decided.
 			case callsCallback && !iterNext && !mayGoto && quick.Fails(&sl.Quick, states.RangeWithin):
 				// The comparison below would fail: whether this is
 				// another async entry or not, nothing is decided here.
@@ -1012,7 +1016,7 @@ walk:
 			if loop {
 				mode = states.RangeWithin
 			}
-			if !quick.Fails(&sl.Quick, mode) && e.eq.StatesEqual(old, cur, mode) {
+			if sl.Chain == chain && !quick.Fails(&sl.Quick, mode) && e.eq.StatesEqual(old, cur, mode) {
 				hit = sl
 				break walk
 			}

@@ -147,7 +147,7 @@ func prevPending(pending []uint64, i, lo int) int {
 
 // stackLiveness holds every instance of one verification.
 type stackLiveness struct {
-	instances map[chainID]*liveInstance
+	instances chainTable
 	// mem holds the instances and their arrays.
 	mem liveMemory
 	// dirtyList holds the instances whose marks changed since their last
@@ -206,6 +206,75 @@ type chainID struct {
 	links [states.MaxCallFrames]int32
 }
 
+// chainTable finds an instance by its chain: open addressing over a
+// power-of-two array, probed linearly from the chain's hash. A program of
+// many call chains looks one up at most calls, returns and path switches
+// (verifier_liveness_exp: a Go map of the 36-byte keys, hashed whole, was
+// a sixth of its time).
+type chainTable struct {
+	slots []*liveInstance
+	n     int
+}
+
+// hash mixes id's links (only the first n count) into a word whose top
+// bits are well mixed (a table indexes by them).
+func (id *chainID) hash() uint64 {
+	h := uint64(id.n)
+	for _, c := range id.links[:id.n] {
+		h = bits.RotateLeft64(h, 23) + uint64(uint32(c))
+	}
+	return h * 0x9e3779b97f4a7c15
+}
+
+// slot is the first slot of h's probe sequence: its top bits.
+func (t *chainTable) slot(h uint64) uint64 {
+	return h >> (64 - bits.TrailingZeros(uint(len(t.slots))))
+}
+
+// same reports whether id and o name the same chain.
+func (id *chainID) same(o *chainID) bool {
+	return id.n == o.n && slices.Equal(id.links[:id.n], o.links[:o.n])
+}
+
+// get returns the instance of chain id, or nil.
+func (t *chainTable) get(id *chainID) *liveInstance {
+	if t.n == 0 {
+		return nil
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.slot(id.hash()); ; i = (i + 1) & mask {
+		inst := t.slots[i]
+		if inst == nil || inst.key.same(id) {
+			return inst
+		}
+	}
+}
+
+// put adds inst, whose chain the table does not hold.
+func (t *chainTable) put(inst *liveInstance) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]*liveInstance, max(64, 2*len(old)))
+		for _, o := range old {
+			if o != nil {
+				t.insert(o)
+			}
+		}
+	}
+	t.insert(inst)
+	t.n++
+}
+
+// insert places inst in the first free slot of its probe sequence.
+func (t *chainTable) insert(inst *liveInstance) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.slot(inst.key.hash())
+	for t.slots[i] != nil {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = inst
+}
+
 // chainIDOf is the key of the chain callsites.
 func chainIDOf(callsites []int32) chainID {
 	id := chainID{n: int32(len(callsites))}
@@ -219,14 +288,11 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	if inst := l.last; inst != nil && inst.depth == depth && sameChain(inst.callsites, st) {
 		return inst
 	}
-	if l.instances == nil {
-		l.instances = map[chainID]*liveInstance{}
-	}
 	key := chainID{n: int32(depth + 1)}
 	for i := 0; i <= depth; i++ {
 		key.links[i] = chainLink(st.Frames[i])
 	}
-	if inst, ok := l.instances[key]; ok {
+	if inst := l.instances.get(&key); inst != nil {
 		l.last = inst
 		return inst
 	}
@@ -252,7 +318,7 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 			in.kernelLog.acc = append(in.kernelLog.acc, make([]uint64, n))
 		}
 	}
-	l.instances[key] = in
+	l.instances.put(in)
 	l.last = in
 	return in
 }
@@ -583,7 +649,8 @@ func (e *env) propagateToCaller(inst *liveInstance) {
 	}
 	caller := inst.caller
 	if caller == nil {
-		caller = e.stackLive.instances[chainIDOf(inst.callsites[:inst.depth])]
+		id := chainIDOf(inst.callsites[:inst.depth])
+		caller = e.stackLive.instances.get(&id)
 		inst.caller = caller
 	}
 	cs := int(inst.callsites[inst.depth])

@@ -128,7 +128,8 @@ func ourLive(path, name string) (map[int][]int, error) {
 			return nil, err
 		}
 		e.updateStackLiveness()
-		inst := e.stackLive.instances[chainIDOf([]int32{-1})]
+		main := chainIDOf([]int32{-1})
+		inst := e.stackLive.instances.get(&main)
 		out := map[int][]int{}
 		if inst == nil {
 			return out, nil
@@ -210,4 +211,41 @@ func kernelLevel2Log(path, name string) (string, error) {
 	}
 	defer prog.Close()
 	return prog.VerifierLog, nil
+}
+
+// TestChainTable: every instance put is found by its chain, across the
+// table's growth, chains never put are not, and chains that differ only
+// past their length (a prefix) are told apart.
+func TestChainTable(t *testing.T) {
+	var tab chainTable
+	var ids []chainID
+	for a := int32(-3); a <= 40; a++ {
+		for b := int32(0); b <= 40; b++ {
+			links := []int32{-1, a, b}[:1+int(b%3)]
+			id := chainIDOf(links)
+			if tab.get(&id) != nil {
+				continue
+			}
+			tab.put(&liveInstance{key: id})
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) < 100 {
+		t.Fatalf("only %d distinct chains put", len(ids))
+	}
+	for _, id := range ids {
+		inst := tab.get(&id)
+		if inst == nil || !inst.key.same(&id) {
+			t.Fatalf("chain %v: got %v", id.links[:id.n], inst)
+		}
+	}
+	for _, links := range [][]int32{{-2}, {-1, 41}, {-1, 5, 41}, {-1, 5, 7, 9}} {
+		id := chainIDOf(links)
+		if inst := tab.get(&id); inst != nil {
+			t.Errorf("chain %v never put: found %v", links, inst.key.links[:inst.key.n])
+		}
+	}
+	if tab.n != len(ids) || len(tab.slots) < 2*tab.n {
+		t.Errorf("table of %d slots holds %d instances, %d put", len(tab.slots), tab.n, len(ids))
+	}
 }

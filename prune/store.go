@@ -291,7 +291,10 @@ func (s *Store) Miss(e *Entry, forceCheckpoint bool) bool {
 		return false
 	}
 	mul, add := s.policy.MissMul, s.policy.MissAdd
-	if forceCheckpoint && e.State.Branches > 0 {
+	// e.done is whether the state's Branches reached 0 (Done), read
+	// here without the state: a forced checkpoint's walk (a callback
+	// call, an iterator's next) misses against every open iteration.
+	if forceCheckpoint && !e.done {
 		mul, add = s.policy.ForceMul, s.policy.ForceMul
 	}
 	if !evictAfter(e.Hit, e.Miss, mul, add) {

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/prune"
@@ -344,6 +345,9 @@ func (inst *liveInstance) live(f int) []uint64 { return inst.row(2*(inst.depth+1
 // (must_write_acc); at the entry it is what the call writes.
 func (inst *liveInstance) writeAcc(f int) []uint64 { return inst.row(3*(inst.depth+1) + f) }
 
+// maxChunkBytes bounds the chunks carve cuts from.
+const maxChunkBytes = 256 << 10
+
 // liveMemory holds the chunks a verification's liveness instances and
 // their arrays are carved from (carve). Instances live as long as the
 // verification, so nothing is given back before it ends.
@@ -356,12 +360,13 @@ type liveMemory struct {
 
 // carve returns n zeroed elements cut from *chunk, with no capacity beyond
 // n, starting a new chunk when it has too little left. Chunks double from
-// 64 elements up to 64k (*size is the next chunk's length), so that a
-// program of a few instances allocates little and one of many allocates
-// rarely.
+// 64 elements up to maxChunkBytes (*size is the next chunk's length), so
+// that a program of a few instances allocates little, one of many
+// allocates rarely, and the unused tail of the last chunk stays small.
 func carve[T any](chunk *[]T, n int, size *int) []T {
 	if cap(*chunk)-len(*chunk) < n {
-		*size = min(max(2**size, 64), 1<<16)
+		limit := max(64, maxChunkBytes/int(unsafe.Sizeof(*new(T))))
+		*size = min(max(2**size, 64), limit)
 		*chunk = make([]T, 0, max(*size, n))
 	}
 	l := len(*chunk)

@@ -115,6 +115,12 @@
 //	store.NoteBucketLen(n)
 //	if add { cur.Parent = store.Add(insn, cs, checkpointOf(cur)).State }
 //
+// The entry answers the walk's first questions without the (cold) state:
+// e.Insn is its insn, e.Done() whether Branches reached 0, e.Chain its call
+// chain's key (states.State.ChainKey: when it differs from cur's, every
+// comparison fails and the entry is only counted and missed), e.Quick a
+// stored constant a comparison failed at.
+//
 // When a path ends, the verifier decrements Branches up the Parent chain
 // and calls [Store.BranchesDone] for each state that reached 0 (after
 // reading its Parent). Loop back-edge states it keeps are reported with

@@ -218,8 +218,11 @@ func benchPrograms(b *testing.B) []corpusProgram {
 // this process the collector would collect that garbage inside vercheck's
 // timed verifications, a cost no vercheck run alone pays. What is left of
 // the difference with BenchmarkCorpus (0.60 s of CPU a corpus pass there,
-// 0.66-0.72 s here, session 44) is vercheck starting each program with
-// caches the kernel's load has just filled.
+// 0.69-0.76 s here, sessions 44-45) is the switch to the child and back:
+// this loop without the loads takes 0.615 s, with a round trip to the
+// child that loads nothing 0.69 s, and with a 3 ms sleep instead 0.65 s
+// (session 45). Running the child on another CPU did not help (its loads'
+// IPIs then interrupt vercheck).
 func BenchmarkLiveRatio(b *testing.B) {
 	if err := kernel.Available(); err != nil {
 		b.Skipf("no kernel to compare with: %v", err)

@@ -372,12 +372,11 @@ func (p *Pool) Trim(max int) {
 			s.JmpHistory = nil
 		}
 	}
-	for i, h := range p.histBufs {
-		if i >= max || p.hist.holds(h) {
-			p.histBufs[i] = nil
-		}
+	if len(p.histBufs) > max {
+		clear(p.histBufs[max:])
+		p.histBufs = p.histBufs[:max]
 	}
-	p.histBufs = slices.DeleteFunc(p.histBufs, func(h []JmpHistEntry) bool { return h == nil })
+	p.histBufs = slices.DeleteFunc(p.histBufs, p.hist.holds)
 	for _, f := range p.frames {
 		if p.slots.holds(f.stack) {
 			f.stack = nil

@@ -46,10 +46,9 @@ import (
 // whole program made their memory grow with the program's length times
 // their number.
 type liveInstance struct {
-	subprog   int
-	depth     int
-	base      int
-	callsites []int32
+	subprog int
+	depth   int
+	base    int
 	// block holds the instance's per-frame mask arrays, one row of
 	// len(visited) words each: mayRead(f), mustWrite(f), live(f) and
 	// writeAcc(f), then pending. One block where slices of rows were
@@ -68,7 +67,7 @@ type liveInstance struct {
 	// writeDropped says a must-write mask narrowed since the last solve:
 	// writeAcc, a least fixed point, is then recomputed from zero.
 	writeDropped bool
-	// key is the instance's chain; callsites are its links.
+	// key is the instance's chain (its links: callsites).
 	key chainID
 	// caller is the instance of the chain without its last call (nil for
 	// depth 0), looked up once.
@@ -286,7 +285,7 @@ func chainIDOf(callsites []int32) chainID {
 // instanceFor returns the instance of the chain of frames 0..depth of st.
 func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	l := &e.stackLive
-	if inst := l.last; inst != nil && inst.depth == depth && sameChain(inst.callsites, st) {
+	if inst := l.last; inst != nil && inst.depth == depth && sameChain(inst.callsites(), st) {
 		return inst
 	}
 	key := chainID{n: int32(depth + 1)}
@@ -302,7 +301,6 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	in := &carve(&l.mem.insts, 1, &l.mem.instsLen)[0]
 	*in = liveInstance{subprog: int(st.Frames[depth].SubProg), depth: depth, base: sp.Start, owner: l}
 	in.key = key
-	in.callsites = in.key.links[: depth+1 : depth+1]
 	in.visited = carve(&l.mem.bytes, n, &l.mem.bytesLen)
 	// The instance and its arrays are carved from the verification's
 	// chunks: programs with many call chains (one instance each) made
@@ -323,6 +321,10 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	l.last = in
 	return in
 }
+
+// callsites returns the links of inst's chain (chainLink), outermost
+// first.
+func (inst *liveInstance) callsites() []int32 { return inst.key.links[:inst.key.n] }
 
 // row returns row r of inst's block.
 func (inst *liveInstance) row(r int) []uint64 {
@@ -636,7 +638,7 @@ func (e *env) logUpdateInsn(inst *liveInstance, chain string, f, i, start int) b
 // called from 20).
 func (inst *liveInstance) kernelChain() string {
 	b := []byte{'('}
-	for _, c := range inst.callsites[1:] {
+	for _, c := range inst.callsites()[1:] {
 		b = strconv.AppendInt(b, int64(c), 10)
 		b = append(b, ',')
 	}
@@ -654,11 +656,11 @@ func (e *env) propagateToCaller(inst *liveInstance) {
 	}
 	caller := inst.caller
 	if caller == nil {
-		id := chainIDOf(inst.callsites[:inst.depth])
+		id := chainIDOf(inst.callsites()[:inst.depth])
 		caller = e.stackLive.instances.get(&id)
 		inst.caller = caller
 	}
-	cs := int(inst.callsites[inst.depth])
+	cs := int(inst.callsites()[inst.depth])
 	if caller == nil || !caller.covers(cs) {
 		return
 	}

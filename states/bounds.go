@@ -262,11 +262,11 @@ func (s *Scalar) singleMember() {
 	top := s.Var.Value | s.Var.Mask
 	switch {
 	case uminIn && next > s.UMax:
-		*s = ConstScalar(s.UMin)
+		s.SetConst(s.UMin)
 	case !uminIn && next == top:
-		*s = ConstScalar(top)
+		s.SetConst(top)
 	case !uminIn && next <= s.UMax && s.Var.next(next) > s.UMax:
-		*s = ConstScalar(next)
+		s.SetConst(next)
 	}
 }
 

@@ -388,7 +388,7 @@ func (s *Scalar) bitop(kind bitwise, src *Scalar) {
 	b32.bitop(kind, src.get32(), uint32(sub.Value), uint32(sub.Mask), src.IsConst32(), s.IsConst32())
 	s.set32(b32)
 	if src.IsConst() && s.IsConst() {
-		*s = ConstScalar(s.Var.Value)
+		s.SetConst(s.Var.Value)
 		return
 	}
 	b64 := s.get64()

@@ -313,8 +313,11 @@ func (f *Frame) seal() {
 			plain |= bit
 		}
 	}
-	f.sum = stackSummary{words: words, invalid: invalid, misc: misc, plain: plain, looseSlots: looseSlots,
-		inited: inited, looseRegs: looseRegs, regsValid: true, valid: true}
+	// Field by field: the summary was reset above and holds the register
+	// part; a literal would be built in a temporary and copied.
+	sum := &f.sum
+	sum.words, sum.invalid, sum.misc, sum.plain, sum.looseSlots = words, invalid, misc, plain, looseSlots
+	sum.valid = true
 }
 
 // invalidateSlots makes every allocated slot of f named in dead

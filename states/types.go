@@ -320,7 +320,9 @@ type stackSummary struct {
 
 // reset empties the summary, keeping the memory of words.
 func (m *stackSummary) reset() {
-	*m = stackSummary{words: m.words[:0]}
+	words := m.words[:0]
+	*m = stackSummary{} // zeroed in place, where a literal with words is copied
+	m.words = words
 }
 
 // Ref is an acquired reference (socket, ringbuf record, lock...).

@@ -49,12 +49,24 @@ type liveInstance struct {
 	subprog int
 	depth   int
 	base    int
-	// block holds the instance's per-frame mask arrays, one row of
-	// len(visited) words each: mayRead(f), mustWrite(f), live(f) and
-	// writeAcc(f), then pending. One block where slices of rows were
-	// 24 bytes of pointers per row for the collector to scan
-	// (verifier_liveness_exp: a fifth of the bytes it allocated).
+	// block holds the mask arrays of the frames that have marks, one
+	// group of four rows of len(visited) words per frame: mayRead(f),
+	// mustWrite(f), live(f) and writeAcc(f). group[f] is one more than
+	// frame f's group in block, 0 while f has none: a frame is given its
+	// rows at its first read or must-write mark (frameRows). Until then
+	// all four of its rows are zero and stay so (the live masks are
+	// reads flowing backwards, the write masks an intersection that
+	// includes the insn's own must-write marks), so a reader is handed
+	// the owner's zero row and the solver skips the frame. Most outer
+	// frames of a deep chain are never marked: verifier_liveness_exp's
+	// 1.6 million instance frames carved 230 MB of rows a pass, zeroed
+	// and then only read. One block where slices of rows were 24 bytes
+	// of pointers per row for the collector to scan (a fifth of the
+	// bytes that program allocated).
 	block []uint64
+	group [states.MaxCallFrames]uint8
+	// groups is the number of groups block holds.
+	groups uint8
 	// visited holds, per insn, insnVisited once its marks were first
 	// committed, with insnMustWrites while some frame's must-write mask
 	// there may be non-zero.
@@ -150,6 +162,9 @@ type stackLiveness struct {
 	instances chainTable
 	// mem holds the instances and their arrays.
 	mem liveMemory
+	// zeros is the row of a frame without rows (liveInstance.row), as
+	// long as the longest subprogram an instance covers; never written.
+	zeros []uint64
 	// dirtyList holds the instances whose marks changed since their last
 	// solve: only the current chain's in practice (see
 	// updateStackLiveness), never every instance, of which a program of
@@ -307,9 +322,10 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	// four allocations per frame, then four per instance
 	// (verifier_liveness_exp: hundreds of thousands of instances, a third
 	// of its time).
-	rows := 4*depth + 3
-	in.block = carve(&l.mem.words, rows*n+(n+63)/64, &l.mem.wordsLen)
-	in.pending = in.block[rows*n:]
+	in.pending = carve(&l.mem.words, (n+63)/64, &l.mem.wordsLen)
+	if len(l.zeros) < n {
+		l.zeros = make([]uint64, n)
+	}
 	if e.log.level >= 2 {
 		in.kernelLog = &liveLog{}
 		for f := 0; f <= depth; f++ {
@@ -326,26 +342,66 @@ func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 // first.
 func (inst *liveInstance) callsites() []int32 { return inst.key.links[:inst.key.n] }
 
-// row returns row r of inst's block.
-func (inst *liveInstance) row(r int) []uint64 {
+// The rows of a frame's group (liveInstance.block).
+const (
+	rowMayRead = iota
+	rowMustWrite
+	rowLive
+	rowWriteAcc
+	rowsPerFrame
+)
+
+// row returns row r of frame f: read-only, the owner's zero row when f has
+// no rows yet (see liveInstance.block).
+func (inst *liveInstance) row(f, r int) []uint64 {
 	n := len(inst.visited)
-	return inst.block[r*n : (r+1)*n : (r+1)*n]
+	g := int(inst.group[f])
+	if g == 0 {
+		return inst.owner.zeros[:n:n]
+	}
+	off := ((g-1)*rowsPerFrame + r) * n
+	return inst.block[off : off+n : off+n]
 }
 
-// mayRead returns frame f's may-read marks, per insn-base.
-func (inst *liveInstance) mayRead(f int) []uint64 { return inst.row(f) }
+// hasRows reports whether frame f has rows: some mark was set in it.
+func (inst *liveInstance) hasRows(f int) bool { return inst.group[f] != 0 }
+
+// writableRow returns row r of frame f for writing, giving the frame its
+// rows first.
+func (inst *liveInstance) writableRow(f, r int) []uint64 {
+	if inst.group[f] == 0 {
+		inst.addFrameRows(f)
+	}
+	return inst.row(f, r)
+}
+
+// addFrameRows gives frame f a group of zero rows: block is carved anew
+// one group longer, the old groups copied (a frame gets its rows once,
+// most instances one frame's).
+func (inst *liveInstance) addFrameRows(f int) {
+	l := inst.owner
+	grown := carve(&l.mem.words, (int(inst.groups)+1)*rowsPerFrame*len(inst.visited), &l.mem.wordsLen)
+	copy(grown, inst.block)
+	inst.block = grown
+	inst.groups++
+	inst.group[f] = inst.groups
+}
+
+// mayRead returns frame f's may-read marks, per insn-base (read-only:
+// writableRow writes them).
+func (inst *liveInstance) mayRead(f int) []uint64 { return inst.row(f, rowMayRead) }
 
 // mustWrite returns frame f's must-write marks, per insn-base; an insn's
 // are valid when it is visited.
-func (inst *liveInstance) mustWrite(f int) []uint64 { return inst.row(inst.depth + 1 + f) }
+func (inst *liveInstance) mustWrite(f int) []uint64 { return inst.row(f, rowMustWrite) }
 
 // live returns the slots of frame f live before each insn.
-func (inst *liveInstance) live(f int) []uint64 { return inst.row(2*(inst.depth+1) + f) }
+func (inst *liveInstance) live(f int) []uint64 { return inst.row(f, rowLive) }
 
 // writeAcc returns, for an outer frame (f < depth), the slots written by
 // insn i or by every path from it to the subprogram's exit
 // (must_write_acc); at the entry it is what the call writes.
-func (inst *liveInstance) writeAcc(f int) []uint64 { return inst.row(3*(inst.depth+1) + f) }
+func (inst *liveInstance) writeAcc(f int) []uint64 { return inst.row(f, rowWriteAcc) }
 
 // maxChunkBytes bounds the chunks carve cuts from.
 const maxChunkBytes = 256 << 10
@@ -420,7 +476,7 @@ func (e *env) markStackRead(frame, spi int) {
 		return
 	}
 	if i := e.insnIdx - inst.base; inst.mayRead(frame)[i]&(1<<spi) == 0 {
-		inst.mayRead(frame)[i] |= 1 << spi
+		inst.writableRow(frame, rowMayRead)[i] |= 1 << spi
 		if inst.live(frame)[i]&(1<<spi) == 0 {
 			inst.updated = true
 		}
@@ -449,6 +505,11 @@ func (e *env) commitStackWrites(insnIdx int) {
 		j := insnIdx - inst.base
 		if v := inst.visited[j]; v&insnMustWrites != 0 {
 			for f := 0; f <= inst.depth; f++ {
+				// A frame without rows has no must-write mark to
+				// narrow.
+				if !inst.hasRows(f) {
+					continue
+				}
 				if must := &inst.mustWrite(f)[j]; *must&^l.curWrites[f] != 0 {
 					*must &= l.curWrites[f]
 					inst.updated, inst.writeDropped = true, true
@@ -459,7 +520,7 @@ func (e *env) commitStackWrites(insnIdx int) {
 		} else if v == 0 {
 			for f := 0; f <= inst.depth; f++ {
 				if w := l.curWrites[f]; w != 0 {
-					inst.mustWrite(f)[j] = w
+					inst.writableRow(f, rowMustWrite)[j] = w
 					inst.updated = true
 					inst.visited[j] |= insnMustWrites
 				}
@@ -670,25 +731,25 @@ func (e *env) propagateToCaller(inst *liveInstance) {
 	changed := false
 	for f := 0; f < inst.depth; f++ {
 		if add := inst.live(f)[entry] &^ caller.mayRead(f)[j]; add != 0 {
-			caller.mayRead(f)[j] |= add
+			caller.writableRow(f, rowMayRead)[j] |= add
 			if add&^caller.live(f)[j] != 0 {
 				caller.updated = true
 			}
 			changed = true
 		}
-		w, must := inst.writeAcc(f)[entry], &caller.mustWrite(f)[j]
+		w, must := inst.writeAcc(f)[entry], caller.mustWrite(f)[j]
 		if !first {
-			w &= *must
+			w &= must
 		}
-		if w != *must {
-			if *must&^w != 0 {
+		if w != must {
+			if must&^w != 0 {
 				caller.writeDropped = true
 			}
-			*must = w
+			caller.writableRow(f, rowMustWrite)[j] = w
 			caller.updated = true
 			changed = true
 		}
-		if *must != 0 {
+		if w != 0 {
 			caller.visited[j] |= insnMustWrites
 		}
 	}
@@ -724,7 +785,9 @@ func (e *env) solveInstance(inst *liveInstance) {
 	base := inst.base
 	if inst.writeDropped && inst.depth > 0 {
 		for f := range inst.depth {
-			clear(inst.writeAcc(f))
+			if inst.hasRows(f) {
+				clear(inst.writeAcc(f))
+			}
 		}
 		for i := sp.Start; i < sp.End; i++ {
 			inst.setPending(i)
@@ -806,6 +869,10 @@ func solveOtherFrames(inst *liveInstance, j int, succ []int32) bool {
 	base := inst.base
 	changed := false
 	for f := 1; f <= inst.depth; f++ {
+		// A frame without rows has only zero masks, its solution.
+		if !inst.hasRows(f) {
+			continue
+		}
 		live := inst.live(f)
 		var after uint64
 		for _, s := range succ {
@@ -820,6 +887,9 @@ func solveOtherFrames(inst *liveInstance, j int, succ []int32) bool {
 		return changed
 	}
 	for f := 0; f < inst.depth; f++ {
+		if !inst.hasRows(f) {
+			continue
+		}
 		acc := inst.writeAcc(f)
 		w := ^uint64(0)
 		for _, s := range succ {

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vercheck/vercheck/insn"
@@ -247,5 +249,82 @@ func TestChainTable(t *testing.T) {
 	}
 	if tab.n != len(ids) || len(tab.slots) < 2*tab.n {
 		t.Errorf("table of %d slots holds %d instances, %d put", len(tab.slots), tab.n, len(ids))
+	}
+}
+
+// TestFrameRowsOnlyWhereMarked: an instance gives a frame its mask rows at
+// the frame's first mark, and a frame never marked reads as zero. main
+// writes fp-8 and passes its address to f1, which reads it and calls f2,
+// which writes its own fp-8: main's instance has rows for its frame, f1's
+// for main's frame only (it never touches its own stack), f2's for its
+// own frame only.
+func TestFrameRowsOnlyWhereMarked(t *testing.T) {
+	call := func(off int64) asm.Instruction {
+		return asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoCall, Constant: off}
+	}
+	// cilium/ebpf's StoreImm refuses a DWord.
+	storeFP := func(off int16, v int64) asm.Instruction {
+		return asm.Instruction{OpCode: asm.StoreImmOp(asm.DWord), Dst: asm.R10, Offset: off, Constant: v}
+	}
+	p := &loader.Program{Name: "rows", Type: ebpf.SocketFilter, Instructions: asm.Instructions{
+		storeFP(-8, 0),               // 0
+		asm.Mov.Reg(asm.R1, asm.R10), // 1
+		asm.Add.Imm(asm.R1, -8),      // 2
+		call(2),                      // 3: f1
+		asm.Mov.Imm(asm.R0, 0),       // 4
+		asm.Return(),                 // 5
+		asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord), // 6: f1 reads main's fp-8
+		call(1),                // 7: f2
+		asm.Return(),           // 8
+		storeFP(-8, 1),         // 9: f2 writes its fp-8
+		asm.Mov.Imm(asm.R0, 0), // 10
+		asm.Return(),           // 11
+	}}
+	code, err := insn.FromAsm(p.Instructions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(&loader.Object{Path: "test"}, p, code, Options{})
+	defer e.release()
+	if err := e.run(); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	e.updateStackLiveness()
+	type frameRows struct {
+		Chain string
+		Rows  []bool // per frame of the chain: has rows
+	}
+	var got []frameRows
+	for _, links := range [][]int32{{-1}, {-1, 3}, {-1, 3, 7}} {
+		id := chainIDOf(links)
+		inst := e.stackLive.instances.get(&id)
+		if inst == nil {
+			t.Fatalf("no instance for chain %v", links)
+		}
+		fr := frameRows{Chain: fmt.Sprint(links)}
+		for f := 0; f <= inst.depth; f++ {
+			fr.Rows = append(fr.Rows, inst.hasRows(f))
+			if !inst.hasRows(f) {
+				for r := range rowsPerFrame {
+					if slices.ContainsFunc(inst.row(f, r), func(w uint64) bool { return w != 0 }) {
+						t.Errorf("chain %v frame %d: row %d of a frame without rows is not zero", links, f, r)
+					}
+				}
+			}
+		}
+		got = append(got, fr)
+	}
+	want := []frameRows{
+		{"[-1]", []bool{true}},
+		{"[-1 3]", []bool{true, false}},
+		{"[-1 3 7]", []bool{false, false, true}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("frames with rows (-want +got):\n%s", diff)
+	}
+	// f1's read of main's fp-8 (slot 0) is live at its entry.
+	id := chainIDOf([]int32{-1, 3})
+	if inst := e.stackLive.instances.get(&id); inst.live(0)[0]&1 == 0 {
+		t.Errorf("main's fp-8 not live at f1's entry: %#x", inst.live(0)[0])
 	}
 }

@@ -30,6 +30,16 @@
 // New checkpoints go to the head of their bucket: the newest is compared
 // first.
 //
+// A walk that only reads each entry's instruction and call chain to pass
+// over it need not read the entry: a bucket of eight entries or more also
+// keeps their [Key]s side by side, and [Bucket.Next] hands out keys, the
+// entry itself on demand. Long buckets are where a walk passes over most
+// of what it visits (colliding instructions, other call chains of a
+// function called from many), and one line of keys holds four entries
+// where each entry is a line of its own, read only after the previous
+// one gave its link. Short buckets keep to their list: a walk there
+// compares most of what it visits, and keys would add a line to read.
+//
 // # Hits, misses and eviction
 //
 // Each checkpoint counts hits (it pruned a path) and misses (it was compared

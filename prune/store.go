@@ -64,6 +64,37 @@ type Entry struct {
 	prev, next int32
 	// bucket is the entry's bucket, or onFreeList.
 	bucket int32
+	// pos is the entry's position in its bucket's keys, when the bucket
+	// has them (bucket.keys).
+	pos int32
+}
+
+// Key is what a bucket walk reads of an entry before it decides whether to
+// read the entry itself (Bucket.Next).
+type Key struct {
+	// Chain and Insn are the entry's (Entry.Chain, Entry.Insn).
+	Chain uint64
+	Insn  int32
+	// ref is the entry's slab index shifted left once, with the entry's
+	// done mark (Entry.Done) in bit 0; noEntry for a hole an eviction
+	// left in a bucket's keys. Packed so that a key is 16 bytes, four
+	// to a cache line.
+	ref int32
+}
+
+// Done reports the entry's Entry.Done.
+func (k Key) Done() bool { return k.ref&1 != 0 }
+
+// Index is the entry's slab index (Store.Entry).
+func (k Key) Index() int32 { return k.ref >> 1 }
+
+// keyOf is e's key; idx is e's slab index.
+func keyOf(e *Entry, idx int32) Key {
+	k := Key{Chain: e.Chain, Insn: e.Insn, ref: idx << 1}
+	if e.done {
+		k.ref |= 1
+	}
+	return k
 }
 
 const (
@@ -80,10 +111,33 @@ const (
 
 // bucket is one list of the table: its first entry, and how many of its
 // entries may be cleaned: not cleaned yet, and done (no open branch below
-// them). Both are kept together: a prune point reads both.
+// them). Both are kept together: a prune point reads both. n counts the
+// entries; keys, when not 0, is one more than the index of the bucket's
+// keys in Store.keys, which a bucket gets when it reaches longBucket
+// entries.
 type bucket struct {
 	head, cleanable int32
+	n, keys         int32
 }
+
+// bucketKeys are a long bucket's entries' keys, oldest first: a walk reads
+// them from the last, newest first, as it would follow the list from its
+// head. Keys lie side by side where entries lie anywhere in the slab: most
+// entries a walk of a long bucket passes are of colliding instructions
+// or, in a program whose functions are called from many chains, of other
+// call chains, and such a walk reads a few cache lines of keys, not one
+// dependent line per entry (verifier_liveness_exp: 725k entries of other
+// chains a pass). A short bucket has none: reading the keys as well as
+// the entries it then compares cost the corpus a cache line per walk. An
+// evicted entry leaves a hole (Key.ref noEntry), which walks skip and Add
+// closes once holes are half the keys.
+type bucketKeys struct {
+	keys  []Key
+	holes int32
+}
+
+// longBucket is the number of entries from which a bucket keeps keys.
+const longBucket = 8
 
 // Stats are the store's counters.
 type Stats struct {
@@ -120,7 +174,8 @@ type Store struct {
 	used      int32 // slots handed out so far, including recycled ones
 	freeSlots int32 // head of the recycled-slot list
 	buckets   []bucket
-	freeHead  int32 // head of the free list
+	keys      []bucketKeys // of the long buckets (bucket.keys)
+	freeHead  int32        // head of the free list
 
 	stats Stats
 	// legacyPeak is the pre-6.15 peak_states counter.
@@ -190,48 +245,78 @@ func (s *Store) at(idx int32) *Entry {
 func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
 	n := 0
 	b := s.Bucket(insn, callsite)
-	for e := b.Next(); e != nil; e = b.Next() {
+	for k, ok := b.Next(); ok; k, ok = b.Next() {
 		n++
-		if !visit(e) {
+		if !visit(b.Entry(k)) {
 			break
 		}
 	}
 	return n
 }
 
-// Bucket is Walk's walk without the callback: Next returns the entries of
-// one bucket, newest first, then nil. It reads an entry's link before
-// returning the entry, so the caller may evict the entry it was given
-// (Miss), but no other. is_state_visited's loop, the verifier's hottest,
-// uses it to spare a call per entry.
+// Bucket is Walk's walk without the callback: Next returns the keys of one
+// bucket's entries, newest first, and Entry the entry of a key, so that a
+// caller that decides from the key alone need not read the entry (see
+// bucketKeys). The caller may evict the entry of the key it was given
+// (Miss), but no other, and may not add to the store during the walk.
+// is_state_visited's loop, the verifier's hottest, uses it to spare a call
+// per entry.
 type Bucket struct {
-	s    *Store
+	s *Store
+	// keys and i walk a long bucket's keys, from keys[i-1] down; long
+	// tells it is one.
+	keys []Key
+	i    int
+	long bool
+	// next is the entry a short bucket's walk reads next.
 	next int32
 }
 
 // Bucket starts a walk over the bucket of (insn, callsite).
 func (s *Store) Bucket(insn, callsite int32) Bucket {
-	return Bucket{s: s, next: s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head}
+	b := &s.buckets[BucketIndex(insn, callsite, len(s.buckets))]
+	if b.keys != 0 {
+		keys := s.keys[b.keys-1].keys
+		return Bucket{s: s, keys: keys, i: len(keys), long: true}
+	}
+	return Bucket{s: s, next: b.head}
 }
 
-// Next returns the walk's next entry, nil after the last.
-func (b *Bucket) Next() *Entry {
-	if b.next == noEntry {
-		return nil
+// Next returns the key of the walk's next entry; false after the last.
+func (b *Bucket) Next() (Key, bool) {
+	if b.long {
+		return b.nextKey()
 	}
-	e := b.s.at(b.next)
+	if b.next == noEntry {
+		return Key{}, false
+	}
+	// The link is read before the entry is handed out: the caller may
+	// evict it.
+	idx := b.next
+	e := b.s.at(idx)
 	b.next = e.next
-	return e
+	return keyOf(e, idx), true
 }
+
+// nextKey is Next for a long bucket, kept out of line so that Next
+// inlines.
+func (b *Bucket) nextKey() (Key, bool) {
+	for b.i > 0 {
+		b.i--
+		if k := b.keys[b.i]; k.ref != noEntry {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// Entry returns the entry of k, a key Next returned.
+func (b *Bucket) Entry(k Key) *Entry { return b.s.at(k.Index()) }
 
 // BucketLen returns the number of entries in the bucket of (insn,
 // callsite).
 func (s *Store) BucketLen(insn, callsite int32) int {
-	n := 0
-	for i := s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head; i != noEntry; i = s.at(i).next {
-		n++
-	}
-	return n
+	return int(s.buckets[BucketIndex(insn, callsite, len(s.buckets))].n)
 }
 
 // HasCleanable reports whether the bucket of (insn, callsite) holds an
@@ -362,8 +447,14 @@ func (s *Store) BranchesDone(st *states.State) {
 	e := s.at(idx)
 	if e.State == st && !e.done {
 		e.done = true
-		if !e.Cleaned && e.bucket != onFreeList {
-			s.buckets[e.bucket].cleanable++
+		if e.bucket != onFreeList {
+			b := &s.buckets[e.bucket]
+			if b.keys != 0 {
+				s.keys[b.keys-1].keys[e.pos].ref |= 1
+			}
+			if !e.Cleaned {
+				b.cleanable++
+			}
 		}
 	}
 	if s.policy.Freeing != FreeBranches {
@@ -383,9 +474,16 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 	idx := s.allocSlot()
 	e := s.at(idx)
 	*e = Entry{State: st, Insn: insn, Chain: st.ChainKey(), Cleaned: st.Cleaned, done: st.Branches == 0, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}
-	s.pushFront(&s.buckets[e.bucket].head, idx, e)
+	b := &s.buckets[e.bucket]
+	s.pushFront(&b.head, idx, e)
+	b.n++
+	if b.keys != 0 {
+		s.addKey(&s.keys[b.keys-1], idx, e)
+	} else if b.n >= longBucket {
+		s.makeKeys(b)
+	}
 	if !e.Cleaned && e.done {
-		s.buckets[e.bucket].cleanable++
+		b.cleanable++
 	}
 	st.StoreEntry = idx + 1
 	s.stats.TotalStates++
@@ -448,6 +546,10 @@ func (s *Store) Release() {
 	for i := range s.buckets {
 		s.buckets[i] = bucket{head: noEntry}
 	}
+	for i := range s.keys {
+		s.keys[i] = bucketKeys{keys: s.keys[i].keys[:0]}
+	}
+	s.keys = s.keys[:0]
 	s.stats.Live = 0
 }
 
@@ -526,9 +628,64 @@ func (s *Store) pushFront(head *int32, idx int32, e *Entry) {
 	*head = idx
 }
 
+// makeKeys gives b, which has just reached longBucket entries, its keys.
+func (s *Store) makeKeys(b *bucket) {
+	if len(s.keys) < cap(s.keys) {
+		s.keys = s.keys[:len(s.keys)+1]
+	} else {
+		s.keys = append(s.keys, bucketKeys{})
+	}
+	b.keys = int32(len(s.keys))
+	bk := &s.keys[b.keys-1]
+	// The list runs newest first, the keys oldest first.
+	n := int(b.n)
+	if cap(bk.keys) < n {
+		bk.keys = make([]Key, n, 2*n)
+	}
+	bk.keys = bk.keys[:n]
+	for i := b.head; i != noEntry; {
+		e := s.at(i)
+		n--
+		bk.keys[n] = keyOf(e, i)
+		e.pos = int32(n)
+		i = e.next
+	}
+}
+
+// addKey appends the key of e, at slab index idx, to bk, first closing
+// its holes when they are half its keys. Only Add calls it: no walk is
+// under way.
+func (s *Store) addKey(bk *bucketKeys, idx int32, e *Entry) {
+	if 2*bk.holes > int32(len(bk.keys)) {
+		n := 0
+		for _, k := range bk.keys {
+			if k.ref == noEntry {
+				continue
+			}
+			bk.keys[n] = k
+			s.at(k.Index()).pos = int32(n)
+			n++
+		}
+		bk.keys = bk.keys[:n]
+		bk.holes = 0
+	}
+	e.pos = int32(len(bk.keys))
+	bk.keys = append(bk.keys, keyOf(e, idx))
+}
+
 // unlink removes e from its list and returns its index. e.next is kept so
-// that a Walk standing on e could still move on.
+// that a Walk standing on e could still move on. Leaving a long bucket
+// leaves a hole in its keys.
 func (s *Store) unlink(e *Entry) int32 {
+	if e.bucket != onFreeList {
+		b := &s.buckets[e.bucket]
+		b.n--
+		if b.keys != 0 {
+			bk := &s.keys[b.keys-1]
+			bk.keys[e.pos].ref = noEntry
+			bk.holes++
+		}
+	}
 	var idx int32
 	if e.prev != noEntry {
 		p := s.at(e.prev)

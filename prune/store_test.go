@@ -589,7 +589,11 @@ func TestBucketWalksAsWalk(t *testing.T) {
 	var walked, bucketed []int32
 	s.Walk(0, MainCallSite, func(e *Entry) bool { walked = append(walked, e.Insn); return true })
 	b := s.Bucket(0, MainCallSite)
-	for e := b.Next(); e != nil; e = b.Next() {
+	for k, ok := b.Next(); ok; k, ok = b.Next() {
+		e := b.Entry(k)
+		if k.Insn != e.Insn || k.Chain != e.Chain || k.Done() != e.Done() {
+			t.Errorf("key (insn %d, chain %#x, done %v) of entry (insn %d, chain %#x, done %v)", k.Insn, k.Chain, k.Done(), e.Insn, e.Chain, e.Done())
+		}
 		bucketed = append(bucketed, e.Insn)
 		s.evict(e)
 	}
@@ -598,5 +602,84 @@ func TestBucketWalksAsWalk(t *testing.T) {
 	}
 	if n := s.Walk(0, MainCallSite, func(*Entry) bool { return true }); n != 0 {
 		t.Errorf("%d entries left after evicting each as it was given", n)
+	}
+}
+
+// TestBucketKeys: a bucket that reaches longBucket entries keeps their
+// keys; evictions leave holes that walks skip, the next Add closes them
+// once they are half the keys, keeping the order, and evicting or
+// finishing the remaining entries afterwards still finds their keys. The
+// walks see what a walk of the entries' list would.
+func TestBucketKeys(t *testing.T) {
+	s := NewStore(1, DefaultPolicy(), &recorder{})
+	var added []*states.State
+	for insn := range int32(2 * longBucket) { // one bucket: progLen 1
+		st := newState(insn, 1)
+		s.Add(insn, MainCallSite, st)
+		added = append(added, st)
+	}
+	walk := func() (insns []int32, done []bool) {
+		b := s.Bucket(0, MainCallSite)
+		if !b.long {
+			t.Fatalf("a bucket of %d entries walked as a short one", s.BucketLen(0, MainCallSite))
+		}
+		for k, ok := b.Next(); ok; k, ok = b.Next() {
+			insns = append(insns, k.Insn)
+			done = append(done, k.Done())
+		}
+		return insns, done
+	}
+	listWalk := func() (insns []int32) {
+		for i := s.buckets[0].head; i != noEntry; i = s.at(i).next {
+			insns = append(insns, s.at(i).Insn)
+		}
+		return insns
+	}
+	evicted := map[int32]bool{}
+	for i := range added {
+		if i%4 != 0 {
+			s.evict(s.EntryOf(added[i]))
+			evicted[int32(i)] = true
+		}
+	}
+	var want []int32
+	for i := int32(2*longBucket) - 1; i >= 0; i-- {
+		if !evicted[i] {
+			want = append(want, i)
+		}
+	}
+	if got, _ := walk(); !cmp.Equal(got, want) || !cmp.Equal(got, listWalk()) {
+		t.Fatalf("walk after evictions = %v, want %v (list %v)", got, want, listWalk())
+	}
+	bk := &s.keys[s.buckets[0].keys-1]
+	if n := len(bk.keys); n != 2*longBucket {
+		t.Fatalf("%d keys before the next Add, want %d (holes kept)", n, 2*longBucket)
+	}
+	s.Add(100, MainCallSite, newState(100, 0))
+	if n := len(bk.keys); n != len(want)+1 {
+		t.Errorf("%d keys after the Add, want %d (holes closed)", n, len(want)+1)
+	}
+	// Finishing insn 4's state marks its key done at its new position.
+	added[4].Branches = 0
+	s.BranchesDone(added[4])
+	insns, done := walk()
+	want = append([]int32{100}, want...)
+	if diff := cmp.Diff(want, insns); diff != "" {
+		t.Errorf("walk after the Add (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(listWalk(), insns); diff != "" {
+		t.Errorf("keys' walk against the list's (-list +keys):\n%s", diff)
+	}
+	for i, insn := range insns {
+		if wantDone := insn == 100 || insn == 4; done[i] != wantDone {
+			t.Errorf("insn %d: done %v, want %v", insn, done[i], wantDone)
+		}
+	}
+	s.evict(s.EntryOf(added[0]))
+	if got, _ := walk(); !cmp.Equal(got, listWalk()) || slices.Contains(got, 0) {
+		t.Errorf("walk after evicting insn 0's state = %v (list %v)", got, listWalk())
+	}
+	if n := s.BucketLen(0, MainCallSite); n != len(want)-1 {
+		t.Errorf("BucketLen = %d, want %d", n, len(want)-1)
 	}
 }

@@ -1320,7 +1320,7 @@ func (e *env) checkFuncCall(in *insn.Insn) error {
 	if sp < 0 || e.cfg.Subprogs[sp].Start != target {
 		return e.reject(e.insnIdx, "verifier bug. No program starts at insn %d", target)
 	}
-	if isGlobalFunc(e.lp, target) {
+	if e.isGlobalSubprog(sp) {
 		// A global function is verified on its own and pushes no frame:
 		// only setup_func_entry, for the other calls, limits the depth.
 		return e.callGlobal(sp)

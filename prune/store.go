@@ -1,8 +1,10 @@
 package prune
 
 import (
-	"github.com/vercheck/vercheck/states"
+	"slices"
 	"sync"
+
+	"github.com/vercheck/vercheck/states"
 )
 
 // MainCallSite is the call site of the outermost frame (the kernel's
@@ -64,8 +66,8 @@ type Entry struct {
 	prev, next int32
 	// bucket is the entry's bucket, or onFreeList.
 	bucket int32
-	// pos is the entry's position in its bucket's keys, when the bucket
-	// has them (bucket.keys).
+	// pos is the entry's position in its instruction's keys in its
+	// bucket, when the bucket has keys (bucket.keys).
 	pos int32
 }
 
@@ -120,20 +122,47 @@ type bucket struct {
 	n, keys         int32
 }
 
-// bucketKeys are a long bucket's entries' keys, oldest first: a walk reads
-// them from the last, newest first, as it would follow the list from its
-// head. Keys lie side by side where entries lie anywhere in the slab: most
-// entries a walk of a long bucket passes are of colliding instructions
-// or, in a program whose functions are called from many chains, of other
-// call chains, and such a walk reads a few cache lines of keys, not one
-// dependent line per entry (verifier_liveness_exp: 725k entries of other
-// chains a pass). A short bucket has none: reading the keys as well as
-// the entries it then compares cost the corpus a cache line per walk. An
-// evicted entry leaves a hole (Key.ref noEntry), which walks skip and Add
-// closes once holes are half the keys.
+// bucketKeys are a long bucket's entries' keys, grouped by instruction.
+// A walk only compares the checkpoints of its own instruction: the others
+// it passes over, counting them for max_states_per_insn. A long bucket
+// hands out only its instruction's keys, newest first, and the number of
+// the others (Bucket.Skipped): the walk of a bucket of many colliding
+// instructions reads a few keys (verifier_liveness_exp: 13 entries a
+// walk, one of its instruction, 8 million a pass). Keys lie side by side
+// where entries lie anywhere in the slab, and a key says whether its
+// entry needs reading: a checkpoint of another call chain is passed over
+// without (725k a pass there). A short bucket has none: its walk compares
+// most of what it visits, and keys would add a line to read.
 type bucketKeys struct {
-	keys  []Key
-	holes int32
+	groups []keyGroup
+}
+
+// keyGroup is the keys of one instruction's entries in a long bucket,
+// oldest first. An evicted entry leaves a hole (Key.ref noEntry), which
+// walks skip and Add closes once holes are half the keys.
+type keyGroup struct {
+	insn, holes int32
+	keys        []Key
+}
+
+// group returns the group of insn, nil when the bucket has no entry of
+// insn. Buckets hold entries of a few instructions: a scan finds it.
+func (bk *bucketKeys) group(insn int32) *keyGroup {
+	for i := range bk.groups {
+		if g := &bk.groups[i]; g.insn == insn {
+			return g
+		}
+	}
+	return nil
+}
+
+// addGroup returns the group of insn, adding an empty one if needed.
+func (bk *bucketKeys) addGroup(insn int32) *keyGroup {
+	if g := bk.group(insn); g != nil {
+		return g
+	}
+	bk.groups = append(bk.groups, keyGroup{insn: insn})
+	return &bk.groups[len(bk.groups)-1]
 }
 
 // longBucket is the number of entries from which a bucket keeps keys.
@@ -236,15 +265,16 @@ func (s *Store) at(idx int32) *Entry {
 	return &s.chunks[idx>>chunkBits][idx&chunkMask]
 }
 
-// Walk calls visit for every entry of the bucket of (insn, callsite),
-// newest first, until visit returns false, and returns how many entries it
-// visited. Entries of other instructions share buckets; the caller filters
-// by e.State.InsnIdx and the call sites, and counts them all towards
-// max_states_per_insn. visit may evict the entry it is given (Miss), but no
-// other.
+// Walk calls visit for the entries of the bucket of (insn, callsite),
+// newest first, until visit returns false, and returns the walk's length
+// as max_states_per_insn counts it: the entries visited and those passed
+// over. A short bucket visits every entry, those of colliding instructions
+// too; a long one only insn's (see bucketKeys), so the caller filters by
+// e.Insn and the call sites. visit may evict the entry it is given (Miss),
+// but no other.
 func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
-	n := 0
 	b := s.Bucket(insn, callsite)
+	n := b.Skipped()
 	for k, ok := b.Next(); ok; k, ok = b.Next() {
 		n++
 		if !visit(b.Entry(k)) {
@@ -263,11 +293,13 @@ func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
 // per entry.
 type Bucket struct {
 	s *Store
-	// keys and i walk a long bucket's keys, from keys[i-1] down; long
-	// tells it is one.
-	keys []Key
-	i    int
-	long bool
+	// keys and i walk a long bucket's keys of the walk's instruction,
+	// from keys[i-1] down; long tells it is one, and skipped counts
+	// its entries of other instructions.
+	keys    []Key
+	i       int
+	long    bool
+	skipped int
 	// next is the entry a short bucket's walk reads next.
 	next int32
 }
@@ -276,13 +308,25 @@ type Bucket struct {
 func (s *Store) Bucket(insn, callsite int32) Bucket {
 	b := &s.buckets[BucketIndex(insn, callsite, len(s.buckets))]
 	if b.keys != 0 {
-		keys := s.keys[b.keys-1].keys
-		return Bucket{s: s, keys: keys, i: len(keys), long: true}
+		w := Bucket{s: s, long: true, skipped: int(b.n)}
+		if g := s.keys[b.keys-1].group(insn); g != nil {
+			w.keys, w.i = g.keys, len(g.keys)
+			w.skipped -= len(g.keys) - int(g.holes)
+		}
+		return w
 	}
 	return Bucket{s: s, next: b.head}
 }
 
+// Skipped is the number of entries of the bucket the walk passes over
+// without handing them out: a long bucket's entries of other
+// instructions. Counted with those Next hands out, they are the walk's
+// length, max_states_per_insn's measure.
+func (b *Bucket) Skipped() int { return b.skipped }
+
 // Next returns the key of the walk's next entry; false after the last.
+// A long bucket hands out the keys of the walk's instruction only, a short
+// one every key (the caller compares the instruction).
 func (b *Bucket) Next() (Key, bool) {
 	if b.long {
 		return b.nextKey()
@@ -450,7 +494,7 @@ func (s *Store) BranchesDone(st *states.State) {
 		if e.bucket != onFreeList {
 			b := &s.buckets[e.bucket]
 			if b.keys != 0 {
-				s.keys[b.keys-1].keys[e.pos].ref |= 1
+				s.keys[b.keys-1].group(e.Insn).keys[e.pos].ref |= 1
 			}
 			if !e.Cleaned {
 				b.cleanable++
@@ -547,7 +591,7 @@ func (s *Store) Release() {
 		s.buckets[i] = bucket{head: noEntry}
 	}
 	for i := range s.keys {
-		s.keys[i] = bucketKeys{keys: s.keys[i].keys[:0]}
+		s.keys[i] = bucketKeys{groups: s.keys[i].groups[:0]}
 	}
 	s.keys = s.keys[:0]
 	s.stats.Live = 0
@@ -637,40 +681,43 @@ func (s *Store) makeKeys(b *bucket) {
 	}
 	b.keys = int32(len(s.keys))
 	bk := &s.keys[b.keys-1]
-	// The list runs newest first, the keys oldest first.
-	n := int(b.n)
-	if cap(bk.keys) < n {
-		bk.keys = make([]Key, n, 2*n)
-	}
-	bk.keys = bk.keys[:n]
+	// The list runs newest first, the keys oldest first: each group is
+	// filled newest first, then reversed.
 	for i := b.head; i != noEntry; {
 		e := s.at(i)
-		n--
-		bk.keys[n] = keyOf(e, i)
-		e.pos = int32(n)
+		g := bk.addGroup(e.Insn)
+		g.keys = append(g.keys, keyOf(e, i))
 		i = e.next
+	}
+	for gi := range bk.groups {
+		keys := bk.groups[gi].keys
+		slices.Reverse(keys)
+		for pos, k := range keys {
+			s.at(k.Index()).pos = int32(pos)
+		}
 	}
 }
 
-// addKey appends the key of e, at slab index idx, to bk, first closing
-// its holes when they are half its keys. Only Add calls it: no walk is
-// under way.
+// addKey appends the key of e, at slab index idx, to its instruction's
+// group in bk, first closing the group's holes when they are half its
+// keys. Only Add calls it: no walk is under way.
 func (s *Store) addKey(bk *bucketKeys, idx int32, e *Entry) {
-	if 2*bk.holes > int32(len(bk.keys)) {
+	g := bk.addGroup(e.Insn)
+	if 2*g.holes > int32(len(g.keys)) {
 		n := 0
-		for _, k := range bk.keys {
+		for _, k := range g.keys {
 			if k.ref == noEntry {
 				continue
 			}
-			bk.keys[n] = k
+			g.keys[n] = k
 			s.at(k.Index()).pos = int32(n)
 			n++
 		}
-		bk.keys = bk.keys[:n]
-		bk.holes = 0
+		g.keys = g.keys[:n]
+		g.holes = 0
 	}
-	e.pos = int32(len(bk.keys))
-	bk.keys = append(bk.keys, keyOf(e, idx))
+	e.pos = int32(len(g.keys))
+	g.keys = append(g.keys, keyOf(e, idx))
 }
 
 // unlink removes e from its list and returns its index. e.next is kept so
@@ -681,9 +728,9 @@ func (s *Store) unlink(e *Entry) int32 {
 		b := &s.buckets[e.bucket]
 		b.n--
 		if b.keys != 0 {
-			bk := &s.keys[b.keys-1]
-			bk.keys[e.pos].ref = noEntry
-			bk.holes++
+			g := s.keys[b.keys-1].group(e.Insn)
+			g.keys[e.pos].ref = noEntry
+			g.holes++
 		}
 	}
 	var idx int32

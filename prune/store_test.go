@@ -606,80 +606,93 @@ func TestBucketWalksAsWalk(t *testing.T) {
 }
 
 // TestBucketKeys: a bucket that reaches longBucket entries keeps their
-// keys; evictions leave holes that walks skip, the next Add closes them
-// once they are half the keys, keeping the order, and evicting or
-// finishing the remaining entries afterwards still finds their keys. The
-// walks see what a walk of the entries' list would.
+// keys, per instruction; a walk hands out its instruction's, newest
+// first, and counts the others as skipped. Evictions leave holes that
+// walks skip; the next Add closes them once they are half the group's
+// keys, keeping the order, after which evicting or finishing the
+// remaining entries still finds their keys. The walks see what a walk of
+// the entries' list would, filtered by instruction.
 func TestBucketKeys(t *testing.T) {
-	s := NewStore(1, DefaultPolicy(), &recorder{})
+	s := NewStore(1, DefaultPolicy(), &recorder{}) // one bucket: progLen 1
 	var added []*states.State
-	for insn := range int32(2 * longBucket) { // one bucket: progLen 1
-		st := newState(insn, 1)
-		s.Add(insn, MainCallSite, st)
+	for i := range int32(4 * longBucket) {
+		st := newState(i%2, 1) // instructions 0 and 1 alternate
+		s.Add(i%2, MainCallSite, st)
 		added = append(added, st)
 	}
-	walk := func() (insns []int32, done []bool) {
-		b := s.Bucket(0, MainCallSite)
+	type walked struct {
+		Entries []int // indices in added, in walk order
+		Done    []bool
+		Length  int // handed out plus skipped
+	}
+	index := map[*states.State]int{}
+	for i, st := range added {
+		index[st] = i
+	}
+	walk := func(insn int32) walked {
+		b := s.Bucket(insn, MainCallSite)
 		if !b.long {
-			t.Fatalf("a bucket of %d entries walked as a short one", s.BucketLen(0, MainCallSite))
+			t.Fatalf("a bucket of %d entries walked as a short one", s.BucketLen(insn, MainCallSite))
 		}
+		w := walked{Length: b.Skipped()}
 		for k, ok := b.Next(); ok; k, ok = b.Next() {
-			insns = append(insns, k.Insn)
-			done = append(done, k.Done())
+			e := b.Entry(k)
+			if k.Insn != insn || e.Insn != insn {
+				t.Errorf("walk of insn %d handed out insn %d's entry", insn, e.Insn)
+			}
+			w.Entries = append(w.Entries, index[e.State])
+			w.Done = append(w.Done, k.Done())
+			w.Length++
 		}
-		return insns, done
+		return w
 	}
-	listWalk := func() (insns []int32) {
+	listWalk := func(insn int32) walked {
+		var w walked
 		for i := s.buckets[0].head; i != noEntry; i = s.at(i).next {
-			insns = append(insns, s.at(i).Insn)
+			w.Length++
+			if e := s.at(i); e.Insn == insn {
+				w.Entries = append(w.Entries, index[e.State])
+				w.Done = append(w.Done, e.Done())
+			}
 		}
-		return insns
+		return w
 	}
-	evicted := map[int32]bool{}
+	check := func(when string) {
+		t.Helper()
+		for insn := range int32(2) {
+			if diff := cmp.Diff(listWalk(insn), walk(insn)); diff != "" {
+				t.Errorf("%s, insn %d: keys' walk against the list's (-list +keys):\n%s", when, insn, diff)
+			}
+		}
+	}
+	check("after the adds")
+	// Evict three of every four of instruction 0's entries.
 	for i := range added {
-		if i%4 != 0 {
+		if i%2 == 0 && i%8 != 0 {
 			s.evict(s.EntryOf(added[i]))
-			evicted[int32(i)] = true
 		}
 	}
-	var want []int32
-	for i := int32(2*longBucket) - 1; i >= 0; i-- {
-		if !evicted[i] {
-			want = append(want, i)
-		}
+	check("after evictions")
+	g := s.keys[s.buckets[0].keys-1].group(0)
+	if n := len(g.keys); n != 2*longBucket {
+		t.Fatalf("%d keys of insn 0 before the next Add, want %d (holes kept)", n, 2*longBucket)
 	}
-	if got, _ := walk(); !cmp.Equal(got, want) || !cmp.Equal(got, listWalk()) {
-		t.Fatalf("walk after evictions = %v, want %v (list %v)", got, want, listWalk())
+	s.Add(0, MainCallSite, newState(0, 0))
+	if n := len(g.keys); n != 2*longBucket/4+1 {
+		t.Errorf("%d keys of insn 0 after the Add, want %d (holes closed)", n, 2*longBucket/4+1)
 	}
-	bk := &s.keys[s.buckets[0].keys-1]
-	if n := len(bk.keys); n != 2*longBucket {
-		t.Fatalf("%d keys before the next Add, want %d (holes kept)", n, 2*longBucket)
-	}
-	s.Add(100, MainCallSite, newState(100, 0))
-	if n := len(bk.keys); n != len(want)+1 {
-		t.Errorf("%d keys after the Add, want %d (holes closed)", n, len(want)+1)
-	}
-	// Finishing insn 4's state marks its key done at its new position.
-	added[4].Branches = 0
-	s.BranchesDone(added[4])
-	insns, done := walk()
-	want = append([]int32{100}, want...)
-	if diff := cmp.Diff(want, insns); diff != "" {
-		t.Errorf("walk after the Add (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(listWalk(), insns); diff != "" {
-		t.Errorf("keys' walk against the list's (-list +keys):\n%s", diff)
-	}
-	for i, insn := range insns {
-		if wantDone := insn == 100 || insn == 4; done[i] != wantDone {
-			t.Errorf("insn %d: done %v, want %v", insn, done[i], wantDone)
-		}
+	index[s.at(s.buckets[0].head).State] = len(added)
+	// Finishing entry 8's state marks its key done at its new position.
+	added[8].Branches = 0
+	s.BranchesDone(added[8])
+	check("after the Add")
+	if w := walk(0); !slices.Contains(w.Done, true) {
+		t.Errorf("no done key after BranchesDone: %+v", w)
 	}
 	s.evict(s.EntryOf(added[0]))
-	if got, _ := walk(); !cmp.Equal(got, listWalk()) || slices.Contains(got, 0) {
-		t.Errorf("walk after evicting insn 0's state = %v (list %v)", got, listWalk())
-	}
-	if n := s.BucketLen(0, MainCallSite); n != len(want)-1 {
-		t.Errorf("BucketLen = %d, want %d", n, len(want)-1)
+	s.evict(s.EntryOf(added[1]))
+	check("after evicting entries 0 and 1")
+	if n, want := s.BucketLen(0, MainCallSite), len(listWalk(0).Entries)+len(listWalk(1).Entries); n != want {
+		t.Errorf("BucketLen = %d, want %d", n, want)
 	}
 }

@@ -170,6 +170,9 @@ type stackLiveness struct {
 	// updateStackLiveness), never every instance, of which a program of
 	// many calls has thousands.
 	dirtyList []*liveInstance
+	// spareList is the memory of the list updateStackLiveness emptied
+	// last.
+	spareList []*liveInstance
 	// last is the instance instanceFor returned last, checked first.
 	last  *liveInstance
 	dirty bool
@@ -631,11 +634,16 @@ func (e *env) updateStackLiveness() {
 		inst = inst.caller
 	}
 	for len(l.dirtyList) > 0 {
+		// Solving may list more instances: they go to the spare
+		// list, and the two lists swap (a new list each time was a
+		// tenth of what verifier_liveness_exp allocated).
 		batch := l.dirtyList
-		l.dirtyList = nil
+		l.dirtyList = l.spareList[:0]
 		for _, inst := range batch {
 			e.solveAndPropagate(inst)
 		}
+		clear(batch)
+		l.spareList = batch[:0]
 	}
 	l.dirty = false
 }

@@ -946,6 +946,8 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	// So do whether it is a may_goto and whether it calls a callback.
 	mayGoto, callsCallback := e.prog[idx].IsMayGoto(), e.cfg.CallsCallback(idx)
 	bucket := e.store.Bucket(int32(idx), callsite)
+	// A long bucket hands out the keys of idx only; the others count.
+	statesCnt += bucket.Skipped()
 	quick := states.NewQuickProbe(cur)
 	// lazyLoop is the slab index of the last done checkpoint of another
 	// chain the walk passed over without reading it (below), whose

@@ -30,19 +30,6 @@
 // New checkpoints go to the head of their bucket: the newest is compared
 // first.
 //
-// A walk compares only the checkpoints of its own instruction; the others
-// it passes over, and counts. A bucket of eight entries or more also keeps
-// its entries' [Key]s, grouped by instruction: [Bucket.Next] hands out the
-// keys of the walk's instruction, newest first, [Bucket.Skipped] counts
-// the rest, and the entry itself is read on demand, so that a checkpoint
-// of another call chain, which no comparison can match, is often not read
-// at all. Long buckets are where a walk passes over most of what it
-// visits: a function called from many chains collides with itself at
-// every instruction (verifier_liveness_exp: 13 entries a walk, one of its
-// instruction, and each entry a cache line read only after the previous
-// one gave its link). Short buckets keep to their list: a walk there
-// compares most of what it visits, and keys would add a line to read.
-//
 // # Hits, misses and eviction
 //
 // Each checkpoint counts hits (it pruned a path) and misses (it was compared

@@ -1,10 +1,8 @@
 package prune
 
 import (
-	"slices"
-	"sync"
-
 	"github.com/vercheck/vercheck/states"
+	"sync"
 )
 
 // MainCallSite is the call site of the outermost frame (the kernel's
@@ -66,37 +64,6 @@ type Entry struct {
 	prev, next int32
 	// bucket is the entry's bucket, or onFreeList.
 	bucket int32
-	// pos is the entry's position in its instruction's keys in its
-	// bucket, when the bucket has keys (bucket.keys).
-	pos int32
-}
-
-// Key is what a bucket walk reads of an entry before it decides whether to
-// read the entry itself (Bucket.Next).
-type Key struct {
-	// Chain and Insn are the entry's (Entry.Chain, Entry.Insn).
-	Chain uint64
-	Insn  int32
-	// ref is the entry's slab index shifted left once, with the entry's
-	// done mark (Entry.Done) in bit 0; noEntry for a hole an eviction
-	// left in a bucket's keys. Packed so that a key is 16 bytes, four
-	// to a cache line.
-	ref int32
-}
-
-// Done reports the entry's Entry.Done.
-func (k Key) Done() bool { return k.ref&1 != 0 }
-
-// Index is the entry's slab index (Store.Entry).
-func (k Key) Index() int32 { return k.ref >> 1 }
-
-// keyOf is e's key; idx is e's slab index.
-func keyOf(e *Entry, idx int32) Key {
-	k := Key{Chain: e.Chain, Insn: e.Insn, ref: idx << 1}
-	if e.done {
-		k.ref |= 1
-	}
-	return k
 }
 
 const (
@@ -113,60 +80,10 @@ const (
 
 // bucket is one list of the table: its first entry, and how many of its
 // entries may be cleaned: not cleaned yet, and done (no open branch below
-// them). Both are kept together: a prune point reads both. n counts the
-// entries; keys, when not 0, is one more than the index of the bucket's
-// keys in Store.keys, which a bucket gets when it reaches longBucket
-// entries.
+// them). Both are kept together: a prune point reads both.
 type bucket struct {
 	head, cleanable int32
-	n, keys         int32
 }
-
-// bucketKeys are a long bucket's entries' keys, grouped by instruction.
-// A walk only compares the checkpoints of its own instruction: the others
-// it passes over, counting them for max_states_per_insn. A long bucket
-// hands out only its instruction's keys, newest first, and the number of
-// the others (Bucket.Skipped): the walk of a bucket of many colliding
-// instructions reads a few keys (verifier_liveness_exp: 13 entries a
-// walk, one of its instruction, 8 million a pass). Keys lie side by side
-// where entries lie anywhere in the slab, and a key says whether its
-// entry needs reading: a checkpoint of another call chain is passed over
-// without (725k a pass there). A short bucket has none: its walk compares
-// most of what it visits, and keys would add a line to read.
-type bucketKeys struct {
-	groups []keyGroup
-}
-
-// keyGroup is the keys of one instruction's entries in a long bucket,
-// oldest first. An evicted entry leaves a hole (Key.ref noEntry), which
-// walks skip and Add closes once holes are half the keys.
-type keyGroup struct {
-	insn, holes int32
-	keys        []Key
-}
-
-// group returns the group of insn, nil when the bucket has no entry of
-// insn. Buckets hold entries of a few instructions: a scan finds it.
-func (bk *bucketKeys) group(insn int32) *keyGroup {
-	for i := range bk.groups {
-		if g := &bk.groups[i]; g.insn == insn {
-			return g
-		}
-	}
-	return nil
-}
-
-// addGroup returns the group of insn, adding an empty one if needed.
-func (bk *bucketKeys) addGroup(insn int32) *keyGroup {
-	if g := bk.group(insn); g != nil {
-		return g
-	}
-	bk.groups = append(bk.groups, keyGroup{insn: insn})
-	return &bk.groups[len(bk.groups)-1]
-}
-
-// longBucket is the number of entries from which a bucket keeps keys.
-const longBucket = 8
 
 // Stats are the store's counters.
 type Stats struct {
@@ -203,8 +120,7 @@ type Store struct {
 	used      int32 // slots handed out so far, including recycled ones
 	freeSlots int32 // head of the recycled-slot list
 	buckets   []bucket
-	keys      []bucketKeys // of the long buckets (bucket.keys)
-	freeHead  int32        // head of the free list
+	freeHead  int32 // head of the free list
 
 	stats Stats
 	// legacyPeak is the pre-6.15 peak_states counter.
@@ -265,102 +181,57 @@ func (s *Store) at(idx int32) *Entry {
 	return &s.chunks[idx>>chunkBits][idx&chunkMask]
 }
 
-// Walk calls visit for the entries of the bucket of (insn, callsite),
-// newest first, until visit returns false, and returns the walk's length
-// as max_states_per_insn counts it: the entries visited and those passed
-// over. A short bucket visits every entry, those of colliding instructions
-// too; a long one only insn's (see bucketKeys), so the caller filters by
-// e.Insn and the call sites. visit may evict the entry it is given (Miss),
-// but no other.
+// Walk calls visit for every entry of the bucket of (insn, callsite),
+// newest first, until visit returns false, and returns how many entries it
+// visited. Entries of other instructions share buckets; the caller filters
+// by e.State.InsnIdx and the call sites, and counts them all towards
+// max_states_per_insn. visit may evict the entry it is given (Miss), but no
+// other.
 func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
+	n := 0
 	b := s.Bucket(insn, callsite)
-	n := b.Skipped()
-	for k, ok := b.Next(); ok; k, ok = b.Next() {
+	for e := b.Next(); e != nil; e = b.Next() {
 		n++
-		if !visit(b.Entry(k)) {
+		if !visit(e) {
 			break
 		}
 	}
 	return n
 }
 
-// Bucket is Walk's walk without the callback: Next returns the keys of one
-// bucket's entries, newest first, and Entry the entry of a key, so that a
-// caller that decides from the key alone need not read the entry (see
-// bucketKeys). The caller may evict the entry of the key it was given
-// (Miss), but no other, and may not add to the store during the walk.
-// is_state_visited's loop, the verifier's hottest, uses it to spare a call
-// per entry.
+// Bucket is Walk's walk without the callback: Next returns the entries of
+// one bucket, newest first, then nil. It reads an entry's link before
+// returning the entry, so the caller may evict the entry it was given
+// (Miss), but no other. is_state_visited's loop, the verifier's hottest,
+// uses it to spare a call per entry.
 type Bucket struct {
-	s *Store
-	// keys and i walk a long bucket's keys of the walk's instruction,
-	// from keys[i-1] down; long tells it is one, and skipped counts
-	// its entries of other instructions.
-	keys    []Key
-	i       int
-	long    bool
-	skipped int
-	// next is the entry a short bucket's walk reads next.
+	s    *Store
 	next int32
 }
 
 // Bucket starts a walk over the bucket of (insn, callsite).
 func (s *Store) Bucket(insn, callsite int32) Bucket {
-	b := &s.buckets[BucketIndex(insn, callsite, len(s.buckets))]
-	if b.keys != 0 {
-		w := Bucket{s: s, long: true, skipped: int(b.n)}
-		if g := s.keys[b.keys-1].group(insn); g != nil {
-			w.keys, w.i = g.keys, len(g.keys)
-			w.skipped -= len(g.keys) - int(g.holes)
-		}
-		return w
-	}
-	return Bucket{s: s, next: b.head}
+	return Bucket{s: s, next: s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head}
 }
 
-// Skipped is the number of entries of the bucket the walk passes over
-// without handing them out: a long bucket's entries of other
-// instructions. Counted with those Next hands out, they are the walk's
-// length, max_states_per_insn's measure.
-func (b *Bucket) Skipped() int { return b.skipped }
-
-// Next returns the key of the walk's next entry; false after the last.
-// A long bucket hands out the keys of the walk's instruction only, a short
-// one every key (the caller compares the instruction).
-func (b *Bucket) Next() (Key, bool) {
-	if b.long {
-		return b.nextKey()
-	}
+// Next returns the walk's next entry, nil after the last.
+func (b *Bucket) Next() *Entry {
 	if b.next == noEntry {
-		return Key{}, false
+		return nil
 	}
-	// The link is read before the entry is handed out: the caller may
-	// evict it.
-	idx := b.next
-	e := b.s.at(idx)
+	e := b.s.at(b.next)
 	b.next = e.next
-	return keyOf(e, idx), true
+	return e
 }
-
-// nextKey is Next for a long bucket, kept out of line so that Next
-// inlines.
-func (b *Bucket) nextKey() (Key, bool) {
-	for b.i > 0 {
-		b.i--
-		if k := b.keys[b.i]; k.ref != noEntry {
-			return k, true
-		}
-	}
-	return Key{}, false
-}
-
-// Entry returns the entry of k, a key Next returned.
-func (b *Bucket) Entry(k Key) *Entry { return b.s.at(k.Index()) }
 
 // BucketLen returns the number of entries in the bucket of (insn,
 // callsite).
 func (s *Store) BucketLen(insn, callsite int32) int {
-	return int(s.buckets[BucketIndex(insn, callsite, len(s.buckets))].n)
+	n := 0
+	for i := s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head; i != noEntry; i = s.at(i).next {
+		n++
+	}
+	return n
 }
 
 // HasCleanable reports whether the bucket of (insn, callsite) holds an
@@ -491,14 +362,8 @@ func (s *Store) BranchesDone(st *states.State) {
 	e := s.at(idx)
 	if e.State == st && !e.done {
 		e.done = true
-		if e.bucket != onFreeList {
-			b := &s.buckets[e.bucket]
-			if b.keys != 0 {
-				s.keys[b.keys-1].group(e.Insn).keys[e.pos].ref |= 1
-			}
-			if !e.Cleaned {
-				b.cleanable++
-			}
+		if !e.Cleaned && e.bucket != onFreeList {
+			s.buckets[e.bucket].cleanable++
 		}
 	}
 	if s.policy.Freeing != FreeBranches {
@@ -518,16 +383,9 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 	idx := s.allocSlot()
 	e := s.at(idx)
 	*e = Entry{State: st, Insn: insn, Chain: st.ChainKey(), Cleaned: st.Cleaned, done: st.Branches == 0, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}
-	b := &s.buckets[e.bucket]
-	s.pushFront(&b.head, idx, e)
-	b.n++
-	if b.keys != 0 {
-		s.addKey(&s.keys[b.keys-1], idx, e)
-	} else if b.n >= longBucket {
-		s.makeKeys(b)
-	}
+	s.pushFront(&s.buckets[e.bucket].head, idx, e)
 	if !e.Cleaned && e.done {
-		b.cleanable++
+		s.buckets[e.bucket].cleanable++
 	}
 	st.StoreEntry = idx + 1
 	s.stats.TotalStates++
@@ -590,10 +448,6 @@ func (s *Store) Release() {
 	for i := range s.buckets {
 		s.buckets[i] = bucket{head: noEntry}
 	}
-	for i := range s.keys {
-		s.keys[i] = bucketKeys{groups: s.keys[i].groups[:0]}
-	}
-	s.keys = s.keys[:0]
 	s.stats.Live = 0
 }
 
@@ -672,67 +526,9 @@ func (s *Store) pushFront(head *int32, idx int32, e *Entry) {
 	*head = idx
 }
 
-// makeKeys gives b, which has just reached longBucket entries, its keys.
-func (s *Store) makeKeys(b *bucket) {
-	if len(s.keys) < cap(s.keys) {
-		s.keys = s.keys[:len(s.keys)+1]
-	} else {
-		s.keys = append(s.keys, bucketKeys{})
-	}
-	b.keys = int32(len(s.keys))
-	bk := &s.keys[b.keys-1]
-	// The list runs newest first, the keys oldest first: each group is
-	// filled newest first, then reversed.
-	for i := b.head; i != noEntry; {
-		e := s.at(i)
-		g := bk.addGroup(e.Insn)
-		g.keys = append(g.keys, keyOf(e, i))
-		i = e.next
-	}
-	for gi := range bk.groups {
-		keys := bk.groups[gi].keys
-		slices.Reverse(keys)
-		for pos, k := range keys {
-			s.at(k.Index()).pos = int32(pos)
-		}
-	}
-}
-
-// addKey appends the key of e, at slab index idx, to its instruction's
-// group in bk, first closing the group's holes when they are half its
-// keys. Only Add calls it: no walk is under way.
-func (s *Store) addKey(bk *bucketKeys, idx int32, e *Entry) {
-	g := bk.addGroup(e.Insn)
-	if 2*g.holes > int32(len(g.keys)) {
-		n := 0
-		for _, k := range g.keys {
-			if k.ref == noEntry {
-				continue
-			}
-			g.keys[n] = k
-			s.at(k.Index()).pos = int32(n)
-			n++
-		}
-		g.keys = g.keys[:n]
-		g.holes = 0
-	}
-	e.pos = int32(len(g.keys))
-	g.keys = append(g.keys, keyOf(e, idx))
-}
-
 // unlink removes e from its list and returns its index. e.next is kept so
-// that a Walk standing on e could still move on. Leaving a long bucket
-// leaves a hole in its keys.
+// that a Walk standing on e could still move on.
 func (s *Store) unlink(e *Entry) int32 {
-	if e.bucket != onFreeList {
-		b := &s.buckets[e.bucket]
-		b.n--
-		if b.keys != 0 {
-			g := s.keys[b.keys-1].group(e.Insn)
-			g.keys[e.pos].ref = noEntry
-			g.holes++
-		}
-	}
 	var idx int32
 	if e.prev != noEntry {
 		p := s.at(e.prev)

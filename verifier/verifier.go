@@ -946,34 +946,15 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	// So do whether it is a may_goto and whether it calls a callback.
 	mayGoto, callsCallback := e.prog[idx].IsMayGoto(), e.cfg.CallsCallback(idx)
 	bucket := e.store.Bucket(int32(idx), callsite)
-	// A long bucket hands out the keys of idx only; the others count.
-	statesCnt += bucket.Skipped()
 	quick := states.NewQuickProbe(cur)
-	// lazyLoop is the slab index of the last done checkpoint of another
-	// chain the walk passed over without reading it (below), whose
-	// incompleteReadMarks is loop's value; -1 when loop holds its value.
-	lazyLoop := int32(-1)
 walk:
-	for k, ok := bucket.Next(); ok; k, ok = bucket.Next() {
+	for sl := bucket.Next(); sl != nil; sl = bucket.Next() {
 		statesCnt++
-		// The key's copy of the insn spares a visit to the states of
+		// The entry's copy of the insn spares a visit to the states of
 		// colliding instructions.
-		if int(k.Insn) != idx {
+		if int(sl.Insn) != idx {
 			continue
 		}
-		if k.Chain != chain && !addNew && e.prof == nil {
-			// Another call chain's checkpoint while no checkpoint is
-			// due: every comparison below fails and no counter of the
-			// entry changes (it is not missed, so not evicted); an
-			// open one could only suppress the new checkpoint, and a
-			// done one sets loop, read when loop is (loopValue).
-			e.misses++
-			if k.Done() {
-				lazyLoop = k.Index()
-			}
-			continue
-		}
-		sl := bucket.Entry(k)
 		old := sl.State
 		if !sl.Done() {
 			// old is an ancestor of cur on the current path: a loop.
@@ -997,12 +978,12 @@ walk:
 				// contract (next eventually returns NULL for good)
 				// makes it finite, so no infinite-loop check.
 				if e.iterNextLoopHit(old, cur) {
-					loop, lazyLoop = true, -1
+					loop = true
 					hit = sl
 					break walk
 				}
 			case mayGoto && e.mayGotoLoopHit(old, cur):
-				loop, lazyLoop = true, -1
+				loop = true
 				hit = sl
 				break walk
 			case callsCallback:
@@ -1011,7 +992,7 @@ walk:
 					// back-edge of the call's SCC: the callback's
 					// checkpoints stay incomplete until the loop is
 					// explored.
-					loop = e.loopValue(loop, &lazyLoop) || !e.opts.MissingFixes.Has(stablefix.CallbackLoopSCC)
+					loop = loop || !e.opts.MissingFixes.Has(stablefix.CallbackLoopSCC)
 					hit = sl
 					break walk
 				}
@@ -1032,7 +1013,7 @@ walk:
 				addNew = false
 			}
 		} else {
-			loop, lazyLoop = e.incompleteReadMarks(old), -1
+			loop = e.incompleteReadMarks(old)
 			mode := states.NotExact
 			if loop {
 				mode = states.RangeWithin
@@ -1098,20 +1079,6 @@ walk:
 	cur.DFSDepth = nw.DFSDepth + 1
 	cur.JmpHistory = cur.JmpHistory[:0]
 	return false, nil
-}
-
-// loopValue is the value of isStateVisited's loop: loop itself, or when
-// *lazy names a done checkpoint the walk passed over without reading it,
-// that checkpoint's incompleteReadMarks, as reading it then would have
-// set loop. Nothing the walk does in between changes the answer: no
-// checkpoint is added, evicted or freed while no checkpoint is due, and
-// no loop visit opens or closes.
-func (e *env) loopValue(loop bool, lazy *int32) bool {
-	if *lazy >= 0 {
-		loop = e.incompleteReadMarks(e.store.Entry(*lazy).State)
-		*lazy = -1
-	}
-	return loop
 }
 
 // otherAsyncEntry reports whether cur runs an async callback entered

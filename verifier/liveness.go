@@ -53,7 +53,7 @@ type liveInstance struct {
 	// group of four rows of len(visited) words per frame: mayRead(f),
 	// mustWrite(f), live(f) and writeAcc(f). group[f] is one more than
 	// frame f's group in block, 0 while f has none: a frame is given its
-	// rows at its first read or must-write mark (frameRows). Until then
+	// rows at its first read or must-write mark (writableRow). Until then
 	// all four of its rows are zero and stay so (the live masks are
 	// reads flowing backwards, the write masks an intersection that
 	// includes the insn's own must-write marks), so a reader is handed

@@ -80,9 +80,49 @@ const (
 
 // bucket is one list of the table: its first entry, and how many of its
 // entries may be cleaned: not cleaned yet, and done (no open branch below
-// them). Both are kept together: a prune point reads both.
+// them). Both are kept together: a prune point reads both. A bucket whose
+// entries are of more than one instruction is mixed: head is then
+// mixedHead(i) for its record Store.mixed[i], and its entries are on
+// their instruction's list there (see mixedBucket).
 type bucket struct {
 	head, cleanable int32
+}
+
+// mixedBucket holds the lists of a mixed bucket, one per instruction,
+// each newest first, and how many entries they hold in all. A walk only
+// compares the checkpoints of its own instruction and counts the others
+// for max_states_per_insn, so it follows its instruction's list and
+// counts the rest at once (Bucket.Skipped): where a function is called
+// from many chains, its instructions collide with one another in every
+// bucket (verifier_liveness_exp: 13 entries a walk, one of its
+// instruction, each a cache line read only once the one before gave its
+// link). The order of each instruction's list is the bucket's order
+// restricted to that instruction, so walks see what they saw.
+type mixedBucket struct {
+	n     int32
+	lists []insnList
+}
+
+// insnList is one instruction's list in a mixed bucket: its first entry
+// and its length.
+type insnList struct {
+	insn, head, n int32
+}
+
+// mixedHead is the head of a bucket whose lists are Store.mixed[i]; below
+// noEntry, so that a bucket's head is an entry, noEntry, or a mixed
+// bucket's mark.
+func mixedHead(i int) int32 { return -2 - int32(i) }
+
+// list returns insn's list in m, nil when m has no entry of insn. A mixed
+// bucket holds a few instructions: a scan finds it.
+func (m *mixedBucket) list(insn int32) *insnList {
+	for i := range m.lists {
+		if l := &m.lists[i]; l.insn == insn {
+			return l
+		}
+	}
+	return nil
 }
 
 // Stats are the store's counters.
@@ -120,7 +160,8 @@ type Store struct {
 	used      int32 // slots handed out so far, including recycled ones
 	freeSlots int32 // head of the recycled-slot list
 	buckets   []bucket
-	freeHead  int32 // head of the free list
+	mixed     []mixedBucket // the lists of mixed buckets (bucket.head)
+	freeHead  int32         // head of the free list
 
 	stats Stats
 	// legacyPeak is the pre-6.15 peak_states counter.
@@ -181,15 +222,16 @@ func (s *Store) at(idx int32) *Entry {
 	return &s.chunks[idx>>chunkBits][idx&chunkMask]
 }
 
-// Walk calls visit for every entry of the bucket of (insn, callsite),
-// newest first, until visit returns false, and returns how many entries it
-// visited. Entries of other instructions share buckets; the caller filters
-// by e.State.InsnIdx and the call sites, and counts them all towards
-// max_states_per_insn. visit may evict the entry it is given (Miss), but no
-// other.
+// Walk calls visit for the entries of the bucket of (insn, callsite),
+// newest first, until visit returns false, and returns the walk's length
+// as max_states_per_insn counts it: the entries visited and those passed
+// over. The entries of other instructions share buckets: a mixed bucket
+// passes over them without visiting them (they count all the same), any
+// other visits them too, so the caller filters by e.Insn and the call
+// sites. visit may evict the entry it is given (Miss), but no other.
 func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
-	n := 0
 	b := s.Bucket(insn, callsite)
+	n := b.Skipped()
 	for e := b.Next(); e != nil; e = b.Next() {
 		n++
 		if !visit(e) {
@@ -200,18 +242,35 @@ func (s *Store) Walk(insn, callsite int32, visit func(e *Entry) bool) int {
 }
 
 // Bucket is Walk's walk without the callback: Next returns the entries of
-// one bucket, newest first, then nil. It reads an entry's link before
-// returning the entry, so the caller may evict the entry it was given
-// (Miss), but no other. is_state_visited's loop, the verifier's hottest,
-// uses it to spare a call per entry.
+// one bucket, newest first, then nil (of a mixed bucket, those of the
+// walk's instruction), and Skipped counts the entries passed over. It
+// reads an entry's link before returning the entry, so the caller may
+// evict the entry it was given (Miss), but no other. is_state_visited's
+// loop, the verifier's hottest, uses it to spare a call per entry.
 type Bucket struct {
-	s    *Store
-	next int32
+	s       *Store
+	next    int32
+	skipped int32
 }
 
 // Bucket starts a walk over the bucket of (insn, callsite).
 func (s *Store) Bucket(insn, callsite int32) Bucket {
-	return Bucket{s: s, next: s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head}
+	head := s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head
+	if head >= noEntry {
+		return Bucket{s: s, next: head}
+	}
+	return s.mixedWalk(head, insn)
+}
+
+// mixedWalk starts a walk over insn's list of the mixed bucket whose head
+// is head, counting the bucket's other entries as skipped.
+func (s *Store) mixedWalk(head, insn int32) Bucket {
+	m := &s.mixed[-2-head]
+	b := Bucket{s: s, next: noEntry, skipped: m.n}
+	if l := m.list(insn); l != nil {
+		b.next, b.skipped = l.head, m.n-l.n
+	}
+	return b
 }
 
 // Next returns the walk's next entry, nil after the last.
@@ -224,11 +283,20 @@ func (b *Bucket) Next() *Entry {
 	return e
 }
 
+// Skipped is the number of entries of the bucket the walk passes over
+// without handing them out: a mixed bucket's entries of other
+// instructions. With those Next hands out, they are the walk's length.
+func (b *Bucket) Skipped() int { return int(b.skipped) }
+
 // BucketLen returns the number of entries in the bucket of (insn,
 // callsite).
 func (s *Store) BucketLen(insn, callsite int32) int {
+	head := s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head
+	if head < noEntry {
+		return int(s.mixed[-2-head].n)
+	}
 	n := 0
-	for i := s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head; i != noEntry; i = s.at(i).next {
+	for i := head; i != noEntry; i = s.at(i).next {
 		n++
 	}
 	return n
@@ -383,7 +451,23 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 	idx := s.allocSlot()
 	e := s.at(idx)
 	*e = Entry{State: st, Insn: insn, Chain: st.ChainKey(), Cleaned: st.Cleaned, done: st.Branches == 0, bucket: int32(BucketIndex(insn, callsite, len(s.buckets)))}
-	s.pushFront(&s.buckets[e.bucket].head, idx, e)
+	b := &s.buckets[e.bucket]
+	if b.head >= 0 && s.at(b.head).Insn != insn {
+		s.mix(b)
+	}
+	if b.head < noEntry {
+		m := &s.mixed[-2-b.head]
+		l := m.list(insn)
+		if l == nil {
+			m.lists = append(m.lists, insnList{insn: insn, head: noEntry})
+			l = &m.lists[len(m.lists)-1]
+		}
+		s.pushFront(&l.head, idx, e)
+		l.n++
+		m.n++
+	} else {
+		s.pushFront(&b.head, idx, e)
+	}
 	if !e.Cleaned && e.done {
 		s.buckets[e.bucket].cleanable++
 	}
@@ -448,6 +532,7 @@ func (s *Store) Release() {
 	for i := range s.buckets {
 		s.buckets[i] = bucket{head: noEntry}
 	}
+	s.mixed = s.mixed[:0]
 	s.stats.Live = 0
 }
 
@@ -513,7 +598,23 @@ func (s *Store) listHead(e *Entry) *int32 {
 	if e.bucket == onFreeList {
 		return &s.freeHead
 	}
-	return &s.buckets[e.bucket].head
+	b := &s.buckets[e.bucket]
+	if b.head < noEntry {
+		return &s.mixed[-2-b.head].list(e.Insn).head
+	}
+	return &b.head
+}
+
+// mix makes b, whose entries are of one instruction, a mixed bucket: its
+// list becomes that instruction's list, in its order.
+func (s *Store) mix(b *bucket) {
+	n := int32(0)
+	for i := b.head; i != noEntry; i = s.at(i).next {
+		n++
+	}
+	m := mixedBucket{n: n, lists: []insnList{{insn: s.at(b.head).Insn, head: b.head, n: n}}}
+	s.mixed = append(s.mixed, m)
+	b.head = mixedHead(len(s.mixed) - 1)
 }
 
 // pushFront links e (at idx) at the front of the list starting at *head.
@@ -529,6 +630,13 @@ func (s *Store) pushFront(head *int32, idx int32, e *Entry) {
 // unlink removes e from its list and returns its index. e.next is kept so
 // that a Walk standing on e could still move on.
 func (s *Store) unlink(e *Entry) int32 {
+	if e.bucket != onFreeList {
+		if b := &s.buckets[e.bucket]; b.head < noEntry {
+			m := &s.mixed[-2-b.head]
+			m.n--
+			m.list(e.Insn).n--
+		}
+	}
 	var idx int32
 	if e.prev != noEntry {
 		p := s.at(e.prev)

@@ -184,8 +184,9 @@ func TestBranchesDoneInBucket(t *testing.T) {
 	}
 }
 
-// TestWalk checks newest-first order, collisions and that evicting the
-// visited entry does not disturb the walk.
+// TestWalk checks newest-first order, that a walk of a bucket of several
+// instructions visits its instruction's entries and counts the others,
+// and that evicting the visited entry does not disturb the walk.
 func TestWalk(t *testing.T) {
 	rec := &recorder{}
 	s := NewStore(5, DefaultPolicy(), rec)
@@ -199,32 +200,36 @@ func TestWalk(t *testing.T) {
 	var order []int32
 	n := s.Walk(1, MainCallSite, func(e *Entry) bool {
 		order = append(order, e.State.InsnIdx)
-		if e.State.InsnIdx == 1 {
-			e.Miss = 3 // the next miss evicts it
-			if !s.Miss(e, false) {
-				t.Errorf("entry at insn %d not evicted", e.State.InsnIdx)
-			}
+		e.Miss = 3 // the next miss evicts it
+		if !s.Miss(e, false) {
+			t.Errorf("entry at insn %d not evicted", e.State.InsnIdx)
 		}
 		return true
 	})
-	if diff := cmp.Diff([]int32{1, 7, 6, 1}, order); diff != "" {
+	if diff := cmp.Diff([]int32{1, 1}, order); diff != "" {
 		t.Errorf("walk order mismatch (-want +got):\n%s", diff)
 	}
 	if n != 4 {
-		t.Errorf("Walk visited %d, want 4", n)
+		t.Errorf("Walk's length %d, want 4 (2 visited, 2 of other insns)", n)
 	}
 	order = order[:0]
-	s.Walk(6, MainCallSite, func(e *Entry) bool {
+	n = s.Walk(7, 3, func(e *Entry) bool {
 		order = append(order, e.State.InsnIdx)
 		return true
 	})
-	if diff := cmp.Diff([]int32{7, 6}, order); diff != "" {
+	if diff := cmp.Diff([]int32{7}, order); diff != "" {
 		t.Errorf("walk after eviction mismatch (-want +got):\n%s", diff)
 	}
-	// Stopping early.
-	n = s.Walk(6, MainCallSite, func(*Entry) bool { return false })
-	if n != 1 {
-		t.Errorf("Walk that stops at once visited %d, want 1", n)
+	if n != 2 {
+		t.Errorf("Walk's length after eviction %d, want 2", n)
+	}
+	// Stopping early still counts the other instruction's entry.
+	if n = s.Walk(6, MainCallSite, func(*Entry) bool { return false }); n != 2 {
+		t.Errorf("Walk that stops at once: length %d, want 2", n)
+	}
+	// A bucket of one instruction walks every entry, as a list.
+	if n = s.Walk(0, MainCallSite, func(*Entry) bool { return true }); n != 1 {
+		t.Errorf("Walk of bucket 0: length %d, want 1", n)
 	}
 	if diff := cmp.Diff([]int32{1, 1}, rec.puts); diff != "" {
 		t.Errorf("puts mismatch (-want +got):\n%s", diff)
@@ -461,11 +466,12 @@ func TestCleanableTracking(t *testing.T) {
 	s := NewStore(3, DefaultPolicy(), nil)
 	type view struct {
 		Has0, Has1 bool
-		Insns      []int32
+		Insns      []int32 // visited by a walk of insn 0
+		Len        int     // the walk's length, colliding insn 3 included
 	}
 	snap := func() view {
 		v := view{Has0: s.HasCleanable(0, MainCallSite), Has1: s.HasCleanable(1, MainCallSite)}
-		s.Walk(0, MainCallSite, func(e *Entry) bool { v.Insns = append(v.Insns, e.Insn); return true })
+		v.Len = s.Walk(0, MainCallSite, func(e *Entry) bool { v.Insns = append(v.Insns, e.Insn); return true })
 		return v
 	}
 	done := func(e *Entry) {
@@ -504,14 +510,14 @@ func TestCleanableTracking(t *testing.T) {
 	got = append(got, snap())
 	want := []view{
 		{},
-		{Insns: []int32{3, 0}},
-		{Has0: true, Insns: []int32{3, 0}},
-		{Insns: []int32{3, 0}},
-		{Has0: true, Insns: []int32{0, 3, 0}},
-		{Insns: []int32{3, 0}},
-		{Has0: true, Insns: []int32{0, 3, 0}},
-		{Has0: true, Insns: []int32{0, 3, 0}},
-		{Insns: []int32{0, 3, 0}},
+		{Insns: []int32{0}, Len: 2},
+		{Has0: true, Insns: []int32{0}, Len: 2},
+		{Insns: []int32{0}, Len: 2},
+		{Has0: true, Insns: []int32{0, 0}, Len: 3},
+		{Insns: []int32{0}, Len: 2},
+		{Has0: true, Insns: []int32{0, 0}, Len: 3},
+		{Has0: true, Insns: []int32{0, 0}, Len: 3},
+		{Insns: []int32{0, 0}, Len: 3},
 		{},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -596,7 +602,127 @@ func TestBucketWalksAsWalk(t *testing.T) {
 	if diff := cmp.Diff(walked, bucketed); diff != "" {
 		t.Errorf("Bucket's order (-Walk +Bucket):\n%s", diff)
 	}
-	if n := s.Walk(0, MainCallSite, func(*Entry) bool { return true }); n != 0 {
-		t.Errorf("%d entries left after evicting each as it was given", n)
+	if n := s.Walk(0, MainCallSite, func(*Entry) bool { t.Error("an evicted entry visited"); return true }); n != 2 {
+		t.Errorf("walk's length %d after evicting insn 0's entries, want 2 (insns 4 and 8)", n)
+	}
+}
+
+// TestMixedBucket: a bucket that gets entries of a second instruction
+// keeps a list per instruction; every walk, whatever the evictions, the
+// cleaning and the end of branches, hands out its instruction's live
+// entries newest first and counts the others, as a model of the bucket's
+// list says, and Release empties it for the next pass.
+func TestMixedBucket(t *testing.T) {
+	s := NewStore(1, DefaultPolicy(), &recorder{}) // one bucket: progLen 1
+	type entry struct {
+		st    *states.State
+		insn  int32
+		alive bool
+	}
+	var model []entry // oldest first
+	add := func(insn int32) {
+		st := newState(insn, 1)
+		s.Add(insn, MainCallSite, st)
+		model = append(model, entry{st: st, insn: insn, alive: true})
+	}
+	type walked struct {
+		Entries []int // indices in model, newest first
+		Length  int
+	}
+	index := func(st *states.State) int {
+		return slices.IndexFunc(model, func(e entry) bool { return e.st == st })
+	}
+	walk := func(insn int32, evict bool) walked {
+		var w walked
+		b := s.Bucket(insn, MainCallSite)
+		w.Length = b.Skipped()
+		for e := b.Next(); e != nil; e = b.Next() {
+			if e.Insn != insn && s.buckets[0].head < noEntry {
+				t.Errorf("a walk of insn %d in a mixed bucket handed out insn %d", insn, e.Insn)
+			}
+			if e.Insn == insn {
+				w.Entries = append(w.Entries, index(e.State))
+			}
+			w.Length++
+			if evict && e.Insn == insn {
+				s.evict(e)
+			}
+		}
+		return w
+	}
+	want := func(insn int32) walked {
+		var w walked
+		for i := len(model) - 1; i >= 0; i-- {
+			if model[i].alive {
+				w.Length++
+				if model[i].insn == insn {
+					w.Entries = append(w.Entries, i)
+				}
+			}
+		}
+		return w
+	}
+	check := func(when string) {
+		t.Helper()
+		for insn := range int32(3) {
+			if diff := cmp.Diff(want(insn), walk(insn, false)); diff != "" {
+				t.Errorf("%s, insn %d (-model +walk):\n%s", when, insn, diff)
+			}
+		}
+		if n := s.BucketLen(0, MainCallSite); n != want(0).Length {
+			t.Errorf("%s: BucketLen = %d, want %d", when, n, want(0).Length)
+		}
+	}
+	for range 3 {
+		add(0)
+	}
+	check("one instruction")
+	if s.buckets[0].head < noEntry {
+		t.Fatal("a bucket of one instruction is mixed")
+	}
+	for i := range int32(12) {
+		add(i % 2) // instructions 0 and 1 alternate
+	}
+	if s.buckets[0].head >= noEntry {
+		t.Fatal("a bucket of two instructions is not mixed")
+	}
+	check("two instructions")
+	for i := range model {
+		if i%3 == 1 {
+			s.evict(s.EntryOf(model[i].st))
+			model[i].alive = false
+		}
+	}
+	check("after evictions")
+	// Cleaning and finishing one entry of insn 1: the bucket counts it.
+	e := s.EntryOf(model[len(model)-1].st)
+	e.State.Branches = 0
+	s.BranchesDone(e.State)
+	if !s.HasCleanable(0, MainCallSite) {
+		t.Error("a done entry of a mixed bucket not counted cleanable")
+	}
+	s.MarkCleaned(e)
+	if s.HasCleanable(0, MainCallSite) {
+		t.Error("a cleaned entry of a mixed bucket still counted cleanable")
+	}
+	add(2)
+	// Evicting every entry of insn 0 as the walk hands it out.
+	got := walk(0, true)
+	if w := want(0); !cmp.Equal(got, w) {
+		t.Errorf("evicting walk %+v, want %+v", got, w)
+	}
+	for i := range model {
+		if model[i].insn == 0 {
+			model[i].alive = false
+		}
+	}
+	check("after the evicting walk")
+	s.Release()
+	model = nil
+	add(5)
+	add(5)
+	check("after Release")
+	if s.buckets[0].head < noEntry {
+		t.Error("a released bucket stays mixed")
 	}
 }

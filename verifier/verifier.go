@@ -946,6 +946,9 @@ func (e *env) isStateVisited(idx int) (bool, error) {
 	// So do whether it is a may_goto and whether it calls a callback.
 	mayGoto, callsCallback := e.prog[idx].IsMayGoto(), e.cfg.CallsCallback(idx)
 	bucket := e.store.Bucket(int32(idx), callsite)
+	// A mixed bucket hands out idx's checkpoints only; the others count
+	// (prune.Bucket.Skipped).
+	statesCnt += bucket.Skipped()
 	quick := states.NewQuickProbe(cur)
 walk:
 	for sl := bucket.Next(); sl != nil; sl = bucket.Next() {

@@ -111,8 +111,12 @@ type insnList struct {
 
 // mixedHead is the head of a bucket whose lists are Store.mixed[i]; below
 // noEntry, so that a bucket's head is an entry, noEntry, or a mixed
-// bucket's mark.
+// bucket's mark. mixedIndex is its inverse.
 func mixedHead(i int) int32 { return -2 - int32(i) }
+
+// mixedIndex is the index in Store.mixed of the mixed bucket whose head
+// is head.
+func mixedIndex(head int32) int { return int(-2 - head) }
 
 // list returns insn's list in m, nil when m has no entry of insn. A mixed
 // bucket holds a few instructions: a scan finds it.
@@ -123,6 +127,15 @@ func (m *mixedBucket) list(insn int32) *insnList {
 		}
 	}
 	return nil
+}
+
+// listFor returns insn's list in m, adding an empty one if needed.
+func (m *mixedBucket) listFor(insn int32) *insnList {
+	if l := m.list(insn); l != nil {
+		return l
+	}
+	m.lists = append(m.lists, insnList{insn: insn, head: noEntry})
+	return &m.lists[len(m.lists)-1]
 }
 
 // Stats are the store's counters.
@@ -265,7 +278,7 @@ func (s *Store) Bucket(insn, callsite int32) Bucket {
 // mixedWalk starts a walk over insn's list of the mixed bucket whose head
 // is head, counting the bucket's other entries as skipped.
 func (s *Store) mixedWalk(head, insn int32) Bucket {
-	m := &s.mixed[-2-head]
+	m := &s.mixed[mixedIndex(head)]
 	b := Bucket{s: s, next: noEntry, skipped: m.n}
 	if l := m.list(insn); l != nil {
 		b.next, b.skipped = l.head, m.n-l.n
@@ -293,7 +306,7 @@ func (b *Bucket) Skipped() int { return int(b.skipped) }
 func (s *Store) BucketLen(insn, callsite int32) int {
 	head := s.buckets[BucketIndex(insn, callsite, len(s.buckets))].head
 	if head < noEntry {
-		return int(s.mixed[-2-head].n)
+		return int(s.mixed[mixedIndex(head)].n)
 	}
 	n := 0
 	for i := head; i != noEntry; i = s.at(i).next {
@@ -456,12 +469,8 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 		s.mix(b)
 	}
 	if b.head < noEntry {
-		m := &s.mixed[-2-b.head]
-		l := m.list(insn)
-		if l == nil {
-			m.lists = append(m.lists, insnList{insn: insn, head: noEntry})
-			l = &m.lists[len(m.lists)-1]
-		}
+		m := &s.mixed[mixedIndex(b.head)]
+		l := m.listFor(insn)
 		s.pushFront(&l.head, idx, e)
 		l.n++
 		m.n++
@@ -600,7 +609,7 @@ func (s *Store) listHead(e *Entry) *int32 {
 	}
 	b := &s.buckets[e.bucket]
 	if b.head < noEntry {
-		return &s.mixed[-2-b.head].list(e.Insn).head
+		return &s.mixed[mixedIndex(b.head)].list(e.Insn).head
 	}
 	return &b.head
 }
@@ -632,7 +641,7 @@ func (s *Store) pushFront(head *int32, idx int32, e *Entry) {
 func (s *Store) unlink(e *Entry) int32 {
 	if e.bucket != onFreeList {
 		if b := &s.buckets[e.bucket]; b.head < noEntry {
-			m := &s.mixed[-2-b.head]
+			m := &s.mixed[mixedIndex(b.head)]
 			m.n--
 			m.list(e.Insn).n--
 		}

@@ -30,6 +30,11 @@ type Pool struct {
 	frames []*Frame
 	// packedFrames are recycled frames that were packed.
 	packedFrames []*Frame
+	// statesLow, framesLow and packedLow are the fewest states, frames
+	// and packed frames the lists held since the last Trim: those below
+	// were emptied of carved memory by it and not handed out since, so
+	// Trim need not visit them again (see Trim).
+	statesLow, framesLow, packedLow int
 	// slots and regs are the blocks packed stacks and packed registers
 	// are carved from (see slab).
 	slots slab[Slot]
@@ -296,10 +301,10 @@ func (p *Pool) Frame() *Frame {
 // and it has no summary, but its registers and other fields are left
 // over: the caller overwrites them all.
 func (p *Pool) frame() *Frame {
-	if f := pop(&p.frames); f != nil {
+	if f := pop(&p.frames, &p.framesLow); f != nil {
 		return f
 	}
-	if f := pop(&p.packedFrames); f != nil {
+	if f := pop(&p.packedFrames, &p.packedLow); f != nil {
 		return f
 	}
 	return newFrame()
@@ -309,20 +314,22 @@ func (p *Pool) frame() *Frame {
 // (never a working frame's, whose stack it would waste), in frame's
 // condition.
 func (p *Pool) packedFrame() *Frame {
-	if f := pop(&p.packedFrames); f != nil {
+	if f := pop(&p.packedFrames, &p.packedLow); f != nil {
 		return f
 	}
 	return &Frame{}
 }
 
-// pop removes and returns the last frame of *list, or nil.
-func pop(list *[]*Frame) *Frame {
+// pop removes and returns the last frame of *list, or nil, keeping *low
+// the fewest frames the list held.
+func pop(list *[]*Frame, low *int) *Frame {
 	n := len(*list)
 	if n == 0 {
 		return nil
 	}
 	f := (*list)[n-1]
 	*list = (*list)[:n-1]
+	*low = min(*low, n-1)
 	return f
 }
 
@@ -348,6 +355,7 @@ func (p *Pool) state() *State {
 	}
 	s := p.states[n-1]
 	p.states = p.states[:n-1]
+	p.statesLow = min(p.statesLow, n-1)
 	return s
 }
 
@@ -363,11 +371,15 @@ func (p *Pool) Trim(max int) {
 	trimFrames(&p.packedFrames, max)
 	// Kept frames let go of their carved slices, whose blocks the next
 	// verification carves again: every packed frame's, and those a
-	// working frame inherited from its packed past.
-	for _, f := range p.packedFrames {
+	// working frame inherited from its packed past. Only those handed
+	// out since the last Trim can hold any (the lists are stacks, and
+	// what lies below their low marks was not popped since): a small
+	// program's pool holds the hundreds of states and frames a large one
+	// left, and visiting them all was a tenth of its verification.
+	for _, f := range p.packedFrames[min(p.packedLow, len(p.packedFrames)):] {
 		f.stack, f.pregs, f.sum.words = nil, nil, nil
 	}
-	for _, s := range p.states {
+	for _, s := range p.states[min(p.statesLow, len(p.states)):] {
 		if p.hist.holds(s.JmpHistory) {
 			s.JmpHistory = nil
 		}
@@ -377,7 +389,7 @@ func (p *Pool) Trim(max int) {
 		p.histBufs = p.histBufs[:max]
 	}
 	p.histBufs = slices.DeleteFunc(p.histBufs, p.hist.holds)
-	for _, f := range p.frames {
+	for _, f := range p.frames[min(p.framesLow, len(p.frames)):] {
 		if p.slots.holds(f.stack) {
 			f.stack = nil
 		}
@@ -388,6 +400,7 @@ func (p *Pool) Trim(max int) {
 			f.sum.words = nil
 		}
 	}
+	p.statesLow, p.framesLow, p.packedLow = len(p.states), len(p.frames), len(p.packedFrames)
 	p.recycleBlocks()
 }
 

@@ -231,3 +231,50 @@ func sliceIn[T any](x []T, blocks [][]T) bool {
 	s := slab[T]{used: blocks}
 	return s.holds(x)
 }
+
+// TestTrimAfterSmallVerification: a pool kept after a large verification
+// holds hundreds of states and frames; the next, small one pops a few from
+// the top of its lists, carves them new memory and gives them back. Trim
+// visits only what was handed out since the last Trim, and still leaves no
+// kept state or frame holding a slice of the blocks it recycles.
+func TestTrimAfterSmallVerification(t *testing.T) {
+	var p Pool
+	src := realisticState(2, 16)
+	for i := range 20 {
+		src.JmpHistory = append(src.JmpHistory, JmpHistEntry{Idx: int32(100 + i), PrevIdx: int32(99 + i)})
+	}
+	var big []*State
+	for range 200 {
+		big = append(big, p.Checkpoint(src), p.Clone(src))
+	}
+	for _, s := range big {
+		p.Put(s)
+	}
+	p.Trim(256)
+	for round := range 3 {
+		var small []*State
+		for range 3 + round {
+			small = append(small, p.Checkpoint(src), p.ClonePacked(src), p.Clone(src))
+		}
+		w := p.frame() // a working frame popped with whatever it held
+		p.PutFrame(w)
+		for _, s := range small {
+			p.Put(s)
+		}
+		slots, regs, words, hist := slices.Clone(p.slots.used), slices.Clone(p.regs.used), slices.Clone(p.words.used), slices.Clone(p.hist.used)
+		if len(slots) == 0 || len(regs) == 0 || len(words) == 0 || len(hist) == 0 {
+			t.Fatalf("round %d carved no memory from some slab (slots %d, regs %d, words %d, hist %d blocks)", round, len(slots), len(regs), len(words), len(hist))
+		}
+		p.Trim(256)
+		for i, f := range append(slices.Clone(p.frames), p.packedFrames...) {
+			if sliceIn(f.stack, slots) || sliceIn(f.pregs, regs) || sliceIn(f.sum.words, words) {
+				t.Fatalf("round %d: kept frame %d still holds a slice of a recycled block", round, i)
+			}
+		}
+		for i, s := range p.states {
+			if sliceIn(s.JmpHistory, hist) {
+				t.Fatalf("round %d: kept state %d still holds a carved history", round, i)
+			}
+		}
+	}
+}

@@ -283,7 +283,7 @@ func (t *chainTable) get(id *chainID) *liveInstance {
 func (t *chainTable) put(inst *liveInstance) {
 	if 2*(t.n+1) > len(t.slots) {
 		old := t.slots
-		t.slots = make([]chainSlot, max(64, 2*len(old)))
+		t.slots = make([]chainSlot, max(8, 2*len(old)))
 		for _, o := range old {
 			if o.inst != nil {
 				t.insert(o)
@@ -424,8 +424,11 @@ func (inst *liveInstance) live(f int) []uint64 { return inst.row(f, rowLive) }
 // (must_write_acc); at the entry it is what the call writes.
 func (inst *liveInstance) writeAcc(f int) []uint64 { return inst.row(f, rowWriteAcc) }
 
-// maxChunkBytes bounds the chunks carve cuts from.
-const maxChunkBytes = 256 << 10
+// minChunkBytes and maxChunkBytes bound the chunks carve cuts from.
+const (
+	minChunkBytes = 512
+	maxChunkBytes = 256 << 10
+)
 
 // liveMemory holds the chunks a verification's liveness instances and
 // their arrays are carved from (carve). Instances live as long as the
@@ -439,13 +442,16 @@ type liveMemory struct {
 
 // carve returns n zeroed elements cut from *chunk, with no capacity beyond
 // n, starting a new chunk when it has too little left. Chunks double from
-// 64 elements up to maxChunkBytes (*size is the next chunk's length), so
-// that a program of a few instances allocates little, one of many
-// allocates rarely, and the unused tail of the last chunk stays small.
+// minChunkBytes (at least two elements) up to maxChunkBytes (*size is the
+// next chunk's length), so that a program of a few instances allocates
+// little, one of many allocates rarely, and the unused tail of the last
+// chunk stays small. The first chunk of instances was 64 of them, 11 KB:
+// half of what a program of a dozen instructions allocated, one instance.
 func carve[T any](chunk *[]T, n int, size *int) []T {
 	if cap(*chunk)-len(*chunk) < n {
-		limit := max(64, maxChunkBytes/int(unsafe.Sizeof(*new(T))))
-		*size = min(max(2**size, 64), limit)
+		elem := int(unsafe.Sizeof(*new(T)))
+		limit := max(64, maxChunkBytes/elem)
+		*size = min(max(2**size, 2, minChunkBytes/elem), limit)
 		*chunk = make([]T, 0, max(*size, n))
 	}
 	l := len(*chunk)

@@ -216,13 +216,63 @@ func loadSpec(spec *ebpf.ProgramSpec, level ebpf.LogLevel, size uint32) (loaded,
 	if needsOwnEncoding(spec) || targetUnresolvedByCilium(spec) {
 		return loadOwnEncoding(spec, level, size)
 	}
-	p, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size})
+	p, err := newProgram(spec, ebpf.ProgramOptions{LogLevel: level, LogSizeStart: size})
 	if err != nil {
 		err = withLostLog(spec, err, level, size)
 		return loaded{}, fmt.Errorf("load %s: %w", spec.Name, err)
 	}
 	defer p.Close()
 	return loadedProgram(p), nil
+}
+
+// kernelBTF is the running kernel's BTF as cilium/ebpf decodes it, kept
+// for every load of the process.
+var kernelBTF = btf.NewCache()
+
+// newProgram is ebpf.NewProgramWithOptions with the kernel's BTF decoded
+// once for the process. NewProgramWithOptions decodes it anew (a fresh
+// btf.Cache) for every program that calls a kfunc or names a BTF attach
+// target: half of the CPU time of a --kernel run over testdata/progs, and
+// the decoding's megabytes of garbage and cache misses fell on the
+// verifications timed between the loads. A collection of the one program
+// shares a cache across loads and loads the program as NewProgramWithOptions
+// does (the same copy of the spec and relocations), its maps already bound:
+// a program with a map load the loader left unbound (no descriptor) goes
+// the old way, whose error says so.
+func newProgram(spec *ebpf.ProgramSpec, opts ebpf.ProgramOptions) (*ebpf.Program, error) {
+	if spec.Type == ebpf.UnspecifiedProgram || hasUnboundMapLoad(spec) {
+		// A collection skips a program of no type, and looks an
+		// unbound map up among its own.
+		return ebpf.NewProgramWithOptions(spec, opts)
+	}
+	coll, err := ebpf.NewCollectionWithOptions(&ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{spec.Name: spec}},
+		ebpf.CollectionOptions{Programs: opts, Cache: kernelBTF})
+	if err != nil {
+		// The collection's "program NAME: " prefix: the error as
+		// NewProgramWithOptions gives it.
+		var verr *ebpf.VerifierError
+		if errors.As(err, &verr) {
+			return nil, verr
+		}
+		return nil, errors.Unwrap(err)
+	}
+	defer coll.Close()
+	if p := coll.DetachProgram(spec.Name); p != nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("program %s: not in its collection after loading", spec.Name)
+}
+
+// hasUnboundMapLoad reports whether spec loads a map it names without a
+// descriptor, which a collection would look for among its own maps.
+func hasUnboundMapLoad(spec *ebpf.ProgramSpec) bool {
+	for i := range spec.Instructions {
+		ins := &spec.Instructions[i]
+		if ins.IsLoadFromMap() && ins.Reference() != "" && int32(ins.Constant) <= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // targetUnresolvedByCilium reports a tracing program of an attach type

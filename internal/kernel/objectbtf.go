@@ -91,7 +91,7 @@ func callsObjNew(insns asm.Instructions) bool {
 // vmlinuxFuncName is the name of the running kernel's BTF function of id
 // id, "" when there is none.
 func vmlinuxFuncName(id btf.TypeID) string {
-	vmlinux, err := btf.LoadKernelSpec()
+	vmlinux, err := kernelBTF.Kernel()
 	if err != nil {
 		return ""
 	}
@@ -830,7 +830,7 @@ func vmlinuxAttachID(typ ebpf.ProgramType, at ebpf.AttachType, to string) (uint3
 		// matches at attach time and load with no target id.
 		return 0, nil
 	}
-	vmlinux, err := btf.LoadKernelSpec()
+	vmlinux, err := kernelBTF.Kernel()
 	if err != nil {
 		return 0, err
 	}

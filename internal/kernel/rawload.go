@@ -229,7 +229,7 @@ func resolveVmlinuxKfuncs(insns asm.Instructions) error {
 		}
 		if vmlinux == nil {
 			var err error
-			if vmlinux, err = btf.LoadKernelSpec(); err != nil {
+			if vmlinux, err = kernelBTF.Kernel(); err != nil {
 				return err
 			}
 		}
@@ -406,7 +406,7 @@ func structOpsTarget(to string) (uint32, int, error) {
 	if !ok {
 		return 0, 0, fmt.Errorf("struct_ops target %q: %w", to, errOwnEncodingAttach)
 	}
-	vmlinux, err := btf.LoadKernelSpec()
+	vmlinux, err := kernelBTF.Kernel()
 	if err != nil {
 		return 0, 0, err
 	}

@@ -171,6 +171,48 @@ func BenchmarkObjects(b *testing.B) {
 	verifyEach(b, progs)
 }
 
+// BenchmarkSmallPrograms verifies the programs of testdata/progs that
+// process fewer than smallProgramInsns instructions and reports the time
+// per program: what a verification costs besides its search (the
+// environment, the control-flow analyses, the explored-state store, the
+// liveness tables, the pool), which such programs are nearly all of. The
+// kernel takes 20-30 us on them here; vercheck's per-program costs
+// decide whether it stays within twice that.
+func BenchmarkSmallPrograms(b *testing.B) {
+	progs := smallPrograms()
+	if len(progs) == 0 {
+		b.Skip("no small program in testdata/progs")
+	}
+	_ = verifier.Prepare()
+	_, perIter, _ := verifyEach(b, progs)
+	b.ReportMetric(perIter/float64(len(progs))/1000, "us/prog")
+	b.ReportMetric(float64(len(progs)), "programs")
+}
+
+// smallProgramInsns bounds the instructions a small program processes.
+const smallProgramInsns = 100
+
+// smallPrograms returns the programs of testdata/progs that process fewer
+// than smallProgramInsns instructions (and at least one), found once per
+// process by verifying every program.
+var smallPrograms = sync.OnceValue(func() []corpusProgram {
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "progs", "*.o"))
+	var progs []corpusProgram
+	for _, path := range paths {
+		obj, err := loader.Open(path, loader.Options{})
+		if err != nil {
+			continue
+		}
+		for _, p := range obj.Programs {
+			n := verifier.Verify(obj, p, verifier.Options{}).Stats.InsnProcessed
+			if n > 0 && n < smallProgramInsns {
+				progs = append(progs, corpusProgram{path: path, obj: obj, prog: p})
+			}
+		}
+	}
+	return progs
+})
+
 // benchPrograms returns every program of the objects named by the
 // space-separated globs in $VERCHECK_BENCH whose name matches the regular
 // expression $VERCHECK_BENCH_PROGS (every program when it is unset), so

@@ -287,3 +287,44 @@ func renderLive(g *CFG, i int) string {
 	}
 	return b.String()
 }
+
+// TestAnalysisIgnoresScratchHistory: the analyses' temporary arrays come
+// from a scratch the previous analysis used (scratch.go), longer or
+// shorter, dirty. Every program's flags, successors, postorder,
+// components and live registers are the same whatever was analysed
+// before it.
+func TestAnalysisIgnoresScratchHistory(t *testing.T) {
+	var long []any
+	for i := range 300 {
+		long = append(long, movImm(R0, int32(i)), aluImm(ALUAdd, R0, 1), jmpImm(JmpJLT, R0, 10, -2))
+	}
+	long = append(long, call(1), exit())
+	progs := map[string][]Insn{"long loops": prog(long...), "loop callback": loopCallbackProg}
+	for _, tc := range liveCases {
+		progs[tc.name] = tc.prog
+	}
+	type result struct {
+		Flags          []uint8
+		Succ           [][2]int32
+		Postorder      []int32
+		PostorderStart []int
+		SCC            []uint32
+		Live           []uint16
+	}
+	analyse := func(p []Insn) result {
+		g, err := AnalyzeWith(p, Options{HelperArgs: helperArgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return result{g.flags, g.succ, g.postorder, g.postorderStart, g.scc, g.live}
+	}
+	for name, p := range progs {
+		want := analyse(p)
+		for before, q := range progs {
+			analyse(q)
+			if diff := cmp.Diff(want, analyse(p)); diff != "" {
+				t.Errorf("%s analysed after %s differs (-alone +after):\n%s", name, before, diff)
+			}
+		}
+	}
+}

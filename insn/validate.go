@@ -124,6 +124,18 @@ func Check(prog []Insn, opts Options) error {
 }
 
 func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
+	sc := getScratch(len(prog))
+	defer putScratch(sc)
+	g, err := analyzeStaticWith(prog, opts, sc)
+	if g != nil {
+		g.sc = nil
+	}
+	return g, err
+}
+
+// analyzeStaticWith is analyzeStatic with the scratch sc; the CFG it
+// returns holds sc until the caller is done with it.
+func analyzeStaticWith(prog []Insn, opts Options, sc *scratch) (*CFG, error) {
 	if len(prog) == 0 {
 		return nil, ErrEmpty
 	}
@@ -144,6 +156,7 @@ func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
 		return nil, err
 	}
 	g := newCFG(prog, starts, opts)
+	g.sc = sc
 	if err := g.checkCFG(); err != nil {
 		return nil, err
 	}

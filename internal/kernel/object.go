@@ -254,7 +254,10 @@ func newProgram(spec *ebpf.ProgramSpec, opts ebpf.ProgramOptions) (*ebpf.Program
 		if errors.As(err, &verr) {
 			return nil, verr
 		}
-		return nil, errors.Unwrap(err)
+		if inner := errors.Unwrap(err); inner != nil {
+			return nil, inner
+		}
+		return nil, err
 	}
 	defer coll.Close()
 	if p := coll.DetachProgram(spec.Name); p != nil {

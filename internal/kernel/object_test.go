@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -233,4 +234,40 @@ func hasFlavouredKfunc(spec *ebpf.CollectionSpec) bool {
 		}
 	}
 	return false
+}
+
+// TestNewProgramAsCilium: a program loaded as a collection of one, with
+// the process's kernel BTF cache (newProgram), gets the same answer as
+// from ebpf.NewProgramWithOptions: the program loads, or fails with the
+// same verifier log, or with the same error when a map load is left
+// unbound (which goes the old way).
+func TestNewProgramAsCilium(t *testing.T) {
+	skipUnlessAvailable(t)
+	unbound := asm.LoadMapPtr(asm.R1, 0).WithReference("nowhere")
+	tests := []struct {
+		name  string
+		insns asm.Instructions
+	}{
+		{"accepted", asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}},
+		{"rejected", asm.Instructions{asm.Mov.Reg(asm.R0, asm.R2), asm.Return()}},
+		{"unbound map", asm.Instructions{unbound, asm.Mov.Imm(asm.R0, 0), asm.Return()}},
+	}
+	opts := ebpf.ProgramOptions{LogLevel: ebpf.LogLevelBranch, LogSizeStart: 1 << 16}
+	outcome := func(p *ebpf.Program, err error) string {
+		if err != nil {
+			return err.Error()
+		}
+		defer p.Close()
+		return "loaded"
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := &ebpf.ProgramSpec{Name: "vercheck_t", Type: ebpf.SocketFilter, License: "GPL", Instructions: tc.insns}
+			want := outcome(ebpf.NewProgramWithOptions(spec, opts))
+			got := outcome(newProgram(spec, opts))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("newProgram differs from NewProgramWithOptions (-cilium +ours):\n%s", diff)
+			}
+		})
+	}
 }

@@ -14,6 +14,8 @@ import "strings"
 type LineTable struct {
 	recs []lineRec
 	text string
+	// slots are the slots that have a line, in order (Slots).
+	slots []int
 }
 
 // lineRec is one slot's Line, its strings as spans of LineTable.text. The
@@ -47,11 +49,22 @@ func NewLineTable(lines []Line) LineTable {
 		return textSpan{off, uint32(len(s))}
 	}
 	recs := make([]lineRec, len(lines))
+	var slots []int
 	for i, l := range lines {
 		recs[i] = lineRec{file: span(l.File), source: span(l.Source), line: l.Line, col: l.Col}
+		if recs[i] != (lineRec{}) {
+			slots = append(slots, i)
+		}
 	}
-	return LineTable{recs: recs, text: text.String()}
+	return LineTable{recs: recs, text: text.String(), slots: slots}
 }
+
+// Slots returns the slots that have a line, in order: the line_info
+// records' instruction offsets. The caller must not change it. Every
+// verification of the program checks them, and finding them again was
+// 4% of a long program's verification (a 3,755-instruction one walked
+// for 39).
+func (t LineTable) Slots() []int { return t.slots }
 
 func hasLine(lines []Line) bool {
 	for _, l := range lines {

@@ -29,10 +29,17 @@ func TestLineTable(t *testing.T) {
 			if tab.Len() != len(tt.want) {
 				t.Errorf("Len() = %d, want %d", tab.Len(), len(tt.want))
 			}
+			var slots []int
 			for i, l := range tt.want {
 				if got, want := tab.Has(i), l != (Line{}); got != want {
 					t.Errorf("Has(%d) = %v, want %v", i, got, want)
 				}
+				if l != (Line{}) {
+					slots = append(slots, i)
+				}
+			}
+			if diff := cmp.Diff(slots, tab.Slots()); diff != "" {
+				t.Errorf("Slots() (-want +got):\n%s", diff)
 			}
 		})
 	}

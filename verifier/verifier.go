@@ -1247,13 +1247,7 @@ func (e *env) lineInfoInsns() []int {
 	if e.lp == nil || e.lp.BTFDropped != "" {
 		return nil
 	}
-	var insns []int
-	for i := range e.lp.Lines.Len() {
-		if e.lp.Lines.Has(i) {
-			insns = append(insns, i)
-		}
-	}
-	return insns
+	return e.lp.Lines.Slots()
 }
 
 // funcInfoStarts lists where the program's BTF func_info records start,

@@ -72,7 +72,7 @@ func Analyze(prog []Insn) (*CFG, error) { return AnalyzeWith(prog, Options{}) }
 func AnalyzeWith(prog []Insn, opts Options) (*CFG, error) {
 	sc := getScratch(len(prog))
 	defer putScratch(sc)
-	g, err := analyzeStaticWith(prog, opts, sc)
+	g, err := analyzeStatic(prog, opts, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -194,9 +194,6 @@ func (g *CFG) Len() int { return len(g.prog) }
 // i within its subprogram (calls fall through; exit has none) and returns
 // the extended slice. This is the kernel's bpf_insn_successors.
 func (g *CFG) Successors(dst []int, i int) []int {
-	if g.succ == nil {
-		return successors(g.prog, dst, i)
-	}
 	for _, t := range g.succ[i] {
 		if int(t) < len(g.prog) {
 			dst = append(dst, int(t))

@@ -34,7 +34,7 @@ func (g *CFG) Loops() []Loop {
 		if c != 0 {
 			loops[c-1].Insns = append(loops[c-1].Insns, i)
 		}
-		succ = successors(g.prog, succ[:0], i)
+		succ = g.Successors(succ[:0], i)
 		for _, s := range succ {
 			if t := g.scc[s]; t != 0 && t != c {
 				noteHeader(&loops[t-1], s)

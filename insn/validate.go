@@ -119,23 +119,15 @@ func Validate(prog []Insn) error {
 // opcodes) and check_cfg (reachability, back-edges when unprivileged,
 // jumps into an ld_imm64). It returns an *Error or ErrEmpty.
 func Check(prog []Insn, opts Options) error {
-	_, err := analyzeStatic(prog, opts)
+	sc := getScratch(len(prog))
+	defer putScratch(sc)
+	_, err := analyzeStatic(prog, opts, sc)
 	return err
 }
 
-func analyzeStatic(prog []Insn, opts Options) (*CFG, error) {
-	sc := getScratch(len(prog))
-	defer putScratch(sc)
-	g, err := analyzeStaticWith(prog, opts, sc)
-	if g != nil {
-		g.sc = nil
-	}
-	return g, err
-}
-
-// analyzeStaticWith is analyzeStatic with the scratch sc; the CFG it
-// returns holds sc until the caller is done with it.
-func analyzeStaticWith(prog []Insn, opts Options, sc *scratch) (*CFG, error) {
+// analyzeStatic runs Check's checks with the scratch sc and returns the
+// CFG they build, which holds sc until the caller is done with it.
+func analyzeStatic(prog []Insn, opts Options, sc *scratch) (*CFG, error) {
 	if len(prog) == 0 {
 		return nil, ErrEmpty
 	}

@@ -1,8 +1,9 @@
 package prune
 
 import (
-	"github.com/vercheck/vercheck/states"
 	"sync"
+
+	"github.com/vercheck/vercheck/states"
 )
 
 // MainCallSite is the call site of the outermost frame (the kernel's

@@ -949,11 +949,13 @@ func (e *env) cleanLiveStates(idx int, cur *states.State, chain uint64) {
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
 		// The entry's copies of the insn, the call chain and the
 		// cleaned flag spare a visit to most states.
-		if sl.Cleaned || sl.Insn != int32(idx) || sl.Chain != chain {
+		// The state is read only once its entry says it is done and
+		// its loop has no back-edges pending.
+		if sl.Cleaned || sl.Insn != int32(idx) || sl.Chain != chain || !sl.Done() || e.entryIncomplete(sl) {
 			return true
 		}
 		st := sl.State
-		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned || !st.SameCallsites(cur) || e.incompleteReadMarks(st) {
+		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned || !st.SameCallsites(cur) {
 			return true
 		}
 		e.cleanMasks = e.aliveMasks(st, e.cleanMasks[:0])

@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vercheck/vercheck/prune"
 	"github.com/vercheck/vercheck/states"
 )
 
@@ -228,6 +229,19 @@ func (e *env) incompleteReadMarks(st *states.State) bool {
 		v = e.prec.visits[k]
 	}
 	return v != nil && len(v.backedges) > 0
+}
+
+// entryIncomplete is incompleteReadMarks for a stored checkpoint, read
+// from its entry's copy of the visit (prune.Entry.SCCVisit): the state
+// itself is read only when its visit was not recorded.
+func (e *env) entryIncomplete(sl *prune.Entry) bool {
+	if e.store.PendingBackedges() == 0 || sl.SCCVisit < 0 {
+		return false
+	}
+	if sl.SCCVisit > 0 {
+		return len(e.prec.visitList[sl.SCCVisit-1].backedges) > 0
+	}
+	return e.incompleteReadMarks(sl.State)
 }
 
 // propagateBackedges re-propagates the precision every back-edge's matched

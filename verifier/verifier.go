@@ -1016,7 +1016,7 @@ walk:
 				addNew = false
 			}
 		} else {
-			loop = e.incompleteReadMarks(old)
+			loop = e.entryIncomplete(sl)
 			mode := states.NotExact
 			if loop {
 				mode = states.RangeWithin

@@ -1,9 +1,6 @@
 package insn
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // Subprog is one function of the program: the kernel instructions
 // [Start, End). Subprogram 0 is the main program.
@@ -645,9 +642,4 @@ func (g *CFG) computeSCC() {
 			dfs = dfs[:len(dfs)-1]
 		}
 	}
-}
-
-// String summarises the analysis for debugging.
-func (g *CFG) String() string {
-	return fmt.Sprintf("cfg{insns:%d subprogs:%d loops:%v}", len(g.prog), len(g.Subprogs), g.HasLoops)
 }

@@ -17,9 +17,6 @@ func ja(off int16) Insn              { return Insn{Op: ClassJMP | JmpJA, Off: of
 func jmpImm(op, dst uint8, imm int32, off int16) Insn {
 	return Insn{Op: ClassJMP | op | SrcK, Dst: dst, Imm: imm, Off: off}
 }
-func jmpReg(op, dst, src uint8, off int16) Insn {
-	return Insn{Op: ClassJMP | op | SrcX, Dst: dst, Src: src, Off: off}
-}
 func call(id int32) Insn    { return Insn{Op: ClassJMP | JmpCall, Imm: id} }
 func callPC(off int32) Insn { return Insn{Op: ClassJMP | JmpCall, Src: PseudoCall, Imm: off} }
 func ldx(size, dst, src uint8, off int16) Insn {

@@ -208,9 +208,6 @@ func NewStore(progLen int, p Policy, pool Releaser) *Store {
 	return s
 }
 
-// Policy returns the store's policy.
-func (s *Store) Policy() Policy { return s.policy }
-
 // SetPending installs the check for pending loop back-edges (the kernel's
 // incomplete_read_marks): under FreeBranches a state for which it reports
 // true is not released early. Without it no state has pending back-edges.

@@ -74,13 +74,6 @@ func (s Scalar) Const() uint64 { return s.Var.Value }
 // (tnum_subreg_is_const).
 func (s Scalar) IsConst32() bool { return s.Var.Subreg().IsConst() }
 
-// markKnown32 makes the subregister the constant v, leaving the 64-bit
-// fields alone (__mark_reg32_known).
-func (s *Scalar) markKnown32(v uint32) {
-	s.Var = s.Var.ConstSubreg(v)
-	s.set32(constIval[int32](v))
-}
-
 // zext copies the subregister into the whole register, upper bits zero
 // (zext_32_to_64). A subregister whose signed range is negative gives the
 // widest non-negative 32-bit signed range, refined later from the tnum.

@@ -153,12 +153,6 @@ func isScalarType(t btf.Type) bool {
 	return false
 }
 
-// btfIsArray reports an array type.
-func btfIsArray(t btf.Type) bool {
-	_, ok := t.(*btf.Array)
-	return ok
-}
-
 // isVoid reports the void type.
 func isVoid(t btf.Type) bool {
 	_, ok := t.(*btf.Void)

@@ -160,13 +160,6 @@ func TestKfuncDynptrs(t *testing.T) {
 	}
 }
 
-// regAfter verifies p and returns r0 as seen before instruction idx on the
-// first path that reaches it with an r0 pick accepts.
-func regAfter(t *testing.T, p *loader.Program, idx int, pick func(*states.Reg) bool) *states.Reg {
-	t.Helper()
-	return regAfterLacking(t, p, idx, pick, stablefix.Set{})
-}
-
 // regAfterLacking is regAfter on a kernel lacking the stable fixes missing.
 func regAfterLacking(t *testing.T, p *loader.Program, idx int, pick func(*states.Reg) bool, missing stablefix.Set) *states.Reg {
 	t.Helper()

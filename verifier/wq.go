@@ -13,7 +13,6 @@ package verifier
 // that it may sleep.
 
 import (
-	"github.com/vercheck/vercheck/insn"
 	"github.com/vercheck/vercheck/stablefix"
 	"github.com/vercheck/vercheck/states"
 )
@@ -120,14 +119,4 @@ func (e *env) checkMapArgFault(meta *kfuncMeta, reg *states.Reg) error {
 // set_timer_callback_state with the workqueue's map).
 func (e *env) pushWqCallback(meta *kfuncMeta) error {
 	return e.pushAsyncCallback(meta.subprog, setTimerCallbackState(uint32(meta.mapIdx), meta.mapUID), true)
-}
-
-// isWqSetCallback reports whether in calls bpf_wq_set_callback_impl
-// (is_async_callback_calling_kfunc).
-func isWqSetCallback(in insn.Insn) bool {
-	if !in.IsKfuncCall() || in.Off != 0 {
-		return false
-	}
-	info, err := resolveKfunc(in.Imm)
-	return err == nil && info.name == kfuncWqSetCallback
 }

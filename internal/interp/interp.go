@@ -129,9 +129,6 @@ func (m *Machine) PacketLen() int { return len(m.pkt) - m.in.MetaLen }
 // MetaLen returns the packet metadata length.
 func (m *Machine) MetaLen() int { return m.in.MetaLen }
 
-// Steps returns the number of instructions executed so far.
-func (m *Machine) Steps() int { return m.steps }
-
 // Result is the outcome of a run that ended at the main program's exit.
 type Result struct {
 	R0    Value

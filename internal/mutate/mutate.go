@@ -83,12 +83,6 @@ type Env struct {
 	Operators []string
 }
 
-// allows reports whether env lets Mutate use the operator called name:
-// any operator when Operators is empty, those it names otherwise.
-func (env Env) allows(name string) bool {
-	return len(env.Operators) == 0 || slices.Contains(env.Operators, name)
-}
-
 // share is the probability p with which Mutate applies the operator
 // called name to a mutant of a program it applies to: 0 when env does
 // not allow it, 1 when env names it among the only operators to draw (a

@@ -190,6 +190,30 @@ type Store struct {
 	stats Stats
 	// legacyPeak is the pre-6.15 peak_states counter.
 	legacyPeak int
+
+	// fruitless remembers, per bucket, a cleaning walk that found
+	// nothing to clean (see NoteFruitlessClean); nil until the first.
+	fruitless []fruitlessWalk
+	// backedgeDrops counts RemoveBackedges calls that dropped back-edges:
+	// a loop left, whose done checkpoints may be cleaned from then on.
+	backedgeDrops uint32
+}
+
+// fruitlessWalk is a bucket's record of its last cleaning walk that
+// cleaned nothing, for the instruction and call chain it was made for,
+// with what the bucket's cleanable entries were then (walkStamp, a value
+// of stamp, which counts every entry the bucket's cleanable count takes
+// in) and how many loops had been left (drops). While both are the same,
+// a walk for that instruction and chain finds what that one found:
+// nothing. An entry becomes cleanable only by being added done or by its
+// last branch closing (both counted in stamp), and stops being blocked by
+// its loop's pending back-edges only when the loop is left (drops);
+// cleaning, eviction and new back-edges only take cleanable entries away.
+type fruitlessWalk struct {
+	stamp, walkStamp, drops uint32
+	insn                    int32
+	chain                   uint64
+	set                     bool
 }
 
 // NewStore returns an empty store for a program of progLen raw instruction
@@ -333,6 +357,42 @@ func (s *Store) HasCleanable(insn, callsite int32) bool {
 	return s.buckets[BucketIndex(insn, callsite, len(s.buckets))].cleanable != 0
 }
 
+// KnownFruitless reports whether a cleaning walk of the bucket of (insn,
+// callsite) for a state of call chain chain would clean nothing, as the
+// last one did (NoteFruitlessClean) with nothing changed since: the
+// bucket's done checkpoints all wait for their loop's back-edges, or
+// belong to other chains or instructions. Inside a loop being explored
+// its done checkpoints stay uncleaned until the loop is left, and every
+// arrival walked them all (falco's sendmmsg_x: 467k of 489k walks
+// cleaned nothing, 5.4M entries read).
+func (s *Store) KnownFruitless(insn, callsite int32, chain uint64) bool {
+	if s.fruitless == nil {
+		return false
+	}
+	b := BucketIndex(insn, callsite, len(s.buckets))
+	f := &s.fruitless[b]
+	return f.set && f.insn == insn && f.chain == chain &&
+		f.walkStamp == f.stamp && f.drops == s.backedgeDrops
+}
+
+// NoteFruitlessClean records that a cleaning walk of the bucket of (insn,
+// callsite) for a state of call chain chain cleaned nothing.
+func (s *Store) NoteFruitlessClean(insn, callsite int32, chain uint64) {
+	if s.fruitless == nil {
+		s.fruitless = make([]fruitlessWalk, len(s.buckets))
+	}
+	f := &s.fruitless[BucketIndex(insn, callsite, len(s.buckets))]
+	f.walkStamp, f.drops, f.insn, f.chain, f.set = f.stamp, s.backedgeDrops, insn, chain, true
+}
+
+// countCleanable counts a new cleanable entry of bucket b.
+func (s *Store) countCleanable(b int32) {
+	s.buckets[b].cleanable++
+	if s.fruitless != nil {
+		s.fruitless[b].stamp++
+	}
+}
+
 // MarkCleaned records that e's state was cleaned (e.State.Cleaned is now
 // true). It does nothing for an entry already marked or not in a bucket.
 func (s *Store) MarkCleaned(e *Entry) {
@@ -452,7 +512,7 @@ func (s *Store) BranchesDone(st *states.State) {
 	if e.State == st && !e.done {
 		e.done = true
 		if !e.Cleaned && e.bucket != onFreeList {
-			s.buckets[e.bucket].cleanable++
+			s.countCleanable(e.bucket)
 		}
 	}
 	if s.policy.Freeing != FreeBranches {
@@ -486,7 +546,7 @@ func (s *Store) Add(insn, callsite int32, st *states.State) *Entry {
 		s.pushFront(&b.head, idx, e)
 	}
 	if !e.Cleaned && e.done {
-		s.buckets[e.bucket].cleanable++
+		s.countCleanable(e.bucket)
 	}
 	st.StoreEntry = idx + 1
 	s.stats.TotalStates++
@@ -510,6 +570,9 @@ func (s *Store) PendingBackedges() int { return s.stats.Backedges }
 
 // RemoveBackedges drops n back-edge states when their loop is left.
 func (s *Store) RemoveBackedges(n int) {
+	if n > 0 {
+		s.backedgeDrops++
+	}
 	s.stats.Backedges = max(s.stats.Backedges-n, 0)
 	s.updatePeak()
 }

@@ -525,6 +525,58 @@ func TestCleanableTracking(t *testing.T) {
 	}
 }
 
+// TestKnownFruitless: a cleaning walk remembered as fruitless stays so for
+// its instruction and chain until an entry of the bucket becomes cleanable
+// (added done, or its last branch closing) or a loop's back-edges are
+// dropped; nothing else revives it.
+func TestKnownFruitless(t *testing.T) {
+	const chain = 7
+	tests := []struct {
+		name  string
+		after func(s *Store, open *Entry)
+		insn  int32
+		chain uint64
+		want  bool
+	}{
+		{"nothing changed", func(*Store, *Entry) {}, 0, chain, true},
+		{"another chain", func(*Store, *Entry) {}, 0, chain + 1, false},
+		{"another insn of the bucket", func(*Store, *Entry) {}, 3, chain, false},
+		{"an open entry added", func(s *Store, _ *Entry) { s.Add(0, MainCallSite, newState(0, 1)) }, 0, chain, true},
+		{"a done entry added", func(s *Store, _ *Entry) { s.Add(0, MainCallSite, newState(0, 0)) }, 0, chain, false},
+		{"a done entry added to another bucket", func(s *Store, _ *Entry) { s.Add(1, MainCallSite, newState(1, 0)) }, 0, chain, true},
+		{"an entry's last branch closes", func(s *Store, e *Entry) {
+			e.State.Branches = 0
+			s.BranchesDone(e.State)
+		}, 0, chain, false},
+		{"a loop left with back-edges", func(s *Store, _ *Entry) {
+			s.AddBackedge()
+			s.RemoveBackedges(1)
+		}, 0, chain, false},
+		{"a loop left without back-edges", func(s *Store, _ *Entry) { s.RemoveBackedges(0) }, 0, chain, true},
+		{"a back-edge added", func(s *Store, _ *Entry) { s.AddBackedge() }, 0, chain, true},
+		{"an entry cleaned", func(s *Store, e *Entry) { s.MarkCleaned(e) }, 0, chain, true},
+		{"an entry evicted", func(s *Store, e *Entry) { s.evict(e) }, 0, chain, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStore(3, DefaultPolicy(), &recorder{})
+			if s.KnownFruitless(0, MainCallSite, chain) {
+				t.Fatal("fruitless before any walk")
+			}
+			open := s.Add(0, MainCallSite, newState(0, 1))
+			s.Add(3, MainCallSite, newState(3, 0)) // the same bucket, another insn
+			s.NoteFruitlessClean(0, MainCallSite, chain)
+			if !s.KnownFruitless(0, MainCallSite, chain) {
+				t.Fatal("a walk just noted is not known fruitless")
+			}
+			tt.after(s, open)
+			if got := s.KnownFruitless(tt.insn, MainCallSite, tt.chain); got != tt.want {
+				t.Errorf("KnownFruitless = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestAddSeals checks that a stored state is sealed: its copies compare
 // the same, and Add leaves the state otherwise untouched.
 func TestAddSeals(t *testing.T) {

@@ -943,9 +943,12 @@ func solveOtherFrames(inst *liveInstance, j int, succ []int32) bool {
 // reset, once. chain is cur.ChainKey().
 func (e *env) cleanLiveStates(idx int, cur *states.State, chain uint64) {
 	callsite := cur.Frames[cur.CurFrame].CallSite
-	if !e.store.HasCleanable(int32(idx), callsite) {
+	if !e.store.HasCleanable(int32(idx), callsite) || e.store.KnownFruitless(int32(idx), callsite, chain) {
 		return
 	}
+	// cleaned is also set by a walk that met another chain of the same
+	// key, which must not be remembered as fruitless.
+	cleaned := false
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
 		// The entry's copies of the insn, the call chain and the
 		// cleaned flag spare a visit to most states.
@@ -955,7 +958,13 @@ func (e *env) cleanLiveStates(idx int, cur *states.State, chain uint64) {
 			return true
 		}
 		st := sl.State
-		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned || !st.SameCallsites(cur) {
+		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned {
+			return true
+		}
+		if !st.SameCallsites(cur) {
+			// Another chain of the same key: what this walk finds
+			// says nothing of that chain's walks.
+			cleaned = true
 			return true
 		}
 		e.cleanMasks = e.aliveMasks(st, e.cleanMasks[:0])
@@ -966,8 +975,12 @@ func (e *env) cleanLiveStates(idx int, cur *states.State, chain uint64) {
 		st.Clean(&e.eq)
 		e.store.MarkCleaned(sl)
 		e.eq.AliveSlots = nil
+		cleaned = true
 		return true
 	})
+	if !cleaned {
+		e.store.NoteFruitlessClean(int32(idx), callsite, chain)
+	}
 }
 
 // aliveSlotsForCleaning answers AliveSlots for the state being cleaned

@@ -511,6 +511,27 @@ func (s Scalar) RangeWithin(cur Scalar) bool {
 // constant tnum (or subregister) equals its bounds.
 func (s Scalar) Valid() bool { return s.Violation() == "" }
 
+// Sane is Violation() == "", field by field and inlined: the kernel asks
+// it of the destination of every ALU instruction and load, where a call
+// building the bounds as intervals cost 1.7% of a corpus pass.
+func (s *Scalar) Sane() bool {
+	if s.UMin > s.UMax || s.SMin > s.SMax || s.U32Min > s.U32Max || s.S32Min > s.S32Max {
+		return false
+	}
+	return uint32(s.Var.Mask) != 0 || s.constSane()
+}
+
+// constSane is Sane's test of a scalar whose subregister tnum is
+// constant: the subregister's bounds, and with a constant tnum the 64-bit
+// bounds, must be that constant. Out of line, so that Sane inlines.
+//
+//go:noinline
+func (s *Scalar) constSane() bool {
+	v := s.Var.Value
+	return s.U32Min == uint32(v) && s.U32Max == uint32(v) && s.S32Min == int32(v) && s.S32Max == int32(v) &&
+		(s.Var.Mask != 0 || s.UMin == v && s.UMax == v && s.SMin == int64(v) && s.SMax == int64(v))
+}
+
 // Violation names the first check of reg_bounds_sanity_check that s
 // fails, in the kernel's words, or is "" when its bounds are consistent.
 // Every conditional jump asks it of up to four scalars: s is a pointer,

@@ -450,3 +450,42 @@ func TestSetConst(t *testing.T) {
 		}
 	}
 }
+
+// TestSaneIsViolationFree: Sane answers as Violation does, on consistent
+// scalars and on scalars with each field disturbed (a min past its max, a
+// constant tnum or subregister out of sync with its bounds, a bound reset
+// by Unbounded under a constant tnum), so that the fast path never skips
+// a report the kernel prints.
+func TestSaneIsViolationFree(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 23))
+	sane, insane := 0, 0
+	for range 50000 {
+		s, _ := randScalar(r)
+		switch r.IntN(8) {
+		case 0:
+			s.UMin, s.UMax = s.UMax+1, s.UMin
+		case 1:
+			s.S32Min = s.S32Max + 1
+		case 2:
+			s = ConstScalar(r.Uint64())
+			s.SMax++
+		case 3:
+			s.Var = Tnum{Value: uint64(r.Uint32()), Mask: r.Uint64() &^ 0xffffffff}
+		case 4:
+			s = s.Unbounded()
+		case 5:
+			s.U32Max = s.U32Min
+		}
+		if got, want := s.Sane(), s.Violation() == ""; got != want {
+			t.Fatalf("%+v: Sane() = %v, Violation() = %q", s, got, s.Violation())
+		}
+		if s.Sane() {
+			sane++
+		} else {
+			insane++
+		}
+	}
+	if sane == 0 || insane == 0 {
+		t.Fatalf("the test never met both answers: %d sane, %d insane", sane, insane)
+	}
+}

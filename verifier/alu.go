@@ -96,6 +96,20 @@ func regWidth(r *states.Reg) int { return bits.Len64(r.UMax) }
 // store-forwarding stall that profiles put at 3% of the scale programs'
 // time, on two lines that executed five instructions.
 func (e *env) checkALU(in *insn.Insn) error {
+	if err := e.checkALUOp(in); err != nil {
+		return err
+	}
+	// check_alu_op ends with reg_bounds_sanity_check of the destination:
+	// a copy of a register an infeasible edge left inconsistent (its
+	// bounds reset, its constant tnum kept) is reported again.
+	if d := &e.regs()[in.Dst].Scalar; !d.Sane() {
+		return e.reportInsane("alu", d)
+	}
+	return nil
+}
+
+// checkALUOp is checkALU before its sanity check.
+func (e *env) checkALUOp(in *insn.Insn) error {
 	op := in.ALUOp()
 	is64 := in.Class() == insn.ClassALU64
 	regs := e.regs()

@@ -549,26 +549,43 @@ var refinedNames = [...]string{"true_reg1", "true_reg2", "false_reg1", "false_re
 // conditional jump refined, in reg_set_min_max's order (the taken edge's
 // two, then the fall-through's): bounds left inconsistent, which only an
 // infeasible edge gives, are reported in the log and reset to unbounded
-// (keeping the tnum), one register at a time, and the path goes on. Under
+// (keeping the tnum), one register at a time, and the path goes on.
+func (e *env) boundsSanityCheck(regs ...refined) error {
+	for _, r := range regs {
+		if err := e.sanityCheck(refinedNames[r.role], r.s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sanityCheck is reg_bounds_sanity_check of the scalar part s of a
+// register, ctx naming the check's place as the kernel's log does: bounds
+// that contradict one another or a constant tnum are reported and reset
+// to unbounded (keeping the tnum: the register is left as inconsistent as
+// the tnum makes it, and a copy of it is reported again where the kernel
+// checks it: after an ALU instruction, "alu", or a load, "ldx"). Under
 // BPF_F_TEST_REG_INVARIANTS the kernel fails the load there instead, with
 // a verifier_bug warning (EFAULT): a program no comparison may load
 // (ErrKernelFault).
-func (e *env) boundsSanityCheck(regs ...refined) error {
-	for _, r := range regs {
-		v := r.s.Violation()
-		if v == "" {
-			continue
-		}
-		name := refinedNames[r.role]
-		if e.log.on() {
-			s := r.s
-			e.log.printf("verifier bug: REG INVARIANTS VIOLATION (%s): %s u64=[%#x, %#x] s64=[%#x, %#x] u32=[%#x, %#x] s32=[%#x, %#x] var_off=(%#x, %#x)\n",
-				name, v, s.UMin, s.UMax, uint64(s.SMin), uint64(s.SMax), s.U32Min, s.U32Max, uint32(s.S32Min), uint32(s.S32Max), s.Var.Value, s.Var.Mask)
-		}
-		if e.progFlags()&loader.FlagTestRegInvariants != 0 {
-			return e.kernelFault("%s: the 6.18 verifier reports \"verifier bug: REG INVARIANTS VIOLATION (%s)\" with a kernel warning under BPF_F_TEST_REG_INVARIANTS", v, name)
-		}
-		*r.s = r.s.Unbounded()
+func (e *env) sanityCheck(ctx string, s *states.Scalar) error {
+	if s.Sane() {
+		return nil
 	}
+	return e.reportInsane(ctx, s)
+}
+
+// reportInsane is sanityCheck for a scalar that fails it; the hottest
+// callers test Sane themselves and call it only then.
+func (e *env) reportInsane(ctx string, s *states.Scalar) error {
+	v := s.Violation()
+	if e.log.on() {
+		e.log.printf("verifier bug: REG INVARIANTS VIOLATION (%s): %s u64=[%#x, %#x] s64=[%#x, %#x] u32=[%#x, %#x] s32=[%#x, %#x] var_off=(%#x, %#x)\n",
+			ctx, v, s.UMin, s.UMax, uint64(s.SMin), uint64(s.SMax), s.U32Min, s.U32Max, uint32(s.S32Min), uint32(s.S32Max), s.Var.Value, s.Var.Mask)
+	}
+	if e.progFlags()&loader.FlagTestRegInvariants != 0 {
+		return e.kernelFault("%s: the 6.18 verifier reports \"verifier bug: REG INVARIANTS VIOLATION (%s)\" with a kernel warning under BPF_F_TEST_REG_INVARIANTS", v, ctx)
+	}
+	*s = s.Unbounded()
 	return nil
 }

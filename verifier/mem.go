@@ -99,7 +99,20 @@ func (e *env) checkLoadAlign(in *insn.Insn, strictOnce bool) error {
 	}
 	// The kernel lets plain loads, never load-acquire (the only loads
 	// with strict alignment once), mix BTF pointers of different trust.
-	return e.saveAuxPtrType(src, !strictOnce)
+	if err := e.saveAuxPtrType(src, !strictOnce); err != nil {
+		return err
+	}
+	// check_load_mem ends with reg_bounds_sanity_check of the loaded
+	// register: a fill of a spill an infeasible edge left inconsistent is
+	// reported again.
+	if d := &e.regs()[in.Dst].Scalar; !d.Sane() {
+		ctx := "ldx"
+		if strictOnce {
+			ctx = "atomic_load"
+		}
+		return e.reportInsane(ctx, d)
+	}
+	return nil
 }
 
 // checkStore simulates STX (register) and ST (immediate) stores.

@@ -954,14 +954,15 @@ func (e *env) cleanLiveStates(idx int, cur *states.State, chain uint64) {
 	if !e.store.HasCleanable(int32(idx), callsite) || e.store.KnownFruitless(int32(idx), callsite, chain) {
 		return
 	}
-	// cleaned is also set by a walk that met another chain of the same
-	// key, which must not be remembered as fruitless.
-	cleaned := false
+	// fruitless says the walk cleaned nothing and met no other chain of
+	// the same key (whose walks it says nothing of): the store may
+	// remember it.
+	fruitless := true
 	e.store.Walk(int32(idx), callsite, func(sl *prune.Entry) bool {
-		// The entry's copies of the insn, the call chain and the
-		// cleaned flag spare a visit to most states.
-		// The state is read only once its entry says it is done and
-		// its loop has no back-edges pending.
+		// The entry's copies of the insn, the call chain, the cleaned
+		// flag, the branches being done and the loop's visit spare a
+		// visit to most states: a state is read only once its entry
+		// says it may be cleaned.
 		if sl.Cleaned || sl.Insn != int32(idx) || sl.Chain != chain || !sl.Done() || e.entryIncomplete(sl) {
 			return true
 		}
@@ -969,10 +970,8 @@ func (e *env) cleanLiveStates(idx int, cur *states.State, chain uint64) {
 		if st.Branches != 0 || int(st.InsnIdx) != idx || st.Cleaned {
 			return true
 		}
+		fruitless = false
 		if !st.SameCallsites(cur) {
-			// Another chain of the same key: what this walk finds
-			// says nothing of that chain's walks.
-			cleaned = true
 			return true
 		}
 		e.cleanMasks = e.aliveMasks(st, e.cleanMasks[:0])
@@ -983,10 +982,9 @@ func (e *env) cleanLiveStates(idx int, cur *states.State, chain uint64) {
 		st.Clean(&e.eq)
 		e.store.MarkCleaned(sl)
 		e.eq.AliveSlots = nil
-		cleaned = true
 		return true
 	})
-	if !cleaned {
+	if fruitless {
 		e.store.NoteFruitlessClean(int32(idx), callsite, chain)
 	}
 }

@@ -511,9 +511,10 @@ func (s Scalar) RangeWithin(cur Scalar) bool {
 // constant tnum (or subregister) equals its bounds.
 func (s Scalar) Valid() bool { return s.Violation() == "" }
 
-// Sane is Violation() == "", field by field and inlined: the kernel asks
-// it of the destination of every ALU instruction and load, where a call
-// building the bounds as intervals cost 1.7% of a corpus pass.
+// Sane is Violation() == "", field by field: the kernel asks it of the
+// destination of every ALU instruction and load, where Violation, which
+// builds the bounds as intervals, cost half as much again (1.7% of a
+// corpus pass's instructions against 1.1%).
 func (s *Scalar) Sane() bool {
 	if s.UMin > s.UMax || s.SMin > s.SMax || s.U32Min > s.U32Max || s.S32Min > s.S32Max {
 		return false
@@ -523,9 +524,7 @@ func (s *Scalar) Sane() bool {
 
 // constSane is Sane's test of a scalar whose subregister tnum is
 // constant: the subregister's bounds, and with a constant tnum the 64-bit
-// bounds, must be that constant. Out of line, so that Sane inlines.
-//
-//go:noinline
+// bounds, must be that constant.
 func (s *Scalar) constSane() bool {
 	v := s.Var.Value
 	return s.U32Min == uint32(v) && s.U32Max == uint32(v) && s.S32Min == int32(v) && s.S32Max == int32(v) &&

@@ -552,31 +552,26 @@ var refinedNames = [...]string{"true_reg1", "true_reg2", "false_reg1", "false_re
 // (keeping the tnum), one register at a time, and the path goes on.
 func (e *env) boundsSanityCheck(regs ...refined) error {
 	for _, r := range regs {
-		if err := e.sanityCheck(refinedNames[r.role], r.s); err != nil {
+		if r.s.Sane() {
+			continue
+		}
+		if err := e.reportInsane(refinedNames[r.role], r.s); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sanityCheck is reg_bounds_sanity_check of the scalar part s of a
-// register, ctx naming the check's place as the kernel's log does: bounds
-// that contradict one another or a constant tnum are reported and reset
-// to unbounded (keeping the tnum: the register is left as inconsistent as
+// reportInsane is reg_bounds_sanity_check for the scalar part s of a
+// register that fails it (Scalar.Sane, which callers test first), ctx
+// naming the check's place as the kernel's log does: bounds that
+// contradict one another or a constant tnum are reported and reset to
+// unbounded (keeping the tnum: the register is left as inconsistent as
 // the tnum makes it, and a copy of it is reported again where the kernel
 // checks it: after an ALU instruction, "alu", or a load, "ldx"). Under
 // BPF_F_TEST_REG_INVARIANTS the kernel fails the load there instead, with
 // a verifier_bug warning (EFAULT): a program no comparison may load
 // (ErrKernelFault).
-func (e *env) sanityCheck(ctx string, s *states.Scalar) error {
-	if s.Sane() {
-		return nil
-	}
-	return e.reportInsane(ctx, s)
-}
-
-// reportInsane is sanityCheck for a scalar that fails it; the hottest
-// callers test Sane themselves and call it only then.
 func (e *env) reportInsane(ctx string, s *states.Scalar) error {
 	v := s.Violation()
 	if e.log.on() {

@@ -219,29 +219,30 @@ func (e *env) addSCCBackedge(be backedge) error {
 // names its visit (maybeEnterSCC), which spares hashing its call chain
 // for every checkpoint a walk compares.
 func (e *env) incompleteReadMarks(st *states.State) bool {
-	if e.store.PendingBackedges() == 0 || st.SCCVisit < 0 {
-		return false
-	}
-	var v *sccVisit
-	if st.SCCVisit > 0 {
-		v = e.prec.visitList[st.SCCVisit-1]
-	} else if k, ok := e.sccCallchain(st); ok {
-		v = e.prec.visits[k]
-	}
-	return v != nil && len(v.backedges) > 0
+	return e.visitIncomplete(st.SCCVisit, st)
 }
 
 // entryIncomplete is incompleteReadMarks for a stored checkpoint, read
 // from its entry's copy of the visit (prune.Entry.SCCVisit): the state
 // itself is read only when its visit was not recorded.
 func (e *env) entryIncomplete(sl *prune.Entry) bool {
-	if e.store.PendingBackedges() == 0 || sl.SCCVisit < 0 {
+	return e.visitIncomplete(sl.SCCVisit, sl.State)
+}
+
+// visitIncomplete is incompleteReadMarks for the checkpoint st whose
+// recorded visit is visit (states.State.SCCVisit); st is read only when
+// the visit was not recorded (0), to look its call chain up.
+func (e *env) visitIncomplete(visit int16, st *states.State) bool {
+	if e.store.PendingBackedges() == 0 || visit < 0 {
 		return false
 	}
-	if sl.SCCVisit > 0 {
-		return len(e.prec.visitList[sl.SCCVisit-1].backedges) > 0
+	var v *sccVisit
+	if visit > 0 {
+		v = e.prec.visitList[visit-1]
+	} else if k, ok := e.sccCallchain(st); ok {
+		v = e.prec.visits[k]
 	}
-	return e.incompleteReadMarks(sl.State)
+	return v != nil && len(v.backedges) > 0
 }
 
 // propagateBackedges re-propagates the precision every back-edge's matched

@@ -50,6 +50,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
 		return exitError
 	}
+	gs, err = onlyExpected(gs, *dir, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
+		return exitError
+	}
 	gs, err = keepEarlierVerdicts(gs, filepath.Join(*dir, progtest.GoldenName), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "vercheck-golden: %v\n", err)
@@ -70,6 +75,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// onlyExpected keeps the records of programs whose C source in dir carries
+// an expectation tag. A program without one has no kernel verdict to keep
+// (libbpf refuses its object, or vercheck reports it unsupported, as the
+// source's comment says), and a record of it would fail the expectation
+// tests; the dropped programs are named on stderr. A directory without C
+// sources (objects alone) keeps every record.
+func onlyExpected(gs []progtest.Golden, dir string, stderr io.Writer) ([]progtest.Golden, error) {
+	exps, err := progtest.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(exps) == 0 {
+		return gs, nil
+	}
+	type key struct{ file, program string }
+	tagged := make(map[key]bool, len(exps))
+	for _, e := range exps {
+		tagged[key{e.Object(), e.Program}] = true
+	}
+	kept := gs[:0]
+	for _, g := range gs {
+		if !tagged[key{g.File, g.Program}] {
+			fmt.Fprintf(stderr, "vercheck-golden: %s: %s: no expectation in the C source; not recorded (%s)\n", g.File, g.Program, g.Verdict)
+			continue
+		}
+		kept = append(kept, g)
+	}
+	return kept, nil
 }
 
 // keepEarlierVerdicts keeps, from the golden file at path, the records of

@@ -162,6 +162,13 @@ type GoldenDiff struct {
 	// kernel: stable fixes change figures between builds of one release.
 	// They are reported, not failed on.
 	Drift []string
+	// Reprobed are records of the running build whose figures and verdict
+	// hold but whose list of missing fixes differs from what the probes
+	// say now. One build cannot change its fixes; the probes can: a probe
+	// added after the record was made names a fix the record never asked
+	// about. Such records are reported, not failed on: the build that made
+	// them may not be at hand when the probe lands (regenerate them on it).
+	Reprobed []string
 	// NotLoaded are programs the running kernel gave no verdict on.
 	NotLoaded []string
 	// Compared counts the records compared; OtherBuild those made by
@@ -199,11 +206,21 @@ func DiffGolden(checkedIn, live []Golden, running string) GoldenDiff {
 			}
 			continue
 		}
-		if diff != "" {
+		switch {
+		case diff == "":
+		case describeDiff(want, withFixes(got, want.MissingFixes)) == "":
+			d.Reprobed = append(d.Reprobed, name+": "+diff)
+		default:
 			d.Stale = append(d.Stale, name+": "+diff)
 		}
 	}
 	return d
+}
+
+// withFixes is g with its list of missing fixes replaced.
+func withFixes(g Golden, missing string) Golden {
+	g.MissingFixes = missing
+	return g
 }
 
 // describeDiff lists the fields two records of one program disagree on,

@@ -217,6 +217,10 @@ func reportGoldenDiff(t *testing.T, d GoldenDiff, release string) {
 	for _, s := range d.Stale {
 		t.Errorf("golden record of %s is stale (regenerate with go run ./cmd/vercheck-golden): %s", release, s)
 	}
+	if len(d.Reprobed) > 0 {
+		t.Logf("%d records of %s predate the probes run now (same figures; regenerate with go run ./cmd/vercheck-golden):%s",
+			len(d.Reprobed), release, indentLines(d.Reprobed))
+	}
 	if len(d.NotLoaded) > 0 {
 		t.Logf("%d programs the running kernel (%s) could not load, not compared:\n  %s",
 			len(d.NotLoaded), release, strings.Join(d.NotLoaded, "\n  "))
@@ -270,19 +274,30 @@ func TestDiffGolden(t *testing.T) {
 		rec("steady", VerdictRejected, 1, "there"),
 		rec("eperm", VerdictAccepted, 4, "there"),
 		rec("missing", VerdictAccepted, 4, "here"),
+		rec("reprobed", VerdictAccepted, 4, "here"),
+		rec("reprobed-stale", VerdictAccepted, 4, "here"),
 	}
+	checkedIn[6].MissingFixes = "a"
+	checkedIn[7].MissingFixes = "a"
 	live := []Golden{
 		rec("same", VerdictAccepted, 5, "here"),
 		rec("stale", VerdictAccepted, 6, "here"),
 		rec("drift", VerdictAccepted, 7, "here"),
 		rec("steady", VerdictRejected, 1, "here"),
 		{File: "a.o", Program: "eperm", Verdict: VerdictNotLoaded, Error: "kernel could not load (EPERM)", Release: "here"},
+		{File: "a.o", Program: "reprobed", Verdict: VerdictAccepted, InsnProcessed: 4, Release: "here", MissingFixes: "a,b"},
+		{File: "a.o", Program: "reprobed-stale", Verdict: VerdictAccepted, InsnProcessed: 5, Release: "here", MissingFixes: "a,b"},
 	}
 	want := GoldenDiff{
-		Stale:      []string{"a.o: stale: insn_processed 5 -> 6", "a.o: missing: not loaded by the live run"},
+		Stale: []string{
+			"a.o: stale: insn_processed 5 -> 6",
+			"a.o: missing: not loaded by the live run",
+			"a.o: reprobed-stale: insn_processed 4 -> 5, kernel_missing_fixes a -> a,b",
+		},
+		Reprobed:   []string{"a.o: reprobed: kernel_missing_fixes a -> a,b"},
 		Drift:      []string{"a.o: drift: insn_processed 5 -> 7"},
 		NotLoaded:  []string{"a.o: eperm: kernel could not load (EPERM)"},
-		Compared:   4,
+		Compared:   6,
 		OtherBuild: 2,
 	}
 	if diff := cmp.Diff(want, DiffGolden(checkedIn, live, "here")); diff != "" {

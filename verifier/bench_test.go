@@ -269,11 +269,10 @@ func benchPrograms(b *testing.B) []corpusProgram {
 // what other work on the core took: the kernel's deferred freeing of the
 // last load's maps and program runs there), vercheck_sys_s/op its system
 // part and vercheck_minflt/op the page faults taken in them. Between kernel
-// loads the same verifications take about twice their time in
-// BenchmarkCorpus: the faults (Go heap pages the runtime gave back while
-// the process waited, faulted in again), the kernel's deferred work
-// charged to the process, and caches the load left cold
-// (doc/performance.md, session 49). Needs bpf(2).
+// loads the same verifications take longer than in BenchmarkCorpus: a
+// first pass faults in the heap's growth (use -benchtime 3x), the kernel's
+// deferred work is charged to the process, and the load leaves the caches
+// cold (doc/performance.md, session 49). Needs bpf(2).
 //
 // The loads are made by a child process (kernelSide), on the same CPUs:
 // loading through cilium/ebpf allocates several times what vercheck does

@@ -438,6 +438,9 @@ func (f *fuzzer) recordTrial(t trial) {
 		f.skipped++
 		return
 	}
+	if r, ok := t.outcome.TimeRatio(); ok && r > oracle.SlowRatio {
+		t.outcome = f.retime(t)
+	}
 	f.tally.Add(t.outcome)
 	f.ops.add(t.mutant.Operators, t.outcome)
 	o := t.outcome
@@ -481,6 +484,50 @@ func (f *fuzzer) recordTrial(t trial) {
 			fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
 		}
 	}
+}
+
+// retimes is how many more times a program that took vercheck more than
+// oracle.SlowRatio times the kernel's time is verified by both.
+const retimes = 2
+
+// retime verifies a program that took vercheck more than oracle.SlowRatio
+// times the kernel's time again, retimes more times on both sides, and
+// returns t's outcome with the pair of times of the lowest ratio: a load
+// on the machine (the other core's work, a collection, the kernel's
+// deferred freeing) only ever adds time to one side of one try. A program
+// still over the ratio is saved under the output directory's "slow" and
+// printed: no program may take vercheck more than twice the kernel's time.
+func (f *fuzzer) retime(t trial) oracle.Outcome {
+	best, ratio := lowestRatio(t.outcome, retimes, func() oracle.Outcome {
+		return oracle.Judge(t.seed.object(t.mutant), t.prog, f.cfg.judging(false))
+	})
+	if ratio <= oracle.SlowRatio {
+		return best
+	}
+	v, k := best.Vercheck, best.Kernel
+	reason := fmt.Sprintf("vercheck %v, kernel %v for %d insns (%.2fx, the lowest of %d tries)",
+		v.Stats.Duration.Round(time.Millisecond), k.VerificationTime.Round(time.Millisecond), v.Stats.InsnProcessed, ratio, retimes+1)
+	fmt.Fprintf(f.stdout, "mutant %s (%s): slow: %s\n", t.label, t.seed.name, reason)
+	dir := filepath.Join(f.cfg.out, "slow", "m"+t.label)
+	if err := oracle.Save(dir, t.mutant.Insns, best, f.info(t.label, t.seed, t.mutant, best, reason)); err != nil {
+		fmt.Fprintf(f.stderr, "vercheck-mutate: %v\n", err)
+	}
+	return best
+}
+
+// lowestRatio judges a program n more times with again and returns, of
+// first and those outcomes, the one whose time ratio (oracle's TimeRatio)
+// is lowest, with that ratio; an outcome without a ratio is passed over.
+func lowestRatio(first oracle.Outcome, n int, again func() oracle.Outcome) (oracle.Outcome, float64) {
+	best := first
+	ratio, _ := best.TimeRatio()
+	for range n {
+		o := again()
+		if r, ok := o.TimeRatio(); ok && r < ratio {
+			best, ratio = o, r
+		}
+	}
+	return best, ratio
 }
 
 // kernelBugMark starts the message of the kernel's verifier_bug(): an

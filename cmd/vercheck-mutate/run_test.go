@@ -422,3 +422,42 @@ func TestSelfCheckSeeds(t *testing.T) {
 		}
 	}
 }
+
+// timed is an outcome of a program both verifiers took insns instructions
+// on, vercheck in v and the kernel in k.
+func timed(insns int, v, k time.Duration) oracle.Outcome {
+	res := &verifier.Result{Accepted: true}
+	res.Stats.InsnProcessed = insns
+	res.Stats.Duration = v
+	return oracle.Outcome{Class: oracle.BothAccept, Vercheck: res, Kernel: kernel.Result{Accepted: true, InsnProcessed: insns, VerificationTime: k}}
+}
+
+func TestLowestRatio(t *testing.T) {
+	const big = oracle.BigInsns
+	tests := []struct {
+		name      string
+		first     oracle.Outcome
+		again     []oracle.Outcome
+		wantRatio float64
+		wantV     time.Duration
+	}{
+		{"a later try is lower", timed(big, 30*time.Millisecond, 10*time.Millisecond),
+			[]oracle.Outcome{timed(big, 25*time.Millisecond, 10*time.Millisecond), timed(big, 12*time.Millisecond, 10*time.Millisecond)}, 1.2, 12 * time.Millisecond},
+		{"the first stays lowest", timed(big, 25*time.Millisecond, 10*time.Millisecond),
+			[]oracle.Outcome{timed(big, 30*time.Millisecond, 10*time.Millisecond), timed(big, 26*time.Millisecond, 10*time.Millisecond)}, 2.5, 25 * time.Millisecond},
+		{"a try without a ratio is passed over", timed(big, 30*time.Millisecond, 10*time.Millisecond),
+			[]oracle.Outcome{timed(big, time.Millisecond, 0), timed(big-1, time.Millisecond, 10*time.Millisecond)}, 3, 30 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			i := 0
+			got, ratio := lowestRatio(tt.first, len(tt.again), func() oracle.Outcome { i++; return tt.again[i-1] })
+			if i != len(tt.again) {
+				t.Errorf("judged again %d times, want %d", i, len(tt.again))
+			}
+			if diff := cmp.Diff([]any{tt.wantRatio, tt.wantV}, []any{ratio, got.Vercheck.Stats.Duration}); diff != "" {
+				t.Errorf("lowestRatio mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

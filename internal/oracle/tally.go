@@ -34,8 +34,20 @@ type Tally struct {
 // a program against the kernel.
 const BigInsns = 100_000
 
-// slowRatio is the time ratio to the kernel no program may exceed.
-const slowRatio = 2
+// SlowRatio is the time ratio to the kernel no program may exceed.
+const SlowRatio = 2
+
+// TimeRatio is vercheck's verification time over the kernel's for a
+// program both verified to at least BigInsns processed instructions
+// (accepted, or stopped at the complexity limit): the programs where a
+// slow search shows. false for any other outcome.
+func (o Outcome) TimeRatio() (float64, bool) {
+	v, k := o.Vercheck, o.Kernel
+	if v == nil || k.NotLoaded || v.Stats.InsnProcessed < BigInsns || k.InsnProcessed < BigInsns || k.VerificationTime <= 0 {
+		return 0, false
+	}
+	return float64(v.Stats.Duration) / float64(k.VerificationTime), true
+}
 
 // Add counts one outcome.
 func (t *Tally) Add(o Outcome) {
@@ -47,8 +59,8 @@ func (t *Tally) Add(o Outcome) {
 	if o.Class == KernelNoLoad && o.Vercheck != nil && o.Vercheck.Accepted {
 		t.noVerdictAccepted++
 	}
-	if v, k := o.Vercheck, o.Kernel; v != nil && !k.NotLoaded && v.Stats.InsnProcessed >= BigInsns && k.InsnProcessed >= BigInsns && k.VerificationTime > 0 {
-		t.bigRatios = append(t.bigRatios, float64(v.Stats.Duration)/float64(k.VerificationTime))
+	if r, ok := o.TimeRatio(); ok {
+		t.bigRatios = append(t.bigRatios, r)
 	}
 	if !o.Class.Finding() && o.Class != KernelNoLoad && o.Class != Unsupported && o.Class != BothReject {
 		return
@@ -97,12 +109,12 @@ func (t *Tally) printBig(w io.Writer) {
 	r := slices.Sorted(slices.Values(t.bigRatios))
 	over := 0
 	for _, x := range r {
-		if x > slowRatio {
+		if x > SlowRatio {
 			over++
 		}
 	}
 	fmt.Fprintf(w, "programs both verified past %d insns: %d; vercheck/kernel time median %.2f, max %.2f, over %dx: %d\n",
-		BigInsns, n, r[n/2], r[n-1], slowRatio, over)
+		BigInsns, n, r[n/2], r[n-1], SlowRatio, over)
 }
 
 // printTop lists the most common reasons of class c.

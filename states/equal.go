@@ -272,6 +272,22 @@ func (e *EqualEnv) scalarForStack(s *Slot) *Reg {
 	return nil
 }
 
+// readsAsFlaglessScalar reports whether slot s reads as a scalar without
+// flags: scalarForStack(s) is not nil and has no flags (a spilled 64-bit
+// scalar without flags, or an all-MISC slot, which reads as
+// unboundScalar), allowUninit being !e.Unprivileged. It is what an old
+// loose spilled scalar asks of cur's slot in a NotExact comparison
+// (looseSafe), on the packed kinds, small enough to be inlined in the
+// comparison's loop.
+func readsAsFlaglessScalar(s *Slot, allowUninit bool) bool {
+	if s.Types[0] == StackSpill {
+		// A 64-bit spill (its first byte a spill: what
+		// IsSpilledScalarReg64 tests); such a slot is never all-MISC.
+		return s.Spilled.Type == ScalarValue && s.Spilled.Flags == 0
+	}
+	return s.IsAllMisc(allowUninit)
+}
+
 // unboundScalar is the imprecise unknown scalar an all-MISC slot reads as.
 // It is only ever read.
 var unboundScalar = Reg{Scalar: UnknownScalar(), Type: ScalarValue}
@@ -356,9 +372,32 @@ func (e *EqualEnv) skipsUnread(mode ExactMode) bool {
 // stackSafeSealed is stackSafe in NotExact mode for a sealed old frame: the
 // summary names the unread slots, so only the others are visited.
 func (e *EqualEnv) stackSafeSealed(old, cur *Frame, allowUninit bool, done uint64) bool {
+	// cur is the working state, dense, in every comparison the search
+	// makes: its slots are read without asking its layout each time.
+	curStack, dense := cur.stack, !cur.packed
+	loose := old.sum.looseSlots
 	for todo := old.sum.unread(old.NumSlots(), allowUninit) &^ done; todo != 0; todo &= todo - 1 {
 		spi := bits.TrailingZeros64(todo)
-		if !e.sealedSlotSafe(old, cur, spi, allowUninit) {
+		var cs *Slot
+		if dense {
+			if spi < len(curStack) {
+				cs = &curStack[spi]
+				if loose&(1<<spi) != 0 {
+					// sealedSlotSafe's first case, inline: most slots
+					// a comparison visits are loose spills.
+					if readsAsFlaglessScalar(cs, allowUninit) {
+						continue
+					}
+					if old.sum.hint != uint8(spi+1) {
+						old.sum.hint = uint8(spi + 1)
+					}
+					return false
+				}
+			}
+		} else {
+			cs = curSlot(cur, spi)
+		}
+		if !e.sealedSlotSafe(old, cur, cs, spi, allowUninit) {
 			if old.sum.hint != uint8(spi+1) {
 				old.sum.hint = uint8(spi + 1)
 			}
@@ -399,7 +438,7 @@ func (e *EqualEnv) hintFails(old, cur *Frame, mode ExactMode, allowUninit bool) 
 		return false, 0
 	}
 	if mode == NotExact {
-		if !e.sealedSlotSafe(old, cur, h, allowUninit) {
+		if !e.sealedSlotSafe(old, cur, curSlot(cur, h), h, allowUninit) {
 			return true, 0
 		}
 	} else if !e.anySlotSafe(old, cur, h, mode, allowUninit) {
@@ -408,21 +447,29 @@ func (e *EqualEnv) hintFails(old, cur *Frame, mode ExactMode, allowUninit bool) 
 	return false, 1 << h
 }
 
-// sealedSlotSafe is slotSafe in NotExact mode for slot spi of a sealed old
-// frame, deciding on the packed kinds of both slots where it can. The
-// slot is one the comparison reads (stackSummary.unread), so some byte of
-// it was written and old holds it whatever its layout.
-func (e *EqualEnv) sealedSlotSafe(old, cur *Frame, spi int, allowUninit bool) bool {
-	k := old.storeIndex(spi)
-	os := &old.stack[k]
+// curSlot returns slot spi of cur, or nil when cur has not allocated it.
+func curSlot(cur *Frame, spi int) *Slot {
 	if spi < cur.NumSlots() {
-		cs := cur.Slot(spi)
+		return cur.Slot(spi)
+	}
+	return nil
+}
+
+// sealedSlotSafe is slotSafe in NotExact mode for slot spi of a sealed old
+// frame, deciding on the packed kinds of both slots where it can; cs is
+// cur's slot spi (curSlot). The slot is one the comparison reads
+// (stackSummary.unread), so some byte of it was written and old holds it
+// whatever its layout.
+func (e *EqualEnv) sealedSlotSafe(old, cur *Frame, cs *Slot, spi int, allowUninit bool) bool {
+	if cs != nil {
 		if old.sum.looseSlots&(1<<spi) != 0 {
 			// A loose scalar spilled whole: what follows, without
-			// reading old's slot (see stackSummary).
-			cr := e.scalarForStack(cs)
-			return cr != nil && cr.Flags == 0
+			// reading old's slot, or even finding where it is stored
+			// (see stackSummary).
+			return readsAsFlaglessScalar(cs, allowUninit)
 		}
+		k := old.storeIndex(spi)
+		os := &old.stack[k]
 		w := old.sum.words[k]
 		cw := slotWord(cs)
 		if old.sum.plain&(1<<spi) != 0 && w == cw {
@@ -447,8 +494,9 @@ func (e *EqualEnv) sealedSlotSafe(old, cur *Frame, spi int, allowUninit bool) bo
 			}
 			return cw == everyByteSpill && e.regSafe(o, &cs.Spilled, NotExact)
 		}
+		return e.slotSafe(os, cur, spi, NotExact, allowUninit)
 	}
-	return e.slotSafe(os, cur, spi, NotExact, allowUninit)
+	return e.slotSafe(old.Slot(spi), cur, spi, NotExact, allowUninit)
 }
 
 // Byte-parallel tests on the eight kinds of a slot packed into one word

@@ -47,6 +47,9 @@ type Pool struct {
 	// workingHistCap entries, for working copies.
 	hist     slab[JmpHistEntry]
 	histBufs [][]JmpHistEntry
+	// words64 is where Frame.checkpointFrom gathers a frame's summary
+	// words before it knows how many to carve.
+	words64 [maxSlots]uint64
 }
 
 // workingHistCap is the room a working copy's jump history gets: a path
@@ -221,14 +224,22 @@ func (p *Pool) workingHist(n int) []JmpHistEntry {
 // hold: the copy is also sealed (State.Seal), its summary words carved
 // from the pool's blocks like its slots, where sealing allocated them (a
 // checkpoint's frame was one more allocation for the collector).
-func (p *Pool) Checkpoint(src *State) *State {
-	s := p.ClonePacked(src)
-	for i := 0; i <= int(s.CurFrame); i++ {
-		f := s.Frames[i]
-		if n := len(f.stack); cap(f.sum.words) < n {
-			f.sum.words = p.words.carve(n)[:0]
-		}
-		f.seal()
+func (p *Pool) Checkpoint(src *State) *State { return p.checkpoint(src, false) }
+
+// CheckpointImprecise is src.MarkAllScalarsImprecise followed by
+// Checkpoint(src), the verifier's order when it stores a new checkpoint
+// (is_state_visited), made in one walk of each frame's stack.
+func (p *Pool) CheckpointImprecise(src *State) *State { return p.checkpoint(src, true) }
+
+// checkpoint is Checkpoint, dropping src's precision marks first when
+// imprecise is set (CheckpointImprecise).
+func (p *Pool) checkpoint(src *State, imprecise bool) *State {
+	s := p.state()
+	p.fitHistory(s, src)
+	s.copyAllButFrames(src)
+	for i := 0; i <= int(src.CurFrame); i++ {
+		s.Frames[i] = p.packedFrame()
+		s.Frames[i].checkpointFrom(src.Frames[i], p, imprecise)
 	}
 	return s
 }
@@ -359,16 +370,19 @@ func (p *Pool) state() *State {
 	return s
 }
 
-// Trim drops recycled states and frames beyond max of each, so that a pool
-// kept between verifications does not hold on to a large program's
-// memory.
-func (p *Pool) Trim(max int) {
-	if len(p.states) > max {
-		clear(p.states[max:])
-		p.states = p.states[:max]
+// Trim drops recycled states and packed frames beyond maxSmall of each,
+// and working frames and spare histories beyond maxWorking, so that a
+// pool kept between verifications does not hold on to a large program's
+// memory. States and packed frames hold nothing once trimmed (a few
+// hundred bytes each); a working frame keeps its register array and
+// stack (up to 7.7 KB).
+func (p *Pool) Trim(maxSmall, maxWorking int) {
+	if len(p.states) > maxSmall {
+		clear(p.states[maxSmall:])
+		p.states = p.states[:maxSmall]
 	}
-	trimFrames(&p.frames, max)
-	trimFrames(&p.packedFrames, max)
+	trimFrames(&p.frames, maxWorking)
+	trimFrames(&p.packedFrames, maxSmall)
 	// Kept frames let go of their carved slices, whose blocks the next
 	// verification carves again: every packed frame's, and those a
 	// working frame inherited from its packed past. Only those handed
@@ -379,14 +393,18 @@ func (p *Pool) Trim(max int) {
 	for _, f := range p.packedFrames[min(p.packedLow, len(p.packedFrames)):] {
 		f.stack, f.pregs, f.sum.words = nil, nil, nil
 	}
-	for _, s := range p.states[min(p.statesLow, len(p.states)):] {
-		if p.hist.holds(s.JmpHistory) {
+	// A state keeps its history's memory for the next working copy, up
+	// to maxWorking of them: a history of the heap has room for
+	// workingHistCap entries (1.5 KB).
+	lo := min(p.statesLow, len(p.states))
+	for i, s := range p.states[lo:] {
+		if p.hist.holds(s.JmpHistory) || lo+i >= maxWorking {
 			s.JmpHistory = nil
 		}
 	}
-	if len(p.histBufs) > max {
-		clear(p.histBufs[max:])
-		p.histBufs = p.histBufs[:max]
+	if len(p.histBufs) > maxWorking {
+		clear(p.histBufs[maxWorking:])
+		p.histBufs = p.histBufs[:maxWorking]
 	}
 	p.histBufs = slices.DeleteFunc(p.histBufs, p.hist.holds)
 	for _, f := range p.frames[min(p.framesLow, len(p.frames)):] {

@@ -95,7 +95,7 @@ func TestPoolKeepsBlocks(t *testing.T) {
 	p.PutFrame(w)
 	used := slices.Clone(p.slots.used)
 	mapped := len(p.slots.mapped)
-	p.Trim(256)
+	p.Trim(256, 256)
 	for _, f := range append(p.frames, p.packedFrames...) {
 		if f.stack != nil && cap(f.stack) > 0 && sliceIn(f.stack, used) {
 			t.Fatalf("a kept frame still holds a slice of a recycled block")
@@ -122,7 +122,7 @@ func TestPoolKeepsBlocks(t *testing.T) {
 			t.Fatalf("packed copy's registers in a recycled block read differently (-src +packed):\n%s", diff)
 		}
 	}
-	p.Trim(256)
+	p.Trim(256, 256)
 }
 
 // TestPoolHistories: a packed copy's jump history is carved from the
@@ -162,7 +162,7 @@ func TestPoolHistories(t *testing.T) {
 		t.Errorf("Clone+Put+ClonePacked+Put allocated %v times, want 0", allocs)
 	}
 	p.Put(p.ClonePacked(src)) // a state holding a carved history, kept
-	p.Trim(256)
+	p.Trim(256, 256)
 	for _, s := range p.states {
 		if s.JmpHistory != nil && p.hist.holds(s.JmpHistory) {
 			t.Fatalf("a kept state holds a carved history")
@@ -250,7 +250,7 @@ func TestTrimAfterSmallVerification(t *testing.T) {
 	for _, s := range big {
 		p.Put(s)
 	}
-	p.Trim(256)
+	p.Trim(256, 256)
 	for round := range 3 {
 		var small []*State
 		for range 3 + round {
@@ -265,7 +265,7 @@ func TestTrimAfterSmallVerification(t *testing.T) {
 		if len(slots) == 0 || len(regs) == 0 || len(words) == 0 || len(hist) == 0 {
 			t.Fatalf("round %d carved no memory from some slab (slots %d, regs %d, words %d, hist %d blocks)", round, len(slots), len(regs), len(words), len(hist))
 		}
-		p.Trim(256)
+		p.Trim(256, 256)
 		for i, f := range append(slices.Clone(p.frames), p.packedFrames...) {
 			if sliceIn(f.stack, slots) || sliceIn(f.pregs, regs) || sliceIn(f.sum.words, words) {
 				t.Fatalf("round %d: kept frame %d still holds a slice of a recycled block", round, i)

@@ -409,3 +409,120 @@ func TestPreciseScalars(t *testing.T) {
 		p.Put(packed)
 	}
 }
+
+// TestCheckpointIsSealedPackedCopy checks that Pool.Checkpoint, which packs
+// and seals a frame in one walk of its stack, makes exactly what
+// ClonePacked followed by Seal makes: the same held slots and registers
+// and the same summary, over random frames of every stack size, with a
+// second frame on some of them and memory reused from earlier copies.
+func TestCheckpointIsSealedPackedCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var p Pool
+	view := func(f *Frame) any {
+		return struct {
+			Stack                             []Slot
+			Regs                              []Reg
+			Dense                             *[NumRegs]Reg
+			Present                           uint64
+			NSlots                            int32
+			RegPresent                        uint16
+			Words                             []uint64
+			Invalid, Misc, Plain, Loose       uint64
+			Inited, LooseRegs                 uint16
+			Valid, RegsValid, Packed          bool
+			CallSite, FrameNo, SubProg, Depth int32
+		}{
+			f.stack, f.pregs, f.dense, f.present, f.nslots, f.regPresent,
+			f.sum.words, f.sum.invalid, f.sum.misc, f.sum.plain, f.sum.looseSlots,
+			f.sum.inited, f.sum.looseRegs,
+			f.sum.valid, f.sum.regsValid, f.packed,
+			f.CallSite, f.FrameNo, f.SubProg, f.CallbackDepth,
+		}
+	}
+	var kept []*State
+	for n := 0; n < 600; n++ {
+		s := NewState()
+		if r.IntN(4) == 0 {
+			s.Frames[1] = newFrame()
+			InitFrame(s.Frames[1], 7, 1, 2)
+			s.CurFrame = 1
+		}
+		for i := 0; i <= int(s.CurFrame); i++ {
+			f := s.Frames[i]
+			for j := r.IntN(maxSlots + 1); j > 0; j-- {
+				sl := randomSlot(r)
+				if r.IntN(3) == 0 {
+					sl = Slot{}
+				}
+				f.stack = append(f.stack, sl)
+			}
+			for j := range RegFP {
+				if r.IntN(2) == 0 {
+					f.Regs()[j] = randomReg(r)
+				}
+			}
+		}
+		// Half the time CheckpointImprecise, against
+		// MarkAllScalarsImprecise on a copy of s first.
+		imprecise := r.IntN(2) == 0
+		ref := p.Clone(s)
+		if imprecise {
+			ref.MarkAllScalarsImprecise()
+		}
+		want := p.ClonePacked(ref)
+		want.Seal()
+		var got *State
+		if imprecise {
+			got = p.CheckpointImprecise(s)
+		} else {
+			got = p.Checkpoint(s)
+		}
+		if int(got.CurFrame) != int(want.CurFrame) {
+			t.Fatalf("copy %d: CurFrame %d, want %d", n, got.CurFrame, want.CurFrame)
+		}
+		for i := 0; i <= int(s.CurFrame); i++ {
+			if diff := cmp.Diff(view(want.Frames[i]), view(got.Frames[i]), cmpopts.EquateEmpty(), allowReg); diff != "" {
+				t.Fatalf("copy %d (imprecise %v), frame %d: the checkpoint differs from ClonePacked+Seal (-want +got):\n%s", n, imprecise, i, diff)
+			}
+			// The source is left as the reference was made.
+			if diff := cmp.Diff(view(ref.Frames[i]), view(s.Frames[i]), cmpopts.EquateEmpty(), allowReg); diff != "" {
+				t.Fatalf("copy %d (imprecise %v), frame %d: the source differs from the reference (-want +got):\n%s", n, imprecise, i, diff)
+			}
+		}
+		p.Put(want)
+		p.Put(ref)
+		// Keep some, give the others back: later copies reuse their
+		// memory.
+		if r.IntN(2) == 0 {
+			kept = append(kept, got)
+		} else {
+			p.Put(got)
+		}
+	}
+	for _, s := range kept {
+		p.Put(s)
+	}
+}
+
+// TestReadsAsFlaglessScalar checks the comparison's inline test of a cur
+// slot against an old loose spilled scalar against its definition:
+// scalarForStack finds a scalar and it has no flags.
+func TestReadsAsFlaglessScalar(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	seen := map[bool]int{}
+	for n := 0; n < 20000; n++ {
+		s := randomSlot(r)
+		for _, unpriv := range []bool{false, true} {
+			e := EqualEnv{Unprivileged: unpriv}
+			cr := e.scalarForStack(&s)
+			want := cr != nil && cr.Flags == 0
+			if got := readsAsFlaglessScalar(&s, !unpriv); got != want {
+				t.Fatalf("slot %+v, unprivileged %v: readsAsFlaglessScalar = %v, want %v", s, unpriv, got, want)
+			}
+			seen[want]++
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Fatalf("random slots exercised only one answer: %v", seen)
+	}
+}

@@ -71,6 +71,14 @@ func (f *Frame) NumSlots() int {
 // slot of a working frame, the written ones of a packed frame.
 func (f *Frame) HeldSlots() int { return len(f.stack) }
 
+// HeldStack returns the slots f keeps in memory: every allocated slot of
+// a working frame, indexed by spi, or the written ones of a packed frame,
+// in index order (the others are never-written). It serves walks that
+// visit every written slot whatever its index, such as the search for the
+// spilled copies of a pointer; what they write through it follows Slot's
+// rules. The slice must not be grown or kept.
+func (f *Frame) HeldStack() []Slot { return f.stack }
+
 // Slot returns slot spi, which must be allocated (spi < NumSlots()). The
 // slot may be written, except that a packed frame has no storage for its
 // never-written slots: for those it returns a shared never-written slot,

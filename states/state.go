@@ -205,6 +205,101 @@ func (f *Frame) packFrom(src *Frame, p *Pool) {
 	f.sum.reset()
 }
 
+// checkpointFrom makes f a packed and sealed copy of src, as packFrom and
+// then seal would, for Pool.Checkpoint; with imprecise set it first drops
+// the precision mark of every scalar of src, registers and spilled, as
+// MarkAllScalarsImprecise would (Pool.CheckpointImprecise). From a dense
+// src of at most 64 slots it walks src's stack once: the word of kinds
+// that tells whether a slot was written (and so is held) is the word the
+// summary keeps for it (gathered in p.words64 until their number is
+// known), the masks follow from it, and a spilled scalar's mark is dropped
+// as the slot is read; packFrom, seal and the marking each walked every
+// slot, a sixth of a checkpoint's cost.
+func (f *Frame) checkpointFrom(src *Frame, p *Pool, imprecise bool) {
+	if imprecise {
+		src.setRegsPrecise(false)
+		if src.packed || len(src.stack) > maxSlots {
+			for j := range src.stack {
+				if sl := &src.stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise() {
+					sl.Spilled.SetPrecise(false)
+				}
+			}
+		}
+	}
+	if src.packed || len(src.stack) > maxSlots {
+		f.packFrom(src, p)
+		if n := len(f.stack); cap(f.sum.words) < n {
+			f.sum.words = p.words.carve(n)[:0]
+		}
+		f.seal()
+		return
+	}
+	f.packRegsFrom(src, p)
+	pregs, regPresent := f.pregs, f.regPresent
+	// The walk keeps only what it must in registers: the slots never
+	// written are those not present, and a slot whose last byte is a
+	// spill is neither all-MISC nor plain.
+	var present, misc, plain, looseSlots uint64
+	scratch := &p.words64
+	n := 0
+	srcStack := src.stack
+	for spi := range srcStack {
+		sl := &srcStack[spi]
+		w := slotWord(sl)
+		if w == 0 {
+			continue
+		}
+		bit := uint64(1) << (spi & 63)
+		present |= bit
+		scratch[n&(maxSlots-1)] = w
+		n++
+		if SlotType(w>>(8*lastByte)) == StackSpill {
+			if r := &sl.Spilled; r.Type == ScalarValue {
+				if imprecise && r.Precise() {
+					r.SetPrecise(false)
+				}
+				if w == everyByteSpill && isLoose(r) {
+					looseSlots |= bit
+				}
+			}
+			continue
+		}
+		if w&^everyByteMisc == 0 {
+			misc |= bit
+		}
+		if isPlainWord(w) {
+			plain |= bit
+		}
+	}
+	// Slots never written are in every mask.
+	invalid := ^present
+	if k := len(srcStack); k < 64 {
+		invalid &= 1<<k - 1
+	}
+	misc |= invalid
+	plain |= invalid
+	stack := f.stack
+	if cap(stack) < n {
+		stack = p.slots.carve(n)
+	}
+	stack = stack[:n]
+	words := f.sum.words
+	if cap(words) < n {
+		words = p.words.carve(n)
+	}
+	words = words[:n]
+	copy(words, scratch[:n])
+	*f = *src
+	gather(stack, src.stack, present)
+	f.stack, f.present, f.nslots, f.packed = stack, present, int32(len(src.stack)), true
+	f.dense, f.pregs, f.regPresent = nil, pregs, regPresent
+	f.sum = stackSummary{}
+	f.sealRegs()
+	sum := &f.sum
+	sum.words, sum.invalid, sum.misc, sum.plain, sum.looseSlots = words, invalid, misc, plain, looseSlots
+	sum.valid = true
+}
+
 // gather copies the slots of dense named in present, in index order, to
 // packed.
 func gather(packed, dense []Slot, present uint64) { copyRuns(dense, packed, present, true) }
@@ -259,17 +354,7 @@ func (s *State) Sealed() bool {
 // seal computes f's stack summary.
 func (f *Frame) seal() {
 	f.sum.reset()
-	var inited, looseRegs uint16
-	mask, regs := f.heldRegs()
-	for k, m := 0, mask; m != 0; k, m = k+1, m&(m-1) {
-		if regs[k].Type != NotInit {
-			inited |= 1 << bits.TrailingZeros16(m)
-		}
-		if isLoose(&regs[k]) {
-			looseRegs |= 1 << bits.TrailingZeros16(m)
-		}
-	}
-	f.sum.inited, f.sum.looseRegs, f.sum.regsValid = inited, looseRegs, true
+	f.sealRegs()
 	if f.NumSlots() > 64 {
 		return
 	}
@@ -320,6 +405,21 @@ func (f *Frame) seal() {
 	sum.valid = true
 }
 
+// sealRegs computes the register part of f's summary (inited, looseRegs).
+func (f *Frame) sealRegs() {
+	var inited, looseRegs uint16
+	mask, regs := f.heldRegs()
+	for k, m := 0, mask; m != 0; k, m = k+1, m&(m-1) {
+		if regs[k].Type != NotInit {
+			inited |= 1 << bits.TrailingZeros16(m)
+		}
+		if isLoose(&regs[k]) {
+			looseRegs |= 1 << bits.TrailingZeros16(m)
+		}
+	}
+	f.sum.inited, f.sum.looseRegs, f.sum.regsValid = inited, looseRegs, true
+}
+
 // invalidateSlots makes every allocated slot of f named in dead
 // StackInvalid (bit spi for slot spi), visiting only those.
 func (f *Frame) invalidateSlots(dead uint64) {
@@ -368,22 +468,27 @@ func (s *State) setScalarsPrecise(precise bool) {
 			// No scalar is loose any more.
 			f.sum.looseRegs, f.sum.looseSlots = 0, 0
 		}
-		mask, regs := f.heldRegs()
-		k := 0
-		for m := mask &^ (1 << RegFP); m != 0; m &= m - 1 {
-			// regs[k] is the register of the lowest bit of m, as r10
-			// (the highest) is never reached.
-			if r := &regs[k]; r.Type == ScalarValue && r.Precise() != precise {
-				r.SetPrecise(precise)
-			}
-			k++
-		}
+		f.setRegsPrecise(precise)
 		// Every layout holds its spilled registers in f.stack.
 		for j := range f.stack {
 			if sl := &f.stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise() != precise {
 				sl.Spilled.SetPrecise(precise)
 			}
 		}
+	}
+}
+
+// setRegsPrecise is setScalarsPrecise's walk of f's registers.
+func (f *Frame) setRegsPrecise(precise bool) {
+	mask, regs := f.heldRegs()
+	k := 0
+	for m := mask &^ (1 << RegFP); m != 0; m &= m - 1 {
+		// regs[k] is the register of the lowest bit of m, as r10 (the
+		// highest) is never reached.
+		if r := &regs[k]; r.Type == ScalarValue && r.Precise() != precise {
+			r.SetPrecise(precise)
+		}
+		k++
 	}
 }
 

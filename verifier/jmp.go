@@ -153,9 +153,10 @@ func forEachReg(st *states.State, fn func(r *states.Reg)) {
 				fn(reg)
 			}
 		}
-		for s := range f.NumSlots() {
-			if f.Slot(s).IsSpilledReg() {
-				fn(&f.Slot(s).Spilled)
+		stack := f.HeldStack()
+		for s := range stack {
+			if stack[s].IsSpilledReg() {
+				fn(&stack[s].Spilled)
 			}
 		}
 	}
@@ -403,8 +404,9 @@ func markPtrOrNullID(st *states.State, id uint32, isNull bool, keepID func(*stat
 				markPtrOrNull(reg, isNull, keepID)
 			}
 		}
-		for s := range f.NumSlots() {
-			if sl := f.Slot(s); sl.IsSpilledReg() && sl.Spilled.Flags&states.MaybeNull != 0 && sl.Spilled.ID == id {
+		stack := f.HeldStack()
+		for s := range stack {
+			if sl := &stack[s]; sl.IsSpilledReg() && sl.Spilled.Flags&states.MaybeNull != 0 && sl.Spilled.ID == id {
 				markPtrOrNull(&sl.Spilled, isNull, keepID)
 			}
 		}

@@ -10,7 +10,7 @@ package verifier
 //
 // Like Linux 6.18 for a privileged loader, vercheck starts every scalar
 // imprecise and forgets inherited marks whenever it stores a checkpoint
-// (markAllScalarsImprecise), so that each checkpoint is as general as
+// (states.Pool.CheckpointImprecise), so that each checkpoint is as general as
 // possible. When an instruction uses a scalar's value, markChainPrecision
 // walks backwards over the instructions of the current path, one
 // checkpoint at a time, and computes which registers and stack slots the
@@ -522,11 +522,6 @@ func (e *env) propagatePrecision(old, cur *states.State, changed *bool) {
 	}
 	e.backtrackChain(cur, changed)
 }
-
-// markAllScalarsImprecise forgets the precision cur inherited, right
-// before cur is stored as a checkpoint (privileged loaders only, which is
-// what vercheck models).
-func (e *env) markAllScalarsImprecise(cur *states.State) { cur.MarkAllScalarsImprecise() }
 
 // markAllScalarsPrecise is the fallback: every scalar of every ancestor of
 // st is made precise. st itself is skipped, as its marks do not matter.

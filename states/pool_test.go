@@ -196,6 +196,38 @@ func TestArenaRelease(t *testing.T) {
 	}
 }
 
+// TestArenaReleaseCold: at each collection the arena unmaps the free
+// blocks nothing asked for since the collection before the last one, the
+// bottom of its free list, and keeps those asked for since.
+func TestArenaReleaseCold(t *testing.T) {
+	var a blockArena
+	var blocks []unsafe.Pointer
+	for range 4 {
+		b := a.get()
+		if b == nil {
+			t.Skip("mmap refused: blocks come from the heap")
+		}
+		blocks = append(blocks, b)
+	}
+	a.put(blocks)
+	step := func(what string, want, wantFree int) {
+		t.Helper()
+		if n := a.releaseCold(); n != want || len(a.free) != wantFree || a.mapped != wantFree {
+			t.Fatalf("%s: releaseCold unmapped %d, %d free, %d mapped; want %d, %d, %d", what, n, len(a.free), a.mapped, want, wantFree, wantFree)
+		}
+	}
+	step("first collection", 0, 4)
+	top := a.get() // the top block is used again
+	a.put([]unsafe.Pointer{top})
+	step("second collection, one block used since the first", 0, 4)
+	step("third collection, three blocks unused for two intervals", 3, 1)
+	if a.free[0] != top {
+		t.Fatal("the block used since was unmapped, not the cold ones")
+	}
+	step("fourth collection", 1, 0)
+	step("fifth collection, nothing free", 0, 0)
+}
+
 // TestBlockTypesPointerFree: what the arena's blocks hold must not hide a
 // pointer from the collector (the package's init refuses to start
 // otherwise); pointerFree itself tells pointers apart.

@@ -249,7 +249,24 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 	if valueReg >= 0 && t == accRead {
 		dst = &regs[valueReg]
 	}
+	// The cases test distinct types (but the two of PtrToBTFID and
+	// PtrToBuf, in order): the stack, the most frequent, comes first.
 	switch {
+	case reg.Type == states.PtrToStack:
+		if err := e.checkStackAccessWithinBounds(regno, off, size, t); err != nil {
+			return err
+		}
+		if t == accRead {
+			if err := e.checkStackRead(regno, off, size, valueReg); err != nil {
+				return err
+			}
+		} else {
+			if err := e.checkStackWrite(regno, off, size, valueReg); err != nil {
+				return err
+			}
+		}
+		// A fill restores the spilled register as is (no coercion) only
+		// for full-width fills; narrower loads are coerced below.
 	case reg.Type == states.PtrToMapKey && !reg.MaybeNull():
 		if t == accWrite {
 			return e.reject(e.insnIdx, "write to change key R%d not allowed", regno)
@@ -352,21 +369,6 @@ func (e *env) checkMemAccessAlign(regno, off, size int, t access, valueReg int, 
 				return e.unsupported(e.insnIdx, "context field yielding a BTF-typed pointer")
 			}
 		}
-	case reg.Type == states.PtrToStack:
-		if err := e.checkStackAccessWithinBounds(regno, off, size, t); err != nil {
-			return err
-		}
-		if t == accRead {
-			if err := e.checkStackRead(regno, off, size, valueReg); err != nil {
-				return err
-			}
-		} else {
-			if err := e.checkStackWrite(regno, off, size, valueReg); err != nil {
-				return err
-			}
-		}
-		// A fill restores the spilled register as is (no coercion) only
-		// for full-width fills; narrower loads are coerced below.
 	case reg.Type == states.PtrToPacket || reg.Type == states.PtrToPacketMeta:
 		if t == accWrite && !e.mayWritePacket() {
 			return e.reject(e.insnIdx, "cannot write into packet")

@@ -3,6 +3,7 @@ package states
 import (
 	"reflect"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"time"
 	"unsafe"
@@ -36,7 +37,8 @@ import (
 // least every two minutes), so that a sweep keeps its blocks between
 // programs and a loader that verified once does not keep them. Free
 // blocks nothing asked for since the collection before the last one go
-// back too, at each collection (release of the cold blocks): in a sweep,
+// back too, at a collection that raised the heap's goal to a new high
+// (release of the cold blocks, heapGoalRose): in a sweep,
 // a program that stores states by the hundred thousand (pyperf600, 1,300
 // blocks) left its blocks free while the next large ones, whose memory is
 // mostly the collector's heap (verifier_liveness_exp's liveness rows),
@@ -120,12 +122,25 @@ func (a *blockArena) release(idle time.Duration) int {
 
 // releaseCold unmaps the free blocks nothing asked for since the
 // collection before the last one (the bottom of the free list) and starts
-// a new interval; the runtime calls it after each collection. It reports
-// how many it unmapped.
-func (a *blockArena) releaseCold() int {
+// a new interval; it reports how many it unmapped. After a collection
+// that raised the heap's goal to a new high the runtime calls it, after
+// the others rollCold.
+func (a *blockArena) releaseCold() int { return a.endInterval(true) }
+
+// rollCold starts a new interval of releaseCold's count without
+// unmapping anything.
+func (a *blockArena) rollCold() { a.endInterval(false) }
+
+// endInterval ends an interval of the count of blocks nothing asked for,
+// unmapping those idle for two intervals when release is set, and
+// reports how many it unmapped.
+func (a *blockArena) endInterval(release bool) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n := min(a.low, a.prevLow, len(a.free))
+	n := 0
+	if release {
+		n = min(a.low, a.prevLow, len(a.free))
+	}
 	for i, b := range a.free[:n] {
 		unmapBlock(b)
 		a.free[i] = nil
@@ -137,6 +152,32 @@ func (a *blockArena) releaseCold() int {
 	return n
 }
 
+// heapGoal is the collector's heap goal, read after each collection, and
+// heapGoalHigh the highest seen.
+var (
+	heapGoal     = []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	heapGoalHigh uint64
+)
+
+// heapGoalRose reports whether the heap's goal after the last collection
+// is the highest yet: the heap is taking memory the process never had,
+// and free blocks left cold would add to the peak. A sweep that passes
+// again over programs it verified (a benchmark) reaches no new high and
+// keeps its blocks, which the next pass would otherwise map and fault in
+// again (11,000 page faults a pass over the scale programs). Only the
+// finalizer goroutine calls it.
+func heapGoalRose() bool {
+	metrics.Read(heapGoal)
+	if heapGoal[0].Value.Kind() != metrics.KindUint64 {
+		return true
+	}
+	if g := heapGoal[0].Value.Uint64(); g > heapGoalHigh {
+		heapGoalHigh = g
+		return true
+	}
+	return false
+}
+
 // releaseIdle is how long the process must not have asked for a block
 // before a collection gives the free ones back to the system.
 const releaseIdle = time.Second
@@ -146,8 +187,12 @@ type afterGC struct{ _ [16]byte }
 
 func armReleaseAfterGC() {
 	runtime.SetFinalizer(new(afterGC), func(*afterGC) {
-		if arena.release(releaseIdle) == 0 {
+		switch {
+		case arena.release(releaseIdle) > 0:
+		case heapGoalRose():
 			arena.releaseCold()
+		default:
+			arena.rollCold()
 		}
 		armReleaseAfterGC()
 	})

@@ -226,6 +226,18 @@ func TestArenaReleaseCold(t *testing.T) {
 	}
 	step("fourth collection", 1, 0)
 	step("fifth collection, nothing free", 0, 0)
+
+	// Collections that raise no new heap high only roll the count:
+	// the blocks stay until one that does.
+	b := a.get()
+	a.put([]unsafe.Pointer{b})
+	a.rollCold()
+	a.rollCold()
+	a.rollCold()
+	if len(a.free) != 1 || a.mapped != 1 {
+		t.Fatalf("rollCold unmapped: %d free, %d mapped; want 1, 1", len(a.free), a.mapped)
+	}
+	step("a collection after idle rolls", 1, 0)
 }
 
 // TestBlockTypesPointerFree: what the arena's blocks hold must not hide a

@@ -315,9 +315,7 @@ func (e *EqualEnv) stackSafe(old, cur *Frame, mode ExactMode, done uint64) bool 
 		for todo := old.sum.unread(old.NumSlots(), allowUninit) &^ done; todo != 0; todo &= todo - 1 {
 			spi := bits.TrailingZeros64(todo)
 			if !e.anySlotSafe(old, cur, spi, mode, allowUninit) {
-				if old.sum.hint != uint8(spi+1) {
-					old.sum.hint = uint8(spi + 1)
-				}
+				old.sum.noteHint(spi)
 				return false
 			}
 		}
@@ -388,9 +386,7 @@ func (e *EqualEnv) stackSafeSealed(old, cur *Frame, allowUninit bool, done uint6
 					if readsAsFlaglessScalar(cs, allowUninit) {
 						continue
 					}
-					if old.sum.hint != uint8(spi+1) {
-						old.sum.hint = uint8(spi + 1)
-					}
+					old.sum.noteHint(spi)
 					return false
 				}
 			}
@@ -398,13 +394,21 @@ func (e *EqualEnv) stackSafeSealed(old, cur *Frame, allowUninit bool, done uint6
 			cs = curSlot(cur, spi)
 		}
 		if !e.sealedSlotSafe(old, cur, cs, spi, allowUninit) {
-			if old.sum.hint != uint8(spi+1) {
-				old.sum.hint = uint8(spi + 1)
-			}
+			old.sum.noteHint(spi)
 			return false
 		}
 	}
 	return true
+}
+
+// noteHint records slot spi as where the last comparison against the
+// frame failed (hintFails tests it first next time), writing the summary
+// only when the hint changes: a stored state is read far more often than
+// it fails.
+func (m *stackSummary) noteHint(spi int) {
+	if h := uint8(spi + 1); m.hint != h {
+		m.hint = h
+	}
 }
 
 // unread is the set of slots of a sealed frame with n slots that a

@@ -220,11 +220,7 @@ func (f *Frame) checkpointFrom(src *Frame, p *Pool, imprecise bool) {
 	if imprecise {
 		src.setRegsPrecise(false)
 		if src.packed || len(src.stack) > maxSlots {
-			for j := range src.stack {
-				if sl := &src.stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise() {
-					sl.Spilled.SetPrecise(false)
-				}
-			}
+			src.setSlotsPrecise(false)
 		}
 	}
 	if src.packed || len(src.stack) > maxSlots {
@@ -470,11 +466,16 @@ func (s *State) setScalarsPrecise(precise bool) {
 			f.sum.looseRegs, f.sum.looseSlots = 0, 0
 		}
 		f.setRegsPrecise(precise)
-		// Every layout holds its spilled registers in f.stack.
-		for j := range f.stack {
-			if sl := &f.stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise() != precise {
-				sl.Spilled.SetPrecise(precise)
-			}
+		f.setSlotsPrecise(precise)
+	}
+}
+
+// setSlotsPrecise is setScalarsPrecise's walk of f's spilled scalars
+// (every layout holds its spilled registers in f.stack).
+func (f *Frame) setSlotsPrecise(precise bool) {
+	for j := range f.stack {
+		if sl := &f.stack[j]; sl.IsSpilledScalarReg() && sl.Spilled.Precise() != precise {
+			sl.Spilled.SetPrecise(precise)
 		}
 	}
 }
